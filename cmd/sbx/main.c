@@ -1,0 +1,49 @@
+/* SPDX-License-Identifier: MIT */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+
+/* The commands table, as crun's src/crun.c: one entry per subcommand. */
+static const struct command {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+	const char *summary;
+} commands[] = {
+	{"run", sbx_cmd_run, "run a command in a sandbox"},
+};
+
+static void usage(FILE *f)
+{
+	fputs("Usage: sbx COMMAND [OPTIONS]\n\nCommands:\n", f);
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].summary);
+	fputs("\nOptions:\n  -h, --help     show this help\n  --version      print the version\n"
+	      "\nRun 'sbx COMMAND --help' for a command's options. See sbx(1).\n",
+	      f);
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		usage(stderr);
+		return 125;
+	}
+	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||
+	    strcmp(argv[1], "help") == 0) {
+		usage(stdout);
+		return 0;
+	}
+	if (strcmp(argv[1], "--version") == 0 || strcmp(argv[1], "version") == 0) {
+		printf("sbx %s\n", SBX_VERSION);
+		return 0;
+	}
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		if (strcmp(argv[1], commands[i].name) == 0)
+			return commands[i].fn(argc - 1, argv + 1);
+	fprintf(stderr, "sbx: unknown command '%s'; the commands are:", argv[1]);
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		fprintf(stderr, " %s", commands[i].name);
+	fputs("; see 'sbx --help'\n", stderr);
+	return 125;
+}

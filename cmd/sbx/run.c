@@ -1,0 +1,408 @@
+/* SPDX-License-Identifier: MIT */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "sbx/cleanup.h"
+#include "sbx/launch.h"
+#include "sbx/path.h"
+#include "sbx/probe.h"
+
+const char sbx_run_usage[] =
+	"Usage: sbx run [OPTIONS] [--] CMD [ARG...]\n"
+	"\n"
+	"Run CMD in a sandbox. Without mount options the built-in 'default' profile is used:\n"
+	"the system directories read-only, the workspace read-write at its own path, a private\n"
+	"/tmp, a fresh /proc, a minimal /dev, and no network but loopback.\n"
+	"\n"
+	"Mounts:\n"
+	"  -w, --workspace DIR      the workspace (default: the current directory)\n"
+	"      --root DIR           host DIR is seen at /\n"
+	"  -v, --volume SRC[:DST][:ro|rw]\n"
+	"                           bind mount; DST defaults to SRC (same path inside)\n"
+	"      --mount type=bind,source=SRC,target=DST[,readonly]\n"
+	"      --mount type=tmpfs,target=DST\n"
+	"                           Docker's long form\n"
+	"      --device PATH        bind a host device node with device access\n"
+	"      --readonly           no writes anywhere (the private /tmp and /dev/shm stay)\n"
+	"      --no-system-mounts   do not mount /usr, /bin, /lib*, and /etc's essentials\n"
+	"  -v, --mount or --root replace the default's workspace mount: only what they name\n"
+	"  is visible.\n"
+	"\n"
+	"Process:\n"
+	"      --chdir DIR          working directory inside (default: the workspace if\n"
+	"                           visible, else /)\n"
+	"      --env NAME[=VALUE]   pass NAME from the caller, or set it\n"
+	"      --net none|host      loopback only (default), or the host's network\n"
+	"\n"
+	"Other:\n"
+	"      --dry-run            print the plan and run nothing (no privilege needed)\n"
+	"      --json               with --dry-run: print the plan as JSON\n"
+	"  -h, --help               show this help\n"
+	"\n"
+	"Exit status: CMD's own; 128+N if CMD was killed by signal N; 125 if sbx failed or\n"
+	"refused; 126 if CMD cannot be executed; 127 if CMD was not found.\n"
+	"See sbx(1).\n";
+
+enum {
+	OPT_ROOT = 0x100,
+	OPT_MOUNT,
+	OPT_READONLY,
+	OPT_CHDIR,
+	OPT_ENV,
+	OPT_NET,
+	OPT_DEVICE,
+	OPT_DRY_RUN,
+	OPT_JSON,
+	OPT_NO_SYSTEM_MOUNTS,
+};
+
+static const struct option run_options[] = {
+	{"workspace", required_argument, NULL, 'w'},
+	{"root", required_argument, NULL, OPT_ROOT},
+	{"volume", required_argument, NULL, 'v'},
+	{"mount", required_argument, NULL, OPT_MOUNT},
+	{"readonly", no_argument, NULL, OPT_READONLY},
+	{"chdir", required_argument, NULL, OPT_CHDIR},
+	{"env", required_argument, NULL, OPT_ENV},
+	{"net", required_argument, NULL, OPT_NET},
+	{"device", required_argument, NULL, OPT_DEVICE},
+	{"dry-run", no_argument, NULL, OPT_DRY_RUN},
+	{"json", no_argument, NULL, OPT_JSON},
+	{"no-system-mounts", no_argument, NULL, OPT_NO_SYSTEM_MOUNTS},
+	{"help", no_argument, NULL, 'h'},
+	{NULL, 0, NULL, 0},
+};
+
+void sbx_cli_run_clear(struct sbx_cli_run *run)
+{
+	sbx_spec_free(run->spec);
+	memset(run, 0, sizeof(*run));
+}
+
+static int add_parsed_mount(struct sbx_spec *spec, struct sbx_mount *m, struct sbx_error *err)
+{
+	int r = sbx_spec_add_mount(spec, m, true, err);
+
+	sbx_mount_clear(m);
+	return r;
+}
+
+static int parse_env(struct sbx_spec *spec, const char *arg, struct sbx_error *err)
+{
+	const char *eq = strchr(arg, '=');
+	char name[256];
+
+	if (!eq)
+		return sbx_spec_add_env(spec, arg, NULL, err);
+	if ((size_t)(eq - arg) >= sizeof(name))
+		return sbx_error_set(err, SBX_ERR_USAGE, ENAMETOOLONG,
+				     "--env '%.40s...': the name is longer than 255 bytes", arg);
+	memcpy(name, arg, (size_t)(eq - arg));
+	name[eq - arg] = '\0';
+	return sbx_spec_add_env(spec, name, eq + 1, err);
+}
+
+static int parse_one(struct sbx_spec *spec, struct sbx_cli_run *out, int c, const char *arg,
+		     const char *cwd, struct sbx_error *err)
+{
+	struct sbx_mount m;
+	int r;
+
+	switch (c) {
+	case 'w': {
+		_cleanup_free_ char *ws = NULL;
+
+		r = sbx_path_absolute(arg, cwd, &ws, err);
+		if (r < 0)
+			return r;
+		return sbx_spec_set_str(&spec->workspace, ws, err);
+	}
+	case OPT_ROOT: {
+		_cleanup_free_ char *root = NULL;
+
+		r = sbx_path_absolute(arg, cwd, &root, err);
+		if (r < 0)
+			return r;
+		spec->explicit_mounts = true;
+		return sbx_spec_set_str(&spec->root, root, err);
+	}
+	case 'v':
+		r = sbx_volume_parse(arg, cwd, &m, err);
+		if (r < 0)
+			return r;
+		spec->explicit_mounts = true;
+		return add_parsed_mount(spec, &m, err);
+	case OPT_MOUNT:
+		r = sbx_mount_parse(arg, cwd, &m, err);
+		if (r < 0)
+			return r;
+		spec->explicit_mounts = true;
+		return add_parsed_mount(spec, &m, err);
+	case OPT_DEVICE: {
+		_cleanup_free_ char *dev = NULL;
+
+		r = sbx_path_absolute(arg, cwd, &dev, err);
+		if (r < 0)
+			return r;
+		if (!sbx_path_covers("/dev", dev) || strcmp(dev, "/dev") == 0) {
+			r = sbx_error_set(err, SBX_ERR_USAGE, EINVAL,
+					  "--device '%s' is not a path under /dev", arg);
+			sbx_error_hint(err, "name a device node such as /dev/nvidia0 or /dev/dri/"
+					    "renderD128");
+			return r;
+		}
+		m = (struct sbx_mount){.kind = SBX_MOUNT_DEVICE,
+				       .source = dev,
+				       .target = dev,
+				       .origin = SBX_ORIGIN_FLAG};
+		return sbx_spec_add_mount(spec, &m, true, err);
+	}
+	case OPT_READONLY:
+		spec->readonly = true;
+		return 0;
+	case OPT_NO_SYSTEM_MOUNTS:
+		spec->system_mounts = SBX_SYSMOUNTS_NONE;
+		return 0;
+	case OPT_CHDIR: {
+		_cleanup_free_ char *dir = NULL;
+
+		if (arg[0] != '/') {
+			r = sbx_error_set(err, SBX_ERR_USAGE, EINVAL,
+					  "--chdir '%s' is not an absolute sandbox path", arg);
+			sbx_error_hint(err, "name the directory as the sandbox sees it, e.g. "
+					    "--chdir /src");
+			return r;
+		}
+		r = sbx_path_absolute(arg, "/", &dir, err);
+		if (r < 0)
+			return r;
+		return sbx_spec_set_str(&spec->chdir, dir, err);
+	}
+	case OPT_ENV:
+		return parse_env(spec, arg, err);
+	case OPT_NET:
+		if (strcmp(arg, "none") == 0) {
+			spec->net = SBX_NET_NONE;
+			return 0;
+		}
+		if (strcmp(arg, "host") == 0) {
+			spec->net = SBX_NET_HOST;
+			return 0;
+		}
+		r = sbx_error_set(err, SBX_ERR_USAGE, EINVAL, "--net '%s' is not supported", arg);
+		sbx_error_hint(err, "use --net none (loopback only, the default) or --net host; "
+				    "name allowlists (allow:NAME) are not available yet");
+		return r;
+	case OPT_DRY_RUN:
+		out->dry_run = true;
+		return 0;
+	case OPT_JSON:
+		out->json = true;
+		return 0;
+	case 'h':
+		out->help = true;
+		return 0;
+	default:
+		return sbx_error_set(err, SBX_ERR_USAGE, EINVAL, "internal: unhandled option %d",
+				     c);
+	}
+}
+
+int sbx_cli_parse_run(int argc, char **argv, const char *cwd, struct sbx_cli_run *out,
+		      struct sbx_error *err)
+{
+	_cleanup_spec_ struct sbx_spec *spec = sbx_spec_new();
+	int c, r;
+
+	memset(out, 0, sizeof(*out));
+	if (!spec)
+		return sbx_error_set(err, SBX_ERR_SETUP, ENOMEM, "out of memory");
+	r = sbx_spec_set_str(&spec->workspace, cwd, err);
+	if (r < 0)
+		return r;
+
+	/* '+': stop at the first non-option, so CMD's own options are left alone.
+	 * ':': report a missing argument as ':' rather than '?'. getopt prints nothing. */
+	opterr = 0;
+	optind = 0;
+	while ((c = getopt_long(argc, argv, "+:w:v:h", run_options, NULL)) != -1) {
+		if (c == '?' || c == ':') {
+			const char *bad = argv[optind - 1];
+
+			r = sbx_error_set(err, SBX_ERR_USAGE, EINVAL,
+					  c == ':' ? "option '%s' needs a value"
+						   : "unknown option '%s' for sbx run",
+					  bad ? bad : "?");
+			sbx_error_hint(err, "see 'sbx run --help'");
+			return r;
+		}
+		r = parse_one(spec, out, c, optarg, cwd, err);
+		if (r < 0)
+			return r;
+	}
+	if (out->help) {
+		out->spec = TAKE_PTR(spec);
+		return 0;
+	}
+	if (optind >= argc) {
+		r = sbx_error_set(err, SBX_ERR_USAGE, EINVAL, "sbx run needs a command to run");
+		sbx_error_hint(err, "e.g. sbx run -- sh -c 'ls'; see 'sbx run --help'");
+		return r;
+	}
+	if (out->json && !out->dry_run)
+		return sbx_error_set(err, SBX_ERR_USAGE, EINVAL,
+				     "--json goes with --dry-run; add --dry-run or drop --json");
+	if (argc - optind > SBX_MAX_ARGS)
+		return sbx_error_set(err, SBX_ERR_USAGE, E2BIG,
+				     "the command has more than %d arguments", SBX_MAX_ARGS);
+	r = sbx_spec_finish(spec, err);
+	if (r < 0)
+		return r;
+	out->argv = argv + optind;
+	out->argc = argc - optind;
+	out->spec = TAKE_PTR(spec);
+	return 0;
+}
+
+static const char *flag_words(unsigned flags, char *buf, size_t size)
+{
+	snprintf(buf, size, "%s%s%s%s", flags & SBX_PLAN_F_READONLY ? "ro" : "rw",
+		 flags & SBX_PLAN_F_DEVICE ? ",dev" : "", flags & SBX_PLAN_F_IDMAP ? ",idmap" : "",
+		 flags & SBX_PLAN_F_OPTIONAL ? ",optional" : "");
+	return buf;
+}
+
+void sbx_cli_print_plan(FILE *f, const struct sbx_plan *plan, char *const *argv, bool json)
+{
+	char fl[64];
+
+	if (!json) {
+		fprintf(f, "profile:    %s\n", plan->profile);
+		fprintf(f, "backend:    namespaces (user, mount, pid, ipc, uts, cgroup%s)\n",
+			plan->new_net ? ", net" : "");
+		fprintf(f, "network:    %s\n", plan->new_net ? "none (loopback only)" : "host");
+		fprintf(f, "identity:   uid %u gid %u inside = host uid %u gid %u (%u id%s)%s\n",
+			plan->inner_uid, plan->inner_gid, plan->outer_uid, plan->outer_gid,
+			plan->map_count, plan->map_count == 1 ? "" : "s",
+			plan->idmap_binds ? ", binds id-mapped" : "");
+		fprintf(f, "cwd:        %s\n", plan->cwd);
+		fprintf(f, "operations (in order):\n");
+		for (size_t i = 0; i < plan->n_ops; i++) {
+			const struct sbx_plan_op *o = &plan->ops[i];
+
+			fprintf(f, "  %-9s %-14s %s", sbx_plan_kind_name(o->kind),
+				o->kind == SBX_PLAN_BIND || o->kind == SBX_PLAN_MIRROR ||
+						o->kind == SBX_PLAN_TMPFS
+					? flag_words(o->flags, fl, sizeof(fl))
+					: "",
+				o->target);
+			if (o->source)
+				fprintf(f, o->kind == SBX_PLAN_SYMLINK ? " -> %s" : " <- %s",
+					o->source);
+			fprintf(f, "  (%s)\n", o->why);
+		}
+		fprintf(f, "environment:\n");
+		for (size_t i = 0; i < plan->n_env; i++)
+			fprintf(f, "  %s\n", plan->envp[i]);
+		fprintf(f, "command:   ");
+		for (char *const *a = argv; a && *a; a++)
+			fprintf(f, " %s", *a);
+		fputc('\n', f);
+		return;
+	}
+
+	fputs("{\"profile\":", f);
+	sbx_json_string(f, plan->profile);
+	fprintf(f, ",\"backend\":\"namespaces\",\"namespaces\":[\"user\",\"mount\",\"pid\","
+		   "\"ipc\",\"uts\",\"cgroup\"%s]",
+		plan->new_net ? ",\"net\"" : "");
+	fprintf(f, ",\"network\":\"%s\"", plan->new_net ? "none" : "host");
+	fprintf(f,
+		",\"identity\":{\"uid\":%u,\"gid\":%u,\"host_uid\":%u,\"host_gid\":%u,"
+		"\"count\":%u,\"idmap_binds\":%s}",
+		plan->inner_uid, plan->inner_gid, plan->outer_uid, plan->outer_gid, plan->map_count,
+		plan->idmap_binds ? "true" : "false");
+	fputs(",\"cwd\":", f);
+	sbx_json_string(f, plan->cwd);
+	fputs(",\"operations\":[", f);
+	for (size_t i = 0; i < plan->n_ops; i++) {
+		const struct sbx_plan_op *o = &plan->ops[i];
+
+		fprintf(f, "%s{\"op\":\"%s\",\"target\":", i ? "," : "",
+			sbx_plan_kind_name(o->kind));
+		sbx_json_string(f, o->target);
+		if (o->source) {
+			fputs(o->kind == SBX_PLAN_SYMLINK ? ",\"link\":" : ",\"source\":", f);
+			sbx_json_string(f, o->source);
+		}
+		fprintf(f, ",\"readonly\":%s,\"device\":%s,\"idmap\":%s,\"optional\":%s",
+			o->flags & SBX_PLAN_F_READONLY ? "true" : "false",
+			o->flags & SBX_PLAN_F_DEVICE ? "true" : "false",
+			o->flags & SBX_PLAN_F_IDMAP ? "true" : "false",
+			o->flags & SBX_PLAN_F_OPTIONAL ? "true" : "false");
+		fputs(",\"why\":", f);
+		sbx_json_string(f, o->why);
+		fputc('}', f);
+	}
+	fputs("],\"env\":[", f);
+	for (size_t i = 0; i < plan->n_env; i++) {
+		if (i)
+			fputc(',', f);
+		sbx_json_string(f, plan->envp[i]);
+	}
+	fputs("],\"argv\":[", f);
+	for (char *const *a = argv; a && *a; a++) {
+		if (a != argv)
+			fputc(',', f);
+		sbx_json_string(f, *a);
+	}
+	fputs("]}\n", f);
+}
+
+extern char **environ;
+
+int sbx_cmd_run(int argc, char **argv)
+{
+	struct sbx_cli_run run = {0};
+	_cleanup_plan_ struct sbx_plan *plan = NULL;
+	struct sbx_host host = {0};
+	struct sbx_error err = {0};
+	int status = 125;
+	int r;
+
+	r = sbx_probe_host(&host, environ, &err);
+	if (r < 0)
+		goto fail;
+	r = sbx_cli_parse_run(argc, argv, host.cwd, &run, &err);
+	if (r < 0)
+		goto fail;
+	if (run.help) {
+		fputs(sbx_run_usage, stdout);
+		status = 0;
+		goto out;
+	}
+	r = sbx_plan_build(run.spec, &host, &plan, &err);
+	if (r < 0)
+		goto fail;
+	if (run.dry_run) {
+		sbx_cli_print_plan(stdout, plan, run.argv, run.json);
+		status = fflush(stdout) == 0 ? 0 : 125;
+		goto out;
+	}
+	r = sbx_launch(plan, run.argv, &status, &err);
+	if (r < 0)
+		goto fail;
+	goto out;
+fail:
+	sbx_cli_report(stderr, &err);
+	status = sbx_error_exit_code(&err);
+out:
+	sbx_cli_run_clear(&run);
+	sbx_probe_host_clear(&host);
+	return status;
+}

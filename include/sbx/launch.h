@@ -1,0 +1,17 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef SBX_LAUNCH_H
+#define SBX_LAUNCH_H
+
+#include "sbx/error.h"
+#include "sbx/plan.h"
+
+/*
+ * Apply a plan and run argv inside it; returns when the worker has ended.
+ * On success returns 0 and *status is what sbx should exit with: the worker's own status, or
+ * 128+N if it was killed by signal N. On failure returns -errno with *err filled (the kind
+ * says 125, 126 or 127).
+ */
+int sbx_launch(const struct sbx_plan *plan, char *const argv[], int *status,
+	       struct sbx_error *err);
+
+#endif

@@ -1,0 +1,130 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef SBX_PLAN_H
+#define SBX_PLAN_H
+
+/*
+ * The plan: a finished spec turned into the ordered operations that build the sandbox, as
+ * bubblewrap turns its options into a SetupOp list. Core computes it (pure: host facts come
+ * in as data, struct sbx_host); src/launch.c executes it; --dry-run prints it.
+ *
+ * Ownership: struct sbx_plan owns all its strings and arrays; sbx_plan_free() accepts NULL.
+ */
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "sbx/error.h"
+#include "sbx/spec.h"
+
+/* As root, the worker's user namespace maps the caller's ids onto this unprivileged host range,
+ * so that the worker is never kernel uid 0; bind mounts are id-mapped to match. */
+#define SBX_ROOT_MAP_BASE  2147418112u /* 0x7fff0000 */
+#define SBX_ROOT_MAP_COUNT 65536u
+
+enum sbx_host_kind {
+	SBX_HOST_ABSENT = 0,
+	SBX_HOST_DIR,
+	SBX_HOST_FILE, /* anything else that is not a symlink: file, device, socket */
+	SBX_HOST_SYMLINK,
+};
+
+struct sbx_host_entry {
+	const char *path; /* absolute host path */
+	enum sbx_host_kind kind;
+	char *link; /* symlink text, for SBX_HOST_SYMLINK */
+};
+
+/* What the planner needs to know about the host; os/probe.c fills it, tests fake it. */
+struct sbx_host {
+	uid_t uid, gid;  /* the caller's real ids */
+	uid_t euid;      /* 0: sbx runs as root */
+	struct sbx_host_entry *entries; /* system mount candidates that exist */
+	size_t n_entries;
+	char *const *environ; /* the caller's environment */
+	char *cwd;            /* the caller's working directory */
+};
+
+enum sbx_plan_kind {
+	SBX_PLAN_MIRROR = 0, /* root mode: each top-level entry of source bound into '/' */
+	SBX_PLAN_BIND,       /* source seen at target */
+	SBX_PLAN_TMPFS,      /* an empty tmpfs at target */
+	SBX_PLAN_SYMLINK,    /* a symlink at target whose text is source */
+	SBX_PLAN_PROC,       /* a fresh procfs for the sandbox's pid namespace */
+	SBX_PLAN_DEVPTS,     /* a new devpts instance */
+	SBX_PLAN_MASK,       /* make target inaccessible: /dev/null over a file, an empty
+				read-only tmpfs over a directory; skipped if target is absent */
+	SBX_PLAN_REBIND_RO,  /* bind target onto itself read-only (/proc/sys); skipped if absent */
+	SBX_PLAN_SEAL,       /* make the tmpfs at target read-only, not its submounts */
+};
+
+/* Flags of a plan operation. */
+enum {
+	SBX_PLAN_F_READONLY = 1u << 0,
+	SBX_PLAN_F_FOLLOW = 1u << 1,   /* source is a trusted system path: symlinks followed */
+	SBX_PLAN_F_OPTIONAL = 1u << 2, /* a missing source is skipped */
+	SBX_PLAN_F_DEVICE = 1u << 3,   /* device access: no nodev */
+	SBX_PLAN_F_SYSTEM = 1u << 4,   /* one of the system mounts */
+	SBX_PLAN_F_NOEXEC = 1u << 5,
+	SBX_PLAN_F_IDMAP = 1u << 6, /* id-map the bind with the worker's mapping (root) */
+};
+
+struct sbx_plan_op {
+	enum sbx_plan_kind kind;
+	unsigned flags;
+	char *source; /* host path; symlink text for SBX_PLAN_SYMLINK; NULL otherwise */
+	char *target; /* absolute sandbox path */
+	unsigned mode; /* tmpfs root mode */
+	const char *why; /* static text for --dry-run: where the operation comes from */
+};
+
+struct sbx_plan {
+	struct sbx_plan_op *ops;
+	size_t n_ops;
+
+	/* Namespaces and identity. */
+	bool new_net;   /* a network namespace with loopback up */
+	uid_t inner_uid, inner_gid; /* the worker's ids inside */
+	uid_t outer_uid, outer_gid; /* what they map to on the host */
+	unsigned map_count;         /* ids mapped from inner_*; 1 when unprivileged */
+	bool idmap_binds;           /* root: id-map binds to the worker's mapping */
+
+	char *cwd;     /* working directory inside */
+	char **envp;   /* NULL-terminated */
+	size_t n_env;
+	char *profile; /* for messages */
+};
+
+void sbx_plan_free(struct sbx_plan *plan);
+static inline void sbx_plan_freep(struct sbx_plan **p)
+{
+	sbx_plan_free(*p);
+}
+#define _cleanup_plan_ __attribute__((cleanup(sbx_plan_freep)))
+
+/* The system mount candidates sbx looks for on a host, in plan order. */
+struct sbx_system_candidate {
+	const char *path;
+	bool follow; /* an /etc entry: follow a symlink to its file (it is root's, not the
+			worker's); otherwise a symlink is kept as a symlink */
+};
+extern const struct sbx_system_candidate sbx_system_candidates[];
+extern const size_t sbx_n_system_candidates;
+
+/* Build the plan for a finished spec on a host. */
+int sbx_plan_build(const struct sbx_spec *spec, const struct sbx_host *host,
+		   struct sbx_plan **out, struct sbx_error *err);
+
+const char *sbx_plan_kind_name(enum sbx_plan_kind kind);
+
+/*
+ * Resolution (SPEC section 3): map a sandbox path onto the host through the plan: normalise,
+ * find the operation with the longest matching target, map the remainder onto its source.
+ * On success *op is the deciding operation's index and host (size bytes) the host path;
+ * returns 0. Returns -ENOENT when no operation covers the path (it does not exist inside),
+ * or when it lies in a tmpfs, /proc or /dev (no host path; *op is still set).
+ */
+int sbx_plan_resolve(const struct sbx_plan *plan, const char *path, size_t *op, char *host,
+		     size_t size, struct sbx_error *err);
+
+#endif

@@ -1,0 +1,130 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef SBX_SPEC_H
+#define SBX_SPEC_H
+
+/*
+ * The spec: what a sandbox is, before anything is built. Flags (cmd/sbx) and profiles
+ * (src/core/profile*.c) fill the same spec through the same setters below; the planner
+ * (plan.h) turns a finished spec into an ordered list of operations.
+ *
+ * Ownership: a struct sbx_spec owns every string and array it points to. Setters copy their
+ * arguments. sbx_spec_free() releases everything and accepts NULL.
+ */
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "sbx/error.h"
+#include "sbx/path.h"
+
+/* Caps on everything a user controls (STYLE.md: a cap on every size). */
+#define SBX_MAX_MOUNTS  8192
+#define SBX_MAX_ENV     1024
+#define SBX_MAX_ARGS    65536
+#define SBX_ENV_VAL_MAX (128 * 1024)
+
+enum sbx_mount_kind {
+	SBX_MOUNT_BIND = 0, /* host source seen at target */
+	SBX_MOUNT_TMPFS,    /* an empty private tmpfs at target */
+	SBX_MOUNT_DEVICE,   /* a host device node, with device access */
+};
+
+/* Where a mount came from: for messages, --dry-run and the default-profile rule. */
+enum sbx_mount_origin {
+	SBX_ORIGIN_FLAG = 0, /* -v, --mount, --device */
+	SBX_ORIGIN_PROFILE,  /* a profile's mounts: */
+	SBX_ORIGIN_DEFAULT,  /* the built-in default profile (the workspace) */
+};
+
+struct sbx_mount {
+	enum sbx_mount_kind kind;
+	char *source; /* absolute, normalised host path; NULL for tmpfs */
+	char *target; /* absolute, normalised sandbox path */
+	bool readonly;
+	bool optional; /* a missing source is skipped with a note, not an error */
+	enum sbx_mount_origin origin;
+	char *policy; /* name of the policy attached to this mount, or NULL */
+};
+
+struct sbx_env_entry {
+	char *name;
+	char *value; /* NULL: pass the caller's value, if it has one */
+};
+
+enum sbx_net_mode {
+	SBX_NET_NONE = 0, /* a new network namespace with loopback up */
+	SBX_NET_HOST,     /* the host's network namespace */
+};
+
+enum sbx_sysmounts {
+	SBX_SYSMOUNTS_DEFAULT = 0, /* /usr, /bin, /lib*, essential /etc, adapted to the host */
+	SBX_SYSMOUNTS_NONE,
+};
+
+struct sbx_spec {
+	char *profile;   /* profile name, exported as SBX_PROFILE; "default" when none */
+	char *root;      /* host directory seen at "/", or NULL for an empty scaffold root */
+	bool readonly;   /* no writes anywhere */
+	char *workspace; /* value of ${WORKSPACE}; default: the caller's cwd */
+	char *chdir;     /* working directory inside, or NULL for the default rule */
+	enum sbx_sysmounts system_mounts;
+	enum sbx_net_mode net;
+	bool best_effort;
+
+	/* true once -v, --mount or --root was given: the default's workspace mount is dropped */
+	bool explicit_mounts;
+
+	struct sbx_mount *mounts;
+	size_t n_mounts;
+
+	struct sbx_env_entry *env;
+	size_t n_env;
+};
+
+struct sbx_spec *sbx_spec_new(void);
+void sbx_spec_free(struct sbx_spec *spec);
+static inline void sbx_spec_freep(struct sbx_spec **p)
+{
+	sbx_spec_free(*p);
+}
+#define _cleanup_spec_ __attribute__((cleanup(sbx_spec_freep)))
+
+/* Replace the string *dst by a copy of src (NULL clears). */
+int sbx_spec_set_str(char **dst, const char *src, struct sbx_error *err);
+
+/*
+ * Add a mount. source (for bind and device) and target must be absolute; both are normalised.
+ * A second mount with the same target replaces the first when `replace` is true (a flag
+ * naming a profile's target), and is an error otherwise.
+ */
+int sbx_spec_add_mount(struct sbx_spec *spec, const struct sbx_mount *m, bool replace,
+		       struct sbx_error *err);
+
+/* Add or replace an environment entry. value NULL: pass from the caller. */
+int sbx_spec_add_env(struct sbx_spec *spec, const char *name, const char *value,
+		     struct sbx_error *err);
+
+/* Find the mount whose target is exactly `target`, or NULL. */
+struct sbx_mount *sbx_spec_find_target(const struct sbx_spec *spec, const char *target);
+
+/*
+ * Parse Docker's short form `SRC[:DST][:ro|rw]` into *out (strings allocated, caller frees
+ * with sbx_mount_clear). A relative SRC is taken relative to `cwd`.
+ */
+int sbx_volume_parse(const char *arg, const char *cwd, struct sbx_mount *out,
+		     struct sbx_error *err);
+
+/* Parse Docker's long form `type=bind,source=S,target=T[,readonly]` or `type=tmpfs,target=T`. */
+int sbx_mount_parse(const char *arg, const char *cwd, struct sbx_mount *out,
+		    struct sbx_error *err);
+
+void sbx_mount_clear(struct sbx_mount *m);
+
+/*
+ * Complete a spec filled from flags and profile: apply the built-in default profile's
+ * workspace mount unless explicit mounts were given, apply `readonly` to every mount, and
+ * check the invariants (targets unique, the root not a target, counts within caps).
+ */
+int sbx_spec_finish(struct sbx_spec *spec, struct sbx_error *err);
+
+#endif

@@ -1,0 +1,89 @@
+/* SPDX-License-Identifier: MIT */
+#include "sbx/error.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+int sbx_error_set(struct sbx_error *err, enum sbx_error_kind kind, int errnum, const char *fmt, ...)
+{
+	if (err) {
+		va_list ap;
+
+		memset(err, 0, sizeof(*err));
+		err->kind = kind;
+		err->errnum = errnum;
+		va_start(ap, fmt);
+		vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
+		va_end(ap);
+	}
+	return errnum > 0 ? -errnum : -EINVAL;
+}
+
+void sbx_error_hint(struct sbx_error *err, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!err)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(err->hint, sizeof(err->hint), fmt, ap);
+	va_end(ap);
+}
+
+void sbx_error_wrap(struct sbx_error *err, const char *fmt, ...)
+{
+	char prefix[SBX_ERROR_MSG_MAX];
+	char old[SBX_ERROR_MSG_MAX];
+	va_list ap;
+
+	if (!err)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(prefix, sizeof(prefix), fmt, ap);
+	va_end(ap);
+	memcpy(old, err->msg, sizeof(old));
+	/* Truncation is acceptable: the message is for people and stays bounded. */
+	if (snprintf(err->msg, sizeof(err->msg), "%s: ", prefix) < (int)sizeof(err->msg))
+		strncat(err->msg, old, sizeof(err->msg) - strlen(err->msg) - 1);
+}
+
+void sbx_error_at(struct sbx_error *err, const char *file, int line, int column)
+{
+	if (!err)
+		return;
+	snprintf(err->file, sizeof(err->file), "%s", file ? file : "");
+	err->line = line;
+	err->column = column;
+}
+
+int sbx_error_exit_code(const struct sbx_error *err)
+{
+	switch (err ? err->kind : SBX_ERR_SETUP) {
+	case SBX_ERR_EXEC_NOT_FOUND:
+		return 127;
+	case SBX_ERR_EXEC_DENIED:
+		return 126;
+	default:
+		return 125;
+	}
+}
+
+const char *sbx_error_kind_name(int kind)
+{
+	static const char *const names[] = {
+		[SBX_ERR_NONE] = "none",
+		[SBX_ERR_USAGE] = "usage",
+		[SBX_ERR_PROFILE] = "profile",
+		[SBX_ERR_ESCALATION] = "escalation",
+		[SBX_ERR_UNSUPPORTED] = "unsupported",
+		[SBX_ERR_SETUP] = "setup",
+		[SBX_ERR_EXEC_NOT_FOUND] = "exec-not-found",
+		[SBX_ERR_EXEC_DENIED] = "exec-denied",
+	};
+
+	if (kind < 0 || (size_t)kind >= sizeof(names) / sizeof(names[0]) || !names[kind])
+		return "unknown";
+	return names[kind];
+}

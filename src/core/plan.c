@@ -1,0 +1,549 @@
+/* SPDX-License-Identifier: MIT */
+#include "sbx/plan.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sbx/cleanup.h"
+#include "sbx/path.h"
+
+/*
+ * What "the system mounts" are (SPEC section 3). Directories are mounted read-only at their
+ * own paths; a top-level symlink (merged /usr: /bin -> usr/bin) is kept as a symlink; an /etc
+ * entry that is a symlink (resolv.conf -> /run/...) is followed, since it is the host
+ * administrator's and its target usually lies outside the sandbox.
+ */
+const struct sbx_system_candidate sbx_system_candidates[] = {
+	{"/usr", false},
+	{"/bin", false},
+	{"/sbin", false},
+	{"/lib", false},
+	{"/lib32", false},
+	{"/lib64", false},
+	{"/libx32", false},
+	{"/nix/store", false},
+	{"/run/current-system", false},
+	{"/etc/ld.so.cache", true},
+	{"/etc/ld.so.conf", true},
+	{"/etc/ld.so.conf.d", true},
+	{"/etc/passwd", true},
+	{"/etc/group", true},
+	{"/etc/nsswitch.conf", true},
+	{"/etc/hosts", true},
+	{"/etc/host.conf", true},
+	{"/etc/resolv.conf", true},
+	{"/etc/gai.conf", true},
+	{"/etc/services", true},
+	{"/etc/protocols", true},
+	{"/etc/localtime", true},
+	{"/etc/timezone", true},
+	{"/etc/ssl", true},
+	{"/etc/ca-certificates", true},
+	{"/etc/ca-certificates.conf", true},
+	{"/etc/pki", true},
+	{"/etc/crypto-policies", true},
+	{"/etc/alternatives", true},
+};
+const size_t sbx_n_system_candidates = SBX_ARRAY_SIZE(sbx_system_candidates);
+
+/* Parts of procfs that a process without capabilities can still misuse or read kernel state
+ * from, after Docker's defaults: masked, or made read-only. */
+static const char *const proc_masked[] = {
+	"/proc/acpi",        "/proc/asound",       "/proc/kcore",       "/proc/keys",
+	"/proc/kmsg",        "/proc/latency_stats", "/proc/timer_list", "/proc/timer_stats",
+	"/proc/sched_debug", "/proc/scsi",          "/proc/config.gz",
+};
+static const char *const proc_readonly[] = {
+	"/proc/bus", "/proc/fs", "/proc/irq", "/proc/sys", "/proc/sysrq-trigger",
+};
+
+/* The minimal /dev of SPEC section 3: host nodes bound in, the rest made here. */
+static const char *const dev_nodes[] = {
+	"/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom", "/dev/tty",
+};
+static const struct {
+	const char *target, *text;
+} dev_links[] = {
+	{"/dev/ptmx", "pts/ptmx"},          {"/dev/fd", "/proc/self/fd"},
+	{"/dev/stdin", "/proc/self/fd/0"},  {"/dev/stdout", "/proc/self/fd/1"},
+	{"/dev/stderr", "/proc/self/fd/2"}, {"/dev/core", "/proc/kcore"},
+};
+
+/* Environment variables that pass from the caller (SPEC section 7). LC_* is a prefix. */
+static const char *const env_allow[] = {"PATH", "HOME", "TERM", "LANG", "TZ", "USER"};
+static const char default_path[] = "/usr/local/bin:/usr/bin:/bin:/usr/local/sbin:/usr/sbin:/sbin";
+
+const char *sbx_plan_kind_name(enum sbx_plan_kind kind)
+{
+	switch (kind) {
+	case SBX_PLAN_MIRROR:
+		return "mirror";
+	case SBX_PLAN_BIND:
+		return "bind";
+	case SBX_PLAN_TMPFS:
+		return "tmpfs";
+	case SBX_PLAN_SYMLINK:
+		return "symlink";
+	case SBX_PLAN_PROC:
+		return "proc";
+	case SBX_PLAN_DEVPTS:
+		return "devpts";
+	case SBX_PLAN_MASK:
+		return "mask";
+	case SBX_PLAN_REBIND_RO:
+		return "rebind-ro";
+	case SBX_PLAN_SEAL:
+		return "seal";
+	}
+	return "?";
+}
+
+void sbx_plan_free(struct sbx_plan *plan)
+{
+	if (!plan)
+		return;
+	for (size_t i = 0; i < plan->n_ops; i++) {
+		free(plan->ops[i].source);
+		free(plan->ops[i].target);
+	}
+	free(plan->ops);
+	for (size_t i = 0; i < plan->n_env; i++)
+		free(plan->envp[i]);
+	free(plan->envp);
+	free(plan->cwd);
+	free(plan->profile);
+	free(plan);
+}
+
+struct builder {
+	struct sbx_plan *plan;
+	size_t cap;
+};
+
+static int add_op(struct builder *b, enum sbx_plan_kind kind, unsigned flags, const char *source,
+		  const char *target, unsigned mode, const char *why, struct sbx_error *err)
+{
+	struct sbx_plan *p = b->plan;
+	struct sbx_plan_op *op;
+
+	if (p->n_ops == b->cap) {
+		size_t cap = b->cap ? b->cap * 2 : 64;
+		struct sbx_plan_op *ops = realloc(p->ops, cap * sizeof(*ops));
+
+		if (!ops)
+			return sbx_error_set(err, SBX_ERR_SETUP, ENOMEM, "out of memory");
+		p->ops = ops;
+		b->cap = cap;
+	}
+	op = &p->ops[p->n_ops];
+	*op = (struct sbx_plan_op){.kind = kind, .flags = flags, .mode = mode, .why = why};
+	op->target = strdup(target);
+	if (source)
+		op->source = strdup(source);
+	if (!op->target || (source && !op->source)) {
+		free(op->target);
+		free(op->source);
+		return sbx_error_set(err, SBX_ERR_SETUP, ENOMEM, "out of memory");
+	}
+	p->n_ops++;
+	return 0;
+}
+
+static bool covered_by_spec(const struct sbx_spec *spec, const char *path)
+{
+	for (size_t i = 0; i < spec->n_mounts; i++)
+		if (sbx_path_covers(spec->mounts[i].target, path))
+			return true;
+	return false;
+}
+
+/* A stable sort of the operations: parents before children, so that a deeper target is
+ * mounted on top of a shallower one (the longest target wins), SEAL operations last, and
+ * equal depths in the order they were added. qsort is not stable, hence the index key. */
+struct sort_key {
+	size_t depth, index;
+	int seal;
+};
+
+static int cmp_keys(const void *a, const void *b)
+{
+	const struct sort_key *x = a, *y = b;
+
+	if (x->seal != y->seal)
+		return x->seal - y->seal;
+	if (x->depth != y->depth)
+		return x->depth < y->depth ? -1 : 1;
+	return x->index < y->index ? -1 : (x->index > y->index);
+}
+
+static int sort_ops(struct sbx_plan *p, struct sbx_error *err)
+{
+	_cleanup_free_ struct sort_key *keys = NULL;
+	_cleanup_free_ struct sbx_plan_op *sorted = NULL;
+
+	if (p->n_ops == 0)
+		return 0;
+	keys = calloc(p->n_ops, sizeof(*keys));
+	sorted = calloc(p->n_ops, sizeof(*sorted));
+	if (!keys || !sorted)
+		return sbx_error_set(err, SBX_ERR_SETUP, ENOMEM, "out of memory");
+	for (size_t i = 0; i < p->n_ops; i++)
+		keys[i] = (struct sort_key){sbx_path_depth(p->ops[i].target), i,
+					    p->ops[i].kind == SBX_PLAN_SEAL};
+	qsort(keys, p->n_ops, sizeof(*keys), cmp_keys);
+	for (size_t i = 0; i < p->n_ops; i++)
+		sorted[i] = p->ops[keys[i].index];
+	memcpy(p->ops, sorted, p->n_ops * sizeof(*sorted));
+	return 0;
+}
+
+static int add_system_mounts(struct builder *b, const struct sbx_spec *spec,
+			     const struct sbx_host *host, struct sbx_error *err)
+{
+	for (size_t i = 0; i < host->n_entries; i++) {
+		const struct sbx_host_entry *e = &host->entries[i];
+		bool follow = false;
+		int r;
+
+		for (size_t c = 0; c < sbx_n_system_candidates; c++)
+			if (strcmp(sbx_system_candidates[c].path, e->path) == 0)
+				follow = sbx_system_candidates[c].follow;
+		/* A mount the user named wins over a system mount at or above its path. */
+		if (e->kind == SBX_HOST_ABSENT || covered_by_spec(spec, e->path))
+			continue;
+		if (e->kind == SBX_HOST_SYMLINK && !follow)
+			r = add_op(b, SBX_PLAN_SYMLINK, SBX_PLAN_F_SYSTEM, e->link, e->path, 0,
+				   "system (symlink kept)", err);
+		else
+			r = add_op(b, SBX_PLAN_BIND,
+				   SBX_PLAN_F_READONLY | SBX_PLAN_F_SYSTEM |
+					   (follow ? SBX_PLAN_F_FOLLOW : 0) |
+					   (b->plan->idmap_binds ? SBX_PLAN_F_IDMAP : 0),
+				   e->path, e->path, 0, "system", err);
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
+static int add_spec_mounts(struct builder *b, const struct sbx_spec *spec, struct sbx_error *err)
+{
+	for (size_t i = 0; i < spec->n_mounts; i++) {
+		const struct sbx_mount *m = &spec->mounts[i];
+		unsigned flags = (m->readonly ? SBX_PLAN_F_READONLY : 0) |
+				 (m->optional ? SBX_PLAN_F_OPTIONAL : 0);
+		const char *why = m->origin == SBX_ORIGIN_DEFAULT   ? "workspace (default profile)"
+				  : m->origin == SBX_ORIGIN_PROFILE ? "profile"
+								    : "flag";
+		int r;
+
+		if (sbx_path_covers("/proc", m->target) || strcmp(m->target, "/dev") == 0) {
+			r = sbx_error_set(err, SBX_ERR_USAGE, EINVAL,
+					  "mount target '%s' is reserved: sbx builds /proc and /dev "
+					  "itself",
+					  m->target);
+			sbx_error_hint(err, "use --device PATH to add a device node under /dev");
+			return r;
+		}
+		switch (m->kind) {
+		case SBX_MOUNT_BIND:
+			if (b->plan->idmap_binds)
+				flags |= SBX_PLAN_F_IDMAP;
+			r = add_op(b, SBX_PLAN_BIND, flags, m->source, m->target, 0, why, err);
+			break;
+		case SBX_MOUNT_TMPFS:
+			r = add_op(b, SBX_PLAN_TMPFS, flags, NULL,
+				   m->target, 01777, why, err);
+			break;
+		case SBX_MOUNT_DEVICE:
+			r = add_op(b, SBX_PLAN_BIND, flags | SBX_PLAN_F_DEVICE, m->source,
+				   m->target, 0, "device", err);
+			break;
+		default:
+			r = sbx_error_set(err, SBX_ERR_USAGE, EINVAL, "unknown mount kind");
+		}
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
+static int add_proc_dev_tmp(struct builder *b, const struct sbx_spec *spec,
+			    struct sbx_error *err)
+{
+	int r;
+
+	if (!sbx_spec_find_target(spec, "/tmp")) {
+		r = add_op(b, SBX_PLAN_TMPFS, 0, NULL, "/tmp", 01777, "private /tmp", err);
+		if (r < 0)
+			return r;
+	}
+	r = add_op(b, SBX_PLAN_PROC, 0, NULL, "/proc", 0, "fresh /proc", err);
+	for (size_t i = 0; r >= 0 && i < SBX_ARRAY_SIZE(proc_readonly); i++)
+		r = add_op(b, SBX_PLAN_REBIND_RO, 0, NULL, proc_readonly[i], 0,
+			   "kernel settings read-only", err);
+	for (size_t i = 0; r >= 0 && i < SBX_ARRAY_SIZE(proc_masked); i++)
+		r = add_op(b, SBX_PLAN_MASK, 0, NULL, proc_masked[i], 0, "kernel state masked",
+			   err);
+	if (r < 0)
+		return r;
+
+	r = add_op(b, SBX_PLAN_TMPFS, SBX_PLAN_F_NOEXEC, NULL, "/dev", 0755, "minimal /dev", err);
+	for (size_t i = 0; r >= 0 && i < SBX_ARRAY_SIZE(dev_nodes); i++)
+		if (!sbx_spec_find_target(spec, dev_nodes[i]))
+			r = add_op(b, SBX_PLAN_BIND, SBX_PLAN_F_DEVICE, dev_nodes[i], dev_nodes[i],
+				   0, "minimal /dev", err);
+	if (r >= 0)
+		r = add_op(b, SBX_PLAN_DEVPTS, 0, NULL, "/dev/pts", 0, "minimal /dev", err);
+	if (r >= 0 && !sbx_spec_find_target(spec, "/dev/shm"))
+		r = add_op(b, SBX_PLAN_TMPFS, SBX_PLAN_F_NOEXEC, NULL, "/dev/shm", 01777,
+			   "minimal /dev", err);
+	for (size_t i = 0; r >= 0 && i < SBX_ARRAY_SIZE(dev_links); i++)
+		r = add_op(b, SBX_PLAN_SYMLINK, 0, dev_links[i].text, dev_links[i].target, 0,
+			   "minimal /dev", err);
+	return r;
+}
+
+static bool env_allowed(const char *entry)
+{
+	size_t n = strcspn(entry, "=");
+
+	if (strncmp(entry, "LC_", 3) == 0)
+		return true;
+	for (size_t i = 0; i < SBX_ARRAY_SIZE(env_allow); i++)
+		if (strlen(env_allow[i]) == n && strncmp(entry, env_allow[i], n) == 0)
+			return true;
+	return false;
+}
+
+static const char *env_lookup(char *const *environ, const char *name)
+{
+	size_t n = strlen(name);
+
+	for (char *const *e = environ; e && *e; e++)
+		if (strncmp(*e, name, n) == 0 && (*e)[n] == '=')
+			return *e + n + 1;
+	return NULL;
+}
+
+static int env_put(struct sbx_plan *p, size_t *cap, const char *name, const char *value,
+		   struct sbx_error *err)
+{
+	size_t n = strlen(name);
+	char *entry;
+
+	if (asprintf(&entry, "%s=%s", name, value) < 0)
+		return sbx_error_set(err, SBX_ERR_SETUP, ENOMEM, "out of memory");
+	for (size_t i = 0; i < p->n_env; i++) {
+		if (strncmp(p->envp[i], name, n) == 0 && p->envp[i][n] == '=') {
+			free(p->envp[i]);
+			p->envp[i] = entry;
+			return 0;
+		}
+	}
+	if (p->n_env + 2 > *cap) {
+		size_t c = *cap ? *cap * 2 : 32;
+		char **grown = realloc(p->envp, c * sizeof(*grown));
+
+		if (!grown) {
+			free(entry);
+			return sbx_error_set(err, SBX_ERR_SETUP, ENOMEM, "out of memory");
+		}
+		p->envp = grown;
+		*cap = c;
+	}
+	p->envp[p->n_env++] = entry;
+	p->envp[p->n_env] = NULL;
+	return 0;
+}
+
+static int build_env(struct sbx_plan *p, const struct sbx_spec *spec, const struct sbx_host *host,
+		     struct sbx_error *err)
+{
+	size_t cap = 0;
+	int r = 0;
+
+	for (char *const *e = host->environ; r >= 0 && e && *e; e++) {
+		char name[256];
+		size_t n = strcspn(*e, "=");
+
+		if (!env_allowed(*e) || n >= sizeof(name) || (*e)[n] != '=')
+			continue;
+		memcpy(name, *e, n);
+		name[n] = '\0';
+		r = env_put(p, &cap, name, *e + n + 1, err);
+	}
+	if (r >= 0 && !env_lookup(p->envp, "PATH"))
+		r = env_put(p, &cap, "PATH", default_path, err);
+	for (size_t i = 0; r >= 0 && i < spec->n_env; i++) {
+		const struct sbx_env_entry *e = &spec->env[i];
+		const char *v = e->value ? e->value : env_lookup(host->environ, e->name);
+
+		if (v)
+			r = env_put(p, &cap, e->name, v, err);
+	}
+	if (r >= 0)
+		r = env_put(p, &cap, "SBX", "1", err);
+	if (r >= 0)
+		r = env_put(p, &cap, "SBX_PROFILE", spec->profile ? spec->profile : "default",
+			    err);
+	if (r >= 0 && !p->envp) /* unreachable in practice: SBX is always set */
+		r = sbx_error_set(err, SBX_ERR_SETUP, ENOMEM, "empty environment");
+	return r;
+}
+
+static int choose_cwd(struct sbx_plan *p, const struct sbx_spec *spec, struct sbx_error *err)
+{
+	char host[SBX_PATH_MAX];
+	const char *cwd = "/";
+	size_t op;
+
+	if (spec->chdir) {
+		cwd = spec->chdir;
+	} else if (spec->workspace &&
+		   sbx_plan_resolve(p, spec->workspace, &op, host, sizeof(host), NULL) == 0 &&
+		   strcmp(host, spec->workspace) == 0) {
+		/* Paths are paths: the workspace is visible at its own path. */
+		cwd = spec->workspace;
+	}
+	p->cwd = strdup(cwd);
+	if (!p->cwd)
+		return sbx_error_set(err, SBX_ERR_SETUP, ENOMEM, "out of memory");
+	return 0;
+}
+
+int sbx_plan_build(const struct sbx_spec *spec, const struct sbx_host *host,
+		   struct sbx_plan **out, struct sbx_error *err)
+{
+	_cleanup_plan_ struct sbx_plan *p = calloc(1, sizeof(*p));
+	struct builder b = {.plan = p};
+	int r;
+
+	if (!p)
+		return sbx_error_set(err, SBX_ERR_SETUP, ENOMEM, "out of memory");
+	p->profile = strdup(spec->profile ? spec->profile : "default");
+	if (!p->profile)
+		return sbx_error_set(err, SBX_ERR_SETUP, ENOMEM, "out of memory");
+
+	p->new_net = spec->net == SBX_NET_NONE;
+	p->inner_uid = host->uid;
+	p->inner_gid = host->gid;
+	if (host->euid == 0) {
+		/* Root: the worker must never be kernel uid 0 (a launcher binary reachable
+		 * through /proc/PID/exe must not be writable from inside). Map a whole range
+		 * so that ownership inside looks as it does outside, and id-map the binds so
+		 * that root's files stay writable where the spec says so. */
+		p->outer_uid = SBX_ROOT_MAP_BASE;
+		p->outer_gid = SBX_ROOT_MAP_BASE;
+		p->inner_uid = 0;
+		p->inner_gid = 0;
+		p->map_count = SBX_ROOT_MAP_COUNT;
+		p->idmap_binds = true;
+	} else {
+		p->outer_uid = host->uid;
+		p->outer_gid = host->gid;
+		p->map_count = 1;
+	}
+
+	r = 0;
+	if (spec->root)
+		r = add_op(&b, SBX_PLAN_MIRROR,
+			   (spec->readonly ? SBX_PLAN_F_READONLY : 0) |
+				   (p->idmap_binds ? SBX_PLAN_F_IDMAP : 0),
+			   spec->root, "/", 0, "root", err);
+	if (r >= 0 && spec->system_mounts == SBX_SYSMOUNTS_DEFAULT)
+		r = add_system_mounts(&b, spec, host, err);
+	if (r >= 0)
+		r = add_spec_mounts(&b, spec, err);
+	if (r >= 0)
+		r = add_proc_dev_tmp(&b, spec, err);
+	/* Scaffolding is read-only once built: an entry created there would vanish silently. */
+	if (r >= 0)
+		r = add_op(&b, SBX_PLAN_SEAL, 0, NULL, "/", 0, "scaffold read-only", err);
+	if (r >= 0)
+		r = add_op(&b, SBX_PLAN_SEAL, 0, NULL, "/dev", 0, "scaffold read-only", err);
+	if (r >= 0)
+		r = sort_ops(p, err);
+	if (r >= 0)
+		r = build_env(p, spec, host, err);
+	if (r >= 0)
+		r = choose_cwd(p, spec, err);
+	if (r < 0)
+		return r;
+	*out = TAKE_PTR(p);
+	return 0;
+}
+
+int sbx_plan_resolve(const struct sbx_plan *plan, const char *path, size_t *op_out, char *host,
+		     size_t size, struct sbx_error *err)
+{
+	char cur[SBX_PATH_MAX];
+	int r = sbx_path_normalize(path, cur, sizeof(cur), err);
+
+	if (r < 0)
+		return r;
+	/* Symlinks the plan makes itself (/bin -> usr/bin) are followed, at most 40 times as
+	 * the kernel does; symlinks on the host are the kernel's business at run time. */
+	for (int hops = 0; hops < 40; hops++) {
+		const struct sbx_plan_op *best = NULL;
+		size_t best_i = 0, best_len = 0;
+
+		for (size_t i = 0; i < plan->n_ops; i++) {
+			const struct sbx_plan_op *o = &plan->ops[i];
+			size_t n = strlen(o->target);
+
+			if (o->kind == SBX_PLAN_SEAL || !sbx_path_covers(o->target, cur))
+				continue;
+			if (!best || n >= best_len) {
+				best = o;
+				best_i = i;
+				best_len = n;
+			}
+		}
+		if (!best)
+			return sbx_error_set(err, SBX_ERR_USAGE, ENOENT,
+					     "%s is not in the sandbox: no mount covers it", cur);
+		*op_out = best_i;
+		if (best->kind == SBX_PLAN_SYMLINK && strcmp(best->target, cur) != 0) {
+			char next[SBX_PATH_MAX * 2];
+			const char *rest = sbx_path_rest(best->target, cur);
+			int n;
+
+			if (best->source[0] == '/') {
+				n = snprintf(next, sizeof(next), "%s/%s", best->source, rest);
+			} else {
+				/* relative to the link's directory */
+				const char *slash = strrchr(best->target, '/');
+				int dlen = (int)(slash - best->target);
+
+				n = snprintf(next, sizeof(next), "%.*s/%s/%s", dlen, best->target,
+					     best->source, rest);
+			}
+			if (n < 0 || (size_t)n >= sizeof(next))
+				return sbx_error_set(err, SBX_ERR_USAGE, ENAMETOOLONG,
+						     "%s: path too long", path);
+			r = sbx_path_normalize(next, cur, sizeof(cur), err);
+			if (r < 0)
+				return r;
+			continue;
+		}
+		if (best->kind != SBX_PLAN_BIND && best->kind != SBX_PLAN_MIRROR)
+			return sbx_error_set(err, SBX_ERR_USAGE, ENOENT,
+					     "%s lies in a %s made by sbx (%s): it has no host path",
+					     cur, sbx_plan_kind_name(best->kind), best->target);
+		{
+			const char *rest = sbx_path_rest(best->target, cur);
+			int n = *rest ? snprintf(host, size, "%s%s%s", best->source,
+						 strcmp(best->source, "/") ? "/" : "", rest)
+				      : snprintf(host, size, "%s", best->source);
+
+			if (n < 0 || (size_t)n >= size)
+				return sbx_error_set(err, SBX_ERR_USAGE, ENAMETOOLONG,
+						     "%s: host path too long", path);
+		}
+		return 0;
+	}
+	return sbx_error_set(err, SBX_ERR_USAGE, ELOOP, "%s: too many levels of symlinks", path);
+}

@@ -1,0 +1,438 @@
+/* SPDX-License-Identifier: MIT */
+#include "sbx/spec.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sbx/cleanup.h"
+#include "sbx/path.h"
+
+struct sbx_spec *sbx_spec_new(void)
+{
+	struct sbx_spec *spec = calloc(1, sizeof(*spec));
+
+	return spec;
+}
+
+void sbx_mount_clear(struct sbx_mount *m)
+{
+	if (!m)
+		return;
+	free(m->source);
+	free(m->target);
+	free(m->policy);
+	memset(m, 0, sizeof(*m));
+}
+
+void sbx_spec_free(struct sbx_spec *spec)
+{
+	if (!spec)
+		return;
+	free(spec->profile);
+	free(spec->root);
+	free(spec->workspace);
+	free(spec->chdir);
+	for (size_t i = 0; i < spec->n_mounts; i++)
+		sbx_mount_clear(&spec->mounts[i]);
+	free(spec->mounts);
+	for (size_t i = 0; i < spec->n_env; i++) {
+		free(spec->env[i].name);
+		free(spec->env[i].value);
+	}
+	free(spec->env);
+	free(spec);
+}
+
+int sbx_spec_set_str(char **dst, const char *src, struct sbx_error *err)
+{
+	char *copy = NULL;
+
+	if (src) {
+		copy = strdup(src);
+		if (!copy)
+			return sbx_error_set(err, SBX_ERR_SETUP, ENOMEM, "out of memory");
+	}
+	free(*dst);
+	*dst = copy;
+	return 0;
+}
+
+struct sbx_mount *sbx_spec_find_target(const struct sbx_spec *spec, const char *target)
+{
+	for (size_t i = 0; i < spec->n_mounts; i++)
+		if (strcmp(spec->mounts[i].target, target) == 0)
+			return &spec->mounts[i];
+	return NULL;
+}
+
+static const char *kind_name(enum sbx_mount_kind k)
+{
+	switch (k) {
+	case SBX_MOUNT_BIND:
+		return "bind";
+	case SBX_MOUNT_TMPFS:
+		return "tmpfs";
+	case SBX_MOUNT_DEVICE:
+		return "device";
+	}
+	return "?";
+}
+
+int sbx_spec_add_mount(struct sbx_spec *spec, const struct sbx_mount *m, bool replace,
+		       struct sbx_error *err)
+{
+	_cleanup_free_ char *source = NULL;
+	_cleanup_free_ char *target = NULL;
+	_cleanup_free_ char *policy = NULL;
+	struct sbx_mount *old;
+	int r;
+
+	if (!m->target || m->target[0] != '/')
+		return sbx_error_set(err, SBX_ERR_USAGE, EINVAL,
+				     "%s mount target '%s' is not an absolute path",
+				     kind_name(m->kind), m->target ? m->target : "");
+	r = sbx_path_absolute(m->target, "/", &target, err);
+	if (r < 0)
+		return r;
+	if (m->kind != SBX_MOUNT_TMPFS) {
+		if (!m->source || m->source[0] != '/')
+			return sbx_error_set(err, SBX_ERR_USAGE, EINVAL,
+					     "%s mount source '%s' is not an absolute path",
+					     kind_name(m->kind), m->source ? m->source : "");
+		r = sbx_path_absolute(m->source, "/", &source, err);
+		if (r < 0)
+			return r;
+	}
+	if (m->kind == SBX_MOUNT_TMPFS && strcmp(target, "/") == 0)
+		return sbx_error_set(err, SBX_ERR_USAGE, EINVAL,
+				     "a tmpfs cannot be mounted at '/'; use --root DIR for the root");
+	if (m->policy) {
+		policy = strdup(m->policy);
+		if (!policy)
+			return sbx_error_set(err, SBX_ERR_SETUP, ENOMEM, "out of memory");
+	}
+
+	old = sbx_spec_find_target(spec, target);
+	if (old) {
+		if (!replace) {
+			r = sbx_error_set(err, SBX_ERR_USAGE, EEXIST,
+					  "two mounts have the target '%s' (sources '%s' and '%s')",
+					  target, old->source ? old->source : "tmpfs",
+					  source ? source : "tmpfs");
+			sbx_error_hint(err, "give each mount its own target, or drop one of them");
+			return r;
+		}
+		sbx_mount_clear(old);
+	} else {
+		struct sbx_mount *grown;
+
+		if (spec->n_mounts >= SBX_MAX_MOUNTS)
+			return sbx_error_set(err, SBX_ERR_USAGE, E2BIG,
+					     "too many mounts: at most %d are allowed",
+					     SBX_MAX_MOUNTS);
+		grown = realloc(spec->mounts, (spec->n_mounts + 1) * sizeof(*grown));
+		if (!grown)
+			return sbx_error_set(err, SBX_ERR_SETUP, ENOMEM, "out of memory");
+		spec->mounts = grown;
+		old = &spec->mounts[spec->n_mounts++];
+	}
+	*old = (struct sbx_mount){
+		.kind = m->kind,
+		.source = TAKE_PTR(source),
+		.target = TAKE_PTR(target),
+		.readonly = m->readonly,
+		.optional = m->optional,
+		.origin = m->origin,
+		.policy = TAKE_PTR(policy),
+	};
+	return 0;
+}
+
+static bool env_name_valid(const char *name)
+{
+	if (!name || !*name || strlen(name) > 255)
+		return false;
+	if (!((*name >= 'A' && *name <= 'Z') || (*name >= 'a' && *name <= 'z') || *name == '_'))
+		return false;
+	for (const char *p = name; *p; p++)
+		if (!((*p >= 'A' && *p <= 'Z') || (*p >= 'a' && *p <= 'z') ||
+		      (*p >= '0' && *p <= '9') || *p == '_'))
+			return false;
+	return true;
+}
+
+int sbx_spec_add_env(struct sbx_spec *spec, const char *name, const char *value,
+		     struct sbx_error *err)
+{
+	_cleanup_free_ char *n = NULL;
+	_cleanup_free_ char *v = NULL;
+	struct sbx_env_entry *e = NULL;
+
+	if (!env_name_valid(name)) {
+		int r = sbx_error_set(err, SBX_ERR_USAGE, EINVAL,
+				      "environment variable name '%s' is not valid",
+				      name ? name : "");
+		sbx_error_hint(err, "names are letters, digits and '_', not starting with a "
+				    "digit, at most 255 bytes");
+		return r;
+	}
+	if (value && strnlen(value, SBX_ENV_VAL_MAX + 1) > SBX_ENV_VAL_MAX)
+		return sbx_error_set(err, SBX_ERR_USAGE, E2BIG,
+				     "value of environment variable %s is longer than %d bytes",
+				     name, SBX_ENV_VAL_MAX);
+	n = strdup(name);
+	if (!n || (value && !(v = strdup(value))))
+		return sbx_error_set(err, SBX_ERR_SETUP, ENOMEM, "out of memory");
+
+	for (size_t i = 0; i < spec->n_env; i++)
+		if (strcmp(spec->env[i].name, name) == 0)
+			e = &spec->env[i];
+	if (!e) {
+		struct sbx_env_entry *grown;
+
+		if (spec->n_env >= SBX_MAX_ENV)
+			return sbx_error_set(err, SBX_ERR_USAGE, E2BIG,
+					     "too many environment entries: at most %d",
+					     SBX_MAX_ENV);
+		grown = realloc(spec->env, (spec->n_env + 1) * sizeof(*grown));
+		if (!grown)
+			return sbx_error_set(err, SBX_ERR_SETUP, ENOMEM, "out of memory");
+		spec->env = grown;
+		e = &spec->env[spec->n_env++];
+	} else {
+		free(e->name);
+		free(e->value);
+	}
+	e->name = TAKE_PTR(n);
+	e->value = TAKE_PTR(v);
+	return 0;
+}
+
+int sbx_volume_parse(const char *arg, const char *cwd, struct sbx_mount *out,
+		     struct sbx_error *err)
+{
+	_cleanup_free_ char *copy = NULL;
+	char *parts[3] = {NULL, NULL, NULL};
+	size_t n = 0;
+	const char *dst = NULL;
+	bool readonly = false;
+	char *save = NULL;
+	int r;
+
+	memset(out, 0, sizeof(*out));
+	if (!arg || !*arg)
+		return sbx_error_set(err, SBX_ERR_USAGE, EINVAL, "-v needs SRC[:DST][:ro|rw]");
+	copy = strdup(arg);
+	if (!copy)
+		return sbx_error_set(err, SBX_ERR_SETUP, ENOMEM, "out of memory");
+	/* strtok_r would merge "a::b"; an empty part is an error, so split by hand. */
+	for (char *p = copy;; p = save + 1) {
+		save = strchr(p, ':');
+		if (n == 3) {
+			r = sbx_error_set(err, SBX_ERR_USAGE, EINVAL,
+					  "-v '%s' has more than three ':'-separated parts", arg);
+			sbx_error_hint(err, "the form is SRC[:DST][:ro|rw]; for a path with ':' "
+					    "use --mount type=bind,source=...,target=...");
+			return r;
+		}
+		parts[n++] = p;
+		if (!save)
+			break;
+		*save = '\0';
+	}
+	for (size_t i = 0; i < n; i++)
+		if (!*parts[i])
+			return sbx_error_set(err, SBX_ERR_USAGE, EINVAL,
+					     "-v '%s' has an empty part; the form is "
+					     "SRC[:DST][:ro|rw]",
+					     arg);
+
+	if (n >= 2) {
+		const char *last = parts[n - 1];
+		bool is_opt = strcmp(last, "ro") == 0 || strcmp(last, "rw") == 0;
+
+		if (n == 3 && !is_opt) {
+			r = sbx_error_set(err, SBX_ERR_USAGE, EINVAL,
+					  "-v '%s': unknown option '%s'", arg, last);
+			sbx_error_hint(err, "the options are 'ro' (read-only) and 'rw' "
+					    "(read-write, the default)");
+			return r;
+		}
+		if (is_opt) {
+			readonly = strcmp(last, "ro") == 0;
+			if (n == 3)
+				dst = parts[1];
+		} else {
+			dst = parts[1];
+		}
+	}
+	if (dst && dst[0] != '/') {
+		r = sbx_error_set(err, SBX_ERR_USAGE, EINVAL,
+				  "-v '%s': the target '%s' is not an absolute path", arg, dst);
+		sbx_error_hint(err, "write the sandbox path in full, e.g. -v %s:/%s", parts[0],
+			       dst);
+		return r;
+	}
+
+	out->kind = SBX_MOUNT_BIND;
+	out->origin = SBX_ORIGIN_FLAG;
+	out->readonly = readonly;
+	r = sbx_path_absolute(parts[0], cwd, &out->source, err);
+	if (r < 0)
+		goto fail;
+	r = sbx_path_absolute(dst ? dst : out->source, "/", &out->target, err);
+	if (r < 0)
+		goto fail;
+	return 0;
+fail:
+	sbx_error_wrap(err, "-v '%s'", arg);
+	sbx_mount_clear(out);
+	return r;
+}
+
+static int parse_bool_value(const char *arg, const char *key, const char *val, bool *out,
+			    struct sbx_error *err)
+{
+	if (!val || strcmp(val, "true") == 0 || strcmp(val, "1") == 0) {
+		*out = true;
+		return 0;
+	}
+	if (strcmp(val, "false") == 0 || strcmp(val, "0") == 0) {
+		*out = false;
+		return 0;
+	}
+	return sbx_error_set(err, SBX_ERR_USAGE, EINVAL,
+			     "--mount '%s': %s takes true or false, not '%s'", arg, key, val);
+}
+
+int sbx_mount_parse(const char *arg, const char *cwd, struct sbx_mount *out,
+		    struct sbx_error *err)
+{
+	_cleanup_free_ char *copy = NULL;
+	const char *type = NULL, *source = NULL, *target = NULL;
+	bool readonly = false;
+	char *save = NULL;
+	int r;
+
+	memset(out, 0, sizeof(*out));
+	if (!arg || !*arg)
+		return sbx_error_set(err, SBX_ERR_USAGE, EINVAL,
+				     "--mount needs type=bind,source=SRC,target=DST[,readonly]");
+	copy = strdup(arg);
+	if (!copy)
+		return sbx_error_set(err, SBX_ERR_SETUP, ENOMEM, "out of memory");
+
+	for (char *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		char *val = strchr(tok, '=');
+
+		if (val)
+			*val++ = '\0';
+		if (strcmp(tok, "type") == 0 && val) {
+			type = val;
+		} else if ((strcmp(tok, "source") == 0 || strcmp(tok, "src") == 0) && val) {
+			source = val;
+		} else if ((strcmp(tok, "target") == 0 || strcmp(tok, "dst") == 0 ||
+			    strcmp(tok, "destination") == 0) &&
+			   val) {
+			target = val;
+		} else if (strcmp(tok, "readonly") == 0 || strcmp(tok, "ro") == 0) {
+			r = parse_bool_value(arg, tok, val, &readonly, err);
+			if (r < 0)
+				return r;
+		} else {
+			r = sbx_error_set(err, SBX_ERR_USAGE, EINVAL,
+					  "--mount '%s': unknown or incomplete key '%s'", arg, tok);
+			sbx_error_hint(err, "the keys are type=bind|tmpfs, source=, target=, "
+					    "readonly");
+			return r;
+		}
+	}
+	if (!type)
+		type = "bind";
+	if (!target) {
+		r = sbx_error_set(err, SBX_ERR_USAGE, EINVAL, "--mount '%s' has no target=", arg);
+		sbx_error_hint(err, "e.g. --mount type=bind,source=/data,target=/data,readonly");
+		return r;
+	}
+	if (strcmp(type, "bind") == 0) {
+		if (!source)
+			return sbx_error_set(err, SBX_ERR_USAGE, EINVAL,
+					     "--mount '%s': a bind mount needs source=", arg);
+		out->kind = SBX_MOUNT_BIND;
+		r = sbx_path_absolute(source, cwd, &out->source, err);
+		if (r < 0)
+			goto fail;
+	} else if (strcmp(type, "tmpfs") == 0) {
+		if (source)
+			return sbx_error_set(err, SBX_ERR_USAGE, EINVAL,
+					     "--mount '%s': a tmpfs has no source", arg);
+		out->kind = SBX_MOUNT_TMPFS;
+	} else {
+		r = sbx_error_set(err, SBX_ERR_USAGE, EINVAL, "--mount '%s': unknown type '%s'",
+				  arg, type);
+		sbx_error_hint(err, "the types are bind and tmpfs; use --device for devices");
+		return r;
+	}
+	if (target[0] != '/') {
+		r = sbx_error_set(err, SBX_ERR_USAGE, EINVAL,
+				  "--mount '%s': the target '%s' is not an absolute path", arg,
+				  target);
+		goto fail;
+	}
+	r = sbx_path_absolute(target, "/", &out->target, err);
+	if (r < 0)
+		goto fail;
+	out->readonly = readonly;
+	out->origin = SBX_ORIGIN_FLAG;
+	return 0;
+fail:
+	sbx_mount_clear(out);
+	return r;
+}
+
+int sbx_spec_finish(struct sbx_spec *spec, struct sbx_error *err)
+{
+	int r;
+
+	if (!spec->profile) {
+		r = sbx_spec_set_str(&spec->profile, "default", err);
+		if (r < 0)
+			return r;
+		/* The built-in default: the workspace read-write at its own path, unless
+		 * explicit mounts replace it (SPEC section 2). */
+		if (!spec->explicit_mounts) {
+			struct sbx_mount ws = {
+				.kind = SBX_MOUNT_BIND,
+				.source = spec->workspace,
+				.target = spec->workspace,
+				.origin = SBX_ORIGIN_DEFAULT,
+			};
+
+			if (!spec->workspace)
+				return sbx_error_set(err, SBX_ERR_USAGE, EINVAL,
+						     "no workspace directory is known");
+			if (!sbx_spec_find_target(spec, spec->workspace)) {
+				r = sbx_spec_add_mount(spec, &ws, false, err);
+				if (r < 0)
+					return r;
+			}
+		}
+	}
+	if (spec->root && spec->root[0] != '/')
+		return sbx_error_set(err, SBX_ERR_USAGE, EINVAL, "root '%s' is not absolute",
+				     spec->root);
+	for (size_t i = 0; i < spec->n_mounts; i++) {
+		if (spec->readonly)
+			spec->mounts[i].readonly = true;
+		if (strcmp(spec->mounts[i].target, "/") == 0) {
+			r = sbx_error_set(err, SBX_ERR_USAGE, EINVAL,
+					  "mount '%s' targets '/', which is the root",
+					  spec->mounts[i].source ? spec->mounts[i].source : "tmpfs");
+			sbx_error_hint(err, "use --root %s to see a directory at '/'",
+				       spec->mounts[i].source ? spec->mounts[i].source : "DIR");
+			return r;
+		}
+	}
+	return 0;
+}

@@ -1,0 +1,69 @@
+/* SPDX-License-Identifier: MIT */
+#include "sbx/probe.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "sbx/cleanup.h"
+
+int sbx_probe_host(struct sbx_host *host, char *const *environ, struct sbx_error *err)
+{
+	struct sbx_host_entry *entries;
+	size_t n = 0;
+	char *cwd;
+
+	memset(host, 0, sizeof(*host));
+	host->uid = getuid();
+	host->gid = getgid();
+	host->euid = geteuid();
+	host->environ = environ;
+
+	cwd = getcwd(NULL, 0);
+	if (!cwd)
+		return sbx_error_set(err, SBX_ERR_SETUP, errno,
+				     "cannot read the current directory: %s", strerror(errno));
+	host->cwd = cwd;
+
+	entries = calloc(sbx_n_system_candidates, sizeof(*entries));
+	if (!entries)
+		return sbx_error_set(err, SBX_ERR_SETUP, ENOMEM, "out of memory");
+	for (size_t i = 0; i < sbx_n_system_candidates; i++) {
+		const char *path = sbx_system_candidates[i].path;
+		struct stat st;
+
+		if (lstat(path, &st) < 0)
+			continue;
+		entries[n].path = path;
+		if (S_ISLNK(st.st_mode)) {
+			char buf[PATH_MAX];
+			ssize_t len = readlink(path, buf, sizeof(buf) - 1);
+
+			if (len < 0)
+				continue;
+			buf[len] = '\0';
+			entries[n].link = strdup(buf);
+			if (!entries[n].link)
+				continue;
+			entries[n].kind = SBX_HOST_SYMLINK;
+		} else {
+			entries[n].kind = S_ISDIR(st.st_mode) ? SBX_HOST_DIR : SBX_HOST_FILE;
+		}
+		n++;
+	}
+	host->entries = entries;
+	host->n_entries = n;
+	return 0;
+}
+
+void sbx_probe_host_clear(struct sbx_host *host)
+{
+	for (size_t i = 0; i < host->n_entries; i++)
+		free(host->entries[i].link);
+	free(host->entries);
+	free(host->cwd);
+	memset(host, 0, sizeof(*host));
+}

@@ -1,0 +1,27 @@
+#!/bin/sh
+# Run an integration test binary as an ordinary user. As root, create the user
+# sbx-test (if missing) and drop to it; as a user already, just run it.
+set -eu
+if [ "$(id -u)" != 0 ]; then
+	exec "$@"
+fi
+user=sbx-test
+if ! id -u "$user" >/dev/null 2>&1; then
+	useradd --create-home --shell /bin/sh "$user"
+fi
+# The build tree may sit where the user cannot reach (/root/...): copy what runs into a
+# directory the user can read, and remove it afterwards.
+stage=$(mktemp -d /tmp/sbx-it-bin.XXXXXX)
+trap 'rm -rf "$stage"' EXIT
+chmod 755 "$stage"
+cp "$1" "$stage/test"
+cp "$SBX" "$stage/sbx"
+chmod 755 "$stage/test" "$stage/sbx"
+shift
+export SBX="$stage/sbx"
+set +e
+setpriv --reuid="$user" --regid="$user" --init-groups --reset-env \
+	env SBX="$SBX" SBX_SOURCE_DIR="${SBX_SOURCE_DIR:-}" PATH=/usr/local/bin:/usr/bin:/bin \
+	HOME="$(getent passwd "$user" | cut -d: -f6)" TMPDIR=/tmp "$stage/test" "$@"
+rc=$?
+exit $rc

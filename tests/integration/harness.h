@@ -1,0 +1,96 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef SBX_IT_HARNESS_H
+#define SBX_IT_HARNESS_H
+
+/*
+ * Integration test harness. Each case runs in its own forked child (as the Landlock
+ * selftests' TEST_F_FORK); a case passes by returning normally, fails through IT_EXPECT*,
+ * and skips with it_skip() only where the kernel lacks a feature, saying which.
+ * The binary under test is $SBX (set by CTest), and every case may start real sandboxes.
+ * The summary line is "N passed, N failed, N skipped"; the exit status is 1 if any failed,
+ * 77 if every case skipped, else 0.
+ */
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct it_case {
+	const char *name;
+	void (*fn)(void);
+};
+
+#define IT_CASE(fn) {#fn, fn}
+
+/* Run every case; argv[1], if given, is a substring filter on names. */
+int it_main(int argc, char **argv, const struct it_case *cases, size_t n);
+
+/* Fail the current case with a message (never returns). */
+__attribute__((noreturn, format(printf, 3, 4))) void it_fail(const char *file, int line,
+							      const char *fmt, ...);
+/* Skip the current case: the kernel or system lacks `why` (never returns). */
+__attribute__((noreturn, format(printf, 1, 2))) void it_skip(const char *fmt, ...);
+
+#define IT_EXPECT(cond)                                                                            \
+	do {                                                                                       \
+		if (!(cond))                                                                       \
+			it_fail(__FILE__, __LINE__, "expected: %s", #cond);                        \
+	} while (0)
+
+#define IT_EXPECT_INT(got, want)                                                                   \
+	do {                                                                                       \
+		long long _g = (long long)(got), _w = (long long)(want);                           \
+		if (_g != _w)                                                                      \
+			it_fail(__FILE__, __LINE__, "%s is %lld, expected %lld", #got, _g, _w);    \
+	} while (0)
+
+#define IT_EXPECT_CONTAINS(hay, needle)                                                            \
+	do {                                                                                       \
+		const char *_h = (hay), *_n = (needle);                                            \
+		if (!_h || !strstr(_h, _n))                                                        \
+			it_fail(__FILE__, __LINE__, "%s does not contain \"%s\"; it is:\n%s", #hay, \
+				_n, _h ? _h : "(null)");                                           \
+	} while (0)
+
+#define IT_EXPECT_NOT_CONTAINS(hay, needle)                                                        \
+	do {                                                                                       \
+		const char *_h = (hay), *_n = (needle);                                            \
+		if (_h && strstr(_h, _n))                                                          \
+			it_fail(__FILE__, __LINE__, "%s contains \"%s\"; it is:\n%s", #hay, _n,     \
+				_h);                                                               \
+	} while (0)
+
+/* The result of running a process: exit status as a shell reports it (128+N for signal N). */
+struct it_run {
+	int status;
+	char out[65536];
+	char err[65536];
+};
+
+/* Run $SBX with the NULL-terminated arguments (argv[0] is not sbx: the list starts with the
+ * subcommand). stdin is /dev/null. Output is captured (truncated at 64 KiB). */
+void it_sbx(struct it_run *r, const char *const *args);
+
+/* Convenience: it_sbx with a variadic NULL-terminated list. */
+void it_sbxv(struct it_run *r, ...) __attribute__((sentinel));
+
+/* Run a shell command line inside a default sandbox with the given extra sbx options before
+ * "--": it_sh(&r, "echo hi", "-v", "/x", NULL). */
+void it_sh(struct it_run *r, const char *script, ...) __attribute__((sentinel));
+
+/* A fresh directory for this case, owned by the user running the test, under $TMPDIR (or
+ * /tmp); removed by the harness after the case. */
+const char *it_tmpdir(void);
+
+/* Write a file (mode 0644), creating parents. */
+void it_write_file(const char *path, const char *content);
+
+/* Path of the sbx binary. */
+const char *it_sbx_path(void);
+
+/* True when the test runs as root. */
+bool it_is_root(void);
+
+#endif
