@@ -1,13 +1,301 @@
 /* SPDX-License-Identifier: MIT */
+/*
+ * The one place that applies a plan, in enforcement order (minijail_enter, nsjail's
+ * containProc):
+ *
+ *   sbx (host)          clone(NEWUSER|NEWNS|NEWPID|NEWIPC|NEWUTS|NEWCGROUP[|NEWNET])
+ *     writes the child's uid/gid maps, then lets it go; forwards signals; relays its status
+ *   init (pid 1)        becomes the inner ids; builds the mounts and pivots; loopback up;
+ *     forks the worker, drops its own capabilities, reaps and forwards signals
+ *   worker (pid 2)      new session; dies with init; chdir; every capability dropped;
+ *     no_new_privs; (Landlock); seccomp last; execve
+ *
+ * Errors in init or the worker travel to sbx as one flat struct sbx_error over a
+ * close-on-exec pipe: EOF with nothing read means the exec succeeded.
+ */
 #include "sbx/launch.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/signalfd.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "os/os.h"
+#include "sbx/cleanup.h"
+
+struct child_ctx {
+	const struct sbx_plan *plan;
+	char *const *argv;
+	struct sbx_prepared *prep;
+	int err_fd;  /* write end */
+	int sync_fd; /* read end: one byte once the maps are written, EOF if sbx died */
+};
+
+__attribute__((noreturn)) static void child_fail(int fd, const struct sbx_error *err)
+{
+	ssize_t n = write(fd, err, sizeof(*err));
+
+	(void)n;
+	_exit(sbx_error_exit_code(err));
+}
+
+__attribute__((noreturn)) static void worker_main(const struct child_ctx *c)
+{
+	struct sbx_error err = {0};
+	sigset_t none;
+
+	/* The worker starts with default signal handling and nothing blocked. */
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+
+	/* A new session: no controlling terminal, so TIOCSTI cannot push input into the
+	 * caller's terminal. */
+	if (setsid() < 0) {
+		sbx_error_set(&err, SBX_ERR_SETUP, errno, "setsid: %s", strerror(errno));
+		child_fail(c->err_fd, &err);
+	}
+	if (sbx_proc_die_with_parent(&err) < 0)
+		child_fail(c->err_fd, &err);
+	if (getppid() != 1) /* init died before PDEATHSIG was armed */
+		_exit(125);
+
+	if (chdir(c->plan->cwd) < 0) {
+		sbx_error_set(&err, SBX_ERR_SETUP, errno,
+			      "cannot change to the working directory %s inside the sandbox: %s",
+			      c->plan->cwd, strerror(errno));
+		sbx_error_hint(&err, "pass --chdir with a directory the sandbox mounts");
+		child_fail(c->err_fd, &err);
+	}
+	if (sbx_caps_drop_all(&err) < 0)
+		child_fail(c->err_fd, &err);
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0) {
+		sbx_error_set(&err, SBX_ERR_SETUP, errno, "cannot set no_new_privs: %s",
+			      strerror(errno));
+		child_fail(c->err_fd, &err);
+	}
+	/* Only 0, 1 and 2 reach the worker: everything else closes at exec. */
+	if (sbx_proc_cloexec_from(3, &err) < 0)
+		child_fail(c->err_fd, &err);
+
+	sbx_proc_exec(c->argv, c->plan->envp, &err);
+	child_fail(c->err_fd, &err);
+}
+
+__attribute__((noreturn)) static void init_main(struct child_ctx *c)
+{
+	struct sbx_error err = {0};
+	int sigfd, r;
+	pid_t worker;
+	char go;
+
+	if (sbx_proc_die_with_parent(&err) < 0)
+		child_fail(c->err_fd, &err);
+	/* EOF here means sbx died before PDEATHSIG was armed: end quietly. */
+	do
+		r = (int)read(c->sync_fd, &go, 1);
+	while (r < 0 && errno == EINTR);
+	if (r != 1)
+		_exit(125);
+	close(c->sync_fd);
+
+	if (sbx_userns_become(c->plan, &err) < 0)
+		child_fail(c->err_fd, &err);
+	if (!c->plan->idmap_binds && sbx_mounts_prepare(c->plan, -1, c->prep, &err) < 0)
+		child_fail(c->err_fd, &err);
+	if (sbx_mounts_build(c->plan, c->prep, &err) < 0)
+		child_fail(c->err_fd, &err);
+	sbx_prepared_clear(c->prep);
+	if (c->plan->new_net && sbx_net_loopback_up(&err) < 0)
+		child_fail(c->err_fd, &err);
+
+	sigfd = sbx_proc_signalfd(&err);
+	if (sigfd < 0)
+		child_fail(c->err_fd, &err);
+	worker = fork();
+	if (worker < 0) {
+		sbx_error_set(&err, SBX_ERR_SETUP, errno, "cannot start the worker: %s",
+			      strerror(errno));
+		child_fail(c->err_fd, &err);
+	}
+	if (worker == 0) {
+		close(sigfd);
+		worker_main(c);
+	}
+	close(c->err_fd);
+
+	/* init keeps nothing it does not need: no capabilities, no way to be ptraced or to
+	 * have its memory read through /proc/1. */
+	prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
+	if (sbx_caps_drop_all(&err) < 0 || prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0) {
+		kill(worker, SIGKILL);
+		_exit(125);
+	}
+	_exit(sbx_proc_init_loop(worker, sigfd));
+}
+
+/* Read what the child reports; returns true once EOF is seen. */
+static bool read_report(int fd, struct sbx_error *rep, size_t *got)
+{
+	ssize_t n;
+
+	if (*got < sizeof(*rep))
+		n = read(fd, (char *)rep + *got, sizeof(*rep) - *got);
+	else {
+		char junk[256];
+		n = read(fd, junk, sizeof(junk));
+	}
+	if (n < 0)
+		return errno != EINTR && errno != EAGAIN;
+	if (n == 0)
+		return true;
+	if (*got < sizeof(*rep))
+		*got += (size_t)n;
+	return false;
+}
+
+static int supervise(pid_t child, int sigfd, int err_fd, int *status, struct sbx_error *err)
+{
+	struct sbx_error rep;
+	size_t got = 0;
+	bool err_open = true;
+	int wstatus;
+
+	memset(&rep, 0, sizeof(rep));
+	for (;;) {
+		struct pollfd p[2] = {{sigfd, POLLIN, 0}, {err_open ? err_fd : -1, POLLIN, 0}};
+
+		if (poll(p, 2, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			kill(child, SIGKILL);
+			break;
+		}
+		if (p[1].revents && read_report(err_fd, &rep, &got))
+			err_open = false;
+		if (p[0].revents) {
+			struct signalfd_siginfo si;
+
+			if (read(sigfd, &si, sizeof(si)) != sizeof(si))
+				continue;
+			if (si.ssi_signo != SIGCHLD) {
+				/* init forwards it to the worker */
+				kill(child, (int)si.ssi_signo);
+				continue;
+			}
+			if (waitpid(child, &wstatus, WNOHANG) == child)
+				break;
+		}
+	}
+	if (waitpid(child, &wstatus, 0) < 0 && errno != ECHILD)
+		return sbx_error_set(err, SBX_ERR_SETUP, errno, "waitpid: %s", strerror(errno));
+	/* The report, if any, was written before the child exited: drain it. */
+	fcntl(err_fd, F_SETFL, O_NONBLOCK);
+	while (err_open && !read_report(err_fd, &rep, &got))
+		;
+	if (got == sizeof(rep) && rep.kind != SBX_ERR_NONE) {
+		rep.msg[sizeof(rep.msg) - 1] = '\0';
+		rep.hint[sizeof(rep.hint) - 1] = '\0';
+		rep.file[sizeof(rep.file) - 1] = '\0';
+		if (err)
+			*err = rep;
+		return rep.errnum > 0 ? -rep.errnum : -EINVAL;
+	}
+	*status = sbx_proc_status_code(wstatus);
+	return 0;
+}
 
 int sbx_launch(const struct sbx_plan *plan, char *const argv[], int *status,
 	       struct sbx_error *err)
 {
-	(void)plan;
-	(void)argv;
-	(void)status;
-	return sbx_error_set(err, SBX_ERR_UNSUPPORTED, ENOSYS, "launch is being written");
+	struct sbx_prepared prep = {0};
+	_cleanup_close_ int userns_fd = -1;
+	_cleanup_close_ int sigfd = -1;
+	int err_pipe[2] = {-1, -1}, sync_pipe[2] = {-1, -1};
+	unsigned long flags = CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC |
+			      CLONE_NEWUTS | CLONE_NEWCGROUP;
+	pid_t pid;
+	int r;
+
+	if (plan->new_net)
+		flags |= CLONE_NEWNET;
+
+	/* As root, sources are cloned and id-mapped here, where the privilege to id-map host
+	 * file systems is; unprivileged, the child clones them in its own namespace. */
+	if (plan->idmap_binds) {
+		userns_fd = sbx_userns_idmap_fd(plan, err);
+		if (userns_fd < 0)
+			return userns_fd;
+		r = sbx_mounts_prepare(plan, userns_fd, &prep, err);
+		if (r < 0)
+			goto out;
+	}
+	if (pipe2(err_pipe, O_CLOEXEC) < 0 || pipe2(sync_pipe, O_CLOEXEC) < 0) {
+		r = sbx_error_set(err, SBX_ERR_SETUP, errno, "pipe: %s", strerror(errno));
+		goto out;
+	}
+	/* Blocked before clone, so that no signal is lost between clone and the loops; the
+	 * worker unblocks them. */
+	sigfd = sbx_proc_signalfd(err);
+	if (sigfd < 0) {
+		r = sigfd;
+		goto out;
+	}
+
+	pid = (pid_t)syscall(SYS_clone, flags | SIGCHLD, NULL, NULL, NULL, NULL);
+	if (pid < 0) {
+		r = sbx_userns_explain(errno, err);
+		goto out;
+	}
+	if (pid == 0) {
+		struct child_ctx c = {
+			.plan = plan,
+			.argv = argv,
+			.prep = &prep,
+			.err_fd = err_pipe[1],
+			.sync_fd = sync_pipe[0],
+		};
+
+		close(err_pipe[0]);
+		close(sync_pipe[1]);
+		close(sigfd);
+		init_main(&c);
+	}
+
+	close(err_pipe[1]);
+	err_pipe[1] = -1;
+	close(sync_pipe[0]);
+	sync_pipe[0] = -1;
+	sbx_prepared_clear(&prep);
+
+	r = sbx_userns_write_maps(pid, plan, err);
+	if (r < 0) {
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+		goto out;
+	}
+	if (write(sync_pipe[1], "g", 1) != 1) {
+		r = sbx_error_set(err, SBX_ERR_SETUP, errno, "cannot start the sandbox: %s",
+				  strerror(errno));
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+		goto out;
+	}
+	r = supervise(pid, sigfd, err_pipe[0], status, err);
+out:
+	sbx_prepared_clear(&prep);
+	for (int i = 0; i < 2; i++) {
+		if (err_pipe[i] >= 0)
+			close(err_pipe[i]);
+		if (sync_pipe[i] >= 0)
+			close(sync_pipe[i]);
+	}
+	return r;
 }

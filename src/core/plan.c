@@ -254,8 +254,10 @@ static int add_spec_mounts(struct builder *b, const struct sbx_spec *spec, struc
 			r = add_op(b, SBX_PLAN_BIND, flags, m->source, m->target, 0, why, err);
 			break;
 		case SBX_MOUNT_TMPFS:
-			r = add_op(b, SBX_PLAN_TMPFS, flags, NULL,
-				   m->target, 01777, why, err);
+			r = add_op(b, SBX_PLAN_TMPFS, flags, NULL, m->target, 01777, why, err);
+			if (r >= 0 && m->readonly)
+				r = add_op(b, SBX_PLAN_SEAL, 0, NULL, m->target, 0,
+					   "read-only tmpfs", err);
 			break;
 		case SBX_MOUNT_DEVICE:
 			r = add_op(b, SBX_PLAN_BIND, flags | SBX_PLAN_F_DEVICE, m->source,

@@ -1,0 +1,666 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The mount namespace, with the new mount API (open_tree, move_mount, mount_setattr,
+ * fsopen/fsmount). Sources are cloned into detached mounts and get their attributes before
+ * they are ever attached, so a read-only mount is never writable, not even for an instant,
+ * and a flag the kernel refuses fails the launch. Mount points are found with openat2
+ * (RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS) from the new root, so a symlink a worker planted
+ * in a writable mount cannot redirect one, and missing ones are created only inside tmpfs
+ * mounts that sbx made: nothing is ever written to the host.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/magic.h>
+#include <linux/openat2.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "os.h"
+#include "sbx/cleanup.h"
+#include "sbx/path.h"
+
+#define MIRROR_MAX_ENTRIES 4096
+#define MAX_OWN_TMPFS      64
+
+/* Where the new root is attached while it is built, before pivot_root. The child has its
+ * own mount namespace by then, so this hides nothing from anyone else. */
+static const char build_base[] = "/tmp";
+
+static const unsigned long long resolve_beneath =
+	RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS;
+
+void sbx_prepared_clear(struct sbx_prepared *p)
+{
+	for (size_t i = 0; i < p->n; i++)
+		if (p->fds && p->fds[i] >= 0)
+			close(p->fds[i]);
+	for (size_t i = 0; i < p->n_mirror; i++) {
+		if (p->mirror[i].fd >= 0)
+			close(p->mirror[i].fd);
+		free(p->mirror[i].link);
+	}
+	free(p->fds);
+	free(p->absent);
+	free(p->mirror);
+	memset(p, 0, sizeof(*p));
+}
+
+static int set_attrs(int fd, const char *what, unsigned flags, int userns_fd, bool recursive,
+		     struct sbx_error *err)
+{
+	struct mount_attr attr = {.attr_set = MOUNT_ATTR_NOSUID};
+
+	if (flags & SBX_PLAN_F_READONLY)
+		attr.attr_set |= MOUNT_ATTR_RDONLY;
+	if (!(flags & SBX_PLAN_F_DEVICE))
+		attr.attr_set |= MOUNT_ATTR_NODEV;
+	if (flags & SBX_PLAN_F_NOEXEC)
+		attr.attr_set |= MOUNT_ATTR_NOEXEC;
+	if (userns_fd >= 0 && (flags & SBX_PLAN_F_IDMAP)) {
+		attr.attr_set |= MOUNT_ATTR_IDMAP;
+		attr.userns_fd = (__u64)userns_fd;
+	}
+	if (mount_setattr(fd, "", AT_EMPTY_PATH | (recursive ? AT_RECURSIVE : 0), &attr,
+			  sizeof(attr)) < 0) {
+		int e = errno;
+		int r = sbx_error_set(err, SBX_ERR_SETUP, e,
+				      "cannot make the mount of %s%s%s%s: %s", what,
+				      attr.attr_set & MOUNT_ATTR_RDONLY ? " read-only" : "",
+				      " nosuid",
+				      attr.attr_set & MOUNT_ATTR_IDMAP ? " id-mapped" : "",
+				      strerror(e));
+
+		if (attr.attr_set & MOUNT_ATTR_IDMAP)
+			sbx_error_hint(err, "its file system may not support id-mapped mounts; "
+					    "run sbx as an ordinary user to avoid them");
+		else
+			sbx_error_hint(err, "sbx never goes on with a flag it could not apply");
+		return r;
+	}
+	return 0;
+}
+
+/* Open a host source once. System paths may follow symlinks (root's, not the worker's);
+ * every other source is resolved with no symlink at all. */
+static int open_source(const char *path, unsigned flags, struct sbx_error *err)
+{
+	int fd;
+
+	if (flags & SBX_PLAN_F_FOLLOW)
+		fd = open(path, O_PATH | O_CLOEXEC);
+	else
+		fd = sbx_openat2(AT_FDCWD, path, O_PATH | O_CLOEXEC | O_NOFOLLOW,
+				 RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS);
+	if (fd == -1)
+		fd = -errno;
+	if (fd >= 0)
+		return fd;
+	if (fd == -ELOOP) {
+		int r = sbx_error_set(err, SBX_ERR_SETUP, ELOOP,
+				      "mount source %s is or passes through a symlink", path);
+		sbx_error_hint(err, "sbx does not follow symlinks in mount sources, since a "
+				    "worker may have planted them; name the real path ($(realpath "
+				    "%s)) if you trust it",
+			       path);
+		return r;
+	}
+	if (fd == -ENOENT) {
+		int r = sbx_error_set(err, SBX_ERR_SETUP, ENOENT,
+				      "mount source %s does not exist", path);
+		sbx_error_hint(err, "create it, correct the path, or mark the mount optional");
+		return r;
+	}
+	return sbx_error_set(err, SBX_ERR_SETUP, -fd, "cannot open mount source %s: %s", path,
+			     strerror(-fd));
+}
+
+static int clone_tree(int dirfd, const char *name, const char *what, unsigned extra,
+		      struct sbx_error *err)
+{
+	int fd = open_tree(dirfd, name,
+			   OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_RECURSIVE | extra);
+
+	if (fd < 0)
+		return sbx_error_set(err, SBX_ERR_SETUP, errno, "cannot clone the mount of %s: %s",
+				     what, strerror(errno));
+	return fd;
+}
+
+static int prepare_mirror(const struct sbx_plan_op *op, int userns_fd, struct sbx_prepared *p,
+			  struct sbx_error *err)
+{
+	_cleanup_close_ int dirfd = -1;
+	DIR *dir;
+	struct dirent *de;
+	int r = 0;
+
+	dirfd = sbx_openat2(AT_FDCWD, op->source, O_RDONLY | O_DIRECTORY | O_CLOEXEC,
+			    RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS);
+	if (dirfd < 0) {
+		r = sbx_error_set(err, SBX_ERR_SETUP, -dirfd, "cannot open the root %s: %s",
+				  op->source, strerror(-dirfd));
+		sbx_error_hint(err, "--root needs an existing directory, named without symlinks");
+		return r;
+	}
+	p->mirror = calloc(MIRROR_MAX_ENTRIES, sizeof(*p->mirror));
+	if (!p->mirror)
+		return sbx_error_set(err, SBX_ERR_SETUP, ENOMEM, "out of memory");
+	dir = fdopendir(dup(dirfd));
+	if (!dir)
+		return sbx_error_set(err, SBX_ERR_SETUP, errno, "cannot list %s: %s", op->source,
+				     strerror(errno));
+	while (r >= 0 && (de = readdir(dir))) {
+		struct sbx_mirror_entry *e;
+		struct stat st;
+
+		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+			continue;
+		if (p->n_mirror == MIRROR_MAX_ENTRIES) {
+			r = sbx_error_set(err, SBX_ERR_SETUP, E2BIG,
+					  "the root %s has more than %d entries", op->source,
+					  MIRROR_MAX_ENTRIES);
+			break;
+		}
+		if (fstatat(dirfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+			continue; /* gone meanwhile */
+		e = &p->mirror[p->n_mirror];
+		snprintf(e->name, sizeof(e->name), "%s", de->d_name);
+		e->fd = -1;
+		if (S_ISLNK(st.st_mode)) {
+			char buf[SBX_PATH_MAX];
+			ssize_t n = readlinkat(dirfd, de->d_name, buf, sizeof(buf) - 1);
+
+			if (n < 0)
+				continue;
+			buf[n] = '\0';
+			e->kind = SBX_HOST_SYMLINK;
+			e->link = strdup(buf);
+			if (!e->link)
+				r = sbx_error_set(err, SBX_ERR_SETUP, ENOMEM, "out of memory");
+		} else if (S_ISDIR(st.st_mode) || S_ISREG(st.st_mode)) {
+			e->kind = S_ISDIR(st.st_mode) ? SBX_HOST_DIR : SBX_HOST_FILE;
+			r = clone_tree(dirfd, de->d_name, op->source, AT_SYMLINK_NOFOLLOW, err);
+			if (r >= 0) {
+				e->fd = r;
+				r = set_attrs(e->fd, op->source, op->flags, userns_fd, true, err);
+			}
+		} else {
+			continue; /* sockets, fifos, devices at the top of a root: not carried */
+		}
+		p->n_mirror++;
+	}
+	closedir(dir);
+	return r;
+}
+
+int sbx_mounts_prepare(const struct sbx_plan *plan, int userns_fd, struct sbx_prepared *p,
+		       struct sbx_error *err)
+{
+	memset(p, 0, sizeof(*p));
+	p->fds = malloc(plan->n_ops * sizeof(*p->fds));
+	p->absent = calloc(plan->n_ops, sizeof(*p->absent));
+	if (!p->fds || !p->absent)
+		return sbx_error_set(err, SBX_ERR_SETUP, ENOMEM, "out of memory");
+	p->n = plan->n_ops;
+	for (size_t i = 0; i < plan->n_ops; i++)
+		p->fds[i] = -1;
+
+	for (size_t i = 0; i < plan->n_ops; i++) {
+		const struct sbx_plan_op *op = &plan->ops[i];
+		_cleanup_close_ int src = -1;
+		int fd, r;
+
+		if (op->kind == SBX_PLAN_MIRROR) {
+			r = prepare_mirror(op, userns_fd, p, err);
+			if (r < 0)
+				return r;
+			continue;
+		}
+		if (op->kind != SBX_PLAN_BIND)
+			continue;
+		src = open_source(op->source, op->flags, err);
+		if (src < 0) {
+			if (src == -ENOENT && (op->flags & SBX_PLAN_F_OPTIONAL)) {
+				p->absent[i] = true;
+				continue;
+			}
+			sbx_error_wrap(err, "mount %s", op->target);
+			return src;
+		}
+		fd = clone_tree(src, "", op->source, AT_EMPTY_PATH, err);
+		if (fd < 0)
+			return fd;
+		p->fds[i] = fd;
+		r = set_attrs(fd, op->source, op->flags, userns_fd, true, err);
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
+/* ---- building the tree ---- */
+
+struct builder {
+	int rootfd;                 /* the new root, attached at build_base */
+	dev_t own[MAX_OWN_TMPFS];   /* tmpfs mounts sbx made: mount points may be made there */
+	size_t n_own;
+	int maskfd;                 /* a sealed tmpfs with an empty file "f" and dir "d" */
+};
+
+static int new_fs(const char *type, const char *const *opts, unsigned attrs, const char *what,
+		  struct sbx_error *err)
+{
+	_cleanup_close_ int fs = fsopen(type, FSOPEN_CLOEXEC);
+	int mfd;
+
+	if (fs < 0)
+		return sbx_error_set(err, SBX_ERR_SETUP, errno, "cannot create a %s for %s: %s",
+				     type, what, strerror(errno));
+	for (const char *const *o = opts; o && *o; o += 2) {
+		int r = o[1] ? fsconfig(fs, FSCONFIG_SET_STRING, o[0], o[1], 0)
+			     : fsconfig(fs, FSCONFIG_SET_FLAG, o[0], NULL, 0);
+
+		if (r < 0)
+			return sbx_error_set(err, SBX_ERR_SETUP, errno,
+					     "cannot set %s=%s on the %s for %s: %s", o[0],
+					     o[1] ? o[1] : "", type, what, strerror(errno));
+	}
+	if (fsconfig(fs, FSCONFIG_CMD_CREATE, NULL, NULL, 0) < 0)
+		return sbx_error_set(err, SBX_ERR_SETUP, errno, "cannot create the %s for %s: %s",
+				     type, what, strerror(errno));
+	mfd = fsmount(fs, FSMOUNT_CLOEXEC, attrs);
+	if (mfd < 0)
+		return sbx_error_set(err, SBX_ERR_SETUP, errno, "cannot mount the %s for %s: %s",
+				     type, what, strerror(errno));
+	return mfd;
+}
+
+static int new_tmpfs(struct builder *b, unsigned mode, unsigned flags, const char *what,
+		     struct sbx_error *err)
+{
+	char m[16];
+	const char *opts[] = {"mode", m, NULL, NULL};
+	unsigned attrs = MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV;
+	struct stat st;
+	int fd;
+
+	snprintf(m, sizeof(m), "%o", mode);
+	if (flags & SBX_PLAN_F_NOEXEC)
+		attrs |= MOUNT_ATTR_NOEXEC;
+	fd = new_fs("tmpfs", opts, attrs, what, err);
+	if (fd < 0)
+		return fd;
+	if (b && fstat(fd, &st) == 0 && b->n_own < MAX_OWN_TMPFS)
+		b->own[b->n_own++] = st.st_dev;
+	return fd;
+}
+
+static bool is_own(const struct builder *b, int fd)
+{
+	struct statfs sfs;
+	struct stat st;
+
+	if (fstatfs(fd, &sfs) < 0 || sfs.f_type != TMPFS_MAGIC || fstat(fd, &st) < 0)
+		return false;
+	for (size_t i = 0; i < b->n_own; i++)
+		if (b->own[i] == st.st_dev)
+			return true;
+	return false;
+}
+
+enum point_kind { POINT_DIR, POINT_FILE, POINT_PARENT };
+
+/*
+ * Find (or, inside sbx's own tmpfs mounts, create) the mount point for target, walking one
+ * component at a time from the new root with openat2(RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS):
+ * O(depth) per target, and no symlink is ever followed. POINT_PARENT returns the parent
+ * directory and leaves the last component to the caller (for symlinks).
+ */
+static int mount_point(struct builder *b, const char *target, enum point_kind kind,
+		       const char *what, struct sbx_error *err)
+{
+	char path[SBX_PATH_MAX];
+	_cleanup_close_ int cur = -1;
+	char *comp, *next;
+
+	snprintf(path, sizeof(path), "%s", target);
+	cur = fcntl(b->rootfd, F_DUPFD_CLOEXEC, 3);
+	if (cur < 0)
+		return sbx_error_set(err, SBX_ERR_SETUP, errno, "dup: %s", strerror(errno));
+	for (comp = path + 1; *comp; comp = next) {
+		bool last;
+		int fd;
+
+		next = strchr(comp, '/');
+		if (next)
+			*next++ = '\0';
+		else
+			next = comp + strlen(comp);
+		last = *next == '\0';
+		if (last && kind == POINT_PARENT)
+			break;
+
+		fd = sbx_openat2(cur, comp, O_PATH | O_CLOEXEC | O_NOFOLLOW, resolve_beneath);
+		if (fd == -ENOENT && is_own(b, cur)) {
+			int r;
+
+			if (!last || kind == POINT_DIR)
+				r = mkdirat(cur, comp, 0755);
+			else
+				r = openat(cur, comp, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC |
+							   O_NOFOLLOW,
+					   0444);
+			if (r < 0 && errno != EEXIST)
+				return sbx_error_set(err, SBX_ERR_SETUP, errno,
+						     "cannot make the mount point %s for %s: %s",
+						     target, what, strerror(errno));
+			if (r >= 0 && last && kind == POINT_FILE)
+				close(r);
+			fd = sbx_openat2(cur, comp, O_PATH | O_CLOEXEC | O_NOFOLLOW,
+					 resolve_beneath);
+		}
+		if (fd < 0) {
+			int r;
+
+			if (fd == -ELOOP || fd == -EXDEV) {
+				r = sbx_error_set(err, SBX_ERR_SETUP, ELOOP,
+						  "the mount point %s for %s passes through a "
+						  "symlink inside the sandbox",
+						  target, what);
+				sbx_error_hint(err, "sbx never follows symlinks when it places "
+						    "mounts; mount at the real path instead");
+			} else if (fd == -ENOENT) {
+				r = sbx_error_set(err, SBX_ERR_SETUP, ENOENT,
+						  "the mount point %s for %s does not exist in the "
+						  "directory mounted above it, and sbx never creates "
+						  "anything on the host",
+						  target, what);
+				sbx_error_hint(err, "create %s in the host directory behind it, or "
+						    "choose a target that exists",
+					       target);
+			} else {
+				r = sbx_error_set(err, SBX_ERR_SETUP, -fd,
+						  "cannot open the mount point %s for %s: %s",
+						  target, what, strerror(-fd));
+			}
+			return r;
+		}
+		close(cur);
+		cur = fd;
+	}
+	if (kind != POINT_PARENT) {
+		struct stat st;
+
+		if (fstat(cur, &st) < 0)
+			return sbx_error_set(err, SBX_ERR_SETUP, errno, "stat %s: %s", target,
+					     strerror(errno));
+		if (kind == POINT_DIR && !S_ISDIR(st.st_mode))
+			return sbx_error_set(err, SBX_ERR_SETUP, ENOTDIR,
+					     "cannot mount the directory %s at %s: a file is there",
+					     what, target);
+		if (kind == POINT_FILE && S_ISDIR(st.st_mode))
+			return sbx_error_set(err, SBX_ERR_SETUP, EISDIR,
+					     "cannot mount the file %s at %s: a directory is there",
+					     what, target);
+	}
+	return TAKE_FD(cur);
+}
+
+static int attach(int mfd, int pointfd, const char *target, struct sbx_error *err)
+{
+	if (move_mount(mfd, "", pointfd, "", MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) <
+	    0)
+		return sbx_error_set(err, SBX_ERR_SETUP, errno, "cannot attach the mount at %s: %s",
+				     target, strerror(errno));
+	return 0;
+}
+
+static int attach_at(struct builder *b, int mfd, const char *target, const char *what,
+		     struct sbx_error *err)
+{
+	struct stat st;
+	_cleanup_close_ int point = -1;
+
+	if (fstat(mfd, &st) < 0)
+		return sbx_error_set(err, SBX_ERR_SETUP, errno, "stat: %s", strerror(errno));
+	point = mount_point(b, target, S_ISDIR(st.st_mode) ? POINT_DIR : POINT_FILE, what, err);
+	if (point < 0)
+		return point;
+	return attach(mfd, point, target, err);
+}
+
+static int do_symlink(struct builder *b, const char *text, const char *target,
+		      struct sbx_error *err)
+{
+	_cleanup_close_ int parent = mount_point(b, target, POINT_PARENT, "a symlink", err);
+	const char *name = strrchr(target, '/') + 1;
+
+	if (parent < 0)
+		return parent;
+	{
+		/* O_PATH fds cannot be used with symlinkat; reopen the directory. */
+		_cleanup_close_ int dir = openat(parent, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+		if (dir < 0 || symlinkat(text, dir, name) < 0)
+			return sbx_error_set(err, SBX_ERR_SETUP, errno,
+					     "cannot make the symlink %s -> %s: %s", target, text,
+					     strerror(errno));
+	}
+	return 0;
+}
+
+static int do_mirror(struct builder *b, const struct sbx_plan_op *op, struct sbx_prepared *p,
+		     struct sbx_error *err)
+{
+	for (size_t i = 0; i < p->n_mirror; i++) {
+		struct sbx_mirror_entry *e = &p->mirror[i];
+		char target[SBX_PATH_MAX];
+		int r;
+
+		snprintf(target, sizeof(target), "/%s", e->name);
+		if (e->kind == SBX_HOST_SYMLINK)
+			r = do_symlink(b, e->link, target, err);
+		else
+			r = attach_at(b, e->fd, target, op->source, err);
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
+static int make_mask_source(struct builder *b, struct sbx_error *err)
+{
+	_cleanup_close_ int fd = new_tmpfs(NULL, 0555, SBX_PLAN_F_NOEXEC, "masking", err);
+	struct mount_attr ro = {.attr_set = MOUNT_ATTR_RDONLY};
+	int f;
+
+	if (fd < 0)
+		return fd;
+	f = openat(fd, "f", O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0444);
+	if (f < 0 || mkdirat(fd, "d", 0555) < 0)
+		return sbx_error_set(err, SBX_ERR_SETUP, errno, "cannot prepare masking: %s",
+				     strerror(errno));
+	close(f);
+	if (mount_setattr(fd, "", AT_EMPTY_PATH, &ro, sizeof(ro)) < 0)
+		return sbx_error_set(err, SBX_ERR_SETUP, errno,
+				     "cannot make the masking tmpfs read-only: %s", strerror(errno));
+	b->maskfd = TAKE_FD(fd);
+	return 0;
+}
+
+/* Open an existing target beneath the new root, or -ENOENT. */
+static int open_existing(struct builder *b, const char *target)
+{
+	return sbx_openat2(b->rootfd, target + 1, O_PATH | O_CLOEXEC | O_NOFOLLOW, resolve_beneath);
+}
+
+static int do_mask(struct builder *b, const char *target, struct sbx_error *err)
+{
+	_cleanup_close_ int point = open_existing(b, target);
+	_cleanup_close_ int mfd = -1;
+	struct stat st;
+
+	if (point == -ENOENT)
+		return 0; /* nothing there to hide */
+	if (point < 0)
+		return sbx_error_set(err, SBX_ERR_SETUP, -point, "cannot open %s to mask it: %s",
+				     target, strerror(-point));
+	if (b->maskfd < 0) {
+		int r = make_mask_source(b, err);
+
+		if (r < 0)
+			return r;
+	}
+	if (fstat(point, &st) < 0)
+		return sbx_error_set(err, SBX_ERR_SETUP, errno, "stat %s: %s", target,
+				     strerror(errno));
+	mfd = open_tree(b->maskfd, S_ISDIR(st.st_mode) ? "d" : "f",
+			OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC);
+	if (mfd < 0)
+		return sbx_error_set(err, SBX_ERR_SETUP, errno, "cannot clone the mask for %s: %s",
+				     target, strerror(errno));
+	return attach(mfd, point, target, err);
+}
+
+static int do_rebind_ro(struct builder *b, const char *target, struct sbx_error *err)
+{
+	_cleanup_close_ int point = open_existing(b, target);
+	_cleanup_close_ int mfd = -1;
+	int r;
+
+	if (point == -ENOENT)
+		return 0;
+	if (point < 0)
+		return sbx_error_set(err, SBX_ERR_SETUP, -point, "cannot open %s: %s", target,
+				     strerror(-point));
+	mfd = clone_tree(point, "", target, AT_EMPTY_PATH, err);
+	if (mfd < 0)
+		return mfd;
+	r = set_attrs(mfd, target, SBX_PLAN_F_READONLY | SBX_PLAN_F_NOEXEC, -1, true, err);
+	if (r < 0)
+		return r;
+	return attach(mfd, point, target, err);
+}
+
+static int do_seal(struct builder *b, const char *target, struct sbx_error *err)
+{
+	_cleanup_close_ int fd = -1;
+	struct mount_attr ro = {.attr_set = MOUNT_ATTR_RDONLY};
+
+	if (strcmp(target, "/") == 0)
+		fd = fcntl(b->rootfd, F_DUPFD_CLOEXEC, 3);
+	else
+		fd = open_existing(b, target);
+	if (fd < 0)
+		return sbx_error_set(err, SBX_ERR_SETUP, fd == -1 ? errno : -fd,
+				     "cannot open %s to make it read-only", target);
+	if (!is_own(b, fd))
+		return 0; /* a mount the user named sits there: it has its own flags */
+	if (mount_setattr(fd, "", AT_EMPTY_PATH, &ro, sizeof(ro)) < 0)
+		return sbx_error_set(err, SBX_ERR_SETUP, errno,
+				     "cannot make sbx's scaffolding at %s read-only: %s", target,
+				     strerror(errno));
+	return 0;
+}
+
+static int do_op(struct builder *b, const struct sbx_plan_op *op, size_t i,
+		 struct sbx_prepared *p, struct sbx_error *err)
+{
+	static const char *const devpts_opts[] = {"newinstance", NULL, "ptmxmode", "0666",
+						  "mode",        "620", NULL};
+	_cleanup_close_ int mfd = -1;
+
+	switch (op->kind) {
+	case SBX_PLAN_MIRROR:
+		return do_mirror(b, op, p, err);
+	case SBX_PLAN_BIND:
+		if (p->absent[i])
+			return 0;
+		return attach_at(b, p->fds[i], op->target, op->source, err);
+	case SBX_PLAN_TMPFS:
+		/* A read-only tmpfs is sealed by its own SEAL operation, after the mount points
+		 * beneath it are made. */
+		mfd = new_tmpfs(b, op->mode, op->flags, op->target, err);
+		if (mfd < 0)
+			return mfd;
+		return attach_at(b, mfd, op->target, "a tmpfs", err);
+	case SBX_PLAN_PROC: {
+		static const char *const opts[] = {NULL};
+
+		mfd = new_fs("proc", opts,
+			     MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC, "/proc",
+			     err);
+		if (mfd < 0)
+			return mfd;
+		return attach_at(b, mfd, op->target, "procfs", err);
+	}
+	case SBX_PLAN_DEVPTS:
+		mfd = new_fs("devpts", devpts_opts, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NOEXEC,
+			     op->target, err);
+		if (mfd < 0)
+			return mfd;
+		return attach_at(b, mfd, op->target, "devpts", err);
+	case SBX_PLAN_SYMLINK:
+		return do_symlink(b, op->source, op->target, err);
+	case SBX_PLAN_MASK:
+		return do_mask(b, op->target, err);
+	case SBX_PLAN_REBIND_RO:
+		return do_rebind_ro(b, op->target, err);
+	case SBX_PLAN_SEAL:
+		return do_seal(b, op->target, err);
+	}
+	return sbx_error_set(err, SBX_ERR_SETUP, EINVAL, "unknown plan operation %d", op->kind);
+}
+
+int sbx_mounts_build(const struct sbx_plan *plan, struct sbx_prepared *p, struct sbx_error *err)
+{
+	struct builder b = {.rootfd = -1, .maskfd = -1};
+	int r = 0;
+
+	/* Nothing we mount may propagate back to the host, nor the host's into the sandbox. */
+	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
+		return sbx_error_set(err, SBX_ERR_SETUP, errno,
+				     "cannot make the sandbox's mounts private: %s", strerror(errno));
+
+	b.rootfd = new_tmpfs(&b, 0755, 0, "the new root", err);
+	if (b.rootfd < 0)
+		return b.rootfd;
+	if (move_mount(b.rootfd, "", AT_FDCWD, build_base, MOVE_MOUNT_F_EMPTY_PATH) < 0) {
+		r = sbx_error_set(err, SBX_ERR_SETUP, errno,
+				  "cannot attach the new root at %s (in sbx's own mount "
+				  "namespace): %s",
+				  build_base, strerror(errno));
+		goto out;
+	}
+
+	for (size_t i = 0; i < plan->n_ops && r >= 0; i++) {
+		r = do_op(&b, &plan->ops[i], i, p, err);
+		if (r < 0)
+			sbx_error_wrap(err, "building %s (%s)", plan->ops[i].target,
+				       plan->ops[i].why);
+	}
+	if (r < 0)
+		goto out;
+
+	/* pivot_root(".", "."): the old root ends up stacked under the new one, and is then
+	 * detached with everything mounted beneath it. */
+	if (fchdir(b.rootfd) < 0 || syscall(SYS_pivot_root, ".", ".") < 0 ||
+	    umount2(".", MNT_DETACH) < 0 || chdir("/") < 0) {
+		r = sbx_error_set(err, SBX_ERR_SETUP, errno, "cannot switch to the new root: %s",
+				  strerror(errno));
+		goto out;
+	}
+out:
+	if (b.rootfd >= 0)
+		close(b.rootfd);
+	if (b.maskfd >= 0)
+		close(b.maskfd);
+	return r;
+}

@@ -1,0 +1,168 @@
+/* SPDX-License-Identifier: MIT */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/signalfd.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "os.h"
+#include "sbx/cleanup.h"
+#include "sbx/path.h"
+
+#ifndef CLOSE_RANGE_CLOEXEC
+#define CLOSE_RANGE_CLOEXEC (1U << 2)
+#endif
+
+const int sbx_forwarded_signals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGWINCH};
+const size_t sbx_n_forwarded_signals = SBX_ARRAY_SIZE(sbx_forwarded_signals);
+
+int sbx_proc_signalfd(struct sbx_error *err)
+{
+	sigset_t set;
+	int fd;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGCHLD);
+	for (size_t i = 0; i < sbx_n_forwarded_signals; i++)
+		sigaddset(&set, sbx_forwarded_signals[i]);
+	if (sigprocmask(SIG_BLOCK, &set, NULL) < 0)
+		return sbx_error_set(err, SBX_ERR_SETUP, errno, "sigprocmask: %s",
+				     strerror(errno));
+	fd = signalfd(-1, &set, SFD_CLOEXEC);
+	if (fd < 0)
+		return sbx_error_set(err, SBX_ERR_SETUP, errno, "signalfd: %s", strerror(errno));
+	return fd;
+}
+
+int sbx_proc_cloexec_from(int from, struct sbx_error *err)
+{
+	DIR *d;
+	struct dirent *de;
+
+	if (syscall(SYS_close_range, (unsigned)from, ~0U, CLOSE_RANGE_CLOEXEC) == 0)
+		return 0;
+	/* Kernels before 5.11: walk /proc/self/fd. */
+	d = opendir("/proc/self/fd");
+	if (!d)
+		return sbx_error_set(err, SBX_ERR_SETUP, errno,
+				     "cannot list open file descriptors: %s", strerror(errno));
+	while ((de = readdir(d))) {
+		int fd = atoi(de->d_name);
+
+		if (fd >= from && fd != dirfd(d))
+			fcntl(fd, F_SETFD, FD_CLOEXEC);
+	}
+	closedir(d);
+	return 0;
+}
+
+int sbx_proc_die_with_parent(struct sbx_error *err)
+{
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0)
+		return sbx_error_set(err, SBX_ERR_SETUP, errno, "PR_SET_PDEATHSIG: %s",
+				     strerror(errno));
+	return 0;
+}
+
+int sbx_proc_status_code(int wstatus)
+{
+	if (WIFEXITED(wstatus))
+		return WEXITSTATUS(wstatus);
+	if (WIFSIGNALED(wstatus))
+		return 128 + WTERMSIG(wstatus);
+	return 125;
+}
+
+int sbx_proc_init_loop(pid_t worker, int sigfd)
+{
+	int code = 125;
+
+	for (;;) {
+		struct signalfd_siginfo si;
+		ssize_t n = read(sigfd, &si, sizeof(si));
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n != sizeof(si))
+			return 125;
+		if (si.ssi_signo != SIGCHLD) {
+			kill(worker, (int)si.ssi_signo);
+			continue;
+		}
+		/* Reap everything: orphans reparented to us included. */
+		for (;;) {
+			int st;
+			pid_t pid = waitpid(-1, &st, WNOHANG);
+
+			if (pid <= 0)
+				break;
+			if (pid == worker) {
+				code = sbx_proc_status_code(st);
+				return code;
+			}
+		}
+	}
+}
+
+static int exec_error(int errnum, const char *cmd, const char *path, struct sbx_error *err)
+{
+	int r;
+
+	if (errnum == ENOENT || errnum == ENOTDIR) {
+		r = sbx_error_set(err, SBX_ERR_EXEC_NOT_FOUND, errnum,
+				  "%s: command not found in the sandbox", cmd);
+		if (strchr(cmd, '/'))
+			sbx_error_hint(err, "is %s under a mounted directory? mount it with "
+					    "-v DIR:ro, or see what is mounted with --dry-run",
+				       cmd);
+		else
+			sbx_error_hint(err, "PATH inside is %s; mount the directory holding it, "
+					    "or give its full path",
+				       path ? path : "(unset)");
+		return r;
+	}
+	r = sbx_error_set(err, SBX_ERR_EXEC_DENIED, errnum, "%s: cannot execute: %s", cmd,
+			  strerror(errnum));
+	sbx_error_hint(err, "check that it is an executable for this machine and that its "
+			    "mount allows execution");
+	return r;
+}
+
+int sbx_proc_exec(char *const argv[], char *const envp[], struct sbx_error *err)
+{
+	const char *cmd = argv[0];
+	const char *path = NULL;
+	int first_err = 0;
+
+	if (strchr(cmd, '/')) {
+		execve(cmd, argv, envp);
+		return exec_error(errno, cmd, NULL, err);
+	}
+	for (char *const *e = envp; *e; e++)
+		if (strncmp(*e, "PATH=", 5) == 0)
+			path = *e + 5;
+	for (const char *p = path ? path : ""; path && *p;) {
+		const char *end = strchr(p, ':');
+		size_t len = end ? (size_t)(end - p) : strlen(p);
+		char full[SBX_PATH_MAX];
+
+		if (snprintf(full, sizeof(full), "%.*s/%s", (int)(len ? len : 1), len ? p : ".",
+			     cmd) < (int)sizeof(full)) {
+			execve(full, argv, envp);
+			/* As execvp: remember a "found but cannot run", keep looking otherwise. */
+			if (errno != ENOENT && errno != ENOTDIR && !first_err)
+				first_err = errno;
+		}
+		p += len;
+		if (*p == ':')
+			p++;
+	}
+	return exec_error(first_err ? first_err : ENOENT, cmd, path, err);
+}

@@ -1,0 +1,199 @@
+/* SPDX-License-Identifier: MIT */
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <linux/openat2.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "os.h"
+#include "sbx/cleanup.h"
+
+int sbx_openat2(int dirfd, const char *path, int flags, unsigned long long resolve)
+{
+	struct open_how how = {.flags = (unsigned long long)flags, .resolve = resolve};
+	long r = syscall(SYS_openat2, dirfd, path, &how, sizeof(how));
+
+	return r < 0 ? -errno : (int)r;
+}
+
+static int write_file_at(int dirfd, const char *name, const char *content)
+{
+	_cleanup_close_ int fd = openat(dirfd, name, O_WRONLY | O_CLOEXEC);
+	size_t len = strlen(content);
+
+	if (fd < 0)
+		return -errno;
+	if (write(fd, content, len) != (ssize_t)len)
+		return -errno;
+	return 0;
+}
+
+static int write_maps_at(int procfd, const struct sbx_plan *plan, struct sbx_error *err)
+{
+	char map[64];
+	int r;
+
+	/* Unprivileged, setgroups must be denied before gid_map can be written; as root we
+	 * allow it so that the worker can shed the caller's supplementary groups (root's
+	 * group 0 among them). */
+	r = write_file_at(procfd, "setgroups", plan->map_count == 1 ? "deny" : "allow");
+	if (r < 0 && r != -ENOENT)
+		return sbx_error_set(err, SBX_ERR_SETUP, -r,
+				     "cannot write setgroups of the sandbox's user namespace: %s",
+				     strerror(-r));
+	snprintf(map, sizeof(map), "%u %u %u\n", plan->inner_uid, plan->outer_uid,
+		 plan->map_count);
+	r = write_file_at(procfd, "uid_map", map);
+	if (r < 0)
+		return sbx_error_set(err, SBX_ERR_SETUP, -r,
+				     "cannot map uid %u to host uid %u in the sandbox's user "
+				     "namespace: %s",
+				     plan->inner_uid, plan->outer_uid, strerror(-r));
+	snprintf(map, sizeof(map), "%u %u %u\n", plan->inner_gid, plan->outer_gid,
+		 plan->map_count);
+	r = write_file_at(procfd, "gid_map", map);
+	if (r < 0)
+		return sbx_error_set(err, SBX_ERR_SETUP, -r,
+				     "cannot map gid %u to host gid %u in the sandbox's user "
+				     "namespace: %s",
+				     plan->inner_gid, plan->outer_gid, strerror(-r));
+	return 0;
+}
+
+int sbx_userns_write_maps(pid_t pid, const struct sbx_plan *plan, struct sbx_error *err)
+{
+	char path[64];
+	_cleanup_close_ int procfd = -1;
+
+	snprintf(path, sizeof(path), "/proc/%d", (int)pid);
+	procfd = open(path, O_DIRECTORY | O_PATH | O_CLOEXEC);
+	if (procfd < 0)
+		return sbx_error_set(err, SBX_ERR_SETUP, errno, "cannot open %s: %s", path,
+				     strerror(errno));
+	return write_maps_at(procfd, plan, err);
+}
+
+int sbx_userns_idmap_fd(const struct sbx_plan *plan, struct sbx_error *err)
+{
+	int sync[2];
+	char path[64];
+	int fd, r;
+	pid_t pid;
+
+	/* A throwaway process in a new user namespace carries the mapping; the namespace
+	 * outlives it through the fd. */
+	if (pipe2(sync, O_CLOEXEC) < 0)
+		return sbx_error_set(err, SBX_ERR_SETUP, errno, "pipe: %s", strerror(errno));
+	pid = (pid_t)syscall(SYS_clone, CLONE_NEWUSER | SIGCHLD, NULL, NULL, NULL, NULL);
+	if (pid < 0) {
+		r = errno;
+		close(sync[0]);
+		close(sync[1]);
+		return sbx_userns_explain(r, err);
+	}
+	if (pid == 0) {
+		char c;
+
+		close(sync[1]);
+		while (read(sync[0], &c, 1) < 0 && errno == EINTR)
+			;
+		_exit(0);
+	}
+	close(sync[0]);
+	r = sbx_userns_write_maps(pid, plan, err);
+	if (r >= 0) {
+		snprintf(path, sizeof(path), "/proc/%d/ns/user", (int)pid);
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			r = sbx_error_set(err, SBX_ERR_SETUP, errno, "cannot open %s: %s", path,
+					  strerror(errno));
+		else
+			r = fd;
+	}
+	close(sync[1]);
+	while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+		;
+	return r;
+}
+
+int sbx_userns_become(const struct sbx_plan *plan, struct sbx_error *err)
+{
+	/* Root's supplementary groups (group 0 among them) must not follow the worker. */
+	if (plan->map_count > 1 && setgroups(0, NULL) < 0)
+		return sbx_error_set(err, SBX_ERR_SETUP, errno,
+				     "cannot drop supplementary groups: %s", strerror(errno));
+	if (setresgid(plan->inner_gid, plan->inner_gid, plan->inner_gid) < 0)
+		return sbx_error_set(err, SBX_ERR_SETUP, errno,
+				     "cannot become gid %u in the sandbox: %s", plan->inner_gid,
+				     strerror(errno));
+	if (setresuid(plan->inner_uid, plan->inner_uid, plan->inner_uid) < 0)
+		return sbx_error_set(err, SBX_ERR_SETUP, errno,
+				     "cannot become uid %u in the sandbox: %s", plan->inner_uid,
+				     strerror(errno));
+	return 0;
+}
+
+static long read_long(const char *path)
+{
+	char buf[32] = "";
+	_cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0 || read(fd, buf, sizeof(buf) - 1) <= 0)
+		return -1;
+	return strtol(buf, NULL, 10);
+}
+
+int sbx_userns_explain(int errnum, struct sbx_error *err)
+{
+	int r;
+
+	if (read_long("/proc/sys/user/max_user_namespaces") == 0) {
+		r = sbx_error_set(err, SBX_ERR_UNSUPPORTED, errnum,
+				  "cannot create a user namespace: user.max_user_namespaces is 0");
+		sbx_error_hint(err, "allow them with 'sysctl -w user.max_user_namespaces=15000' "
+				    "(as root), or run sbx as root");
+		return r;
+	}
+	if (read_long("/proc/sys/kernel/apparmor_restrict_unprivileged_userns") == 1) {
+		r = sbx_error_set(err, SBX_ERR_UNSUPPORTED, errnum,
+				  "cannot create a user namespace: AppArmor restricts unprivileged "
+				  "user namespaces (kernel.apparmor_restrict_unprivileged_userns=1)");
+		sbx_error_hint(err, "install an AppArmor profile for sbx granting 'userns,' "
+				    "(see sbx(1)), or set the sysctl to 0");
+		return r;
+	}
+	if (read_long("/proc/sys/kernel/unprivileged_userns_clone") == 0) {
+		r = sbx_error_set(err, SBX_ERR_UNSUPPORTED, errnum,
+				  "cannot create a user namespace: "
+				  "kernel.unprivileged_userns_clone is 0");
+		sbx_error_hint(err, "enable it with 'sysctl -w kernel.unprivileged_userns_clone=1'");
+		return r;
+	}
+	if (errnum == EPERM) {
+		r = sbx_error_set(err, SBX_ERR_UNSUPPORTED, errnum,
+				  "cannot create namespaces: the kernel said EPERM, as it does "
+				  "inside a container whose seccomp profile denies unshare/clone, "
+				  "or inside a sandbox that forbids nesting");
+		sbx_error_hint(err, "run the container with a seccomp profile that allows user "
+				    "namespaces, or run sbx on the host");
+		return r;
+	}
+	if (errnum == ENOSPC) {
+		r = sbx_error_set(err, SBX_ERR_UNSUPPORTED, errnum,
+				  "cannot create namespaces: a namespace limit "
+				  "(/proc/sys/user/max_*_namespaces) is reached");
+		sbx_error_hint(err, "raise the limit in /proc/sys/user/ or end other sandboxes");
+		return r;
+	}
+	r = sbx_error_set(err, SBX_ERR_UNSUPPORTED, errnum, "cannot create namespaces: %s",
+			  strerror(errnum));
+	sbx_error_hint(err, "check that this kernel has user namespaces (CONFIG_USER_NS)");
+	return r;
+}
