@@ -69,8 +69,8 @@ __attribute__((noreturn)) static void worker_main(const struct child_ctx *c)
 
 	if (chdir(c->plan->cwd) < 0) {
 		sbx_error_set(&err, SBX_ERR_SETUP, errno,
-			      "cannot change to the working directory %s inside the sandbox: %s",
-			      c->plan->cwd, strerror(errno));
+		              "cannot change to the working directory %s inside the sandbox: %s",
+		              c->plan->cwd, strerror(errno));
 		sbx_error_hint(&err, "pass --chdir with a directory the sandbox mounts");
 		child_fail(c->err_fd, &err);
 	}
@@ -78,7 +78,7 @@ __attribute__((noreturn)) static void worker_main(const struct child_ctx *c)
 		child_fail(c->err_fd, &err);
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0) {
 		sbx_error_set(&err, SBX_ERR_SETUP, errno, "cannot set no_new_privs: %s",
-			      strerror(errno));
+		              strerror(errno));
 		child_fail(c->err_fd, &err);
 	}
 	/* Only 0, 1 and 2 reach the worker: everything else closes at exec. */
@@ -122,7 +122,7 @@ __attribute__((noreturn)) static void init_main(struct child_ctx *c)
 	worker = fork();
 	if (worker < 0) {
 		sbx_error_set(&err, SBX_ERR_SETUP, errno, "cannot start the worker: %s",
-			      strerror(errno));
+		              strerror(errno));
 		child_fail(c->err_fd, &err);
 	}
 	if (worker == 0) {
@@ -212,15 +212,14 @@ static int supervise(pid_t child, int sigfd, int err_fd, int *status, struct sbx
 	return 0;
 }
 
-int sbx_launch(const struct sbx_plan *plan, char *const argv[], int *status,
-	       struct sbx_error *err)
+int sbx_launch(const struct sbx_plan *plan, char *const argv[], int *status, struct sbx_error *err)
 {
 	struct sbx_prepared prep = {0};
 	_cleanup_close_ int userns_fd = -1;
 	_cleanup_close_ int sigfd = -1;
 	int err_pipe[2] = {-1, -1}, sync_pipe[2] = {-1, -1};
 	unsigned long flags = CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC |
-			      CLONE_NEWUTS | CLONE_NEWCGROUP;
+	                      CLONE_NEWUTS | CLONE_NEWCGROUP;
 	pid_t pid;
 	int r;
 
@@ -256,11 +255,11 @@ int sbx_launch(const struct sbx_plan *plan, char *const argv[], int *status,
 	}
 	if (pid == 0) {
 		struct child_ctx c = {
-			.plan = plan,
-			.argv = argv,
-			.prep = &prep,
-			.err_fd = err_pipe[1],
-			.sync_fd = sync_pipe[0],
+		    .plan = plan,
+		    .argv = argv,
+		    .prep = &prep,
+		    .err_fd = err_pipe[1],
+		    .sync_fd = sync_pipe[0],
 		};
 
 		close(err_pipe[0]);
@@ -283,7 +282,7 @@ int sbx_launch(const struct sbx_plan *plan, char *const argv[], int *status,
 	}
 	if (write(sync_pipe[1], "g", 1) != 1) {
 		r = sbx_error_set(err, SBX_ERR_SETUP, errno, "cannot start the sandbox: %s",
-				  strerror(errno));
+		                  strerror(errno));
 		kill(pid, SIGKILL);
 		waitpid(pid, NULL, 0);
 		goto out;

@@ -27,7 +27,7 @@ void sbx_cli_run_clear(struct sbx_cli_run *run);
 
 /* Parse `sbx run` options (argv[0] is "run"). cwd is the caller's working directory. */
 int sbx_cli_parse_run(int argc, char **argv, const char *cwd, struct sbx_cli_run *out,
-		      struct sbx_error *err);
+                      struct sbx_error *err);
 
 /* Print an error as one line (profile errors also get their source line and a caret). */
 void sbx_cli_report(FILE *f, const struct sbx_error *err);

@@ -10,7 +10,7 @@ static const struct command {
 	int (*fn)(int argc, char **argv);
 	const char *summary;
 } commands[] = {
-	{"run", sbx_cmd_run, "run a command in a sandbox"},
+    {"run", sbx_cmd_run, "run a command in a sandbox"},
 };
 
 static void usage(FILE *f)

@@ -13,40 +13,40 @@
 #include "sbx/probe.h"
 
 const char sbx_run_usage[] =
-	"Usage: sbx run [OPTIONS] [--] CMD [ARG...]\n"
-	"\n"
-	"Run CMD in a sandbox. Without mount options the built-in 'default' profile is used:\n"
-	"the system directories read-only, the workspace read-write at its own path, a private\n"
-	"/tmp, a fresh /proc, a minimal /dev, and no network but loopback.\n"
-	"\n"
-	"Mounts:\n"
-	"  -w, --workspace DIR      the workspace (default: the current directory)\n"
-	"      --root DIR           host DIR is seen at /\n"
-	"  -v, --volume SRC[:DST][:ro|rw]\n"
-	"                           bind mount; DST defaults to SRC (same path inside)\n"
-	"      --mount type=bind,source=SRC,target=DST[,readonly]\n"
-	"      --mount type=tmpfs,target=DST\n"
-	"                           Docker's long form\n"
-	"      --device PATH        bind a host device node with device access\n"
-	"      --readonly           no writes anywhere (the private /tmp and /dev/shm stay)\n"
-	"      --no-system-mounts   do not mount /usr, /bin, /lib*, and /etc's essentials\n"
-	"  -v, --mount or --root replace the default's workspace mount: only what they name\n"
-	"  is visible.\n"
-	"\n"
-	"Process:\n"
-	"      --chdir DIR          working directory inside (default: the workspace if\n"
-	"                           visible, else /)\n"
-	"      --env NAME[=VALUE]   pass NAME from the caller, or set it\n"
-	"      --net none|host      loopback only (default), or the host's network\n"
-	"\n"
-	"Other:\n"
-	"      --dry-run            print the plan and run nothing (no privilege needed)\n"
-	"      --json               with --dry-run: print the plan as JSON\n"
-	"  -h, --help               show this help\n"
-	"\n"
-	"Exit status: CMD's own; 128+N if CMD was killed by signal N; 125 if sbx failed or\n"
-	"refused; 126 if CMD cannot be executed; 127 if CMD was not found.\n"
-	"See sbx(1).\n";
+    "Usage: sbx run [OPTIONS] [--] CMD [ARG...]\n"
+    "\n"
+    "Run CMD in a sandbox. Without mount options the built-in 'default' profile is used:\n"
+    "the system directories read-only, the workspace read-write at its own path, a private\n"
+    "/tmp, a fresh /proc, a minimal /dev, and no network but loopback.\n"
+    "\n"
+    "Mounts:\n"
+    "  -w, --workspace DIR      the workspace (default: the current directory)\n"
+    "      --root DIR           host DIR is seen at /\n"
+    "  -v, --volume SRC[:DST][:ro|rw]\n"
+    "                           bind mount; DST defaults to SRC (same path inside)\n"
+    "      --mount type=bind,source=SRC,target=DST[,readonly]\n"
+    "      --mount type=tmpfs,target=DST\n"
+    "                           Docker's long form\n"
+    "      --device PATH        bind a host device node with device access\n"
+    "      --readonly           no writes anywhere (the private /tmp and /dev/shm stay)\n"
+    "      --no-system-mounts   do not mount /usr, /bin, /lib*, and /etc's essentials\n"
+    "  -v, --mount or --root replace the default's workspace mount: only what they name\n"
+    "  is visible.\n"
+    "\n"
+    "Process:\n"
+    "      --chdir DIR          working directory inside (default: the workspace if\n"
+    "                           visible, else /)\n"
+    "      --env NAME[=VALUE]   pass NAME from the caller, or set it\n"
+    "      --net none|host      loopback only (default), or the host's network\n"
+    "\n"
+    "Other:\n"
+    "      --dry-run            print the plan and run nothing (no privilege needed)\n"
+    "      --json               with --dry-run: print the plan as JSON\n"
+    "  -h, --help               show this help\n"
+    "\n"
+    "Exit status: CMD's own; 128+N if CMD was killed by signal N; 125 if sbx failed or\n"
+    "refused; 126 if CMD cannot be executed; 127 if CMD was not found.\n"
+    "See sbx(1).\n";
 
 enum {
 	OPT_ROOT = 0x100,
@@ -62,20 +62,20 @@ enum {
 };
 
 static const struct option run_options[] = {
-	{"workspace", required_argument, NULL, 'w'},
-	{"root", required_argument, NULL, OPT_ROOT},
-	{"volume", required_argument, NULL, 'v'},
-	{"mount", required_argument, NULL, OPT_MOUNT},
-	{"readonly", no_argument, NULL, OPT_READONLY},
-	{"chdir", required_argument, NULL, OPT_CHDIR},
-	{"env", required_argument, NULL, OPT_ENV},
-	{"net", required_argument, NULL, OPT_NET},
-	{"device", required_argument, NULL, OPT_DEVICE},
-	{"dry-run", no_argument, NULL, OPT_DRY_RUN},
-	{"json", no_argument, NULL, OPT_JSON},
-	{"no-system-mounts", no_argument, NULL, OPT_NO_SYSTEM_MOUNTS},
-	{"help", no_argument, NULL, 'h'},
-	{NULL, 0, NULL, 0},
+    {"workspace", required_argument, NULL, 'w'},
+    {"root", required_argument, NULL, OPT_ROOT},
+    {"volume", required_argument, NULL, 'v'},
+    {"mount", required_argument, NULL, OPT_MOUNT},
+    {"readonly", no_argument, NULL, OPT_READONLY},
+    {"chdir", required_argument, NULL, OPT_CHDIR},
+    {"env", required_argument, NULL, OPT_ENV},
+    {"net", required_argument, NULL, OPT_NET},
+    {"device", required_argument, NULL, OPT_DEVICE},
+    {"dry-run", no_argument, NULL, OPT_DRY_RUN},
+    {"json", no_argument, NULL, OPT_JSON},
+    {"no-system-mounts", no_argument, NULL, OPT_NO_SYSTEM_MOUNTS},
+    {"help", no_argument, NULL, 'h'},
+    {NULL, 0, NULL, 0},
 };
 
 void sbx_cli_run_clear(struct sbx_cli_run *run)
@@ -101,14 +101,14 @@ static int parse_env(struct sbx_spec *spec, const char *arg, struct sbx_error *e
 		return sbx_spec_add_env(spec, arg, NULL, err);
 	if ((size_t)(eq - arg) >= sizeof(name))
 		return sbx_error_set(err, SBX_ERR_USAGE, ENAMETOOLONG,
-				     "--env '%.40s...': the name is longer than 255 bytes", arg);
+		                     "--env '%.40s...': the name is longer than 255 bytes", arg);
 	memcpy(name, arg, (size_t)(eq - arg));
 	name[eq - arg] = '\0';
 	return sbx_spec_add_env(spec, name, eq + 1, err);
 }
 
 static int parse_one(struct sbx_spec *spec, struct sbx_cli_run *out, int c, const char *arg,
-		     const char *cwd, struct sbx_error *err)
+                     const char *cwd, struct sbx_error *err)
 {
 	struct sbx_mount m;
 	int r;
@@ -151,15 +151,15 @@ static int parse_one(struct sbx_spec *spec, struct sbx_cli_run *out, int c, cons
 			return r;
 		if (!sbx_path_covers("/dev", dev) || strcmp(dev, "/dev") == 0) {
 			r = sbx_error_set(err, SBX_ERR_USAGE, EINVAL,
-					  "--device '%s' is not a path under /dev", arg);
+			                  "--device '%s' is not a path under /dev", arg);
 			sbx_error_hint(err, "name a device node such as /dev/nvidia0 or /dev/dri/"
-					    "renderD128");
+			                    "renderD128");
 			return r;
 		}
 		m = (struct sbx_mount){.kind = SBX_MOUNT_DEVICE,
-				       .source = dev,
-				       .target = dev,
-				       .origin = SBX_ORIGIN_FLAG};
+		                       .source = dev,
+		                       .target = dev,
+		                       .origin = SBX_ORIGIN_FLAG};
 		return sbx_spec_add_mount(spec, &m, true, err);
 	}
 	case OPT_READONLY:
@@ -173,9 +173,9 @@ static int parse_one(struct sbx_spec *spec, struct sbx_cli_run *out, int c, cons
 
 		if (arg[0] != '/') {
 			r = sbx_error_set(err, SBX_ERR_USAGE, EINVAL,
-					  "--chdir '%s' is not an absolute sandbox path", arg);
+			                  "--chdir '%s' is not an absolute sandbox path", arg);
 			sbx_error_hint(err, "name the directory as the sandbox sees it, e.g. "
-					    "--chdir /src");
+			                    "--chdir /src");
 			return r;
 		}
 		r = sbx_path_absolute(arg, "/", &dir, err);
@@ -196,7 +196,7 @@ static int parse_one(struct sbx_spec *spec, struct sbx_cli_run *out, int c, cons
 		}
 		r = sbx_error_set(err, SBX_ERR_USAGE, EINVAL, "--net '%s' is not supported", arg);
 		sbx_error_hint(err, "use --net none (loopback only, the default) or --net host; "
-				    "name allowlists (allow:NAME) are not available yet");
+		                    "name allowlists (allow:NAME) are not available yet");
 		return r;
 	case OPT_DRY_RUN:
 		out->dry_run = true;
@@ -209,12 +209,12 @@ static int parse_one(struct sbx_spec *spec, struct sbx_cli_run *out, int c, cons
 		return 0;
 	default:
 		return sbx_error_set(err, SBX_ERR_USAGE, EINVAL, "internal: unhandled option %d",
-				     c);
+		                     c);
 	}
 }
 
 int sbx_cli_parse_run(int argc, char **argv, const char *cwd, struct sbx_cli_run *out,
-		      struct sbx_error *err)
+                      struct sbx_error *err)
 {
 	_cleanup_spec_ struct sbx_spec *spec = sbx_spec_new();
 	int c, r;
@@ -235,9 +235,9 @@ int sbx_cli_parse_run(int argc, char **argv, const char *cwd, struct sbx_cli_run
 			const char *bad = argv[optind - 1];
 
 			r = sbx_error_set(err, SBX_ERR_USAGE, EINVAL,
-					  c == ':' ? "option '%s' needs a value"
-						   : "unknown option '%s' for sbx run",
-					  bad ? bad : "?");
+			                  c == ':' ? "option '%s' needs a value"
+			                           : "unknown option '%s' for sbx run",
+			                  bad ? bad : "?");
 			sbx_error_hint(err, "see 'sbx run --help'");
 			return r;
 		}
@@ -256,10 +256,10 @@ int sbx_cli_parse_run(int argc, char **argv, const char *cwd, struct sbx_cli_run
 	}
 	if (out->json && !out->dry_run)
 		return sbx_error_set(err, SBX_ERR_USAGE, EINVAL,
-				     "--json goes with --dry-run; add --dry-run or drop --json");
+		                     "--json goes with --dry-run; add --dry-run or drop --json");
 	if (argc - optind > SBX_MAX_ARGS)
 		return sbx_error_set(err, SBX_ERR_USAGE, E2BIG,
-				     "the command has more than %d arguments", SBX_MAX_ARGS);
+		                     "the command has more than %d arguments", SBX_MAX_ARGS);
 	r = sbx_spec_finish(spec, err);
 	if (r < 0)
 		return r;
@@ -272,8 +272,8 @@ int sbx_cli_parse_run(int argc, char **argv, const char *cwd, struct sbx_cli_run
 static const char *flag_words(unsigned flags, char *buf, size_t size)
 {
 	snprintf(buf, size, "%s%s%s%s", flags & SBX_PLAN_F_READONLY ? "ro" : "rw",
-		 flags & SBX_PLAN_F_DEVICE ? ",dev" : "", flags & SBX_PLAN_F_IDMAP ? ",idmap" : "",
-		 flags & SBX_PLAN_F_OPTIONAL ? ",optional" : "");
+	         flags & SBX_PLAN_F_DEVICE ? ",dev" : "", flags & SBX_PLAN_F_IDMAP ? ",idmap" : "",
+	         flags & SBX_PLAN_F_OPTIONAL ? ",optional" : "");
 	return buf;
 }
 
@@ -284,26 +284,26 @@ void sbx_cli_print_plan(FILE *f, const struct sbx_plan *plan, char *const *argv,
 	if (!json) {
 		fprintf(f, "profile:    %s\n", plan->profile);
 		fprintf(f, "backend:    namespaces (user, mount, pid, ipc, uts, cgroup%s)\n",
-			plan->new_net ? ", net" : "");
+		        plan->new_net ? ", net" : "");
 		fprintf(f, "network:    %s\n", plan->new_net ? "none (loopback only)" : "host");
 		fprintf(f, "identity:   uid %u gid %u inside = host uid %u gid %u (%u id%s)%s\n",
-			plan->inner_uid, plan->inner_gid, plan->outer_uid, plan->outer_gid,
-			plan->map_count, plan->map_count == 1 ? "" : "s",
-			plan->idmap_binds ? ", binds id-mapped" : "");
+		        plan->inner_uid, plan->inner_gid, plan->outer_uid, plan->outer_gid,
+		        plan->map_count, plan->map_count == 1 ? "" : "s",
+		        plan->idmap_binds ? ", binds id-mapped" : "");
 		fprintf(f, "cwd:        %s\n", plan->cwd);
 		fprintf(f, "operations (in order):\n");
 		for (size_t i = 0; i < plan->n_ops; i++) {
 			const struct sbx_plan_op *o = &plan->ops[i];
 
 			fprintf(f, "  %-9s %-14s %s", sbx_plan_kind_name(o->kind),
-				o->kind == SBX_PLAN_BIND || o->kind == SBX_PLAN_MIRROR ||
-						o->kind == SBX_PLAN_TMPFS
-					? flag_words(o->flags, fl, sizeof(fl))
-					: "",
-				o->target);
+			        o->kind == SBX_PLAN_BIND || o->kind == SBX_PLAN_MIRROR ||
+			                o->kind == SBX_PLAN_TMPFS
+			            ? flag_words(o->flags, fl, sizeof(fl))
+			            : "",
+			        o->target);
 			if (o->source)
 				fprintf(f, o->kind == SBX_PLAN_SYMLINK ? " -> %s" : " <- %s",
-					o->source);
+				        o->source);
 			fprintf(f, "  (%s)\n", o->why);
 		}
 		fprintf(f, "environment:\n");
@@ -318,15 +318,16 @@ void sbx_cli_print_plan(FILE *f, const struct sbx_plan *plan, char *const *argv,
 
 	fputs("{\"profile\":", f);
 	sbx_json_string(f, plan->profile);
-	fprintf(f, ",\"backend\":\"namespaces\",\"namespaces\":[\"user\",\"mount\",\"pid\","
-		   "\"ipc\",\"uts\",\"cgroup\"%s]",
-		plan->new_net ? ",\"net\"" : "");
+	fprintf(f,
+	        ",\"backend\":\"namespaces\",\"namespaces\":[\"user\",\"mount\",\"pid\","
+	        "\"ipc\",\"uts\",\"cgroup\"%s]",
+	        plan->new_net ? ",\"net\"" : "");
 	fprintf(f, ",\"network\":\"%s\"", plan->new_net ? "none" : "host");
 	fprintf(f,
-		",\"identity\":{\"uid\":%u,\"gid\":%u,\"host_uid\":%u,\"host_gid\":%u,"
-		"\"count\":%u,\"idmap_binds\":%s}",
-		plan->inner_uid, plan->inner_gid, plan->outer_uid, plan->outer_gid, plan->map_count,
-		plan->idmap_binds ? "true" : "false");
+	        ",\"identity\":{\"uid\":%u,\"gid\":%u,\"host_uid\":%u,\"host_gid\":%u,"
+	        "\"count\":%u,\"idmap_binds\":%s}",
+	        plan->inner_uid, plan->inner_gid, plan->outer_uid, plan->outer_gid, plan->map_count,
+	        plan->idmap_binds ? "true" : "false");
 	fputs(",\"cwd\":", f);
 	sbx_json_string(f, plan->cwd);
 	fputs(",\"operations\":[", f);
@@ -334,17 +335,17 @@ void sbx_cli_print_plan(FILE *f, const struct sbx_plan *plan, char *const *argv,
 		const struct sbx_plan_op *o = &plan->ops[i];
 
 		fprintf(f, "%s{\"op\":\"%s\",\"target\":", i ? "," : "",
-			sbx_plan_kind_name(o->kind));
+		        sbx_plan_kind_name(o->kind));
 		sbx_json_string(f, o->target);
 		if (o->source) {
 			fputs(o->kind == SBX_PLAN_SYMLINK ? ",\"link\":" : ",\"source\":", f);
 			sbx_json_string(f, o->source);
 		}
 		fprintf(f, ",\"readonly\":%s,\"device\":%s,\"idmap\":%s,\"optional\":%s",
-			o->flags & SBX_PLAN_F_READONLY ? "true" : "false",
-			o->flags & SBX_PLAN_F_DEVICE ? "true" : "false",
-			o->flags & SBX_PLAN_F_IDMAP ? "true" : "false",
-			o->flags & SBX_PLAN_F_OPTIONAL ? "true" : "false");
+		        o->flags & SBX_PLAN_F_READONLY ? "true" : "false",
+		        o->flags & SBX_PLAN_F_DEVICE ? "true" : "false",
+		        o->flags & SBX_PLAN_F_IDMAP ? "true" : "false",
+		        o->flags & SBX_PLAN_F_OPTIONAL ? "true" : "false");
 		fputs(",\"why\":", f);
 		sbx_json_string(f, o->why);
 		fputc('}', f);

@@ -33,9 +33,9 @@ static inline void sbx_fclosep(FILE **f)
 		fclose(*f);
 }
 
-#define _cleanup_(x)    __attribute__((cleanup(x)))
-#define _cleanup_free_  _cleanup_(sbx_freep)
-#define _cleanup_close_ _cleanup_(sbx_closep)
+#define _cleanup_(x)     __attribute__((cleanup(x)))
+#define _cleanup_free_   _cleanup_(sbx_freep)
+#define _cleanup_close_  _cleanup_(sbx_closep)
 #define _cleanup_fclose_ _cleanup_(sbx_fclosep)
 
 #define TAKE_PTR(p)                                                                                \

@@ -28,8 +28,8 @@ enum sbx_error_kind {
 #define SBX_ERROR_FILE_MAX 256
 
 struct sbx_error {
-	int kind;  /* enum sbx_error_kind */
-	int errnum; /* errno that caused it, 0 if none */
+	int kind;                      /* enum sbx_error_kind */
+	int errnum;                    /* errno that caused it, 0 if none */
 	char file[SBX_ERROR_FILE_MAX]; /* profile file, "" if none */
 	int line;                      /* 1-based; 0 if none */
 	int column;                    /* 1-based; 0 if none */
@@ -39,15 +39,15 @@ struct sbx_error {
 
 /* Fill *err (if not NULL) and return -errnum (or -EINVAL when errnum is 0). */
 int sbx_error_set(struct sbx_error *err, enum sbx_error_kind kind, int errnum, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
+    __attribute__((format(printf, 4, 5)));
 
 /* Set the hint of an error already filled; no-op on NULL. */
 void sbx_error_hint(struct sbx_error *err, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+    __attribute__((format(printf, 2, 3)));
 
 /* Prefix context to an error as it climbs: "CONTEXT: previous message". */
 void sbx_error_wrap(struct sbx_error *err, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+    __attribute__((format(printf, 2, 3)));
 
 /* Attach a source location (profile file, line, column). */
 void sbx_error_at(struct sbx_error *err, const char *file, int line, int column);

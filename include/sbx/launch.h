@@ -11,7 +11,6 @@
  * 128+N if it was killed by signal N. On failure returns -errno with *err filled (the kind
  * says 125, 126 or 127).
  */
-int sbx_launch(const struct sbx_plan *plan, char *const argv[], int *status,
-	       struct sbx_error *err);
+int sbx_launch(const struct sbx_plan *plan, char *const argv[], int *status, struct sbx_error *err);
 
 #endif

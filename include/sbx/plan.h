@@ -37,8 +37,8 @@ struct sbx_host_entry {
 
 /* What the planner needs to know about the host; os/probe.c fills it, tests fake it. */
 struct sbx_host {
-	uid_t uid, gid;  /* the caller's real ids */
-	uid_t euid;      /* 0: sbx runs as root */
+	uid_t uid, gid;                 /* the caller's real ids */
+	uid_t euid;                     /* 0: sbx runs as root */
 	struct sbx_host_entry *entries; /* system mount candidates that exist */
 	size_t n_entries;
 	char *const *environ; /* the caller's environment */
@@ -53,7 +53,7 @@ enum sbx_plan_kind {
 	SBX_PLAN_PROC,       /* a fresh procfs for the sandbox's pid namespace */
 	SBX_PLAN_DEVPTS,     /* a new devpts instance */
 	SBX_PLAN_MASK,       /* make target inaccessible: /dev/null over a file, an empty
-				read-only tmpfs over a directory; skipped if target is absent */
+	                        read-only tmpfs over a directory; skipped if target is absent */
 	SBX_PLAN_REBIND_RO,  /* bind target onto itself read-only (/proc/sys); skipped if absent */
 	SBX_PLAN_SEAL,       /* make the tmpfs at target read-only, not its submounts */
 };
@@ -72,9 +72,9 @@ enum {
 struct sbx_plan_op {
 	enum sbx_plan_kind kind;
 	unsigned flags;
-	char *source; /* host path; symlink text for SBX_PLAN_SYMLINK; NULL otherwise */
-	char *target; /* absolute sandbox path */
-	unsigned mode; /* tmpfs root mode */
+	char *source;    /* host path; symlink text for SBX_PLAN_SYMLINK; NULL otherwise */
+	char *target;    /* absolute sandbox path */
+	unsigned mode;   /* tmpfs root mode */
 	const char *why; /* static text for --dry-run: where the operation comes from */
 };
 
@@ -83,14 +83,14 @@ struct sbx_plan {
 	size_t n_ops;
 
 	/* Namespaces and identity. */
-	bool new_net;   /* a network namespace with loopback up */
+	bool new_net;               /* a network namespace with loopback up */
 	uid_t inner_uid, inner_gid; /* the worker's ids inside */
 	uid_t outer_uid, outer_gid; /* what they map to on the host */
 	unsigned map_count;         /* ids mapped from inner_*; 1 when unprivileged */
 	bool idmap_binds;           /* root: id-map binds to the worker's mapping */
 
-	char *cwd;     /* working directory inside */
-	char **envp;   /* NULL-terminated */
+	char *cwd;   /* working directory inside */
+	char **envp; /* NULL-terminated */
 	size_t n_env;
 	char *profile; /* for messages */
 };
@@ -106,14 +106,14 @@ static inline void sbx_plan_freep(struct sbx_plan **p)
 struct sbx_system_candidate {
 	const char *path;
 	bool follow; /* an /etc entry: follow a symlink to its file (it is root's, not the
-			worker's); otherwise a symlink is kept as a symlink */
+	                worker's); otherwise a symlink is kept as a symlink */
 };
 extern const struct sbx_system_candidate sbx_system_candidates[];
 extern const size_t sbx_n_system_candidates;
 
 /* Build the plan for a finished spec on a host. */
-int sbx_plan_build(const struct sbx_spec *spec, const struct sbx_host *host,
-		   struct sbx_plan **out, struct sbx_error *err);
+int sbx_plan_build(const struct sbx_spec *spec, const struct sbx_host *host, struct sbx_plan **out,
+                   struct sbx_error *err);
 
 const char *sbx_plan_kind_name(enum sbx_plan_kind kind);
 
@@ -125,6 +125,6 @@ const char *sbx_plan_kind_name(enum sbx_plan_kind kind);
  * or when it lies in a tmpfs, /proc or /dev (no host path; *op is still set).
  */
 int sbx_plan_resolve(const struct sbx_plan *plan, const char *path, size_t *op, char *host,
-		     size_t size, struct sbx_error *err);
+                     size_t size, struct sbx_error *err);
 
 #endif

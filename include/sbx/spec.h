@@ -98,11 +98,11 @@ int sbx_spec_set_str(char **dst, const char *src, struct sbx_error *err);
  * naming a profile's target), and is an error otherwise.
  */
 int sbx_spec_add_mount(struct sbx_spec *spec, const struct sbx_mount *m, bool replace,
-		       struct sbx_error *err);
+                       struct sbx_error *err);
 
 /* Add or replace an environment entry. value NULL: pass from the caller. */
 int sbx_spec_add_env(struct sbx_spec *spec, const char *name, const char *value,
-		     struct sbx_error *err);
+                     struct sbx_error *err);
 
 /* Find the mount whose target is exactly `target`, or NULL. */
 struct sbx_mount *sbx_spec_find_target(const struct sbx_spec *spec, const char *target);
@@ -112,11 +112,10 @@ struct sbx_mount *sbx_spec_find_target(const struct sbx_spec *spec, const char *
  * with sbx_mount_clear). A relative SRC is taken relative to `cwd`.
  */
 int sbx_volume_parse(const char *arg, const char *cwd, struct sbx_mount *out,
-		     struct sbx_error *err);
+                     struct sbx_error *err);
 
 /* Parse Docker's long form `type=bind,source=S,target=T[,readonly]` or `type=tmpfs,target=T`. */
-int sbx_mount_parse(const char *arg, const char *cwd, struct sbx_mount *out,
-		    struct sbx_error *err);
+int sbx_mount_parse(const char *arg, const char *cwd, struct sbx_mount *out, struct sbx_error *err);
 
 void sbx_mount_clear(struct sbx_mount *m);
 

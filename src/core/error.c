@@ -73,14 +73,14 @@ int sbx_error_exit_code(const struct sbx_error *err)
 const char *sbx_error_kind_name(int kind)
 {
 	static const char *const names[] = {
-		[SBX_ERR_NONE] = "none",
-		[SBX_ERR_USAGE] = "usage",
-		[SBX_ERR_PROFILE] = "profile",
-		[SBX_ERR_ESCALATION] = "escalation",
-		[SBX_ERR_UNSUPPORTED] = "unsupported",
-		[SBX_ERR_SETUP] = "setup",
-		[SBX_ERR_EXEC_NOT_FOUND] = "exec-not-found",
-		[SBX_ERR_EXEC_DENIED] = "exec-denied",
+	    [SBX_ERR_NONE] = "none",
+	    [SBX_ERR_USAGE] = "usage",
+	    [SBX_ERR_PROFILE] = "profile",
+	    [SBX_ERR_ESCALATION] = "escalation",
+	    [SBX_ERR_UNSUPPORTED] = "unsupported",
+	    [SBX_ERR_SETUP] = "setup",
+	    [SBX_ERR_EXEC_NOT_FOUND] = "exec-not-found",
+	    [SBX_ERR_EXEC_DENIED] = "exec-denied",
 	};
 
 	if (kind < 0 || (size_t)kind >= sizeof(names) / sizeof(names[0]) || !names[kind])

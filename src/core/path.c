@@ -12,19 +12,19 @@ int sbx_path_normalize(const char *in, char *out, size_t size, struct sbx_error 
 	const char *p;
 
 	if (!in || in[0] != '/')
-		return sbx_error_set(err, SBX_ERR_USAGE, EINVAL,
-				     "path '%s' is not absolute", in ? in : "(null)");
+		return sbx_error_set(err, SBX_ERR_USAGE, EINVAL, "path '%s' is not absolute",
+		                     in ? in : "(null)");
 	if (size < 2)
 		return sbx_error_set(err, SBX_ERR_USAGE, ENAMETOOLONG, "path buffer too small");
 	if (strnlen(in, SBX_PATH_MAX_INPUT) >= SBX_PATH_MAX_INPUT)
 		return sbx_error_set(err, SBX_ERR_USAGE, ENAMETOOLONG,
-				     "path '%.64s...' is longer than %d bytes", in,
-				     SBX_PATH_MAX_INPUT - 1);
+		                     "path '%.64s...' is longer than %d bytes", in,
+		                     SBX_PATH_MAX_INPUT - 1);
 
 	for (p = in; *p; p++) {
 		if ((unsigned char)*p < 0x20 || *p == 0x7f)
 			return sbx_error_set(err, SBX_ERR_USAGE, EINVAL,
-					     "path '%s' contains a control character", in);
+			                     "path '%s' contains a control character", in);
 	}
 
 	out[0] = '/';
@@ -68,8 +68,8 @@ int sbx_path_normalize(const char *in, char *out, size_t size, struct sbx_error 
 
 too_long:
 	return sbx_error_set(err, SBX_ERR_USAGE, ENAMETOOLONG,
-			     "path '%.64s...' is longer than %zu bytes once normalised", in,
-			     size - 1);
+	                     "path '%.64s...' is longer than %zu bytes once normalised", in,
+	                     size - 1);
 }
 
 int sbx_path_absolute(const char *in, const char *base, char **out, struct sbx_error *err)
@@ -83,11 +83,11 @@ int sbx_path_absolute(const char *in, const char *base, char **out, struct sbx_e
 	if (in[0] != '/') {
 		if (!base || base[0] != '/')
 			return sbx_error_set(err, SBX_ERR_USAGE, EINVAL,
-					     "relative path '%s' needs an absolute base", in);
+			                     "relative path '%s' needs an absolute base", in);
 		r = snprintf(joined, sizeof(joined), "%s/%s", base, in);
 		if (r < 0 || (size_t)r >= sizeof(joined))
 			return sbx_error_set(err, SBX_ERR_USAGE, ENAMETOOLONG,
-					     "path '%.64s...' is too long", in);
+			                     "path '%.64s...' is too long", in);
 		in = joined;
 	}
 	buf = malloc(SBX_PATH_MAX_OUT);

@@ -16,59 +16,59 @@
  * administrator's and its target usually lies outside the sandbox.
  */
 const struct sbx_system_candidate sbx_system_candidates[] = {
-	{"/usr", false},
-	{"/bin", false},
-	{"/sbin", false},
-	{"/lib", false},
-	{"/lib32", false},
-	{"/lib64", false},
-	{"/libx32", false},
-	{"/nix/store", false},
-	{"/run/current-system", false},
-	{"/etc/ld.so.cache", true},
-	{"/etc/ld.so.conf", true},
-	{"/etc/ld.so.conf.d", true},
-	{"/etc/passwd", true},
-	{"/etc/group", true},
-	{"/etc/nsswitch.conf", true},
-	{"/etc/hosts", true},
-	{"/etc/host.conf", true},
-	{"/etc/resolv.conf", true},
-	{"/etc/gai.conf", true},
-	{"/etc/services", true},
-	{"/etc/protocols", true},
-	{"/etc/localtime", true},
-	{"/etc/timezone", true},
-	{"/etc/ssl", true},
-	{"/etc/ca-certificates", true},
-	{"/etc/ca-certificates.conf", true},
-	{"/etc/pki", true},
-	{"/etc/crypto-policies", true},
-	{"/etc/alternatives", true},
+    {"/usr", false},
+    {"/bin", false},
+    {"/sbin", false},
+    {"/lib", false},
+    {"/lib32", false},
+    {"/lib64", false},
+    {"/libx32", false},
+    {"/nix/store", false},
+    {"/run/current-system", false},
+    {"/etc/ld.so.cache", true},
+    {"/etc/ld.so.conf", true},
+    {"/etc/ld.so.conf.d", true},
+    {"/etc/passwd", true},
+    {"/etc/group", true},
+    {"/etc/nsswitch.conf", true},
+    {"/etc/hosts", true},
+    {"/etc/host.conf", true},
+    {"/etc/resolv.conf", true},
+    {"/etc/gai.conf", true},
+    {"/etc/services", true},
+    {"/etc/protocols", true},
+    {"/etc/localtime", true},
+    {"/etc/timezone", true},
+    {"/etc/ssl", true},
+    {"/etc/ca-certificates", true},
+    {"/etc/ca-certificates.conf", true},
+    {"/etc/pki", true},
+    {"/etc/crypto-policies", true},
+    {"/etc/alternatives", true},
 };
 const size_t sbx_n_system_candidates = SBX_ARRAY_SIZE(sbx_system_candidates);
 
 /* Parts of procfs that a process without capabilities can still misuse or read kernel state
  * from, after Docker's defaults: masked, or made read-only. */
 static const char *const proc_masked[] = {
-	"/proc/acpi",        "/proc/asound",       "/proc/kcore",       "/proc/keys",
-	"/proc/kmsg",        "/proc/latency_stats", "/proc/timer_list", "/proc/timer_stats",
-	"/proc/sched_debug", "/proc/scsi",          "/proc/config.gz",
+    "/proc/acpi",        "/proc/asound",        "/proc/kcore",      "/proc/keys",
+    "/proc/kmsg",        "/proc/latency_stats", "/proc/timer_list", "/proc/timer_stats",
+    "/proc/sched_debug", "/proc/scsi",          "/proc/config.gz",
 };
 static const char *const proc_readonly[] = {
-	"/proc/bus", "/proc/fs", "/proc/irq", "/proc/sys", "/proc/sysrq-trigger",
+    "/proc/bus", "/proc/fs", "/proc/irq", "/proc/sys", "/proc/sysrq-trigger",
 };
 
 /* The minimal /dev of SPEC section 3: host nodes bound in, the rest made here. */
 static const char *const dev_nodes[] = {
-	"/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom", "/dev/tty",
+    "/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom", "/dev/tty",
 };
 static const struct {
 	const char *target, *text;
 } dev_links[] = {
-	{"/dev/ptmx", "pts/ptmx"},          {"/dev/fd", "/proc/self/fd"},
-	{"/dev/stdin", "/proc/self/fd/0"},  {"/dev/stdout", "/proc/self/fd/1"},
-	{"/dev/stderr", "/proc/self/fd/2"}, {"/dev/core", "/proc/kcore"},
+    {"/dev/ptmx", "pts/ptmx"},          {"/dev/fd", "/proc/self/fd"},
+    {"/dev/stdin", "/proc/self/fd/0"},  {"/dev/stdout", "/proc/self/fd/1"},
+    {"/dev/stderr", "/proc/self/fd/2"}, {"/dev/core", "/proc/kcore"},
 };
 
 /* Environment variables that pass from the caller (SPEC section 7). LC_* is a prefix. */
@@ -123,7 +123,7 @@ struct builder {
 };
 
 static int add_op(struct builder *b, enum sbx_plan_kind kind, unsigned flags, const char *source,
-		  const char *target, unsigned mode, const char *why, struct sbx_error *err)
+                  const char *target, unsigned mode, const char *why, struct sbx_error *err)
 {
 	struct sbx_plan *p = b->plan;
 	struct sbx_plan_op *op;
@@ -191,7 +191,7 @@ static int sort_ops(struct sbx_plan *p, struct sbx_error *err)
 		return sbx_error_set(err, SBX_ERR_SETUP, ENOMEM, "out of memory");
 	for (size_t i = 0; i < p->n_ops; i++)
 		keys[i] = (struct sort_key){sbx_path_depth(p->ops[i].target), i,
-					    p->ops[i].kind == SBX_PLAN_SEAL};
+		                            p->ops[i].kind == SBX_PLAN_SEAL};
 	qsort(keys, p->n_ops, sizeof(*keys), cmp_keys);
 	for (size_t i = 0; i < p->n_ops; i++)
 		sorted[i] = p->ops[keys[i].index];
@@ -200,7 +200,7 @@ static int sort_ops(struct sbx_plan *p, struct sbx_error *err)
 }
 
 static int add_system_mounts(struct builder *b, const struct sbx_spec *spec,
-			     const struct sbx_host *host, struct sbx_error *err)
+                             const struct sbx_host *host, struct sbx_error *err)
 {
 	for (size_t i = 0; i < host->n_entries; i++) {
 		const struct sbx_host_entry *e = &host->entries[i];
@@ -215,13 +215,13 @@ static int add_system_mounts(struct builder *b, const struct sbx_spec *spec,
 			continue;
 		if (e->kind == SBX_HOST_SYMLINK && !follow)
 			r = add_op(b, SBX_PLAN_SYMLINK, SBX_PLAN_F_SYSTEM, e->link, e->path, 0,
-				   "system (symlink kept)", err);
+			           "system (symlink kept)", err);
 		else
 			r = add_op(b, SBX_PLAN_BIND,
-				   SBX_PLAN_F_READONLY | SBX_PLAN_F_SYSTEM |
-					   (follow ? SBX_PLAN_F_FOLLOW : 0) |
-					   (b->plan->idmap_binds ? SBX_PLAN_F_IDMAP : 0),
-				   e->path, e->path, 0, "system", err);
+			           SBX_PLAN_F_READONLY | SBX_PLAN_F_SYSTEM |
+			               (follow ? SBX_PLAN_F_FOLLOW : 0) |
+			               (b->plan->idmap_binds ? SBX_PLAN_F_IDMAP : 0),
+			           e->path, e->path, 0, "system", err);
 		if (r < 0)
 			return r;
 	}
@@ -233,17 +233,18 @@ static int add_spec_mounts(struct builder *b, const struct sbx_spec *spec, struc
 	for (size_t i = 0; i < spec->n_mounts; i++) {
 		const struct sbx_mount *m = &spec->mounts[i];
 		unsigned flags = (m->readonly ? SBX_PLAN_F_READONLY : 0) |
-				 (m->optional ? SBX_PLAN_F_OPTIONAL : 0);
+		                 (m->optional ? SBX_PLAN_F_OPTIONAL : 0);
 		const char *why = m->origin == SBX_ORIGIN_DEFAULT   ? "workspace (default profile)"
-				  : m->origin == SBX_ORIGIN_PROFILE ? "profile"
-								    : "flag";
+		                  : m->origin == SBX_ORIGIN_PROFILE ? "profile"
+		                                                    : "flag";
 		int r;
 
 		if (sbx_path_covers("/proc", m->target) || strcmp(m->target, "/dev") == 0) {
-			r = sbx_error_set(err, SBX_ERR_USAGE, EINVAL,
-					  "mount target '%s' is reserved: sbx builds /proc and /dev "
-					  "itself",
-					  m->target);
+			r = sbx_error_set(
+			    err, SBX_ERR_USAGE, EINVAL,
+			    "mount target '%s' is reserved: sbx builds /proc and /dev "
+			    "itself",
+			    m->target);
 			sbx_error_hint(err, "use --device PATH to add a device node under /dev");
 			return r;
 		}
@@ -257,11 +258,11 @@ static int add_spec_mounts(struct builder *b, const struct sbx_spec *spec, struc
 			r = add_op(b, SBX_PLAN_TMPFS, flags, NULL, m->target, 01777, why, err);
 			if (r >= 0 && m->readonly)
 				r = add_op(b, SBX_PLAN_SEAL, 0, NULL, m->target, 0,
-					   "read-only tmpfs", err);
+				           "read-only tmpfs", err);
 			break;
 		case SBX_MOUNT_DEVICE:
 			r = add_op(b, SBX_PLAN_BIND, flags | SBX_PLAN_F_DEVICE, m->source,
-				   m->target, 0, "device", err);
+			           m->target, 0, "device", err);
 			break;
 		default:
 			r = sbx_error_set(err, SBX_ERR_USAGE, EINVAL, "unknown mount kind");
@@ -272,8 +273,7 @@ static int add_spec_mounts(struct builder *b, const struct sbx_spec *spec, struc
 	return 0;
 }
 
-static int add_proc_dev_tmp(struct builder *b, const struct sbx_spec *spec,
-			    struct sbx_error *err)
+static int add_proc_dev_tmp(struct builder *b, const struct sbx_spec *spec, struct sbx_error *err)
 {
 	int r;
 
@@ -285,10 +285,10 @@ static int add_proc_dev_tmp(struct builder *b, const struct sbx_spec *spec,
 	r = add_op(b, SBX_PLAN_PROC, 0, NULL, "/proc", 0, "fresh /proc", err);
 	for (size_t i = 0; r >= 0 && i < SBX_ARRAY_SIZE(proc_readonly); i++)
 		r = add_op(b, SBX_PLAN_REBIND_RO, 0, NULL, proc_readonly[i], 0,
-			   "kernel settings read-only", err);
+		           "kernel settings read-only", err);
 	for (size_t i = 0; r >= 0 && i < SBX_ARRAY_SIZE(proc_masked); i++)
 		r = add_op(b, SBX_PLAN_MASK, 0, NULL, proc_masked[i], 0, "kernel state masked",
-			   err);
+		           err);
 	if (r < 0)
 		return r;
 
@@ -296,15 +296,15 @@ static int add_proc_dev_tmp(struct builder *b, const struct sbx_spec *spec,
 	for (size_t i = 0; r >= 0 && i < SBX_ARRAY_SIZE(dev_nodes); i++)
 		if (!sbx_spec_find_target(spec, dev_nodes[i]))
 			r = add_op(b, SBX_PLAN_BIND, SBX_PLAN_F_DEVICE, dev_nodes[i], dev_nodes[i],
-				   0, "minimal /dev", err);
+			           0, "minimal /dev", err);
 	if (r >= 0)
 		r = add_op(b, SBX_PLAN_DEVPTS, 0, NULL, "/dev/pts", 0, "minimal /dev", err);
 	if (r >= 0 && !sbx_spec_find_target(spec, "/dev/shm"))
 		r = add_op(b, SBX_PLAN_TMPFS, SBX_PLAN_F_NOEXEC, NULL, "/dev/shm", 01777,
-			   "minimal /dev", err);
+		           "minimal /dev", err);
 	for (size_t i = 0; r >= 0 && i < SBX_ARRAY_SIZE(dev_links); i++)
 		r = add_op(b, SBX_PLAN_SYMLINK, 0, dev_links[i].text, dev_links[i].target, 0,
-			   "minimal /dev", err);
+		           "minimal /dev", err);
 	return r;
 }
 
@@ -331,7 +331,7 @@ static const char *env_lookup(char *const *environ, const char *name)
 }
 
 static int env_put(struct sbx_plan *p, size_t *cap, const char *name, const char *value,
-		   struct sbx_error *err)
+                   struct sbx_error *err)
 {
 	size_t n = strlen(name);
 	char *entry;
@@ -362,7 +362,7 @@ static int env_put(struct sbx_plan *p, size_t *cap, const char *name, const char
 }
 
 static int build_env(struct sbx_plan *p, const struct sbx_spec *spec, const struct sbx_host *host,
-		     struct sbx_error *err)
+                     struct sbx_error *err)
 {
 	size_t cap = 0;
 	int r = 0;
@@ -389,8 +389,7 @@ static int build_env(struct sbx_plan *p, const struct sbx_spec *spec, const stru
 	if (r >= 0)
 		r = env_put(p, &cap, "SBX", "1", err);
 	if (r >= 0)
-		r = env_put(p, &cap, "SBX_PROFILE", spec->profile ? spec->profile : "default",
-			    err);
+		r = env_put(p, &cap, "SBX_PROFILE", spec->profile ? spec->profile : "default", err);
 	if (r >= 0 && !p->envp) /* unreachable in practice: SBX is always set */
 		r = sbx_error_set(err, SBX_ERR_SETUP, ENOMEM, "empty environment");
 	return r;
@@ -405,8 +404,8 @@ static int choose_cwd(struct sbx_plan *p, const struct sbx_spec *spec, struct sb
 	if (spec->chdir) {
 		cwd = spec->chdir;
 	} else if (spec->workspace &&
-		   sbx_plan_resolve(p, spec->workspace, &op, host, sizeof(host), NULL) == 0 &&
-		   strcmp(host, spec->workspace) == 0) {
+	           sbx_plan_resolve(p, spec->workspace, &op, host, sizeof(host), NULL) == 0 &&
+	           strcmp(host, spec->workspace) == 0) {
 		/* Paths are paths: the workspace is visible at its own path. */
 		cwd = spec->workspace;
 	}
@@ -416,8 +415,8 @@ static int choose_cwd(struct sbx_plan *p, const struct sbx_spec *spec, struct sb
 	return 0;
 }
 
-int sbx_plan_build(const struct sbx_spec *spec, const struct sbx_host *host,
-		   struct sbx_plan **out, struct sbx_error *err)
+int sbx_plan_build(const struct sbx_spec *spec, const struct sbx_host *host, struct sbx_plan **out,
+                   struct sbx_error *err)
 {
 	_cleanup_plan_ struct sbx_plan *p = calloc(1, sizeof(*p));
 	struct builder b = {.plan = p};
@@ -452,9 +451,9 @@ int sbx_plan_build(const struct sbx_spec *spec, const struct sbx_host *host,
 	r = 0;
 	if (spec->root)
 		r = add_op(&b, SBX_PLAN_MIRROR,
-			   (spec->readonly ? SBX_PLAN_F_READONLY : 0) |
-				   (p->idmap_binds ? SBX_PLAN_F_IDMAP : 0),
-			   spec->root, "/", 0, "root", err);
+		           (spec->readonly ? SBX_PLAN_F_READONLY : 0) |
+		               (p->idmap_binds ? SBX_PLAN_F_IDMAP : 0),
+		           spec->root, "/", 0, "root", err);
 	if (r >= 0 && spec->system_mounts == SBX_SYSMOUNTS_DEFAULT)
 		r = add_system_mounts(&b, spec, host, err);
 	if (r >= 0)
@@ -479,7 +478,7 @@ int sbx_plan_build(const struct sbx_spec *spec, const struct sbx_host *host,
 }
 
 int sbx_plan_resolve(const struct sbx_plan *plan, const char *path, size_t *op_out, char *host,
-		     size_t size, struct sbx_error *err)
+                     size_t size, struct sbx_error *err)
 {
 	char cur[SBX_PATH_MAX];
 	int r = sbx_path_normalize(path, cur, sizeof(cur), err);
@@ -506,7 +505,7 @@ int sbx_plan_resolve(const struct sbx_plan *plan, const char *path, size_t *op_o
 		}
 		if (!best)
 			return sbx_error_set(err, SBX_ERR_USAGE, ENOENT,
-					     "%s is not in the sandbox: no mount covers it", cur);
+			                     "%s is not in the sandbox: no mount covers it", cur);
 		*op_out = best_i;
 		if (best->kind == SBX_PLAN_SYMLINK && strcmp(best->target, cur) != 0) {
 			char next[SBX_PATH_MAX * 2];
@@ -521,29 +520,30 @@ int sbx_plan_resolve(const struct sbx_plan *plan, const char *path, size_t *op_o
 				int dlen = (int)(slash - best->target);
 
 				n = snprintf(next, sizeof(next), "%.*s/%s/%s", dlen, best->target,
-					     best->source, rest);
+				             best->source, rest);
 			}
 			if (n < 0 || (size_t)n >= sizeof(next))
 				return sbx_error_set(err, SBX_ERR_USAGE, ENAMETOOLONG,
-						     "%s: path too long", path);
+				                     "%s: path too long", path);
 			r = sbx_path_normalize(next, cur, sizeof(cur), err);
 			if (r < 0)
 				return r;
 			continue;
 		}
 		if (best->kind != SBX_PLAN_BIND && best->kind != SBX_PLAN_MIRROR)
-			return sbx_error_set(err, SBX_ERR_USAGE, ENOENT,
-					     "%s lies in a %s made by sbx (%s): it has no host path",
-					     cur, sbx_plan_kind_name(best->kind), best->target);
+			return sbx_error_set(
+			    err, SBX_ERR_USAGE, ENOENT,
+			    "%s lies in a %s made by sbx (%s): it has no host path", cur,
+			    sbx_plan_kind_name(best->kind), best->target);
 		{
 			const char *rest = sbx_path_rest(best->target, cur);
 			int n = *rest ? snprintf(host, size, "%s%s%s", best->source,
-						 strcmp(best->source, "/") ? "/" : "", rest)
-				      : snprintf(host, size, "%s", best->source);
+			                         strcmp(best->source, "/") ? "/" : "", rest)
+			              : snprintf(host, size, "%s", best->source);
 
 			if (n < 0 || (size_t)n >= size)
 				return sbx_error_set(err, SBX_ERR_USAGE, ENAMETOOLONG,
-						     "%s: host path too long", path);
+				                     "%s: host path too long", path);
 		}
 		return 0;
 	}

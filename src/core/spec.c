@@ -80,7 +80,7 @@ static const char *kind_name(enum sbx_mount_kind k)
 }
 
 int sbx_spec_add_mount(struct sbx_spec *spec, const struct sbx_mount *m, bool replace,
-		       struct sbx_error *err)
+                       struct sbx_error *err)
 {
 	_cleanup_free_ char *source = NULL;
 	_cleanup_free_ char *target = NULL;
@@ -90,23 +90,24 @@ int sbx_spec_add_mount(struct sbx_spec *spec, const struct sbx_mount *m, bool re
 
 	if (!m->target || m->target[0] != '/')
 		return sbx_error_set(err, SBX_ERR_USAGE, EINVAL,
-				     "%s mount target '%s' is not an absolute path",
-				     kind_name(m->kind), m->target ? m->target : "");
+		                     "%s mount target '%s' is not an absolute path",
+		                     kind_name(m->kind), m->target ? m->target : "");
 	r = sbx_path_absolute(m->target, "/", &target, err);
 	if (r < 0)
 		return r;
 	if (m->kind != SBX_MOUNT_TMPFS) {
 		if (!m->source || m->source[0] != '/')
 			return sbx_error_set(err, SBX_ERR_USAGE, EINVAL,
-					     "%s mount source '%s' is not an absolute path",
-					     kind_name(m->kind), m->source ? m->source : "");
+			                     "%s mount source '%s' is not an absolute path",
+			                     kind_name(m->kind), m->source ? m->source : "");
 		r = sbx_path_absolute(m->source, "/", &source, err);
 		if (r < 0)
 			return r;
 	}
 	if (m->kind == SBX_MOUNT_TMPFS && strcmp(target, "/") == 0)
-		return sbx_error_set(err, SBX_ERR_USAGE, EINVAL,
-				     "a tmpfs cannot be mounted at '/'; use --root DIR for the root");
+		return sbx_error_set(
+		    err, SBX_ERR_USAGE, EINVAL,
+		    "a tmpfs cannot be mounted at '/'; use --root DIR for the root");
 	if (m->policy) {
 		policy = strdup(m->policy);
 		if (!policy)
@@ -117,9 +118,9 @@ int sbx_spec_add_mount(struct sbx_spec *spec, const struct sbx_mount *m, bool re
 	if (old) {
 		if (!replace) {
 			r = sbx_error_set(err, SBX_ERR_USAGE, EEXIST,
-					  "two mounts have the target '%s' (sources '%s' and '%s')",
-					  target, old->source ? old->source : "tmpfs",
-					  source ? source : "tmpfs");
+			                  "two mounts have the target '%s' (sources '%s' and '%s')",
+			                  target, old->source ? old->source : "tmpfs",
+			                  source ? source : "tmpfs");
 			sbx_error_hint(err, "give each mount its own target, or drop one of them");
 			return r;
 		}
@@ -129,8 +130,8 @@ int sbx_spec_add_mount(struct sbx_spec *spec, const struct sbx_mount *m, bool re
 
 		if (spec->n_mounts >= SBX_MAX_MOUNTS)
 			return sbx_error_set(err, SBX_ERR_USAGE, E2BIG,
-					     "too many mounts: at most %d are allowed",
-					     SBX_MAX_MOUNTS);
+			                     "too many mounts: at most %d are allowed",
+			                     SBX_MAX_MOUNTS);
 		grown = realloc(spec->mounts, (spec->n_mounts + 1) * sizeof(*grown));
 		if (!grown)
 			return sbx_error_set(err, SBX_ERR_SETUP, ENOMEM, "out of memory");
@@ -138,13 +139,13 @@ int sbx_spec_add_mount(struct sbx_spec *spec, const struct sbx_mount *m, bool re
 		old = &spec->mounts[spec->n_mounts++];
 	}
 	*old = (struct sbx_mount){
-		.kind = m->kind,
-		.source = TAKE_PTR(source),
-		.target = TAKE_PTR(target),
-		.readonly = m->readonly,
-		.optional = m->optional,
-		.origin = m->origin,
-		.policy = TAKE_PTR(policy),
+	    .kind = m->kind,
+	    .source = TAKE_PTR(source),
+	    .target = TAKE_PTR(target),
+	    .readonly = m->readonly,
+	    .optional = m->optional,
+	    .origin = m->origin,
+	    .policy = TAKE_PTR(policy),
 	};
 	return 0;
 }
@@ -163,24 +164,24 @@ static bool env_name_valid(const char *name)
 }
 
 int sbx_spec_add_env(struct sbx_spec *spec, const char *name, const char *value,
-		     struct sbx_error *err)
+                     struct sbx_error *err)
 {
 	_cleanup_free_ char *n = NULL;
 	_cleanup_free_ char *v = NULL;
 	struct sbx_env_entry *e = NULL;
 
 	if (!env_name_valid(name)) {
-		int r = sbx_error_set(err, SBX_ERR_USAGE, EINVAL,
-				      "environment variable name '%s' is not valid",
-				      name ? name : "");
+		int r =
+		    sbx_error_set(err, SBX_ERR_USAGE, EINVAL,
+		                  "environment variable name '%s' is not valid", name ? name : "");
 		sbx_error_hint(err, "names are letters, digits and '_', not starting with a "
-				    "digit, at most 255 bytes");
+		                    "digit, at most 255 bytes");
 		return r;
 	}
 	if (value && strnlen(value, SBX_ENV_VAL_MAX + 1) > SBX_ENV_VAL_MAX)
 		return sbx_error_set(err, SBX_ERR_USAGE, E2BIG,
-				     "value of environment variable %s is longer than %d bytes",
-				     name, SBX_ENV_VAL_MAX);
+		                     "value of environment variable %s is longer than %d bytes",
+		                     name, SBX_ENV_VAL_MAX);
 	n = strdup(name);
 	if (!n || (value && !(v = strdup(value))))
 		return sbx_error_set(err, SBX_ERR_SETUP, ENOMEM, "out of memory");
@@ -193,8 +194,8 @@ int sbx_spec_add_env(struct sbx_spec *spec, const char *name, const char *value,
 
 		if (spec->n_env >= SBX_MAX_ENV)
 			return sbx_error_set(err, SBX_ERR_USAGE, E2BIG,
-					     "too many environment entries: at most %d",
-					     SBX_MAX_ENV);
+			                     "too many environment entries: at most %d",
+			                     SBX_MAX_ENV);
 		grown = realloc(spec->env, (spec->n_env + 1) * sizeof(*grown));
 		if (!grown)
 			return sbx_error_set(err, SBX_ERR_SETUP, ENOMEM, "out of memory");
@@ -209,8 +210,7 @@ int sbx_spec_add_env(struct sbx_spec *spec, const char *name, const char *value,
 	return 0;
 }
 
-int sbx_volume_parse(const char *arg, const char *cwd, struct sbx_mount *out,
-		     struct sbx_error *err)
+int sbx_volume_parse(const char *arg, const char *cwd, struct sbx_mount *out, struct sbx_error *err)
 {
 	_cleanup_free_ char *copy = NULL;
 	char *parts[3] = {NULL, NULL, NULL};
@@ -231,9 +231,9 @@ int sbx_volume_parse(const char *arg, const char *cwd, struct sbx_mount *out,
 		save = strchr(p, ':');
 		if (n == 3) {
 			r = sbx_error_set(err, SBX_ERR_USAGE, EINVAL,
-					  "-v '%s' has more than three ':'-separated parts", arg);
+			                  "-v '%s' has more than three ':'-separated parts", arg);
 			sbx_error_hint(err, "the form is SRC[:DST][:ro|rw]; for a path with ':' "
-					    "use --mount type=bind,source=...,target=...");
+			                    "use --mount type=bind,source=...,target=...");
 			return r;
 		}
 		parts[n++] = p;
@@ -244,9 +244,9 @@ int sbx_volume_parse(const char *arg, const char *cwd, struct sbx_mount *out,
 	for (size_t i = 0; i < n; i++)
 		if (!*parts[i])
 			return sbx_error_set(err, SBX_ERR_USAGE, EINVAL,
-					     "-v '%s' has an empty part; the form is "
-					     "SRC[:DST][:ro|rw]",
-					     arg);
+			                     "-v '%s' has an empty part; the form is "
+			                     "SRC[:DST][:ro|rw]",
+			                     arg);
 
 	if (n >= 2) {
 		const char *last = parts[n - 1];
@@ -254,9 +254,9 @@ int sbx_volume_parse(const char *arg, const char *cwd, struct sbx_mount *out,
 
 		if (n == 3 && !is_opt) {
 			r = sbx_error_set(err, SBX_ERR_USAGE, EINVAL,
-					  "-v '%s': unknown option '%s'", arg, last);
+			                  "-v '%s': unknown option '%s'", arg, last);
 			sbx_error_hint(err, "the options are 'ro' (read-only) and 'rw' "
-					    "(read-write, the default)");
+			                    "(read-write, the default)");
 			return r;
 		}
 		if (is_opt) {
@@ -269,9 +269,9 @@ int sbx_volume_parse(const char *arg, const char *cwd, struct sbx_mount *out,
 	}
 	if (dst && dst[0] != '/') {
 		r = sbx_error_set(err, SBX_ERR_USAGE, EINVAL,
-				  "-v '%s': the target '%s' is not an absolute path", arg, dst);
+		                  "-v '%s': the target '%s' is not an absolute path", arg, dst);
 		sbx_error_hint(err, "write the sandbox path in full, e.g. -v %s:/%s", parts[0],
-			       dst);
+		               dst);
 		return r;
 	}
 
@@ -292,7 +292,7 @@ fail:
 }
 
 static int parse_bool_value(const char *arg, const char *key, const char *val, bool *out,
-			    struct sbx_error *err)
+                            struct sbx_error *err)
 {
 	if (!val || strcmp(val, "true") == 0 || strcmp(val, "1") == 0) {
 		*out = true;
@@ -303,11 +303,10 @@ static int parse_bool_value(const char *arg, const char *key, const char *val, b
 		return 0;
 	}
 	return sbx_error_set(err, SBX_ERR_USAGE, EINVAL,
-			     "--mount '%s': %s takes true or false, not '%s'", arg, key, val);
+	                     "--mount '%s': %s takes true or false, not '%s'", arg, key, val);
 }
 
-int sbx_mount_parse(const char *arg, const char *cwd, struct sbx_mount *out,
-		    struct sbx_error *err)
+int sbx_mount_parse(const char *arg, const char *cwd, struct sbx_mount *out, struct sbx_error *err)
 {
 	_cleanup_free_ char *copy = NULL;
 	const char *type = NULL, *source = NULL, *target = NULL;
@@ -318,7 +317,7 @@ int sbx_mount_parse(const char *arg, const char *cwd, struct sbx_mount *out,
 	memset(out, 0, sizeof(*out));
 	if (!arg || !*arg)
 		return sbx_error_set(err, SBX_ERR_USAGE, EINVAL,
-				     "--mount needs type=bind,source=SRC,target=DST[,readonly]");
+		                     "--mount needs type=bind,source=SRC,target=DST[,readonly]");
 	copy = strdup(arg);
 	if (!copy)
 		return sbx_error_set(err, SBX_ERR_SETUP, ENOMEM, "out of memory");
@@ -333,8 +332,8 @@ int sbx_mount_parse(const char *arg, const char *cwd, struct sbx_mount *out,
 		} else if ((strcmp(tok, "source") == 0 || strcmp(tok, "src") == 0) && val) {
 			source = val;
 		} else if ((strcmp(tok, "target") == 0 || strcmp(tok, "dst") == 0 ||
-			    strcmp(tok, "destination") == 0) &&
-			   val) {
+		            strcmp(tok, "destination") == 0) &&
+		           val) {
 			target = val;
 		} else if (strcmp(tok, "readonly") == 0 || strcmp(tok, "ro") == 0) {
 			r = parse_bool_value(arg, tok, val, &readonly, err);
@@ -342,9 +341,9 @@ int sbx_mount_parse(const char *arg, const char *cwd, struct sbx_mount *out,
 				return r;
 		} else {
 			r = sbx_error_set(err, SBX_ERR_USAGE, EINVAL,
-					  "--mount '%s': unknown or incomplete key '%s'", arg, tok);
+			                  "--mount '%s': unknown or incomplete key '%s'", arg, tok);
 			sbx_error_hint(err, "the keys are type=bind|tmpfs, source=, target=, "
-					    "readonly");
+			                    "readonly");
 			return r;
 		}
 	}
@@ -358,7 +357,7 @@ int sbx_mount_parse(const char *arg, const char *cwd, struct sbx_mount *out,
 	if (strcmp(type, "bind") == 0) {
 		if (!source)
 			return sbx_error_set(err, SBX_ERR_USAGE, EINVAL,
-					     "--mount '%s': a bind mount needs source=", arg);
+			                     "--mount '%s': a bind mount needs source=", arg);
 		out->kind = SBX_MOUNT_BIND;
 		r = sbx_path_absolute(source, cwd, &out->source, err);
 		if (r < 0)
@@ -366,18 +365,18 @@ int sbx_mount_parse(const char *arg, const char *cwd, struct sbx_mount *out,
 	} else if (strcmp(type, "tmpfs") == 0) {
 		if (source)
 			return sbx_error_set(err, SBX_ERR_USAGE, EINVAL,
-					     "--mount '%s': a tmpfs has no source", arg);
+			                     "--mount '%s': a tmpfs has no source", arg);
 		out->kind = SBX_MOUNT_TMPFS;
 	} else {
 		r = sbx_error_set(err, SBX_ERR_USAGE, EINVAL, "--mount '%s': unknown type '%s'",
-				  arg, type);
+		                  arg, type);
 		sbx_error_hint(err, "the types are bind and tmpfs; use --device for devices");
 		return r;
 	}
 	if (target[0] != '/') {
 		r = sbx_error_set(err, SBX_ERR_USAGE, EINVAL,
-				  "--mount '%s': the target '%s' is not an absolute path", arg,
-				  target);
+		                  "--mount '%s': the target '%s' is not an absolute path", arg,
+		                  target);
 		goto fail;
 	}
 	r = sbx_path_absolute(target, "/", &out->target, err);
@@ -403,15 +402,15 @@ int sbx_spec_finish(struct sbx_spec *spec, struct sbx_error *err)
 		 * explicit mounts replace it (SPEC section 2). */
 		if (!spec->explicit_mounts) {
 			struct sbx_mount ws = {
-				.kind = SBX_MOUNT_BIND,
-				.source = spec->workspace,
-				.target = spec->workspace,
-				.origin = SBX_ORIGIN_DEFAULT,
+			    .kind = SBX_MOUNT_BIND,
+			    .source = spec->workspace,
+			    .target = spec->workspace,
+			    .origin = SBX_ORIGIN_DEFAULT,
 			};
 
 			if (!spec->workspace)
 				return sbx_error_set(err, SBX_ERR_USAGE, EINVAL,
-						     "no workspace directory is known");
+				                     "no workspace directory is known");
 			if (!sbx_spec_find_target(spec, spec->workspace)) {
 				r = sbx_spec_add_mount(spec, &ws, false, err);
 				if (r < 0)
@@ -421,16 +420,16 @@ int sbx_spec_finish(struct sbx_spec *spec, struct sbx_error *err)
 	}
 	if (spec->root && spec->root[0] != '/')
 		return sbx_error_set(err, SBX_ERR_USAGE, EINVAL, "root '%s' is not absolute",
-				     spec->root);
+		                     spec->root);
 	for (size_t i = 0; i < spec->n_mounts; i++) {
 		if (spec->readonly)
 			spec->mounts[i].readonly = true;
 		if (strcmp(spec->mounts[i].target, "/") == 0) {
-			r = sbx_error_set(err, SBX_ERR_USAGE, EINVAL,
-					  "mount '%s' targets '/', which is the root",
-					  spec->mounts[i].source ? spec->mounts[i].source : "tmpfs");
+			r = sbx_error_set(
+			    err, SBX_ERR_USAGE, EINVAL, "mount '%s' targets '/', which is the root",
+			    spec->mounts[i].source ? spec->mounts[i].source : "tmpfs");
 			sbx_error_hint(err, "use --root %s to see a directory at '/'",
-				       spec->mounts[i].source ? spec->mounts[i].source : "DIR");
+			               spec->mounts[i].source ? spec->mounts[i].source : "DIR");
 			return r;
 		}
 	}

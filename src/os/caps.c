@@ -12,23 +12,23 @@ int sbx_caps_drop_all(struct sbx_error *err)
 	/* Lock root's special treatment away first (it needs CAP_SETPCAP, which the bounding
 	 * set drop below takes): a uid 0 worker in its user namespace gains nothing at exec. */
 	unsigned bits = SECBIT_NOROOT | SECBIT_NOROOT_LOCKED | SECBIT_NO_SETUID_FIXUP |
-			SECBIT_NO_SETUID_FIXUP_LOCKED | SECBIT_KEEP_CAPS_LOCKED |
-			SECBIT_NO_CAP_AMBIENT_RAISE | SECBIT_NO_CAP_AMBIENT_RAISE_LOCKED;
+	                SECBIT_NO_SETUID_FIXUP_LOCKED | SECBIT_KEEP_CAPS_LOCKED |
+	                SECBIT_NO_CAP_AMBIENT_RAISE | SECBIT_NO_CAP_AMBIENT_RAISE_LOCKED;
 	cap_value_t max = (cap_value_t)cap_max_bits();
 	cap_t empty;
 	int r;
 
 	if (cap_set_secbits(bits) < 0)
 		return sbx_error_set(err, SBX_ERR_SETUP, errno, "cannot lock the securebits: %s",
-				     strerror(errno));
+		                     strerror(errno));
 	if (cap_reset_ambient() < 0)
 		return sbx_error_set(err, SBX_ERR_SETUP, errno,
-				     "cannot clear the ambient capabilities: %s", strerror(errno));
+		                     "cannot clear the ambient capabilities: %s", strerror(errno));
 	for (cap_value_t c = 0; c < max; c++) {
 		if (cap_drop_bound(c) < 0 && errno != EINVAL)
 			return sbx_error_set(err, SBX_ERR_SETUP, errno,
-					     "cannot drop capability %d from the bounding set: %s",
-					     (int)c, strerror(errno));
+			                     "cannot drop capability %d from the bounding set: %s",
+			                     (int)c, strerror(errno));
 	}
 	empty = cap_init(); /* every flag clear */
 	if (!empty)
@@ -37,11 +37,11 @@ int sbx_caps_drop_all(struct sbx_error *err)
 	cap_free(empty);
 	if (r < 0)
 		return sbx_error_set(err, SBX_ERR_SETUP, errno,
-				     "cannot clear the capability sets: %s", strerror(errno));
+		                     "cannot clear the capability sets: %s", strerror(errno));
 	/* Verify rather than trust: a capability left anywhere fails the launch. */
 	for (cap_value_t c = 0; c < max; c++)
 		if (cap_get_bound(c) > 0)
 			return sbx_error_set(err, SBX_ERR_SETUP, EPERM,
-					     "capability %d is still in the bounding set", (int)c);
+			                     "capability %d is still in the bounding set", (int)c);
 	return 0;
 }

@@ -34,7 +34,7 @@
 static const char build_base[] = "/tmp";
 
 static const unsigned long long resolve_beneath =
-	RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS;
+    RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS;
 
 void sbx_prepared_clear(struct sbx_prepared *p)
 {
@@ -53,7 +53,7 @@ void sbx_prepared_clear(struct sbx_prepared *p)
 }
 
 static int set_attrs(int fd, const char *what, unsigned flags, int userns_fd, bool recursive,
-		     struct sbx_error *err)
+                     struct sbx_error *err)
 {
 	struct mount_attr attr = {.attr_set = MOUNT_ATTR_NOSUID};
 
@@ -68,18 +68,16 @@ static int set_attrs(int fd, const char *what, unsigned flags, int userns_fd, bo
 		attr.userns_fd = (__u64)userns_fd;
 	}
 	if (mount_setattr(fd, "", AT_EMPTY_PATH | (recursive ? AT_RECURSIVE : 0), &attr,
-			  sizeof(attr)) < 0) {
+	                  sizeof(attr)) < 0) {
 		int e = errno;
-		int r = sbx_error_set(err, SBX_ERR_SETUP, e,
-				      "cannot make the mount of %s%s%s%s: %s", what,
-				      attr.attr_set & MOUNT_ATTR_RDONLY ? " read-only" : "",
-				      " nosuid",
-				      attr.attr_set & MOUNT_ATTR_IDMAP ? " id-mapped" : "",
-				      strerror(e));
+		int r = sbx_error_set(
+		    err, SBX_ERR_SETUP, e, "cannot make the mount of %s%s%s%s: %s", what,
+		    attr.attr_set & MOUNT_ATTR_RDONLY ? " read-only" : "", " nosuid",
+		    attr.attr_set & MOUNT_ATTR_IDMAP ? " id-mapped" : "", strerror(e));
 
 		if (attr.attr_set & MOUNT_ATTR_IDMAP)
 			sbx_error_hint(err, "its file system may not support id-mapped mounts; "
-					    "run sbx as an ordinary user to avoid them");
+			                    "run sbx as an ordinary user to avoid them");
 		else
 			sbx_error_hint(err, "sbx never goes on with a flag it could not apply");
 		return r;
@@ -97,44 +95,44 @@ static int open_source(const char *path, unsigned flags, struct sbx_error *err)
 		fd = open(path, O_PATH | O_CLOEXEC);
 	else
 		fd = sbx_openat2(AT_FDCWD, path, O_PATH | O_CLOEXEC | O_NOFOLLOW,
-				 RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS);
+		                 RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS);
 	if (fd == -1)
 		fd = -errno;
 	if (fd >= 0)
 		return fd;
 	if (fd == -ELOOP) {
 		int r = sbx_error_set(err, SBX_ERR_SETUP, ELOOP,
-				      "mount source %s is or passes through a symlink", path);
-		sbx_error_hint(err, "sbx does not follow symlinks in mount sources, since a "
-				    "worker may have planted them; name the real path ($(realpath "
-				    "%s)) if you trust it",
-			       path);
+		                      "mount source %s is or passes through a symlink", path);
+		sbx_error_hint(err,
+		               "sbx does not follow symlinks in mount sources, since a "
+		               "worker may have planted them; name the real path ($(realpath "
+		               "%s)) if you trust it",
+		               path);
 		return r;
 	}
 	if (fd == -ENOENT) {
-		int r = sbx_error_set(err, SBX_ERR_SETUP, ENOENT,
-				      "mount source %s does not exist", path);
+		int r = sbx_error_set(err, SBX_ERR_SETUP, ENOENT, "mount source %s does not exist",
+		                      path);
 		sbx_error_hint(err, "create it, correct the path, or mark the mount optional");
 		return r;
 	}
 	return sbx_error_set(err, SBX_ERR_SETUP, -fd, "cannot open mount source %s: %s", path,
-			     strerror(-fd));
+	                     strerror(-fd));
 }
 
 static int clone_tree(int dirfd, const char *name, const char *what, unsigned extra,
-		      struct sbx_error *err)
+                      struct sbx_error *err)
 {
-	int fd = open_tree(dirfd, name,
-			   OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_RECURSIVE | extra);
+	int fd = open_tree(dirfd, name, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_RECURSIVE | extra);
 
 	if (fd < 0)
 		return sbx_error_set(err, SBX_ERR_SETUP, errno, "cannot clone the mount of %s: %s",
-				     what, strerror(errno));
+		                     what, strerror(errno));
 	return fd;
 }
 
 static int prepare_mirror(const struct sbx_plan_op *op, int userns_fd, struct sbx_prepared *p,
-			  struct sbx_error *err)
+                          struct sbx_error *err)
 {
 	_cleanup_close_ int dirfd = -1;
 	DIR *dir;
@@ -142,10 +140,10 @@ static int prepare_mirror(const struct sbx_plan_op *op, int userns_fd, struct sb
 	int r = 0;
 
 	dirfd = sbx_openat2(AT_FDCWD, op->source, O_RDONLY | O_DIRECTORY | O_CLOEXEC,
-			    RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS);
+	                    RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS);
 	if (dirfd < 0) {
 		r = sbx_error_set(err, SBX_ERR_SETUP, -dirfd, "cannot open the root %s: %s",
-				  op->source, strerror(-dirfd));
+		                  op->source, strerror(-dirfd));
 		sbx_error_hint(err, "--root needs an existing directory, named without symlinks");
 		return r;
 	}
@@ -155,7 +153,7 @@ static int prepare_mirror(const struct sbx_plan_op *op, int userns_fd, struct sb
 	dir = fdopendir(dup(dirfd));
 	if (!dir)
 		return sbx_error_set(err, SBX_ERR_SETUP, errno, "cannot list %s: %s", op->source,
-				     strerror(errno));
+		                     strerror(errno));
 	while (r >= 0 && (de = readdir(dir))) {
 		struct sbx_mirror_entry *e;
 		struct stat st;
@@ -164,8 +162,8 @@ static int prepare_mirror(const struct sbx_plan_op *op, int userns_fd, struct sb
 			continue;
 		if (p->n_mirror == MIRROR_MAX_ENTRIES) {
 			r = sbx_error_set(err, SBX_ERR_SETUP, E2BIG,
-					  "the root %s has more than %d entries", op->source,
-					  MIRROR_MAX_ENTRIES);
+			                  "the root %s has more than %d entries", op->source,
+			                  MIRROR_MAX_ENTRIES);
 			break;
 		}
 		if (fstatat(dirfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0)
@@ -201,7 +199,7 @@ static int prepare_mirror(const struct sbx_plan_op *op, int userns_fd, struct sb
 }
 
 int sbx_mounts_prepare(const struct sbx_plan *plan, int userns_fd, struct sbx_prepared *p,
-		       struct sbx_error *err)
+                       struct sbx_error *err)
 {
 	memset(p, 0, sizeof(*p));
 	p->fds = malloc(plan->n_ops * sizeof(*p->fds));
@@ -248,42 +246,42 @@ int sbx_mounts_prepare(const struct sbx_plan *plan, int userns_fd, struct sbx_pr
 /* ---- building the tree ---- */
 
 struct builder {
-	int rootfd;                 /* the new root, attached at build_base */
-	dev_t own[MAX_OWN_TMPFS];   /* tmpfs mounts sbx made: mount points may be made there */
+	int rootfd;               /* the new root, attached at build_base */
+	dev_t own[MAX_OWN_TMPFS]; /* tmpfs mounts sbx made: mount points may be made there */
 	size_t n_own;
-	int maskfd;                 /* a sealed tmpfs with an empty file "f" and dir "d" */
+	int maskfd; /* a sealed tmpfs with an empty file "f" and dir "d" */
 };
 
 static int new_fs(const char *type, const char *const *opts, unsigned attrs, const char *what,
-		  struct sbx_error *err)
+                  struct sbx_error *err)
 {
 	_cleanup_close_ int fs = fsopen(type, FSOPEN_CLOEXEC);
 	int mfd;
 
 	if (fs < 0)
 		return sbx_error_set(err, SBX_ERR_SETUP, errno, "cannot create a %s for %s: %s",
-				     type, what, strerror(errno));
+		                     type, what, strerror(errno));
 	for (const char *const *o = opts; o && *o; o += 2) {
 		int r = o[1] ? fsconfig(fs, FSCONFIG_SET_STRING, o[0], o[1], 0)
-			     : fsconfig(fs, FSCONFIG_SET_FLAG, o[0], NULL, 0);
+		             : fsconfig(fs, FSCONFIG_SET_FLAG, o[0], NULL, 0);
 
 		if (r < 0)
 			return sbx_error_set(err, SBX_ERR_SETUP, errno,
-					     "cannot set %s=%s on the %s for %s: %s", o[0],
-					     o[1] ? o[1] : "", type, what, strerror(errno));
+			                     "cannot set %s=%s on the %s for %s: %s", o[0],
+			                     o[1] ? o[1] : "", type, what, strerror(errno));
 	}
 	if (fsconfig(fs, FSCONFIG_CMD_CREATE, NULL, NULL, 0) < 0)
 		return sbx_error_set(err, SBX_ERR_SETUP, errno, "cannot create the %s for %s: %s",
-				     type, what, strerror(errno));
+		                     type, what, strerror(errno));
 	mfd = fsmount(fs, FSMOUNT_CLOEXEC, attrs);
 	if (mfd < 0)
 		return sbx_error_set(err, SBX_ERR_SETUP, errno, "cannot mount the %s for %s: %s",
-				     type, what, strerror(errno));
+		                     type, what, strerror(errno));
 	return mfd;
 }
 
 static int new_tmpfs(struct builder *b, unsigned mode, unsigned flags, const char *what,
-		     struct sbx_error *err)
+                     struct sbx_error *err)
 {
 	char m[16];
 	const char *opts[] = {"mode", m, NULL, NULL};
@@ -324,7 +322,7 @@ enum point_kind { POINT_DIR, POINT_FILE, POINT_PARENT };
  * directory and leaves the last component to the caller (for symlinks).
  */
 static int mount_point(struct builder *b, const char *target, enum point_kind kind,
-		       const char *what, struct sbx_error *err)
+                       const char *what, struct sbx_error *err)
 {
 	char path[SBX_PATH_MAX];
 	_cleanup_close_ int cur = -1;
@@ -354,41 +352,43 @@ static int mount_point(struct builder *b, const char *target, enum point_kind ki
 			if (!last || kind == POINT_DIR)
 				r = mkdirat(cur, comp, 0755);
 			else
-				r = openat(cur, comp, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC |
-							   O_NOFOLLOW,
-					   0444);
+				r = openat(cur, comp,
+				           O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC | O_NOFOLLOW,
+				           0444);
 			if (r < 0 && errno != EEXIST)
 				return sbx_error_set(err, SBX_ERR_SETUP, errno,
-						     "cannot make the mount point %s for %s: %s",
-						     target, what, strerror(errno));
+				                     "cannot make the mount point %s for %s: %s",
+				                     target, what, strerror(errno));
 			if (r >= 0 && last && kind == POINT_FILE)
 				close(r);
 			fd = sbx_openat2(cur, comp, O_PATH | O_CLOEXEC | O_NOFOLLOW,
-					 resolve_beneath);
+			                 resolve_beneath);
 		}
 		if (fd < 0) {
 			int r;
 
 			if (fd == -ELOOP || fd == -EXDEV) {
 				r = sbx_error_set(err, SBX_ERR_SETUP, ELOOP,
-						  "the mount point %s for %s passes through a "
-						  "symlink inside the sandbox",
-						  target, what);
+				                  "the mount point %s for %s passes through a "
+				                  "symlink inside the sandbox",
+				                  target, what);
 				sbx_error_hint(err, "sbx never follows symlinks when it places "
-						    "mounts; mount at the real path instead");
+				                    "mounts; mount at the real path instead");
 			} else if (fd == -ENOENT) {
-				r = sbx_error_set(err, SBX_ERR_SETUP, ENOENT,
-						  "the mount point %s for %s does not exist in the "
-						  "directory mounted above it, and sbx never creates "
-						  "anything on the host",
-						  target, what);
-				sbx_error_hint(err, "create %s in the host directory behind it, or "
-						    "choose a target that exists",
-					       target);
+				r = sbx_error_set(
+				    err, SBX_ERR_SETUP, ENOENT,
+				    "the mount point %s for %s does not exist in the "
+				    "directory mounted above it, and sbx never creates "
+				    "anything on the host",
+				    target, what);
+				sbx_error_hint(err,
+				               "create %s in the host directory behind it, or "
+				               "choose a target that exists",
+				               target);
 			} else {
 				r = sbx_error_set(err, SBX_ERR_SETUP, -fd,
-						  "cannot open the mount point %s for %s: %s",
-						  target, what, strerror(-fd));
+				                  "cannot open the mount point %s for %s: %s",
+				                  target, what, strerror(-fd));
 			}
 			return r;
 		}
@@ -400,30 +400,29 @@ static int mount_point(struct builder *b, const char *target, enum point_kind ki
 
 		if (fstat(cur, &st) < 0)
 			return sbx_error_set(err, SBX_ERR_SETUP, errno, "stat %s: %s", target,
-					     strerror(errno));
+			                     strerror(errno));
 		if (kind == POINT_DIR && !S_ISDIR(st.st_mode))
 			return sbx_error_set(err, SBX_ERR_SETUP, ENOTDIR,
-					     "cannot mount the directory %s at %s: a file is there",
-					     what, target);
+			                     "cannot mount the directory %s at %s: a file is there",
+			                     what, target);
 		if (kind == POINT_FILE && S_ISDIR(st.st_mode))
 			return sbx_error_set(err, SBX_ERR_SETUP, EISDIR,
-					     "cannot mount the file %s at %s: a directory is there",
-					     what, target);
+			                     "cannot mount the file %s at %s: a directory is there",
+			                     what, target);
 	}
 	return TAKE_FD(cur);
 }
 
 static int attach(int mfd, int pointfd, const char *target, struct sbx_error *err)
 {
-	if (move_mount(mfd, "", pointfd, "", MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) <
-	    0)
+	if (move_mount(mfd, "", pointfd, "", MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) < 0)
 		return sbx_error_set(err, SBX_ERR_SETUP, errno, "cannot attach the mount at %s: %s",
-				     target, strerror(errno));
+		                     target, strerror(errno));
 	return 0;
 }
 
 static int attach_at(struct builder *b, int mfd, const char *target, const char *what,
-		     struct sbx_error *err)
+                     struct sbx_error *err)
 {
 	struct stat st;
 	_cleanup_close_ int point = -1;
@@ -437,7 +436,7 @@ static int attach_at(struct builder *b, int mfd, const char *target, const char 
 }
 
 static int do_symlink(struct builder *b, const char *text, const char *target,
-		      struct sbx_error *err)
+                      struct sbx_error *err)
 {
 	_cleanup_close_ int parent = mount_point(b, target, POINT_PARENT, "a symlink", err);
 	const char *name = strrchr(target, '/') + 1;
@@ -450,14 +449,14 @@ static int do_symlink(struct builder *b, const char *text, const char *target,
 
 		if (dir < 0 || symlinkat(text, dir, name) < 0)
 			return sbx_error_set(err, SBX_ERR_SETUP, errno,
-					     "cannot make the symlink %s -> %s: %s", target, text,
-					     strerror(errno));
+			                     "cannot make the symlink %s -> %s: %s", target, text,
+			                     strerror(errno));
 	}
 	return 0;
 }
 
 static int do_mirror(struct builder *b, const struct sbx_plan_op *op, struct sbx_prepared *p,
-		     struct sbx_error *err)
+                     struct sbx_error *err)
 {
 	for (size_t i = 0; i < p->n_mirror; i++) {
 		struct sbx_mirror_entry *e = &p->mirror[i];
@@ -486,11 +485,12 @@ static int make_mask_source(struct builder *b, struct sbx_error *err)
 	f = openat(fd, "f", O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0444);
 	if (f < 0 || mkdirat(fd, "d", 0555) < 0)
 		return sbx_error_set(err, SBX_ERR_SETUP, errno, "cannot prepare masking: %s",
-				     strerror(errno));
+		                     strerror(errno));
 	close(f);
 	if (mount_setattr(fd, "", AT_EMPTY_PATH, &ro, sizeof(ro)) < 0)
 		return sbx_error_set(err, SBX_ERR_SETUP, errno,
-				     "cannot make the masking tmpfs read-only: %s", strerror(errno));
+		                     "cannot make the masking tmpfs read-only: %s",
+		                     strerror(errno));
 	b->maskfd = TAKE_FD(fd);
 	return 0;
 }
@@ -511,7 +511,7 @@ static int do_mask(struct builder *b, const char *target, struct sbx_error *err)
 		return 0; /* nothing there to hide */
 	if (point < 0)
 		return sbx_error_set(err, SBX_ERR_SETUP, -point, "cannot open %s to mask it: %s",
-				     target, strerror(-point));
+		                     target, strerror(-point));
 	if (b->maskfd < 0) {
 		int r = make_mask_source(b, err);
 
@@ -520,12 +520,12 @@ static int do_mask(struct builder *b, const char *target, struct sbx_error *err)
 	}
 	if (fstat(point, &st) < 0)
 		return sbx_error_set(err, SBX_ERR_SETUP, errno, "stat %s: %s", target,
-				     strerror(errno));
+		                     strerror(errno));
 	mfd = open_tree(b->maskfd, S_ISDIR(st.st_mode) ? "d" : "f",
-			OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC);
+	                OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC);
 	if (mfd < 0)
 		return sbx_error_set(err, SBX_ERR_SETUP, errno, "cannot clone the mask for %s: %s",
-				     target, strerror(errno));
+		                     target, strerror(errno));
 	return attach(mfd, point, target, err);
 }
 
@@ -539,7 +539,7 @@ static int do_rebind_ro(struct builder *b, const char *target, struct sbx_error 
 		return 0;
 	if (point < 0)
 		return sbx_error_set(err, SBX_ERR_SETUP, -point, "cannot open %s: %s", target,
-				     strerror(-point));
+		                     strerror(-point));
 	mfd = clone_tree(point, "", target, AT_EMPTY_PATH, err);
 	if (mfd < 0)
 		return mfd;
@@ -560,21 +560,21 @@ static int do_seal(struct builder *b, const char *target, struct sbx_error *err)
 		fd = open_existing(b, target);
 	if (fd < 0)
 		return sbx_error_set(err, SBX_ERR_SETUP, fd == -1 ? errno : -fd,
-				     "cannot open %s to make it read-only", target);
+		                     "cannot open %s to make it read-only", target);
 	if (!is_own(b, fd))
 		return 0; /* a mount the user named sits there: it has its own flags */
 	if (mount_setattr(fd, "", AT_EMPTY_PATH, &ro, sizeof(ro)) < 0)
 		return sbx_error_set(err, SBX_ERR_SETUP, errno,
-				     "cannot make sbx's scaffolding at %s read-only: %s", target,
-				     strerror(errno));
+		                     "cannot make sbx's scaffolding at %s read-only: %s", target,
+		                     strerror(errno));
 	return 0;
 }
 
-static int do_op(struct builder *b, const struct sbx_plan_op *op, size_t i,
-		 struct sbx_prepared *p, struct sbx_error *err)
+static int do_op(struct builder *b, const struct sbx_plan_op *op, size_t i, struct sbx_prepared *p,
+                 struct sbx_error *err)
 {
-	static const char *const devpts_opts[] = {"newinstance", NULL, "ptmxmode", "0666",
-						  "mode",        "620", NULL};
+	static const char *const devpts_opts[] = {"newinstance", NULL,  "ptmxmode", "0666",
+	                                          "mode",        "620", NULL};
 	_cleanup_close_ int mfd = -1;
 
 	switch (op->kind) {
@@ -594,16 +594,15 @@ static int do_op(struct builder *b, const struct sbx_plan_op *op, size_t i,
 	case SBX_PLAN_PROC: {
 		static const char *const opts[] = {NULL};
 
-		mfd = new_fs("proc", opts,
-			     MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC, "/proc",
-			     err);
+		mfd = new_fs("proc", opts, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC,
+		             "/proc", err);
 		if (mfd < 0)
 			return mfd;
 		return attach_at(b, mfd, op->target, "procfs", err);
 	}
 	case SBX_PLAN_DEVPTS:
 		mfd = new_fs("devpts", devpts_opts, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NOEXEC,
-			     op->target, err);
+		             op->target, err);
 		if (mfd < 0)
 			return mfd;
 		return attach_at(b, mfd, op->target, "devpts", err);
@@ -627,16 +626,17 @@ int sbx_mounts_build(const struct sbx_plan *plan, struct sbx_prepared *p, struct
 	/* Nothing we mount may propagate back to the host, nor the host's into the sandbox. */
 	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
 		return sbx_error_set(err, SBX_ERR_SETUP, errno,
-				     "cannot make the sandbox's mounts private: %s", strerror(errno));
+		                     "cannot make the sandbox's mounts private: %s",
+		                     strerror(errno));
 
 	b.rootfd = new_tmpfs(&b, 0755, 0, "the new root", err);
 	if (b.rootfd < 0)
 		return b.rootfd;
 	if (move_mount(b.rootfd, "", AT_FDCWD, build_base, MOVE_MOUNT_F_EMPTY_PATH) < 0) {
 		r = sbx_error_set(err, SBX_ERR_SETUP, errno,
-				  "cannot attach the new root at %s (in sbx's own mount "
-				  "namespace): %s",
-				  build_base, strerror(errno));
+		                  "cannot attach the new root at %s (in sbx's own mount "
+		                  "namespace): %s",
+		                  build_base, strerror(errno));
 		goto out;
 	}
 
@@ -644,7 +644,7 @@ int sbx_mounts_build(const struct sbx_plan *plan, struct sbx_prepared *p, struct
 		r = do_op(&b, &plan->ops[i], i, p, err);
 		if (r < 0)
 			sbx_error_wrap(err, "building %s (%s)", plan->ops[i].target,
-				       plan->ops[i].why);
+			               plan->ops[i].why);
 	}
 	if (r < 0)
 		goto out;
@@ -654,7 +654,7 @@ int sbx_mounts_build(const struct sbx_plan *plan, struct sbx_prepared *p, struct
 	if (fchdir(b.rootfd) < 0 || syscall(SYS_pivot_root, ".", ".") < 0 ||
 	    umount2(".", MNT_DETACH) < 0 || chdir("/") < 0) {
 		r = sbx_error_set(err, SBX_ERR_SETUP, errno, "cannot switch to the new root: %s",
-				  strerror(errno));
+		                  strerror(errno));
 		goto out;
 	}
 out:

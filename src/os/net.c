@@ -16,16 +16,16 @@ int sbx_net_loopback_up(struct sbx_error *err)
 
 	if (s < 0)
 		return sbx_error_set(err, SBX_ERR_SETUP, errno, "cannot open a socket: %s",
-				     strerror(errno));
+		                     strerror(errno));
 	memset(&ifr, 0, sizeof(ifr));
 	strncpy(ifr.ifr_name, "lo", sizeof(ifr.ifr_name) - 1);
 	if (ioctl(s, SIOCGIFFLAGS, &ifr) < 0)
 		return sbx_error_set(err, SBX_ERR_SETUP, errno,
-				     "cannot read the loopback interface's flags: %s",
-				     strerror(errno));
+		                     "cannot read the loopback interface's flags: %s",
+		                     strerror(errno));
 	ifr.ifr_flags |= IFF_UP | IFF_RUNNING;
 	if (ioctl(s, SIOCSIFFLAGS, &ifr) < 0)
 		return sbx_error_set(err, SBX_ERR_SETUP, errno,
-				     "cannot bring the loopback interface up: %s", strerror(errno));
+		                     "cannot bring the loopback interface up: %s", strerror(errno));
 	return 0;
 }

@@ -56,7 +56,7 @@ struct sbx_prepared {
  * may have planted them), except system paths flagged FOLLOW.
  */
 int sbx_mounts_prepare(const struct sbx_plan *plan, int userns_fd, struct sbx_prepared *out,
-		       struct sbx_error *err);
+                       struct sbx_error *err);
 void sbx_prepared_clear(struct sbx_prepared *p);
 
 /*
@@ -64,8 +64,7 @@ void sbx_prepared_clear(struct sbx_prepared *p);
  * tmpfs of sbx's own from the plan and the prepared sources, and pivot into it. Nothing is
  * created on the host: missing mount points are made only inside sbx's tmpfs mounts.
  */
-int sbx_mounts_build(const struct sbx_plan *plan, struct sbx_prepared *prep,
-		     struct sbx_error *err);
+int sbx_mounts_build(const struct sbx_plan *plan, struct sbx_prepared *prep, struct sbx_error *err);
 
 /* ---- caps.c ---- */
 

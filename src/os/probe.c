@@ -25,7 +25,7 @@ int sbx_probe_host(struct sbx_host *host, char *const *environ, struct sbx_error
 	cwd = getcwd(NULL, 0);
 	if (!cwd)
 		return sbx_error_set(err, SBX_ERR_SETUP, errno,
-				     "cannot read the current directory: %s", strerror(errno));
+		                     "cannot read the current directory: %s", strerror(errno));
 	host->cwd = cwd;
 
 	entries = calloc(sbx_n_system_candidates, sizeof(*entries));

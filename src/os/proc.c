@@ -33,8 +33,7 @@ int sbx_proc_signalfd(struct sbx_error *err)
 	for (size_t i = 0; i < sbx_n_forwarded_signals; i++)
 		sigaddset(&set, sbx_forwarded_signals[i]);
 	if (sigprocmask(SIG_BLOCK, &set, NULL) < 0)
-		return sbx_error_set(err, SBX_ERR_SETUP, errno, "sigprocmask: %s",
-				     strerror(errno));
+		return sbx_error_set(err, SBX_ERR_SETUP, errno, "sigprocmask: %s", strerror(errno));
 	fd = signalfd(-1, &set, SFD_CLOEXEC);
 	if (fd < 0)
 		return sbx_error_set(err, SBX_ERR_SETUP, errno, "signalfd: %s", strerror(errno));
@@ -52,7 +51,7 @@ int sbx_proc_cloexec_from(int from, struct sbx_error *err)
 	d = opendir("/proc/self/fd");
 	if (!d)
 		return sbx_error_set(err, SBX_ERR_SETUP, errno,
-				     "cannot list open file descriptors: %s", strerror(errno));
+		                     "cannot list open file descriptors: %s", strerror(errno));
 	while ((de = readdir(d))) {
 		int fd = atoi(de->d_name);
 
@@ -67,7 +66,7 @@ int sbx_proc_die_with_parent(struct sbx_error *err)
 {
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0)
 		return sbx_error_set(err, SBX_ERR_SETUP, errno, "PR_SET_PDEATHSIG: %s",
-				     strerror(errno));
+		                     strerror(errno));
 	return 0;
 }
 
@@ -117,21 +116,23 @@ static int exec_error(int errnum, const char *cmd, const char *path, struct sbx_
 
 	if (errnum == ENOENT || errnum == ENOTDIR) {
 		r = sbx_error_set(err, SBX_ERR_EXEC_NOT_FOUND, errnum,
-				  "%s: command not found in the sandbox", cmd);
+		                  "%s: command not found in the sandbox", cmd);
 		if (strchr(cmd, '/'))
-			sbx_error_hint(err, "is %s under a mounted directory? mount it with "
-					    "-v DIR:ro, or see what is mounted with --dry-run",
-				       cmd);
+			sbx_error_hint(err,
+			               "is %s under a mounted directory? mount it with "
+			               "-v DIR:ro, or see what is mounted with --dry-run",
+			               cmd);
 		else
-			sbx_error_hint(err, "PATH inside is %s; mount the directory holding it, "
-					    "or give its full path",
-				       path ? path : "(unset)");
+			sbx_error_hint(err,
+			               "PATH inside is %s; mount the directory holding it, "
+			               "or give its full path",
+			               path ? path : "(unset)");
 		return r;
 	}
 	r = sbx_error_set(err, SBX_ERR_EXEC_DENIED, errnum, "%s: cannot execute: %s", cmd,
-			  strerror(errnum));
+	                  strerror(errnum));
 	sbx_error_hint(err, "check that it is an executable for this machine and that its "
-			    "mount allows execution");
+	                    "mount allows execution");
 	return r;
 }
 
@@ -154,7 +155,7 @@ int sbx_proc_exec(char *const argv[], char *const envp[], struct sbx_error *err)
 		char full[SBX_PATH_MAX];
 
 		if (snprintf(full, sizeof(full), "%.*s/%s", (int)(len ? len : 1), len ? p : ".",
-			     cmd) < (int)sizeof(full)) {
+		             cmd) < (int)sizeof(full)) {
 			execve(full, argv, envp);
 			/* As execvp: remember a "found but cannot run", keep looking otherwise. */
 			if (errno != ENOENT && errno != ENOTDIR && !first_err)

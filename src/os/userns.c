@@ -46,24 +46,22 @@ static int write_maps_at(int procfd, const struct sbx_plan *plan, struct sbx_err
 	r = write_file_at(procfd, "setgroups", plan->map_count == 1 ? "deny" : "allow");
 	if (r < 0 && r != -ENOENT)
 		return sbx_error_set(err, SBX_ERR_SETUP, -r,
-				     "cannot write setgroups of the sandbox's user namespace: %s",
-				     strerror(-r));
-	snprintf(map, sizeof(map), "%u %u %u\n", plan->inner_uid, plan->outer_uid,
-		 plan->map_count);
+		                     "cannot write setgroups of the sandbox's user namespace: %s",
+		                     strerror(-r));
+	snprintf(map, sizeof(map), "%u %u %u\n", plan->inner_uid, plan->outer_uid, plan->map_count);
 	r = write_file_at(procfd, "uid_map", map);
 	if (r < 0)
 		return sbx_error_set(err, SBX_ERR_SETUP, -r,
-				     "cannot map uid %u to host uid %u in the sandbox's user "
-				     "namespace: %s",
-				     plan->inner_uid, plan->outer_uid, strerror(-r));
-	snprintf(map, sizeof(map), "%u %u %u\n", plan->inner_gid, plan->outer_gid,
-		 plan->map_count);
+		                     "cannot map uid %u to host uid %u in the sandbox's user "
+		                     "namespace: %s",
+		                     plan->inner_uid, plan->outer_uid, strerror(-r));
+	snprintf(map, sizeof(map), "%u %u %u\n", plan->inner_gid, plan->outer_gid, plan->map_count);
 	r = write_file_at(procfd, "gid_map", map);
 	if (r < 0)
 		return sbx_error_set(err, SBX_ERR_SETUP, -r,
-				     "cannot map gid %u to host gid %u in the sandbox's user "
-				     "namespace: %s",
-				     plan->inner_gid, plan->outer_gid, strerror(-r));
+		                     "cannot map gid %u to host gid %u in the sandbox's user "
+		                     "namespace: %s",
+		                     plan->inner_gid, plan->outer_gid, strerror(-r));
 	return 0;
 }
 
@@ -76,7 +74,7 @@ int sbx_userns_write_maps(pid_t pid, const struct sbx_plan *plan, struct sbx_err
 	procfd = open(path, O_DIRECTORY | O_PATH | O_CLOEXEC);
 	if (procfd < 0)
 		return sbx_error_set(err, SBX_ERR_SETUP, errno, "cannot open %s: %s", path,
-				     strerror(errno));
+		                     strerror(errno));
 	return write_maps_at(procfd, plan, err);
 }
 
@@ -113,7 +111,7 @@ int sbx_userns_idmap_fd(const struct sbx_plan *plan, struct sbx_error *err)
 		fd = open(path, O_RDONLY | O_CLOEXEC);
 		if (fd < 0)
 			r = sbx_error_set(err, SBX_ERR_SETUP, errno, "cannot open %s: %s", path,
-					  strerror(errno));
+			                  strerror(errno));
 		else
 			r = fd;
 	}
@@ -128,15 +126,15 @@ int sbx_userns_become(const struct sbx_plan *plan, struct sbx_error *err)
 	/* Root's supplementary groups (group 0 among them) must not follow the worker. */
 	if (plan->map_count > 1 && setgroups(0, NULL) < 0)
 		return sbx_error_set(err, SBX_ERR_SETUP, errno,
-				     "cannot drop supplementary groups: %s", strerror(errno));
+		                     "cannot drop supplementary groups: %s", strerror(errno));
 	if (setresgid(plan->inner_gid, plan->inner_gid, plan->inner_gid) < 0)
 		return sbx_error_set(err, SBX_ERR_SETUP, errno,
-				     "cannot become gid %u in the sandbox: %s", plan->inner_gid,
-				     strerror(errno));
+		                     "cannot become gid %u in the sandbox: %s", plan->inner_gid,
+		                     strerror(errno));
 	if (setresuid(plan->inner_uid, plan->inner_uid, plan->inner_uid) < 0)
 		return sbx_error_set(err, SBX_ERR_SETUP, errno,
-				     "cannot become uid %u in the sandbox: %s", plan->inner_uid,
-				     strerror(errno));
+		                     "cannot become uid %u in the sandbox: %s", plan->inner_uid,
+		                     strerror(errno));
 	return 0;
 }
 
@@ -156,44 +154,46 @@ int sbx_userns_explain(int errnum, struct sbx_error *err)
 
 	if (read_long("/proc/sys/user/max_user_namespaces") == 0) {
 		r = sbx_error_set(err, SBX_ERR_UNSUPPORTED, errnum,
-				  "cannot create a user namespace: user.max_user_namespaces is 0");
+		                  "cannot create a user namespace: user.max_user_namespaces is 0");
 		sbx_error_hint(err, "allow them with 'sysctl -w user.max_user_namespaces=15000' "
-				    "(as root), or run sbx as root");
+		                    "(as root), or run sbx as root");
 		return r;
 	}
 	if (read_long("/proc/sys/kernel/apparmor_restrict_unprivileged_userns") == 1) {
-		r = sbx_error_set(err, SBX_ERR_UNSUPPORTED, errnum,
-				  "cannot create a user namespace: AppArmor restricts unprivileged "
-				  "user namespaces (kernel.apparmor_restrict_unprivileged_userns=1)");
+		r = sbx_error_set(
+		    err, SBX_ERR_UNSUPPORTED, errnum,
+		    "cannot create a user namespace: AppArmor restricts unprivileged "
+		    "user namespaces (kernel.apparmor_restrict_unprivileged_userns=1)");
 		sbx_error_hint(err, "install an AppArmor profile for sbx granting 'userns,' "
-				    "(see sbx(1)), or set the sysctl to 0");
+		                    "(see sbx(1)), or set the sysctl to 0");
 		return r;
 	}
 	if (read_long("/proc/sys/kernel/unprivileged_userns_clone") == 0) {
 		r = sbx_error_set(err, SBX_ERR_UNSUPPORTED, errnum,
-				  "cannot create a user namespace: "
-				  "kernel.unprivileged_userns_clone is 0");
-		sbx_error_hint(err, "enable it with 'sysctl -w kernel.unprivileged_userns_clone=1'");
+		                  "cannot create a user namespace: "
+		                  "kernel.unprivileged_userns_clone is 0");
+		sbx_error_hint(err,
+		               "enable it with 'sysctl -w kernel.unprivileged_userns_clone=1'");
 		return r;
 	}
 	if (errnum == EPERM) {
 		r = sbx_error_set(err, SBX_ERR_UNSUPPORTED, errnum,
-				  "cannot create namespaces: the kernel said EPERM, as it does "
-				  "inside a container whose seccomp profile denies unshare/clone, "
-				  "or inside a sandbox that forbids nesting");
+		                  "cannot create namespaces: the kernel said EPERM, as it does "
+		                  "inside a container whose seccomp profile denies unshare/clone, "
+		                  "or inside a sandbox that forbids nesting");
 		sbx_error_hint(err, "run the container with a seccomp profile that allows user "
-				    "namespaces, or run sbx on the host");
+		                    "namespaces, or run sbx on the host");
 		return r;
 	}
 	if (errnum == ENOSPC) {
 		r = sbx_error_set(err, SBX_ERR_UNSUPPORTED, errnum,
-				  "cannot create namespaces: a namespace limit "
-				  "(/proc/sys/user/max_*_namespaces) is reached");
+		                  "cannot create namespaces: a namespace limit "
+		                  "(/proc/sys/user/max_*_namespaces) is reached");
 		sbx_error_hint(err, "raise the limit in /proc/sys/user/ or end other sandboxes");
 		return r;
 	}
 	r = sbx_error_set(err, SBX_ERR_UNSUPPORTED, errnum, "cannot create namespaces: %s",
-			  strerror(errnum));
+	                  strerror(errnum));
 	sbx_error_hint(err, "check that this kernel has user namespaces (CONFIG_USER_NS)");
 	return r;
 }

@@ -11,7 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#define IT_EXIT_SKIP 77
+#define IT_EXIT_SKIP    77
 #define IT_CASE_TIMEOUT 120
 
 static char case_tmpdir[4096];
@@ -60,7 +60,7 @@ const char *it_tmpdir(void)
 		const char *base = getenv("TMPDIR");
 
 		snprintf(case_tmpdir, sizeof(case_tmpdir), "%s/sbx-it.XXXXXX",
-			 base && *base ? base : "/tmp");
+		         base && *base ? base : "/tmp");
 		if (!mkdtemp(case_tmpdir))
 			it_fail(__FILE__, __LINE__, "mkdtemp: %s", strerror(errno));
 		chmod(case_tmpdir, 0755);

@@ -22,14 +22,17 @@ struct it_case {
 	void (*fn)(void);
 };
 
-#define IT_CASE(fn) {#fn, fn}
+#define IT_CASE(fn)                                                                                \
+	{                                                                                          \
+#fn, fn                                                                            \
+	}
 
 /* Run every case; argv[1], if given, is a substring filter on names. */
 int it_main(int argc, char **argv, const struct it_case *cases, size_t n);
 
 /* Fail the current case with a message (never returns). */
 __attribute__((noreturn, format(printf, 3, 4))) void it_fail(const char *file, int line,
-							      const char *fmt, ...);
+                                                             const char *fmt, ...);
 /* Skip the current case: the kernel or system lacks `why` (never returns). */
 __attribute__((noreturn, format(printf, 1, 2))) void it_skip(const char *fmt, ...);
 
@@ -50,16 +53,16 @@ __attribute__((noreturn, format(printf, 1, 2))) void it_skip(const char *fmt, ..
 	do {                                                                                       \
 		const char *_h = (hay), *_n = (needle);                                            \
 		if (!_h || !strstr(_h, _n))                                                        \
-			it_fail(__FILE__, __LINE__, "%s does not contain \"%s\"; it is:\n%s", #hay, \
-				_n, _h ? _h : "(null)");                                           \
+			it_fail(__FILE__, __LINE__, "%s does not contain \"%s\"; it is:\n%s",      \
+			        #hay, _n, _h ? _h : "(null)");                                     \
 	} while (0)
 
 #define IT_EXPECT_NOT_CONTAINS(hay, needle)                                                        \
 	do {                                                                                       \
 		const char *_h = (hay), *_n = (needle);                                            \
 		if (_h && strstr(_h, _n))                                                          \
-			it_fail(__FILE__, __LINE__, "%s contains \"%s\"; it is:\n%s", #hay, _n,     \
-				_h);                                                               \
+			it_fail(__FILE__, __LINE__, "%s contains \"%s\"; it is:\n%s", #hay, _n,    \
+			        _h);                                                               \
 	} while (0)
 
 /* The result of running a process: exit status as a shell reports it (128+N for signal N). */

@@ -13,20 +13,20 @@
 static const struct {
 	const char *in, *out;
 } normalize_cases[] = {
-	{"/", "/"},
-	{"//", "/"},
-	{"/a", "/a"},
-	{"/a/", "/a"},
-	{"/a//b///c", "/a/b/c"},
-	{"/a/./b/.", "/a/b"},
-	{"/a/b/..", "/a"},
-	{"/a/b/../../..", "/"},
-	{"/../etc/passwd", "/etc/passwd"},
-	{"/..", "/"},
-	{"/a/../../b", "/b"},
-	{"/.../x", "/.../x"},
-	{"/a/..b/c", "/a/..b/c"},
-	{"/src/app.ts", "/src/app.ts"},
+    {"/", "/"},
+    {"//", "/"},
+    {"/a", "/a"},
+    {"/a/", "/a"},
+    {"/a//b///c", "/a/b/c"},
+    {"/a/./b/.", "/a/b"},
+    {"/a/b/..", "/a"},
+    {"/a/b/../../..", "/"},
+    {"/../etc/passwd", "/etc/passwd"},
+    {"/..", "/"},
+    {"/a/../../b", "/b"},
+    {"/.../x", "/.../x"},
+    {"/a/..b/c", "/a/..b/c"},
+    {"/src/app.ts", "/src/app.ts"},
 };
 
 static void test_normalize_table(void **state)
@@ -93,10 +93,10 @@ static void test_covers_rest_depth(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_normalize_table),
-		cmocka_unit_test(test_normalize_refusals),
-		cmocka_unit_test(test_absolute),
-		cmocka_unit_test(test_covers_rest_depth),
+	    cmocka_unit_test(test_normalize_table),
+	    cmocka_unit_test(test_normalize_refusals),
+	    cmocka_unit_test(test_absolute),
+	    cmocka_unit_test(test_covers_rest_depth),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
