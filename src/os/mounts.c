@@ -98,8 +98,15 @@ static int open_source(const char *path, unsigned flags, struct sbx_error *err)
 		                 RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS);
 	if (fd == -1)
 		fd = -errno;
-	if (fd >= 0)
-		return fd;
+	if (fd >= 0) {
+		struct stat st;
+
+		/* O_PATH|O_NOFOLLOW opens a final symlink itself rather than failing. */
+		if (fstat(fd, &st) == 0 && !S_ISLNK(st.st_mode))
+			return fd;
+		close(fd);
+		fd = -ELOOP;
+	}
 	if (fd == -ELOOP) {
 		int r = sbx_error_set(err, SBX_ERR_SETUP, ELOOP,
 		                      "mount source %s is or passes through a symlink", path);
@@ -364,6 +371,18 @@ static int mount_point(struct builder *b, const char *target, enum point_kind ki
 			fd = sbx_openat2(cur, comp, O_PATH | O_CLOEXEC | O_NOFOLLOW,
 			                 resolve_beneath);
 		}
+		if (fd >= 0) {
+			struct stat st;
+
+			/* O_PATH|O_NOFOLLOW hands back a final symlink rather than failing. */
+			if (fstat(fd, &st) < 0 || S_ISLNK(st.st_mode)) {
+				close(fd);
+				fd = -ELOOP;
+			} else if (!last && !S_ISDIR(st.st_mode)) {
+				close(fd);
+				fd = -ENOTDIR;
+			}
+		}
 		if (fd < 0) {
 			int r;
 
@@ -385,6 +404,11 @@ static int mount_point(struct builder *b, const char *target, enum point_kind ki
 				               "create %s in the host directory behind it, or "
 				               "choose a target that exists",
 				               target);
+			} else if (fd == -ENOTDIR) {
+				r = sbx_error_set(err, SBX_ERR_SETUP, ENOTDIR,
+				                  "the mount point %s for %s lies beneath a file",
+				                  target, what);
+				sbx_error_hint(err, "mount at a path whose parents are directories");
 			} else {
 				r = sbx_error_set(err, SBX_ERR_SETUP, -fd,
 				                  "cannot open the mount point %s for %s: %s",

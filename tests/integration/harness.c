@@ -1,7 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 #include "harness.h"
 
+#include <dirent.h>
 #include <fcntl.h>
+#include <sched.h>
+#include <sys/ioctl.h>
+#include <sys/mount.h>
+#include <sys/ptrace.h>
+#include <termios.h>
 #include <ftw.h>
 #include <poll.h>
 #include <signal.h>
@@ -220,10 +226,228 @@ static void remove_tree(const char *path)
 	nftw(path, rm_one, 32, FTW_DEPTH | FTW_PHYS);
 }
 
+
+/* ---- the probe: runs inside sandboxes ---- */
+
+static const char *res(int r)
+{
+	static char buf[64];
+
+	if (r >= 0)
+		return "ok";
+	snprintf(buf, sizeof(buf), "%s", strerrorname_np(errno) ? strerrorname_np(errno) : "E?");
+	return buf;
+}
+
+static int write_str(const char *path, const char *s)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return -1;
+	n = write(fd, s, strlen(s));
+	close(fd);
+	return n == (ssize_t)strlen(s) ? 0 : -1;
+}
+
+/* A nested user and mount namespace, as a worker could make if nothing forbade it. */
+static int nested_ns(void)
+{
+	char map[64];
+	uid_t uid = getuid();
+	gid_t gid = getgid();
+
+	if (unshare(CLONE_NEWUSER | CLONE_NEWNS) < 0)
+		return -1;
+	write_str("/proc/self/setgroups", "deny");
+	snprintf(map, sizeof(map), "0 %u 1", (unsigned)uid);
+	write_str("/proc/self/uid_map", map);
+	snprintf(map, sizeof(map), "0 %u 1", (unsigned)gid);
+	write_str("/proc/self/gid_map", map);
+	return 0;
+}
+
+static int probe_one(const char *op, char **a)
+{
+	struct mount_attr rw = {.attr_clr = MOUNT_ATTR_RDONLY};
+	int fd, r;
+
+	if (!strcmp(op, "read")) {
+		char c;
+		fd = open(a[0], O_RDONLY | O_CLOEXEC);
+		r = fd < 0 ? -1 : (int)read(fd, &c, 1);
+		printf("read %s => %s\n", a[0], res(r));
+	} else if (!strcmp(op, "write")) {
+		fd = open(a[0], O_WRONLY | O_CLOEXEC);
+		r = fd < 0 ? -1 : (int)write(fd, "x", 1);
+		printf("write %s => %s\n", a[0], res(r));
+	} else if (!strcmp(op, "create")) {
+		fd = open(a[0], O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0644);
+		printf("create %s => %s\n", a[0], res(fd));
+	} else if (!strcmp(op, "unlink")) {
+		printf("unlink %s => %s\n", a[0], res(unlink(a[0])));
+	} else if (!strcmp(op, "mkdir")) {
+		printf("mkdir %s => %s\n", a[0], res(mkdir(a[0], 0755)));
+	} else if (!strcmp(op, "rmdir")) {
+		printf("rmdir %s => %s\n", a[0], res(rmdir(a[0])));
+	} else if (!strcmp(op, "rename")) {
+		printf("rename %s => %s\n", a[0], res(rename(a[0], a[1])));
+	} else if (!strcmp(op, "chmod")) {
+		printf("chmod %s => %s\n", a[0], res(chmod(a[0], 0600)));
+	} else if (!strcmp(op, "truncate")) {
+		printf("truncate %s => %s\n", a[0], res(truncate(a[0], 0)));
+	} else if (!strcmp(op, "link")) {
+		printf("link %s => %s\n", a[0], res(link(a[0], a[1])));
+	} else if (!strcmp(op, "symlink")) {
+		printf("symlink %s => %s\n", a[1], res(symlink(a[0], a[1])));
+	} else if (!strcmp(op, "stat")) {
+		struct stat st;
+		printf("stat %s => %s\n", a[0], res(lstat(a[0], &st)));
+	} else if (!strcmp(op, "ls")) {
+		DIR *d = opendir(a[0]);
+		int n = 0;
+		if (d) {
+			while (readdir(d))
+				n++;
+			closedir(d);
+			printf("ls %s => ok %d\n", a[0], n - 2);
+		} else {
+			printf("ls %s => %s\n", a[0], res(-1));
+		}
+	} else if (!strcmp(op, "remount-rw")) {
+		r = mount(NULL, a[0], NULL, MS_REMOUNT | MS_BIND, NULL);
+		printf("remount-rw %s => %s\n", a[0], res(r));
+	} else if (!strcmp(op, "umount")) {
+		printf("umount %s => %s\n", a[0], res(umount2(a[0], MNT_DETACH)));
+	} else if (!strcmp(op, "setattr-rw")) {
+		r = mount_setattr(AT_FDCWD, a[0], AT_RECURSIVE, &rw, sizeof(rw));
+		printf("setattr-rw %s => %s\n", a[0], res(r));
+	} else if (!strcmp(op, "open-tree")) {
+		fd = open_tree(AT_FDCWD, a[0], OPEN_TREE_CLONE | AT_RECURSIVE);
+		printf("open-tree %s => %s\n", a[0], res(fd));
+	} else if (!strcmp(op, "nested")) {
+		/* Enter a nested user+mount namespace; later operations run there. */
+		printf("nested => %s\n", res(nested_ns()));
+	} else if (!strcmp(op, "open-tree-rw")) {
+		/* Clone, clear read-only on the clone, attach it over the original. */
+		fd = open_tree(AT_FDCWD, a[0], OPEN_TREE_CLONE | AT_RECURSIVE);
+		r = fd;
+		if (fd >= 0)
+			r = mount_setattr(fd, "", AT_EMPTY_PATH | AT_RECURSIVE, &rw, sizeof(rw));
+		if (fd >= 0 && r >= 0)
+			r = move_mount(fd, "", AT_FDCWD, a[0], MOVE_MOUNT_F_EMPTY_PATH);
+		printf("open-tree-rw %s => %s\n", a[0], res(r));
+	} else if (!strcmp(op, "tiocsti")) {
+		char c = 'X';
+		printf("tiocsti => %s\n", res(ioctl(0, TIOCSTI, &c)));
+	} else if (!strcmp(op, "kill")) {
+		printf("kill %s => %s\n", a[0], res(kill(atoi(a[0]), SIGTERM)));
+	} else if (!strcmp(op, "ptrace")) {
+		r = (int)ptrace(PTRACE_ATTACH, atoi(a[0]), NULL, NULL);
+		printf("ptrace %s => %s\n", a[0], res(r));
+	} else if (!strcmp(op, "fds")) {
+		DIR *d = opendir("/proc/self/fd");
+		struct dirent *de;
+		printf("fds =>");
+		while (d && (de = readdir(d)))
+			if (de->d_name[0] != '.' && atoi(de->d_name) != dirfd(d))
+				printf(" %s", de->d_name);
+		printf("\n");
+		if (d)
+			closedir(d);
+	} else if (!strcmp(op, "sleep")) {
+		sleep((unsigned)atoi(a[0]));
+		printf("slept\n");
+	} else {
+		printf("unknown probe op %s\n", op);
+		return -1;
+	}
+	fflush(stdout);
+	return 0;
+}
+
+static int probe_arity(const char *op)
+{
+	static const char *const two[] = {"rename", "link", "symlink"};
+	static const char *const zero[] = {"nested", "tiocsti", "fds"};
+
+	for (size_t i = 0; i < sizeof(two) / sizeof(two[0]); i++)
+		if (!strcmp(op, two[i]))
+			return 2;
+	for (size_t i = 0; i < sizeof(zero) / sizeof(zero[0]); i++)
+		if (!strcmp(op, zero[i]))
+			return 0;
+	return 1;
+}
+
+static int probe_main(int argc, char **argv)
+{
+	for (int i = 0; i < argc;) {
+		int n = probe_arity(argv[i]);
+
+		if (i + n >= argc + (n == 0)) {
+			fprintf(stderr, "probe: %s needs %d arguments\n", argv[i], n);
+			return 2;
+		}
+		if (probe_one(argv[i], argv + i + 1) < 0)
+			return 2;
+		i += n + 1;
+	}
+	return 0;
+}
+
+static char self_path[4096], self_dir[4096];
+
+const char *it_self(void)
+{
+	if (!self_path[0]) {
+		ssize_t n = readlink("/proc/self/exe", self_path, sizeof(self_path) - 1);
+		if (n < 0)
+			it_fail(__FILE__, __LINE__, "readlink /proc/self/exe: %s", strerror(errno));
+		self_path[n] = '\0';
+	}
+	return self_path;
+}
+
+const char *it_self_dir(void)
+{
+	if (!self_dir[0]) {
+		char *slash;
+		snprintf(self_dir, sizeof(self_dir), "%s", it_self());
+		slash = strrchr(self_dir, '/');
+		if (slash && slash != self_dir)
+			*slash = '\0';
+	}
+	return self_dir;
+}
+
+void it_run_in(struct it_run *r, const char *const *opts, const char *const *cmd)
+{
+	const char *args[512];
+	char vol[4200];
+	size_t n = 0;
+
+	snprintf(vol, sizeof(vol), "%s:ro", it_self_dir());
+	args[n++] = "run";
+	args[n++] = "-v";
+	args[n++] = vol;
+	for (; opts && *opts && n < 400; opts++)
+		args[n++] = *opts;
+	args[n++] = "--";
+	for (; cmd && *cmd && n < 510; cmd++)
+		args[n++] = strcmp(*cmd, "@probe") == 0 ? it_self() : *cmd;
+	args[n] = NULL;
+	it_sbx(r, args);
+}
+
 int it_main(int argc, char **argv, const struct it_case *cases, size_t n)
 {
 	unsigned passed = 0, failed = 0, skipped = 0;
 	const char *filter = argc > 1 ? argv[1] : NULL;
+
+	if (filter && strcmp(filter, "--probe") == 0)
+		return probe_main(argc - 2, argv + 2);
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	printf("# %s as uid %u, sbx = %s\n", argv[0], (unsigned)geteuid(), it_sbx_path());

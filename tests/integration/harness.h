@@ -90,6 +90,23 @@ const char *it_tmpdir(void);
 /* Write a file (mode 0644), creating parents. */
 void it_write_file(const char *path, const char *content);
 
+/*
+ * Run `sbx run OPTS... -- CMD...` (both NULL-terminated lists; OPTS replace the default
+ * workspace, as any -v does). The test binary itself is a probe program: a CMD of
+ * {"@probe", "--probe", OP, ARG..., OP, ARG..., NULL} runs it inside the sandbox, where it
+ * performs each operation and prints one line per operation, "OP PATH => RESULT", RESULT
+ * being "ok" or the errno name (EACCES, EROFS, ...). The directory holding the test binary
+ * is mounted read-only so that it can run there.
+ */
+void it_run_in(struct it_run *r, const char *const *opts, const char *const *cmd);
+
+/* Probe operations: read write create unlink mkdir rmdir chmod truncate stat ls PATH;
+ * rename link OLD NEW; symlink TEXT PATH; remount-rw umount setattr-rw open-tree
+ * open-tree-rw PATH; nested (enter a nested user+mount namespace); tiocsti; fds;
+ * kill PID; ptrace PID; sleep N. */
+const char *it_self(void);
+const char *it_self_dir(void);
+
 /* Path of the sbx binary. */
 const char *it_sbx_path(void);
 

@@ -1,0 +1,547 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Containment: a worker tries to get out, and must fail. Each case builds its own host
+ * tree under a fresh temporary directory and starts real sandboxes.
+ */
+#include <dirent.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <sched.h>
+#include <signal.h>
+#include <poll.h>
+#include <stdint.h>
+#include <sys/ioctl.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "harness.h"
+
+/* DIR/NAME, allocated: each case is a short-lived child, so nothing is freed. */
+static char *path_in(const char *dir, const char *name)
+{
+	char *p;
+
+	if (asprintf(&p, "%s/%s", dir, name) < 0)
+		it_fail(__FILE__, __LINE__, "out of memory");
+	return p;
+}
+
+/* A host tree: DIR/secret/key, DIR/ws/file (workspace), DIR/ro/file and DIR/ro/dir/. */
+static const char *make_tree(void)
+{
+	const char *t = it_tmpdir();
+
+	it_write_file(path_in(t, "secret/key"), "host secret\n");
+	it_write_file(path_in(t, "ws/file"), "workspace\n");
+	it_write_file(path_in(t, "ro/file"), "read-only\n");
+	it_write_file(path_in(t, "ro/dir/inner"), "inner\n");
+	return t;
+}
+
+static void test_secret_outside_mounts_is_absent(void)
+{
+	const char *t = make_tree();
+	const char *opts[] = {"-v", path_in(t, "ws"), NULL};
+	const char *cmd[] = {"@probe",
+			     "--probe",
+			     "read",
+			     path_in(t, "secret/key"),
+			     "ls",
+			     path_in(t, "secret"),
+			     "stat",
+			     path_in(t, "secret"),
+			     "read",
+			     path_in(t, "ws/file"),
+			     "ls",
+			     "/root",
+			     "ls",
+			     "/home",
+			     NULL};
+	struct it_run r;
+
+	it_run_in(&r, opts, cmd);
+	IT_EXPECT_INT(r.status, 0);
+	IT_EXPECT_CONTAINS(r.out, "read ");
+	IT_EXPECT_CONTAINS(r.out, "secret/key => ENOENT");
+	IT_EXPECT_CONTAINS(r.out, "secret => ENOENT\nstat");
+	IT_EXPECT_CONTAINS(r.out, "ws/file => ok");
+	IT_EXPECT_CONTAINS(r.out, "ls /root => ENOENT");
+}
+
+static void expect_all_refused(const char *out, const char *const *ops)
+{
+	for (; *ops; ops++) {
+		char want[512];
+
+		snprintf(want, sizeof(want), "%s => ok", *ops);
+		IT_EXPECT_NOT_CONTAINS(out, want);
+	}
+}
+
+static void run_readonly_ops(const char *ro, const char *const *opts)
+{
+	const char *cmd[] = {"@probe",
+			     "--probe",
+			     "create",
+			     path_in(ro, "new"),
+			     "write",
+			     path_in(ro, "file"),
+			     "unlink",
+			     path_in(ro, "file"),
+			     "rename",
+			     path_in(ro, "file"),
+			     path_in(ro, "moved"),
+			     "chmod",
+			     path_in(ro, "file"),
+			     "truncate",
+			     path_in(ro, "file"),
+			     "link",
+			     path_in(ro, "file"),
+			     path_in(ro, "hard"),
+			     "mkdir",
+			     path_in(ro, "newdir"),
+			     "rmdir",
+			     path_in(ro, "dir"),
+			     "symlink",
+			     "/etc",
+			     path_in(ro, "sym"),
+			     "read",
+			     path_in(ro, "file"),
+			     NULL};
+	static const char *const ops[] = {"create", "write", "unlink", "rename", "chmod",
+					  "truncate", "link", "mkdir", "rmdir", "symlink", NULL};
+	struct it_run r;
+	FILE *f;
+	char buf[64] = "";
+
+	it_run_in(&r, opts, cmd);
+	IT_EXPECT_INT(r.status, 0);
+	IT_EXPECT_CONTAINS(r.out, "file => ok"); /* the read at the end */
+	expect_all_refused(r.out, ops);
+	IT_EXPECT_CONTAINS(r.out, "create ");
+	IT_EXPECT_CONTAINS(r.out, "new => EROFS");
+	IT_EXPECT_CONTAINS(r.out, "truncate ");
+	f = fopen(path_in(ro, "file"), "r");
+	IT_EXPECT(f != NULL);
+	IT_EXPECT(fgets(buf, sizeof(buf), f) != NULL);
+	fclose(f);
+	IT_EXPECT(strstr(buf, "read-only") || strstr(buf, "sub"));
+	IT_EXPECT(access(path_in(ro, "new"), F_OK) < 0);
+}
+
+static void test_readonly_refuses_every_write(void)
+{
+	const char *t = make_tree();
+	char vol[4200];
+	const char *opts[] = {"-v", vol, NULL};
+
+	snprintf(vol, sizeof(vol), "%s:ro", path_in(t, "ro"));
+	run_readonly_ops(path_in(t, "ro"), opts);
+}
+
+/* Enter a private mount namespace (as a user, with a user namespace mapping our own ids,
+ * so that sbx still runs unprivileged) and mount a tmpfs on DIR/ro/sub. */
+static void host_submount(const char *dir)
+{
+	char map[64];
+	uid_t uid = getuid();
+	gid_t gid = getgid();
+	int fd;
+
+	if (it_is_root()) {
+		IT_EXPECT_INT(unshare(CLONE_NEWNS), 0);
+	} else {
+		if (unshare(CLONE_NEWUSER | CLONE_NEWNS) < 0)
+			it_skip("unprivileged user namespaces are not available (%s)",
+				strerror(errno));
+		fd = open("/proc/self/setgroups", O_WRONLY);
+		IT_EXPECT(fd >= 0 && write(fd, "deny", 4) == 4);
+		close(fd);
+		snprintf(map, sizeof(map), "%u %u 1", uid, uid);
+		fd = open("/proc/self/uid_map", O_WRONLY);
+		IT_EXPECT(fd >= 0 && write(fd, map, strlen(map)) == (ssize_t)strlen(map));
+		close(fd);
+		snprintf(map, sizeof(map), "%u %u 1", gid, gid);
+		fd = open("/proc/self/gid_map", O_WRONLY);
+		IT_EXPECT(fd >= 0 && write(fd, map, strlen(map)) == (ssize_t)strlen(map));
+		close(fd);
+	}
+	IT_EXPECT_INT(mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL), 0);
+	IT_EXPECT_INT(mount("tmpfs", dir, "tmpfs", 0, "mode=0755"), 0);
+	it_write_file(path_in(dir, "file"), "sub\n");
+	mkdir(path_in(dir, "dir"), 0755);
+}
+
+static void test_readonly_covers_host_submounts(void)
+{
+	const char *t = make_tree();
+	const char *sub = path_in(t, "ro/sub");
+	char vol[4200];
+	const char *opts[] = {"-v", vol, NULL};
+
+	mkdir(sub, 0755);
+	host_submount(sub);
+	snprintf(vol, sizeof(vol), "%s:ro", path_in(t, "ro"));
+	run_readonly_ops(sub, opts);
+}
+
+static void test_readonly_cannot_be_undone(void)
+{
+	const char *t = make_tree();
+	const char *ro = path_in(t, "ro");
+	char vol[4200];
+	const char *opts[] = {"-v", vol, "-v", path_in(t, "ws"), NULL};
+	const char *cmd[] = {"@probe",
+			     "--probe",
+			     "remount-rw",
+			     ro,
+			     "setattr-rw",
+			     ro,
+			     "open-tree-rw",
+			     ro,
+			     "umount",
+			     ro,
+			     "umount",
+			     "/proc/sys",
+			     "nested",
+			     "remount-rw",
+			     ro,
+			     "setattr-rw",
+			     ro,
+			     "open-tree-rw",
+			     ro,
+			     "umount",
+			     ro,
+			     "umount",
+			     "/proc/sys",
+			     "umount",
+			     path_in(t, "ws"),
+			     "write",
+			     path_in(ro, "file"),
+			     "create",
+			     path_in(ro, "new"),
+			     "ls",
+			     path_in(t, "ws"),
+			     NULL};
+	static const char *const ops[] = {"remount-rw", "setattr-rw", "open-tree-rw", "umount",
+					  "write", "create", NULL};
+	struct it_run r;
+
+	snprintf(vol, sizeof(vol), "%s:ro", ro);
+	it_run_in(&r, opts, cmd);
+	IT_EXPECT_INT(r.status, 0);
+	/* Whether a nested user namespace may be made is seccomp's business; either way,
+	 * nothing below may succeed. */
+	IT_EXPECT_CONTAINS(r.out, "nested => ");
+	expect_all_refused(r.out, ops);
+	IT_EXPECT_CONTAINS(r.out, "ws => ok 1"); /* the workspace is still the workspace */
+	IT_EXPECT(access(path_in(ro, "new"), F_OK) < 0);
+}
+
+static void test_planted_symlinks_do_not_redirect(void)
+{
+	const char *t = make_tree();
+	const char *ws = path_in(t, "ws");
+	char vol[4200];
+	struct it_run r;
+
+	/* An earlier worker with write access planted symlinks in the workspace. */
+	IT_EXPECT_INT(symlink(path_in(t, "secret"), path_in(ws, "dotgit")), 0);
+	IT_EXPECT_INT(symlink(path_in(t, "secret"), path_in(ws, "sub")), 0);
+
+	/* 1. As a mount source: refused, never followed to the secret. */
+	snprintf(vol, sizeof(vol), "%s:ro", path_in(ws, "dotgit"));
+	it_sbxv(&r, "run", "-v", ws, "-v", vol, "--", "/bin/cat", path_in(ws, "dotgit/key"), NULL);
+	IT_EXPECT_INT(r.status, 125);
+	IT_EXPECT_CONTAINS(r.err, "symlink");
+	IT_EXPECT_NOT_CONTAINS(r.out, "host secret");
+
+	/* 2. As a mount target inside a writable mount: refused, nothing mounted over the
+	 * secret and nothing created there. */
+	snprintf(vol, sizeof(vol), "%s:%s", path_in(t, "ro"), path_in(ws, "sub/inner"));
+	it_sbxv(&r, "run", "-v", ws, "-v", vol, "--", "/bin/true", NULL);
+	IT_EXPECT_INT(r.status, 125);
+	IT_EXPECT_CONTAINS(r.err, "symlink");
+	IT_EXPECT(access(path_in(t, "secret/inner"), F_OK) < 0);
+
+	/* 3. As the workspace path itself. */
+	it_sbxv(&r, "run", "-v", path_in(ws, "sub"), "--", "/bin/true", NULL);
+	IT_EXPECT_INT(r.status, 125);
+}
+
+/* ---- a digest of a host tree: names, types, modes, sizes, mtimes and contents ---- */
+static uint64_t tree_hash;
+
+static int hash_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	uint64_t h = tree_hash ^ 1469598103934665603ULL;
+	char buf[4096];
+
+	(void)flag;
+	(void)ftw;
+	for (const char *p = path; *p; p++)
+		h = (h ^ (unsigned char)*p) * 1099511628211ULL;
+	h = (h ^ st->st_mode) * 1099511628211ULL;
+	h = (h ^ (uint64_t)st->st_size) * 1099511628211ULL;
+	h = (h ^ (uint64_t)st->st_mtim.tv_sec) * 1099511628211ULL;
+	h = (h ^ (uint64_t)st->st_mtim.tv_nsec) * 1099511628211ULL;
+	if (S_ISREG(st->st_mode)) {
+		int fd = open(path, O_RDONLY);
+		ssize_t n;
+
+		while (fd >= 0 && (n = read(fd, buf, sizeof(buf))) > 0)
+			for (ssize_t i = 0; i < n; i++)
+				h = (h ^ (unsigned char)buf[i]) * 1099511628211ULL;
+		if (fd >= 0)
+			close(fd);
+	}
+	tree_hash = h;
+	return 0;
+}
+
+static uint64_t hash_tree(const char *dir)
+{
+	tree_hash = 0;
+	IT_EXPECT_INT(nftw(dir, hash_one, 32, FTW_PHYS), 0);
+	return tree_hash;
+}
+
+static void test_host_tree_unchanged(void)
+{
+	const char *t = make_tree();
+	char vol1[4200], vol2[4200], vol3[4200];
+	uint64_t before, after;
+	struct it_run r;
+
+	IT_EXPECT_INT(mkdir(path_in(t, "ws/deep"), 0755), 0);
+	before = hash_tree(t);
+	/* Mounts nested in each other, a read-only one inside a writable one, the root mode,
+	 * and a worker that writes nothing. */
+	snprintf(vol1, sizeof(vol1), "%s:%s:ro", path_in(t, "ro"), path_in(t, "ws/deep"));
+	snprintf(vol2, sizeof(vol2), "%s:/cache:ro", path_in(t, "ro"));
+	snprintf(vol3, sizeof(vol3), "%s:/a/b/c", path_in(t, "ro/dir"));
+	it_sbxv(&r, "run", "-v", path_in(t, "ws"), "-v", vol1, "-v", vol2, "-v", vol3, "--",
+		"/bin/sh", "-c", "ls -R / >/dev/null 2>&1; cat /cache/file", NULL);
+	IT_EXPECT_INT(r.status, 0);
+	IT_EXPECT_CONTAINS(r.out, "read-only");
+	it_sbxv(&r, "run", "--root", path_in(t, "ws"), "-v", vol2, "--", "/bin/sh", "-c",
+		"cat /file /cache/file", NULL);
+	IT_EXPECT_INT(r.status, 0);
+	IT_EXPECT_CONTAINS(r.out, "workspace");
+	/* A target missing under a host directory is refused, not created. */
+	snprintf(vol1, sizeof(vol1), "%s:%s", path_in(t, "ro"), path_in(t, "ws/missing"));
+	it_sbxv(&r, "run", "-v", path_in(t, "ws"), "-v", vol1, "--", "/bin/true", NULL);
+	IT_EXPECT_INT(r.status, 125);
+	IT_EXPECT_CONTAINS(r.err, "never creates anything on the host");
+	after = hash_tree(t);
+	IT_EXPECT(before == after);
+	IT_EXPECT(access(path_in(t, "ws/missing"), F_OK) < 0);
+}
+
+static void test_no_caps_nnp_fds_env_cwd(void)
+{
+	const char *t = make_tree();
+	int leak = open("/dev/null", O_RDONLY); /* not close-on-exec: sbx must not pass it */
+	struct it_run r;
+
+	IT_EXPECT(leak >= 3);
+	setenv("SBX_IT_SECRET_TOKEN", "hunter2", 1);
+	setenv("PASSME", "passed", 1);
+	IT_EXPECT_INT(chdir(path_in(t, "secret")), 0);
+	it_sbxv(&r, "run", "-v", path_in(t, "ws"), "--env", "PASSME", "--env", "SETME=set", "--",
+		"/bin/sh", "-c",
+		"grep -E '^(Cap|NoNewPrivs)' /proc/self/status; ls /proc/self/fd | tr '\\n' ' ';"
+		" echo; env; echo cwd=$(pwd)",
+		NULL);
+	IT_EXPECT_INT(r.status, 0);
+	IT_EXPECT_CONTAINS(r.out, "CapInh:\t0000000000000000");
+	IT_EXPECT_CONTAINS(r.out, "CapPrm:\t0000000000000000");
+	IT_EXPECT_CONTAINS(r.out, "CapEff:\t0000000000000000");
+	IT_EXPECT_CONTAINS(r.out, "CapBnd:\t0000000000000000");
+	IT_EXPECT_CONTAINS(r.out, "CapAmb:\t0000000000000000");
+	IT_EXPECT_CONTAINS(r.out, "NoNewPrivs:\t1");
+	/* ls's own directory fd is 3; nothing else beyond 0-2 */
+	IT_EXPECT_CONTAINS(r.out, "\n0 1 2 3 \n");
+	IT_EXPECT_NOT_CONTAINS(r.out, "hunter2");
+	IT_EXPECT_CONTAINS(r.out, "PASSME=passed");
+	IT_EXPECT_CONTAINS(r.out, "SETME=set");
+	IT_EXPECT_CONTAINS(r.out, "SBX=1");
+	IT_EXPECT_CONTAINS(r.out, "SBX_PROFILE=default");
+	IT_EXPECT_CONTAINS(r.out, "cwd=/\n"); /* the caller's cwd is not mounted: not leaked */
+	IT_EXPECT_NOT_CONTAINS(r.out, "secret");
+}
+
+static void test_tiocsti_cannot_reach_caller_terminal(void)
+{
+	int master = posix_openpt(O_RDWR | O_NOCTTY);
+	char *name;
+	pid_t pid;
+	int status, slave;
+	char buf[4096];
+	ssize_t n;
+	size_t len = 0;
+
+	if (master < 0)
+		it_skip("no pseudo-terminals here: %s", strerror(errno));
+	IT_EXPECT_INT(grantpt(master), 0);
+	IT_EXPECT_INT(unlockpt(master), 0);
+	name = ptsname(master);
+	IT_EXPECT(name != NULL);
+	pid = fork();
+	IT_EXPECT(pid >= 0);
+	if (pid == 0) {
+		/* The caller: a session whose controlling terminal is the pty. */
+		char self[4200];
+
+		setsid();
+		slave = open(name, O_RDWR);
+		if (slave < 0 || ioctl(slave, TIOCSCTTY, 0) < 0)
+			_exit(90);
+		dup2(slave, 0);
+		dup2(slave, 1);
+		dup2(slave, 2);
+		snprintf(self, sizeof(self), "%s:ro", it_self_dir());
+		execl(it_sbx_path(), "sbx", "run", "-v", self, "--", it_self(), "--probe",
+		      "tiocsti", (char *)NULL);
+		_exit(91);
+	}
+	/* Read what the pty shows until the child is gone. */
+	for (;;) {
+		struct pollfd p = {master, POLLIN, 0};
+
+		if (poll(&p, 1, 5000) <= 0)
+			break;
+		n = read(master, buf + len, sizeof(buf) - 1 - len);
+		if (n <= 0)
+			break;
+		len += (size_t)n;
+		buf[len] = '\0';
+		if (strstr(buf, "tiocsti =>") && strchr(strstr(buf, "tiocsti =>"), '\n'))
+			break;
+	}
+	IT_EXPECT_INT(waitpid(pid, &status, 0), pid);
+	IT_EXPECT(WIFEXITED(status));
+	IT_EXPECT_INT(WEXITSTATUS(status), 0);
+	IT_EXPECT_CONTAINS(buf, "tiocsti => EPERM");
+	/* Nothing was pushed into the caller's input queue. */
+	{
+		int pending = -1;
+
+		slave = open(name, O_RDWR | O_NOCTTY);
+		if (slave >= 0) {
+			IT_EXPECT_INT(ioctl(slave, FIONREAD, &pending), 0);
+			IT_EXPECT_INT(pending, 0);
+			close(slave);
+		}
+	}
+	close(master);
+}
+
+static void test_proc_kernel_knobs_are_readonly(void)
+{
+	struct it_run r;
+	const char *opts[] = {NULL};
+	const char *cmd[] = {"@probe",
+			     "--probe",
+			     "write",
+			     "/proc/sys/kernel/hostname",
+			     "write",
+			     "/proc/sysrq-trigger",
+			     "write",
+			     "/proc/sys/vm/drop_caches",
+			     "create",
+			     "/proc/sys/x",
+			     "read",
+			     "/proc/keys",
+			     "write",
+			     "/proc/1/exe",
+			     NULL};
+
+	it_run_in(&r, opts, cmd);
+	IT_EXPECT_INT(r.status, 0);
+	IT_EXPECT_NOT_CONTAINS(r.out, "hostname => ok");
+	IT_EXPECT_NOT_CONTAINS(r.out, "sysrq-trigger => ok");
+	IT_EXPECT_NOT_CONTAINS(r.out, "drop_caches => ok");
+	IT_EXPECT_NOT_CONTAINS(r.out, "exe => ok");
+	if (access("/proc/keys", F_OK) < 0)
+		it_skip("this kernel has no /proc/keys to mask");
+	IT_EXPECT_CONTAINS(r.out, "read /proc/keys => ok"); /* an empty file: reads nothing */
+	/* Masked entries read empty: an empty read-only file, an empty read-only directory. */
+	it_sbxv(&r, "run", "--", "/bin/sh", "-c",
+	        "wc -c < /proc/keys; wc -c < /proc/timer_list; ls -A /proc/acpi | wc -l; "
+	        "(: > /proc/keys) 2>/dev/null || echo refused",
+	        NULL);
+	IT_EXPECT_INT(r.status, 0);
+	IT_EXPECT_CONTAINS(r.out, "0\n0\n0\nrefused\n");
+}
+
+static void test_worker_is_never_kernel_root(void)
+{
+	const char *t = make_tree();
+	char ready[4200], line[256];
+	struct it_run r;
+	pid_t pid;
+	int status;
+
+	snprintf(ready, sizeof(ready), "%s", path_in(t, "ws/ready"));
+	pid = fork();
+	IT_EXPECT(pid >= 0);
+	if (pid == 0) {
+		char script[4400];
+
+		snprintf(script, sizeof(script), "echo $$ > %s; exec sleep 20", ready);
+		execl(it_sbx_path(), "sbx", "run", "-v", path_in(t, "ws"), "--", "/bin/sh", "-c",
+		      script, (char *)NULL);
+		_exit(99);
+	}
+	for (int i = 0; i < 200 && access(ready, F_OK) < 0; i++)
+		usleep(20000);
+	IT_EXPECT(access(ready, F_OK) == 0);
+	usleep(50000);
+	/* Every process of the sandbox, seen from the host: none has kernel uid 0. */
+	{
+		char cmd[128];
+		FILE *f;
+		int seen = 0;
+
+		snprintf(cmd, sizeof(cmd),
+			 "ps -o uid=,pid= --ppid $(ps -o pid= --ppid %d) 2>/dev/null; "
+			 "ps -o uid=,pid= --ppid %d",
+			 (int)pid, (int)pid);
+		f = popen(cmd, "r");
+		IT_EXPECT(f != NULL);
+		while (fgets(line, sizeof(line), f)) {
+			unsigned uid = (unsigned)strtoul(line, NULL, 10);
+
+			seen++;
+			IT_EXPECT(uid != 0);
+			if (!it_is_root())
+				IT_EXPECT_INT(uid, getuid());
+		}
+		pclose(f);
+		IT_EXPECT(seen >= 2); /* init and the worker */
+	}
+	kill(pid, SIGTERM);
+	IT_EXPECT_INT(waitpid(pid, &status, 0), pid);
+	(void)r;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct it_case cases[] = {
+		IT_CASE(test_secret_outside_mounts_is_absent),
+		IT_CASE(test_readonly_refuses_every_write),
+		IT_CASE(test_readonly_covers_host_submounts),
+		IT_CASE(test_readonly_cannot_be_undone),
+		IT_CASE(test_planted_symlinks_do_not_redirect),
+		IT_CASE(test_host_tree_unchanged),
+		IT_CASE(test_no_caps_nnp_fds_env_cwd),
+		IT_CASE(test_tiocsti_cannot_reach_caller_terminal),
+		IT_CASE(test_proc_kernel_knobs_are_readonly),
+		IT_CASE(test_worker_is_never_kernel_root),
+	};
+
+	return it_main(argc, argv, cases, sizeof(cases) / sizeof(cases[0]));
+}
