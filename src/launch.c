@@ -104,10 +104,21 @@ __attribute__((noreturn)) static void init_main(struct child_ctx *c)
 	while (r < 0 && errno == EINTR);
 	if (r != 1)
 		_exit(125);
-	close(c->sync_fd);
 
 	if (sbx_userns_become(c->plan, &err) < 0)
 		child_fail(c->err_fd, &err);
+	/* A change of effective ids clears the parent-death signal: arm it again, then make
+	 * sure sbx did not die in between (its end of the sync pipe stays open while it
+	 * lives). */
+	if (sbx_proc_die_with_parent(&err) < 0)
+		child_fail(c->err_fd, &err);
+	{
+		struct pollfd p = {c->sync_fd, POLLIN, 0};
+
+		if (poll(&p, 1, 0) < 0 || (p.revents & (POLLHUP | POLLERR)))
+			_exit(125);
+	}
+	close(c->sync_fd);
 	if (!c->plan->idmap_binds && sbx_mounts_prepare(c->plan, -1, c->prep, &err) < 0)
 		child_fail(c->err_fd, &err);
 	if (sbx_mounts_build(c->plan, c->prep, &err) < 0)

@@ -408,7 +408,8 @@ static int mount_point(struct builder *b, const char *target, enum point_kind ki
 				r = sbx_error_set(err, SBX_ERR_SETUP, ENOTDIR,
 				                  "the mount point %s for %s lies beneath a file",
 				                  target, what);
-				sbx_error_hint(err, "mount at a path whose parents are directories");
+				sbx_error_hint(err,
+				               "mount at a path whose parents are directories");
 			} else {
 				r = sbx_error_set(err, SBX_ERR_SETUP, -fd,
 				                  "cannot open the mount point %s for %s: %s",

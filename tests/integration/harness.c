@@ -226,7 +226,6 @@ static void remove_tree(const char *path)
 	nftw(path, rm_one, 32, FTW_DEPTH | FTW_PHYS);
 }
 
-
 /* ---- the probe: runs inside sandboxes ---- */
 
 static const char *res(int r)

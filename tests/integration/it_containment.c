@@ -44,21 +44,14 @@ static void test_secret_outside_mounts_is_absent(void)
 {
 	const char *t = make_tree();
 	const char *opts[] = {"-v", path_in(t, "ws"), NULL};
-	const char *cmd[] = {"@probe",
-			     "--probe",
-			     "read",
-			     path_in(t, "secret/key"),
-			     "ls",
-			     path_in(t, "secret"),
-			     "stat",
-			     path_in(t, "secret"),
-			     "read",
-			     path_in(t, "ws/file"),
-			     "ls",
-			     "/root",
-			     "ls",
-			     "/home",
-			     NULL};
+	const char *cmd[] = {"@probe", "--probe",
+	                     "read",   path_in(t, "secret/key"),
+	                     "ls",     path_in(t, "secret"),
+	                     "stat",   path_in(t, "secret"),
+	                     "read",   path_in(t, "ws/file"),
+	                     "ls",     "/root",
+	                     "ls",     "/home",
+	                     NULL};
 	struct it_run r;
 
 	it_run_in(&r, opts, cmd);
@@ -83,35 +76,36 @@ static void expect_all_refused(const char *out, const char *const *ops)
 static void run_readonly_ops(const char *ro, const char *const *opts)
 {
 	const char *cmd[] = {"@probe",
-			     "--probe",
-			     "create",
-			     path_in(ro, "new"),
-			     "write",
-			     path_in(ro, "file"),
-			     "unlink",
-			     path_in(ro, "file"),
-			     "rename",
-			     path_in(ro, "file"),
-			     path_in(ro, "moved"),
-			     "chmod",
-			     path_in(ro, "file"),
-			     "truncate",
-			     path_in(ro, "file"),
-			     "link",
-			     path_in(ro, "file"),
-			     path_in(ro, "hard"),
-			     "mkdir",
-			     path_in(ro, "newdir"),
-			     "rmdir",
-			     path_in(ro, "dir"),
-			     "symlink",
-			     "/etc",
-			     path_in(ro, "sym"),
-			     "read",
-			     path_in(ro, "file"),
-			     NULL};
-	static const char *const ops[] = {"create", "write", "unlink", "rename", "chmod",
-					  "truncate", "link", "mkdir", "rmdir", "symlink", NULL};
+	                     "--probe",
+	                     "create",
+	                     path_in(ro, "new"),
+	                     "write",
+	                     path_in(ro, "file"),
+	                     "unlink",
+	                     path_in(ro, "file"),
+	                     "rename",
+	                     path_in(ro, "file"),
+	                     path_in(ro, "moved"),
+	                     "chmod",
+	                     path_in(ro, "file"),
+	                     "truncate",
+	                     path_in(ro, "file"),
+	                     "link",
+	                     path_in(ro, "file"),
+	                     path_in(ro, "hard"),
+	                     "mkdir",
+	                     path_in(ro, "newdir"),
+	                     "rmdir",
+	                     path_in(ro, "dir"),
+	                     "symlink",
+	                     "/etc",
+	                     path_in(ro, "sym"),
+	                     "read",
+	                     path_in(ro, "file"),
+	                     NULL};
+	static const char *const ops[] = {"create", "write",    "unlink", "rename",
+	                                  "chmod",  "truncate", "link",   "mkdir",
+	                                  "rmdir",  "symlink",  NULL};
 	struct it_run r;
 	FILE *f;
 	char buf[64] = "";
@@ -155,7 +149,7 @@ static void host_submount(const char *dir)
 	} else {
 		if (unshare(CLONE_NEWUSER | CLONE_NEWNS) < 0)
 			it_skip("unprivileged user namespaces are not available (%s)",
-				strerror(errno));
+			        strerror(errno));
 		fd = open("/proc/self/setgroups", O_WRONLY);
 		IT_EXPECT(fd >= 0 && write(fd, "deny", 4) == 4);
 		close(fd);
@@ -194,39 +188,39 @@ static void test_readonly_cannot_be_undone(void)
 	char vol[4200];
 	const char *opts[] = {"-v", vol, "-v", path_in(t, "ws"), NULL};
 	const char *cmd[] = {"@probe",
-			     "--probe",
-			     "remount-rw",
-			     ro,
-			     "setattr-rw",
-			     ro,
-			     "open-tree-rw",
-			     ro,
-			     "umount",
-			     ro,
-			     "umount",
-			     "/proc/sys",
-			     "nested",
-			     "remount-rw",
-			     ro,
-			     "setattr-rw",
-			     ro,
-			     "open-tree-rw",
-			     ro,
-			     "umount",
-			     ro,
-			     "umount",
-			     "/proc/sys",
-			     "umount",
-			     path_in(t, "ws"),
-			     "write",
-			     path_in(ro, "file"),
-			     "create",
-			     path_in(ro, "new"),
-			     "ls",
-			     path_in(t, "ws"),
-			     NULL};
-	static const char *const ops[] = {"remount-rw", "setattr-rw", "open-tree-rw", "umount",
-					  "write", "create", NULL};
+	                     "--probe",
+	                     "remount-rw",
+	                     ro,
+	                     "setattr-rw",
+	                     ro,
+	                     "open-tree-rw",
+	                     ro,
+	                     "umount",
+	                     ro,
+	                     "umount",
+	                     "/proc/sys",
+	                     "nested",
+	                     "remount-rw",
+	                     ro,
+	                     "setattr-rw",
+	                     ro,
+	                     "open-tree-rw",
+	                     ro,
+	                     "umount",
+	                     ro,
+	                     "umount",
+	                     "/proc/sys",
+	                     "umount",
+	                     path_in(t, "ws"),
+	                     "write",
+	                     path_in(ro, "file"),
+	                     "create",
+	                     path_in(ro, "new"),
+	                     "ls",
+	                     path_in(t, "ws"),
+	                     NULL};
+	static const char *const ops[] = {
+	    "remount-rw", "setattr-rw", "open-tree-rw", "umount", "write", "create", NULL};
 	struct it_run r;
 
 	snprintf(vol, sizeof(vol), "%s:ro", ro);
@@ -323,11 +317,11 @@ static void test_host_tree_unchanged(void)
 	snprintf(vol2, sizeof(vol2), "%s:/cache:ro", path_in(t, "ro"));
 	snprintf(vol3, sizeof(vol3), "%s:/a/b/c", path_in(t, "ro/dir"));
 	it_sbxv(&r, "run", "-v", path_in(t, "ws"), "-v", vol1, "-v", vol2, "-v", vol3, "--",
-		"/bin/sh", "-c", "ls -R / >/dev/null 2>&1; cat /cache/file", NULL);
+	        "/bin/sh", "-c", "ls -R / >/dev/null 2>&1; cat /cache/file", NULL);
 	IT_EXPECT_INT(r.status, 0);
 	IT_EXPECT_CONTAINS(r.out, "read-only");
 	it_sbxv(&r, "run", "--root", path_in(t, "ws"), "-v", vol2, "--", "/bin/sh", "-c",
-		"cat /file /cache/file", NULL);
+	        "cat /file /cache/file", NULL);
 	IT_EXPECT_INT(r.status, 0);
 	IT_EXPECT_CONTAINS(r.out, "workspace");
 	/* A target missing under a host directory is refused, not created. */
@@ -351,10 +345,10 @@ static void test_no_caps_nnp_fds_env_cwd(void)
 	setenv("PASSME", "passed", 1);
 	IT_EXPECT_INT(chdir(path_in(t, "secret")), 0);
 	it_sbxv(&r, "run", "-v", path_in(t, "ws"), "--env", "PASSME", "--env", "SETME=set", "--",
-		"/bin/sh", "-c",
-		"grep -E '^(Cap|NoNewPrivs)' /proc/self/status; ls /proc/self/fd | tr '\\n' ' ';"
-		" echo; env; echo cwd=$(pwd)",
-		NULL);
+	        "/bin/sh", "-c",
+	        "grep -E '^(Cap|NoNewPrivs)' /proc/self/status; ls /proc/self/fd | tr '\\n' ' ';"
+	        " echo; env; echo cwd=$(pwd)",
+	        NULL);
 	IT_EXPECT_INT(r.status, 0);
 	IT_EXPECT_CONTAINS(r.out, "CapInh:\t0000000000000000");
 	IT_EXPECT_CONTAINS(r.out, "CapPrm:\t0000000000000000");
@@ -443,21 +437,14 @@ static void test_proc_kernel_knobs_are_readonly(void)
 {
 	struct it_run r;
 	const char *opts[] = {NULL};
-	const char *cmd[] = {"@probe",
-			     "--probe",
-			     "write",
-			     "/proc/sys/kernel/hostname",
-			     "write",
-			     "/proc/sysrq-trigger",
-			     "write",
-			     "/proc/sys/vm/drop_caches",
-			     "create",
-			     "/proc/sys/x",
-			     "read",
-			     "/proc/keys",
-			     "write",
-			     "/proc/1/exe",
-			     NULL};
+	const char *cmd[] = {"@probe", "--probe",
+	                     "write",  "/proc/sys/kernel/hostname",
+	                     "write",  "/proc/sysrq-trigger",
+	                     "write",  "/proc/sys/vm/drop_caches",
+	                     "create", "/proc/sys/x",
+	                     "read",   "/proc/keys",
+	                     "write",  "/proc/1/exe",
+	                     NULL};
 
 	it_run_in(&r, opts, cmd);
 	IT_EXPECT_INT(r.status, 0);
@@ -507,9 +494,9 @@ static void test_worker_is_never_kernel_root(void)
 		int seen = 0;
 
 		snprintf(cmd, sizeof(cmd),
-			 "ps -o uid=,pid= --ppid $(ps -o pid= --ppid %d) 2>/dev/null; "
-			 "ps -o uid=,pid= --ppid %d",
-			 (int)pid, (int)pid);
+		         "ps -o uid=,pid= --ppid $(ps -o pid= --ppid %d) 2>/dev/null; "
+		         "ps -o uid=,pid= --ppid %d",
+		         (int)pid, (int)pid);
 		f = popen(cmd, "r");
 		IT_EXPECT(f != NULL);
 		while (fgets(line, sizeof(line), f)) {
@@ -531,16 +518,16 @@ static void test_worker_is_never_kernel_root(void)
 int main(int argc, char **argv)
 {
 	static const struct it_case cases[] = {
-		IT_CASE(test_secret_outside_mounts_is_absent),
-		IT_CASE(test_readonly_refuses_every_write),
-		IT_CASE(test_readonly_covers_host_submounts),
-		IT_CASE(test_readonly_cannot_be_undone),
-		IT_CASE(test_planted_symlinks_do_not_redirect),
-		IT_CASE(test_host_tree_unchanged),
-		IT_CASE(test_no_caps_nnp_fds_env_cwd),
-		IT_CASE(test_tiocsti_cannot_reach_caller_terminal),
-		IT_CASE(test_proc_kernel_knobs_are_readonly),
-		IT_CASE(test_worker_is_never_kernel_root),
+	    IT_CASE(test_secret_outside_mounts_is_absent),
+	    IT_CASE(test_readonly_refuses_every_write),
+	    IT_CASE(test_readonly_covers_host_submounts),
+	    IT_CASE(test_readonly_cannot_be_undone),
+	    IT_CASE(test_planted_symlinks_do_not_redirect),
+	    IT_CASE(test_host_tree_unchanged),
+	    IT_CASE(test_no_caps_nnp_fds_env_cwd),
+	    IT_CASE(test_tiocsti_cannot_reach_caller_terminal),
+	    IT_CASE(test_proc_kernel_knobs_are_readonly),
+	    IT_CASE(test_worker_is_never_kernel_root),
 	};
 
 	return it_main(argc, argv, cases, sizeof(cases) / sizeof(cases[0]));

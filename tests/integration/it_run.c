@@ -1,0 +1,448 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * `sbx run` as people use it: exit statuses, signals, dying with sbx, the mount model
+ * (same paths, root mode, longest target, tmpfs, devices), network modes, --chdir, --env,
+ * --readonly, and --dry-run without privilege.
+ */
+#include <fcntl.h>
+#include <sched.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "harness.h"
+
+static char *path_in(const char *dir, const char *name)
+{
+	char *p;
+
+	if (asprintf(&p, "%s/%s", dir, name) < 0)
+		it_fail(__FILE__, __LINE__, "out of memory");
+	return p;
+}
+
+static void test_exit_statuses(void)
+{
+	static const struct {
+		const char *script;
+		int status;
+	} cases[] = {
+	    {"exit 0", 0},
+	    {"exit 7", 7},
+	    {"exit 255", 255},
+	    {"kill -TERM $$", 128 + SIGTERM},
+	    {"kill -KILL $$", 128 + SIGKILL},
+	    {"kill -SEGV $$", 128 + SIGSEGV},
+	};
+	struct it_run r;
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		it_sbxv(&r, "run", "--", "/bin/sh", "-c", cases[i].script, NULL);
+		IT_EXPECT_INT(r.status, cases[i].status);
+	}
+	it_sbxv(&r, "run", "--", "no-such-command-sbx", NULL);
+	IT_EXPECT_INT(r.status, 127);
+	IT_EXPECT_CONTAINS(r.err, "no-such-command-sbx: command not found in the sandbox");
+	it_sbxv(&r, "run", "--", "/etc/passwd", NULL);
+	IT_EXPECT_INT(r.status, 126);
+	IT_EXPECT_CONTAINS(r.err, "/etc/passwd: cannot execute");
+	it_sbxv(&r, "run", "--bogus", "--", "/bin/true", NULL);
+	IT_EXPECT_INT(r.status, 125);
+	IT_EXPECT_CONTAINS(r.err, "unknown option '--bogus'");
+	it_sbxv(&r, "run", "-v", "/nonexistent/sbx-source", "--", "/bin/true", NULL);
+	IT_EXPECT_INT(r.status, 125);
+	IT_EXPECT_CONTAINS(r.err, "mount source /nonexistent/sbx-source does not exist");
+	it_sbxv(&r, "run", NULL);
+	IT_EXPECT_INT(r.status, 125);
+	IT_EXPECT_CONTAINS(r.err, "needs a command");
+}
+
+/* Start `sbx run -v DIR -- sh -c SCRIPT` in the background; wait for DIR/ready. */
+static pid_t start_background(const char *dir, const char *script)
+{
+	char *ready = path_in(dir, "ready");
+	pid_t pid = fork();
+
+	IT_EXPECT(pid >= 0);
+	if (pid == 0) {
+		int devnull = open("/dev/null", O_RDWR);
+
+		dup2(devnull, 0);
+		dup2(devnull, 1);
+		execl(it_sbx_path(), "sbx", "run", "-v", dir, "--", "/bin/sh", "-c", script,
+		      (char *)NULL);
+		_exit(99);
+	}
+	for (int i = 0; i < 500 && access(ready, F_OK) < 0; i++)
+		usleep(10000);
+	IT_EXPECT(access(ready, F_OK) == 0);
+	return pid;
+}
+
+static void test_signals_reach_the_worker(void)
+{
+	static const int sigs[] = {SIGTERM, SIGINT, SIGHUP, SIGUSR1, SIGUSR2};
+	const char *t = it_tmpdir();
+
+	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++) {
+		char script[1024], got[64] = "";
+		int status;
+		pid_t pid;
+		FILE *f;
+
+		unlink(path_in(t, "ready"));
+		snprintf(script, sizeof(script),
+		         "trap 'echo %d > %s/got; exit 3' %d; touch %s/ready; "
+		         "while :; do sleep 0.05; done",
+		         sigs[i], t, sigs[i], t);
+		pid = start_background(t, script);
+		IT_EXPECT_INT(kill(pid, sigs[i]), 0);
+		IT_EXPECT_INT(waitpid(pid, &status, 0), pid);
+		IT_EXPECT(WIFEXITED(status));
+		IT_EXPECT_INT(WEXITSTATUS(status), 3);
+		f = fopen(path_in(t, "got"), "r");
+		IT_EXPECT(f != NULL);
+		IT_EXPECT(fgets(got, sizeof(got), f) != NULL);
+		fclose(f);
+		IT_EXPECT_INT(atoi(got), sigs[i]);
+	}
+}
+
+static bool process_gone(pid_t pid)
+{
+	char path[64], state = '?';
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	f = fopen(path, "r");
+	if (!f)
+		return true;
+	if (fscanf(f, "%*d %*s %c", &state) != 1)
+		state = '?';
+	fclose(f);
+	return state == 'Z' || state == 'X';
+}
+
+static void test_worker_dies_with_sbx(void)
+{
+	const char *t = it_tmpdir();
+	pid_t pid, kids[8];
+	int n = 0, status;
+	char path[64], line[256];
+	FILE *f;
+
+	/* Orphans come to us, so that we can see them die rather than lose sight of them. */
+	prctl(PR_SET_CHILD_SUBREAPER, 1);
+	{
+		char script[4300];
+
+		snprintf(script, sizeof(script), "sleep 60 & touch %s/ready; sleep 60; wait", t);
+		pid = start_background(t, script);
+	}
+	/* sbx's child is the sandbox's init; its children are the worker and its own. */
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/children", (int)pid, (int)pid);
+	f = fopen(path, "r");
+	IT_EXPECT(f != NULL);
+	IT_EXPECT(fgets(line, sizeof(line), f) != NULL);
+	fclose(f);
+	kids[n++] = (pid_t)atoi(line);
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/children", (int)kids[0], (int)kids[0]);
+	f = fopen(path, "r");
+	if (f) {
+		for (char *p = fgets(line, sizeof(line), f) ? line : NULL; p && *p && n < 8;) {
+			kids[n++] = (pid_t)strtol(p, &p, 10);
+			while (*p == ' ')
+				p++;
+			if (*p == '\n')
+				break;
+		}
+		fclose(f);
+	}
+	IT_EXPECT(n >= 2);
+	IT_EXPECT_INT(kill(pid, SIGKILL), 0);
+	IT_EXPECT_INT(waitpid(pid, &status, 0), pid);
+	for (int i = 0; i < 300; i++) {
+		bool all = true;
+
+		while (waitpid(-1, NULL, WNOHANG) > 0)
+			;
+		for (int k = 0; k < n; k++)
+			all = all && process_gone(kids[k]);
+		if (all)
+			return;
+		usleep(10000);
+	}
+	it_fail(__FILE__, __LINE__, "the sandbox outlived sbx by 3 seconds");
+}
+
+static void test_dev_proc_tmp(void)
+{
+	struct it_run r;
+
+	it_sbxv(&r, "run", "--", "/bin/sh", "-c",
+	        "ls /dev | tr '\\n' ' '; echo; test -c /dev/null && echo x > /dev/null && "
+	        "head -c 4 /dev/zero | wc -c; test -d /dev/pts && test -c /dev/pts/ptmx && "
+	        "echo pts; test -d /dev/shm && touch /dev/shm/x && echo shm; touch /tmp/t && "
+	        "echo tmp; cat /proc/self/stat | cut -d' ' -f1; ls /proc | grep -c '^[0-9]'; "
+	        "touch /newfile 2>/dev/null || echo root-sealed; "
+	        "touch /dev/newdev 2>/dev/null || echo dev-sealed",
+	        NULL);
+	IT_EXPECT_INT(r.status, 0);
+	IT_EXPECT_CONTAINS(r.out, "full null ptmx pts random shm stderr stdin stdout tty urandom "
+	                          "zero");
+	IT_EXPECT_CONTAINS(r.out, "\n4\npts\nshm\ntmp\n");
+	/* a fresh /proc of the sandbox's pid namespace: init, the shell, cat/ls */
+	IT_EXPECT_NOT_CONTAINS(r.out, "\n1\n");
+	IT_EXPECT_CONTAINS(r.out, "root-sealed\ndev-sealed\n");
+}
+
+static void test_same_paths_and_longest_target(void)
+{
+	const char *t = it_tmpdir();
+	char v1[4200], v2[4200];
+	struct it_run r;
+
+	it_write_file(path_in(t, "a/file"), "from a\n");
+	it_write_file(path_in(t, "a/sub/file"), "a's sub, hidden\n");
+	it_write_file(path_in(t, "b/file"), "from b\n");
+	snprintf(v1, sizeof(v1), "%s:/data", path_in(t, "a"));
+	snprintf(v2, sizeof(v2), "%s:/data/sub:ro", path_in(t, "b"));
+	it_sbxv(&r, "run", "-v", v1, "-v", v2, "-v", path_in(t, "a"), "--", "/bin/sh", "-c",
+	        "cat /data/file /data/sub/file; cat $0/a/file; echo x > /data/sub/new || echo ro",
+	        t, NULL);
+	IT_EXPECT_INT(r.status, 0);
+	IT_EXPECT_CONTAINS(r.out, "from a\nfrom b\nfrom a\nro\n");
+	IT_EXPECT_NOT_CONTAINS(r.out, "hidden");
+}
+
+static void test_root_mode(void)
+{
+	const char *t = it_tmpdir();
+	char cache[4200];
+	struct it_run r;
+
+	/* The mount-model seed's example: DIR seen at /, a cache overlaid at /cache. */
+	it_write_file(path_in(t, "project/src/app.ts"), "app\n");
+	it_write_file(path_in(t, "project/README.md"), "readme\n");
+	it_write_file(path_in(t, "cache/npm/pkg"), "pkg\n");
+	snprintf(cache, sizeof(cache), "%s:/cache:ro", path_in(t, "cache"));
+	it_sbxv(&r, "run", "--root", path_in(t, "project"), "-v", cache, "--", "/bin/sh", "-c",
+	        "cat /src/app.ts /README.md /cache/npm/pkg; echo more >> /src/app.ts && "
+	        "echo wrote; echo x > /cache/new || echo cache-ro; ls -d /usr >/dev/null && "
+	        "echo system",
+	        NULL);
+	IT_EXPECT_INT(r.status, 0);
+	IT_EXPECT_CONTAINS(r.out, "app\nreadme\npkg\nwrote\ncache-ro\nsystem\n");
+	/* the write went through to the host; nothing else appeared there */
+	IT_EXPECT(access(path_in(t, "project/cache"), F_OK) < 0);
+	IT_EXPECT(access(path_in(t, "project/usr"), F_OK) < 0);
+	{
+		FILE *f = fopen(path_in(t, "project/src/app.ts"), "r");
+		char buf[64] = "";
+
+		IT_EXPECT(f && fread(buf, 1, sizeof(buf) - 1, f) > 0);
+		fclose(f);
+		IT_EXPECT_CONTAINS(buf, "app\nmore\n");
+	}
+	/* read-only root */
+	it_sbxv(&r, "run", "--root", path_in(t, "project"), "--readonly", "--", "/bin/sh", "-c",
+	        "echo x >> /src/app.ts || echo refused", NULL);
+	IT_EXPECT_INT(r.status, 0);
+	IT_EXPECT_CONTAINS(r.out, "refused");
+}
+
+static void test_tmpfs_mounts(void)
+{
+	struct it_run r;
+
+	it_sbxv(&r, "run", "--mount", "type=tmpfs,target=/scratch", "--mount",
+	        "type=tmpfs,target=/empty,readonly", "--", "/bin/sh", "-c",
+	        "echo hi > /scratch/f && cat /scratch/f; touch /empty/f || echo empty-ro", NULL);
+	IT_EXPECT_INT(r.status, 0);
+	IT_EXPECT_CONTAINS(r.out, "hi\n");
+	IT_EXPECT_CONTAINS(r.out, "empty-ro\n");
+}
+
+static void test_default_workspace_and_chdir(void)
+{
+	const char *t = it_tmpdir();
+	struct it_run r;
+
+	it_write_file(path_in(t, "proj/file"), "in project\n");
+	IT_EXPECT_INT(chdir(path_in(t, "proj")), 0);
+	it_sbxv(&r, "run", "--", "/bin/sh", "-c", "pwd; cat file; echo w > written; ls $HOME",
+	        NULL);
+	IT_EXPECT_INT(r.status, 0 + (getenv("HOME") ? 2 : 0)); /* ls of HOME fails: absent */
+	IT_EXPECT_CONTAINS(r.out, path_in(t, "proj\nin project\n"));
+	IT_EXPECT(access(path_in(t, "proj/written"), F_OK) == 0);
+	/* -w names the workspace; --chdir the directory inside */
+	IT_EXPECT_INT(chdir("/"), 0);
+	it_sbxv(&r, "run", "-w", path_in(t, "proj"), "--chdir", "/tmp", "--", "/bin/sh", "-c",
+	        "pwd; cat $0/file", path_in(t, "proj"), NULL);
+	IT_EXPECT_INT(r.status, 0);
+	IT_EXPECT_CONTAINS(r.out, "/tmp\nin project\n");
+	/* explicit -v replaces the default workspace */
+	IT_EXPECT_INT(chdir(path_in(t, "proj")), 0);
+	it_sbxv(&r, "run", "-v", "/usr/share/doc:ro", "--", "/bin/sh", "-c", "pwd; ls file", NULL);
+	IT_EXPECT(r.status != 0);
+	IT_EXPECT_CONTAINS(r.out, "/\n");
+	/* --readonly: no writes to the workspace, while /tmp stays scratch */
+	it_sbxv(&r, "run", "--readonly", "--", "/bin/sh", "-c",
+	        "echo x > file2 || echo ws-ro; echo y > /tmp/s && echo tmp-ok", NULL);
+	IT_EXPECT_CONTAINS(r.out, "ws-ro\ntmp-ok\n");
+	IT_EXPECT(access(path_in(t, "proj/file2"), F_OK) < 0);
+}
+
+static void test_network_modes(void)
+{
+	struct it_run r;
+	const char *py = "import socket\n"
+	                 "s = socket.socket(); s.bind(('127.0.0.1', 0)); s.listen(1)\n"
+	                 "c = socket.create_connection(s.getsockname()); a, _ = s.accept()\n"
+	                 "c.sendall(b'loop'); print(a.recv(4).decode())\n";
+
+	if (access("/usr/bin/python3", X_OK) < 0)
+		it_skip("no /usr/bin/python3 on this machine");
+	it_sbxv(&r, "run", "--", "/bin/sh", "-c", "cat /proc/net/dev | tail -n +3 | cut -d: -f1",
+	        NULL);
+	IT_EXPECT_INT(r.status, 0);
+	IT_EXPECT_CONTAINS(r.out, "lo\n");
+	{
+		/* only loopback: exactly one interface line */
+		int lines = 0;
+		for (const char *p = r.out; *p; p++)
+			lines += *p == '\n';
+		IT_EXPECT_INT(lines, 1);
+	}
+	it_sbxv(&r, "run", "--", "/usr/bin/python3", "-c", py, NULL);
+	IT_EXPECT_INT(r.status, 0);
+	IT_EXPECT_CONTAINS(r.out, "loop\n");
+	it_sbxv(&r, "run", "--net", "host", "--", "/bin/sh", "-c",
+	        "cat /proc/net/dev | tail -n +3 | wc -l", NULL);
+	IT_EXPECT_INT(r.status, 0);
+	IT_EXPECT(atoi(r.out) >= 1);
+	{
+		FILE *f = fopen("/proc/net/dev", "r");
+		char line[512];
+		int host_lines = -2;
+
+		while (f && fgets(line, sizeof(line), f))
+			host_lines++;
+		if (f)
+			fclose(f);
+		IT_EXPECT_INT(atoi(r.out), host_lines);
+	}
+	it_sbxv(&r, "run", "--net", "allow:example.com", "--", "/bin/true", NULL);
+	IT_EXPECT_INT(r.status, 125);
+	IT_EXPECT_CONTAINS(r.err, "--net none");
+}
+
+static void test_devices(void)
+{
+	const char *node = "/dev/sbx-it-null";
+	struct it_run r;
+
+	if (!it_is_root()) {
+		/* Without privilege we cannot make a node; check one is bound as a device. */
+		if (access("/dev/net/tun", F_OK) < 0)
+			it_skip("no /dev/net/tun to bind as a user");
+		it_sbxv(&r, "run", "--device", "/dev/net/tun", "--", "/bin/sh", "-c",
+		        "test -c /dev/net/tun && echo char", NULL);
+		IT_EXPECT_INT(r.status, 0);
+		IT_EXPECT_CONTAINS(r.out, "char\n");
+		it_sbxv(&r, "run", "--", "/bin/sh", "-c", "test -e /dev/net/tun || echo absent",
+		        NULL);
+		IT_EXPECT_CONTAINS(r.out, "absent\n");
+		return;
+	}
+	unlink(node);
+	IT_EXPECT_INT(mknod(node, S_IFCHR | 0666, makedev(1, 3)), 0);
+	chmod(node, 0666);
+	it_sbxv(&r, "run", "--device", node, "--", "/bin/sh", "-c",
+	        "echo x > /dev/sbx-it-null && echo usable", NULL);
+	unlink(node);
+	IT_EXPECT_INT(r.status, 0);
+	IT_EXPECT_CONTAINS(r.out, "usable\n");
+	it_sbxv(&r, "run", "--device", "/etc/passwd", "--", "/bin/true", NULL);
+	IT_EXPECT_INT(r.status, 125);
+	IT_EXPECT_CONTAINS(r.err, "not a path under /dev");
+}
+
+static void test_dry_run_needs_no_namespace(void)
+{
+	struct it_run r;
+	int fd;
+
+	/* A user namespace in which no further user namespace may be made. */
+	if (unshare(CLONE_NEWUSER) < 0)
+		it_skip("cannot make a user namespace to test in: %s", strerror(errno));
+	fd = open("/proc/sys/user/max_user_namespaces", O_WRONLY);
+	if (fd < 0 || write(fd, "0", 1) != 1)
+		it_skip("cannot lower user.max_user_namespaces in a user namespace here");
+	close(fd);
+	it_sbxv(&r, "run", "--dry-run", "--", "/bin/true", NULL);
+	IT_EXPECT_INT(r.status, 0);
+	IT_EXPECT_CONTAINS(r.out, "operations (in order):");
+	it_sbxv(&r, "run", "--dry-run", "--json", "--", "/bin/true", NULL);
+	IT_EXPECT_INT(r.status, 0);
+	IT_EXPECT_CONTAINS(r.out, "\"operations\":[");
+	/* and the real thing explains itself in one line */
+	it_sbxv(&r, "run", "--", "/bin/true", NULL);
+	IT_EXPECT_INT(r.status, 125);
+	IT_EXPECT_CONTAINS(r.err, "user.max_user_namespaces is 0");
+	IT_EXPECT_CONTAINS(r.err, "sysctl -w user.max_user_namespaces");
+}
+
+static void test_a_thousand_mounts(void)
+{
+	const char *t = it_tmpdir();
+	const char **args = calloc(2100, sizeof(*args));
+	struct it_run r;
+	size_t n = 0;
+
+	IT_EXPECT(args != NULL);
+	args[n++] = "run";
+	for (int i = 0; i < 1000; i++) {
+		char name[32];
+		char *dir, *vol;
+
+		snprintf(name, sizeof(name), "d%04d", i);
+		dir = path_in(t, name);
+		IT_EXPECT_INT(mkdir(dir, 0755), 0);
+		if (asprintf(&vol, "%s:/m/%s:ro", dir, name) < 0)
+			it_fail(__FILE__, __LINE__, "oom");
+		args[n++] = "-v";
+		args[n++] = vol;
+	}
+	args[n++] = "--";
+	args[n++] = "/bin/sh";
+	args[n++] = "-c";
+	args[n++] = "ls /m | wc -l; grep -c ' /m/' /proc/self/mountinfo";
+	args[n] = NULL;
+	it_sbx(&r, args);
+	IT_EXPECT_INT(r.status, 0);
+	IT_EXPECT_CONTAINS(r.out, "1000\n1000\n");
+}
+
+int main(int argc, char **argv)
+{
+	static const struct it_case cases[] = {
+	    IT_CASE(test_exit_statuses),
+	    IT_CASE(test_signals_reach_the_worker),
+	    IT_CASE(test_worker_dies_with_sbx),
+	    IT_CASE(test_dev_proc_tmp),
+	    IT_CASE(test_same_paths_and_longest_target),
+	    IT_CASE(test_root_mode),
+	    IT_CASE(test_tmpfs_mounts),
+	    IT_CASE(test_default_workspace_and_chdir),
+	    IT_CASE(test_network_modes),
+	    IT_CASE(test_devices),
+	    IT_CASE(test_dry_run_needs_no_namespace),
+	    IT_CASE(test_a_thousand_mounts),
+	};
+
+	return it_main(argc, argv, cases, sizeof(cases) / sizeof(cases[0]));
+}
