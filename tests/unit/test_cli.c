@@ -1,0 +1,123 @@
+/* SPDX-License-Identifier: MIT */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+static int parse(struct sbx_cli_run *run, struct sbx_error *err, ...)
+{
+	char *argv[64];
+	int argc = 0;
+	va_list ap;
+
+	argv[argc++] = "run";
+	va_start(ap, err);
+	while (argc < 63 && (argv[argc] = va_arg(ap, char *)))
+		argc++;
+	va_end(ap);
+	argv[argc] = NULL;
+	return sbx_cli_parse_run(argc, argv, "/home/u/proj", run, err);
+}
+
+static void test_defaults(void **state)
+{
+	struct sbx_cli_run run;
+
+	(void)state;
+	assert_int_equal(parse(&run, NULL, "--", "ls", "-l", NULL), 0);
+	assert_int_equal(run.argc, 2);
+	assert_string_equal(run.argv[0], "ls");
+	assert_string_equal(run.argv[1], "-l");
+	assert_string_equal(run.spec->workspace, "/home/u/proj");
+	assert_int_equal(run.spec->n_mounts, 1); /* the default's workspace */
+	assert_int_equal(run.spec->net, SBX_NET_NONE);
+	assert_false(run.dry_run);
+	sbx_cli_run_clear(&run);
+}
+
+static void test_options_fill_the_spec(void **state)
+{
+	struct sbx_cli_run run;
+
+	(void)state;
+	assert_int_equal(parse(&run, NULL, "-v", "/data:/d:ro", "--mount",
+	                       "type=tmpfs,target=/scratch", "--root", "rootdir", "--readonly",
+	                       "--chdir", "/d", "--env", "A=1", "--env", "B", "--net", "host",
+	                       "--device", "/dev/nvidia0", "-w", "../ws", "--dry-run", "--json",
+	                       "--no-system-mounts", "cmd", "--not-ours", NULL),
+	                 0);
+	assert_true(run.dry_run);
+	assert_true(run.json);
+	assert_int_equal(run.argc, 2);
+	assert_string_equal(run.argv[1], "--not-ours"); /* CMD's options are left alone */
+	assert_string_equal(run.spec->root, "/home/u/proj/rootdir");
+	assert_string_equal(run.spec->workspace, "/home/u/ws");
+	assert_string_equal(run.spec->chdir, "/d");
+	assert_true(run.spec->readonly);
+	assert_int_equal(run.spec->net, SBX_NET_HOST);
+	assert_int_equal(run.spec->system_mounts, SBX_SYSMOUNTS_NONE);
+	assert_int_equal(run.spec->n_mounts, 3); /* explicit: no default workspace */
+	assert_int_equal(run.spec->mounts[2].kind, SBX_MOUNT_DEVICE);
+	assert_true(run.spec->mounts[0].readonly);
+	assert_true(run.spec->mounts[1].readonly); /* --readonly reaches every mount */
+	assert_int_equal(run.spec->n_env, 2);
+	sbx_cli_run_clear(&run);
+}
+
+static const struct {
+	const char *a, *b, *c;
+	const char *msg;
+} bad[] = {
+    {"--bogus", "--", "x", "unknown option '--bogus'"},
+    {"--net", "allow:x", "x", "--net 'allow:x' is not supported"},
+    {"--chdir", "rel", "x", "not an absolute sandbox path"},
+    {"--device", "/etc/passwd", "x", "not a path under /dev"},
+    {"--json", "--", "x", "--json goes with --dry-run"},
+    {"-v", "/a:b", "x", "not an absolute path"},
+    {"--env", "9x=1", "x", "is not valid"},
+    {"--", NULL, NULL, "needs a command"},
+    {"--root", NULL, NULL, "needs a value"},
+};
+
+static void test_refusals(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		struct sbx_cli_run run;
+		struct sbx_error err = {0};
+
+		assert_true(parse(&run, &err, bad[i].a, bad[i].b, bad[i].c, NULL) < 0);
+		assert_non_null(strstr(err.msg, bad[i].msg));
+		assert_int_equal(sbx_error_exit_code(&err), 125);
+		assert_null(run.spec);
+	}
+}
+
+static void test_help(void **state)
+{
+	struct sbx_cli_run run;
+
+	(void)state;
+	assert_int_equal(parse(&run, NULL, "--help", NULL), 0);
+	assert_true(run.help);
+	sbx_cli_run_clear(&run);
+	assert_non_null(strstr(sbx_run_usage, "--dry-run"));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_defaults),
+	    cmocka_unit_test(test_options_fill_the_spec),
+	    cmocka_unit_test(test_refusals),
+	    cmocka_unit_test(test_help),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,371 @@
+/* SPDX-License-Identifier: MIT */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sbx/path.h"
+#include "sbx/plan.h"
+#include "sbx/spec.h"
+
+/* A merged-/usr host, as Debian 12. */
+static struct sbx_host_entry debian_entries[] = {
+    {"/usr", SBX_HOST_DIR, NULL},
+    {"/bin", SBX_HOST_SYMLINK, "usr/bin"},
+    {"/lib", SBX_HOST_SYMLINK, "usr/lib"},
+    {"/lib64", SBX_HOST_SYMLINK, "usr/lib64"},
+    {"/etc/passwd", SBX_HOST_FILE, NULL},
+    {"/etc/resolv.conf", SBX_HOST_SYMLINK, "/run/systemd/resolve/stub-resolv.conf"},
+};
+
+static char *host_env[] = {
+    "PATH=/usr/bin:/bin", "HOME=/home/u", "LANG=C.UTF-8", "LC_ALL=C", "AWS_SECRET_ACCESS_KEY=x",
+    "SSH_AUTH_SOCK=/s",   "TERM=xterm",   "USER=u",       NULL};
+
+static struct sbx_host host(uid_t euid)
+{
+	return (struct sbx_host){
+	    .uid = euid,
+	    .gid = euid,
+	    .euid = euid,
+	    .entries = debian_entries,
+	    .n_entries = sizeof(debian_entries) / sizeof(debian_entries[0]),
+	    .environ = host_env,
+	    .cwd = "/home/u/project",
+	};
+}
+
+static struct sbx_spec *seed_spec(void)
+{
+	/* The mount-model seed: root /home/user/project, /cache read-only. */
+	struct sbx_spec *spec = sbx_spec_new();
+	struct sbx_mount cache = {.kind = SBX_MOUNT_BIND,
+	                          .source = "/home/user/.cache",
+	                          .target = "/cache",
+	                          .readonly = true};
+
+	assert_non_null(spec);
+	assert_int_equal(sbx_spec_set_str(&spec->workspace, "/home/user/project", NULL), 0);
+	assert_int_equal(sbx_spec_set_str(&spec->root, "/home/user/project", NULL), 0);
+	spec->explicit_mounts = true;
+	assert_int_equal(sbx_spec_add_mount(spec, &cache, false, NULL), 0);
+	assert_int_equal(sbx_spec_finish(spec, NULL), 0);
+	return spec;
+}
+
+static const struct {
+	const char *path;
+	int ret;
+	const char *host;
+} seed_resolution[] = {
+    {"/src/app.ts", 0, "/home/user/project/src/app.ts"},
+    {"/README.md", 0, "/home/user/project/README.md"},
+    {"/cache/npm/pkg", 0, "/home/user/.cache/npm/pkg"},
+    {"/cache", 0, "/home/user/.cache"},
+    {"/../etc/passwd", 0, "/etc/passwd"}, /* '..' never climbs above '/': a system mount */
+    {"/src/../../../cache/x", 0, "/home/user/.cache/x"},
+    {"/bin/ls", 0, "/usr/bin/ls"}, /* through the kept symlink */
+    {"/tmp/x", -ENOENT, NULL},     /* sbx's private /tmp: no host path */
+    {"/proc/self", -ENOENT, NULL},
+};
+
+static void test_seed_resolution(void **state)
+{
+	_cleanup_spec_ struct sbx_spec *spec = seed_spec();
+	struct sbx_host h = host(1000);
+	_cleanup_plan_ struct sbx_plan *plan = NULL;
+
+	(void)state;
+	assert_int_equal(sbx_plan_build(spec, &h, &plan, NULL), 0);
+	for (size_t i = 0; i < sizeof(seed_resolution) / sizeof(seed_resolution[0]); i++) {
+		char out[SBX_PATH_MAX];
+		size_t op;
+		int r =
+		    sbx_plan_resolve(plan, seed_resolution[i].path, &op, out, sizeof(out), NULL);
+
+		assert_int_equal(r, seed_resolution[i].ret);
+		if (r == 0)
+			assert_string_equal(out, seed_resolution[i].host);
+	}
+}
+
+static void test_unmounted_path(void **state)
+{
+	_cleanup_spec_ struct sbx_spec *spec = sbx_spec_new();
+	struct sbx_host h = host(1000);
+	_cleanup_plan_ struct sbx_plan *plan = NULL;
+	struct sbx_error err;
+	char out[SBX_PATH_MAX];
+	size_t op;
+
+	(void)state;
+	assert_int_equal(sbx_spec_set_str(&spec->workspace, "/home/u/project", NULL), 0);
+	assert_int_equal(sbx_spec_finish(spec, NULL), 0);
+	assert_int_equal(sbx_plan_build(spec, &h, &plan, NULL), 0);
+	assert_int_equal(sbx_plan_resolve(plan, "/home/u/.ssh/id_rsa", &op, out, sizeof(out), &err),
+	                 -ENOENT);
+	assert_non_null(strstr(err.msg, "no mount covers it"));
+	assert_int_equal(sbx_plan_resolve(plan, "/home/u/project/a", &op, out, sizeof(out), NULL),
+	                 0);
+	assert_string_equal(out, "/home/u/project/a");
+	assert_string_equal(plan->cwd, "/home/u/project");
+}
+
+/* Every operation comes after the one its target lies in: parents first. */
+static void test_order_parents_first_and_seals_last(void **state)
+{
+	_cleanup_spec_ struct sbx_spec *spec = sbx_spec_new();
+	struct sbx_mount inner = {.kind = SBX_MOUNT_BIND,
+	                          .source = "/home/u/project/.git",
+	                          .target = "/home/u/project/.git",
+	                          .readonly = true};
+	struct sbx_host h = host(1000);
+	_cleanup_plan_ struct sbx_plan *plan = NULL;
+	bool seen_seal = false;
+	size_t git = 0, ws = 0;
+
+	(void)state;
+	/* added before the workspace on purpose */
+	assert_int_equal(sbx_spec_add_mount(spec, &inner, false, NULL), 0);
+	assert_int_equal(sbx_spec_set_str(&spec->workspace, "/home/u/project", NULL), 0);
+	assert_int_equal(sbx_spec_finish(spec, NULL), 0);
+	assert_int_equal(sbx_plan_build(spec, &h, &plan, NULL), 0);
+	for (size_t i = 0; i < plan->n_ops; i++) {
+		const struct sbx_plan_op *o = &plan->ops[i];
+
+		if (o->kind == SBX_PLAN_SEAL)
+			seen_seal = true;
+		else
+			assert_false(seen_seal);
+		for (size_t j = i + 1; j < plan->n_ops; j++)
+			if (plan->ops[j].kind != SBX_PLAN_SEAL &&
+			    strcmp(plan->ops[j].target, o->target) != 0)
+				assert_false(sbx_path_covers(plan->ops[j].target, o->target));
+		if (strcmp(o->target, "/home/u/project/.git") == 0)
+			git = i;
+		if (strcmp(o->target, "/home/u/project") == 0)
+			ws = i;
+	}
+	assert_true(ws < git);
+	assert_true(plan->ops[git].flags & SBX_PLAN_F_READONLY);
+	assert_false(plan->ops[ws].flags & SBX_PLAN_F_READONLY);
+}
+
+static const struct sbx_plan_op *find_op(const struct sbx_plan *p, const char *target)
+{
+	for (size_t i = 0; i < p->n_ops; i++)
+		if (strcmp(p->ops[i].target, target) == 0 && p->ops[i].kind != SBX_PLAN_SEAL)
+			return &p->ops[i];
+	return NULL;
+}
+
+static void test_system_mounts_adapt(void **state)
+{
+	_cleanup_spec_ struct sbx_spec *spec = sbx_spec_new();
+	struct sbx_host h = host(1000);
+	_cleanup_plan_ struct sbx_plan *plan = NULL;
+	const struct sbx_plan_op *o;
+	struct sbx_mount etc = {.kind = SBX_MOUNT_BIND, .source = "/srv/etc", .target = "/etc"};
+
+	(void)state;
+	assert_int_equal(sbx_spec_set_str(&spec->workspace, "/home/u/project", NULL), 0);
+	assert_int_equal(sbx_spec_add_mount(spec, &etc, false, NULL), 0);
+	assert_int_equal(sbx_spec_finish(spec, NULL), 0);
+	assert_int_equal(sbx_plan_build(spec, &h, &plan, NULL), 0);
+	o = find_op(plan, "/usr");
+	assert_non_null(o);
+	assert_int_equal(o->kind, SBX_PLAN_BIND);
+	assert_true(o->flags & SBX_PLAN_F_READONLY);
+	assert_false(o->flags & SBX_PLAN_F_IDMAP); /* unprivileged */
+	o = find_op(plan, "/bin");
+	assert_non_null(o);
+	assert_int_equal(o->kind, SBX_PLAN_SYMLINK); /* merged /usr: kept as a symlink */
+	assert_string_equal(o->source, "usr/bin");
+	/* /etc named by the user: the system /etc entries stand aside */
+	o = find_op(plan, "/etc");
+	assert_non_null(o);
+	assert_string_equal(o->source, "/srv/etc");
+	assert_null(find_op(plan, "/etc/passwd"));
+	assert_null(find_op(plan, "/nix/store")); /* absent on this host */
+	/* always there */
+	assert_non_null(find_op(plan, "/proc"));
+	assert_non_null(find_op(plan, "/dev/pts"));
+	assert_non_null(find_op(plan, "/tmp"));
+	o = find_op(plan, "/proc/sys");
+	assert_non_null(o);
+	assert_int_equal(o->kind, SBX_PLAN_REBIND_RO);
+	o = find_op(plan, "/proc/kcore");
+	assert_non_null(o);
+	assert_int_equal(o->kind, SBX_PLAN_MASK);
+}
+
+static void test_system_etc_symlink_followed(void **state)
+{
+	_cleanup_spec_ struct sbx_spec *spec = sbx_spec_new();
+	struct sbx_host h = host(1000);
+	_cleanup_plan_ struct sbx_plan *plan = NULL;
+	const struct sbx_plan_op *o;
+
+	(void)state;
+	assert_int_equal(sbx_spec_set_str(&spec->workspace, "/w", NULL), 0);
+	assert_int_equal(sbx_spec_finish(spec, NULL), 0);
+	assert_int_equal(sbx_plan_build(spec, &h, &plan, NULL), 0);
+	o = find_op(plan, "/etc/resolv.conf");
+	assert_non_null(o);
+	assert_int_equal(o->kind, SBX_PLAN_BIND);
+	assert_true(o->flags & SBX_PLAN_F_FOLLOW);
+	o = find_op(plan, "/w");
+	assert_non_null(o);
+	assert_false(o->flags & SBX_PLAN_F_FOLLOW); /* a user's source never follows */
+}
+
+static void test_identity(void **state)
+{
+	_cleanup_spec_ struct sbx_spec *spec = sbx_spec_new();
+	struct sbx_host user = host(1000), root = host(0);
+	_cleanup_plan_ struct sbx_plan *pu = NULL;
+	_cleanup_plan_ struct sbx_plan *pr = NULL;
+
+	(void)state;
+	assert_int_equal(sbx_spec_set_str(&spec->workspace, "/w", NULL), 0);
+	assert_int_equal(sbx_spec_finish(spec, NULL), 0);
+	assert_int_equal(sbx_plan_build(spec, &user, &pu, NULL), 0);
+	assert_int_equal(pu->inner_uid, 1000);
+	assert_int_equal(pu->outer_uid, 1000);
+	assert_int_equal(pu->map_count, 1);
+	assert_false(pu->idmap_binds);
+	assert_true(pu->new_net);
+	assert_int_equal(sbx_plan_build(spec, &root, &pr, NULL), 0);
+	assert_int_equal(pr->inner_uid, 0);
+	assert_true(pr->outer_uid != 0); /* never kernel uid 0 */
+	assert_int_equal(pr->outer_uid, SBX_ROOT_MAP_BASE);
+	assert_true(pr->idmap_binds);
+	assert_true(find_op(pr, "/w")->flags & SBX_PLAN_F_IDMAP);
+}
+
+static bool env_has(const struct sbx_plan *p, const char *entry)
+{
+	for (size_t i = 0; i < p->n_env; i++)
+		if (strcmp(p->envp[i], entry) == 0)
+			return true;
+	return false;
+}
+
+static bool env_has_name(const struct sbx_plan *p, const char *name)
+{
+	size_t n = strlen(name);
+
+	for (size_t i = 0; i < p->n_env; i++)
+		if (strncmp(p->envp[i], name, n) == 0 && p->envp[i][n] == '=')
+			return true;
+	return false;
+}
+
+static void test_environment_allowlist(void **state)
+{
+	_cleanup_spec_ struct sbx_spec *spec = sbx_spec_new();
+	struct sbx_host h = host(1000);
+	_cleanup_plan_ struct sbx_plan *plan = NULL;
+
+	(void)state;
+	assert_int_equal(sbx_spec_set_str(&spec->workspace, "/w", NULL), 0);
+	assert_int_equal(sbx_spec_add_env(spec, "SSH_AUTH_SOCK", NULL, NULL), 0);
+	assert_int_equal(sbx_spec_add_env(spec, "MODE", "ci", NULL), 0);
+	assert_int_equal(sbx_spec_add_env(spec, "NOT_IN_CALLER", NULL, NULL), 0);
+	assert_int_equal(sbx_spec_finish(spec, NULL), 0);
+	assert_int_equal(sbx_plan_build(spec, &h, &plan, NULL), 0);
+	assert_true(env_has(plan, "PATH=/usr/bin:/bin"));
+	assert_true(env_has(plan, "HOME=/home/u"));
+	assert_true(env_has(plan, "LC_ALL=C"));
+	assert_true(env_has(plan, "SSH_AUTH_SOCK=/s")); /* passed by name */
+	assert_true(env_has(plan, "MODE=ci"));
+	assert_true(env_has(plan, "SBX=1"));
+	assert_true(env_has(plan, "SBX_PROFILE=default"));
+	assert_false(env_has_name(plan, "AWS_SECRET_ACCESS_KEY"));
+	assert_false(env_has_name(plan, "NOT_IN_CALLER"));
+	assert_null(plan->envp[plan->n_env]);
+}
+
+static void test_cwd_rule(void **state)
+{
+	_cleanup_spec_ struct sbx_spec *spec = sbx_spec_new();
+	struct sbx_mount other = {.kind = SBX_MOUNT_BIND, .source = "/data", .target = "/data"};
+	struct sbx_host h = host(1000);
+	_cleanup_plan_ struct sbx_plan *plan = NULL;
+	_cleanup_plan_ struct sbx_plan *plan2 = NULL;
+
+	(void)state;
+	/* explicit mounts that do not show the workspace: cwd is / */
+	assert_int_equal(sbx_spec_set_str(&spec->workspace, "/home/u/project", NULL), 0);
+	spec->explicit_mounts = true;
+	assert_int_equal(sbx_spec_add_mount(spec, &other, false, NULL), 0);
+	assert_int_equal(sbx_spec_finish(spec, NULL), 0);
+	assert_int_equal(sbx_plan_build(spec, &h, &plan, NULL), 0);
+	assert_string_equal(plan->cwd, "/");
+	/* --chdir wins */
+	assert_int_equal(sbx_spec_set_str(&spec->chdir, "/data/sub", NULL), 0);
+	assert_int_equal(sbx_plan_build(spec, &h, &plan2, NULL), 0);
+	assert_string_equal(plan2->cwd, "/data/sub");
+}
+
+static void test_reserved_targets(void **state)
+{
+	static char *const reserved[] = {"/proc", "/proc/sys", "/dev"};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(reserved) / sizeof(reserved[0]); i++) {
+		_cleanup_spec_ struct sbx_spec *spec = sbx_spec_new();
+		struct sbx_mount m = {
+		    .kind = SBX_MOUNT_BIND, .source = "/x", .target = reserved[i]};
+		struct sbx_host h = host(1000);
+		_cleanup_plan_ struct sbx_plan *plan = NULL;
+		struct sbx_error err;
+
+		assert_int_equal(sbx_spec_set_str(&spec->workspace, "/w", NULL), 0);
+		assert_int_equal(sbx_spec_add_mount(spec, &m, false, NULL), 0);
+		assert_int_equal(sbx_spec_finish(spec, NULL), 0);
+		assert_int_equal(sbx_plan_build(spec, &h, &plan, &err), -EINVAL);
+		assert_non_null(strstr(err.msg, "is reserved"));
+	}
+}
+
+static void test_private_tmp_replaced_by_user_mount(void **state)
+{
+	_cleanup_spec_ struct sbx_spec *spec = sbx_spec_new();
+	struct sbx_mount tmp = {.kind = SBX_MOUNT_BIND, .source = "/var/tmp", .target = "/tmp"};
+	struct sbx_host h = host(1000);
+	_cleanup_plan_ struct sbx_plan *plan = NULL;
+	int tmps = 0;
+
+	(void)state;
+	assert_int_equal(sbx_spec_set_str(&spec->workspace, "/w", NULL), 0);
+	assert_int_equal(sbx_spec_add_mount(spec, &tmp, false, NULL), 0);
+	assert_int_equal(sbx_spec_finish(spec, NULL), 0);
+	assert_int_equal(sbx_plan_build(spec, &h, &plan, NULL), 0);
+	for (size_t i = 0; i < plan->n_ops; i++)
+		tmps += strcmp(plan->ops[i].target, "/tmp") == 0;
+	assert_int_equal(tmps, 1);
+	assert_int_equal(find_op(plan, "/tmp")->kind, SBX_PLAN_BIND);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_seed_resolution),
+	    cmocka_unit_test(test_unmounted_path),
+	    cmocka_unit_test(test_order_parents_first_and_seals_last),
+	    cmocka_unit_test(test_system_mounts_adapt),
+	    cmocka_unit_test(test_system_etc_symlink_followed),
+	    cmocka_unit_test(test_identity),
+	    cmocka_unit_test(test_environment_allowlist),
+	    cmocka_unit_test(test_cwd_rule),
+	    cmocka_unit_test(test_reserved_targets),
+	    cmocka_unit_test(test_private_tmp_replaced_by_user_mount),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
