@@ -411,6 +411,15 @@ int sbx_spec_finish(struct sbx_spec *spec, struct sbx_error *err)
 			if (!spec->workspace)
 				return sbx_error_set(err, SBX_ERR_USAGE, EINVAL,
 				                     "no workspace directory is known");
+			if (strcmp(spec->workspace, "/") == 0) {
+				r = sbx_error_set(err, SBX_ERR_USAGE, EINVAL,
+				                  "the workspace is '/' (the current directory), "
+				                  "which would give the sandbox the whole host "
+				                  "read-write");
+				sbx_error_hint(err, "run sbx from a project directory, or name one "
+				                    "with -w DIR, or choose mounts with -v");
+				return r;
+			}
 			if (!sbx_spec_find_target(spec, spec->workspace)) {
 				r = sbx_spec_add_mount(spec, &ws, false, err);
 				if (r < 0)

@@ -164,6 +164,18 @@ static void test_finish_refusals(void **state)
 	assert_non_null(strstr(err.hint, "--root /data"));
 }
 
+static void test_workspace_root_refused(void **state)
+{
+	_cleanup_spec_ struct sbx_spec *spec = sbx_spec_new();
+	struct sbx_error err;
+
+	(void)state;
+	assert_int_equal(sbx_spec_set_str(&spec->workspace, "/", NULL), 0);
+	assert_int_equal(sbx_spec_finish(spec, &err), -EINVAL);
+	assert_non_null(strstr(err.msg, "the workspace is '/'"));
+	assert_non_null(strstr(err.hint, "-w DIR"));
+}
+
 static void test_env_entries(void **state)
 {
 	_cleanup_spec_ struct sbx_spec *spec = sbx_spec_new();
@@ -210,6 +222,7 @@ int main(void)
 	    cmocka_unit_test(test_add_mount_replace_and_duplicates),
 	    cmocka_unit_test(test_finish_default_workspace),
 	    cmocka_unit_test(test_finish_refusals),
+	    cmocka_unit_test(test_workspace_root_refused),
 	    cmocka_unit_test(test_env_entries),
 	    cmocka_unit_test(test_mount_cap),
 	};
