@@ -76,6 +76,10 @@ struct sbx_spec {
 
 	struct sbx_mount *mounts;
 	size_t n_mounts;
+	/* open-addressing hash of targets -> mount index + 1, so that adding n mounts stays
+	 * O(n) rather than comparing each with all before it; owned by spec.c */
+	size_t *target_index;
+	size_t index_cap;
 
 	struct sbx_env_entry *env;
 	size_t n_env;

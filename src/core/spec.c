@@ -36,6 +36,7 @@ void sbx_spec_free(struct sbx_spec *spec)
 	for (size_t i = 0; i < spec->n_mounts; i++)
 		sbx_mount_clear(&spec->mounts[i]);
 	free(spec->mounts);
+	free(spec->target_index);
 	for (size_t i = 0; i < spec->n_env; i++) {
 		free(spec->env[i].name);
 		free(spec->env[i].value);
@@ -58,12 +59,63 @@ int sbx_spec_set_str(char **dst, const char *src, struct sbx_error *err)
 	return 0;
 }
 
+static size_t hash_path(const char *s)
+{
+	size_t h = 14695981039346656037ULL;
+
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+	return h;
+}
+
+/* The slot for target: where it is, or the empty slot where it would go. */
+static size_t *index_slot(const struct sbx_spec *spec, const char *target)
+{
+	size_t mask = spec->index_cap - 1;
+
+	for (size_t i = hash_path(target) & mask;; i = (i + 1) & mask) {
+		size_t *slot = &spec->target_index[i];
+
+		if (*slot == 0 || strcmp(spec->mounts[*slot - 1].target, target) == 0)
+			return slot;
+	}
+}
+
+/* Room for n mounts: the array doubles (cap / 2 entries) and the index, kept at most half
+ * full, is rebuilt at the same time. */
+static int index_reserve(struct sbx_spec *spec, size_t n)
+{
+	size_t cap = spec->index_cap ? spec->index_cap : 64;
+	struct sbx_mount *grown;
+	size_t *fresh;
+
+	if (n * 2 <= spec->index_cap)
+		return 0;
+	while (n * 2 > cap)
+		cap *= 2;
+	grown = realloc(spec->mounts, cap / 2 * sizeof(*grown));
+	if (!grown)
+		return -ENOMEM;
+	spec->mounts = grown;
+	fresh = calloc(cap, sizeof(*fresh));
+	if (!fresh)
+		return -ENOMEM;
+	free(spec->target_index);
+	spec->target_index = fresh;
+	spec->index_cap = cap;
+	for (size_t i = 0; i < spec->n_mounts; i++)
+		*index_slot(spec, spec->mounts[i].target) = i + 1;
+	return 0;
+}
+
 struct sbx_mount *sbx_spec_find_target(const struct sbx_spec *spec, const char *target)
 {
-	for (size_t i = 0; i < spec->n_mounts; i++)
-		if (strcmp(spec->mounts[i].target, target) == 0)
-			return &spec->mounts[i];
-	return NULL;
+	size_t *slot;
+
+	if (!spec->index_cap)
+		return NULL;
+	slot = index_slot(spec, target);
+	return *slot ? &spec->mounts[*slot - 1] : NULL;
 }
 
 static const char *kind_name(enum sbx_mount_kind k)
@@ -126,17 +178,15 @@ int sbx_spec_add_mount(struct sbx_spec *spec, const struct sbx_mount *m, bool re
 		}
 		sbx_mount_clear(old);
 	} else {
-		struct sbx_mount *grown;
-
 		if (spec->n_mounts >= SBX_MAX_MOUNTS)
 			return sbx_error_set(err, SBX_ERR_USAGE, E2BIG,
 			                     "too many mounts: at most %d are allowed",
 			                     SBX_MAX_MOUNTS);
-		grown = realloc(spec->mounts, (spec->n_mounts + 1) * sizeof(*grown));
-		if (!grown)
+		if (index_reserve(spec, spec->n_mounts + 1) < 0)
 			return sbx_error_set(err, SBX_ERR_SETUP, ENOMEM, "out of memory");
-		spec->mounts = grown;
 		old = &spec->mounts[spec->n_mounts++];
+		old->target = target; /* so that the slot below can compare against it */
+		*index_slot(spec, target) = spec->n_mounts;
 	}
 	*old = (struct sbx_mount){
 	    .kind = m->kind,
