@@ -10,7 +10,7 @@
  * and environment, and which system mount candidates exist (and which are symlinks).
  * The strings are owned by the probe; release them with sbx_probe_host_clear().
  */
-int sbx_probe_host(struct sbx_host *host, char *const *environ, struct sbx_error *err);
+int sbx_probe_host(struct sbx_host *host, char *const *envp, struct sbx_error *err);
 void sbx_probe_host_clear(struct sbx_host *host);
 
 #endif

@@ -35,18 +35,29 @@ void sbx_error_hint(struct sbx_error *err, const char *fmt, ...)
 void sbx_error_wrap(struct sbx_error *err, const char *fmt, ...)
 {
 	char prefix[SBX_ERROR_MSG_MAX];
-	char old[SBX_ERROR_MSG_MAX];
+	size_t plen, mlen, room = sizeof(err->msg) - 1;
 	va_list ap;
+	int n;
 
 	if (!err)
 		return;
 	va_start(ap, fmt);
-	vsnprintf(prefix, sizeof(prefix), fmt, ap);
+	n = vsnprintf(prefix, sizeof(prefix), fmt, ap);
 	va_end(ap);
-	memcpy(old, err->msg, sizeof(old));
-	/* Truncation is acceptable: the message is for people and stays bounded. */
-	if (snprintf(err->msg, sizeof(err->msg), "%s: ", prefix) < (int)sizeof(err->msg))
-		strncat(err->msg, old, sizeof(err->msg) - strlen(err->msg) - 1);
+	if (n < 0)
+		return;
+	/* "PREFIX: MSG", cut to the buffer: the message is for people and stays bounded. */
+	plen = strnlen(prefix, sizeof(prefix) - 1);
+	if (plen + 2 > room)
+		plen = room - 2;
+	mlen = strnlen(err->msg, room);
+	if (plen + 2 + mlen > room)
+		mlen = room - plen - 2;
+	memmove(err->msg + plen + 2, err->msg, mlen);
+	memcpy(err->msg, prefix, plen);
+	err->msg[plen] = ':';
+	err->msg[plen + 1] = ' ';
+	err->msg[plen + 2 + mlen] = '\0';
 }
 
 void sbx_error_at(struct sbx_error *err, const char *file, int line, int column)

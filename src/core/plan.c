@@ -320,11 +320,11 @@ static bool env_allowed(const char *entry)
 	return false;
 }
 
-static const char *env_lookup(char *const *environ, const char *name)
+static const char *env_lookup(char *const *envp, const char *name)
 {
 	size_t n = strlen(name);
 
-	for (char *const *e = environ; e && *e; e++)
+	for (char *const *e = envp; e && *e; e++)
 		if (strncmp(*e, name, n) == 0 && (*e)[n] == '=')
 			return *e + n + 1;
 	return NULL;

@@ -10,7 +10,7 @@
 
 #include "sbx/cleanup.h"
 
-int sbx_probe_host(struct sbx_host *host, char *const *environ, struct sbx_error *err)
+int sbx_probe_host(struct sbx_host *host, char *const *envp, struct sbx_error *err)
 {
 	struct sbx_host_entry *entries;
 	size_t n = 0;
@@ -20,7 +20,7 @@ int sbx_probe_host(struct sbx_host *host, char *const *environ, struct sbx_error
 	host->uid = getuid();
 	host->gid = getgid();
 	host->euid = geteuid();
-	host->environ = environ;
+	host->environ = envp;
 
 	cwd = getcwd(NULL, 0);
 	if (!cwd)

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sbx/error.h"
 #include "sbx/path.h"
 
 static const struct {
@@ -90,13 +91,33 @@ static void test_covers_rest_depth(void **state)
 	assert_int_equal(sbx_path_depth("/a/b/c"), 3);
 }
 
+static void test_error_wrap_bounded(void **state)
+{
+	struct sbx_error err;
+	char big[SBX_ERROR_MSG_MAX * 2];
+
+	(void)state;
+	sbx_error_set(&err, SBX_ERR_SETUP, 2, "inner %s", "failure");
+	sbx_error_wrap(&err, "building %s", "/x");
+	assert_string_equal(err.msg, "building /x: inner failure");
+	memset(big, 'p', sizeof(big) - 1);
+	big[sizeof(big) - 1] = '\0';
+	sbx_error_wrap(&err, "%s", big);
+	assert_int_equal(strlen(err.msg), SBX_ERROR_MSG_MAX - 1);
+	assert_int_equal(sbx_error_exit_code(&err), 125);
+	err.kind = SBX_ERR_EXEC_NOT_FOUND;
+	assert_int_equal(sbx_error_exit_code(&err), 127);
+	err.kind = SBX_ERR_EXEC_DENIED;
+	assert_int_equal(sbx_error_exit_code(&err), 126);
+	assert_int_equal(sbx_error_set(NULL, SBX_ERR_USAGE, 0, "x"), -EINVAL);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_normalize_table),
-	    cmocka_unit_test(test_normalize_refusals),
-	    cmocka_unit_test(test_absolute),
-	    cmocka_unit_test(test_covers_rest_depth),
+	    cmocka_unit_test(test_normalize_table),    cmocka_unit_test(test_normalize_refusals),
+	    cmocka_unit_test(test_absolute),           cmocka_unit_test(test_covers_rest_depth),
+	    cmocka_unit_test(test_error_wrap_bounded),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
