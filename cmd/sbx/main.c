@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
+#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 
@@ -23,8 +25,18 @@ static void usage(FILE *f)
 	      f);
 }
 
+/* A caller may start us with 0, 1 or 2 closed; the pipes and files sbx opens would then take
+ * those numbers and the worker would write its output into them. Fill the gaps first. */
+static void ensure_stdio(void)
+{
+	for (int fd = 0; fd < 3; fd++)
+		if (fcntl(fd, F_GETFD) < 0 && open("/dev/null", fd ? O_WRONLY : O_RDONLY) != fd)
+			_exit(125);
+}
+
 int main(int argc, char **argv)
 {
+	ensure_stdio();
 	if (argc < 2) {
 		usage(stderr);
 		return 125;
