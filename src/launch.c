@@ -199,6 +199,14 @@ static int supervise(pid_t child, int sigfd, int err_fd, int *status, struct sbx
 
 			if (read(sigfd, &si, sizeof(si)) != sizeof(si))
 				continue;
+			if (si.ssi_signo == SIGTSTP || si.ssi_signo == SIGTTIN ||
+			    si.ssi_signo == SIGTTOU) {
+				/* ^Z: stop the sandbox's worker, then ourselves, as the shell
+				 * expects; its SIGCONT comes back here and is passed on. */
+				kill(child, SIGTSTP);
+				raise(SIGSTOP);
+				continue;
+			}
 			if (si.ssi_signo != SIGCHLD) {
 				/* init forwards it to the worker */
 				kill(child, (int)si.ssi_signo);

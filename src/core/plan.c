@@ -68,7 +68,7 @@ static const struct {
 } dev_links[] = {
     {"/dev/ptmx", "pts/ptmx"},          {"/dev/fd", "/proc/self/fd"},
     {"/dev/stdin", "/proc/self/fd/0"},  {"/dev/stdout", "/proc/self/fd/1"},
-    {"/dev/stderr", "/proc/self/fd/2"}, {"/dev/core", "/proc/kcore"},
+    {"/dev/stderr", "/proc/self/fd/2"},
 };
 
 /* Environment variables that pass from the caller (SPEC section 7). LC_* is a prefix. */

@@ -239,6 +239,17 @@ int sbx_mounts_prepare(const struct sbx_plan *plan, int userns_fd, struct sbx_pr
 			sbx_error_wrap(err, "mount %s", op->target);
 			return src;
 		}
+		if (op->flags & SBX_PLAN_F_DEVICE) {
+			struct stat st;
+
+			if (fstat(src, &st) < 0 || !(S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode))) {
+				r = sbx_error_set(err, SBX_ERR_SETUP, ENODEV,
+				                  "--device %s is not a device node", op->source);
+				sbx_error_hint(err, "name a character or block device such as "
+				                    "/dev/nvidia0; use -v to bind directories");
+				return r;
+			}
+		}
 		fd = clone_tree(src, "", op->source, AT_EMPTY_PATH, err);
 		if (fd < 0)
 			return fd;
@@ -468,6 +479,14 @@ static int do_symlink(struct builder *b, const char *text, const char *target,
 
 	if (parent < 0)
 		return parent;
+	if (!is_own(b, parent)) {
+		int r = sbx_error_set(err, SBX_ERR_SETUP, ENOENT,
+		                      "the symlink %s would have to be made in a host directory, "
+		                      "and sbx never creates anything on the host",
+		                      target);
+		sbx_error_hint(err, "mount something else at its parent, or leave it out");
+		return r;
+	}
 	{
 		/* O_PATH fds cannot be used with symlinkat; reopen the directory. */
 		_cleanup_close_ int dir = openat(parent, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -646,6 +665,7 @@ static int do_op(struct builder *b, const struct sbx_plan_op *op, size_t i, stru
 int sbx_mounts_build(const struct sbx_plan *plan, struct sbx_prepared *p, struct sbx_error *err)
 {
 	struct builder b = {.rootfd = -1, .maskfd = -1};
+	bool root_mode = plan->n_ops && plan->ops[0].kind == SBX_PLAN_MIRROR;
 	int r = 0;
 
 	/* Nothing we mount may propagate back to the host, nor the host's into the sandbox. */
@@ -666,7 +686,18 @@ int sbx_mounts_build(const struct sbx_plan *plan, struct sbx_prepared *p, struct
 	}
 
 	for (size_t i = 0; i < plan->n_ops && r >= 0; i++) {
-		r = do_op(&b, &plan->ops[i], i, p, err);
+		const struct sbx_plan_op *op = &plan->ops[i];
+
+		r = do_op(&b, op, i, p, err);
+		/* In root mode the root's own directories stand where system mounts would go
+		 * (its etc/, say): a system mount that would need a mount point made on the host,
+		 * or whose symlink would replace the root's entry, gives way. That only ever
+		 * grants less. */
+		if (r < 0 && root_mode && (op->flags & SBX_PLAN_F_SYSTEM) &&
+		    (r == -ENOENT || r == -EEXIST)) {
+			r = 0;
+			continue;
+		}
 		if (r < 0)
 			sbx_error_wrap(err, "building %s (%s)", plan->ops[i].target,
 			               plan->ops[i].why);

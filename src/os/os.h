@@ -80,8 +80,11 @@ int sbx_net_loopback_up(struct sbx_error *err);
 /* The signals sbx forwards to the worker (SPEC section 7). */
 extern const int sbx_forwarded_signals[];
 extern const size_t sbx_n_forwarded_signals;
+/* Job control: a stop of sbx stops the worker's process group, a continue continues it. */
+extern const int sbx_job_signals[];
+extern const size_t sbx_n_job_signals;
 
-/* Block the forwarded signals and SIGCHLD; return a signalfd for them. */
+/* Block the forwarded and job-control signals and SIGCHLD; return a signalfd for them. */
 int sbx_proc_signalfd(struct sbx_error *err);
 
 /* Mark every fd >= from close-on-exec. */

@@ -22,6 +22,8 @@
 
 const int sbx_forwarded_signals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGWINCH};
 const size_t sbx_n_forwarded_signals = SBX_ARRAY_SIZE(sbx_forwarded_signals);
+const int sbx_job_signals[] = {SIGTSTP, SIGTTIN, SIGTTOU, SIGCONT};
+const size_t sbx_n_job_signals = SBX_ARRAY_SIZE(sbx_job_signals);
 
 int sbx_proc_signalfd(struct sbx_error *err)
 {
@@ -30,6 +32,8 @@ int sbx_proc_signalfd(struct sbx_error *err)
 
 	sigemptyset(&set);
 	sigaddset(&set, SIGCHLD);
+	for (size_t i = 0; i < sbx_n_job_signals; i++)
+		sigaddset(&set, sbx_job_signals[i]);
 	for (size_t i = 0; i < sbx_n_forwarded_signals; i++)
 		sigaddset(&set, sbx_forwarded_signals[i]);
 	if (sigprocmask(SIG_BLOCK, &set, NULL) < 0)
@@ -91,7 +95,20 @@ int sbx_proc_init_loop(pid_t worker, int sigfd)
 			continue;
 		if (n != sizeof(si))
 			return 125;
-		if (si.ssi_signo != SIGCHLD) {
+		switch (si.ssi_signo) {
+		case SIGCHLD:
+			break;
+		case SIGTSTP:
+		case SIGTTIN:
+		case SIGTTOU:
+			/* The worker leads its own session, where a terminal stop signal would be
+			 * discarded (an orphaned process group): stop its group outright. */
+			kill(-worker, SIGSTOP);
+			continue;
+		case SIGCONT:
+			kill(-worker, SIGCONT);
+			continue;
+		default:
 			kill(worker, (int)si.ssi_signo);
 			continue;
 		}
@@ -110,10 +127,23 @@ int sbx_proc_init_loop(pid_t worker, int sigfd)
 	}
 }
 
-static int exec_error(int errnum, const char *cmd, const char *path, struct sbx_error *err)
+static int exec_error(int errnum, const char *cmd, const char *path, const char *found,
+                      struct sbx_error *err)
 {
 	int r;
 
+	if (errnum == ENOENT && found) {
+		/* execve says ENOENT for a file that is there when its ELF interpreter or its
+		 * #! program is not. */
+		r = sbx_error_set(err, SBX_ERR_EXEC_NOT_FOUND, errnum,
+		                  "%s: found at %s, but its dynamic loader or #! interpreter is "
+		                  "not in the sandbox",
+		                  cmd, found);
+		sbx_error_hint(err,
+		               "mount the loader's directory too (the system mounts do, "
+		               "unless --no-system-mounts); see what is mounted with --dry-run");
+		return r;
+	}
 	if (errnum == ENOENT || errnum == ENOTDIR) {
 		r = sbx_error_set(err, SBX_ERR_EXEC_NOT_FOUND, errnum,
 		                  "%s: command not found in the sandbox", cmd);
@@ -140,11 +170,14 @@ int sbx_proc_exec(char *const argv[], char *const envp[], struct sbx_error *err)
 {
 	const char *cmd = argv[0];
 	const char *path = NULL;
+	char found[SBX_PATH_MAX] = "";
 	int first_err = 0;
 
 	if (strchr(cmd, '/')) {
 		execve(cmd, argv, envp);
-		return exec_error(errno, cmd, NULL, err);
+		first_err = errno;
+		return exec_error(first_err, cmd, NULL,
+		                  first_err == ENOENT && access(cmd, F_OK) == 0 ? cmd : NULL, err);
 	}
 	for (char *const *e = envp; *e; e++)
 		if (strncmp(*e, "PATH=", 5) == 0)
@@ -158,12 +191,14 @@ int sbx_proc_exec(char *const argv[], char *const envp[], struct sbx_error *err)
 		             cmd) < (int)sizeof(full)) {
 			execve(full, argv, envp);
 			/* As execvp: remember a "found but cannot run", keep looking otherwise. */
-			if (errno != ENOENT && errno != ENOTDIR && !first_err)
+			if (errno == ENOENT && !found[0] && access(full, F_OK) == 0)
+				snprintf(found, sizeof(found), "%s", full);
+			else if (errno != ENOENT && errno != ENOTDIR && !first_err)
 				first_err = errno;
 		}
 		p += len;
 		if (*p == ':')
 			p++;
 	}
-	return exec_error(first_err ? first_err : ENOENT, cmd, path, err);
+	return exec_error(first_err ? first_err : ENOENT, cmd, path, found[0] ? found : NULL, err);
 }

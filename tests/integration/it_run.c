@@ -427,6 +427,100 @@ static void test_a_thousand_mounts(void)
 	IT_EXPECT_CONTAINS(r.out, "1000\n1000\n");
 }
 
+static long read_counter(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	long n = -1;
+
+	if (f) {
+		if (fscanf(f, "%ld", &n) != 1)
+			n = -1;
+		fclose(f);
+	}
+	return n;
+}
+
+static void test_job_control_stops_and_continues(void)
+{
+	const char *t = it_tmpdir();
+	char script[4400], state[256] = "";
+	char *counter = path_in(t, "n");
+	long a, b, c;
+	int status;
+	pid_t pid;
+	FILE *f;
+
+	snprintf(script, sizeof(script),
+	         "i=0; touch %s/ready; while :; do i=$((i+1)); echo $i > %s.new; mv %s.new %s; "
+	         "sleep 0.02; done",
+	         t, counter, counter, counter);
+	pid = start_background(t, script);
+	IT_EXPECT_INT(kill(pid, SIGTSTP), 0); /* what ^Z sends */
+	/* Poll rather than sleep a fixed time: the machine may be loaded. */
+	for (int i = 0; i < 250 && !strstr(state, "T (stopped)"); i++) {
+		char path[64];
+
+		usleep(20000);
+		snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+		f = fopen(path, "r");
+		while (f && fgets(state, sizeof(state), f) && strncmp(state, "State:", 6) != 0)
+			;
+		if (f)
+			fclose(f);
+	}
+	IT_EXPECT_CONTAINS(state, "T (stopped)");
+	/* the worker stops too: the counter settles, then stays */
+	a = read_counter(counter);
+	for (int i = 0; i < 25; i++) {
+		usleep(200000);
+		b = read_counter(counter);
+		if (b == a)
+			break;
+		a = b;
+	}
+	usleep(300000);
+	b = read_counter(counter);
+	IT_EXPECT(a > 0);
+	IT_EXPECT_INT(b, a);
+	IT_EXPECT_INT(kill(pid, SIGCONT), 0);
+	c = b;
+	for (int i = 0; i < 250 && c <= b; i++) {
+		usleep(20000);
+		c = read_counter(counter);
+	}
+	IT_EXPECT(c > b); /* and runs again */
+	IT_EXPECT_INT(kill(pid, SIGTERM), 0);
+	IT_EXPECT_INT(waitpid(pid, &status, 0), pid);
+}
+
+static void test_root_mode_with_its_own_etc(void)
+{
+	const char *t = it_tmpdir();
+	struct it_run r;
+
+	/* A project with an etc/ of its own: system /etc files give way rather than being
+	 * mounted into it (which would mean creating files on the host). */
+	it_write_file(path_in(t, "proj/etc/app.conf"), "conf\n");
+	it_sbxv(&r, "run", "--root", path_in(t, "proj"), "--", "/bin/sh", "-c",
+	        "cat /etc/app.conf; ls /etc | wc -l", NULL);
+	IT_EXPECT_INT(r.status, 0);
+	IT_EXPECT_CONTAINS(r.out, "conf\n1\n");
+	IT_EXPECT(access(path_in(t, "proj/etc/passwd"), F_OK) < 0);
+}
+
+static void test_exec_errors_name_the_cause(void)
+{
+	struct it_run r;
+
+	/* the loader (/lib64 -> usr/lib64) is not mounted: found, but cannot start */
+	it_sbxv(&r, "run", "--no-system-mounts", "-v", "/usr:ro", "--", "/usr/bin/true", NULL);
+	IT_EXPECT_INT(r.status, 127);
+	IT_EXPECT_CONTAINS(r.err, "dynamic loader or #! interpreter is not in the sandbox");
+	it_sbxv(&r, "run", "--device", "/dev/shm", "--", "/bin/true", NULL);
+	IT_EXPECT_INT(r.status, 125);
+	IT_EXPECT_CONTAINS(r.err, "--device /dev/shm is not a device node");
+}
+
 int main(int argc, char **argv)
 {
 	static const struct it_case cases[] = {
@@ -442,6 +536,9 @@ int main(int argc, char **argv)
 	    IT_CASE(test_devices),
 	    IT_CASE(test_dry_run_needs_no_namespace),
 	    IT_CASE(test_a_thousand_mounts),
+	    IT_CASE(test_job_control_stops_and_continues),
+	    IT_CASE(test_root_mode_with_its_own_etc),
+	    IT_CASE(test_exec_errors_name_the_cause),
 	};
 
 	return it_main(argc, argv, cases, sizeof(cases) / sizeof(cases[0]));
