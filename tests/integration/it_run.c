@@ -455,6 +455,9 @@ static void test_job_control_stops_and_continues(void)
 	         "sleep 0.02; done",
 	         t, counter, counter, counter);
 	pid = start_background(t, script);
+	for (int i = 0; i < 500 && read_counter(counter) < 1; i++)
+		usleep(10000);
+	IT_EXPECT(read_counter(counter) >= 1);
 	IT_EXPECT_INT(kill(pid, SIGTSTP), 0); /* what ^Z sends */
 	/* Poll rather than sleep a fixed time: the machine may be loaded. */
 	for (int i = 0; i < 250 && !strstr(state, "T (stopped)"); i++) {
