@@ -10,6 +10,7 @@
 set -euo pipefail
 
 PROG=${0##*/}
+SELF=$(readlink -f -- "$0")
 
 usage() {
 	cat <<EOF
@@ -77,6 +78,7 @@ for n in "$RUNS" "$WARMUP" "$RSS_RUNS" $MOUNTS; do
 done
 [ "$RUNS" -ge 2 ] || die "--runs must be at least 2"
 [ "$RSS_RUNS" -ge 1 ] || die "--rss-runs must be at least 1"
+[ -z "$EXPORT" ] || EXPORT=$(realpath -m -- "$EXPORT") # measure() changes directory
 HEAVY_RUNS=$((RUNS / 5))
 [ "$HEAVY_RUNS" -ge 10 ] || HEAVY_RUNS=10
 [ "$HEAVY_RUNS" -le "$RUNS" ] || HEAVY_RUNS=$RUNS
@@ -355,7 +357,7 @@ if [ -n "$AS_USER" ]; then
 	STAGE=$(mktemp -d "${TMPDIR:-/tmp}/sbx-bench-stage.XXXXXX")
 	chmod 755 "$STAGE"
 	install -m 755 -- "$SBX" "$STAGE/sbx"
-	install -m 755 -- "$0" "$STAGE/launch.sh"
+	install -m 755 -- "$SELF" "$STAGE/launch.sh"
 	inner_args=(--inner --runs "$RUNS" --warmup "$WARMUP" --mounts "$MOUNTS" --rss-runs "$RSS_RUNS")
 	[ "$QUICK" = 0 ] || inner_args+=(--quick)
 	if [ -n "$EXPORT" ]; then
