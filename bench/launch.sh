@@ -338,6 +338,7 @@ if [ "$INNER" = 0 ]; then
 	echo "sbx launch benchmark, $(date -u '+%Y-%m-%d %H:%M:%S UTC')"
 	echo "machine:  $(nproc) CPUs, $(awk -F': *' '/^model name/ { print $2; exit }' /proc/cpuinfo)"
 	echo "kernel:   $(uname -srm)"
+	echo "load:     $(cut -d' ' -f1-3 /proc/loadavg) (1, 5, 15 min; figures are only worth quoting near 0)"
 	echo "sbx:      $("$SBX" --version) ($SBX)"
 	echo "bwrap:    $("$BWRAP" --version)"
 	echo "tools:    $(hyperfine --version), $("$UNSHARE" --version | head -n 1), medians by $JSON"
