@@ -83,6 +83,12 @@ HEAVY_RUNS=$((RUNS / 5))
 [ "$HEAVY_RUNS" -ge 10 ] || HEAVY_RUNS=10
 [ "$HEAVY_RUNS" -le "$RUNS" ] || HEAVY_RUNS=$RUNS
 
+if [ -n "$AS_USER" ]; then
+	[ "$(id -u)" = 0 ] || die "--as-user needs root"
+	id -u "$AS_USER" >/dev/null 2>&1 || die "no user '$AS_USER'"
+	[ "$(id -u "$AS_USER")" != 0 ] || die "--as-user needs an ordinary user, not '$AS_USER'"
+fi
+
 SBX=${SBX:-./build/sbx}
 [ -x "$SBX" ] || die "no sbx binary at '$SBX'; build it (cmake --build build) or set SBX"
 SBX=$(readlink -f -- "$SBX")
@@ -342,12 +348,6 @@ if [ "$INNER" = 0 ]; then
 	echo "sbx:      $("$SBX" --version) ($SBX)"
 	echo "bwrap:    $("$BWRAP" --version)"
 	echo "tools:    $(hyperfine --version), $("$UNSHARE" --version | head -n 1), medians by $JSON"
-fi
-
-if [ -n "$AS_USER" ]; then
-	[ "$(id -u)" = 0 ] || die "--as-user needs root"
-	id -u "$AS_USER" >/dev/null 2>&1 || die "no user '$AS_USER'"
-	[ "$(id -u "$AS_USER")" != 0 ] || die "--as-user needs an ordinary user, not '$AS_USER'"
 fi
 
 measure
