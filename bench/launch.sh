@@ -78,6 +78,7 @@ for n in "$RUNS" "$WARMUP" "$RSS_RUNS" $MOUNTS; do
 done
 [ "$RUNS" -ge 2 ] || die "--runs must be at least 2"
 [ "$RSS_RUNS" -ge 1 ] || die "--rss-runs must be at least 1"
+for n in $MOUNTS; do [ "$n" -ge 1 ] || die "--mounts counts must be at least 1"; done
 [ -z "$EXPORT" ] || EXPORT=$(realpath -m -- "$EXPORT") # measure() changes directory
 HEAVY_RUNS=$((RUNS / 5))
 [ "$HEAVY_RUNS" -ge 10 ] || HEAVY_RUNS=10
@@ -202,7 +203,7 @@ measure() {
 	case $TMP in *[[:space:]]*) die "the temporary directory '$TMP' has whitespace" ;; esac
 	mkdir "$TMP/json"
 
-	# An agent-like project: a writable tree with a .git beside it that must stay
+	# An agent-like project: a writable tree with a .git inside it that must stay
 	# read-only. The extra mounts are plain directories, mounted read-only at their own
 	# paths, whose parent no mount covers (so both launchers make the mount points in
 	# their own tmpfs, never on the host).
@@ -247,8 +248,9 @@ for o in json.load(open(sys.argv[1]))["operations"]:
 		--bind "$proj" "$proj" --ro-bind "$proj/.git" "$proj/.git" --chdir "$proj")
 
 	# Check once that both sandboxes run and look alike before timing them.
-	local probe='test -d /proc/1 && test -c /dev/null && test -w /tmp &&
-		: >src/.probe && rm src/.probe && ! (: >.git/probe) 2>/dev/null && test ! -e /root/.'
+	# (The extra mounts' directory is a host path no mount covers yet: it must be absent.)
+	local probe="test -d /proc/1 && test -c /dev/null && test -w /tmp && test ! -e $mnt &&
+		: >src/.probe && rm src/.probe && ! (: >.git/probe) 2>/dev/null"
 	"${sbx_cmd[@]}" -- /bin/sh -c "$probe" ||
 		die "the sbx sandbox does not pass the sanity probe: ${sbx_cmd[*]}"
 	"${bwrap_cmd[@]}" -- /bin/sh -c "$probe" ||
