@@ -1,0 +1,383 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+#
+# Whole-process launch time of sbx against bubblewrap and the floor (unshare, bare exec),
+# plus the cost of extra read-only mounts and the launchers' peak RSS. See bench/README.md.
+#
+# Everything is made in a fresh temporary directory and removed on exit; nothing is
+# written elsewhere on the host. The figures are printed, never asserted.
+
+set -euo pipefail
+
+PROG=${0##*/}
+SELF=$(readlink -f -- "$0")
+
+usage() {
+	cat <<EOF
+Usage: $PROG [OPTIONS]
+
+Measure the launch time of 'sbx run ... -- /bin/true' for an agent-like sandbox against
+the same sandbox built by bubblewrap, 'unshare -Urmpf --mount-proc /bin/true' and a bare
+exec of /bin/true; then with extra read-only mounts; then the launchers' peak RSS.
+
+Options:
+  --quick            few runs, to check that the script works (figures are noisy)
+  --runs N           timed runs per benchmark (default 100; 1000-mount rows: N/5, at least 10)
+  --warmup N         untimed runs before each benchmark (default 5)
+  --mounts "A B C"   extra mount counts to measure (default "10 100 1000")
+  --rss-runs N       launches per peak-RSS figure (default 20)
+  --as-user USER     (as root) measure as root, then again as USER, with the binaries
+                     staged in a world-readable temporary directory
+  --export DIR       copy hyperfine's JSON exports into DIR (created if missing)
+  -h, --help         show this help
+
+The sbx binary is \$SBX, or ./build/sbx. Needs hyperfine, bwrap, unshare (util-linux),
+and jq or python3. Peak RSS uses /usr/bin/time (Debian package 'time') or python3.
+EOF
+}
+
+die() {
+	printf '%s: %s\n' "$PROG" "$*" >&2
+	exit 1
+}
+
+RUNS=100
+WARMUP=5
+MOUNTS="10 100 1000"
+RSS_RUNS=20
+AS_USER=
+EXPORT=
+QUICK=0
+INNER=0
+RUNS_SET=0
+WARMUP_SET=0
+RSS_SET=0
+
+while [ $# -gt 0 ]; do
+	case $1 in
+	--quick) QUICK=1 ;;
+	--runs) RUNS=${2:?--runs needs a number}; RUNS_SET=1; shift ;;
+	--warmup) WARMUP=${2:?--warmup needs a number}; WARMUP_SET=1; shift ;;
+	--mounts) MOUNTS=${2:?--mounts needs a list}; shift ;;
+	--rss-runs) RSS_RUNS=${2:?--rss-runs needs a number}; RSS_SET=1; shift ;;
+	--as-user) AS_USER=${2:?--as-user needs a user name}; shift ;;
+	--export) EXPORT=${2:?--export needs a directory}; shift ;;
+	--inner) INNER=1 ;; # internal: the re-run under --as-user (no header, no re-run)
+	-h | --help) usage; exit 0 ;;
+	*) die "unknown option '$1'; see '$PROG --help'" ;;
+	esac
+	shift
+done
+if [ "$QUICK" = 1 ]; then
+	[ "$RUNS_SET" = 1 ] || RUNS=5
+	[ "$WARMUP_SET" = 1 ] || WARMUP=1
+	[ "$RSS_SET" = 1 ] || RSS_RUNS=3
+fi
+for n in "$RUNS" "$WARMUP" "$RSS_RUNS" $MOUNTS; do
+	case $n in '' | *[!0-9]*) die "'$n' is not a number" ;; esac
+done
+[ "$RUNS" -ge 2 ] || die "--runs must be at least 2"
+[ "$RSS_RUNS" -ge 1 ] || die "--rss-runs must be at least 1"
+for n in $MOUNTS; do [ "$n" -ge 1 ] || die "--mounts counts must be at least 1"; done
+[ -z "$EXPORT" ] || EXPORT=$(realpath -m -- "$EXPORT") # measure() changes directory
+HEAVY_RUNS=$((RUNS / 5))
+[ "$HEAVY_RUNS" -ge 10 ] || HEAVY_RUNS=10
+[ "$HEAVY_RUNS" -le "$RUNS" ] || HEAVY_RUNS=$RUNS
+
+if [ -n "$AS_USER" ]; then
+	[ "$(id -u)" = 0 ] || die "--as-user needs root"
+	id -u "$AS_USER" >/dev/null 2>&1 || die "no user '$AS_USER'"
+	[ "$(id -u "$AS_USER")" != 0 ] || die "--as-user needs an ordinary user, not '$AS_USER'"
+fi
+
+SBX=${SBX:-./build/sbx}
+[ -x "$SBX" ] || die "no sbx binary at '$SBX'; build it (cmake --build build) or set SBX"
+SBX=$(readlink -f -- "$SBX")
+for tool in hyperfine bwrap unshare; do
+	command -v "$tool" >/dev/null || die "$tool is not installed"
+done
+BWRAP=$(command -v bwrap)
+UNSHARE=$(command -v unshare)
+TRUE=/bin/true
+if command -v jq >/dev/null; then
+	JSON=jq
+elif command -v python3 >/dev/null; then
+	JSON=python3
+else
+	die "needs jq or python3 to read hyperfine's JSON"
+fi
+if [ -x /usr/bin/time ]; then
+	RSS_TOOL=/usr/bin/time
+elif command -v python3 >/dev/null; then
+	RSS_TOOL=python3
+else
+	RSS_TOOL=none
+fi
+
+# ---- temporary state, removed on every exit ----
+
+TMP=
+STAGE=
+cleanup() {
+	# Our sandboxes' mounts live in their own namespaces and die with them: plain
+	# directories are all that is left to remove.
+	[ -z "$TMP" ] || rm -rf -- "$TMP"
+	[ -z "$STAGE" ] || rm -rf -- "$STAGE"
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+trap 'exit 129' HUP
+
+# ---- helpers ----
+
+# median FILE: the median of hyperfine's per-run times, in seconds.
+median() {
+	if [ "$JSON" = jq ]; then
+		jq '.results[0].times | sort | length as $n |
+		    if $n % 2 == 1 then .[($n - 1) / 2] else (.[$n / 2 - 1] + .[$n / 2]) / 2 end' "$1"
+	else
+		python3 -c 'import json,statistics,sys
+print(statistics.median(json.load(open(sys.argv[1]))["results"][0]["times"]))' "$1"
+	fi
+}
+
+# calc STATEMENT: run one awk statement (print or printf) on floating-point figures.
+calc() {
+	awk "BEGIN { $1; }"
+}
+
+# ms SECONDS
+ms() { awk -v s="$1" 'BEGIN { printf "%.2f", s * 1000 }'; }
+
+# ratio A B: A/B to two places, or n/a
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b <= 0) print "n/a"; else printf "%.2f", a / b }'; }
+
+# bench NAME RUNS CMD...: hyperfine one command, store its median (s) in MED[NAME].
+declare -A MED
+bench() {
+	local name=$1 runs=$2 out
+	shift 2
+	out=$TMP/json/$name.json
+	printf '  %-28s %3s runs ... ' "$name" "$runs" >&2
+	# hyperfine -N splits its command string on whitespace: no argument here has any
+	# (paths are checked below).
+	if ! hyperfine -N --style none --warmup "$WARMUP" --runs "$runs" \
+		--export-json "$out" -- "$*" >"$TMP/hyperfine.log" 2>&1; then
+		echo "failed" >&2
+		cat "$TMP/hyperfine.log" >&2
+		die "hyperfine failed for $name"
+	fi
+	MED[$name]=$(median "$out")
+	echo "$(ms "${MED[$name]}") ms" >&2
+}
+
+# peak_rss CMD...: the median over RSS_RUNS launches of the peak RSS (KiB) that wait4
+# reports for the launcher, which covers it and every descendant it reaped.
+peak_rss() {
+	local i vals=()
+	for ((i = 0; i < RSS_RUNS; i++)); do
+		case $RSS_TOOL in
+		/usr/bin/time)
+			/usr/bin/time -f %M -o "$TMP/rss" -- "$@" >/dev/null 2>&1 || return 1
+			vals+=("$(tail -n 1 "$TMP/rss")")
+			;;
+		python3)
+			vals+=("$(python3 -c 'import resource,subprocess,sys
+subprocess.run(sys.argv[1:], check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)' "$@")") || return 1
+			;;
+		*) return 1 ;;
+		esac
+	done
+	printf '%s\n' "${vals[@]}" | sort -n | awk '{ v[NR] = $1 }
+		END { if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+}
+
+# ---- the measurements, as the current user ----
+
+measure() {
+	local who max n i proj mnt sys_args=() sbx_cmd bwrap_cmd sbx_extra bwrap_extra
+	who="$(id -un) (uid $(id -u))"
+	TMP=$(mktemp -d "${TMPDIR:-/tmp}/sbx-bench.XXXXXX")
+	case $TMP in *[[:space:]]*) die "the temporary directory '$TMP' has whitespace" ;; esac
+	mkdir "$TMP/json"
+
+	# An agent-like project: a writable tree with a .git inside it that must stay
+	# read-only. The extra mounts are plain directories, mounted read-only at their own
+	# paths, whose parent no mount covers (so both launchers make the mount points in
+	# their own tmpfs, never on the host).
+	proj=$TMP/project
+	mnt=$TMP/extra
+	mkdir -p "$proj/.git/objects" "$proj/src" "$mnt"
+	echo 'int main(void) { return 0; }' >"$proj/src/main.c"
+	echo 'ref: refs/heads/main' >"$proj/.git/HEAD"
+	max=0
+	for n in $MOUNTS; do [ "$n" -le "$max" ] || max=$n; done
+	for ((i = 1; i <= max; i++)); do mkdir "$mnt/$i"; done
+	cd "$proj"
+
+	# bubblewrap's system mounts are derived from sbx's own plan, so that both build the
+	# same tree: read-only binds of the same dirs and /etc files, the same symlinks.
+	local plan=$TMP/plan.json
+	"$SBX" run --dry-run --json -v "$proj" -v "$proj/.git:ro" --chdir "$proj" -- "$TRUE" >"$plan" ||
+		die "sbx run --dry-run --json failed"
+	if [ "$JSON" = jq ]; then
+		mapfile -t sys_args < <(jq -r '.operations[] | select(.why | startswith("system")) |
+			if .op == "bind" then "--ro-bind", .source, .target
+			elif .op == "symlink" then "--symlink", .link, .target
+			else empty end' "$plan")
+	else
+		mapfile -t sys_args < <(python3 -c 'import json,sys
+for o in json.load(open(sys.argv[1]))["operations"]:
+    if not o["why"].startswith("system"):
+        continue
+    if o["op"] == "bind":
+        print("--ro-bind"); print(o["source"]); print(o["target"])
+    elif o["op"] == "symlink":
+        print("--symlink"); print(o["link"]); print(o["target"])' "$plan")
+	fi
+	[ "${#sys_args[@]}" -gt 0 ] || die "sbx's plan lists no system mounts"
+	for i in "${sys_args[@]}"; do
+		case $i in *[[:space:]]*) die "system path '$i' has whitespace; hyperfine -N cannot pass it" ;; esac
+	done
+
+	sbx_cmd=("$SBX" run -v "$proj" -v "$proj/.git:ro" --chdir "$proj")
+	bwrap_cmd=("$BWRAP" --unshare-all --die-with-parent --new-session "${sys_args[@]}"
+		--proc /proc --dev /dev --tmpfs /tmp
+		--bind "$proj" "$proj" --ro-bind "$proj/.git" "$proj/.git" --chdir "$proj")
+
+	# Check once that both sandboxes run and look alike before timing them.
+	# (The extra mounts' directory is a host path no mount covers yet: it must be absent.)
+	local probe="test -d /proc/1 && test -c /dev/null && test -w /tmp && test ! -e $mnt &&
+		: >src/.probe && rm src/.probe && ! (: >.git/probe) 2>/dev/null"
+	"${sbx_cmd[@]}" -- /bin/sh -c "$probe" ||
+		die "the sbx sandbox does not pass the sanity probe: ${sbx_cmd[*]}"
+	"${bwrap_cmd[@]}" -- /bin/sh -c "$probe" ||
+		die "the bubblewrap sandbox does not pass the sanity probe: ${bwrap_cmd[*]}"
+
+	echo >&2
+	echo "Measuring as $who in $TMP (warmup $WARMUP, runs $RUNS; heavy rows $HEAVY_RUNS):" >&2
+	bench bare "$RUNS" "$TRUE"
+	bench unshare "$RUNS" "$UNSHARE" -Urmpf --mount-proc "$TRUE"
+	bench sbx "$RUNS" "${sbx_cmd[@]}" -- "$TRUE"
+	bench bwrap "$RUNS" "${bwrap_cmd[@]}" -- "$TRUE"
+	for n in $MOUNTS; do
+		local runs=$RUNS
+		[ "$n" -lt 1000 ] || runs=$HEAVY_RUNS
+		sbx_extra=()
+		bwrap_extra=()
+		for ((i = 1; i <= n; i++)); do
+			sbx_extra+=(-v "$mnt/$i:ro")
+			bwrap_extra+=(--ro-bind "$mnt/$i" "$mnt/$i")
+		done
+		"${sbx_cmd[@]}" "${sbx_extra[@]}" -- /bin/sh -c "test -d $mnt/$n && ! (: >$mnt/$n/x) 2>/dev/null" ||
+			die "sbx with $n extra mounts does not pass the sanity probe"
+		"${bwrap_cmd[@]}" "${bwrap_extra[@]}" -- /bin/sh -c "test -d $mnt/$n && ! (: >$mnt/$n/x) 2>/dev/null" ||
+			die "bubblewrap with $n extra mounts does not pass the sanity probe"
+		bench "sbx+$n" "$runs" "${sbx_cmd[@]}" "${sbx_extra[@]}" -- "$TRUE"
+		bench "bwrap+$n" "$runs" "${bwrap_cmd[@]}" "${bwrap_extra[@]}" -- "$TRUE"
+	done
+
+	local rss_sbx=n/a rss_bwrap=n/a
+	if [ "$RSS_TOOL" != none ]; then
+		printf '  %-28s %3s runs ... ' "peak RSS" "$RSS_RUNS" >&2
+		rss_sbx=$(peak_rss "${sbx_cmd[@]}" -- "$TRUE") || rss_sbx=n/a
+		rss_bwrap=$(peak_rss "${bwrap_cmd[@]}" -- "$TRUE") || rss_bwrap=n/a
+		echo "done" >&2
+	fi
+
+	# ---- the report ----
+	local s b note
+	echo
+	echo "Results as $who (medians; ratio = sbx / bubblewrap):"
+	echo
+	printf '  %-36s %10s %10s %9s\n' "launch of /bin/true" "sbx ms" "bwrap ms" "ratio"
+	printf '  %-36s %10s %10s %9s   %s\n' "agent-like sandbox" "$(ms "${MED[sbx]}")" \
+		"$(ms "${MED[bwrap]}")" "$(ratio "${MED[sbx]}" "${MED[bwrap]}")" "(target <= 0.70)"
+	for n in $MOUNTS; do
+		printf '  %-36s %10s %10s %9s\n' "  + $n read-only mounts" "$(ms "${MED[sbx+$n]}")" \
+			"$(ms "${MED[bwrap+$n]}")" "$(ratio "${MED[sbx+$n]}" "${MED[bwrap+$n]}")"
+	done
+	echo
+	printf '  %-36s %10s %10s %9s\n' "extra cost of the mounts" "sbx ms" "bwrap ms" "ratio"
+	for n in $MOUNTS; do
+		note=
+		[ "$n" != 1000 ] || note="(target <= 0.10)"
+		s=$(calc "print ${MED[sbx+$n]} - ${MED[sbx]}")
+		b=$(calc "print ${MED[bwrap+$n]} - ${MED[bwrap]}")
+		printf '  %-36s %10s %10s %9s   %s\n' "  $n mounts" "$(ms "$s")" "$(ms "$b")" \
+			"$(ratio "$s" "$b")" "$note"
+	done
+	echo
+	printf '  %-36s %10s %10s\n' "marginal cost per mount" "sbx us" "bwrap us"
+	for n in $MOUNTS; do
+		[ "$n" -gt 0 ] || continue
+		printf '  %-36s %10s %10s\n' "  averaged over $n mounts" \
+			"$(calc "printf \"%.1f\", (${MED[sbx+$n]} - ${MED[sbx]}) * 1e6 / $n")" \
+			"$(calc "printf \"%.1f\", (${MED[bwrap+$n]} - ${MED[bwrap]}) * 1e6 / $n")"
+	done
+	echo
+	printf '  %-36s %10s\n' "floor" "ms"
+	printf '  %-36s %10s\n' "unshare -Urmpf --mount-proc" "$(ms "${MED[unshare]}")"
+	printf '  %-36s %10s\n' "bare exec of /bin/true" "$(ms "${MED[bare]}")"
+	echo
+	printf '  %-36s %10s %10s %9s\n' "peak RSS, agent-like launch" "sbx KiB" "bwrap KiB" "ratio"
+	printf '  %-36s %10s %10s %9s\n' "  median of $RSS_RUNS ($RSS_TOOL)" "$rss_sbx" "$rss_bwrap" \
+		"$(if [ "$rss_sbx" = n/a ] || [ "$rss_bwrap" = n/a ]; then echo n/a; else ratio "$rss_sbx" "$rss_bwrap"; fi)"
+	if [ "$QUICK" = 1 ]; then
+		echo
+		echo "  --quick: $RUNS runs a row; these figures are noisy, not for publication."
+	fi
+
+	if [ -n "$EXPORT" ]; then
+		mkdir -p -- "$EXPORT/$(id -un)"
+		cp -- "$TMP"/json/*.json "$EXPORT/$(id -un)/"
+		cp -- "$plan" "$EXPORT/$(id -un)/sbx-plan.json"
+	fi
+	cd /
+	rm -rf -- "$TMP"
+	TMP=
+}
+
+# ---- main ----
+
+if [ "$INNER" = 0 ]; then
+	echo "sbx launch benchmark, $(date -u '+%Y-%m-%d %H:%M:%S UTC')"
+	echo "machine:  $(nproc) CPUs, $(awk -F': *' '/^model name/ { print $2; exit }' /proc/cpuinfo)"
+	echo "kernel:   $(uname -srm)"
+	echo "load:     $(cut -d' ' -f1-3 /proc/loadavg) (1, 5, 15 min; figures are only worth quoting near 0)"
+	echo "sbx:      $("$SBX" --version) ($SBX)"
+	echo "bwrap:    $("$BWRAP" --version)"
+	echo "tools:    $(hyperfine --version), $("$UNSHARE" --version | head -n 1), medians by $JSON"
+fi
+
+measure
+
+if [ -n "$AS_USER" ]; then
+	# Stage the binary and this script where the user can read them; the user makes and
+	# removes its own temporary tree.
+	STAGE=$(mktemp -d "${TMPDIR:-/tmp}/sbx-bench-stage.XXXXXX")
+	chmod 755 "$STAGE"
+	install -m 755 -- "$SBX" "$STAGE/sbx"
+	install -m 755 -- "$SELF" "$STAGE/launch.sh"
+	inner_args=(--inner --runs "$RUNS" --warmup "$WARMUP" --mounts "$MOUNTS" --rss-runs "$RSS_RUNS")
+	[ "$QUICK" = 0 ] || inner_args+=(--quick)
+	if [ -n "$EXPORT" ]; then
+		install -d -m 700 -o "$AS_USER" -- "$STAGE/export"
+		inner_args+=(--export "$STAGE/export")
+	fi
+	user_home=$(getent passwd "$AS_USER" | cut -d: -f6)
+	user_env=(env -i "PATH=/usr/local/bin:/usr/bin:/bin" "HOME=$user_home" "USER=$AS_USER"
+		"LANG=${LANG:-C.UTF-8}" "TMPDIR=/tmp" "SBX=$STAGE/sbx")
+	if command -v setpriv >/dev/null; then
+		(cd / && setpriv --reuid="$AS_USER" --regid="$(id -g "$AS_USER")" --init-groups \
+			"${user_env[@]}" /bin/bash "$STAGE/launch.sh" "${inner_args[@]}")
+	else
+		(cd / && runuser -u "$AS_USER" -- "${user_env[@]}" /bin/bash "$STAGE/launch.sh" "${inner_args[@]}")
+	fi
+	if [ -n "$EXPORT" ]; then
+		mkdir -p -- "$EXPORT"
+		cp -R -- "$STAGE/export/$AS_USER" "$EXPORT"/
+	fi
+fi
