@@ -12,7 +12,11 @@
 
 #include "sbx/error.h"
 #include "sbx/plan.h"
+#include "sbx/probe.h"
+#include "sbx/profile.h"
 #include "sbx/spec.h"
+
+struct option;
 
 struct sbx_cli_run {
 	struct sbx_spec *spec; /* owned */
@@ -21,6 +25,7 @@ struct sbx_cli_run {
 	bool dry_run;
 	bool json;
 	bool help;
+	struct sbx_profile *profile; /* owned; NULL without --profile */
 };
 
 void sbx_cli_run_clear(struct sbx_cli_run *run);
@@ -40,6 +45,47 @@ void sbx_json_string(FILE *f, const char *s);
 
 /* Subcommands: each returns the process exit status. */
 int sbx_cmd_run(int argc, char **argv);
+int sbx_cmd_check(int argc, char **argv);
+int sbx_cmd_resolve(int argc, char **argv);
+int sbx_cmd_profiles(int argc, char **argv);
+
+/* ---- profiles (profile_cli.c) ---- */
+
+/* Host facts for the profile loader: variables and the search path. */
+struct sbx_cli_profile_env {
+	char **search;
+	char *home, *user, *workspace;
+	struct sbx_profile_opts opts; /* points into the fields above */
+};
+int sbx_cli_profile_env_init(struct sbx_cli_profile_env *e, const char *workspace,
+			     struct sbx_error *err);
+void sbx_cli_profile_env_clear(struct sbx_cli_profile_env *e);
+
+/* Load a profile (name or file) into spec, with this host's variables and search path. */
+int sbx_cli_load_profile(const char *arg, const char *workspace, struct sbx_spec *spec,
+			 struct sbx_profile **out, struct sbx_error *err);
+
+/* The first pass of `sbx run` over its options: load --profile before any other flag. */
+int sbx_cli_run_prepass(int argc, char **argv, const struct option *options,
+			const char *optstring, const char *cwd, struct sbx_spec *spec,
+			struct sbx_profile **profile, struct sbx_error *err);
+
+/* Print the loader's notes and masks that hide nothing yet, as "sbx: note: ..." lines. */
+void sbx_cli_print_notes(FILE *f, const struct sbx_profile *p, const struct sbx_plan *plan);
+
+/* A profile (or the default, when profile is NULL) as a plan, for check and resolve. */
+struct sbx_cli_view {
+	struct sbx_spec *spec;
+	struct sbx_profile *profile;
+	struct sbx_host host;
+	struct sbx_plan *plan;
+};
+int sbx_cli_build_view(const char *profile, const char *workspace, bool compile,
+		       struct sbx_cli_view *v, struct sbx_error *err);
+void sbx_cli_view_clear(struct sbx_cli_view *v);
+
+/* 0 if this version can enforce the profile, else the refusal in err. */
+int sbx_cli_check_enforceable(const char *profile, const char *workspace, struct sbx_error *err);
 
 extern const char sbx_run_usage[];
 

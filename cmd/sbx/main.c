@@ -13,6 +13,9 @@ static const struct command {
 	const char *summary;
 } commands[] = {
     {"run", sbx_cmd_run, "run a command in a sandbox"},
+    {"check", sbx_cmd_check, "allow or deny: operations on sandbox paths, and why"},
+    {"resolve", sbx_cmd_resolve, "the host path behind sandbox paths"},
+    {"profiles", sbx_cmd_profiles, "list, show or validate profiles"},
 };
 
 static void usage(FILE *f)

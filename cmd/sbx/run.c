@@ -10,6 +10,7 @@
 #include "sbx/cleanup.h"
 #include "sbx/launch.h"
 #include "sbx/path.h"
+#include "sbx/policy.h"
 #include "sbx/probe.h"
 
 const char sbx_run_usage[] =
@@ -20,6 +21,8 @@ const char sbx_run_usage[] =
     "/tmp, a fresh /proc, a minimal /dev, and no network but loopback.\n"
     "\n"
     "Mounts:\n"
+    "  -p, --profile NAME|FILE  load a profile (see sbx-profile(5)); the flags below add\n"
+    "                           to it, and a flag naming one of its targets replaces it\n"
     "  -w, --workspace DIR      the workspace (default: the current directory)\n"
     "      --root DIR           host DIR is seen at /\n"
     "  -v, --volume SRC[:DST][:ro|rw]\n"
@@ -62,6 +65,7 @@ enum {
 };
 
 static const struct option run_options[] = {
+    {"profile", required_argument, NULL, 'p'},
     {"workspace", required_argument, NULL, 'w'},
     {"root", required_argument, NULL, OPT_ROOT},
     {"volume", required_argument, NULL, 'v'},
@@ -81,6 +85,7 @@ static const struct option run_options[] = {
 void sbx_cli_run_clear(struct sbx_cli_run *run)
 {
 	sbx_spec_free(run->spec);
+	sbx_profile_free(run->profile);
 	memset(run, 0, sizeof(*run));
 }
 
@@ -207,6 +212,8 @@ static int parse_one(struct sbx_spec *spec, struct sbx_cli_run *out, int c, cons
 	case 'h':
 		out->help = true;
 		return 0;
+	case 'p': /* loaded by the first pass (sbx_cli_run_prepass) */
+		return 0;
 	default:
 		return sbx_error_set(err, SBX_ERR_USAGE, EINVAL, "internal: unhandled option %d",
 		                     c);
@@ -225,12 +232,16 @@ int sbx_cli_parse_run(int argc, char **argv, const char *cwd, struct sbx_cli_run
 	r = sbx_spec_set_str(&spec->workspace, cwd, err);
 	if (r < 0)
 		return r;
+	r = sbx_cli_run_prepass(argc, argv, run_options, "+:p:w:v:h", cwd, spec, &out->profile,
+	                        err);
+	if (r < 0)
+		return r;
 
 	/* '+': stop at the first non-option, so CMD's own options are left alone.
 	 * ':': report a missing argument as ':' rather than '?'. getopt prints nothing. */
 	opterr = 0;
 	optind = 0;
-	while ((c = getopt_long(argc, argv, "+:w:v:h", run_options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:p:w:v:h", run_options, NULL)) != -1) {
 		if (c == '?' || c == ':') {
 			const char *bad = argv[optind - 1];
 
@@ -260,6 +271,13 @@ int sbx_cli_parse_run(int argc, char **argv, const char *cwd, struct sbx_cli_run
 	if (argc - optind > SBX_MAX_ARGS)
 		return sbx_error_set(err, SBX_ERR_USAGE, E2BIG,
 		                     "the command has more than %d arguments", SBX_MAX_ARGS);
+	/* A profile's policies become mounts, read-only flags and masks, or the run is
+	 * refused: no rule may go unenforced. */
+	if (out->profile) {
+		r = sbx_policy_compile(spec, &out->profile->policies, err);
+		if (r < 0)
+			return r;
+	}
 	r = sbx_spec_finish(spec, err);
 	if (r < 0)
 		return r;
@@ -390,6 +408,7 @@ int sbx_cmd_run(int argc, char **argv)
 	r = sbx_plan_build(run.spec, &host, &plan, &err);
 	if (r < 0)
 		goto fail;
+	sbx_cli_print_notes(stderr, run.profile, plan);
 	if (run.dry_run) {
 		sbx_cli_print_plan(stdout, plan, run.argv, run.json);
 		status = fflush(stdout) == 0 ? 0 : 125;

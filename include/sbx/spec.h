@@ -22,6 +22,7 @@
 #define SBX_MAX_ENV     1024
 #define SBX_MAX_ARGS    65536
 #define SBX_ENV_VAL_MAX (128 * 1024)
+#define SBX_MAX_HIDE    1024
 
 enum sbx_mount_kind {
 	SBX_MOUNT_BIND = 0, /* host source seen at target */
@@ -42,6 +43,7 @@ struct sbx_mount {
 	char *target; /* absolute, normalised sandbox path */
 	bool readonly;
 	bool optional; /* a missing source is skipped with a note, not an error */
+	bool noexec;   /* nothing beneath may be executed (a policy that denies execute) */
 	enum sbx_mount_origin origin;
 	char *policy; /* name of the policy attached to this mount, or NULL */
 };
@@ -70,6 +72,8 @@ struct sbx_spec {
 	enum sbx_sysmounts system_mounts;
 	enum sbx_net_mode net;
 	bool best_effort;
+	bool nesting; /* may the worker start sub-sandboxes (profile key `nesting`); the seccomp
+			 filter decides namespace creation from it */
 
 	/* true once -v, --mount or --root was given: the default's workspace mount is dropped */
 	bool explicit_mounts;
@@ -83,6 +87,12 @@ struct sbx_spec {
 
 	struct sbx_env_entry *env;
 	size_t n_env;
+
+	/* Exact sandbox paths made inaccessible (profile `hide:`, and policy rules that deny
+	 * every operation on one path): the plan masks each with an empty read-only file or
+	 * directory. Absolute, normalised, unique. */
+	char **hide;
+	size_t n_hide;
 };
 
 struct sbx_spec *sbx_spec_new(void);
@@ -107,6 +117,9 @@ int sbx_spec_add_mount(struct sbx_spec *spec, const struct sbx_mount *m, bool re
 /* Add or replace an environment entry. value NULL: pass from the caller. */
 int sbx_spec_add_env(struct sbx_spec *spec, const char *name, const char *value,
                      struct sbx_error *err);
+
+/* Add an exact sandbox path to hide (absolute; normalised; a repeat is ignored). */
+int sbx_spec_add_hide(struct sbx_spec *spec, const char *path, struct sbx_error *err);
 
 /* Find the mount whose target is exactly `target`, or NULL. */
 struct sbx_mount *sbx_spec_find_target(const struct sbx_spec *spec, const char *target);

@@ -233,7 +233,8 @@ static int add_spec_mounts(struct builder *b, const struct sbx_spec *spec, struc
 	for (size_t i = 0; i < spec->n_mounts; i++) {
 		const struct sbx_mount *m = &spec->mounts[i];
 		unsigned flags = (m->readonly ? SBX_PLAN_F_READONLY : 0) |
-		                 (m->optional ? SBX_PLAN_F_OPTIONAL : 0);
+		                 (m->optional ? SBX_PLAN_F_OPTIONAL : 0) |
+		                 (m->noexec ? SBX_PLAN_F_NOEXEC : 0);
 		const char *why = m->origin == SBX_ORIGIN_DEFAULT   ? "workspace (default profile)"
 		                  : m->origin == SBX_ORIGIN_PROFILE ? "profile"
 		                                                    : "flag";
@@ -267,6 +268,31 @@ static int add_spec_mounts(struct builder *b, const struct sbx_spec *spec, struc
 		default:
 			r = sbx_error_set(err, SBX_ERR_USAGE, EINVAL, "unknown mount kind");
 		}
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
+/*
+ * Hidden paths (profile `hide:` and policy rules compiled to masks, src/core/policy.c):
+ * one MASK per path, applied after the mounts it lies in (it is deeper, or at the same depth
+ * and added later), so the worker sees an empty read-only file or directory there. A path
+ * that no mount makes visible needs no mask: it does not exist inside.
+ */
+static int add_hide_masks(struct builder *b, const struct sbx_spec *spec, struct sbx_error *err)
+{
+	for (size_t i = 0; i < spec->n_hide; i++) {
+		const char *path = spec->hide[i];
+		bool visible = spec->root != NULL || covered_by_spec(spec, path);
+		int r;
+
+		for (size_t j = 0; !visible && j < b->plan->n_ops; j++)
+			visible = b->plan->ops[j].kind != SBX_PLAN_SEAL &&
+			          sbx_path_covers(b->plan->ops[j].target, path);
+		if (!visible)
+			continue;
+		r = add_op(b, SBX_PLAN_MASK, SBX_PLAN_F_READONLY, NULL, path, 0, "hide", err);
 		if (r < 0)
 			return r;
 	}
@@ -458,6 +484,8 @@ int sbx_plan_build(const struct sbx_spec *spec, const struct sbx_host *host, str
 		r = add_system_mounts(&b, spec, host, err);
 	if (r >= 0)
 		r = add_spec_mounts(&b, spec, err);
+	if (r >= 0)
+		r = add_hide_masks(&b, spec, err);
 	if (r >= 0)
 		r = add_proc_dev_tmp(&b, spec, err);
 	/* Scaffolding is read-only once built: an entry created there would vanish silently. */

@@ -42,6 +42,9 @@ void sbx_spec_free(struct sbx_spec *spec)
 		free(spec->env[i].value);
 	}
 	free(spec->env);
+	for (size_t i = 0; i < spec->n_hide; i++)
+		free(spec->hide[i]);
+	free(spec->hide);
 	free(spec);
 }
 
@@ -194,9 +197,38 @@ int sbx_spec_add_mount(struct sbx_spec *spec, const struct sbx_mount *m, bool re
 	    .target = TAKE_PTR(target),
 	    .readonly = m->readonly,
 	    .optional = m->optional,
+	    .noexec = m->noexec,
 	    .origin = m->origin,
 	    .policy = TAKE_PTR(policy),
 	};
+	return 0;
+}
+
+int sbx_spec_add_hide(struct sbx_spec *spec, const char *path, struct sbx_error *err)
+{
+	_cleanup_free_ char *norm = NULL;
+	char **grown;
+	int r;
+
+	if (!path || path[0] != '/')
+		return sbx_error_set(err, SBX_ERR_USAGE, EINVAL,
+		                     "the path to hide '%s' is not an absolute path", path ? path : "");
+	r = sbx_path_absolute(path, "/", &norm, err);
+	if (r < 0)
+		return r;
+	if (strcmp(norm, "/") == 0)
+		return sbx_error_set(err, SBX_ERR_USAGE, EINVAL, "'/' cannot be hidden");
+	for (size_t i = 0; i < spec->n_hide; i++)
+		if (strcmp(spec->hide[i], norm) == 0)
+			return 0;
+	if (spec->n_hide >= SBX_MAX_HIDE)
+		return sbx_error_set(err, SBX_ERR_USAGE, E2BIG,
+		                     "too many hidden paths: at most %d are allowed", SBX_MAX_HIDE);
+	grown = realloc(spec->hide, (spec->n_hide + 1) * sizeof(*grown));
+	if (!grown)
+		return sbx_error_set(err, SBX_ERR_SETUP, ENOMEM, "out of memory");
+	spec->hide = grown;
+	spec->hide[spec->n_hide++] = TAKE_PTR(norm);
 	return 0;
 }
 

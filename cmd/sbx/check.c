@@ -1,0 +1,247 @@
+/* SPDX-License-Identifier: MIT */
+/* sbx check and sbx resolve: ask what core decided, without running anything. */
+#include <errno.h>
+#include <getopt.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "sbx/cleanup.h"
+#include "sbx/path.h"
+#include "sbx/policy.h"
+
+static const char check_usage[] =
+	"Usage: sbx check [--profile P] [--workspace DIR] OP[,OP...] PATH...\n"
+	"\n"
+	"Print allow or deny for each operation on each sandbox path, and what decided it\n"
+	"(SPEC section 4: unmounted, readonly, the mount's policy, the base policy).\n"
+	"OP is read, list, stat, write, create, delete, execute, rename or all.\n"
+	"Without --profile the built-in default profile is asked.\n"
+	"\n"
+	"  -p, --profile NAME|FILE  the profile to ask\n"
+	"  -w, --workspace DIR      the value of ${WORKSPACE} (default: the current directory)\n"
+	"  -h, --help               show this help\n"
+	"\n"
+	"Exit status: 0 if every operation is allowed, 1 if any is denied, 125 on error.\n";
+
+static const char resolve_usage[] =
+	"Usage: sbx resolve [--profile P] [--workspace DIR] PATH...\n"
+	"\n"
+	"Print the host path behind each sandbox path, or why it has none.\n"
+	"\n"
+	"  -p, --profile NAME|FILE  the profile to ask\n"
+	"  -w, --workspace DIR      the value of ${WORKSPACE} (default: the current directory)\n"
+	"  -h, --help               show this help\n"
+	"\n"
+	"Exit status: 0 if every path has a host path, 1 otherwise, 125 on error.\n";
+
+static const struct option ask_options[] = {
+	{"profile", required_argument, NULL, 'p'},
+	{"workspace", required_argument, NULL, 'w'},
+	{"help", no_argument, NULL, 'h'},
+	{NULL, 0, NULL, 0},
+};
+
+struct ask {
+	const char *profile;
+	char *workspace;
+	bool help;
+	int first; /* index of the first positional argument */
+};
+
+static int parse_ask(int argc, char **argv, struct ask *a, struct sbx_error *err)
+{
+	_cleanup_free_ char *cwd = getcwd(NULL, 0);
+	int c, r;
+
+	memset(a, 0, sizeof(*a));
+	opterr = 0;
+	optind = 0;
+	while ((c = getopt_long(argc, argv, "+:p:w:h", ask_options, NULL)) != -1) {
+		switch (c) {
+		case 'p':
+			a->profile = optarg;
+			break;
+		case 'w':
+			free(a->workspace);
+			a->workspace = NULL;
+			if (!cwd)
+				return sbx_error_set(err, SBX_ERR_SETUP, errno,
+						     "cannot read the current directory");
+			r = sbx_path_absolute(optarg, cwd, &a->workspace, err);
+			if (r < 0)
+				return r;
+			break;
+		case 'h':
+			a->help = true;
+			break;
+		default:
+			r = sbx_error_set(err, SBX_ERR_USAGE, EINVAL,
+					  c == ':' ? "option '%s' needs a value"
+						   : "unknown option '%s' for sbx %s",
+					  argv[optind - 1], argv[0]);
+			sbx_error_hint(err, "see 'sbx %s --help'", argv[0]);
+			return r;
+		}
+	}
+	a->first = optind;
+	return 0;
+}
+
+static int parse_ops(const char *arg, unsigned *ops, struct sbx_error *err)
+{
+	_cleanup_free_ char *copy = strdup(arg);
+	char *save = NULL;
+	int r;
+
+	*ops = 0;
+	if (!copy)
+		return sbx_error_set(err, SBX_ERR_SETUP, ENOMEM, "out of memory");
+	for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+		unsigned op = sbx_op_parse(t);
+
+		if (!op) {
+			r = sbx_error_set(err, SBX_ERR_USAGE, EINVAL, "unknown operation '%s'", t);
+			sbx_error_hint(err, "the operations are read, list, stat, write, create, "
+					    "delete, execute, rename and all");
+			return r;
+		}
+		*ops |= op;
+	}
+	if (!*ops)
+		return sbx_error_set(err, SBX_ERR_USAGE, EINVAL, "no operation given");
+	return 0;
+}
+
+int sbx_cmd_check(int argc, char **argv)
+{
+	struct sbx_cli_view v = {0};
+	struct sbx_error err = {0};
+	struct ask a;
+	unsigned ops = 0;
+	bool all_allowed = true;
+	int status = 125, r;
+
+	r = parse_ask(argc, argv, &a, &err);
+	if (r < 0)
+		goto fail;
+	if (a.help) {
+		fputs(check_usage, stdout);
+		status = 0;
+		goto out;
+	}
+	if (argc - a.first < 2) {
+		r = sbx_error_set(&err, SBX_ERR_USAGE, EINVAL,
+				  "sbx check needs an operation and at least one path");
+		sbx_error_hint(&err, "e.g. sbx check --profile claude-agent write "
+				     "~/.claude/settings.json");
+		goto fail;
+	}
+	r = parse_ops(argv[a.first], &ops, &err);
+	if (r < 0)
+		goto fail;
+	/* Decisions are about what the profile means: its policies, uncompiled. */
+	r = sbx_cli_build_view(a.profile, a.workspace, false, &v, &err);
+	if (r < 0)
+		goto fail;
+	sbx_cli_print_notes(stderr, v.profile, NULL);
+	for (int i = a.first + 1; i < argc; i++) {
+		for (unsigned bit = 1; bit <= SBX_OP_EXECUTE; bit <<= 1) {
+			struct sbx_policy_view pv = {v.plan, v.spec,
+						     v.profile ? &v.profile->policies : NULL};
+			struct sbx_decision d;
+			char why[SBX_PATH_MAX * 2 + 512];
+
+			if (!(ops & bit))
+				continue;
+			r = sbx_policy_decide(&pv, bit, argv[i], &d, &err);
+			if (r < 0)
+				goto fail;
+			all_allowed &= d.allow;
+			printf("%-5s %-7s %s  %s\n", d.allow ? "allow" : "deny", sbx_op_name(bit),
+			       argv[i], sbx_decision_format(&d, why, sizeof(why)));
+		}
+	}
+	status = all_allowed ? 0 : 1;
+	if (fflush(stdout) != 0)
+		status = 125;
+	/* The answer is what the profile means; say if this version cannot run it. */
+	if (a.profile && sbx_cli_check_enforceable(a.profile, v.spec->workspace, &err) < 0) {
+		fputs("sbx: note: this profile cannot run in this version:\n", stderr);
+		sbx_cli_report(stderr, &err);
+	}
+	goto out;
+fail:
+	sbx_cli_report(stderr, &err);
+	status = sbx_error_exit_code(&err);
+out:
+	free(a.workspace);
+	sbx_cli_view_clear(&v);
+	return status;
+}
+
+int sbx_cmd_resolve(int argc, char **argv)
+{
+	struct sbx_cli_view v = {0};
+	struct sbx_error err = {0};
+	struct ask a;
+	bool all = true;
+	int status = 125, r;
+
+	r = parse_ask(argc, argv, &a, &err);
+	if (r < 0)
+		goto fail;
+	if (a.help) {
+		fputs(resolve_usage, stdout);
+		status = 0;
+		goto out;
+	}
+	if (argc - a.first < 1) {
+		r = sbx_error_set(&err, SBX_ERR_USAGE, EINVAL, "sbx resolve needs at least one path");
+		sbx_error_hint(&err, "e.g. sbx resolve --profile ci-job /etc/passwd");
+		goto fail;
+	}
+	/* Resolution is about what the sandbox will hold: the compiled profile, masks
+	 * included. A profile this version cannot enforce is resolved as written. */
+	r = sbx_cli_build_view(a.profile, a.workspace, true, &v, &err);
+	if (r < 0 && err.kind == SBX_ERR_UNSUPPORTED) {
+		fputs("sbx: note: this profile cannot run in this version:\n", stderr);
+		sbx_cli_report(stderr, &err);
+		sbx_cli_view_clear(&v);
+		r = sbx_cli_build_view(a.profile, a.workspace, false, &v, &err);
+	}
+	if (r < 0)
+		goto fail;
+	for (int i = a.first; i < argc; i++) {
+		struct sbx_error e = {0};
+		char host[SBX_PATH_MAX];
+		size_t op = SIZE_MAX;
+
+		r = sbx_plan_resolve(v.plan, argv[i], &op, host, sizeof(host), &e);
+		if (r == 0) {
+			const struct sbx_plan_op *o = &v.plan->ops[op];
+
+			printf("%s -> %s  (%s %s, %s)\n", argv[i], host, o->why, o->target,
+			       o->flags & SBX_PLAN_F_READONLY ? "read-only" : "read-write");
+		} else if (r == -ENOENT) {
+			all = false;
+			printf("%s: %s\n", argv[i], e.msg);
+		} else {
+			err = e;
+			goto fail;
+		}
+	}
+	status = all ? 0 : 1;
+	if (fflush(stdout) != 0)
+		status = 125;
+	goto out;
+fail:
+	sbx_cli_report(stderr, &err);
+	status = sbx_error_exit_code(&err);
+out:
+	free(a.workspace);
+	sbx_cli_view_clear(&v);
+	return status;
+}

@@ -1,0 +1,403 @@
+/* SPDX-License-Identifier: MIT */
+/* sbx profiles list | show NAME | validate FILE... */
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "sbx/cleanup.h"
+#include "sbx/policy.h"
+#include "sbx/profile.h"
+
+static const char profiles_usage[] =
+	"Usage: sbx profiles list\n"
+	"       sbx profiles show [--workspace DIR] NAME|FILE\n"
+	"       sbx profiles validate FILE...\n"
+	"\n"
+	"list      the profiles sbx finds on its search path, the first of each name winning\n"
+	"show      one profile's effective form, after 'extends' and variables, and what this\n"
+	"          version enforces it with\n"
+	"validate  load each file strictly, as 'sbx run --profile FILE' would; exit 125 if any\n"
+	"          is invalid or cannot be enforced by this version\n"
+	"\n"
+	"The search path: $SBX_PROFILE_PATH, $XDG_CONFIG_HOME/sbx/profiles (or\n"
+	"~/.config/sbx/profiles), /etc/sbx/profiles, " SBX_DATADIR "/profiles, and the source\n"
+	"tree's profiles/ when run from a build. See sbx-profile(5).\n";
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static int cmd_list(void)
+{
+	struct sbx_cli_profile_env e;
+	struct sbx_error err = {0};
+	char **seen = NULL;
+	size_t n_seen = 0;
+	int r = sbx_cli_profile_env_init(&e, NULL, &err);
+
+	if (r < 0) {
+		sbx_cli_report(stderr, &err);
+		return sbx_error_exit_code(&err);
+	}
+	for (size_t d = 0; d < e.opts.n_search; d++) {
+		DIR *dir = opendir(e.search[d]);
+		char **names = NULL;
+		size_t n = 0;
+		struct dirent *de;
+
+		printf("%s:%s\n", e.search[d], dir ? "" : " (none)");
+		if (!dir)
+			continue;
+		while ((de = readdir(dir))) {
+			size_t len = strlen(de->d_name);
+			char **grown;
+
+			if (len <= 5 || strcmp(de->d_name + len - 5, ".yaml") != 0 ||
+			    de->d_name[0] == '.')
+				continue;
+			grown = realloc(names, (n + 1) * sizeof(*names));
+			if (!grown)
+				break;
+			names = grown;
+			names[n] = strndup(de->d_name, len - 5);
+			if (names[n])
+				n++;
+		}
+		closedir(dir);
+		if (n)
+			qsort(names, n, sizeof(*names), cmp_str);
+		for (size_t i = 0; i < n; i++) {
+			_cleanup_spec_ struct sbx_spec *spec = sbx_spec_new();
+			_cleanup_profile_ struct sbx_profile *p = NULL;
+			_cleanup_free_ char *file = NULL;
+			struct sbx_error le = {0};
+			bool shadowed = false;
+			char **grown;
+
+			for (size_t j = 0; j < n_seen; j++)
+				shadowed |= strcmp(seen[j], names[i]) == 0;
+			if (asprintf(&file, "%s/%s.yaml", e.search[d], names[i]) < 0 || !spec) {
+				free(names[i]);
+				continue;
+			}
+			if (shadowed) {
+				printf("  %-20s (shadowed by an earlier folder)\n", names[i]);
+				free(names[i]);
+				continue;
+			}
+			if (sbx_profile_load(file, &e.opts, spec, &p, &le) < 0)
+				printf("  %-20s INVALID: %s%s%d:%d: %s\n", names[i],
+				       le.file[0] ? le.file : "", le.file[0] ? ":" : "", le.line,
+				       le.column, le.msg);
+			else
+				printf("  %-20s %.*s\n", names[i],
+				       p->description ? (int)strcspn(p->description, "\n") : 0,
+				       p->description ? p->description : "");
+			grown = realloc(seen, (n_seen + 1) * sizeof(*seen));
+			if (grown) {
+				seen = grown;
+				seen[n_seen++] = names[i];
+			} else {
+				free(names[i]);
+			}
+		}
+		free(names);
+	}
+	for (size_t j = 0; j < n_seen; j++)
+		free(seen[j]);
+	free(seen);
+	sbx_cli_profile_env_clear(&e);
+	return fflush(stdout) == 0 ? 0 : 125;
+}
+
+/* A YAML double-quoted string. */
+static void yq(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+		if (*p == '"' || *p == '\\')
+			fprintf(f, "\\%c", *p);
+		else if (*p == '\n')
+			fputs("\\n", f);
+		else if (*p < 0x20)
+			fprintf(f, "\\x%02x", *p);
+		else
+			fputc(*p, f);
+	}
+	fputc('"', f);
+}
+
+static void print_effect(FILE *f, const struct sbx_policy *p, const char *scope, bool base)
+{
+	struct sbx_policy_effect eff;
+	struct sbx_error err = {0};
+	char ops[64];
+
+	if (sbx_policy_compile_one(p, scope, base, &eff, &err) < 0) {
+		fprintf(f, "#   %s on %s: CANNOT BE ENFORCED by this version: %s\n", p->name, scope,
+			err.msg);
+		return;
+	}
+	if (eff.hide_scope)
+		fprintf(f, "#   %s on %s: everything denied: %s is masked\n", p->name, scope, scope);
+	else
+		fprintf(f, "#   %s on %s: allows %s: %s%s\n", p->name, scope,
+			sbx_ops_format(eff.allowed, ops, sizeof(ops)),
+			eff.readonly ? (base ? "the whole sandbox read-only" : "a read-only mount")
+				     : "read-write",
+			eff.noexec ? ", noexec" : "");
+	for (size_t i = 0; i < eff.n_hide; i++)
+		fprintf(f, "#     %s is masked\n", eff.hide[i]);
+	sbx_policy_effect_clear(&eff);
+}
+
+static void show(FILE *f, const struct sbx_profile *p, const struct sbx_spec *s)
+{
+	const struct sbx_policy_set *ps = &p->policies;
+	bool any;
+
+	fprintf(f, "# The effective profile '%s', after 'extends' and variables.\n", p->name);
+	for (size_t i = 0; i < p->n_chain; i++)
+		fprintf(f, "# %s %s\n", i == 0 ? "from:" : "then:", p->chain[i]);
+	fprintf(f, "version: %d\nname: ", SBX_PROFILE_VERSION);
+	yq(f, p->name);
+	fputc('\n', f);
+	if (p->description) {
+		fputs("description: ", f);
+		yq(f, p->description);
+		fputc('\n', f);
+	}
+	if (ps->base) {
+		fputs("base_policy: ", f);
+		yq(f, ps->base->name);
+		fputc('\n', f);
+	}
+	if (s->root) {
+		fputs("root: ", f);
+		yq(f, s->root);
+		fputc('\n', f);
+	}
+	fprintf(f, "readonly: %s\n", s->readonly ? "true" : "false");
+	fprintf(f, "system_mounts: %s\n",
+		s->system_mounts == SBX_SYSMOUNTS_NONE ? "none" : "default");
+	fprintf(f, "network: %s\n", s->net == SBX_NET_HOST ? "host" : "none");
+	fprintf(f, "nesting: %s\n", s->nesting ? "true" : "false");
+	fprintf(f, "best_effort: %s\n", s->best_effort ? "true" : "false");
+	any = false;
+	for (size_t i = 0; i < s->n_mounts; i++) {
+		const struct sbx_mount *m = &s->mounts[i];
+
+		if (m->kind != SBX_MOUNT_BIND)
+			continue;
+		if (!any)
+			fputs("mounts:\n", f);
+		any = true;
+		fputs("  - source: ", f);
+		yq(f, m->source);
+		fputs("\n    target: ", f);
+		yq(f, m->target);
+		fprintf(f, "\n    readonly: %s\n", m->readonly ? "true" : "false");
+		if (m->optional)
+			fputs("    optional: true\n", f);
+		if (m->policy) {
+			fputs("    policy: ", f);
+			yq(f, m->policy);
+			fputc('\n', f);
+		}
+	}
+	for (int kind = SBX_MOUNT_TMPFS; kind <= SBX_MOUNT_DEVICE; kind++) {
+		any = false;
+		for (size_t i = 0; i < s->n_mounts; i++) {
+			if ((int)s->mounts[i].kind != kind)
+				continue;
+			if (!any)
+				fputs(kind == SBX_MOUNT_TMPFS ? "tmpfs:\n" : "devices:\n", f);
+			any = true;
+			fputs("  - ", f);
+			yq(f, s->mounts[i].target);
+			fputc('\n', f);
+		}
+	}
+	if (s->n_hide)
+		fputs("hide:\n", f);
+	for (size_t i = 0; i < s->n_hide; i++) {
+		fputs("  - ", f);
+		yq(f, s->hide[i]);
+		fputc('\n', f);
+	}
+	if (s->n_env) {
+		bool pass = false, set = false;
+
+		fputs("env:\n", f);
+		for (size_t i = 0; i < s->n_env; i++) {
+			if (s->env[i].value)
+				continue;
+			if (!pass)
+				fputs("  pass:\n", f);
+			pass = true;
+			fprintf(f, "    - %s\n", s->env[i].name);
+		}
+		for (size_t i = 0; i < s->n_env; i++) {
+			if (!s->env[i].value)
+				continue;
+			if (!set)
+				fputs("  set:\n", f);
+			set = true;
+			fprintf(f, "    %s: ", s->env[i].name);
+			yq(f, s->env[i].value);
+			fputc('\n', f);
+		}
+	}
+	fputs("#\n# Policies:\n", f);
+	for (size_t i = 0; i < ps->n; i++) {
+		const struct sbx_policy *pol = ps->items[i];
+		char ops[64];
+
+		fprintf(f, "#   %s (%s)%s\n", pol->name, pol->file,
+			pol == ps->base ? " [base policy]" : "");
+		for (size_t j = 0; j < pol->n_rules; j++) {
+			const struct sbx_rule *r = &pol->rules[j];
+
+			fprintf(f, "#     %-16s %-5s %s on", r->name, r->allow ? "allow" : "deny",
+				sbx_ops_format(r->ops, ops, sizeof(ops)));
+			for (size_t k = 0; k < r->n_paths; k++)
+				fprintf(f, " %s", r->paths[k]);
+			fputc('\n', f);
+		}
+	}
+	fputs("#\n# Enforced by this version as:\n", f);
+	if (ps->base)
+		print_effect(f, ps->base, "/", true);
+	for (size_t i = 0; i < s->n_mounts; i++) {
+		const struct sbx_policy *pol = sbx_policy_set_find(ps, s->mounts[i].policy);
+
+		if (pol)
+			print_effect(f, pol, s->mounts[i].target, false);
+	}
+	for (size_t i = 0; i < s->n_hide; i++)
+		fprintf(f, "#   hide %s: masked (an empty read-only file or directory)\n",
+			s->hide[i]);
+}
+
+static int cmd_show(int argc, char **argv)
+{
+	_cleanup_spec_ struct sbx_spec *spec = sbx_spec_new();
+	_cleanup_profile_ struct sbx_profile *p = NULL;
+	_cleanup_free_ char *cwd = getcwd(NULL, 0);
+	const char *ws = NULL, *name = NULL;
+	struct sbx_error err = {0};
+	int r;
+
+	for (int i = 1; i < argc; i++) {
+		if ((strcmp(argv[i], "-w") == 0 || strcmp(argv[i], "--workspace") == 0) &&
+		    i + 1 < argc)
+			ws = argv[++i];
+		else if (!name && argv[i][0] != '-')
+			name = argv[i];
+		else {
+			sbx_error_set(&err, SBX_ERR_USAGE, EINVAL,
+				      "unexpected argument '%s' for sbx profiles show", argv[i]);
+			sbx_error_hint(&err, "sbx profiles show [--workspace DIR] NAME|FILE");
+			goto fail;
+		}
+	}
+	if (!name) {
+		sbx_error_set(&err, SBX_ERR_USAGE, EINVAL, "sbx profiles show needs a profile");
+		sbx_error_hint(&err, "see 'sbx profiles list'");
+		goto fail;
+	}
+	if (!spec || !cwd) {
+		sbx_error_set(&err, SBX_ERR_SETUP, ENOMEM, "out of memory");
+		goto fail;
+	}
+	{
+		_cleanup_free_ char *abs = NULL;
+
+		r = sbx_path_absolute(ws ? ws : cwd, cwd, &abs, &err);
+		if (r >= 0)
+			r = sbx_spec_set_str(&spec->workspace, abs, &err);
+		if (r >= 0)
+			r = sbx_cli_load_profile(name, abs, spec, &p, &err);
+		if (r < 0)
+			goto fail;
+	}
+	sbx_cli_print_notes(stderr, p, NULL);
+	show(stdout, p, spec);
+	return fflush(stdout) == 0 ? 0 : 125;
+fail:
+	sbx_cli_report(stderr, &err);
+	return sbx_error_exit_code(&err);
+}
+
+static int cmd_validate(int argc, char **argv)
+{
+	_cleanup_free_ char *cwd = getcwd(NULL, 0);
+	int bad = 0;
+
+	if (argc < 2) {
+		fputs("sbx: sbx profiles validate needs at least one file; see 'sbx profiles "
+		      "--help'\n",
+		      stderr);
+		return 125;
+	}
+	for (int i = 1; i < argc; i++) {
+		_cleanup_spec_ struct sbx_spec *spec = sbx_spec_new();
+		_cleanup_profile_ struct sbx_profile *p = NULL;
+		struct sbx_error err = {0};
+		int r = spec && cwd ? 0 : sbx_error_set(&err, SBX_ERR_SETUP, ENOMEM, "out of memory");
+
+		/* A file, even without a '/': validate never searches. */
+		if (r >= 0 && !sbx_profile_arg_is_file(argv[i])) {
+			r = sbx_error_set(&err, SBX_ERR_USAGE, EINVAL,
+					  "'%s' is not a profile file (FILE.yaml)", argv[i]);
+			sbx_error_hint(&err, "to check a profile by name, run 'sbx profiles show "
+					     "%s'",
+				       argv[i]);
+		}
+		if (r >= 0)
+			r = sbx_spec_set_str(&spec->workspace, cwd, &err);
+		if (r >= 0)
+			r = sbx_cli_load_profile(argv[i], cwd, spec, &p, &err);
+		if (r >= 0)
+			r = sbx_policy_compile(spec, &p->policies, &err);
+		if (r >= 0)
+			r = sbx_spec_finish(spec, &err);
+		if (r < 0) {
+			sbx_cli_report(stderr, &err);
+			bad++;
+			continue;
+		}
+		printf("%s: ok\n", argv[i]);
+	}
+	if (fflush(stdout) != 0)
+		return 125;
+	return bad ? 125 : 0;
+}
+
+int sbx_cmd_profiles(int argc, char **argv)
+{
+	if (argc < 2 || strcmp(argv[1], "list") == 0) {
+		if (argc > 2) {
+			fputs("sbx: sbx profiles list takes no arguments\n", stderr);
+			return 125;
+		}
+		return cmd_list();
+	}
+	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
+		fputs(profiles_usage, stdout);
+		return 0;
+	}
+	if (strcmp(argv[1], "show") == 0)
+		return cmd_show(argc - 1, argv + 1);
+	if (strcmp(argv[1], "validate") == 0)
+		return cmd_validate(argc - 1, argv + 1);
+	fprintf(stderr, "sbx: unknown 'sbx profiles' command '%s'; the commands are list, show "
+			"and validate\n",
+		argv[1]);
+	return 125;
+}

@@ -1,0 +1,116 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef SBX_PROFILE_H
+#define SBX_PROFILE_H
+
+/*
+ * Profiles (SPEC section 5): YAML files loaded strictly into the same struct sbx_spec the
+ * flags fill, through the same setters (spec.h), and the policies they name (policy.h).
+ *
+ * The loader reads files (the profile, what it extends, its policies) but makes no other
+ * system call: host facts it needs (variables, the search path, whether an optional mount's
+ * source exists) come in through struct sbx_profile_opts, so tests and the fuzzer drive it
+ * without a host.
+ *
+ * Every error names the file, line and column (struct sbx_error's file/line/column) and the
+ * caller prints it with the source line and a caret.
+ *
+ * Ownership: struct sbx_profile owns everything it points to; sbx_profile_free accepts NULL.
+ */
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "sbx/error.h"
+#include "sbx/policy.h"
+#include "sbx/spec.h"
+
+#define SBX_PROFILE_MAX_EXTENDS 8  /* depth of an extends chain */
+#define SBX_PROFILE_NAME_MAX    64 /* bytes in a profile or policy name */
+#define SBX_PROFILE_VERSION     1  /* the one `version:` this sbx reads */
+
+/* Values of the variables a profile may use (SPEC section 5). */
+struct sbx_profile_vars {
+	const char *home;      /* ${HOME} and a leading ~ */
+	const char *workspace; /* ${WORKSPACE} */
+	const char *user;      /* ${USER} */
+	unsigned uid;          /* ${UID} */
+	char *const *environ;  /* ${XDG_*}, with the XDG defaults when unset */
+};
+
+struct sbx_profile_opts {
+	struct sbx_profile_vars vars;
+	char *const *search; /* the search path (sbx_profile_search_path), in order */
+	size_t n_search;
+	/* Does a host path exist? For `optional: true` mounts: a missing source is dropped
+	 * with a note. NULL: keep every optional mount (the launcher skips missing ones). */
+	bool (*exists)(const char *host_path, void *ctx);
+	void *exists_ctx;
+};
+
+struct sbx_profile {
+	char *name;        /* the profile's name (its file's name without .yaml) */
+	char *file;        /* the file it was loaded from */
+	char *description; /* or NULL */
+	char **chain;      /* files of the extends chain, the base first, this file last */
+	size_t n_chain;
+	struct sbx_policy_set policies; /* every policy named, and the base policy */
+	char **skipped; /* sources of optional mounts dropped because they do not exist */
+	size_t n_skipped;
+};
+
+void sbx_profile_free(struct sbx_profile *p);
+static inline void sbx_profile_freep(struct sbx_profile **p)
+{
+	sbx_profile_free(*p);
+}
+#define _cleanup_profile_ __attribute__((cleanup(sbx_profile_freep)))
+
+/*
+ * The search path of SPEC section 5, from an environment: $SBX_PROFILE_PATH (colon-separated,
+ * empty parts ignored, relative parts refused), $XDG_CONFIG_HOME/sbx/profiles or
+ * HOME/.config/sbx/profiles, /etc/sbx/profiles, the installed data directory, and, when
+ * `from_build`, the source tree's profiles/. *out is a NULL-terminated array the caller frees
+ * with sbx_strv_free.
+ */
+int sbx_profile_search_path(char *const *environ, const char *home, bool from_build,
+			    char ***out, size_t *n, struct sbx_error *err);
+void sbx_strv_free(char **v);
+
+/* Is this a file argument (contains '/' or ends in .yaml/.yml) rather than a name? */
+bool sbx_profile_arg_is_file(const char *arg);
+
+/* Find NAME.yaml on the search path; *file is allocated. -ENOENT with a message naming the
+ * folders looked in. */
+int sbx_profile_find(const char *name, const struct sbx_profile_opts *opts, char **file,
+		     struct sbx_error *err);
+
+/*
+ * Load a profile by name or file (sbx_profile_arg_is_file) into spec, which may already hold
+ * a workspace. Sets spec->profile. On failure the spec may be half filled: discard it.
+ */
+int sbx_profile_load(const char *name_or_file, const struct sbx_profile_opts *opts,
+		     struct sbx_spec *spec, struct sbx_profile **out, struct sbx_error *err);
+
+/* Load from memory (the fuzzer, tests); `file` names it in errors and places policies/. */
+int sbx_profile_load_buffer(const char *data, size_t len, const char *file,
+			    const struct sbx_profile_opts *opts, struct sbx_spec *spec,
+			    struct sbx_profile **out, struct sbx_error *err);
+
+/* Load one policy file. `expected` (or NULL) is the name it must carry. */
+int sbx_policy_load_file(const char *file, const char *expected, struct sbx_policy **out,
+			 struct sbx_error *err);
+int sbx_policy_load_buffer(const char *data, size_t len, const char *file, const char *expected,
+			   struct sbx_policy **out, struct sbx_error *err);
+
+/* Read a whole file of at most `max` bytes (the loaders' cap); *data is NUL-terminated. */
+int sbx_read_file(const char *file, size_t max, char **data, size_t *len, struct sbx_error *err);
+
+/*
+ * Expand the variables of one value: a leading "~" (alone or before '/'), ${HOME},
+ * ${WORKSPACE}, ${USER}, ${UID}, ${XDG_*}; "$$" is a '$'. Any other '$' is an error (an
+ * unknown variable, or '$' without braces). *out is allocated.
+ */
+int sbx_profile_expand(const char *in, const struct sbx_profile_vars *vars, char **out,
+		       struct sbx_error *err);
+
+#endif

@@ -1,0 +1,608 @@
+/* SPDX-License-Identifier: MIT */
+#include "sbx/policy.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sbx/cleanup.h"
+
+static const struct {
+	const char *name;
+	unsigned ops;
+} op_names[] = {
+	{"read", SBX_OP_READ},
+	{"list", SBX_OP_LIST},
+	{"stat", SBX_OP_STAT},
+	{"write", SBX_OP_WRITE},
+	{"create", SBX_OP_CREATE},
+	{"delete", SBX_OP_DELETE},
+	{"execute", SBX_OP_EXECUTE},
+	{"rename", SBX_OP_CREATE | SBX_OP_DELETE}, /* SPEC 4: a delete plus a create */
+	{"all", SBX_OP_ALL},
+};
+
+unsigned sbx_op_parse(const char *name)
+{
+	for (size_t i = 0; i < SBX_ARRAY_SIZE(op_names); i++)
+		if (strcmp(op_names[i].name, name) == 0)
+			return op_names[i].ops;
+	return 0;
+}
+
+const char *sbx_op_name(unsigned op)
+{
+	for (size_t i = 0; i < 7; i++)
+		if (op_names[i].ops == op)
+			return op_names[i].name;
+	return "?";
+}
+
+const char *sbx_ops_format(unsigned ops, char *buf, size_t size)
+{
+	size_t len = 0;
+
+	if (size == 0)
+		return buf;
+	buf[0] = '\0';
+	for (size_t i = 0; i < 7; i++) {
+		if (!(ops & op_names[i].ops))
+			continue;
+		int n = snprintf(buf + len, size - len, "%s%s", len ? "," : "", op_names[i].name);
+
+		if (n < 0 || (size_t)n >= size - len)
+			break;
+		len += (size_t)n;
+	}
+	return buf;
+}
+
+void sbx_policy_free(struct sbx_policy *p)
+{
+	if (!p)
+		return;
+	for (size_t i = 0; i < p->n_rules; i++) {
+		free(p->rules[i].name);
+		for (size_t j = 0; j < p->rules[i].n_paths; j++)
+			free(p->rules[i].paths[j]);
+		free(p->rules[i].paths);
+	}
+	free(p->rules);
+	free(p->name);
+	free(p->file);
+	free(p->description);
+	free(p);
+}
+
+void sbx_policy_set_clear(struct sbx_policy_set *set)
+{
+	if (!set)
+		return;
+	for (size_t i = 0; i < set->n; i++)
+		sbx_policy_free(set->items[i]);
+	free(set->items);
+	memset(set, 0, sizeof(*set));
+}
+
+const struct sbx_policy *sbx_policy_set_find(const struct sbx_policy_set *set, const char *name)
+{
+	for (size_t i = 0; set && name && i < set->n; i++)
+		if (strcmp(set->items[i]->name, name) == 0)
+			return set->items[i];
+	return NULL;
+}
+
+int sbx_policy_set_add(struct sbx_policy_set *set, struct sbx_policy *p, struct sbx_error *err)
+{
+	struct sbx_policy **grown;
+
+	if (sbx_policy_set_find(set, p->name)) {
+		int r = sbx_error_set(err, SBX_ERR_PROFILE, EEXIST, "two policies are named '%s'",
+				      p->name);
+		sbx_policy_free(p);
+		return r;
+	}
+	grown = realloc(set->items, (set->n + 1) * sizeof(*grown));
+	if (!grown) {
+		sbx_policy_free(p);
+		return sbx_error_set(err, SBX_ERR_SETUP, ENOMEM, "out of memory");
+	}
+	set->items = grown;
+	set->items[set->n++] = p;
+	return 0;
+}
+
+/* ---- decisions ---- */
+
+/* Does the pattern, in a policy whose scope is `scope`, match the absolute path? */
+static bool pattern_matches(const char *pattern, const char *scope, const char *path)
+{
+	if (pattern[0] == '/')
+		return sbx_glob_match(pattern, path);
+	if (!sbx_path_covers(scope, path))
+		return false;
+	return sbx_glob_match(pattern, sbx_path_rest(scope, path));
+}
+
+/*
+ * Evaluate a policy: the first matching deny rule decides; otherwise the first matching
+ * allow rule allows; otherwise nothing allows it. Returns true if allowed, and the deciding
+ * rule (NULL when no rule allows).
+ */
+static bool policy_allows(const struct sbx_policy *p, const char *scope, const char *path,
+			  unsigned op, const struct sbx_rule **by)
+{
+	const struct sbx_rule *allow = NULL;
+
+	for (size_t i = 0; i < p->n_rules; i++) {
+		const struct sbx_rule *r = &p->rules[i];
+
+		if (!(r->ops & op))
+			continue;
+		for (size_t j = 0; j < r->n_paths; j++) {
+			if (!pattern_matches(r->paths[j], scope, path))
+				continue;
+			if (!r->allow) {
+				*by = r;
+				return false;
+			}
+			if (!allow)
+				allow = r;
+			break;
+		}
+	}
+	*by = allow;
+	return allow != NULL;
+}
+
+/* The operation of the plan that covers `path` (the longest target; SEAL is not a mount),
+ * following the symlinks the plan makes itself as the kernel would; rewrites `path`. */
+static const struct sbx_plan_op *find_op(const struct sbx_plan *plan, char *path)
+{
+	for (int hops = 0; hops < 40; hops++) {
+		const struct sbx_plan_op *best = NULL;
+		size_t best_len = 0;
+		char next[SBX_PATH_MAX * 2];
+		int n;
+
+		for (size_t i = 0; i < plan->n_ops; i++) {
+			const struct sbx_plan_op *o = &plan->ops[i];
+			size_t len = strlen(o->target);
+
+			if (o->kind == SBX_PLAN_SEAL || !sbx_path_covers(o->target, path))
+				continue;
+			if (!best || len >= best_len) {
+				best = o;
+				best_len = len;
+			}
+		}
+		if (!best || best->kind != SBX_PLAN_SYMLINK || strcmp(best->target, path) == 0)
+			return best;
+		if (best->source[0] == '/') {
+			n = snprintf(next, sizeof(next), "%s/%s", best->source,
+				     sbx_path_rest(best->target, path));
+		} else {
+			const char *slash = strrchr(best->target, '/');
+
+			n = snprintf(next, sizeof(next), "%.*s/%s/%s", (int)(slash - best->target),
+				     best->target, best->source, sbx_path_rest(best->target, path));
+		}
+		if (n < 0 || (size_t)n >= sizeof(next) ||
+		    sbx_path_normalize(next, path, SBX_PATH_MAX, NULL) < 0)
+			return NULL;
+	}
+	return NULL;
+}
+
+static bool is_sealed(const struct sbx_plan *plan, const char *target)
+{
+	for (size_t i = 0; i < plan->n_ops; i++)
+		if (plan->ops[i].kind == SBX_PLAN_SEAL && strcmp(plan->ops[i].target, target) == 0)
+			return true;
+	return false;
+}
+
+int sbx_policy_decide(const struct sbx_policy_view *view, unsigned op, const char *path,
+		      struct sbx_decision *out, struct sbx_error *err)
+{
+	const struct sbx_plan_op *o;
+	const struct sbx_mount *m = NULL;
+	const struct sbx_policy *base = view->policies ? view->policies->base : NULL;
+	const struct sbx_rule *rule = NULL;
+	bool scaffold;
+	char ops[64];
+	int r;
+
+	memset(out, 0, sizeof(*out));
+	if (op == 0 || (op & (op - 1)) != 0 || (op & ~SBX_OP_ALL))
+		return sbx_error_set(err, SBX_ERR_USAGE, EINVAL,
+				     "decide one operation at a time (got 0x%x)", op);
+	r = sbx_path_normalize(path, out->path, sizeof(out->path), err);
+	if (r < 0)
+		return r;
+
+	/* 1. No mount covers the path: it does not exist inside. */
+	o = find_op(view->plan, out->path);
+	if (!o) {
+		out->by = SBX_BY_UNMOUNTED;
+		snprintf(out->rule, sizeof(out->rule), "no mount covers it");
+		return 0;
+	}
+	snprintf(out->mount, sizeof(out->mount), "%s", o->target);
+	if (o->kind == SBX_PLAN_MASK) {
+		out->by = SBX_BY_HIDDEN;
+		out->mount_what = "hide";
+		snprintf(out->rule, sizeof(out->rule), "%s is masked", o->target);
+		return 0;
+	}
+	if (!(o->flags & SBX_PLAN_F_SYSTEM) &&
+	    (o->kind == SBX_PLAN_BIND || o->kind == SBX_PLAN_TMPFS))
+		m = sbx_spec_find_target(view->spec, o->target);
+	scaffold = !m && !(o->flags & SBX_PLAN_F_SYSTEM) && o->kind != SBX_PLAN_MIRROR;
+	out->mount_what = o->kind == SBX_PLAN_MIRROR       ? "root"
+			  : (o->flags & SBX_PLAN_F_SYSTEM) ? "system mount"
+			  : !m                             ? "sbx"
+			  : m->origin == SBX_ORIGIN_FLAG   ? "flag mount"
+			  : m->origin == SBX_ORIGIN_DEFAULT ? "default workspace mount"
+							    : "profile mount";
+
+	/* 2. Read-only: the mount's own flag; sbx's scaffolding (sealed /dev, the kernel
+	 * settings under /proc, the plan's own symlinks) is read-only too. */
+	if (op & SBX_OP_MODIFY) {
+		bool ro = (o->flags & SBX_PLAN_F_READONLY) || o->kind == SBX_PLAN_REBIND_RO ||
+			  o->kind == SBX_PLAN_SYMLINK || is_sealed(view->plan, o->target);
+
+		if (ro) {
+			out->by = SBX_BY_READONLY;
+			snprintf(out->rule, sizeof(out->rule), "%s is read-only", o->target);
+			return 0;
+		}
+	}
+	if (o->kind == SBX_PLAN_SYMLINK && !(op & SBX_OP_LOOK)) {
+		out->by = SBX_BY_READONLY;
+		snprintf(out->rule, sizeof(out->rule), "%s is a symlink made by sbx", o->target);
+		return 0;
+	}
+	/* sbx's private /tmp, /proc and /dev hold nothing of the host: no policy applies. */
+	if (scaffold) {
+		out->allow = true;
+		snprintf(out->rule, sizeof(out->rule), "made by sbx");
+		return 0;
+	}
+
+	/* 3. The mount's policy. */
+	if (m && m->policy && view->policies) {
+		const struct sbx_policy *p = sbx_policy_set_find(view->policies, m->policy);
+
+		if (!p)
+			return sbx_error_set(err, SBX_ERR_PROFILE, ENOENT,
+					     "mount %s names policy '%s', which is not loaded",
+					     m->target, m->policy);
+		out->policy = p->name;
+		if (!policy_allows(p, m->target, out->path, op, &rule)) {
+			out->by = SBX_BY_POLICY;
+			if (rule)
+				snprintf(out->rule, sizeof(out->rule), "%s", rule->name);
+			else
+				snprintf(out->rule, sizeof(out->rule), "no rule allows %s",
+					 sbx_ops_format(op, ops, sizeof(ops)));
+			return 0;
+		}
+		snprintf(out->rule, sizeof(out->rule), "%s", rule->name);
+	}
+
+	/* 4. The base policy, relative to '/'. */
+	if (base) {
+		const struct sbx_rule *brule = NULL;
+
+		if (!policy_allows(base, "/", out->path, op, &brule)) {
+			out->by = SBX_BY_BASE_POLICY;
+			out->policy = base->name;
+			if (brule)
+				snprintf(out->rule, sizeof(out->rule), "%s", brule->name);
+			else
+				snprintf(out->rule, sizeof(out->rule), "no rule allows %s",
+					 sbx_ops_format(op, ops, sizeof(ops)));
+			return 0;
+		}
+	}
+
+	/* 5. Allowed. */
+	out->allow = true;
+	return 0;
+}
+
+const char *sbx_decision_format(const struct sbx_decision *d, char *buf, size_t size)
+{
+	const char *what = d->mount_what ? d->mount_what : "";
+
+	switch (d->by) {
+	case SBX_BY_UNMOUNTED:
+		snprintf(buf, size, "unmounted: no mount covers %s", d->path);
+		break;
+	case SBX_BY_HIDDEN:
+		snprintf(buf, size, "hidden: %s is masked", d->mount);
+		break;
+	case SBX_BY_READONLY:
+		snprintf(buf, size, "readonly: %s %s is read-only", what, d->mount);
+		break;
+	case SBX_BY_POLICY:
+		snprintf(buf, size, "policy %s/%s (%s %s)", d->policy, d->rule, what, d->mount);
+		break;
+	case SBX_BY_BASE_POLICY:
+		snprintf(buf, size, "base policy %s/%s (%s %s)", d->policy, d->rule, what,
+			 d->mount);
+		break;
+	case SBX_BY_ALLOWED:
+		if (d->policy)
+			snprintf(buf, size, "%s %s, policy %s/%s", what, d->mount, d->policy,
+				 d->rule);
+		else
+			snprintf(buf, size, "%s %s", what, d->mount);
+		break;
+	}
+	return buf;
+}
+
+/* ---- compiling ---- */
+
+void sbx_policy_effect_clear(struct sbx_policy_effect *e)
+{
+	if (!e)
+		return;
+	for (size_t i = 0; i < e->n_hide; i++)
+		free(e->hide[i]);
+	free(e->hide);
+	memset(e, 0, sizeof(*e));
+}
+
+/* The literal directory a pattern starts with: for "/a/b/x*.c", "/a/b". */
+static void literal_dir(const char *pattern, char *out, size_t size)
+{
+	size_t n = strcspn(pattern, "*?[\\");
+	const char *slash;
+
+	if (pattern[n]) {
+		snprintf(out, size, "%.*s", (int)n, pattern);
+		slash = strrchr(out, '/');
+		if (slash)
+			out[slash == out ? 1 : (size_t)(slash - out)] = '\0';
+	} else {
+		snprintf(out, size, "%s", pattern);
+	}
+}
+
+/* Does the pattern name the whole scope and everything beneath it? */
+static bool whole_scope(const char *pattern, const char *scope)
+{
+	size_t n = strlen(pattern);
+	char lit[SBX_GLOB_MAX + 1];
+
+	if (strcmp(pattern, "**") == 0)
+		return true;
+	if (pattern[0] != '/' || n < 3 || strcmp(pattern + n - 3, "/**") != 0)
+		return false;
+	if (n == 3)
+		return true; /* the whole tree */
+	snprintf(lit, sizeof(lit), "%.*s", (int)(n - 3), pattern);
+	return sbx_glob_is_literal(lit) && sbx_path_covers(lit, scope);
+}
+
+/* Can an absolute pattern match anything within scope? (If its literal directory and the
+ * scope are disjoint, it never does, and the rule is dead for this scope.) */
+static bool may_touch(const char *pattern, const char *scope)
+{
+	char dir[SBX_GLOB_MAX + 1];
+
+	if (pattern[0] != '/')
+		return true;
+	literal_dir(pattern, dir, sizeof(dir));
+	return sbx_path_covers(dir, scope) || sbx_path_covers(scope, dir);
+}
+
+__attribute__((format(printf, 5, 6))) static int
+refuse(const struct sbx_policy *p, const struct sbx_rule *rule, const char *scope,
+       struct sbx_error *err, const char *fmt, ...)
+{
+	char what[512];
+	va_list ap;
+	int r;
+
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof(what), fmt, ap);
+	va_end(ap);
+	r = sbx_error_set(err, SBX_ERR_UNSUPPORTED, EOPNOTSUPP,
+			  "policy '%s' on %s needs per-operation enforcement (Landlock), which this "
+			  "version does not have yet: %s%s%s",
+			  p->name, scope, rule ? "rule '" : "", rule ? rule->name : "",
+			  rule ? "' " : "");
+	if (err) {
+		size_t len = strlen(err->msg);
+
+		snprintf(err->msg + len, sizeof(err->msg) - len, "%s", what);
+		sbx_error_at(err, p->file, rule ? rule->line : p->line,
+			     rule ? rule->column : p->column);
+	}
+	sbx_error_hint(err, "sbx refuses rather than run with a rule unenforced; express it with "
+			    "read-only mounts, 'hide:' of exact paths, or rules over the whole "
+			    "mount ('**')");
+	return r;
+}
+
+static int effect_hide(struct sbx_policy_effect *e, const char *scope, const char *pattern,
+		       struct sbx_error *err)
+{
+	char *path = NULL;
+	char **grown;
+	int r;
+
+	if (pattern[0] == '/')
+		r = sbx_path_absolute(pattern, "/", &path, err);
+	else
+		r = sbx_path_absolute(pattern, scope, &path, err);
+	if (r < 0)
+		return r;
+	grown = realloc(e->hide, (e->n_hide + 1) * sizeof(*grown));
+	if (!grown) {
+		free(path);
+		return sbx_error_set(err, SBX_ERR_SETUP, ENOMEM, "out of memory");
+	}
+	e->hide = grown;
+	e->hide[e->n_hide++] = path;
+	return 0;
+}
+
+int sbx_policy_compile_one(const struct sbx_policy *p, const char *scope, bool is_base,
+			   struct sbx_policy_effect *eff, struct sbx_error *err)
+{
+	unsigned allow_w = 0, deny_w = 0, w;
+	const struct sbx_rule *first_whole = NULL;
+	char a[64], b[64];
+	int r;
+
+	memset(eff, 0, sizeof(*eff));
+	/* The rights over the whole scope. */
+	for (size_t i = 0; i < p->n_rules; i++) {
+		const struct sbx_rule *rule = &p->rules[i];
+
+		for (size_t j = 0; j < rule->n_paths; j++) {
+			if (!whole_scope(rule->paths[j], scope))
+				continue;
+			if (!first_whole)
+				first_whole = rule;
+			if (rule->allow)
+				allow_w |= rule->ops;
+			else
+				deny_w |= rule->ops;
+		}
+	}
+	w = allow_w & ~deny_w;
+
+	/* Rules over part of the scope: enforceable only when they change nothing, or deny
+	 * everything on one exact path (a mask). */
+	for (size_t i = 0; i < p->n_rules; i++) {
+		const struct sbx_rule *rule = &p->rules[i];
+
+		for (size_t j = 0; j < rule->n_paths; j++) {
+			const char *pat = rule->paths[j];
+
+			if (whole_scope(pat, scope) || !may_touch(pat, scope))
+				continue;
+			if (rule->allow) {
+				unsigned extra = rule->ops & ~w & ~deny_w;
+
+				if (!extra)
+					continue;
+				r = refuse(p, rule, scope, err,
+					   "allows %s on '%s' only, not on the whole mount",
+					   sbx_ops_format(extra, a, sizeof(a)), pat);
+				goto fail;
+			}
+			if (!(rule->ops & w))
+				continue;
+			if (sbx_glob_is_literal(pat) && (w & ~SBX_OP_STAT & ~rule->ops) == 0) {
+				r = effect_hide(eff, scope, pat, err);
+				if (r < 0)
+					goto fail;
+				continue;
+			}
+			r = refuse(p, rule, scope, err,
+				   sbx_glob_is_literal(pat)
+					   ? "denies %s on '%s' only (to hide one exact path, deny "
+					     "every operation on it)"
+					   : "denies %s on the glob '%s' (glob rules need Landlock)",
+				   sbx_ops_format(rule->ops & w, a, sizeof(a)), pat);
+			goto fail;
+		}
+	}
+
+	/* The whole-scope rights must be what a mount can be: all or nothing of reading,
+	 * all or nothing of writing, with or without execute. */
+	if (w == 0) {
+		if (is_base) {
+			r = sbx_error_set(err, SBX_ERR_PROFILE, EINVAL,
+					  "base policy '%s' allows no operation on '/**': nothing "
+					  "could run",
+					  p->name);
+			sbx_error_hint(err, "a base policy usually allows everything on '**' and "
+					    "denies what must never happen");
+			sbx_error_at(err, p->file, p->line, p->column);
+			goto fail;
+		}
+		eff->hide_scope = true;
+		return 0;
+	}
+	if ((w & SBX_OP_LOOK) != SBX_OP_LOOK) {
+		r = refuse(p, first_whole, scope, err, "allows %s but not %s of read, list, stat",
+			   sbx_ops_format(w & SBX_OP_LOOK, a, sizeof(a)),
+			   sbx_ops_format(SBX_OP_LOOK & ~w, b, sizeof(b)));
+		goto fail;
+	}
+	if ((w & SBX_OP_MODIFY) && (w & SBX_OP_MODIFY) != SBX_OP_MODIFY) {
+		r = refuse(p, first_whole, scope, err, "allows %s but not %s",
+			   sbx_ops_format(w & SBX_OP_MODIFY, a, sizeof(a)),
+			   sbx_ops_format(SBX_OP_MODIFY & ~w, b, sizeof(b)));
+		goto fail;
+	}
+	if (!(w & SBX_OP_EXECUTE) && is_base) {
+		r = refuse(p, first_whole, scope, err,
+			   "denies execute everywhere (system programs could not run; deny it "
+			   "on mounts instead)");
+		goto fail;
+	}
+	eff->allowed = w;
+	eff->readonly = !(w & SBX_OP_MODIFY);
+	eff->noexec = !(w & SBX_OP_EXECUTE);
+	return 0;
+fail:
+	sbx_policy_effect_clear(eff);
+	return r;
+}
+
+int sbx_policy_compile(struct sbx_spec *spec, const struct sbx_policy_set *set,
+		       struct sbx_error *err)
+{
+	struct sbx_policy_effect eff;
+	int r;
+
+	if (set && set->base) {
+		r = sbx_policy_compile_one(set->base, "/", true, &eff, err);
+		if (r < 0)
+			return r;
+		if (eff.readonly)
+			spec->readonly = true;
+		for (size_t i = 0; r >= 0 && i < eff.n_hide; i++)
+			r = sbx_spec_add_hide(spec, eff.hide[i], err);
+		sbx_policy_effect_clear(&eff);
+		if (r < 0)
+			return r;
+	}
+	for (size_t i = 0; i < spec->n_mounts; i++) {
+		struct sbx_mount *m = &spec->mounts[i];
+		const struct sbx_policy *p;
+
+		if (!m->policy)
+			continue;
+		p = sbx_policy_set_find(set, m->policy);
+		if (!p)
+			return sbx_error_set(err, SBX_ERR_PROFILE, ENOENT,
+					     "mount %s names policy '%s', which is not loaded",
+					     m->target, m->policy);
+		r = sbx_policy_compile_one(p, m->target, false, &eff, err);
+		if (r < 0)
+			return r;
+		m->readonly |= eff.readonly;
+		m->noexec |= eff.noexec;
+		if (eff.hide_scope)
+			r = sbx_spec_add_hide(spec, m->target, err);
+		for (size_t j = 0; r >= 0 && j < eff.n_hide; j++)
+			r = sbx_spec_add_hide(spec, eff.hide[j], err);
+		sbx_policy_effect_clear(&eff);
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
