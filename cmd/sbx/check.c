@@ -13,35 +13,35 @@
 #include "sbx/policy.h"
 
 static const char check_usage[] =
-	"Usage: sbx check [--profile P] [--workspace DIR] OP[,OP...] PATH...\n"
-	"\n"
-	"Print allow or deny for each operation on each sandbox path, and what decided it\n"
-	"(SPEC section 4: unmounted, readonly, the mount's policy, the base policy).\n"
-	"OP is read, list, stat, write, create, delete, execute, rename or all.\n"
-	"Without --profile the built-in default profile is asked.\n"
-	"\n"
-	"  -p, --profile NAME|FILE  the profile to ask\n"
-	"  -w, --workspace DIR      the value of ${WORKSPACE} (default: the current directory)\n"
-	"  -h, --help               show this help\n"
-	"\n"
-	"Exit status: 0 if every operation is allowed, 1 if any is denied, 125 on error.\n";
+    "Usage: sbx check [--profile P] [--workspace DIR] OP[,OP...] PATH...\n"
+    "\n"
+    "Print allow or deny for each operation on each sandbox path, and what decided it\n"
+    "(SPEC section 4: unmounted, readonly, the mount's policy, the base policy).\n"
+    "OP is read, list, stat, write, create, delete, execute, rename or all.\n"
+    "Without --profile the built-in default profile is asked.\n"
+    "\n"
+    "  -p, --profile NAME|FILE  the profile to ask\n"
+    "  -w, --workspace DIR      the value of ${WORKSPACE} (default: the current directory)\n"
+    "  -h, --help               show this help\n"
+    "\n"
+    "Exit status: 0 if every operation is allowed, 1 if any is denied, 125 on error.\n";
 
 static const char resolve_usage[] =
-	"Usage: sbx resolve [--profile P] [--workspace DIR] PATH...\n"
-	"\n"
-	"Print the host path behind each sandbox path, or why it has none.\n"
-	"\n"
-	"  -p, --profile NAME|FILE  the profile to ask\n"
-	"  -w, --workspace DIR      the value of ${WORKSPACE} (default: the current directory)\n"
-	"  -h, --help               show this help\n"
-	"\n"
-	"Exit status: 0 if every path has a host path, 1 otherwise, 125 on error.\n";
+    "Usage: sbx resolve [--profile P] [--workspace DIR] PATH...\n"
+    "\n"
+    "Print the host path behind each sandbox path, or why it has none.\n"
+    "\n"
+    "  -p, --profile NAME|FILE  the profile to ask\n"
+    "  -w, --workspace DIR      the value of ${WORKSPACE} (default: the current directory)\n"
+    "  -h, --help               show this help\n"
+    "\n"
+    "Exit status: 0 if every path has a host path, 1 otherwise, 125 on error.\n";
 
 static const struct option ask_options[] = {
-	{"profile", required_argument, NULL, 'p'},
-	{"workspace", required_argument, NULL, 'w'},
-	{"help", no_argument, NULL, 'h'},
-	{NULL, 0, NULL, 0},
+    {"profile", required_argument, NULL, 'p'},
+    {"workspace", required_argument, NULL, 'w'},
+    {"help", no_argument, NULL, 'h'},
+    {NULL, 0, NULL, 0},
 };
 
 struct ask {
@@ -69,7 +69,7 @@ static int parse_ask(int argc, char **argv, struct ask *a, struct sbx_error *err
 			a->workspace = NULL;
 			if (!cwd)
 				return sbx_error_set(err, SBX_ERR_SETUP, errno,
-						     "cannot read the current directory");
+				                     "cannot read the current directory");
 			r = sbx_path_absolute(optarg, cwd, &a->workspace, err);
 			if (r < 0)
 				return r;
@@ -79,9 +79,9 @@ static int parse_ask(int argc, char **argv, struct ask *a, struct sbx_error *err
 			break;
 		default:
 			r = sbx_error_set(err, SBX_ERR_USAGE, EINVAL,
-					  c == ':' ? "option '%s' needs a value"
-						   : "unknown option '%s' for sbx %s",
-					  argv[optind - 1], argv[0]);
+			                  c == ':' ? "option '%s' needs a value"
+			                           : "unknown option '%s' for sbx %s",
+			                  argv[optind - 1], argv[0]);
 			sbx_error_hint(err, "see 'sbx %s --help'", argv[0]);
 			return r;
 		}
@@ -105,7 +105,7 @@ static int parse_ops(const char *arg, unsigned *ops, struct sbx_error *err)
 		if (!op) {
 			r = sbx_error_set(err, SBX_ERR_USAGE, EINVAL, "unknown operation '%s'", t);
 			sbx_error_hint(err, "the operations are read, list, stat, write, create, "
-					    "delete, execute, rename and all");
+			                    "delete, execute, rename and all");
 			return r;
 		}
 		*ops |= op;
@@ -134,9 +134,9 @@ int sbx_cmd_check(int argc, char **argv)
 	}
 	if (argc - a.first < 2) {
 		r = sbx_error_set(&err, SBX_ERR_USAGE, EINVAL,
-				  "sbx check needs an operation and at least one path");
+		                  "sbx check needs an operation and at least one path");
 		sbx_error_hint(&err, "e.g. sbx check --profile claude-agent write "
-				     "~/.claude/settings.json");
+		                     "~/.claude/settings.json");
 		goto fail;
 	}
 	r = parse_ops(argv[a.first], &ops, &err);
@@ -150,7 +150,7 @@ int sbx_cmd_check(int argc, char **argv)
 	for (int i = a.first + 1; i < argc; i++) {
 		for (unsigned bit = 1; bit <= SBX_OP_EXECUTE; bit <<= 1) {
 			struct sbx_policy_view pv = {v.plan, v.spec,
-						     v.profile ? &v.profile->policies : NULL};
+			                             v.profile ? &v.profile->policies : NULL};
 			struct sbx_decision d;
 			char why[SBX_PATH_MAX * 2 + 512];
 
@@ -199,7 +199,8 @@ int sbx_cmd_resolve(int argc, char **argv)
 		goto out;
 	}
 	if (argc - a.first < 1) {
-		r = sbx_error_set(&err, SBX_ERR_USAGE, EINVAL, "sbx resolve needs at least one path");
+		r = sbx_error_set(&err, SBX_ERR_USAGE, EINVAL,
+		                  "sbx resolve needs at least one path");
 		sbx_error_hint(&err, "e.g. sbx resolve --profile ci-job /etc/passwd");
 		goto fail;
 	}

@@ -53,7 +53,7 @@ void sbx_cli_profile_env_clear(struct sbx_cli_profile_env *e)
 }
 
 int sbx_cli_profile_env_init(struct sbx_cli_profile_env *e, const char *workspace,
-			     struct sbx_error *err)
+                             struct sbx_error *err)
 {
 	const char *home = getenv("HOME"), *user = getenv("USER");
 	struct passwd *pw = NULL;
@@ -72,25 +72,25 @@ int sbx_cli_profile_env_init(struct sbx_cli_profile_env *e, const char *workspac
 	e->workspace = workspace ? strdup(workspace) : getcwd(NULL, 0);
 	if ((home && !e->home) || (user && !e->user) || !e->workspace)
 		return sbx_error_set(err, SBX_ERR_SETUP, errno ? errno : ENOMEM,
-				     "cannot read the home directory, user or workspace");
+		                     "cannot read the home directory, user or workspace");
 	r = sbx_profile_search_path(environ, e->home, from_build(), &e->search, &n, err);
 	if (r < 0)
 		return r;
 	e->opts = (struct sbx_profile_opts){
-		.vars = {.home = e->home,
-			 .workspace = e->workspace,
-			 .user = e->user,
-			 .uid = (unsigned)getuid(),
-			 .environ = environ},
-		.search = e->search,
-		.n_search = n,
-		.exists = host_exists,
+	    .vars = {.home = e->home,
+	             .workspace = e->workspace,
+	             .user = e->user,
+	             .uid = (unsigned)getuid(),
+	             .environ = environ},
+	    .search = e->search,
+	    .n_search = n,
+	    .exists = host_exists,
 	};
 	return 0;
 }
 
 int sbx_cli_load_profile(const char *arg, const char *workspace, struct sbx_spec *spec,
-			 struct sbx_profile **out, struct sbx_error *err)
+                         struct sbx_profile **out, struct sbx_error *err)
 {
 	struct sbx_cli_profile_env e;
 	int r = sbx_cli_profile_env_init(&e, workspace, err);
@@ -107,7 +107,7 @@ void sbx_cli_print_notes(FILE *f, const struct sbx_profile *p, const struct sbx_
 
 	if (p && p->n_skipped) {
 		fprintf(f, "sbx: note: optional mount%s skipped, not on this host:",
-			p->n_skipped == 1 ? "" : "s");
+		        p->n_skipped == 1 ? "" : "s");
 		for (size_t i = 0; i < p->n_skipped; i++)
 			fprintf(f, " %s", p->skipped[i]);
 		fputc('\n', f);
@@ -140,7 +140,7 @@ void sbx_cli_print_notes(FILE *f, const struct sbx_profile *p, const struct sbx_
 }
 
 int sbx_cli_build_view(const char *profile, const char *workspace, bool compile,
-		       struct sbx_cli_view *v, struct sbx_error *err)
+                       struct sbx_cli_view *v, struct sbx_error *err)
 {
 	int r;
 
@@ -202,9 +202,9 @@ int sbx_cli_check_enforceable(const char *profile, const char *workspace, struct
  * of its targets replaces that mount (SPEC section 2). Unknown options are left for the
  * main pass to report.
  */
-int sbx_cli_run_prepass(int argc, char **argv, const struct option *options,
-			const char *optstring, const char *cwd, struct sbx_spec *spec,
-			struct sbx_profile **profile, struct sbx_error *err)
+int sbx_cli_run_prepass(int argc, char **argv, const struct option *options, const char *optstring,
+                        const char *cwd, struct sbx_spec *spec, struct sbx_profile **profile,
+                        struct sbx_error *err)
 {
 	_cleanup_free_ char *ws = NULL;
 	const char *name = NULL;
@@ -217,10 +217,10 @@ int sbx_cli_run_prepass(int argc, char **argv, const struct option *options,
 		if (c == 'p') {
 			if (name) {
 				r = sbx_error_set(err, SBX_ERR_USAGE, EINVAL,
-						  "--profile is given twice ('%s' and '%s')", name,
-						  optarg);
+				                  "--profile is given twice ('%s' and '%s')", name,
+				                  optarg);
 				sbx_error_hint(err, "give one profile; a profile can build on "
-						    "another with 'extends:'");
+				                    "another with 'extends:'");
 				break;
 			}
 			name = optarg;

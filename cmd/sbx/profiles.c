@@ -13,19 +13,19 @@
 #include "sbx/profile.h"
 
 static const char profiles_usage[] =
-	"Usage: sbx profiles list\n"
-	"       sbx profiles show [--workspace DIR] NAME|FILE\n"
-	"       sbx profiles validate FILE...\n"
-	"\n"
-	"list      the profiles sbx finds on its search path, the first of each name winning\n"
-	"show      one profile's effective form, after 'extends' and variables, and what this\n"
-	"          version enforces it with\n"
-	"validate  load each file strictly, as 'sbx run --profile FILE' would; exit 125 if any\n"
-	"          is invalid or cannot be enforced by this version\n"
-	"\n"
-	"The search path: $SBX_PROFILE_PATH, $XDG_CONFIG_HOME/sbx/profiles (or\n"
-	"~/.config/sbx/profiles), /etc/sbx/profiles, " SBX_DATADIR "/profiles, and the source\n"
-	"tree's profiles/ when run from a build. See sbx-profile(5).\n";
+    "Usage: sbx profiles list\n"
+    "       sbx profiles show [--workspace DIR] NAME|FILE\n"
+    "       sbx profiles validate FILE...\n"
+    "\n"
+    "list      the profiles sbx finds on its search path, the first of each name winning\n"
+    "show      one profile's effective form, after 'extends' and variables, and what this\n"
+    "          version enforces it with\n"
+    "validate  load each file strictly, as 'sbx run --profile FILE' would; exit 125 if any\n"
+    "          is invalid or cannot be enforced by this version\n"
+    "\n"
+    "The search path: $SBX_PROFILE_PATH, $XDG_CONFIG_HOME/sbx/profiles (or\n"
+    "~/.config/sbx/profiles), /etc/sbx/profiles, " SBX_DATADIR "/profiles, and the source\n"
+    "tree's profiles/ when run from a build. See sbx-profile(5).\n";
 
 static int cmp_str(const void *a, const void *b)
 {
@@ -140,17 +140,18 @@ static void print_effect(FILE *f, const struct sbx_policy *p, const char *scope,
 
 	if (sbx_policy_compile_one(p, scope, base, &eff, &err) < 0) {
 		fprintf(f, "#   %s on %s: CANNOT BE ENFORCED by this version: %s\n", p->name, scope,
-			err.msg);
+		        err.msg);
 		return;
 	}
 	if (eff.hide_scope)
-		fprintf(f, "#   %s on %s: everything denied: %s is masked\n", p->name, scope, scope);
+		fprintf(f, "#   %s on %s: everything denied: %s is masked\n", p->name, scope,
+		        scope);
 	else
 		fprintf(f, "#   %s on %s: allows %s: %s%s\n", p->name, scope,
-			sbx_ops_format(eff.allowed, ops, sizeof(ops)),
-			eff.readonly ? (base ? "the whole sandbox read-only" : "a read-only mount")
-				     : "read-write",
-			eff.noexec ? ", noexec" : "");
+		        sbx_ops_format(eff.allowed, ops, sizeof(ops)),
+		        eff.readonly ? (base ? "the whole sandbox read-only" : "a read-only mount")
+		                     : "read-write",
+		        eff.noexec ? ", noexec" : "");
 	for (size_t i = 0; i < eff.n_hide; i++)
 		fprintf(f, "#     %s is masked\n", eff.hide[i]);
 	sbx_policy_effect_clear(&eff);
@@ -184,7 +185,7 @@ static void show(FILE *f, const struct sbx_profile *p, const struct sbx_spec *s)
 	}
 	fprintf(f, "readonly: %s\n", s->readonly ? "true" : "false");
 	fprintf(f, "system_mounts: %s\n",
-		s->system_mounts == SBX_SYSMOUNTS_NONE ? "none" : "default");
+	        s->system_mounts == SBX_SYSMOUNTS_NONE ? "none" : "default");
 	fprintf(f, "network: %s\n", s->net == SBX_NET_HOST ? "host" : "none");
 	fprintf(f, "nesting: %s\n", s->nesting ? "true" : "false");
 	fprintf(f, "best_effort: %s\n", s->best_effort ? "true" : "false");
@@ -259,12 +260,12 @@ static void show(FILE *f, const struct sbx_profile *p, const struct sbx_spec *s)
 		char ops[64];
 
 		fprintf(f, "#   %s (%s)%s\n", pol->name, pol->file,
-			pol == ps->base ? " [base policy]" : "");
+		        pol == ps->base ? " [base policy]" : "");
 		for (size_t j = 0; j < pol->n_rules; j++) {
 			const struct sbx_rule *r = &pol->rules[j];
 
 			fprintf(f, "#     %-16s %-5s %s on", r->name, r->allow ? "allow" : "deny",
-				sbx_ops_format(r->ops, ops, sizeof(ops)));
+			        sbx_ops_format(r->ops, ops, sizeof(ops)));
 			for (size_t k = 0; k < r->n_paths; k++)
 				fprintf(f, " %s", r->paths[k]);
 			fputc('\n', f);
@@ -281,7 +282,7 @@ static void show(FILE *f, const struct sbx_profile *p, const struct sbx_spec *s)
 	}
 	for (size_t i = 0; i < s->n_hide; i++)
 		fprintf(f, "#   hide %s: masked (an empty read-only file or directory)\n",
-			s->hide[i]);
+		        s->hide[i]);
 }
 
 static int cmd_show(int argc, char **argv)
@@ -301,7 +302,7 @@ static int cmd_show(int argc, char **argv)
 			name = argv[i];
 		else {
 			sbx_error_set(&err, SBX_ERR_USAGE, EINVAL,
-				      "unexpected argument '%s' for sbx profiles show", argv[i]);
+			              "unexpected argument '%s' for sbx profiles show", argv[i]);
 			sbx_error_hint(&err, "sbx profiles show [--workspace DIR] NAME|FILE");
 			goto fail;
 		}
@@ -349,15 +350,17 @@ static int cmd_validate(int argc, char **argv)
 		_cleanup_spec_ struct sbx_spec *spec = sbx_spec_new();
 		_cleanup_profile_ struct sbx_profile *p = NULL;
 		struct sbx_error err = {0};
-		int r = spec && cwd ? 0 : sbx_error_set(&err, SBX_ERR_SETUP, ENOMEM, "out of memory");
+		int r =
+		    spec && cwd ? 0 : sbx_error_set(&err, SBX_ERR_SETUP, ENOMEM, "out of memory");
 
 		/* A file, even without a '/': validate never searches. */
 		if (r >= 0 && !sbx_profile_arg_is_file(argv[i])) {
 			r = sbx_error_set(&err, SBX_ERR_USAGE, EINVAL,
-					  "'%s' is not a profile file (FILE.yaml)", argv[i]);
-			sbx_error_hint(&err, "to check a profile by name, run 'sbx profiles show "
-					     "%s'",
-				       argv[i]);
+			                  "'%s' is not a profile file (FILE.yaml)", argv[i]);
+			sbx_error_hint(&err,
+			               "to check a profile by name, run 'sbx profiles show "
+			               "%s'",
+			               argv[i]);
 		}
 		if (r >= 0)
 			r = sbx_spec_set_str(&spec->workspace, cwd, &err);
@@ -396,8 +399,9 @@ int sbx_cmd_profiles(int argc, char **argv)
 		return cmd_show(argc - 1, argv + 1);
 	if (strcmp(argv[1], "validate") == 0)
 		return cmd_validate(argc - 1, argv + 1);
-	fprintf(stderr, "sbx: unknown 'sbx profiles' command '%s'; the commands are list, show "
-			"and validate\n",
-		argv[1]);
+	fprintf(stderr,
+	        "sbx: unknown 'sbx profiles' command '%s'; the commands are list, show "
+	        "and validate\n",
+	        argv[1]);
 	return 125;
 }

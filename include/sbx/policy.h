@@ -67,16 +67,17 @@ bool sbx_glob_is_literal(const char *pattern);
 
 /* ---- policies ---- */
 
-#define SBX_MAX_RULES 1024
+#define SBX_MAX_RULES      1024
 #define SBX_MAX_RULE_PATHS 256
-#define SBX_RULE_NAME_MAX 128
+#define SBX_RULE_NAME_MAX  128
 
 struct sbx_rule {
 	char *name;
-	char **paths; /* globs: relative to the policy's scope, or absolute if they start with '/' */
+	char *
+	    *paths; /* globs: relative to the policy's scope, or absolute if they start with '/' */
 	size_t n_paths;
-	unsigned ops; /* enum sbx_op bits */
-	bool allow;   /* decision: allow or deny */
+	unsigned ops;     /* enum sbx_op bits */
+	bool allow;       /* decision: allow or deny */
 	int line, column; /* where the rule starts in its file, for messages */
 };
 
@@ -107,12 +108,12 @@ int sbx_policy_set_add(struct sbx_policy_set *set, struct sbx_policy *p, struct 
 
 /* What decided a verdict, in the order of SPEC section 4. */
 enum sbx_decider {
-	SBX_BY_ALLOWED = 0,    /* every step passed */
-	SBX_BY_UNMOUNTED,      /* 1: no mount covers the path */
-	SBX_BY_HIDDEN,         /* hidden (masked) path: every operation denied */
-	SBX_BY_READONLY,       /* 2: read-only mount and a writing operation */
-	SBX_BY_POLICY,         /* 3: the mount's policy */
-	SBX_BY_BASE_POLICY,    /* 4: the base policy */
+	SBX_BY_ALLOWED = 0, /* every step passed */
+	SBX_BY_UNMOUNTED,   /* 1: no mount covers the path */
+	SBX_BY_HIDDEN,      /* hidden (masked) path: every operation denied */
+	SBX_BY_READONLY,    /* 2: read-only mount and a writing operation */
+	SBX_BY_POLICY,      /* 3: the mount's policy */
+	SBX_BY_BASE_POLICY, /* 4: the base policy */
 };
 
 struct sbx_decision {
@@ -121,7 +122,7 @@ struct sbx_decision {
 	char path[SBX_PATH_MAX];  /* the normalised sandbox path decided (after plan symlinks) */
 	char mount[SBX_PATH_MAX]; /* target of the covering mount; "" when unmounted */
 	const char *mount_what;   /* static: "system mount", "profile mount", "flag mount",
-				     "root", "sbx" (private /tmp, /proc, /dev), "hide" */
+	                             "root", "sbx" (private /tmp, /proc, /dev), "hide" */
 	const char *policy;       /* the policy that decided or last allowed, or NULL */
 	char rule[SBX_RULE_NAME_MAX + 64]; /* "rule" name, or a short reason */
 };
@@ -139,7 +140,7 @@ struct sbx_policy_view {
  * the host). Returns 0 and fills *out, or -EINVAL for a bad path or operation.
  */
 int sbx_policy_decide(const struct sbx_policy_view *view, unsigned op, const char *path,
-		      struct sbx_decision *out, struct sbx_error *err);
+                      struct sbx_decision *out, struct sbx_error *err);
 
 /* One line for people: "deny (policy config-readonly, rule deny-write; mount /x)". */
 const char *sbx_decision_format(const struct sbx_decision *d, char *buf, size_t size);
@@ -148,11 +149,11 @@ const char *sbx_decision_format(const struct sbx_decision *d, char *buf, size_t 
 
 /* What one policy compiles to over its scope (a mount's target, or "/" for the base). */
 struct sbx_policy_effect {
-	unsigned allowed;  /* operations allowed over the whole scope */
-	bool readonly;     /* write, create and delete denied: a read-only mount */
-	bool noexec;       /* execute denied: a noexec mount */
-	bool hide_scope;   /* nothing allowed: the whole scope is masked */
-	char **hide;       /* exact absolute paths to mask */
+	unsigned allowed; /* operations allowed over the whole scope */
+	bool readonly;    /* write, create and delete denied: a read-only mount */
+	bool noexec;      /* execute denied: a noexec mount */
+	bool hide_scope;  /* nothing allowed: the whole scope is masked */
+	char **hide;      /* exact absolute paths to mask */
 	size_t n_hide;
 };
 
@@ -165,7 +166,7 @@ void sbx_policy_effect_clear(struct sbx_policy_effect *e);
  * base policy may not deny execute or everything (no program could run).
  */
 int sbx_policy_compile_one(const struct sbx_policy *p, const char *scope, bool is_base,
-			   struct sbx_policy_effect *eff, struct sbx_error *err);
+                           struct sbx_policy_effect *eff, struct sbx_error *err);
 
 /*
  * Compile every policy of a spec into the spec itself: a mount whose policy denies writing
@@ -176,6 +177,6 @@ int sbx_policy_compile_one(const struct sbx_policy *p, const char *scope, bool i
  * set does not hold.
  */
 int sbx_policy_compile(struct sbx_spec *spec, const struct sbx_policy_set *set,
-		       struct sbx_error *err);
+                       struct sbx_error *err);
 
 #endif

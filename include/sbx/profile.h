@@ -72,8 +72,8 @@ static inline void sbx_profile_freep(struct sbx_profile **p)
  * `from_build`, the source tree's profiles/. *out is a NULL-terminated array the caller frees
  * with sbx_strv_free.
  */
-int sbx_profile_search_path(char *const *environ, const char *home, bool from_build,
-			    char ***out, size_t *n, struct sbx_error *err);
+int sbx_profile_search_path(char *const *environ, const char *home, bool from_build, char ***out,
+                            size_t *n, struct sbx_error *err);
 void sbx_strv_free(char **v);
 
 /* Is this a file argument (contains '/' or ends in .yaml/.yml) rather than a name? */
@@ -82,25 +82,25 @@ bool sbx_profile_arg_is_file(const char *arg);
 /* Find NAME.yaml on the search path; *file is allocated. -ENOENT with a message naming the
  * folders looked in. */
 int sbx_profile_find(const char *name, const struct sbx_profile_opts *opts, char **file,
-		     struct sbx_error *err);
+                     struct sbx_error *err);
 
 /*
  * Load a profile by name or file (sbx_profile_arg_is_file) into spec, which may already hold
  * a workspace. Sets spec->profile. On failure the spec may be half filled: discard it.
  */
 int sbx_profile_load(const char *name_or_file, const struct sbx_profile_opts *opts,
-		     struct sbx_spec *spec, struct sbx_profile **out, struct sbx_error *err);
+                     struct sbx_spec *spec, struct sbx_profile **out, struct sbx_error *err);
 
 /* Load from memory (the fuzzer, tests); `file` names it in errors and places policies/. */
 int sbx_profile_load_buffer(const char *data, size_t len, const char *file,
-			    const struct sbx_profile_opts *opts, struct sbx_spec *spec,
-			    struct sbx_profile **out, struct sbx_error *err);
+                            const struct sbx_profile_opts *opts, struct sbx_spec *spec,
+                            struct sbx_profile **out, struct sbx_error *err);
 
 /* Load one policy file. `expected` (or NULL) is the name it must carry. */
 int sbx_policy_load_file(const char *file, const char *expected, struct sbx_policy **out,
-			 struct sbx_error *err);
+                         struct sbx_error *err);
 int sbx_policy_load_buffer(const char *data, size_t len, const char *file, const char *expected,
-			   struct sbx_policy **out, struct sbx_error *err);
+                           struct sbx_policy **out, struct sbx_error *err);
 
 /* Read a whole file of at most `max` bytes (the loaders' cap); *data is NUL-terminated. */
 int sbx_read_file(const char *file, size_t max, char **data, size_t *len, struct sbx_error *err);
@@ -111,6 +111,6 @@ int sbx_read_file(const char *file, size_t max, char **data, size_t *len, struct
  * unknown variable, or '$' without braces). *out is allocated.
  */
 int sbx_profile_expand(const char *in, const struct sbx_profile_vars *vars, char **out,
-		       struct sbx_error *err);
+                       struct sbx_error *err);
 
 #endif

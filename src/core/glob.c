@@ -24,9 +24,9 @@ enum tok_kind {
 
 struct tok {
 	enum tok_kind kind;
-	unsigned char c;       /* T_LIT */
-	const char *cls;       /* T_CLASS: first byte after '[' (and after '!' or '^') */
-	bool negate;           /* T_CLASS */
+	unsigned char c; /* T_LIT */
+	const char *cls; /* T_CLASS: first byte after '[' (and after '!' or '^') */
+	bool negate;     /* T_CLASS */
 };
 
 /* Scan a class starting after '[' (and the negation). Returns the offset just after the
@@ -143,7 +143,7 @@ static void closure(const struct tok *toks, size_t n, unsigned char *set)
 	 * Positions only move forward, so one pass in order suffices. */
 	for (size_t i = 0; i < n; i++)
 		if (set[i] && (toks[i].kind == T_STAR || toks[i].kind == T_DSTAR ||
-			       toks[i].kind == T_DSTAR_SLASH))
+		               toks[i].kind == T_DSTAR_SLASH))
 			set[i + 1] = 1;
 }
 
@@ -251,7 +251,7 @@ int sbx_glob_check(const char *pattern, size_t *offset, struct sbx_error *err)
 		return sbx_error_set(err, SBX_ERR_PROFILE, EINVAL, "an empty path pattern");
 	if (len > SBX_GLOB_MAX)
 		return sbx_error_set(err, SBX_ERR_PROFILE, ENAMETOOLONG,
-				     "path pattern is longer than %d bytes", SBX_GLOB_MAX);
+		                     "path pattern is longer than %d bytes", SBX_GLOB_MAX);
 	for (size_t i = 0; i < len; i++) {
 		unsigned char c = (unsigned char)pattern[i];
 		const char *comp = pattern + i;
@@ -260,25 +260,26 @@ int sbx_glob_check(const char *pattern, size_t *offset, struct sbx_error *err)
 		*offset = i;
 		if (c < 0x20 || c == 0x7f)
 			return sbx_error_set(err, SBX_ERR_PROFILE, EINVAL,
-					     "path pattern '%s' contains a control character",
-					     pattern);
+			                     "path pattern '%s' contains a control character",
+			                     pattern);
 		if (c == '/' && pattern[i + 1] == '/')
 			return sbx_error_set(err, SBX_ERR_PROFILE, EINVAL,
-					     "path pattern '%s' has an empty component ('//')",
-					     pattern);
-		if (start && comp[0] == '.' && (comp[1] == '/' || !comp[1] ||
-						(comp[1] == '.' && (comp[2] == '/' || !comp[2])))) {
+			                     "path pattern '%s' has an empty component ('//')",
+			                     pattern);
+		if (start && comp[0] == '.' &&
+		    (comp[1] == '/' || !comp[1] ||
+		     (comp[1] == '.' && (comp[2] == '/' || !comp[2])))) {
 			r = sbx_error_set(err, SBX_ERR_PROFILE, EINVAL,
-					  "path pattern '%s' has a '.' or '..' component", pattern);
+			                  "path pattern '%s' has a '.' or '..' component", pattern);
 			sbx_error_hint(err, "patterns match normalised paths; write the path "
-					    "without '.' and '..'");
+			                    "without '.' and '..'");
 			return r;
 		}
 	}
 	*offset = len - 1;
 	if (len > 1 && pattern[len - 1] == '/') {
-		r = sbx_error_set(err, SBX_ERR_PROFILE, EINVAL,
-				  "path pattern '%s' ends with '/'", pattern);
+		r = sbx_error_set(err, SBX_ERR_PROFILE, EINVAL, "path pattern '%s' ends with '/'",
+		                  pattern);
 		sbx_error_hint(err, "write 'dir/**' for a directory and everything beneath it");
 		return r;
 	}
@@ -292,8 +293,8 @@ int sbx_glob_check(const char *pattern, size_t *offset, struct sbx_error *err)
 
 		*offset = br ? (size_t)(br - pattern) : len - 1;
 		return sbx_error_set(err, SBX_ERR_PROFILE, EINVAL,
-				     "path pattern '%s' has an unclosed '[' or a trailing '\\'",
-				     pattern);
+		                     "path pattern '%s' has an unclosed '[' or a trailing '\\'",
+		                     pattern);
 	}
 	*offset = 0;
 	return 0;

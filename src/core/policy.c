@@ -14,15 +14,15 @@ static const struct {
 	const char *name;
 	unsigned ops;
 } op_names[] = {
-	{"read", SBX_OP_READ},
-	{"list", SBX_OP_LIST},
-	{"stat", SBX_OP_STAT},
-	{"write", SBX_OP_WRITE},
-	{"create", SBX_OP_CREATE},
-	{"delete", SBX_OP_DELETE},
-	{"execute", SBX_OP_EXECUTE},
-	{"rename", SBX_OP_CREATE | SBX_OP_DELETE}, /* SPEC 4: a delete plus a create */
-	{"all", SBX_OP_ALL},
+    {"read", SBX_OP_READ},
+    {"list", SBX_OP_LIST},
+    {"stat", SBX_OP_STAT},
+    {"write", SBX_OP_WRITE},
+    {"create", SBX_OP_CREATE},
+    {"delete", SBX_OP_DELETE},
+    {"execute", SBX_OP_EXECUTE},
+    {"rename", SBX_OP_CREATE | SBX_OP_DELETE}, /* SPEC 4: a delete plus a create */
+    {"all", SBX_OP_ALL},
 };
 
 unsigned sbx_op_parse(const char *name)
@@ -101,7 +101,7 @@ int sbx_policy_set_add(struct sbx_policy_set *set, struct sbx_policy *p, struct 
 
 	if (sbx_policy_set_find(set, p->name)) {
 		int r = sbx_error_set(err, SBX_ERR_PROFILE, EEXIST, "two policies are named '%s'",
-				      p->name);
+		                      p->name);
 		sbx_policy_free(p);
 		return r;
 	}
@@ -133,7 +133,7 @@ static bool pattern_matches(const char *pattern, const char *scope, const char *
  * rule (NULL when no rule allows).
  */
 static bool policy_allows(const struct sbx_policy *p, const char *scope, const char *path,
-			  unsigned op, const struct sbx_rule **by)
+                          unsigned op, const struct sbx_rule **by)
 {
 	const struct sbx_rule *allow = NULL;
 
@@ -183,12 +183,12 @@ static const struct sbx_plan_op *find_op(const struct sbx_plan *plan, char *path
 			return best;
 		if (best->source[0] == '/') {
 			n = snprintf(next, sizeof(next), "%s/%s", best->source,
-				     sbx_path_rest(best->target, path));
+			             sbx_path_rest(best->target, path));
 		} else {
 			const char *slash = strrchr(best->target, '/');
 
 			n = snprintf(next, sizeof(next), "%.*s/%s/%s", (int)(slash - best->target),
-				     best->target, best->source, sbx_path_rest(best->target, path));
+			             best->target, best->source, sbx_path_rest(best->target, path));
 		}
 		if (n < 0 || (size_t)n >= sizeof(next) ||
 		    sbx_path_normalize(next, path, SBX_PATH_MAX, NULL) < 0)
@@ -206,7 +206,7 @@ static bool is_sealed(const struct sbx_plan *plan, const char *target)
 }
 
 int sbx_policy_decide(const struct sbx_policy_view *view, unsigned op, const char *path,
-		      struct sbx_decision *out, struct sbx_error *err)
+                      struct sbx_decision *out, struct sbx_error *err)
 {
 	const struct sbx_plan_op *o;
 	const struct sbx_mount *m = NULL;
@@ -219,7 +219,7 @@ int sbx_policy_decide(const struct sbx_policy_view *view, unsigned op, const cha
 	memset(out, 0, sizeof(*out));
 	if (op == 0 || (op & (op - 1)) != 0 || (op & ~SBX_OP_ALL))
 		return sbx_error_set(err, SBX_ERR_USAGE, EINVAL,
-				     "decide one operation at a time (got 0x%x)", op);
+		                     "decide one operation at a time (got 0x%x)", op);
 	r = sbx_path_normalize(path, out->path, sizeof(out->path), err);
 	if (r < 0)
 		return r;
@@ -242,18 +242,18 @@ int sbx_policy_decide(const struct sbx_policy_view *view, unsigned op, const cha
 	    (o->kind == SBX_PLAN_BIND || o->kind == SBX_PLAN_TMPFS))
 		m = sbx_spec_find_target(view->spec, o->target);
 	scaffold = !m && !(o->flags & SBX_PLAN_F_SYSTEM) && o->kind != SBX_PLAN_MIRROR;
-	out->mount_what = o->kind == SBX_PLAN_MIRROR       ? "root"
-			  : (o->flags & SBX_PLAN_F_SYSTEM) ? "system mount"
-			  : !m                             ? "sbx"
-			  : m->origin == SBX_ORIGIN_FLAG   ? "flag mount"
-			  : m->origin == SBX_ORIGIN_DEFAULT ? "default workspace mount"
-							    : "profile mount";
+	out->mount_what = o->kind == SBX_PLAN_MIRROR        ? "root"
+	                  : (o->flags & SBX_PLAN_F_SYSTEM)  ? "system mount"
+	                  : !m                              ? "sbx"
+	                  : m->origin == SBX_ORIGIN_FLAG    ? "flag mount"
+	                  : m->origin == SBX_ORIGIN_DEFAULT ? "default workspace mount"
+	                                                    : "profile mount";
 
 	/* 2. Read-only: the mount's own flag; sbx's scaffolding (sealed /dev, the kernel
 	 * settings under /proc, the plan's own symlinks) is read-only too. */
 	if (op & SBX_OP_MODIFY) {
 		bool ro = (o->flags & SBX_PLAN_F_READONLY) || o->kind == SBX_PLAN_REBIND_RO ||
-			  o->kind == SBX_PLAN_SYMLINK || is_sealed(view->plan, o->target);
+		          o->kind == SBX_PLAN_SYMLINK || is_sealed(view->plan, o->target);
 
 		if (ro) {
 			out->by = SBX_BY_READONLY;
@@ -279,8 +279,8 @@ int sbx_policy_decide(const struct sbx_policy_view *view, unsigned op, const cha
 
 		if (!p)
 			return sbx_error_set(err, SBX_ERR_PROFILE, ENOENT,
-					     "mount %s names policy '%s', which is not loaded",
-					     m->target, m->policy);
+			                     "mount %s names policy '%s', which is not loaded",
+			                     m->target, m->policy);
 		out->policy = p->name;
 		if (!policy_allows(p, m->target, out->path, op, &rule)) {
 			out->by = SBX_BY_POLICY;
@@ -288,7 +288,7 @@ int sbx_policy_decide(const struct sbx_policy_view *view, unsigned op, const cha
 				snprintf(out->rule, sizeof(out->rule), "%s", rule->name);
 			else
 				snprintf(out->rule, sizeof(out->rule), "no rule allows %s",
-					 sbx_ops_format(op, ops, sizeof(ops)));
+				         sbx_ops_format(op, ops, sizeof(ops)));
 			return 0;
 		}
 		snprintf(out->rule, sizeof(out->rule), "%s", rule->name);
@@ -305,7 +305,7 @@ int sbx_policy_decide(const struct sbx_policy_view *view, unsigned op, const cha
 				snprintf(out->rule, sizeof(out->rule), "%s", brule->name);
 			else
 				snprintf(out->rule, sizeof(out->rule), "no rule allows %s",
-					 sbx_ops_format(op, ops, sizeof(ops)));
+				         sbx_ops_format(op, ops, sizeof(ops)));
 			return 0;
 		}
 	}
@@ -334,12 +334,12 @@ const char *sbx_decision_format(const struct sbx_decision *d, char *buf, size_t 
 		break;
 	case SBX_BY_BASE_POLICY:
 		snprintf(buf, size, "base policy %s/%s (%s %s)", d->policy, d->rule, what,
-			 d->mount);
+		         d->mount);
 		break;
 	case SBX_BY_ALLOWED:
 		if (d->policy)
 			snprintf(buf, size, "%s %s, policy %s/%s", what, d->mount, d->policy,
-				 d->rule);
+			         d->rule);
 		else
 			snprintf(buf, size, "%s %s", what, d->mount);
 		break;
@@ -403,9 +403,10 @@ static bool may_touch(const char *pattern, const char *scope)
 	return sbx_path_covers(dir, scope) || sbx_path_covers(scope, dir);
 }
 
-__attribute__((format(printf, 5, 6))) static int
-refuse(const struct sbx_policy *p, const struct sbx_rule *rule, const char *scope,
-       struct sbx_error *err, const char *fmt, ...)
+__attribute__((format(printf, 5, 6))) static int refuse(const struct sbx_policy *p,
+                                                        const struct sbx_rule *rule,
+                                                        const char *scope, struct sbx_error *err,
+                                                        const char *fmt, ...)
 {
 	char what[512];
 	va_list ap;
@@ -414,26 +415,26 @@ refuse(const struct sbx_policy *p, const struct sbx_rule *rule, const char *scop
 	va_start(ap, fmt);
 	vsnprintf(what, sizeof(what), fmt, ap);
 	va_end(ap);
-	r = sbx_error_set(err, SBX_ERR_UNSUPPORTED, EOPNOTSUPP,
-			  "policy '%s' on %s needs per-operation enforcement (Landlock), which this "
-			  "version does not have yet: %s%s%s",
-			  p->name, scope, rule ? "rule '" : "", rule ? rule->name : "",
-			  rule ? "' " : "");
+	r = sbx_error_set(
+	    err, SBX_ERR_UNSUPPORTED, EOPNOTSUPP,
+	    "policy '%s' on %s needs per-operation enforcement (Landlock), which this "
+	    "version does not have yet: %s%s%s",
+	    p->name, scope, rule ? "rule '" : "", rule ? rule->name : "", rule ? "' " : "");
 	if (err) {
 		size_t len = strlen(err->msg);
 
 		snprintf(err->msg + len, sizeof(err->msg) - len, "%s", what);
 		sbx_error_at(err, p->file, rule ? rule->line : p->line,
-			     rule ? rule->column : p->column);
+		             rule ? rule->column : p->column);
 	}
 	sbx_error_hint(err, "sbx refuses rather than run with a rule unenforced; express it with "
-			    "read-only mounts, 'hide:' of exact paths, or rules over the whole "
-			    "mount ('**')");
+	                    "read-only mounts, 'hide:' of exact paths, or rules over the whole "
+	                    "mount ('**')");
 	return r;
 }
 
 static int effect_hide(struct sbx_policy_effect *e, const char *scope, const char *pattern,
-		       struct sbx_error *err)
+                       struct sbx_error *err)
 {
 	char *path = NULL;
 	char **grown;
@@ -456,7 +457,7 @@ static int effect_hide(struct sbx_policy_effect *e, const char *scope, const cha
 }
 
 int sbx_policy_compile_one(const struct sbx_policy *p, const char *scope, bool is_base,
-			   struct sbx_policy_effect *eff, struct sbx_error *err)
+                           struct sbx_policy_effect *eff, struct sbx_error *err)
 {
 	unsigned allow_w = 0, deny_w = 0, w;
 	const struct sbx_rule *first_whole = NULL;
@@ -497,8 +498,8 @@ int sbx_policy_compile_one(const struct sbx_policy *p, const char *scope, bool i
 				if (!extra)
 					continue;
 				r = refuse(p, rule, scope, err,
-					   "allows %s on '%s' only, not on the whole mount",
-					   sbx_ops_format(extra, a, sizeof(a)), pat);
+				           "allows %s on '%s' only, not on the whole mount",
+				           sbx_ops_format(extra, a, sizeof(a)), pat);
 				goto fail;
 			}
 			if (!(rule->ops & w))
@@ -510,11 +511,11 @@ int sbx_policy_compile_one(const struct sbx_policy *p, const char *scope, bool i
 				continue;
 			}
 			r = refuse(p, rule, scope, err,
-				   sbx_glob_is_literal(pat)
-					   ? "denies %s on '%s' only (to hide one exact path, deny "
-					     "every operation on it)"
-					   : "denies %s on the glob '%s' (glob rules need Landlock)",
-				   sbx_ops_format(rule->ops & w, a, sizeof(a)), pat);
+			           sbx_glob_is_literal(pat)
+			               ? "denies %s on '%s' only (to hide one exact path, deny "
+			                 "every operation on it)"
+			               : "denies %s on the glob '%s' (glob rules need Landlock)",
+			           sbx_ops_format(rule->ops & w, a, sizeof(a)), pat);
 			goto fail;
 		}
 	}
@@ -524,11 +525,11 @@ int sbx_policy_compile_one(const struct sbx_policy *p, const char *scope, bool i
 	if (w == 0) {
 		if (is_base) {
 			r = sbx_error_set(err, SBX_ERR_PROFILE, EINVAL,
-					  "base policy '%s' allows no operation on '/**': nothing "
-					  "could run",
-					  p->name);
+			                  "base policy '%s' allows no operation on '/**': nothing "
+			                  "could run",
+			                  p->name);
 			sbx_error_hint(err, "a base policy usually allows everything on '**' and "
-					    "denies what must never happen");
+			                    "denies what must never happen");
 			sbx_error_at(err, p->file, p->line, p->column);
 			goto fail;
 		}
@@ -537,20 +538,20 @@ int sbx_policy_compile_one(const struct sbx_policy *p, const char *scope, bool i
 	}
 	if ((w & SBX_OP_LOOK) != SBX_OP_LOOK) {
 		r = refuse(p, first_whole, scope, err, "allows %s but not %s of read, list, stat",
-			   sbx_ops_format(w & SBX_OP_LOOK, a, sizeof(a)),
-			   sbx_ops_format(SBX_OP_LOOK & ~w, b, sizeof(b)));
+		           sbx_ops_format(w & SBX_OP_LOOK, a, sizeof(a)),
+		           sbx_ops_format(SBX_OP_LOOK & ~w, b, sizeof(b)));
 		goto fail;
 	}
 	if ((w & SBX_OP_MODIFY) && (w & SBX_OP_MODIFY) != SBX_OP_MODIFY) {
 		r = refuse(p, first_whole, scope, err, "allows %s but not %s",
-			   sbx_ops_format(w & SBX_OP_MODIFY, a, sizeof(a)),
-			   sbx_ops_format(SBX_OP_MODIFY & ~w, b, sizeof(b)));
+		           sbx_ops_format(w & SBX_OP_MODIFY, a, sizeof(a)),
+		           sbx_ops_format(SBX_OP_MODIFY & ~w, b, sizeof(b)));
 		goto fail;
 	}
 	if (!(w & SBX_OP_EXECUTE) && is_base) {
 		r = refuse(p, first_whole, scope, err,
-			   "denies execute everywhere (system programs could not run; deny it "
-			   "on mounts instead)");
+		           "denies execute everywhere (system programs could not run; deny it "
+		           "on mounts instead)");
 		goto fail;
 	}
 	eff->allowed = w;
@@ -563,7 +564,7 @@ fail:
 }
 
 int sbx_policy_compile(struct sbx_spec *spec, const struct sbx_policy_set *set,
-		       struct sbx_error *err)
+                       struct sbx_error *err)
 {
 	struct sbx_policy_effect eff;
 	int r;
@@ -589,8 +590,8 @@ int sbx_policy_compile(struct sbx_spec *spec, const struct sbx_policy_set *set,
 		p = sbx_policy_set_find(set, m->policy);
 		if (!p)
 			return sbx_error_set(err, SBX_ERR_PROFILE, ENOENT,
-					     "mount %s names policy '%s', which is not loaded",
-					     m->target, m->policy);
+			                     "mount %s names policy '%s', which is not loaded",
+			                     m->target, m->policy);
 		r = sbx_policy_compile_one(p, m->target, false, &eff, err);
 		if (r < 0)
 			return r;

@@ -79,19 +79,19 @@ int sbx_read_file(const char *file, size_t max, char **data, size_t *len, struct
 
 	if (fd < 0) {
 		r = sbx_error_set(err, SBX_ERR_PROFILE, errno, "cannot open %s: %s", file,
-				  strerror(errno));
+		                  strerror(errno));
 		return r;
 	}
 	if (fstat(fd, &st) < 0)
 		return sbx_error_set(err, SBX_ERR_PROFILE, errno, "cannot stat %s: %s", file,
-				     strerror(errno));
+		                     strerror(errno));
 	if (!S_ISREG(st.st_mode))
 		return sbx_error_set(err, SBX_ERR_PROFILE, EINVAL, "%s is not a regular file",
-				     file);
+		                     file);
 	if ((unsigned long long)st.st_size > max) {
 		r = sbx_error_set(err, SBX_ERR_PROFILE, EFBIG,
-				  "%s is larger than %zu KiB; profiles and policies are small", file,
-				  max / 1024);
+		                  "%s is larger than %zu KiB; profiles and policies are small",
+		                  file, max / 1024);
 		sbx_error_at(err, file, 1, 1);
 		return r;
 	}
@@ -105,15 +105,15 @@ int sbx_read_file(const char *file, size_t max, char **data, size_t *len, struct
 			continue;
 		if (n < 0)
 			return sbx_error_set(err, SBX_ERR_PROFILE, errno, "cannot read %s: %s",
-					     file, strerror(errno));
+			                     file, strerror(errno));
 		if (n == 0)
 			break;
 		got += (size_t)n;
 		if (got > max) {
 			r = sbx_error_set(err, SBX_ERR_PROFILE, EFBIG,
-					  "%s is larger than %zu KiB; profiles and policies are "
-					  "small",
-					  file, max / 1024);
+			                  "%s is larger than %zu KiB; profiles and policies are "
+			                  "small",
+			                  file, max / 1024);
 			sbx_error_at(err, file, 1, 1);
 			return r;
 		}
@@ -137,8 +137,8 @@ static int sb_add(struct strbuf *b, const char *s, size_t n, struct sbx_error *e
 {
 	if (b->len + n + 1 > SBX_VALUE_MAX)
 		return sbx_error_set(err, SBX_ERR_PROFILE, E2BIG,
-				     "a value is longer than %d bytes after expanding variables",
-				     SBX_VALUE_MAX);
+		                     "a value is longer than %d bytes after expanding variables",
+		                     SBX_VALUE_MAX);
 	if (b->len + n + 1 > b->cap) {
 		size_t cap = (b->len + n + 1) * 2;
 		char *grown = realloc(b->s, cap);
@@ -157,14 +157,14 @@ static int sb_add(struct strbuf *b, const char *s, size_t n, struct sbx_error *e
 static const struct {
 	const char *name, *under_home; /* XDG base directory defaults */
 } xdg_defaults[] = {
-	{"XDG_CONFIG_HOME", "/.config"},
-	{"XDG_CACHE_HOME", "/.cache"},
-	{"XDG_DATA_HOME", "/.local/share"},
-	{"XDG_STATE_HOME", "/.local/state"},
+    {"XDG_CONFIG_HOME", "/.config"},
+    {"XDG_CACHE_HOME", "/.cache"},
+    {"XDG_DATA_HOME", "/.local/share"},
+    {"XDG_STATE_HOME", "/.local/state"},
 };
 
 static int lookup_var(const char *name, const struct sbx_profile_vars *v, struct strbuf *b,
-		      struct sbx_error *err)
+                      struct sbx_error *err)
 {
 	char num[32];
 	const char *val = NULL;
@@ -193,7 +193,7 @@ static int lookup_var(const char *name, const struct sbx_profile_vars *v, struct
 			if (r < 0)
 				return r;
 			return sb_add(b, xdg_defaults[i].under_home,
-				      strlen(xdg_defaults[i].under_home), err);
+			              strlen(xdg_defaults[i].under_home), err);
 		}
 		if (!val && strcmp(name, "XDG_RUNTIME_DIR") == 0) {
 			snprintf(num, sizeof(num), "/run/user/%u", v->uid);
@@ -201,24 +201,23 @@ static int lookup_var(const char *name, const struct sbx_profile_vars *v, struct
 		}
 		if (!val) {
 			r = sbx_error_set(err, SBX_ERR_PROFILE, ENOENT,
-					  "${%s} is not set and has no default", name);
+			                  "${%s} is not set and has no default", name);
 			sbx_error_hint(err, "set %s, or write the path out", name);
 			return r;
 		}
 	} else {
 		r = sbx_error_set(err, SBX_ERR_PROFILE, EINVAL, "unknown variable ${%s}", name);
 		sbx_error_hint(err, "the variables are ${HOME}, ${WORKSPACE}, ${USER}, ${UID} and "
-				    "${XDG_*}; write $$ for a literal '$'");
+		                    "${XDG_*}; write $$ for a literal '$'");
 		return r;
 	}
 	if (!val || !*val)
-		return sbx_error_set(err, SBX_ERR_PROFILE, ENOENT,
-				     "${%s} has no value here", name);
+		return sbx_error_set(err, SBX_ERR_PROFILE, ENOENT, "${%s} has no value here", name);
 	return sb_add(b, val, strlen(val), err);
 }
 
 int sbx_profile_expand(const char *in, const struct sbx_profile_vars *vars, char **out,
-		       struct sbx_error *err)
+                       struct sbx_error *err)
 {
 	struct strbuf b = {0};
 	const char *p = in;
@@ -228,7 +227,7 @@ int sbx_profile_expand(const char *in, const struct sbx_profile_vars *vars, char
 	if (p[0] == '~' && (p[1] == '/' || p[1] == '\0')) {
 		if (!vars->home || !*vars->home)
 			return sbx_error_set(err, SBX_ERR_PROFILE, ENOENT,
-					     "'~' is used but no home directory is known");
+			                     "'~' is used but no home directory is known");
 		r = sb_add(&b, vars->home, strlen(vars->home), err);
 		p++;
 	}
@@ -248,7 +247,7 @@ int sbx_profile_expand(const char *in, const struct sbx_profile_vars *vars, char
 
 			if (!end || end == p + 2 || (size_t)(end - p - 2) >= sizeof(name)) {
 				r = sbx_error_set(err, SBX_ERR_PROFILE, EINVAL,
-						  "'%s': '${' without a variable name and '}'", in);
+				                  "'%s': '${' without a variable name and '}'", in);
 				break;
 			}
 			memcpy(name, p + 2, (size_t)(end - p - 2));
@@ -257,7 +256,7 @@ int sbx_profile_expand(const char *in, const struct sbx_profile_vars *vars, char
 			p = end + 1;
 		} else {
 			r = sbx_error_set(err, SBX_ERR_PROFILE, EINVAL,
-					  "'%s': a '$' must start ${NAME}", in);
+			                  "'%s': a '$' must start ${NAME}", in);
 			sbx_error_hint(err, "write ${HOME} rather than $HOME, and $$ for a '$'");
 		}
 	}
@@ -273,8 +272,8 @@ int sbx_profile_expand(const char *in, const struct sbx_profile_vars *vars, char
 
 /* ---- finding files ---- */
 
-int sbx_profile_search_path(char *const *environ, const char *home, bool from_build,
-			    char ***out, size_t *n_out, struct sbx_error *err)
+int sbx_profile_search_path(char *const *environ, const char *home, bool from_build, char ***out,
+                            size_t *n_out, struct sbx_error *err)
 {
 	char **v = NULL;
 	size_t n = 0;
@@ -304,7 +303,7 @@ int sbx_profile_search_path(char *const *environ, const char *home, bool from_bu
 		     t = strtok_r(NULL, ":", &save)) {
 			if (t[0] != '/') {
 				r = sbx_error_set(err, SBX_ERR_USAGE, EINVAL,
-						  "SBX_PROFILE_PATH has a relative folder '%s'", t);
+				                  "SBX_PROFILE_PATH has a relative folder '%s'", t);
 				sbx_error_hint(err, "list absolute folders, separated by ':'");
 				break;
 			}
@@ -372,7 +371,7 @@ static bool is_file(const char *path)
 /* Look for NAME.yaml in each folder (with `sub` appended). Returns 0 and *out, or -ENOENT
  * with err listing the folders. */
 static int find_in(const char *name, const char *first_dir, char *const *dirs, size_t n_dirs,
-		   const char *sub, const char *what, char **out, struct sbx_error *err)
+                   const char *sub, const char *what, char **out, struct sbx_error *err)
 {
 	char path[SBX_PATH_MAX];
 	char looked[SBX_ERROR_MSG_MAX / 2] = "";
@@ -381,11 +380,12 @@ static int find_in(const char *name, const char *first_dir, char *const *dirs, s
 
 	*out = NULL;
 	if (!name_valid(name)) {
-		r = sbx_error_set(err, SBX_ERR_PROFILE, EINVAL, "'%s' is not a valid %s name",
-				  name, what);
-		sbx_error_hint(err, "names are letters, digits, '-', '_' and '.', at most %d "
-				    "bytes, not starting with '.' or '-'",
-				  SBX_PROFILE_NAME_MAX);
+		r = sbx_error_set(err, SBX_ERR_PROFILE, EINVAL, "'%s' is not a valid %s name", name,
+		                  what);
+		sbx_error_hint(err,
+		               "names are letters, digits, '-', '_' and '.', at most %d "
+		               "bytes, not starting with '.' or '-'",
+		               SBX_PROFILE_NAME_MAX);
 		return r;
 	}
 	for (size_t i = first_dir ? 0 : 1; i <= n_dirs; i++) {
@@ -396,21 +396,23 @@ static int find_in(const char *name, const char *first_dir, char *const *dirs, s
 			continue;
 		if (is_file(path)) {
 			*out = strdup(path);
-			return *out ? 0 : sbx_error_set(err, SBX_ERR_SETUP, ENOMEM, "out of memory");
+			return *out ? 0
+			            : sbx_error_set(err, SBX_ERR_SETUP, ENOMEM, "out of memory");
 		}
 		n = snprintf(looked + used, sizeof(looked) - used, "%s%s%s", used ? ", " : "", dir,
-			     sub);
+		             sub);
 		if (n > 0 && (size_t)n < sizeof(looked) - used)
 			used += (size_t)n;
 	}
-	r = sbx_error_set(err, SBX_ERR_PROFILE, ENOENT, "%s '%s' not found (looked for %s.yaml in: %s)",
-			  what, name, name, used ? looked : "no folder");
+	r = sbx_error_set(err, SBX_ERR_PROFILE, ENOENT,
+	                  "%s '%s' not found (looked for %s.yaml in: %s)", what, name, name,
+	                  used ? looked : "no folder");
 	sbx_error_hint(err, "check the name, or put %s.yaml in one of those folders", name);
 	return r;
 }
 
 int sbx_profile_find(const char *name, const struct sbx_profile_opts *opts, char **file,
-		     struct sbx_error *err)
+                     struct sbx_error *err)
 {
 	return find_in(name, NULL, opts->search, opts->n_search, "", "profile", file, err);
 }
@@ -431,7 +433,7 @@ struct file_ctx {
 
 struct loader {
 	const struct sbx_profile_opts *o;
-	struct sbx_spec *spec;   /* NULL when loading a policy alone */
+	struct sbx_spec *spec; /* NULL when loading a policy alone */
 	struct sbx_profile *prof;
 	struct sbx_error *err;
 	struct file_ctx *cur;
@@ -446,7 +448,7 @@ struct loader {
 };
 
 __attribute__((format(printf, 4, 5))) static int fail(struct loader *l, const struct sbx_ynode *n,
-						      int errnum, const char *fmt, ...)
+                                                      int errnum, const char *fmt, ...)
 {
 	char msg[SBX_ERROR_MSG_MAX];
 	va_list ap;
@@ -482,7 +484,7 @@ enum want {
 };
 
 typedef int (*handler_fn)(struct loader *l, const struct sbx_ynode *key,
-			  const struct sbx_ynode *val);
+                          const struct sbx_ynode *val);
 
 struct key_entry {
 	const char *key;
@@ -506,17 +508,17 @@ static const char *want_name(enum want w)
 }
 
 static int process_map(struct loader *l, const struct sbx_ynode *map, const struct key_entry *tab,
-		       size_t n_tab, const char *what, const char *const *skip)
+                       size_t n_tab, const char *what, const char *const *skip)
 {
 	char keys[512];
 	size_t used = 0;
 
 	if (map->kind != SBX_Y_MAP)
 		return fail(l, map, EINVAL, "%s must be a mapping (key: value), not %s", what,
-			    sbx_ynode_type_name(map));
+		            sbx_ynode_type_name(map));
 	for (size_t i = 0; i < n_tab; i++) {
-		int n = snprintf(keys + used, sizeof(keys) - used, "%s%s", i ? ", " : "",
-				 tab[i].key);
+		int n =
+		    snprintf(keys + used, sizeof(keys) - used, "%s%s", i ? ", " : "", tab[i].key);
 
 		if (n > 0 && (size_t)n < sizeof(keys) - used)
 			used += (size_t)n;
@@ -529,12 +531,12 @@ static int process_map(struct loader *l, const struct sbx_ynode *map, const stru
 
 		if (k->kind != SBX_Y_SCALAR)
 			return fail(l, k, EINVAL, "a key in %s must be a plain word, not %s", what,
-				    sbx_ynode_type_name(k));
+			            sbx_ynode_type_name(k));
 		for (size_t j = 0; j < i; j += 2)
 			if (strcmp(map->kids[j]->value, k->value) == 0)
 				return fail(l, k, EEXIST,
-					    "duplicate key '%s' in %s (first at line %d)", k->value,
-					    what, map->kids[j]->line);
+				            "duplicate key '%s' in %s (first at line %d)", k->value,
+				            what, map->kids[j]->line);
 		for (size_t j = 0; j < n_tab && !e; j++)
 			if (strcmp(tab[j].key, k->value) == 0)
 				e = &tab[j];
@@ -549,17 +551,18 @@ static int process_map(struct loader *l, const struct sbx_ynode *map, const stru
 			continue;
 		if (e->want == W_REFUSED) {
 			r = fail(l, k, EOPNOTSUPP, "'%s' is not supported in this version of sbx",
-				 k->value);
-			sbx_error_hint(l->err, "%s; remove the key (sbx never ignores a setting "
-					       "silently)",
-				       e->why);
+			         k->value);
+			sbx_error_hint(l->err,
+			               "%s; remove the key (sbx never ignores a setting "
+			               "silently)",
+			               e->why);
 			return r;
 		}
 		if ((e->want == W_SCALAR && v->kind != SBX_Y_SCALAR) ||
 		    (e->want == W_SEQ && v->kind != SBX_Y_SEQ) ||
 		    (e->want == W_MAP && v->kind != SBX_Y_MAP))
 			return fail(l, v, EINVAL, "'%s' takes %s, not %s", k->value,
-				    want_name(e->want), sbx_ynode_type_name(v));
+			            want_name(e->want), sbx_ynode_type_name(v));
 		r = e->fn(l, k, v);
 		if (r < 0)
 			return r;
@@ -576,11 +579,11 @@ static const struct sbx_ynode *map_get(const struct sbx_ynode *map, const char *
 }
 
 static int get_str(struct loader *l, const struct sbx_ynode *k, const struct sbx_ynode *v,
-		   const char **out)
+                   const char **out)
 {
 	if (v->kind != SBX_Y_SCALAR)
 		return fail(l, v, EINVAL, "'%s' takes a single value, not %s", k->value,
-			    sbx_ynode_type_name(v));
+		            sbx_ynode_type_name(v));
 	if (v->len == 0)
 		return fail(l, v, EINVAL, "'%s' needs a value", k->value);
 	*out = v->value;
@@ -588,7 +591,7 @@ static int get_str(struct loader *l, const struct sbx_ynode *k, const struct sbx
 }
 
 static int get_bool(struct loader *l, const struct sbx_ynode *k, const struct sbx_ynode *v,
-		    bool *out)
+                    bool *out)
 {
 	if (v->kind == SBX_Y_SCALAR && v->plain && strcmp(v->value, "true") == 0) {
 		*out = true;
@@ -599,14 +602,14 @@ static int get_bool(struct loader *l, const struct sbx_ynode *k, const struct sb
 		return 0;
 	}
 	return fail(l, v, EINVAL, "'%s' takes true or false, not %s%s%s", k->value,
-		    v->kind == SBX_Y_SCALAR ? "'" : "",
-		    v->kind == SBX_Y_SCALAR ? v->value : sbx_ynode_type_name(v),
-		    v->kind == SBX_Y_SCALAR ? "'" : "");
+	            v->kind == SBX_Y_SCALAR ? "'" : "",
+	            v->kind == SBX_Y_SCALAR ? v->value : sbx_ynode_type_name(v),
+	            v->kind == SBX_Y_SCALAR ? "'" : "");
 }
 
 /* A scalar with variables expanded: the caller frees *out. */
 static int get_expanded(struct loader *l, const struct sbx_ynode *k, const struct sbx_ynode *v,
-			char **out)
+                        char **out)
 {
 	const char *s = NULL;
 	int r = get_str(l, k, v, &s);
@@ -623,7 +626,7 @@ static int get_expanded(struct loader *l, const struct sbx_ynode *k, const struc
 
 /* An absolute path after expanding variables, normalised. */
 static int get_path(struct loader *l, const struct sbx_ynode *k, const struct sbx_ynode *v,
-		    char **out)
+                    char **out)
 {
 	_cleanup_free_ char *raw = NULL;
 	int r = get_expanded(l, k, v, &raw);
@@ -632,9 +635,9 @@ static int get_path(struct loader *l, const struct sbx_ynode *k, const struct sb
 		return r;
 	if (raw[0] != '/') {
 		r = fail(l, v, EINVAL, "'%s' must be an absolute path, not '%s'", k->value,
-			 v->value);
+		         v->value);
 		sbx_error_hint(l->err, "start it with '/', '~/' or a variable such as "
-				       "${WORKSPACE}/");
+		                       "${WORKSPACE}/");
 		return r;
 	}
 	r = sbx_path_absolute(raw, "/", out, l->err);
@@ -657,18 +660,19 @@ static int check_version(struct loader *l, const struct sbx_ynode *root, const c
 	}
 	if (v->kind != SBX_Y_SCALAR || !v->plain || strcmp(v->value, "1") != 0) {
 		r = fail(l, v, EINVAL, "unsupported version '%s'; this sbx reads version %d",
-			 v->kind == SBX_Y_SCALAR ? v->value : sbx_ynode_type_name(v),
-			 SBX_PROFILE_VERSION);
-		sbx_error_hint(l->err, "write 'version: %d', or use the sbx the file was written "
-				       "for",
-			       SBX_PROFILE_VERSION);
+		         v->kind == SBX_Y_SCALAR ? v->value : sbx_ynode_type_name(v),
+		         SBX_PROFILE_VERSION);
+		sbx_error_hint(l->err,
+		               "write 'version: %d', or use the sbx the file was written "
+		               "for",
+		               SBX_PROFILE_VERSION);
 		return r;
 	}
 	return 0;
 }
 
 static int check_name(struct loader *l, const struct sbx_ynode *k, const struct sbx_ynode *v,
-		      const char *expected)
+                      const char *expected)
 {
 	const char *s = NULL;
 	int r = get_str(l, k, v, &s);
@@ -677,9 +681,9 @@ static int check_name(struct loader *l, const struct sbx_ynode *k, const struct 
 		return r;
 	if (expected && strcmp(s, expected) != 0) {
 		r = fail(l, v, EINVAL, "name '%s' does not match the file's name '%s'", s,
-			 expected);
+		         expected);
 		sbx_error_hint(l->err, "a profile or policy is named after its file: rename one "
-				       "of them");
+		                       "of them");
 		return r;
 	}
 	return 0;
@@ -722,17 +726,16 @@ static int rule_name(struct loader *l, const struct sbx_ynode *k, const struct s
 		return r;
 	if (v->len > SBX_RULE_NAME_MAX || !name_valid(s))
 		return fail(l, v, EINVAL,
-			    "rule name '%s' is not valid (letters, digits, '-', '_', '.')", s);
+		            "rule name '%s' is not valid (letters, digits, '-', '_', '.')", s);
 	for (size_t i = 0; i + 1 < l->policy->n_rules; i++)
 		if (strcmp(l->policy->rules[i].name, s) == 0)
 			return fail(l, v, EEXIST, "two rules are named '%s' (the first at line %d)",
-				    s, l->policy->rules[i].line);
+			            s, l->policy->rules[i].line);
 	l->rule->name = strdup(s);
 	return l->rule->name ? 0 : sbx_error_set(l->err, SBX_ERR_SETUP, ENOMEM, "out of memory");
 }
 
-static int rule_description(struct loader *l, const struct sbx_ynode *k,
-			    const struct sbx_ynode *v)
+static int rule_description(struct loader *l, const struct sbx_ynode *k, const struct sbx_ynode *v)
 {
 	return 0; /* for people reading the file; checked to be a single value */
 }
@@ -765,8 +768,7 @@ static int rule_paths(struct loader *l, const struct sbx_ynode *k, const struct 
 	return 0;
 }
 
-static int rule_operations(struct loader *l, const struct sbx_ynode *k,
-			   const struct sbx_ynode *v)
+static int rule_operations(struct loader *l, const struct sbx_ynode *k, const struct sbx_ynode *v)
 {
 	if (v->n_kids == 0)
 		return fail(l, v, EINVAL, "'operations' is empty; name at least one");
@@ -780,8 +782,9 @@ static int rule_operations(struct loader *l, const struct sbx_ynode *k,
 		op = sbx_op_parse(s);
 		if (!op) {
 			r = fail(l, v->kids[i], EINVAL, "unknown operation '%s'", s);
-			sbx_error_hint(l->err, "the operations are read, list, stat, write, create, "
-					       "delete, execute, rename (create and delete) and all");
+			sbx_error_hint(l->err,
+			               "the operations are read, list, stat, write, create, "
+			               "delete, execute, rename (create and delete) and all");
 			return r;
 		}
 		l->rule->ops |= op;
@@ -806,11 +809,9 @@ static int rule_decision(struct loader *l, const struct sbx_ynode *k, const stru
 }
 
 static const struct key_entry rule_keys[] = {
-	{"name", W_SCALAR, rule_name, NULL},
-	{"description", W_SCALAR, rule_description, NULL},
-	{"paths", W_SEQ, rule_paths, NULL},
-	{"operations", W_SEQ, rule_operations, NULL},
-	{"decision", W_SCALAR, rule_decision, NULL},
+    {"name", W_SCALAR, rule_name, NULL},         {"description", W_SCALAR, rule_description, NULL},
+    {"paths", W_SEQ, rule_paths, NULL},          {"operations", W_SEQ, rule_operations, NULL},
+    {"decision", W_SCALAR, rule_decision, NULL},
 };
 
 static int policy_rules(struct loader *l, const struct sbx_ynode *k, const struct sbx_ynode *v)
@@ -849,13 +850,13 @@ static int policy_name(struct loader *l, const struct sbx_ynode *k, const struct
 }
 
 static int policy_description(struct loader *l, const struct sbx_ynode *k,
-			      const struct sbx_ynode *v)
+                              const struct sbx_ynode *v)
 {
 	free(l->policy->description);
 	l->policy->description = strdup(v->value);
 	return l->policy->description
-		       ? 0
-		       : sbx_error_set(l->err, SBX_ERR_SETUP, ENOMEM, "out of memory");
+	           ? 0
+	           : sbx_error_set(l->err, SBX_ERR_SETUP, ENOMEM, "out of memory");
 }
 
 static int skip_key(struct loader *l, const struct sbx_ynode *k, const struct sbx_ynode *v)
@@ -864,11 +865,11 @@ static int skip_key(struct loader *l, const struct sbx_ynode *k, const struct sb
 }
 
 static const struct key_entry policy_keys[] = {
-	{"version", W_SCALAR, skip_key, NULL},
-	{"name", W_SCALAR, policy_name, NULL},
-	{"description", W_SCALAR, policy_description, NULL},
-	{"rules", W_SEQ, policy_rules, NULL},
-	{"file_rules", W_SEQ, policy_rules, NULL}, /* the multi-mount seed's spelling */
+    {"version", W_SCALAR, skip_key, NULL},
+    {"name", W_SCALAR, policy_name, NULL},
+    {"description", W_SCALAR, policy_description, NULL},
+    {"rules", W_SEQ, policy_rules, NULL},
+    {"file_rules", W_SEQ, policy_rules, NULL}, /* the multi-mount seed's spelling */
 };
 
 static int load_policy_tree(struct loader *l, const struct sbx_ynode *root)
@@ -876,9 +877,10 @@ static int load_policy_tree(struct loader *l, const struct sbx_ynode *root)
 	int r;
 
 	if (root->kind != SBX_Y_MAP)
-		return fail(l, root, EINVAL, "a policy must be a mapping (version, name, rules), "
-					     "not %s",
-			    sbx_ynode_type_name(root));
+		return fail(l, root, EINVAL,
+		            "a policy must be a mapping (version, name, rules), "
+		            "not %s",
+		            sbx_ynode_type_name(root));
 	r = check_version(l, root, "the policy");
 	if (r < 0)
 		return r;
@@ -891,7 +893,7 @@ static int load_policy_tree(struct loader *l, const struct sbx_ynode *root)
 }
 
 int sbx_policy_load_buffer(const char *data, size_t len, const char *file, const char *expected,
-			   struct sbx_policy **out, struct sbx_error *err)
+                           struct sbx_policy **out, struct sbx_error *err)
 {
 	struct file_ctx fc = {.file = file};
 	struct loader l = {.err = err, .cur = &fc};
@@ -925,7 +927,7 @@ int sbx_policy_load_buffer(const char *data, size_t len, const char *file, const
 }
 
 int sbx_policy_load_file(const char *file, const char *expected, struct sbx_policy **out,
-			 struct sbx_error *err)
+                         struct sbx_error *err)
 {
 	_cleanup_free_ char *data = NULL;
 	size_t len;
@@ -938,7 +940,7 @@ int sbx_policy_load_file(const char *file, const char *expected, struct sbx_poli
 
 /* Load policy NAME for the current file (once per effective profile). */
 static int need_policy(struct loader *l, const struct sbx_ynode *node, const char *name,
-		       const struct sbx_policy **out)
+                       const struct sbx_policy **out)
 {
 	_cleanup_free_ char *file = NULL;
 	struct sbx_policy *p = NULL;
@@ -947,8 +949,8 @@ static int need_policy(struct loader *l, const struct sbx_ynode *node, const cha
 	*out = sbx_policy_set_find(&l->prof->policies, name);
 	if (*out)
 		return 0;
-	r = find_in(name, l->cur->dir, l->o->search, l->o->n_search, "/policies", "policy",
-		    &file, l->err);
+	r = find_in(name, l->cur->dir, l->o->search, l->o->n_search, "/policies", "policy", &file,
+	            l->err);
 	if (r < 0)
 		return locate(l, node, r);
 	r = sbx_policy_load_file(file, name, &p, l->err);
@@ -1033,14 +1035,14 @@ static int p_network(struct loader *l, const struct sbx_ynode *k, const struct s
 	}
 	if (v->kind == SBX_Y_MAP) {
 		r = fail(l, v, EOPNOTSUPP,
-			 "network allowlists are not supported in this version of sbx");
+		         "network allowlists are not supported in this version of sbx");
 		sbx_error_hint(l->err, "use 'network: none' (loopback only) or 'network: host'");
 		return r;
 	}
 	r = fail(l, v, EINVAL, "'network' is none or host, not %s%s%s",
-		 v->kind == SBX_Y_SCALAR ? "'" : "",
-		 v->kind == SBX_Y_SCALAR ? v->value : sbx_ynode_type_name(v),
-		 v->kind == SBX_Y_SCALAR ? "'" : "");
+	         v->kind == SBX_Y_SCALAR ? "'" : "",
+	         v->kind == SBX_Y_SCALAR ? v->value : sbx_ynode_type_name(v),
+	         v->kind == SBX_Y_SCALAR ? "'" : "");
 	return r;
 }
 
@@ -1058,15 +1060,15 @@ static int p_system_mounts(struct loader *l, const struct sbx_ynode *k, const st
 	}
 	if (v->kind == SBX_Y_SEQ) {
 		r = fail(l, v, EOPNOTSUPP,
-			 "a list of system mounts is not supported in this version of sbx");
+		         "a list of system mounts is not supported in this version of sbx");
 		sbx_error_hint(l->err, "use 'system_mounts: none' and list what you need under "
-				       "'mounts' with readonly: true");
+		                       "'mounts' with readonly: true");
 		return r;
 	}
 	return fail(l, v, EINVAL, "'system_mounts' is default or none, not %s%s%s",
-		    v->kind == SBX_Y_SCALAR ? "'" : "",
-		    v->kind == SBX_Y_SCALAR ? v->value : sbx_ynode_type_name(v),
-		    v->kind == SBX_Y_SCALAR ? "'" : "");
+	            v->kind == SBX_Y_SCALAR ? "'" : "",
+	            v->kind == SBX_Y_SCALAR ? v->value : sbx_ynode_type_name(v),
+	            v->kind == SBX_Y_SCALAR ? "'" : "");
 }
 
 /* One file may not name a target twice; a file that extends another replaces its mount. */
@@ -1080,7 +1082,7 @@ static int claim_target(struct loader *l, const struct sbx_ynode *node, const ch
 		if (strcmp(fc->seen[i].target, target) != 0)
 			continue;
 		r = fail(l, node, EEXIST, "two mounts have the target '%s' (the first at line %d)",
-			 target, fc->seen[i].line);
+		         target, fc->seen[i].line);
 		sbx_error_hint(l->err, "give each mount its own target, or drop one of them");
 		return r;
 	}
@@ -1142,18 +1144,21 @@ static int m_policy(struct loader *l, const struct sbx_ynode *k, const struct sb
 }
 
 static const struct key_entry mount_keys[] = {
-	{"path", W_SCALAR, m_path, NULL},
-	{"source", W_SCALAR, m_source, NULL},
-	{"target", W_SCALAR, m_target, NULL},
-	{"readonly", W_SCALAR, m_readonly, NULL},
-	{"optional", W_SCALAR, m_optional, NULL},
-	{"policy", W_SCALAR, m_policy, NULL},
-	{"suffixes", W_REFUSED, NULL, "narrowing reads by suffix needs Landlock, which this "
-				      "version does not have yet"},
-	{"max_file_bytes", W_REFUSED, NULL, "a size limit on reads needs the supervisor, which "
-					    "this version does not have yet"},
-	{"approvals", W_REFUSED, NULL, "approvals need the supervisor, which this version does "
-				       "not have yet"},
+    {"path", W_SCALAR, m_path, NULL},
+    {"source", W_SCALAR, m_source, NULL},
+    {"target", W_SCALAR, m_target, NULL},
+    {"readonly", W_SCALAR, m_readonly, NULL},
+    {"optional", W_SCALAR, m_optional, NULL},
+    {"policy", W_SCALAR, m_policy, NULL},
+    {"suffixes", W_REFUSED, NULL,
+     "narrowing reads by suffix needs Landlock, which this "
+     "version does not have yet"},
+    {"max_file_bytes", W_REFUSED, NULL,
+     "a size limit on reads needs the supervisor, which "
+     "this version does not have yet"},
+    {"approvals", W_REFUSED, NULL,
+     "approvals need the supervisor, which this version does "
+     "not have yet"},
 };
 
 static int p_mounts(struct loader *l, const struct sbx_ynode *k, const struct sbx_ynode *v)
@@ -1168,17 +1173,18 @@ static int p_mounts(struct loader *l, const struct sbx_ynode *k, const struct sb
 		r = process_map(l, mn, mount_keys, SBX_ARRAY_SIZE(mount_keys), "a mount", NULL);
 		if (r >= 0 && l->path_node && (l->source_node || l->target_node))
 			r = fail(l, l->source_node ? l->source_node : l->target_node, EINVAL,
-				 "'path' is a mount at the same path inside and out; use 'source' "
-				 "and 'target' instead to mount elsewhere");
+			         "'path' is a mount at the same path inside and out; use 'source' "
+			         "and 'target' instead to mount elsewhere");
 		if (r >= 0 && !l->path_node && !l->source_node)
 			r = fail(l, mn, EINVAL, "this mount has no 'path' or 'source'");
 		if (r >= 0 && !m.target)
 			r = sbx_spec_set_str(&m.target, m.source, l->err);
 		if (r >= 0)
-			r = claim_target(l, l->target_node   ? l->target_node
-					    : l->path_node ? l->path_node
-							   : l->source_node,
-					 m.target);
+			r = claim_target(l,
+			                 l->target_node ? l->target_node
+			                 : l->path_node ? l->path_node
+			                                : l->source_node,
+			                 m.target);
 		if (r >= 0 && m.optional && l->o->exists &&
 		    !l->o->exists(m.source, l->o->exists_ctx)) {
 			r = strv_push(&l->prof->skipped, &l->prof->n_skipped, m.source, l->err);
@@ -1221,7 +1227,7 @@ static int p_devices(struct loader *l, const struct sbx_ynode *k, const struct s
 
 		if (r >= 0 && (!sbx_path_covers("/dev", m.source) || !strcmp(m.source, "/dev")))
 			r = fail(l, v->kids[i], EINVAL, "device '%s' is not a path under /dev",
-				 m.source);
+			         m.source);
 		if (r >= 0)
 			r = sbx_spec_set_str(&m.target, m.source, l->err);
 		if (r >= 0)
@@ -1244,10 +1250,11 @@ static int p_hide(struct loader *l, const struct sbx_ynode *k, const struct sbx_
 		if (r < 0)
 			return r;
 		if (!sbx_glob_is_literal(path)) {
-			r = fail(l, v->kids[i], EOPNOTSUPP,
-				 "hiding by glob ('%s') needs per-operation enforcement (Landlock), "
-				 "which this version does not have yet",
-				 v->kids[i]->value);
+			r = fail(
+			    l, v->kids[i], EOPNOTSUPP,
+			    "hiding by glob ('%s') needs per-operation enforcement (Landlock), "
+			    "which this version does not have yet",
+			    v->kids[i]->value);
 			sbx_error_hint(l->err, "list exact paths to hide");
 			return r;
 		}
@@ -1285,10 +1292,10 @@ static int env_set(struct loader *l, const struct sbx_ynode *k, const struct sbx
 		for (size_t j = 0; j < i; j += 2)
 			if (strcmp(v->kids[j]->value, nk->value) == 0)
 				return fail(l, nk, EEXIST, "'%s' is set twice (first at line %d)",
-					    nk->value, v->kids[j]->line);
+				            nk->value, v->kids[j]->line);
 		if (nv->kind != SBX_Y_SCALAR)
 			return fail(l, nv, EINVAL, "the value of %s must be a single value, not %s",
-				    nk->value, sbx_ynode_type_name(nv));
+			            nk->value, sbx_ynode_type_name(nv));
 		if (nv->len == 0) {
 			val = strdup("");
 			r = val ? 0 : sbx_error_set(l->err, SBX_ERR_SETUP, ENOMEM, "out of memory");
@@ -1304,8 +1311,8 @@ static int env_set(struct loader *l, const struct sbx_ynode *k, const struct sbx
 }
 
 static const struct key_entry env_keys[] = {
-	{"pass", W_SEQ, env_pass, NULL},
-	{"set", W_MAP, env_set, NULL},
+    {"pass", W_SEQ, env_pass, NULL},
+    {"set", W_MAP, env_set, NULL},
 };
 
 static int p_env(struct loader *l, const struct sbx_ynode *k, const struct sbx_ynode *v)
@@ -1329,28 +1336,30 @@ static int p_extends(struct loader *l, const struct sbx_ynode *k, const struct s
 }
 
 static const struct key_entry profile_keys[] = {
-	{"version", W_SCALAR, skip_key, NULL},
-	{"extends", W_SCALAR, skip_key, NULL},
-	{"name", W_SCALAR, p_name, NULL},
-	{"description", W_SCALAR, p_description, NULL},
-	{"base_policy", W_SCALAR, p_base_policy, NULL},
-	{"root", W_SCALAR, p_root, NULL},
-	{"readonly", W_SCALAR, p_readonly, NULL},
-	{"mounts", W_SEQ, p_mounts, NULL},
-	{"system_mounts", W_ANY, p_system_mounts, NULL},
-	{"tmpfs", W_SEQ, p_tmpfs, NULL},
-	{"hide", W_SEQ, p_hide, NULL},
-	{"devices", W_SEQ, p_devices, NULL},
-	{"env", W_MAP, p_env, NULL},
-	{"network", W_ANY, p_network, NULL},
-	{"nesting", W_SCALAR, p_nesting, NULL},
-	{"best_effort", W_SCALAR, p_best_effort, NULL},
-	{"seccomp", W_REFUSED, NULL, "profile seccomp groups are being written (SPEC section 8); "
-				     "the default filter applies to every sandbox"},
-	{"approvals", W_REFUSED, NULL, "approvals need the supervisor (SPEC section 9), which "
-				       "this version does not have yet"},
-	{"limits", W_REFUSED, NULL, "limits (SPEC section 12) are not implemented yet"},
-	{"audit", W_REFUSED, NULL, "the audit log (SPEC section 10) is not implemented yet"},
+    {"version", W_SCALAR, skip_key, NULL},
+    {"extends", W_SCALAR, skip_key, NULL},
+    {"name", W_SCALAR, p_name, NULL},
+    {"description", W_SCALAR, p_description, NULL},
+    {"base_policy", W_SCALAR, p_base_policy, NULL},
+    {"root", W_SCALAR, p_root, NULL},
+    {"readonly", W_SCALAR, p_readonly, NULL},
+    {"mounts", W_SEQ, p_mounts, NULL},
+    {"system_mounts", W_ANY, p_system_mounts, NULL},
+    {"tmpfs", W_SEQ, p_tmpfs, NULL},
+    {"hide", W_SEQ, p_hide, NULL},
+    {"devices", W_SEQ, p_devices, NULL},
+    {"env", W_MAP, p_env, NULL},
+    {"network", W_ANY, p_network, NULL},
+    {"nesting", W_SCALAR, p_nesting, NULL},
+    {"best_effort", W_SCALAR, p_best_effort, NULL},
+    {"seccomp", W_REFUSED, NULL,
+     "profile seccomp groups are being written (SPEC section 8); "
+     "the default filter applies to every sandbox"},
+    {"approvals", W_REFUSED, NULL,
+     "approvals need the supervisor (SPEC section 9), which "
+     "this version does not have yet"},
+    {"limits", W_REFUSED, NULL, "limits (SPEC section 12) are not implemented yet"},
+    {"audit", W_REFUSED, NULL, "the audit log (SPEC section 10) is not implemented yet"},
 };
 
 static int load_tree(struct loader *l, const struct sbx_ynode *root)
@@ -1361,9 +1370,10 @@ static int load_tree(struct loader *l, const struct sbx_ynode *root)
 	if (root->kind == SBX_Y_SCALAR && root->plain && root->len == 0)
 		return fail(l, root, ENODATA, "the file is empty");
 	if (root->kind != SBX_Y_MAP)
-		return fail(l, root, EINVAL, "a profile must be a mapping (version, mounts, ...), "
-					     "not %s",
-			    sbx_ynode_type_name(root));
+		return fail(l, root, EINVAL,
+		            "a profile must be a mapping (version, mounts, ...), "
+		            "not %s",
+		            sbx_ynode_type_name(root));
 	r = check_version(l, root, "the profile");
 	if (r < 0)
 		return r;
@@ -1378,7 +1388,7 @@ static int load_tree(struct loader *l, const struct sbx_ynode *root)
 			return r;
 	}
 	return process_map(l, root, profile_keys, SBX_ARRAY_SIZE(profile_keys), "a profile",
-			   (const char *const[]){"version", "extends", NULL});
+	                   (const char *const[]){"version", "extends", NULL});
 }
 
 static int load_data(struct loader *l, const char *file, const char *data, size_t len)
@@ -1415,20 +1425,20 @@ static int load_file(struct loader *l, const char *file, const struct sbx_ynode 
 
 	if (!real) {
 		r = sbx_error_set(l->err, SBX_ERR_PROFILE, errno, "cannot open profile %s: %s",
-				  file, strerror(errno));
+		                  file, strerror(errno));
 		return from ? locate(l, from, r) : r;
 	}
 	for (int i = 0; i < l->depth; i++) {
 		if (strcmp(l->stack[i], real) != 0)
 			continue;
 		r = fail(l, from, ELOOP, "'extends' makes a cycle: %s extends itself through",
-			 file);
+		         file);
 		if (l->err) {
 			for (int j = i; j < l->depth; j++) {
 				size_t n = strlen(l->err->msg);
 
 				snprintf(l->err->msg + n, sizeof(l->err->msg) - n, " %s%s",
-					 l->stack[j], j + 1 < l->depth ? " ->" : "");
+				         l->stack[j], j + 1 < l->depth ? " ->" : "");
 			}
 		}
 		sbx_error_hint(l->err, "remove one 'extends' from the cycle");
@@ -1436,7 +1446,7 @@ static int load_file(struct loader *l, const char *file, const struct sbx_ynode 
 	}
 	if (l->depth > SBX_PROFILE_MAX_EXTENDS) {
 		r = fail(l, from, E2BIG, "'extends' goes deeper than %d profiles",
-			 SBX_PROFILE_MAX_EXTENDS);
+		         SBX_PROFILE_MAX_EXTENDS);
 		return r;
 	}
 	r = sbx_read_file(file, SBX_YAML_MAX_BYTES, &data, &len, l->err);
@@ -1449,7 +1459,7 @@ static int load_file(struct loader *l, const char *file, const struct sbx_ynode 
 }
 
 static int start(const char *file, const struct sbx_profile_opts *opts, struct sbx_spec *spec,
-		 struct sbx_profile **prof, struct sbx_error *err)
+                 struct sbx_profile **prof, struct sbx_error *err)
 {
 	*prof = calloc(1, sizeof(**prof));
 	if (!*prof)
@@ -1462,8 +1472,8 @@ static int start(const char *file, const struct sbx_profile_opts *opts, struct s
 }
 
 int sbx_profile_load_buffer(const char *data, size_t len, const char *file,
-			    const struct sbx_profile_opts *opts, struct sbx_spec *spec,
-			    struct sbx_profile **out, struct sbx_error *err)
+                            const struct sbx_profile_opts *opts, struct sbx_spec *spec,
+                            struct sbx_profile **out, struct sbx_error *err)
 {
 	_cleanup_profile_ struct sbx_profile *prof = NULL;
 	struct loader l = {.o = opts, .spec = spec, .err = err};
@@ -1481,7 +1491,7 @@ int sbx_profile_load_buffer(const char *data, size_t len, const char *file,
 }
 
 int sbx_profile_load(const char *name_or_file, const struct sbx_profile_opts *opts,
-		     struct sbx_spec *spec, struct sbx_profile **out, struct sbx_error *err)
+                     struct sbx_spec *spec, struct sbx_profile **out, struct sbx_error *err)
 {
 	_cleanup_profile_ struct sbx_profile *prof = NULL;
 	_cleanup_free_ char *file = NULL;

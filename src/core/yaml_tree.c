@@ -33,7 +33,7 @@ const char *sbx_ynode_type_name(const struct sbx_ynode *n)
 }
 
 static int located(struct sbx_error *err, const char *file, int line, int col, int errnum,
-		   const char *msg, const char *hint)
+                   const char *msg, const char *hint)
 {
 	int r = sbx_error_set(err, SBX_ERR_PROFILE, errnum, "%s", msg);
 
@@ -85,13 +85,16 @@ static int prescan(const char *data, size_t len, const char *file, struct sbx_er
 		size_t n;
 
 		if (s[i] == '\t')
-			return located(err, file, line, col, EINVAL,
-				       "a tab character; profiles are indented with spaces",
-				       "replace the tab with spaces (YAML forbids tabs in indentation, "
-				       "and sbx refuses them everywhere)");
+			return located(
+			    err, file, line, col, EINVAL,
+			    "a tab character; profiles are indented with spaces",
+			    "replace the tab with spaces (YAML forbids tabs in indentation, "
+			    "and sbx refuses them everywhere)");
 		if (s[i] == '\0')
-			return located(err, file, line, col, EINVAL, "a NUL byte; this is not a "
-				       "text file", NULL);
+			return located(err, file, line, col, EINVAL,
+			               "a NUL byte; this is not a "
+			               "text file",
+			               NULL);
 		if (s[i] == '\n' || s[i] == '\r') {
 			if (s[i] == '\r' && i + 1 < len && s[i + 1] == '\n')
 				i++;
@@ -103,8 +106,8 @@ static int prescan(const char *data, size_t len, const char *file, struct sbx_er
 		n = utf8_len(s + i, len - i);
 		if (!n)
 			return located(err, file, line, col, EILSEQ,
-				       "invalid UTF-8; profiles are UTF-8 text",
-				       "convert the file to UTF-8 (iconv -t UTF-8)");
+			               "invalid UTF-8; profiles are UTF-8 text",
+			               "convert the file to UTF-8 (iconv -t UTF-8)");
 		i += n;
 		col++;
 	}
@@ -132,7 +135,7 @@ static int add_kid(struct sbx_ynode *parent, struct sbx_ynode *kid, struct sbx_e
 }
 
 static int new_node(struct builder *b, const yaml_event_t *ev, enum sbx_ynode_kind kind,
-		    struct sbx_ynode **out, struct sbx_error *err)
+                    struct sbx_ynode **out, struct sbx_error *err)
 {
 	const yaml_char_t *anchor = NULL, *tag = NULL;
 	int line = (int)ev->start_mark.line + 1, col = (int)ev->start_mark.column + 1;
@@ -151,12 +154,12 @@ static int new_node(struct builder *b, const yaml_event_t *ev, enum sbx_ynode_ki
 	}
 	if (anchor)
 		return located(err, b->file, line, col, EINVAL,
-			       "YAML anchors ('&') and aliases ('*') are not allowed in profiles",
-			       "write each value out; sbx refuses aliases so that no file can "
-			       "expand into more than it shows");
+		               "YAML anchors ('&') and aliases ('*') are not allowed in profiles",
+		               "write each value out; sbx refuses aliases so that no file can "
+		               "expand into more than it shows");
 	if (tag)
 		return located(err, b->file, line, col, EINVAL,
-			       "YAML tags ('!') are not allowed in profiles", "drop the tag");
+		               "YAML tags ('!') are not allowed in profiles", "drop the tag");
 	if (++b->nodes > SBX_YAML_MAX_NODES)
 		return located(err, b->file, line, col, E2BIG, "too many YAML nodes", NULL);
 	n = calloc(1, sizeof(*n));
@@ -178,7 +181,7 @@ static int new_node(struct builder *b, const yaml_event_t *ev, enum sbx_ynode_ki
 		if (strlen(n->value) != n->len) {
 			sbx_ynode_free(n);
 			return located(err, b->file, line, col, EINVAL,
-				       "a value contains a NUL character", NULL);
+			               "a value contains a NUL character", NULL);
 		}
 	}
 	if (b->depth == 0) {
@@ -204,24 +207,23 @@ static int on_event(struct builder *b, const yaml_event_t *ev, struct sbx_error 
 	case YAML_DOCUMENT_START_EVENT:
 		if (++b->documents > 1)
 			return located(err, b->file, line, col, EINVAL,
-				       "more than one YAML document; a profile is one document",
-				       "remove the second '---'");
+			               "more than one YAML document; a profile is one document",
+			               "remove the second '---'");
 		return 0;
 	case YAML_ALIAS_EVENT:
 		return located(err, b->file, line, col, EINVAL,
-			       "YAML anchors ('&') and aliases ('*') are not allowed in profiles",
-			       "write each value out; sbx refuses aliases so that no file can "
-			       "expand into more than it shows");
+		               "YAML anchors ('&') and aliases ('*') are not allowed in profiles",
+		               "write each value out; sbx refuses aliases so that no file can "
+		               "expand into more than it shows");
 	case YAML_SCALAR_EVENT:
 		return new_node(b, ev, SBX_Y_SCALAR, &n, err);
 	case YAML_SEQUENCE_START_EVENT:
 	case YAML_MAPPING_START_EVENT:
 		if (b->depth >= SBX_YAML_MAX_DEPTH)
 			return located(err, b->file, line, col, E2BIG,
-				       "YAML nested too deeply (at most 16 levels)", NULL);
-		r = new_node(b, ev,
-			     ev->type == YAML_SEQUENCE_START_EVENT ? SBX_Y_SEQ : SBX_Y_MAP, &n,
-			     err);
+			               "YAML nested too deeply (at most 16 levels)", NULL);
+		r = new_node(b, ev, ev->type == YAML_SEQUENCE_START_EVENT ? SBX_Y_SEQ : SBX_Y_MAP,
+		             &n, err);
 		if (r < 0)
 			return r;
 		b->stack[b->depth++] = n;
@@ -237,7 +239,7 @@ static int on_event(struct builder *b, const yaml_event_t *ev, struct sbx_error 
 }
 
 int sbx_yaml_parse(const char *data, size_t len, const char *file, struct sbx_ynode **out,
-		   struct sbx_error *err)
+                   struct sbx_error *err)
 {
 	struct builder b = {.file = file};
 	yaml_parser_t parser;
@@ -247,7 +249,7 @@ int sbx_yaml_parse(const char *data, size_t len, const char *file, struct sbx_yn
 	*out = NULL;
 	if (len > SBX_YAML_MAX_BYTES)
 		return located(err, file, 1, 1, EFBIG, "the file is larger than 1 MiB",
-			       "profiles are small; split it or drop what it does not need");
+		               "profiles are small; split it or drop what it does not need");
 	r = prescan(data, len, file, err);
 	if (r < 0)
 		return r;
@@ -262,10 +264,10 @@ int sbx_yaml_parse(const char *data, size_t len, const char *file, struct sbx_yn
 			char msg[SBX_ERROR_MSG_MAX];
 
 			snprintf(msg, sizeof(msg), "YAML syntax error: %s%s%s",
-				 parser.problem ? parser.problem : "unknown problem",
-				 parser.context ? " " : "", parser.context ? parser.context : "");
+			         parser.problem ? parser.problem : "unknown problem",
+			         parser.context ? " " : "", parser.context ? parser.context : "");
 			r = located(err, file, (int)parser.problem_mark.line + 1,
-				    (int)parser.problem_mark.column + 1, EINVAL, msg, NULL);
+			            (int)parser.problem_mark.column + 1, EINVAL, msg, NULL);
 			break;
 		}
 		done = ev.type == YAML_STREAM_END_EVENT;
@@ -277,7 +279,7 @@ int sbx_yaml_parse(const char *data, size_t len, const char *file, struct sbx_yn
 	yaml_parser_delete(&parser);
 	if (r >= 0 && !b.root)
 		r = located(err, file, 1, 1, ENODATA, "the file is empty",
-			    "a profile needs at least 'version: 1'");
+		            "a profile needs at least 'version: 1'");
 	if (r < 0) {
 		sbx_ynode_free(b.root);
 		return r;

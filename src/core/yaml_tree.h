@@ -40,7 +40,7 @@ void sbx_ynode_free(struct sbx_ynode *n);
 
 /* Parse one YAML document from memory. `file` names it in errors. */
 int sbx_yaml_parse(const char *data, size_t len, const char *file, struct sbx_ynode **out,
-		   struct sbx_error *err);
+                   struct sbx_error *err);
 
 /* A short name of a node's type for messages: "a string", "a list", "a mapping". */
 const char *sbx_ynode_type_name(const struct sbx_ynode *n);
