@@ -14,12 +14,16 @@
  */
 
 enum tok_kind {
-	T_LIT,         /* one byte */
-	T_ANY,         /* '?': one byte but '/' */
-	T_CLASS,       /* "[...]": one byte of a class, never '/' */
-	T_STAR,        /* '*': any run without '/' */
-	T_DSTAR,       /* '**': any run */
-	T_DSTAR_SLASH, /* double star then '/': nothing, or any run that ends with '/' */
+	T_LIT,   /* one byte */
+	T_ANY,   /* '?': one byte but '/' */
+	T_CLASS, /* "[...]": one byte of a class, never '/' */
+	T_STAR,  /* '*': any run without '/' */
+	T_DSTAR, /* '**': any run */
+	/* double star then '/': nothing, or any run that ends with '/'. Two positions: the
+	 * entry may skip the whole token (zero directories), but once the body has consumed
+	 * a character it can only leave through a '/'. */
+	T_DSLASH_ENTRY, /* consumes nothing: leads to the body, or past it */
+	T_DSLASH_BODY,  /* any byte stays; '/' also leaves */
 };
 
 struct tok {
@@ -96,7 +100,10 @@ static long tokenize(const char *p, struct tok *toks, size_t cap)
 				while (p[i] == '*') /* "***" is "**" */
 					i++;
 				if (at_component && p[i] == '/') {
-					t.kind = T_DSTAR_SLASH;
+					if (n + 2 > cap)
+						return -1;
+					toks[n++] = (struct tok){.kind = T_DSLASH_ENTRY};
+					t.kind = T_DSLASH_BODY;
 					i++;
 				} else {
 					t.kind = T_DSTAR;
@@ -141,10 +148,16 @@ static void closure(const struct tok *toks, size_t n, unsigned char *set)
 {
 	/* Star tokens may match nothing: a live position before one is live after it too.
 	 * Positions only move forward, so one pass in order suffices. */
-	for (size_t i = 0; i < n; i++)
-		if (set[i] && (toks[i].kind == T_STAR || toks[i].kind == T_DSTAR ||
-		               toks[i].kind == T_DSTAR_SLASH))
+	for (size_t i = 0; i < n; i++) {
+		if (!set[i])
+			continue;
+		if (toks[i].kind == T_STAR || toks[i].kind == T_DSTAR)
 			set[i + 1] = 1;
+		if (toks[i].kind == T_DSLASH_ENTRY) {
+			set[i + 1] = 1; /* into the body */
+			set[i + 2] = 1; /* or zero directories (the body is never last) */
+		}
+	}
 }
 
 static bool match_tokens(const struct tok *toks, size_t n, const char *text)
@@ -185,7 +198,9 @@ static bool match_tokens(const struct tok *toks, size_t n, const char *text)
 			case T_DSTAR:
 				next[i] = 1;
 				break;
-			case T_DSTAR_SLASH:
+			case T_DSLASH_ENTRY:
+				break; /* consumes nothing; the closure moved past it */
+			case T_DSLASH_BODY:
 				next[i] = 1;
 				if (*s == '/')
 					next[i + 1] = 1;

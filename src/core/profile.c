@@ -1431,14 +1431,14 @@ static int load_file(struct loader *l, const char *file, const struct sbx_ynode 
 	for (int i = 0; i < l->depth; i++) {
 		if (strcmp(l->stack[i], real) != 0)
 			continue;
-		r = fail(l, from, ELOOP, "'extends' makes a cycle: %s extends itself through",
-		         file);
+		r = fail(l, from, ELOOP, "'extends' makes a cycle:");
 		if (l->err) {
-			for (int j = i; j < l->depth; j++) {
+			for (int j = i; j <= l->depth; j++) {
 				size_t n = strlen(l->err->msg);
 
 				snprintf(l->err->msg + n, sizeof(l->err->msg) - n, " %s%s",
-				         l->stack[j], j + 1 < l->depth ? " ->" : "");
+				         j < l->depth ? l->stack[j] : real,
+				         j < l->depth ? " ->" : "");
 			}
 		}
 		sbx_error_hint(l->err, "remove one 'extends' from the cycle");

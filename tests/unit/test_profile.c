@@ -1,0 +1,400 @@
+/* SPDX-License-Identifier: MIT */
+/* The profile loader: every kind of bad profile with its exact position and message, and
+ * what good profiles, extends and variables fill in. */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "sbx/policy.h"
+#include "sbx/profile.h"
+#include "sbx/spec.h"
+
+#define FIX SBX_SOURCE_DIR "/tests/fixtures/profiles"
+
+static char *const fake_environ[] = {"HOME=/home/u", "XDG_CACHE_HOME=/var/cache/u",
+                                     "XDG_CONFIG_HOME=relative/ignored", NULL};
+
+static bool fake_exists(const char *path, void *ctx)
+{
+	(void)ctx;
+	return strcmp(path, "/opt/missing") != 0;
+}
+
+static const struct sbx_profile_opts opts = {
+    .vars = {.home = "/home/u",
+             .workspace = "/work/ws",
+             .user = "u",
+             .uid = 1000,
+             .environ = fake_environ},
+    .search = NULL,
+    .n_search = 0,
+    .exists = fake_exists,
+};
+
+/* Load and, as `sbx run` and `validate` do, compile. */
+static int load(const char *file, struct sbx_error *err)
+{
+	struct sbx_spec *spec = sbx_spec_new();
+	struct sbx_profile *p = NULL;
+	int r;
+
+	memset(err, 0, sizeof(*err));
+	r = sbx_profile_load(file, &opts, spec, &p, err);
+	if (r >= 0)
+		r = sbx_policy_compile(spec, &p->policies, err);
+	sbx_profile_free(p);
+	sbx_spec_free(spec);
+	return r;
+}
+
+static const struct bad_case {
+	const char *fixture; /* in bad/; the error may point into another file */
+	const char *at;      /* file the error names, relative to bad/ */
+	int line, column;
+	const char *msg;
+} bad_cases[] = {
+    {"unknown-key", "unknown-key", 4, 5, "unknown key 'redonly' in a mount"},
+    {"wrong-type", "wrong-type", 2, 9, "'mounts' takes a list, not a single value"},
+    {"wrong-bool", "wrong-bool", 2, 11, "'readonly' takes true or false, not 'yes'"},
+    {"relative-path", "relative-path", 3, 13, "'source' must be an absolute path, not 'src/app'"},
+    {"duplicate-target", "duplicate-target", 5, 13,
+     "two mounts have the target '/srv/a' (the first at line 3)"},
+    {"missing-policy", "missing-policy", 4, 13,
+     "policy 'no-such-policy' not found (looked for no-such-policy.yaml in: " FIX "/bad/policies)"},
+    {"missing-base-policy", "missing-base-policy", 2, 14,
+     "policy 'nowhere' not found (looked for nowhere.yaml in: " FIX "/bad/policies)"},
+    {"cycle-a", "cycle-b", 2, 10,
+     "'extends' makes a cycle: " FIX "/bad/cycle-a.yaml -> " FIX "/bad/cycle-b.yaml -> " FIX
+     "/bad/cycle-a.yaml"},
+    {"unknown-operation", "policies/bad-operation", 5, 24, "unknown operation 'open'"},
+    {"unknown-decision", "policies/bad-decision", 6, 15, "unknown decision 'maybe'"},
+    {"unsupported-version", "unsupported-version", 1, 10,
+     "unsupported version '2'; this sbx reads version 1"},
+    {"missing-version", "missing-version", 1, 1, "the profile has no 'version'"},
+    {"tab", "tab", 4, 1, "a tab character; profiles are indented with spaces"},
+    {"invalid-utf8", "invalid-utf8", 2, 17, "invalid UTF-8; profiles are UTF-8 text"},
+    {"empty", "empty", 1, 1, "the file is empty"},
+    {"comments-only", "comments-only", 1, 1, "the file is empty"},
+    {"alias", "alias", 3, 5, "YAML anchors ('&') and aliases ('*') are not allowed in profiles"},
+    {"alias-bomb", "alias-bomb", 2, 4,
+     "YAML anchors ('&') and aliases ('*') are not allowed in profiles"},
+    {"too-deep", "too-deep", 2, 19, "YAML nested too deeply (at most 16 levels)"},
+    {"unknown-variable", "unknown-variable", 3, 11, "'path': unknown variable ${PROJECT}"},
+    {"dollar", "dollar", 3, 11, "'path': '$HOME/src': a '$' must start ${NAME}"},
+    {"not-supported", "not-supported", 2, 1, "'seccomp' is not supported in this version of sbx"},
+    {"suffixes", "suffixes", 4, 5, "'suffixes' is not supported in this version of sbx"},
+    {"duplicate-key", "duplicate-key", 3, 1,
+     "duplicate key 'network' in a profile (first at line 2)"},
+    {"name-mismatch", "name-mismatch", 2, 7,
+     "name 'other-name' does not match the file's name 'name-mismatch'"},
+    {"path-and-source", "path-and-source", 4, 13,
+     "'path' is a mount at the same path inside and out; use 'source' and 'target' instead "
+     "to mount elsewhere"},
+    {"glob-hide", "glob-hide", 5, 5,
+     "hiding by glob ('/srv/**/.env') needs per-operation enforcement (Landlock), which "
+     "this version does not have yet"},
+    {"yaml-syntax", "yaml-syntax", 4, 4,
+     "YAML syntax error: did not find expected '-' indicator while parsing a block "
+     "collection"},
+    {"two-documents", "two-documents", 2, 1,
+     "more than one YAML document; a profile is one document"},
+    {"bad-network", "bad-network", 2, 10, "'network' is none or host, not 'internet'"},
+    {"needs-landlock", "policies/glob-deny", 7, 5,
+     "policy 'glob-deny' on /srv needs per-operation enforcement (Landlock), which this "
+     "version does not have yet: rule 'no-env' denies read on the glob '**/.env' (glob "
+     "rules need Landlock)"},
+    {"create-not-delete", "policies/create-not-delete", 3, 5,
+     "policy 'create-not-delete' on /srv needs per-operation enforcement (Landlock), which "
+     "this version does not have yet: rule 'look' allows write,create but not delete"},
+};
+
+static void test_bad_profiles(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < sizeof(bad_cases) / sizeof(bad_cases[0]); i++) {
+		const struct bad_case *c = &bad_cases[i];
+		char file[4096], at[4096];
+		struct sbx_error err;
+		int r;
+
+		snprintf(file, sizeof(file), FIX "/bad/%s.yaml", c->fixture);
+		snprintf(at, sizeof(at), "%s/bad/%s.yaml", FIX, c->at);
+		r = load(file, &err);
+		if (r >= 0)
+			fail_msg("%s loaded, but must not", c->fixture);
+		if (strcmp(err.msg, c->msg) != 0 || err.line != c->line || err.column != c->column)
+			fail_msg("%s: got %s:%d:%d: %s\n  expected %d:%d: %s", c->fixture, err.file,
+			         err.line, err.column, err.msg, c->line, c->column, c->msg);
+		/* the error names the file it is in, by the path sbx found it at */
+		if (!strstr(err.file, c->at) || strlen(err.file) < strlen(c->at))
+			fail_msg("%s: error names %s, not %s", c->fixture, err.file, at);
+		assert_int_equal(sbx_error_exit_code(&err), 125);
+	}
+}
+
+/* Every fixture in bad/ has a case above (a fixture without an expectation tests nothing). */
+static void test_every_fixture_has_a_case(void **state)
+{
+	FILE *ls = popen("ls " FIX "/bad/*.yaml", "r");
+	char line[4096];
+	size_t n = 0;
+
+	(void)state;
+	assert_non_null(ls);
+	while (fgets(line, sizeof(line), ls)) {
+		char *base = strrchr(line, '/') + 1;
+		bool found = false;
+
+		base[strcspn(base, ".")] = '\0';
+		for (size_t i = 0; i < sizeof(bad_cases) / sizeof(bad_cases[0]); i++)
+			found |= strcmp(bad_cases[i].fixture, base) == 0 ||
+			         (strcmp(base, "cycle-b") == 0);
+		if (!found)
+			fail_msg("fixture %s has no expected error", base);
+		n++;
+	}
+	pclose(ls);
+	assert_true(n >= 30);
+}
+
+/* Caps: a file over 1 MiB is refused before it is parsed. */
+static void test_too_large(void **state)
+{
+	char path[] = "/tmp/sbx-test-large-XXXXXX.yaml";
+	int fd = mkstemps(path, 5);
+	char chunk[4096];
+	struct sbx_error err;
+
+	(void)state;
+	assert_true(fd >= 0);
+	memset(chunk, '#', sizeof(chunk));
+	chunk[sizeof(chunk) - 1] = '\n';
+	for (int i = 0; i < 257; i++)
+		assert_int_equal(write(fd, chunk, sizeof(chunk)), (ssize_t)sizeof(chunk));
+	close(fd);
+	assert_int_equal(load(path, &err), -EFBIG);
+	assert_non_null(strstr(err.msg, "is larger than 1024 KiB"));
+	unlink(path);
+}
+
+/* An alias bomb is refused at its first anchor, at once: not expanded, not slow. */
+static void test_alias_bomb_is_not_expanded(void **state)
+{
+	struct sbx_error err;
+	struct timespec a, b;
+
+	(void)state;
+	clock_gettime(CLOCK_MONOTONIC, &a);
+	assert_int_equal(load(FIX "/bad/alias-bomb.yaml", &err), -EINVAL);
+	clock_gettime(CLOCK_MONOTONIC, &b);
+	assert_true((b.tv_sec - a.tv_sec) * 1000000000L + (b.tv_nsec - a.tv_nsec) < 100000000L);
+}
+
+static void test_good_extends(void **state)
+{
+	struct sbx_spec *spec = sbx_spec_new();
+	struct sbx_profile *p = NULL;
+	struct sbx_error err;
+	const struct sbx_mount *m;
+
+	(void)state;
+	sbx_spec_set_str(&spec->workspace, "/work/ws", NULL);
+	if (sbx_profile_load(FIX "/good/child.yaml", &opts, spec, &p, &err) < 0)
+		fail_msg("%s:%d:%d: %s", err.file, err.line, err.column, err.msg);
+	assert_string_equal(spec->profile, "child");
+	assert_string_equal(p->name, "child");
+	assert_string_equal(p->description, "the base"); /* inherited */
+	assert_int_equal(p->n_chain, 2);
+	assert_non_null(strstr(p->chain[0], "good/base.yaml"));
+	assert_non_null(strstr(p->chain[1], "good/child.yaml"));
+	assert_int_equal(spec->net, SBX_NET_HOST); /* the child overrides */
+	assert_true(spec->nesting);
+	/* inherited, with variables: ${WORKSPACE} and ~ */
+	m = sbx_spec_find_target(spec, "/work/ws");
+	assert_non_null(m);
+	assert_string_equal(m->policy, "all");
+	m = sbx_spec_find_target(spec, "/home/u/.config/tool");
+	assert_non_null(m);
+	assert_string_equal(m->policy, "ro");
+	/* the child replaces the base's mount at /srv/cache */
+	m = sbx_spec_find_target(spec, "/srv/cache");
+	assert_non_null(m);
+	assert_string_equal(m->source, "/srv/other");
+	assert_false(m->readonly);
+	/* an optional mount whose source is missing is dropped, with a note */
+	assert_null(sbx_spec_find_target(spec, "/opt/missing"));
+	assert_int_equal(p->n_skipped, 1);
+	assert_string_equal(p->skipped[0], "/opt/missing");
+	/* ${XDG_CACHE_HOME} from the environment */
+	m = sbx_spec_find_target(spec, "/var/cache/u/x");
+	assert_non_null(m);
+	assert_true(m->readonly);
+	m = sbx_spec_find_target(spec, "/scratch");
+	assert_non_null(m);
+	assert_int_equal(m->kind, SBX_MOUNT_TMPFS);
+	assert_int_equal(spec->n_hide, 1);
+	assert_string_equal(spec->hide[0], "/work/ws/.env");
+	/* env: pass and set, with ${USER}, ${UID} and $$ */
+	assert_int_equal(spec->n_env, 3);
+	assert_string_equal(spec->env[0].name, "TERM_PROGRAM");
+	assert_null(spec->env[0].value);
+	assert_string_equal(spec->env[1].value, "hi u $5");
+	assert_string_equal(spec->env[2].value, "1000");
+	/* policies from the base's folder, the base policy kept */
+	assert_non_null(sbx_policy_set_find(&p->policies, "all"));
+	assert_non_null(p->policies.base);
+	assert_string_equal(p->policies.base->name, "all");
+	/* the policy 'ro' hides secret.txt: compiled into a mask */
+	assert_int_equal(sbx_policy_compile(spec, &p->policies, &err), 0);
+	assert_true(sbx_spec_find_target(spec, "/home/u/.config/tool")->readonly);
+	assert_int_equal(spec->n_hide, 2);
+	assert_string_equal(spec->hide[1], "/home/u/.config/tool/secret.txt");
+	sbx_profile_free(p);
+	sbx_spec_free(spec);
+}
+
+static const struct {
+	const char *in, *out;
+} expand_cases[] = {
+    {"~", "/home/u"},
+    {"~/x", "/home/u/x"},
+    {"a~", "a~"},
+    {"~user", "~user"}, /* only a lone ~ or ~/ */
+    {"${HOME}/a", "/home/u/a"},
+    {"${WORKSPACE}", "/work/ws"},
+    {"${USER}-${UID}", "u-1000"},
+    {"${XDG_CACHE_HOME}", "/var/cache/u"},
+    {"${XDG_CONFIG_HOME}", "/home/u/.config"}, /* relative value ignored: the default */
+    {"${XDG_DATA_HOME}", "/home/u/.local/share"},
+    {"${XDG_STATE_HOME}", "/home/u/.local/state"},
+    {"${XDG_RUNTIME_DIR}", "/run/user/1000"},
+    {"$$HOME", "$HOME"},
+    {"", ""},
+};
+
+static void test_expand(void **state)
+{
+	struct sbx_error err;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(expand_cases) / sizeof(expand_cases[0]); i++) {
+		char *out = NULL;
+
+		if (sbx_profile_expand(expand_cases[i].in, &opts.vars, &out, &err) < 0)
+			fail_msg("%s: %s", expand_cases[i].in, err.msg);
+		assert_string_equal(out, expand_cases[i].out);
+		free(out);
+	}
+	{
+		char *out = NULL;
+
+		assert_int_equal(sbx_profile_expand("${NOPE}", &opts.vars, &out, &err), -EINVAL);
+		assert_string_equal(err.msg, "unknown variable ${NOPE}");
+		assert_int_equal(sbx_profile_expand("${XDG_NOPE}", &opts.vars, &out, &err),
+		                 -ENOENT);
+		assert_string_equal(err.msg, "${XDG_NOPE} is not set and has no default");
+		assert_int_equal(sbx_profile_expand("$HOME", &opts.vars, &out, &err), -EINVAL);
+		assert_int_equal(sbx_profile_expand("${HOME", &opts.vars, &out, &err), -EINVAL);
+		assert_int_equal(sbx_profile_expand("${}", &opts.vars, &out, &err), -EINVAL);
+		assert_null(out);
+	}
+}
+
+static void test_search_path(void **state)
+{
+	char *const env[] = {"SBX_PROFILE_PATH=/a:/b/:/a", "XDG_CONFIG_HOME=/cfg", NULL};
+	char *const env2[] = {"SBX_PROFILE_PATH=rel", NULL};
+	char **v = NULL;
+	size_t n;
+	struct sbx_error err;
+
+	(void)state;
+	assert_int_equal(sbx_profile_search_path(env, "/home/u", true, &v, &n, &err), 0);
+	assert_int_equal(n, 6);
+	assert_string_equal(v[0], "/a");
+	assert_string_equal(v[1], "/b");
+	assert_string_equal(v[2], "/cfg/sbx/profiles");
+	assert_string_equal(v[3], "/etc/sbx/profiles");
+	assert_string_equal(v[4], SBX_DATADIR "/profiles");
+	assert_string_equal(v[5], SBX_SOURCE_DIR "/profiles");
+	assert_null(v[6]);
+	sbx_strv_free(v);
+	assert_int_equal(sbx_profile_search_path(fake_environ, "/home/u", false, &v, &n, &err), 0);
+	assert_int_equal(n, 3);
+	assert_string_equal(v[0], "/home/u/.config/sbx/profiles");
+	sbx_strv_free(v);
+	assert_int_equal(sbx_profile_search_path(env2, "/home/u", false, &v, &n, &err), -EINVAL);
+	assert_string_equal(err.msg, "SBX_PROFILE_PATH has a relative folder 'rel'");
+}
+
+static void test_find_by_name(void **state)
+{
+	char *const dirs[] = {FIX "/bad", FIX "/good", NULL};
+	struct sbx_profile_opts o = opts;
+	struct sbx_spec *spec = sbx_spec_new();
+	struct sbx_profile *p = NULL;
+	struct sbx_error err;
+	char *file = NULL;
+
+	(void)state;
+	o.search = dirs;
+	o.n_search = 2;
+	assert_int_equal(sbx_profile_find("base", &o, &file, &err), 0);
+	assert_string_equal(file, FIX "/good/base.yaml");
+	free(file);
+	assert_int_equal(sbx_profile_find("../etc/passwd", &o, &file, &err), -EINVAL);
+	assert_int_equal(sbx_profile_find("nope", &o, &file, &err), -ENOENT);
+	assert_string_equal(err.msg, "profile 'nope' not found (looked for nope.yaml in: " FIX
+	                             "/bad, " FIX "/good)");
+	assert_true(sbx_profile_arg_is_file("x.yaml"));
+	assert_true(sbx_profile_arg_is_file("./x"));
+	assert_false(sbx_profile_arg_is_file("claude-agent"));
+	/* by name, through the search path */
+	sbx_spec_set_str(&spec->workspace, "/work/ws", NULL);
+	assert_int_equal(sbx_profile_load("child", &o, spec, &p, &err), 0);
+	sbx_profile_free(p);
+	sbx_spec_free(spec);
+}
+
+/* The shipped profiles load, and the seed's example holds in claude-agent's spec. */
+static void test_shipped_profiles_load(void **state)
+{
+	static const char *const names[] = {"claude-agent", "restricted-agent", "code-reviewer",
+	                                    "ci-job"};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		char file[4096];
+		struct sbx_error err;
+
+		snprintf(file, sizeof(file), SBX_SOURCE_DIR "/profiles/%s.yaml", names[i]);
+		if (load(file, &err) < 0)
+			fail_msg("%s: %s:%d:%d: %s", names[i], err.file, err.line, err.column,
+			         err.msg);
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_bad_profiles),
+	    cmocka_unit_test(test_every_fixture_has_a_case),
+	    cmocka_unit_test(test_too_large),
+	    cmocka_unit_test(test_alias_bomb_is_not_expanded),
+	    cmocka_unit_test(test_good_extends),
+	    cmocka_unit_test(test_expand),
+	    cmocka_unit_test(test_search_path),
+	    cmocka_unit_test(test_find_by_name),
+	    cmocka_unit_test(test_shipped_profiles_load),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
