@@ -72,7 +72,7 @@ static inline void sbx_profile_freep(struct sbx_profile **p)
  * `from_build`, the source tree's profiles/. *out is a NULL-terminated array the caller frees
  * with sbx_strv_free.
  */
-int sbx_profile_search_path(char *const *environ, const char *home, bool from_build, char ***out,
+int sbx_profile_search_path(char *const *envp, const char *home, bool from_build, char ***out,
                             size_t *n, struct sbx_error *err);
 void sbx_strv_free(char **v);
 

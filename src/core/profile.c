@@ -46,11 +46,11 @@ static int strv_push(char ***v, size_t *n, const char *s, struct sbx_error *err)
 	return 0;
 }
 
-static const char *env_get(char *const *environ, const char *name)
+static const char *env_get(char *const *envp, const char *name)
 {
 	size_t n = strlen(name);
 
-	for (char *const *e = environ; e && *e; e++)
+	for (char *const *e = envp; e && *e; e++)
 		if (strncmp(*e, name, n) == 0 && (*e)[n] == '=')
 			return *e + n + 1;
 	return NULL;
@@ -272,13 +272,13 @@ int sbx_profile_expand(const char *in, const struct sbx_profile_vars *vars, char
 
 /* ---- finding files ---- */
 
-int sbx_profile_search_path(char *const *environ, const char *home, bool from_build, char ***out,
+int sbx_profile_search_path(char *const *envp, const char *home, bool from_build, char ***out,
                             size_t *n_out, struct sbx_error *err)
 {
 	char **v = NULL;
 	size_t n = 0;
-	const char *spp = env_get(environ, "SBX_PROFILE_PATH");
-	const char *xdg = env_get(environ, "XDG_CONFIG_HOME");
+	const char *spp = env_get(envp, "SBX_PROFILE_PATH");
+	const char *xdg = env_get(envp, "XDG_CONFIG_HOME");
 	char buf[SBX_PATH_MAX];
 	int r = 0;
 
@@ -1103,12 +1103,16 @@ static int claim_target(struct loader *l, const struct sbx_ynode *node, const ch
 static int m_path(struct loader *l, const struct sbx_ynode *k, const struct sbx_ynode *v)
 {
 	l->path_node = v;
+	free(l->mount->source); /* 'path' with 'source' is refused once both are read */
+	l->mount->source = NULL;
 	return get_path(l, k, v, &l->mount->source);
 }
 
 static int m_source(struct loader *l, const struct sbx_ynode *k, const struct sbx_ynode *v)
 {
 	l->source_node = v;
+	free(l->mount->source);
+	l->mount->source = NULL;
 	return get_path(l, k, v, &l->mount->source);
 }
 
