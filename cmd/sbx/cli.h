@@ -58,17 +58,17 @@ struct sbx_cli_profile_env {
 	struct sbx_profile_opts opts; /* points into the fields above */
 };
 int sbx_cli_profile_env_init(struct sbx_cli_profile_env *e, const char *workspace,
-			     struct sbx_error *err);
+                             struct sbx_error *err);
 void sbx_cli_profile_env_clear(struct sbx_cli_profile_env *e);
 
 /* Load a profile (name or file) into spec, with this host's variables and search path. */
 int sbx_cli_load_profile(const char *arg, const char *workspace, struct sbx_spec *spec,
-			 struct sbx_profile **out, struct sbx_error *err);
+                         struct sbx_profile **out, struct sbx_error *err);
 
 /* The first pass of `sbx run` over its options: load --profile before any other flag. */
-int sbx_cli_run_prepass(int argc, char **argv, const struct option *options,
-			const char *optstring, const char *cwd, struct sbx_spec *spec,
-			struct sbx_profile **profile, struct sbx_error *err);
+int sbx_cli_run_prepass(int argc, char **argv, const struct option *options, const char *optstring,
+                        const char *cwd, struct sbx_spec *spec, struct sbx_profile **profile,
+                        struct sbx_error *err);
 
 /* Print the loader's notes and masks that hide nothing yet, as "sbx: note: ..." lines. */
 void sbx_cli_print_notes(FILE *f, const struct sbx_profile *p, const struct sbx_plan *plan);
@@ -81,7 +81,7 @@ struct sbx_cli_view {
 	struct sbx_plan *plan;
 };
 int sbx_cli_build_view(const char *profile, const char *workspace, bool compile,
-		       struct sbx_cli_view *v, struct sbx_error *err);
+                       struct sbx_cli_view *v, struct sbx_error *err);
 void sbx_cli_view_clear(struct sbx_cli_view *v);
 
 /* 0 if this version can enforce the profile, else the refusal in err. */

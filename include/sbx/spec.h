@@ -73,7 +73,7 @@ struct sbx_spec {
 	enum sbx_net_mode net;
 	bool best_effort;
 	bool nesting; /* may the worker start sub-sandboxes (profile key `nesting`); the seccomp
-			 filter decides namespace creation from it */
+	                 filter decides namespace creation from it */
 
 	/* true once -v, --mount or --root was given: the default's workspace mount is dropped */
 	bool explicit_mounts;

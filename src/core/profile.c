@@ -441,7 +441,8 @@ struct loader {
 	int depth;
 	struct sbx_policy *policy; /* the policy being loaded */
 	struct sbx_rule *rule;     /* the rule being loaded */
-	struct sbx_mount *mount;   /* the mount being loaded */
+	struct sbx_mount *mount;   /* the mount being loaded: &mount_buf */
+	struct sbx_mount mount_buf;
 	const struct sbx_ynode *mount_node;
 	const struct sbx_ynode *path_node, *source_node, *target_node, *policy_node;
 	bool mount_path_form;
@@ -1169,10 +1170,11 @@ static int p_mounts(struct loader *l, const struct sbx_ynode *k, const struct sb
 {
 	for (size_t i = 0; i < v->n_kids; i++) {
 		const struct sbx_ynode *mn = v->kids[i];
-		struct sbx_mount m = {.kind = SBX_MOUNT_BIND, .origin = SBX_ORIGIN_PROFILE};
+		struct sbx_mount *mp = &l->mount_buf;
 		int r;
 
-		l->mount = &m;
+		*mp = (struct sbx_mount){.kind = SBX_MOUNT_BIND, .origin = SBX_ORIGIN_PROFILE};
+		l->mount = mp;
 		l->path_node = l->source_node = l->target_node = l->policy_node = NULL;
 		r = process_map(l, mn, mount_keys, SBX_ARRAY_SIZE(mount_keys), "a mount", NULL);
 		if (r >= 0 && l->path_node && (l->source_node || l->target_node))
@@ -1181,25 +1183,25 @@ static int p_mounts(struct loader *l, const struct sbx_ynode *k, const struct sb
 			         "and 'target' instead to mount elsewhere");
 		if (r >= 0 && !l->path_node && !l->source_node)
 			r = fail(l, mn, EINVAL, "this mount has no 'path' or 'source'");
-		if (r >= 0 && !m.target)
-			r = sbx_spec_set_str(&m.target, m.source, l->err);
+		if (r >= 0 && !mp->target)
+			r = sbx_spec_set_str(&mp->target, mp->source, l->err);
 		if (r >= 0)
 			r = claim_target(l,
 			                 l->target_node ? l->target_node
 			                 : l->path_node ? l->path_node
 			                                : l->source_node,
-			                 m.target);
-		if (r >= 0 && m.optional && l->o->exists &&
-		    !l->o->exists(m.source, l->o->exists_ctx)) {
-			r = strv_push(&l->prof->skipped, &l->prof->n_skipped, m.source, l->err);
-			sbx_mount_clear(&m);
+			                 mp->target);
+		if (r >= 0 && mp->optional && l->o->exists &&
+		    !l->o->exists(mp->source, l->o->exists_ctx)) {
+			r = strv_push(&l->prof->skipped, &l->prof->n_skipped, mp->source, l->err);
+			sbx_mount_clear(mp);
 			if (r < 0)
 				return r;
 			continue;
 		}
 		if (r >= 0)
-			r = locate(l, mn, sbx_spec_add_mount(l->spec, &m, true, l->err));
-		sbx_mount_clear(&m);
+			r = locate(l, mn, sbx_spec_add_mount(l->spec, mp, true, l->err));
+		sbx_mount_clear(mp);
 		if (r < 0)
 			return r;
 	}

@@ -212,7 +212,8 @@ int sbx_spec_add_hide(struct sbx_spec *spec, const char *path, struct sbx_error 
 
 	if (!path || path[0] != '/')
 		return sbx_error_set(err, SBX_ERR_USAGE, EINVAL,
-		                     "the path to hide '%s' is not an absolute path", path ? path : "");
+		                     "the path to hide '%s' is not an absolute path",
+		                     path ? path : "");
 	r = sbx_path_absolute(path, "/", &norm, err);
 	if (r < 0)
 		return r;
