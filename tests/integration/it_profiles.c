@@ -1,0 +1,503 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Profiles as people use them: `sbx profiles validate|list|show`, `sbx check`, `sbx resolve`,
+ * `sbx run --profile X --dry-run` on every shipped profile, bad profiles that run nothing,
+ * and real runs of every shipped profile (the real Claude Code agent too, when installed).
+ *
+ * Every case gets a workspace and a fake home in its own directory, and finds the shipped
+ * profiles through SBX_PROFILE_PATH (the binary under test may be a copy outside the build).
+ */
+#include <fcntl.h>
+#include <stdarg.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "harness.h"
+
+static const char *const shipped[] = {"claude-agent", "restricted-agent", "code-reviewer",
+                                      "ci-job"};
+
+static char ws[4096], home[4096];
+
+static const char *src_dir(void)
+{
+	const char *s = getenv("SBX_SOURCE_DIR");
+
+	if (!s || !*s)
+		it_fail(__FILE__, __LINE__, "SBX_SOURCE_DIR is not set (CTest sets it)");
+	return s;
+}
+
+__attribute__((format(printf, 1, 2))) static char *fmt(const char *f, ...)
+{
+	va_list ap;
+	int n;
+	char *p;
+
+	va_start(ap, f);
+	n = vasprintf(&p, f, ap);
+	va_end(ap);
+	if (n < 0)
+		it_fail(__FILE__, __LINE__, "out of memory");
+	return p;
+}
+
+static char *in(const char *dir, const char *name)
+{
+	char *p;
+
+	if (asprintf(&p, "%s/%s", dir, name) < 0)
+		it_fail(__FILE__, __LINE__, "out of memory");
+	return p;
+}
+
+/* A workspace with a git repository's hooks and config and a secret, and a home with an
+ * agent's configuration and session state. */
+static void setup(void)
+{
+	const char *t = it_tmpdir();
+
+	snprintf(ws, sizeof(ws), "%s/ws", t);
+	snprintf(home, sizeof(home), "%s/home", t);
+	it_write_file(in(ws, "file.txt"), "hello\n");
+	it_write_file(in(ws, ".env"), "API_KEY=secret-value\n");
+	it_write_file(in(ws, ".git/hooks/README"), "hooks\n");
+	it_write_file(in(ws, ".git/config"), "[core]\n");
+	it_write_file(in(home, ".claude/settings.json"), "{\"model\": \"x\"}\n");
+	it_write_file(in(home, ".claude/CLAUDE.md"), "be careful\n");
+	it_write_file(in(home, ".claude/projects/old.jsonl"), "{}\n");
+	it_write_file(in(home, ".claude.json"), "{\"firstStartTime\": \"x\"}\n");
+	it_write_file(in(home, ".ssh/id_rsa"), "PRIVATE\n");
+	setenv("HOME", home, 1);
+	unsetenv("XDG_CONFIG_HOME");
+	setenv("SBX_PROFILE_PATH", fmt("%s/profiles", src_dir()), 1);
+	if (chdir(ws) < 0)
+		it_fail(__FILE__, __LINE__, "chdir %s: %s", ws, strerror(errno));
+}
+
+static bool exists(const char *path)
+{
+	struct stat st;
+
+	return lstat(path, &st) == 0;
+}
+
+static char *slurp(const char *path)
+{
+	static char buf[4096];
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n = fd < 0 ? -1 : read(fd, buf, sizeof(buf) - 1);
+
+	if (fd >= 0)
+		close(fd);
+	buf[n > 0 ? n : 0] = '\0';
+	return buf;
+}
+
+/* Real runs need the launcher: skip only while `sbx run` says it is still being written. */
+static void need_launcher(void)
+{
+	struct it_run r;
+
+	it_sbxv(&r, "run", "--", "/bin/true", NULL);
+	if (r.status == 125 && strstr(r.err, "launch is being written"))
+		it_skip("sbx run not available: %s", r.err);
+	IT_EXPECT_INT(r.status, 0);
+}
+
+static void test_validate_shipped(void)
+{
+	struct it_run r;
+
+	setup();
+	for (size_t i = 0; i < sizeof(shipped) / sizeof(shipped[0]); i++) {
+		char *file = fmt("%s/profiles/", src_dir());
+		char *full;
+
+		if (asprintf(&full, "%s%s.yaml", file, shipped[i]) < 0)
+			it_fail(__FILE__, __LINE__, "out of memory");
+		it_sbxv(&r, "profiles", "validate", full, NULL);
+		IT_EXPECT_INT(r.status, 0);
+		IT_EXPECT_CONTAINS(r.out, fmt("%s: ok", full));
+	}
+}
+
+/* A bad profile: exit 125, FILE:LINE:COL: message, the source line and a caret. */
+static void test_validate_bad(void)
+{
+	static const struct {
+		const char *fixture, *at, *source, *caret;
+	} cases[] = {
+	    {"unknown-key", "unknown-key.yaml:4:5: unknown key 'redonly' in a mount",
+	     "\n    redonly: true\n", "\n    ^\n"},
+	    {"tab", "tab.yaml:4:1: a tab character", "\n\treadonly: true\n", "\n^\n"},
+	    {"alias-bomb",
+	     "alias-bomb.yaml:2:4: YAML anchors ('&') and aliases ('*') are not allowed",
+	     "\na: &a [x", "\n   ^\n"},
+	    {"unsupported-version", "unsupported-version.yaml:1:10: unsupported version '2'",
+	     "\nversion: 2\n", "\n         ^\n"},
+	    {"cycle-a", "cycle-b.yaml:2:10: 'extends' makes a cycle:", "\nextends: cycle-a\n",
+	     "\n         ^\n"},
+	    {"needs-landlock",
+	     "glob-deny.yaml:7:5: policy 'glob-deny' on /srv needs per-operation enforcement "
+	     "(Landlock), which this version does not have yet",
+	     "\n  - name: no-env\n", "\n    ^\n"},
+	    {"invalid-utf8", "invalid-utf8.yaml:2:17: invalid UTF-8", "", ""},
+	    {"empty", "empty.yaml:1:1: the file is empty", "", ""},
+	};
+	struct it_run r;
+
+	setup();
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *file;
+
+		if (asprintf(&file, "%s/tests/fixtures/profiles/bad/%s.yaml", src_dir(),
+		             cases[i].fixture) < 0)
+			it_fail(__FILE__, __LINE__, "out of memory");
+		it_sbxv(&r, "profiles", "validate", file, NULL);
+		IT_EXPECT_INT(r.status, 125);
+		IT_EXPECT_CONTAINS(r.err, cases[i].at);
+		IT_EXPECT_CONTAINS(r.err, cases[i].source);
+		IT_EXPECT_CONTAINS(r.err, cases[i].caret);
+		IT_EXPECT_NOT_CONTAINS(r.out, ": ok");
+	}
+	/* one bad file among good ones still fails the whole command */
+	it_sbxv(&r, "profiles", "validate", fmt("%s/profiles/ci-job.yaml", src_dir()),
+	        fmt("%s/tests/fixtures/profiles/bad/tab.yaml", src_dir()), NULL);
+	IT_EXPECT_INT(r.status, 125);
+	IT_EXPECT_CONTAINS(r.out, "ci-job.yaml: ok");
+}
+
+/* The seed's examples. */
+static void test_check_seed_examples(void)
+{
+	struct it_run r;
+	char *settings;
+
+	setup();
+	settings = in(home, ".claude/settings.json");
+	it_sbxv(&r, "check", "--profile", "claude-agent", "write", settings, NULL);
+	IT_EXPECT_INT(r.status, 1);
+	IT_EXPECT_CONTAINS(r.out,
+	                   fmt("deny  write   %s  policy config-readonly/deny-write", settings));
+	IT_EXPECT_CONTAINS(r.out, fmt("(profile mount %s/.claude)", home));
+
+	it_sbxv(&r, "check", "--profile", "claude-agent", "read", in(ws, "file.txt"), NULL);
+	IT_EXPECT_INT(r.status, 0);
+	IT_EXPECT_CONTAINS(r.out, "allow read");
+	IT_EXPECT_CONTAINS(r.out, "policy workspace-rw/allow-all");
+
+	/* /etc/passwd: a system mount covers it, and check says which */
+	it_sbxv(&r, "check", "--profile", "claude-agent", "read,write", "/etc/passwd", NULL);
+	IT_EXPECT_INT(r.status, 1);
+	IT_EXPECT_CONTAINS(r.out, "allow read    /etc/passwd  system mount /etc/passwd");
+	IT_EXPECT_CONTAINS(r.out, "deny  write   /etc/passwd  readonly: system mount /etc/passwd");
+	/* ... and with the system mounts off, it is unmounted */
+	it_write_file(in(ws, "nosys.yaml"), "version: 1\nsystem_mounts: none\nmounts:\n"
+	                                    "  - path: ${WORKSPACE}\n");
+	it_sbxv(&r, "check", "--profile", in(ws, "nosys.yaml"), "read", "/etc/passwd", NULL);
+	IT_EXPECT_INT(r.status, 1);
+	IT_EXPECT_CONTAINS(r.out,
+	                   "deny  read    /etc/passwd  unmounted: no mount covers /etc/passwd");
+
+	it_sbxv(&r, "check", "--profile", "ci-job", "read", "/etc/shadow", NULL);
+	IT_EXPECT_INT(r.status, 1);
+	IT_EXPECT_CONTAINS(r.out, "unmounted");
+	/* ci-job's $HOME is a private tmpfs: what is there is the job's own, none of the host */
+	it_sbxv(&r, "check", "--profile", "ci-job", "read,write", in(home, ".ssh/id_rsa"), NULL);
+	IT_EXPECT_INT(r.status, 0);
+	IT_EXPECT_CONTAINS(r.out, fmt("profile mount %s\n", home));
+
+	it_sbxv(&r, "check", "--profile", "code-reviewer", "read,write", in(ws, "file.txt"), NULL);
+	IT_EXPECT_INT(r.status, 1);
+	IT_EXPECT_CONTAINS(r.out, "allow read");
+	IT_EXPECT_CONTAINS(r.out, "deny  write");
+	IT_EXPECT_CONTAINS(r.out, fmt("readonly: profile mount %s is read-only", ws));
+
+	it_sbxv(&r, "check", "--profile", "claude-agent", "write",
+	        in(home, ".claude/projects/new.jsonl"), NULL);
+	IT_EXPECT_INT(r.status, 0);
+
+	it_sbxv(&r, "check", "--profile", "claude-agent", "fly", "/x", NULL);
+	IT_EXPECT_INT(r.status, 125);
+	IT_EXPECT_CONTAINS(r.err, "unknown operation 'fly'");
+	it_sbxv(&r, "check", "--profile", "no-such-profile", "read", "/x", NULL);
+	IT_EXPECT_INT(r.status, 125);
+	IT_EXPECT_CONTAINS(r.err, "profile 'no-such-profile' not found");
+}
+
+static void test_resolve(void)
+{
+	struct it_run r;
+
+	setup();
+	it_sbxv(&r, "resolve", "--profile", "ci-job", in(ws, "file.txt"), "/etc/passwd",
+	        "/etc/shadow", in(home, ".ssh/id_rsa"), NULL);
+	IT_EXPECT_INT(r.status, 1);
+	IT_EXPECT_CONTAINS(r.out, fmt("%s/file.txt -> ", ws));
+	IT_EXPECT_CONTAINS(r.out, "/etc/passwd -> /etc/passwd  (system /etc/passwd, read-only)");
+	IT_EXPECT_CONTAINS(r.out, "/etc/shadow: /etc/shadow is not in the sandbox");
+	/* ci-job's home is a private tmpfs: no host path behind it */
+	IT_EXPECT_CONTAINS(r.out, "lies in a tmpfs made by sbx");
+
+	/* restricted-agent hides .env: it resolves to a mask, not to the secret */
+	it_sbxv(&r, "resolve", "--profile", "restricted-agent", in(ws, ".env"), NULL);
+	IT_EXPECT_INT(r.status, 1);
+	IT_EXPECT_CONTAINS(r.out, "lies in a mask made by sbx");
+	it_sbxv(&r, "resolve", in(ws, "file.txt"), NULL); /* the default profile */
+	IT_EXPECT_INT(r.status, 0);
+}
+
+static void test_dry_run_every_shipped_profile(void)
+{
+	struct it_run r;
+
+	setup();
+	for (size_t i = 0; i < sizeof(shipped) / sizeof(shipped[0]); i++) {
+		it_sbxv(&r, "run", "--profile", shipped[i], "--dry-run", "--", "/bin/true", NULL);
+		IT_EXPECT_INT(r.status, 0);
+		IT_EXPECT_CONTAINS(r.out, fmt("profile:    %s\n", shipped[i]));
+		IT_EXPECT_CONTAINS(r.out, "SBX_PROFILE=");
+		it_sbxv(&r, "run", "-p", shipped[i], "--dry-run", "--json", "--", "/bin/true",
+		        NULL);
+		IT_EXPECT_INT(r.status, 0);
+		IT_EXPECT_CONTAINS(r.out, fmt("{\"profile\":\"%s\"", shipped[i]));
+	}
+	/* what the policies compile to is visible in the plan */
+	it_sbxv(&r, "run", "-p", "restricted-agent", "--dry-run", "--", "/bin/true", NULL);
+	IT_EXPECT_CONTAINS(r.out, fmt("mask                     %s/.env  (hide)", ws));
+	it_sbxv(&r, "run", "-p", "claude-agent", "--dry-run", "--", "/bin/true", NULL);
+	IT_EXPECT_CONTAINS(r.out, fmt("/.claude <- %s/.claude  (profile)", home));
+	IT_EXPECT_CONTAINS(r.out, "ro,");
+}
+
+/* A bad or unenforceable profile runs nothing, with or without --dry-run. */
+static void test_refusals_run_nothing(void)
+{
+	static const char *const fixtures[] = {"needs-landlock", "create-not-delete", "unknown-key",
+	                                       "alias-bomb", "not-supported"};
+	struct it_run r;
+
+	setup();
+	for (size_t i = 0; i < sizeof(fixtures) / sizeof(fixtures[0]); i++) {
+		char *file;
+
+		if (asprintf(&file, "%s/tests/fixtures/profiles/bad/%s.yaml", src_dir(),
+		             fixtures[i]) < 0)
+			it_fail(__FILE__, __LINE__, "out of memory");
+		it_sbxv(&r, "run", "--profile", file, "--", "/bin/sh", "-c",
+		        fmt("touch %s/ran", ws), NULL);
+		IT_EXPECT_INT(r.status, 125);
+		IT_EXPECT(!exists(in(ws, "ran")));
+		it_sbxv(&r, "run", "--profile", file, "--dry-run", "--", "/bin/true", NULL);
+		IT_EXPECT_INT(r.status, 125);
+		IT_EXPECT_INT(strlen(r.out), 0);
+	}
+	it_sbxv(&r, "run", "--profile",
+	        fmt("%s/tests/fixtures/profiles/bad/needs-landlock.yaml", src_dir()), "--",
+	        "/bin/true", NULL);
+	IT_EXPECT_CONTAINS(r.err, "needs per-operation enforcement (Landlock), which this version "
+	                          "does not have yet");
+	it_sbxv(&r, "run", "-p", "a", "-p", "b", "--", "/bin/true", NULL);
+	IT_EXPECT_INT(r.status, 125);
+	IT_EXPECT_CONTAINS(r.err, "--profile is given twice");
+}
+
+/* With a profile, flags add to it, and a flag naming one of its targets replaces it. */
+static void test_flags_with_a_profile(void)
+{
+	struct it_run r;
+
+	setup();
+	{
+		char vol[8300];
+
+		snprintf(vol, sizeof(vol), "%s:%s:ro", ws, ws);
+		it_sbxv(&r, "run", "-p", "restricted-agent", "-v", vol, "--dry-run", "--",
+		        "/bin/true", NULL);
+		IT_EXPECT_INT(r.status, 0);
+		IT_EXPECT_CONTAINS(r.out, fmt("%s <- %s  (flag)", ws, ws));
+		IT_EXPECT(strstr(r.out, fmt("  bind      ro,idmap       %s <-", ws)) ||
+		          strstr(r.out, fmt("  bind      ro             %s <-", ws)));
+		IT_EXPECT_CONTAINS(r.out, "(flag)");
+		/* the other profile mounts stay */
+		IT_EXPECT_CONTAINS(r.out, "/.git/hooks");
+	}
+	/* a flag adds a mount the profile does not have */
+	it_sbxv(&r, "run", "-p", "ci-job", "-v", fmt("%s/.ssh", home), "--dry-run", "--",
+	        "/bin/true", NULL);
+	IT_EXPECT_INT(r.status, 0);
+	IT_EXPECT_CONTAINS(r.out, fmt("%s/.ssh <- ", home));
+	/* the workspace given after -p still sets ${WORKSPACE} */
+	it_write_file(in(home, "other/f"), "f\n");
+	it_sbxv(&r, "run", "-p", "ci-job", "-w", in(home, "other"), "--dry-run", "--", "/bin/true",
+	        NULL);
+	IT_EXPECT_INT(r.status, 0);
+	IT_EXPECT_CONTAINS(r.out, fmt("cwd:        %s/other\n", home));
+	/* ci-job hides $HOME behind a tmpfs: a workspace that is $HOME itself contradicts it */
+	it_sbxv(&r, "run", "-p", "ci-job", "-w", home, "--dry-run", "--", "/bin/true", NULL);
+	IT_EXPECT_INT(r.status, 125);
+	IT_EXPECT_CONTAINS(r.err, fmt("two mounts have the target '%s'", home));
+}
+
+static void test_profiles_list_and_show(void)
+{
+	struct it_run r;
+
+	setup();
+	it_sbxv(&r, "profiles", "list", NULL);
+	IT_EXPECT_INT(r.status, 0);
+	for (size_t i = 0; i < sizeof(shipped) / sizeof(shipped[0]); i++)
+		IT_EXPECT_CONTAINS(r.out, fmt("  %s ", shipped[i]));
+	IT_EXPECT_CONTAINS(r.out, "Claude Code on the workspace");
+	it_sbxv(&r, "profiles", "show", "claude-agent", NULL);
+	IT_EXPECT_INT(r.status, 0);
+	IT_EXPECT_CONTAINS(r.out, fmt("  - source: \"%s/.claude\"", home));
+	IT_EXPECT_CONTAINS(r.out, "    policy: \"config-readonly\"");
+	IT_EXPECT_CONTAINS(r.out, fmt("#   config-readonly on %s/.claude: allows", home));
+	IT_EXPECT_CONTAINS(r.out, "a read-only mount");
+	it_sbxv(&r, "profiles", "show", "nope", NULL);
+	IT_EXPECT_INT(r.status, 125);
+}
+
+/* ---- real runs ---- */
+
+static void test_run_code_reviewer(void)
+{
+	struct it_run r;
+
+	setup();
+	need_launcher();
+	it_sbxv(&r, "run", "-p", "code-reviewer", "--", "/bin/sh", "-c",
+	        fmt("cat %s/file.txt; touch new 2>/dev/null && echo WROTE || echo DENIED; "
+	            "echo tmp > /tmp/t && cat /tmp/t; ls ~/.ssh 2>/dev/null || echo NOHOME",
+	            ws),
+	        NULL);
+	IT_EXPECT_INT(r.status, 0);
+	IT_EXPECT_CONTAINS(r.out, "hello\nDENIED\ntmp\nNOHOME\n");
+	IT_EXPECT(!exists(in(ws, "new")));
+}
+
+static void test_run_restricted_agent(void)
+{
+	struct it_run r;
+
+	setup();
+	need_launcher();
+	it_sbxv(&r, "run", "-p", "restricted-agent", "--", "/bin/sh", "-c",
+	        "cat .env; echo \"[$(cat .env | wc -c)]\"; echo x > .env 2>/dev/null && echo ENVW; "
+	        "echo x > .git/hooks/pre-commit 2>/dev/null && echo HOOKW; "
+	        "echo x >> .git/config 2>/dev/null && echo CFGW; echo ok > out.txt && cat out.txt; "
+	        "ls ~/.ssh 2>/dev/null || echo NOHOME",
+	        NULL);
+	IT_EXPECT_INT(r.status, 0);
+	IT_EXPECT_NOT_CONTAINS(r.out, "secret-value");
+	IT_EXPECT_CONTAINS(r.out, "[0]\nok\nNOHOME\n");
+	IT_EXPECT_NOT_CONTAINS(r.out, "ENVW");
+	IT_EXPECT_NOT_CONTAINS(r.out, "HOOKW");
+	IT_EXPECT_NOT_CONTAINS(r.out, "CFGW");
+	IT_EXPECT(!exists(in(ws, ".git/hooks/pre-commit")));
+	IT_EXPECT_CONTAINS(slurp(in(ws, ".env")), "secret-value");
+	IT_EXPECT_CONTAINS(slurp(in(ws, ".git/config")), "[core]\n");
+}
+
+static void test_run_ci_job(void)
+{
+	struct it_run r;
+
+	setup();
+	need_launcher();
+	it_sbxv(&r, "run", "-p", "ci-job", "--", "/bin/sh", "-c",
+	        "echo \"home:[$(ls -A ~)]\"; mkdir -p ~/.cache/x && echo cached; echo $CI; "
+	        "echo built > out.txt && cat out.txt; cat /sys/class/net/*/address 2>/dev/null | "
+	        "wc -l",
+	        NULL);
+	IT_EXPECT_INT(r.status, 0);
+	IT_EXPECT_CONTAINS(r.out, "home:[]\ncached\ntrue\nbuilt\n");
+	IT_EXPECT_CONTAINS(slurp(in(ws, "out.txt")), "built");
+	IT_EXPECT(!exists(in(home, ".cache/x"))); /* the home it wrote was private */
+}
+
+static void test_run_claude_agent(void)
+{
+	char before_settings[4096], before_json[4096];
+	struct it_run r;
+
+	setup();
+	need_launcher();
+	snprintf(before_settings, sizeof(before_settings), "%s",
+	         slurp(in(home, ".claude/settings.json")));
+	snprintf(before_json, sizeof(before_json), "%s", slurp(in(home, ".claude.json")));
+	it_sbxv(&r, "run", "-p", "claude-agent", "--", "/bin/sh", "-c",
+	        "echo {} > ~/.claude/settings.json 2>/dev/null && echo SETW; "
+	        "echo {} > ~/.claude.json 2>/dev/null && echo JSONW; "
+	        "mkdir ~/.claude/hooks 2>/dev/null && echo HOOKSW; "
+	        "echo x > .git/hooks/pre-commit 2>/dev/null && echo GITHOOKW; "
+	        "cat ~/.claude/CLAUDE.md; echo t > ~/.claude/projects/t.jsonl && echo STATE; "
+	        "echo w > work.txt && echo WORK; ls ~/.ssh 2>/dev/null || echo NOSSH",
+	        NULL);
+	IT_EXPECT_INT(r.status, 0);
+	IT_EXPECT_CONTAINS(r.out, "be careful\nSTATE\nWORK\nNOSSH\n");
+	IT_EXPECT_NOT_CONTAINS(r.out, "SETW");
+	IT_EXPECT_NOT_CONTAINS(r.out, "JSONW");
+	IT_EXPECT_NOT_CONTAINS(r.out, "HOOKSW");
+	IT_EXPECT_NOT_CONTAINS(r.out, "GITHOOKW");
+	IT_EXPECT_CONTAINS(slurp(in(home, ".claude/settings.json")), before_settings);
+	IT_EXPECT_CONTAINS(slurp(in(home, ".claude.json")), before_json);
+	IT_EXPECT(exists(in(home, ".claude/projects/t.jsonl")));
+	IT_EXPECT(!exists(in(home, ".claude/hooks")));
+}
+
+/* The real agent, when installed (npm install -g @anthropic-ai/claude-code). */
+static void test_run_real_claude(void)
+{
+	char before[4096];
+	struct it_run r;
+
+	setup();
+	need_launcher();
+	if (!exists("/usr/bin/claude") && !exists("/usr/local/bin/claude"))
+		it_skip("Claude Code is not installed (npm install -g @anthropic-ai/claude-code)");
+	snprintf(before, sizeof(before), "%s", slurp(in(home, ".claude.json")));
+	it_sbxv(&r, "run", "-p", "claude-agent", "--", "claude", "--version", NULL);
+	IT_EXPECT_INT(r.status, 0);
+	IT_EXPECT_CONTAINS(r.out, "(Claude Code)");
+	/* A prompt without a login: the agent starts, writes its transcript, and fails to
+	 * reach its API; its rules (~/.claude.json) are unchanged. */
+	it_sbxv(&r, "run", "-p", "claude-agent", "--", "timeout", "60", "claude", "-p", "hi", NULL);
+	IT_EXPECT(r.status != 125 && r.status != 126 && r.status != 127);
+	IT_EXPECT_CONTAINS(slurp(in(home, ".claude.json")), before);
+	{
+		char *dir = in(home, ".claude/projects");
+		char *cmd = fmt("ls -R %s | grep -c jsonl", dir);
+		FILE *p = popen(cmd, "r");
+		int n = 0;
+
+		IT_EXPECT(p != NULL);
+		IT_EXPECT(fscanf(p, "%d", &n) == 1);
+		pclose(p);
+		/* old.jsonl, and the transcript of the run inside the sandbox */
+		IT_EXPECT(n >= 2);
+	}
+}
+
+int main(int argc, char **argv)
+{
+	static const struct it_case cases[] = {
+	    IT_CASE(test_validate_shipped),
+	    IT_CASE(test_validate_bad),
+	    IT_CASE(test_check_seed_examples),
+	    IT_CASE(test_resolve),
+	    IT_CASE(test_dry_run_every_shipped_profile),
+	    IT_CASE(test_refusals_run_nothing),
+	    IT_CASE(test_flags_with_a_profile),
+	    IT_CASE(test_profiles_list_and_show),
+	    IT_CASE(test_run_code_reviewer),
+	    IT_CASE(test_run_restricted_agent),
+	    IT_CASE(test_run_ci_job),
+	    IT_CASE(test_run_claude_agent),
+	    IT_CASE(test_run_real_claude),
+	};
+
+	return it_main(argc, argv, cases, sizeof(cases) / sizeof(cases[0]));
+}
