@@ -448,6 +448,33 @@ static void test_run_claude_agent(void)
 	IT_EXPECT(!exists(in(home, ".claude/hooks")));
 }
 
+/* A policy that denies execute over a whole mount compiles to a noexec mount. */
+static void test_run_policy_noexec(void)
+{
+	struct it_run r;
+
+	setup();
+	need_launcher();
+	it_write_file(
+	    in(ws, "policies/no-exec.yaml"),
+	    "version: 1\nrules:\n  - {name: rw, paths: [\"**\"], operations: [read, list, "
+	    "stat, write, create, delete], decision: allow}\n");
+	it_write_file(in(ws, "p.yaml"), "version: 1\nmounts:\n  - path: ${WORKSPACE}\n"
+	                                "    policy: no-exec\n");
+	it_write_file(in(ws, "run.sh"), "#!/bin/sh\necho RAN\n");
+	chmod(in(ws, "run.sh"), 0755);
+	it_sbxv(&r, "check", "--profile", in(ws, "p.yaml"), "execute", in(ws, "run.sh"), NULL);
+	IT_EXPECT_INT(r.status, 1);
+	IT_EXPECT_CONTAINS(r.out, "policy no-exec/no rule allows execute");
+	it_sbxv(&r, "run", "--profile", in(ws, "p.yaml"), "--", in(ws, "run.sh"), NULL);
+	IT_EXPECT_INT(r.status, 126);
+	IT_EXPECT_NOT_CONTAINS(r.out, "RAN");
+	it_sbxv(&r, "run", "--profile", in(ws, "p.yaml"), "--", "/bin/sh", "-c",
+	        "echo w > written && cat written", NULL);
+	IT_EXPECT_INT(r.status, 0);
+	IT_EXPECT_CONTAINS(r.out, "w\n");
+}
+
 /* The real agent, when installed (npm install -g @anthropic-ai/claude-code). */
 static void test_run_real_claude(void)
 {
@@ -496,6 +523,7 @@ int main(int argc, char **argv)
 	    IT_CASE(test_run_restricted_agent),
 	    IT_CASE(test_run_ci_job),
 	    IT_CASE(test_run_claude_agent),
+	    IT_CASE(test_run_policy_noexec),
 	    IT_CASE(test_run_real_claude),
 	};
 
