@@ -8,7 +8,7 @@
  *   init (pid 1)        becomes the inner ids; builds the mounts and pivots; loopback up;
  *     forks the worker, drops its own capabilities, reaps and forwards signals
  *   worker (pid 2)      new session; dies with init; chdir; every capability dropped;
- *     no_new_privs; (Landlock); seccomp last; execve
+ *     no_new_privs; Landlock; seccomp last; execve
  *
  * Errors in init or the worker travel to sbx as one flat struct sbx_error over a
  * close-on-exec pipe: EOF with nothing read means the exec succeeded.
@@ -81,6 +81,10 @@ __attribute__((noreturn)) static void worker_main(const struct child_ctx *c)
 		              strerror(errno));
 		child_fail(c->err_fd, &err);
 	}
+	/* Landlock: per-operation rights, once no_new_privs is set (which lets an unprivileged
+	 * process restrict itself) and before seccomp, which comes last. */
+	if (sbx_landlock_enforce(&c->plan->landlock, &err) < 0)
+		child_fail(c->err_fd, &err);
 	/* Only 0, 1 and 2 reach the worker: everything else closes at exec. */
 	if (sbx_proc_cloexec_from(3, &err) < 0)
 		child_fail(c->err_fd, &err);

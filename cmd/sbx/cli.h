@@ -34,6 +34,11 @@ void sbx_cli_run_clear(struct sbx_cli_run *run);
 int sbx_cli_parse_run(int argc, char **argv, const char *cwd, struct sbx_cli_run *out,
                       struct sbx_error *err);
 
+/* Compile the plan's Landlock rules from the run's spec and policies, and negotiate them
+ * with this kernel's ABI; warnings (best-effort) go to warn_to when not NULL. */
+int sbx_cli_plan_landlock(const struct sbx_cli_run *run, struct sbx_plan *plan, FILE *warn_to,
+                          struct sbx_error *err);
+
 /* Print an error as one line (profile errors also get their source line and a caret). */
 void sbx_cli_report(FILE *f, const struct sbx_error *err);
 

@@ -8,6 +8,7 @@
 
 #include "cli.h"
 #include "sbx/cleanup.h"
+#include "sbx/landlock.h"
 #include "sbx/launch.h"
 #include "sbx/path.h"
 #include "sbx/policy.h"
@@ -287,6 +288,8 @@ int sbx_cli_parse_run(int argc, char **argv, const char *cwd, struct sbx_cli_run
 	return 0;
 }
 
+static void print_landlock(FILE *f, const struct sbx_ll_plan *ll, bool json);
+
 static const char *flag_words(unsigned flags, char *buf, size_t size)
 {
 	snprintf(buf, size, "%s%s%s%s", flags & SBX_PLAN_F_READONLY ? "ro" : "rw",
@@ -324,6 +327,7 @@ void sbx_cli_print_plan(FILE *f, const struct sbx_plan *plan, char *const *argv,
 				        o->source);
 			fprintf(f, "  (%s)\n", o->why);
 		}
+		print_landlock(f, &plan->landlock, false);
 		fprintf(f, "environment:\n");
 		for (size_t i = 0; i < plan->n_env; i++)
 			fprintf(f, "  %s\n", plan->envp[i]);
@@ -368,7 +372,9 @@ void sbx_cli_print_plan(FILE *f, const struct sbx_plan *plan, char *const *argv,
 		sbx_json_string(f, o->why);
 		fputc('}', f);
 	}
-	fputs("],\"env\":[", f);
+	fputc(']', f);
+	print_landlock(f, &plan->landlock, true);
+	fputs(",\"env\":[", f);
 	for (size_t i = 0; i < plan->n_env; i++) {
 		if (i)
 			fputc(',', f);
@@ -381,6 +387,89 @@ void sbx_cli_print_plan(FILE *f, const struct sbx_plan *plan, char *const *argv,
 		sbx_json_string(f, *a);
 	}
 	fputs("]}\n", f);
+}
+
+/* ---- Landlock (issue 4) ---- */
+
+int sbx_cli_plan_landlock(const struct sbx_cli_run *run, struct sbx_plan *plan, FILE *warn_to,
+                          struct sbx_error *err)
+{
+	struct sbx_policy_view view = {
+	    .plan = plan,
+	    .spec = run->spec,
+	    .policies = run->profile ? &run->profile->policies : NULL,
+	};
+	struct sbx_ll_opts opts = {.same_ns = plan->backend_landlock};
+	char warn[2048];
+	int abi, r;
+
+	r = sbx_ll_compile(&view, &opts, &plan->landlock, err);
+	if (r < 0)
+		return r;
+	abi = sbx_landlock_abi();
+	r = sbx_ll_negotiate(&plan->landlock, abi, plan->backend_landlock, run->spec->best_effort,
+	                     warn, sizeof(warn), err);
+	if (r < 0)
+		return r;
+	if (warn_to) {
+		for (char *line = strtok(warn, "\n"); line; line = strtok(NULL, "\n"))
+			fprintf(warn_to, "sbx: warning: Landlock %s\n", line);
+	}
+	return 0;
+}
+
+static void print_landlock(FILE *f, const struct sbx_ll_plan *ll, bool json)
+{
+	char ops[128], acc[512];
+
+	if (!json) {
+		if (!ll->enabled) {
+			fprintf(f, "landlock:   none\n");
+			return;
+		}
+		fprintf(f, "landlock:   ABI %d; tcp %s; scopes %s%s%s\n", ll->abi,
+		        ll->handled_net ? "bind and connect denied" : "not restricted",
+		        ll->scoped & SBX_LL_SCOPE_ABSTRACT_UNIX ? "abstract-unix " : "",
+		        ll->scoped & SBX_LL_SCOPE_SIGNAL ? "signal" : "", ll->scoped ? "" : "none");
+		fprintf(f, "landlock rules (everything else denied):\n");
+		for (size_t i = 0; i < ll->n_rules; i++)
+			fprintf(f, "  %-28s %-34s (%s)\n", ll->rules[i].path,
+			        sbx_ops_format(ll->rules[i].ops, ops, sizeof(ops)),
+			        ll->rules[i].why);
+		fprintf(f, "landlock compile: %s\n",
+		        ll->n_inexact ? "INEXACT (stricter than the policies):" : "exact");
+		for (size_t i = 0; i < ll->n_inexact; i++)
+			fprintf(f, "  %s\n", ll->inexact[i]);
+		return;
+	}
+	fprintf(f,
+	        ",\"landlock\":{\"enabled\":%s,\"abi\":%d,\"exact\":%s,\"tcp_denied\":%s,"
+	        "\"scoped\":[%s%s%s],\"rules\":[",
+	        ll->enabled ? "true" : "false", ll->abi, ll->n_inexact ? "false" : "true",
+	        ll->handled_net ? "true" : "false",
+	        ll->scoped & SBX_LL_SCOPE_ABSTRACT_UNIX ? "\"abstract_unix\"" : "",
+	        (ll->scoped & SBX_LL_SCOPE_ABSTRACT_UNIX) && (ll->scoped & SBX_LL_SCOPE_SIGNAL)
+	            ? ","
+	            : "",
+	        ll->scoped & SBX_LL_SCOPE_SIGNAL ? "\"signal\"" : "");
+	for (size_t i = 0; i < ll->n_rules; i++) {
+		fputs(i ? ",{\"path\":" : "{\"path\":", f);
+		sbx_json_string(f, ll->rules[i].path);
+		fputs(",\"ops\":", f);
+		sbx_json_string(f, sbx_ops_format(ll->rules[i].ops, ops, sizeof(ops)));
+		fputs(",\"access\":", f);
+		sbx_json_string(f, sbx_ll_fs_format(ll->rules[i].access, acc, sizeof(acc)));
+		fputs(",\"why\":", f);
+		sbx_json_string(f, ll->rules[i].why);
+		fputc('}', f);
+	}
+	fputs("],\"inexact\":[", f);
+	for (size_t i = 0; i < ll->n_inexact; i++) {
+		if (i)
+			fputc(',', f);
+		sbx_json_string(f, ll->inexact[i]);
+	}
+	fputs("]}", f);
 }
 
 extern char **environ;
@@ -406,6 +495,9 @@ int sbx_cmd_run(int argc, char **argv)
 		goto out;
 	}
 	r = sbx_plan_build(run.spec, &host, &plan, &err);
+	if (r < 0)
+		goto fail;
+	r = sbx_cli_plan_landlock(&run, plan, stderr, &err);
 	if (r < 0)
 		goto fail;
 	sbx_cli_print_notes(stderr, run.profile, plan);

@@ -15,6 +15,7 @@
 #include <sys/types.h>
 
 #include "sbx/error.h"
+#include "sbx/landlock.h"
 #include "sbx/spec.h"
 
 /* As root, the worker's user namespace maps the caller's ids onto this unprivileged host range,
@@ -93,6 +94,13 @@ struct sbx_plan {
 	char **envp; /* NULL-terminated */
 	size_t n_env;
 	char *profile; /* for messages */
+
+	/* Landlock (issue 4): filled by sbx_ll_compile after the plan is built, applied by
+	 * the worker after no_new_privs. `backend_landlock`: no namespaces at all, the
+	 * caller's mount namespace with Landlock alone (SPEC section 3). */
+	struct sbx_ll_plan landlock;
+	bool backend_landlock;
+	bool best_effort; /* run with a warning where the kernel cannot enforce it all */
 };
 
 void sbx_plan_free(struct sbx_plan *plan);
@@ -116,6 +124,11 @@ int sbx_plan_build(const struct sbx_spec *spec, const struct sbx_host *host, str
                    struct sbx_error *err);
 
 const char *sbx_plan_kind_name(enum sbx_plan_kind kind);
+
+/* True if `path` (normalised) is a directory sbx makes in its own root only to hold mount
+ * points: an ancestor of some operation's target that no operation covers (root mode mirrors
+ * the root's own directories instead). */
+bool sbx_plan_is_scaffold_dir(const struct sbx_plan *plan, const char *path);
 
 /*
  * Resolution (SPEC section 3): map a sandbox path onto the host through the plan: normalise,

@@ -13,4 +13,8 @@
 int sbx_probe_host(struct sbx_host *host, char *const *envp, struct sbx_error *err);
 void sbx_probe_host_clear(struct sbx_host *host);
 
+/* The Landlock ABI of this kernel (>= 1), or -ENOSYS / -EOPNOTSUPP when it has none
+ * (src/os/landlock.c). */
+int sbx_landlock_abi(void);
+
 #endif

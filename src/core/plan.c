@@ -109,6 +109,7 @@ void sbx_plan_free(struct sbx_plan *plan)
 		free(plan->ops[i].target);
 	}
 	free(plan->ops);
+	sbx_ll_plan_clear(&plan->landlock);
 	for (size_t i = 0; i < plan->n_env; i++)
 		free(plan->envp[i]);
 	free(plan->envp);
@@ -576,4 +577,21 @@ int sbx_plan_resolve(const struct sbx_plan *plan, const char *path, size_t *op_o
 		return 0;
 	}
 	return sbx_error_set(err, SBX_ERR_USAGE, ELOOP, "%s: too many levels of symlinks", path);
+}
+
+bool sbx_plan_is_scaffold_dir(const struct sbx_plan *plan, const char *path)
+{
+	bool ancestor = false;
+
+	for (size_t i = 0; i < plan->n_ops; i++) {
+		const struct sbx_plan_op *o = &plan->ops[i];
+
+		if (o->kind == SBX_PLAN_SEAL)
+			continue;
+		if (sbx_path_covers(o->target, path))
+			return false; /* covered: not scaffold */
+		if (sbx_path_covers(path, o->target))
+			ancestor = true;
+	}
+	return ancestor;
 }

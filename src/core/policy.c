@@ -226,6 +226,17 @@ int sbx_policy_decide(const struct sbx_policy_view *view, unsigned op, const cha
 
 	/* 1. No mount covers the path: it does not exist inside. */
 	o = find_op(view->plan, out->path);
+	if (!o && sbx_plan_is_scaffold_dir(view->plan, out->path)) {
+		/* A directory sbx made in its own read-only root to hold mount points: it
+		 * can be looked at, and holds nothing of the host. */
+		out->mount_what = "sbx";
+		out->allow = (op & (SBX_OP_LIST | SBX_OP_STAT)) != 0;
+		out->by = out->allow ? SBX_BY_ALLOWED : SBX_BY_READONLY;
+		snprintf(out->rule, sizeof(out->rule), "%s",
+		         out->allow ? "directory made by sbx to hold mount points"
+		                    : "a directory made by sbx, read-only");
+		return 0;
+	}
 	if (!o) {
 		out->by = SBX_BY_UNMOUNTED;
 		snprintf(out->rule, sizeof(out->rule), "no mount covers it");
@@ -415,11 +426,9 @@ __attribute__((format(printf, 5, 6))) static int refuse(const struct sbx_policy 
 	va_start(ap, fmt);
 	vsnprintf(what, sizeof(what), fmt, ap);
 	va_end(ap);
-	r = sbx_error_set(
-	    err, SBX_ERR_UNSUPPORTED, EOPNOTSUPP,
-	    "policy '%s' on %s needs per-operation enforcement (Landlock), which this "
-	    "version does not have yet: %s%s%s",
-	    p->name, scope, rule ? "rule '" : "", rule ? rule->name : "", rule ? "' " : "");
+	r = sbx_error_set(err, SBX_ERR_UNSUPPORTED, EOPNOTSUPP,
+	                  "policy '%s' on %s cannot be enforced by the kernel: %s%s%s", p->name,
+	                  scope, rule ? "rule '" : "", rule ? rule->name : "", rule ? "' " : "");
 	if (err) {
 		size_t len = strlen(err->msg);
 
@@ -427,9 +436,9 @@ __attribute__((format(printf, 5, 6))) static int refuse(const struct sbx_policy 
 		sbx_error_at(err, p->file, rule ? rule->line : p->line,
 		             rule ? rule->column : p->column);
 	}
-	sbx_error_hint(err, "sbx refuses rather than run with a rule unenforced; express it with "
-	                    "read-only mounts, 'hide:' of exact paths, or rules over the whole "
-	                    "mount ('**')");
+	sbx_error_hint(err, "sbx refuses rather than run with a rule unenforced; Landlock cannot "
+	                    "deny stat(2) apart from everything else: deny every operation on "
+	                    "an exact path (it is then hidden), or allow stat");
 	return r;
 }
 
@@ -459,9 +468,9 @@ static int effect_hide(struct sbx_policy_effect *e, const char *scope, const cha
 int sbx_policy_compile_one(const struct sbx_policy *p, const char *scope, bool is_base,
                            struct sbx_policy_effect *eff, struct sbx_error *err)
 {
-	unsigned allow_w = 0, deny_w = 0, w;
+	unsigned allow_w = 0, deny_w = 0, partial = 0, w;
 	const struct sbx_rule *first_whole = NULL;
-	char a[64], b[64];
+	char a[64];
 	int r;
 
 	memset(eff, 0, sizeof(*eff));
@@ -492,17 +501,13 @@ int sbx_policy_compile_one(const struct sbx_policy *p, const char *scope, bool i
 
 			if (whole_scope(pat, scope) || !may_touch(pat, scope))
 				continue;
-			if (rule->allow) {
-				unsigned extra = rule->ops & ~w & ~deny_w;
-
-				if (!extra)
-					continue;
-				r = refuse(p, rule, scope, err,
-				           "allows %s on '%s' only, not on the whole mount",
-				           sbx_ops_format(extra, a, sizeof(a)), pat);
-				goto fail;
-			}
-			if (!(rule->ops & w))
+			/* Allows over part of the scope, and denies that do not hide, are
+			 * Landlock's (src/core/landlock.c): exact over whole subtrees,
+			 * stricter elsewhere. A part that may be written keeps the mount
+			 * writable (and one that may run programs, executable). */
+			if (rule->allow)
+				partial |= rule->ops;
+			if (rule->allow || !(rule->ops & w))
 				continue;
 			if (sbx_glob_is_literal(pat) && (w & ~SBX_OP_STAT & ~rule->ops) == 0) {
 				r = effect_hide(eff, scope, pat, err);
@@ -510,11 +515,14 @@ int sbx_policy_compile_one(const struct sbx_policy *p, const char *scope, bool i
 					goto fail;
 				continue;
 			}
+			if (!(rule->ops & w & SBX_OP_STAT))
+				continue;
 			r = refuse(p, rule, scope, err,
 			           sbx_glob_is_literal(pat)
-			               ? "denies %s on '%s' only (to hide one exact path, deny "
-			                 "every operation on it)"
-			               : "denies %s on the glob '%s' (glob rules need Landlock)",
+			               ? "denies %s on '%s' but not every operation: stat cannot "
+			                 "be denied alone"
+			               : "denies %s on the glob '%s': stat cannot be denied on a "
+			                 "glob (list the paths to hide, or deny less than stat)",
 			           sbx_ops_format(rule->ops & w, a, sizeof(a)), pat);
 			goto fail;
 		}
@@ -536,16 +544,10 @@ int sbx_policy_compile_one(const struct sbx_policy *p, const char *scope, bool i
 		eff->hide_scope = true;
 		return 0;
 	}
-	if ((w & SBX_OP_LOOK) != SBX_OP_LOOK) {
-		r = refuse(p, first_whole, scope, err, "allows %s but not %s of read, list, stat",
-		           sbx_ops_format(w & SBX_OP_LOOK, a, sizeof(a)),
-		           sbx_ops_format(SBX_OP_LOOK & ~w, b, sizeof(b)));
-		goto fail;
-	}
-	if ((w & SBX_OP_MODIFY) && (w & SBX_OP_MODIFY) != SBX_OP_MODIFY) {
-		r = refuse(p, first_whole, scope, err, "allows %s but not %s",
-		           sbx_ops_format(w & SBX_OP_MODIFY, a, sizeof(a)),
-		           sbx_ops_format(SBX_OP_MODIFY & ~w, b, sizeof(b)));
+	/* Everything else Landlock enforces per operation; stat it cannot deny. */
+	if (!(w & SBX_OP_STAT)) {
+		r = refuse(p, first_whole, scope, err, "allows %s but not stat",
+		           sbx_ops_format(w, a, sizeof(a)));
 		goto fail;
 	}
 	if (!(w & SBX_OP_EXECUTE) && is_base) {
@@ -555,8 +557,8 @@ int sbx_policy_compile_one(const struct sbx_policy *p, const char *scope, bool i
 		goto fail;
 	}
 	eff->allowed = w;
-	eff->readonly = !(w & SBX_OP_MODIFY);
-	eff->noexec = !(w & SBX_OP_EXECUTE);
+	eff->readonly = !((w | partial) & SBX_OP_MODIFY);
+	eff->noexec = !((w | partial) & SBX_OP_EXECUTE);
 	return 0;
 fail:
 	sbx_policy_effect_clear(eff);

@@ -66,6 +66,15 @@ void sbx_prepared_clear(struct sbx_prepared *p);
  */
 int sbx_mounts_build(const struct sbx_plan *plan, struct sbx_prepared *prep, struct sbx_error *err);
 
+/* ---- landlock.c ---- */
+
+/* The Landlock ABI of this kernel (>= 1), or -ENOSYS / -EOPNOTSUPP when it has none. */
+int sbx_landlock_abi(void);
+
+/* Build the negotiated ruleset and restrict the calling process with it (after
+ * no_new_privs). No allocation: safe in a vfork child. */
+int sbx_landlock_enforce(const struct sbx_ll_plan *p, struct sbx_error *err);
+
 /* ---- caps.c ---- */
 
 /* Drop every capability (effective, permitted, inheritable, ambient, bounding) and lock

@@ -138,10 +138,9 @@ static void test_validate_bad(void)
 	     "\nversion: 2\n", "\n         ^\n"},
 	    {"cycle-a", "cycle-b.yaml:2:10: 'extends' makes a cycle:", "\nextends: cycle-a\n",
 	     "\n         ^\n"},
-	    {"needs-landlock",
-	     "glob-deny.yaml:7:5: policy 'glob-deny' on /srv needs per-operation enforcement "
-	     "(Landlock), which this version does not have yet",
-	     "\n  - name: no-env\n", "\n    ^\n"},
+	    {"stat-alone",
+	     "no-stat.yaml:3:5: policy 'no-stat' on /srv cannot be enforced by the kernel",
+	     "\n  - name: no-stat\n", "\n    ^\n"},
 	    {"invalid-utf8", "invalid-utf8.yaml:2:17: invalid UTF-8", "", ""},
 	    {"empty", "empty.yaml:1:1: the file is empty", "", ""},
 	};
@@ -274,8 +273,8 @@ static void test_dry_run_every_shipped_profile(void)
 /* A bad or unenforceable profile runs nothing, with or without --dry-run. */
 static void test_refusals_run_nothing(void)
 {
-	static const char *const fixtures[] = {"needs-landlock", "create-not-delete", "unknown-key",
-	                                       "alias-bomb", "not-supported"};
+	static const char *const fixtures[] = {"stat-alone", "unknown-key", "alias-bomb",
+	                                       "not-supported"};
 	struct it_run r;
 
 	setup();
@@ -294,10 +293,9 @@ static void test_refusals_run_nothing(void)
 		IT_EXPECT_INT(strlen(r.out), 0);
 	}
 	it_sbxv(&r, "run", "--profile",
-	        fmt("%s/tests/fixtures/profiles/bad/needs-landlock.yaml", src_dir()), "--",
-	        "/bin/true", NULL);
-	IT_EXPECT_CONTAINS(r.err, "needs per-operation enforcement (Landlock), which this version "
-	                          "does not have yet");
+	        fmt("%s/tests/fixtures/profiles/bad/stat-alone.yaml", src_dir()), "--", "/bin/true",
+	        NULL);
+	IT_EXPECT_CONTAINS(r.err, "Landlock cannot deny stat(2) apart from everything else");
 	it_sbxv(&r, "run", "-p", "a", "-p", "b", "--", "/bin/true", NULL);
 	IT_EXPECT_INT(r.status, 125);
 	IT_EXPECT_CONTAINS(r.err, "--profile is given twice");

@@ -310,32 +310,39 @@ static const struct compile_case {
     {"version: 1\nrules:\n  - {name: r, paths: [\"/home/**\"], operations: [all], decision: "
      "allow}\n",
      "/home/u", false, 0, SBX_OP_ALL, false, false, false, NULL, NULL, 0},
-    /* create but not delete: needs Landlock */
+    /* create but not delete: Landlock's; the mount stays writable */
     {"version: 1\nrules:\n  - {name: cw, paths: [\"**\"], operations: [read, list, stat, "
      "write, create], decision: allow}\n",
-     "/w", false, -EOPNOTSUPP, 0, false, false, false, NULL,
-     "needs per-operation enforcement (Landlock), which this version does not have yet: rule "
-     "'cw' allows write,create but not delete",
-     3},
-    /* reading without listing */
-    {"version: 1\nrules:\n  - {name: r, paths: [\"**\"], operations: [read], decision: "
+     "/w", false, 0, SBX_OP_LOOK | SBX_OP_WRITE | SBX_OP_CREATE, false, true, false, NULL, NULL, 0},
+    /* reading without listing (stat kept): Landlock's */
+    {"version: 1\nrules:\n  - {name: r, paths: [\"**\"], operations: [read, stat], decision: "
      "allow}\n",
-     "/w", false, -EOPNOTSUPP, 0, false, false, false, NULL, "allows read but not list,stat", 3},
-    /* a glob deny */
+     "/w", false, 0, SBX_OP_READ | SBX_OP_STAT, true, true, false, NULL, NULL, 0},
+    /* a glob deny of read: Landlock's (compiled stricter) */
     {"version: 1\nrules:\n  - {name: all, paths: [\"**\"], operations: [all], decision: "
      "allow}\n  - {name: env, paths: [\"**/.env\"], operations: [read], decision: deny}\n",
+     "/w", false, 0, SBX_OP_ALL, false, false, false, NULL, NULL, 0},
+    /* a glob deny of stat cannot be enforced */
+    {"version: 1\nrules:\n  - {name: all, paths: [\"**\"], operations: [all], decision: "
+     "allow}\n  - {name: env, paths: [\"**/.env\"], operations: [all], decision: deny}\n",
      "/w", false, -EOPNOTSUPP, 0, false, false, false, NULL,
-     "rule 'env' denies read on the glob '**/.env' (glob rules need Landlock)", 4},
+     "rule 'env' denies read,list,stat,write,create,delete,execute on the glob '**/.env': stat "
+     "cannot be denied on a glob",
+     4},
     /* an exact path denied every operation: a mask */
     {"version: 1\nrules:\n  - {name: all, paths: [\"**\"], operations: [all], decision: "
      "allow}\n  - {name: env, paths: [\".env\"], operations: [all], decision: deny}\n",
      "/w", false, 0, SBX_OP_ALL, false, false, false, "/w/.env", NULL, 0},
-    /* ... but denying only writes to it is per-operation */
+    /* ... but denying only writes to it is per-operation: Landlock's, no mount flag */
     {"version: 1\nrules:\n  - {name: all, paths: [\"**\"], operations: [all], decision: "
      "allow}\n  - {name: cfg, paths: [\".git/config\"], operations: [write], decision: "
      "deny}\n",
-     "/w", false, -EOPNOTSUPP, 0, false, false, false, NULL, "denies write on '.git/config' only",
-     4},
+     "/w", false, 0, SBX_OP_ALL, false, false, false, NULL, NULL, 0},
+    /* stat cannot be denied apart from the rest */
+    {"version: 1\nrules:\n  - {name: all, paths: [\"**\"], operations: [read, list, write], "
+     "decision: allow}\n",
+     "/w", false, -EOPNOTSUPP, 0, false, false, false, NULL, "allows read,list,write but not stat",
+     3},
     /* a narrow allow that grants nothing new is harmless */
     {"version: 1\nrules:\n  - {name: all, paths: [\"**\"], operations: [all], decision: "
      "allow}\n  - {name: src, paths: [\"src/**\"], operations: [write], decision: allow}\n",
@@ -379,18 +386,19 @@ static void test_compile_table(void **state)
 		int r;
 
 		if (!c.scope) { /* the narrow grant case */
-			c = (struct compile_case){
-			    pol_narrow_grant,
-			    "/w",
-			    false,
-			    -EOPNOTSUPP,
-			    0,
-			    false,
-			    false,
-			    false,
-			    NULL,
-			    "rule 'out' allows write,create,delete on 'out/**' only",
-			    4};
+			/* a narrow grant compiles (Landlock grants out/ more), and keeps
+			 * the mount writable: a read-only mount would deny out/ too */
+			c = (struct compile_case){pol_narrow_grant,
+			                          "/w",
+			                          false,
+			                          0,
+			                          SBX_OP_LOOK | X,
+			                          false,
+			                          false,
+			                          false,
+			                          NULL,
+			                          NULL,
+			                          0};
 		}
 		p = policy(c.yaml);
 		r = sbx_policy_compile_one(p, c.scope, c.base, &eff, &err);

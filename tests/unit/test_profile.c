@@ -107,13 +107,9 @@ static const struct bad_case {
     {"two-documents", "two-documents", 2, 1,
      "more than one YAML document; a profile is one document"},
     {"bad-network", "bad-network", 2, 10, "'network' is none or host, not 'internet'"},
-    {"needs-landlock", "policies/glob-deny", 7, 5,
-     "policy 'glob-deny' on /srv needs per-operation enforcement (Landlock), which this "
-     "version does not have yet: rule 'no-env' denies read on the glob '**/.env' (glob "
-     "rules need Landlock)"},
-    {"create-not-delete", "policies/create-not-delete", 3, 5,
-     "policy 'create-not-delete' on /srv needs per-operation enforcement (Landlock), which "
-     "this version does not have yet: rule 'look' allows write,create but not delete"},
+    {"stat-alone", "policies/no-stat", 3, 5,
+     "policy 'no-stat' on /srv cannot be enforced by the kernel: rule 'no-stat' allows "
+     "read,list,write,create,delete,execute but not stat"},
 };
 
 static void test_bad_profiles(void **state)

@@ -1,0 +1,707 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Per-operation rights compiled to Landlock rules (pure). Landlock grants rights to a path and
+ * everything beneath it, and rights granted by rules on a path's ancestors add up: nothing
+ * beneath a grant can be given less. So a mount's rule carries what its policies allow over
+ * its whole tree; what a policy allows or denies on part of a tree only is compiled stricter
+ * (granted nowhere, or denied over the whole mount), and each such case is noted for
+ * --dry-run.
+ */
+#include "sbx/landlock.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sbx/cleanup.h"
+#include "sbx/policy.h"
+
+#define FS_MAKE                                                                                    \
+	(SBX_LL_FS_MAKE_REG | SBX_LL_FS_MAKE_DIR | SBX_LL_FS_MAKE_SOCK | SBX_LL_FS_MAKE_FIFO |     \
+	 SBX_LL_FS_MAKE_SYM)
+#define FS_REMOVE (SBX_LL_FS_REMOVE_FILE | SBX_LL_FS_REMOVE_DIR)
+/* What a read-only mount stops by itself. */
+#define FS_MODIFY                                                                                  \
+	(SBX_LL_FS_WRITE_FILE | SBX_LL_FS_TRUNCATE | FS_MAKE | SBX_LL_FS_MAKE_CHAR |               \
+	 SBX_LL_FS_MAKE_BLOCK | FS_REMOVE | SBX_LL_FS_REFER)
+/* What procfs, devpts and a device node refuse by themselves: new entries, and running. */
+#define NOT_A_TREE                                                                                 \
+	(FS_MAKE | SBX_LL_FS_MAKE_CHAR | SBX_LL_FS_MAKE_BLOCK | FS_REMOVE | SBX_LL_FS_REFER |      \
+	 SBX_LL_FS_EXECUTE)
+
+const struct sbx_ll_abi_step sbx_ll_abi_steps[] = {
+    {1,
+     SBX_LL_FS_EXECUTE | SBX_LL_FS_WRITE_FILE | SBX_LL_FS_READ_FILE | SBX_LL_FS_READ_DIR |
+         FS_REMOVE | SBX_LL_FS_MAKE_CHAR | FS_MAKE | SBX_LL_FS_MAKE_BLOCK,
+     0, 0, "Landlock itself: no per-operation file rights at all", "5.13"},
+    {2, SBX_LL_FS_REFER, 0, 0,
+     "moves and links across directories (REFER): always refused with EXDEV", "5.19"},
+    {3, SBX_LL_FS_TRUNCATE, 0, 0,
+     "truncation (TRUNCATE): truncate(2) and O_TRUNC are not restricted by Landlock", "6.2"},
+    {4, 0, SBX_LL_NET_BIND_TCP | SBX_LL_NET_CONNECT_TCP, 0,
+     "TCP bind and connect rules: the landlock backend cannot deny the network", "6.7"},
+    {5, SBX_LL_FS_IOCTL_DEV, 0, 0,
+     "device ioctls (IOCTL_DEV): ioctl(2) on device files is not restricted", "6.10"},
+    {6, 0, 0, SBX_LL_SCOPE_ABSTRACT_UNIX | SBX_LL_SCOPE_SIGNAL,
+     "scopes: abstract unix sockets and signals outside the sandbox are not restricted", "6.12"},
+    {7, 0, 0, 0, "audit logging flags (nothing enforced is lost)", "6.15"},
+};
+const size_t sbx_ll_n_abi_steps = SBX_ARRAY_SIZE(sbx_ll_abi_steps);
+
+uint64_t sbx_ll_fs_for_abi(int abi)
+{
+	uint64_t m = 0;
+
+	for (size_t i = 0; i < sbx_ll_n_abi_steps && sbx_ll_abi_steps[i].abi <= abi; i++)
+		m |= sbx_ll_abi_steps[i].fs;
+	return m;
+}
+
+uint64_t sbx_ll_net_for_abi(int abi)
+{
+	uint64_t m = 0;
+
+	for (size_t i = 0; i < sbx_ll_n_abi_steps && sbx_ll_abi_steps[i].abi <= abi; i++)
+		m |= sbx_ll_abi_steps[i].net;
+	return m;
+}
+
+uint64_t sbx_ll_scoped_for_abi(int abi)
+{
+	uint64_t m = 0;
+
+	for (size_t i = 0; i < sbx_ll_n_abi_steps && sbx_ll_abi_steps[i].abi <= abi; i++)
+		m |= sbx_ll_abi_steps[i].scoped;
+	return m;
+}
+
+uint64_t sbx_ll_fs_from_ops(unsigned ops)
+{
+	uint64_t a = 0;
+
+	if (ops & SBX_OP_READ)
+		a |= SBX_LL_FS_READ_FILE;
+	if (ops & SBX_OP_LIST)
+		a |= SBX_LL_FS_READ_DIR;
+	if (ops & SBX_OP_WRITE)
+		a |= SBX_LL_FS_WRITE_FILE | SBX_LL_FS_TRUNCATE;
+	if (ops & SBX_OP_CREATE)
+		a |= FS_MAKE; /* never character or block devices */
+	if (ops & SBX_OP_DELETE)
+		a |= FS_REMOVE;
+	if (ops & SBX_OP_EXECUTE)
+		a |= SBX_LL_FS_EXECUTE;
+	/* A move into or out of the tree is a delete at one end and a create at the other. */
+	if ((ops & (SBX_OP_CREATE | SBX_OP_DELETE)) == (SBX_OP_CREATE | SBX_OP_DELETE))
+		a |= SBX_LL_FS_REFER;
+	return a;
+}
+
+static const char *const fs_names[16] = {
+    "execute",   "write_file", "read_file", "read_dir",  "remove_dir", "remove_file",
+    "make_char", "make_dir",   "make_reg",  "make_sock", "make_fifo",  "make_block",
+    "make_sym",  "refer",      "truncate",  "ioctl_dev",
+};
+
+const char *sbx_ll_fs_format(uint64_t access, char *buf, size_t size)
+{
+	size_t len = 0;
+
+	if (size == 0)
+		return buf;
+	buf[0] = '\0';
+	for (unsigned i = 0; i < 16; i++) {
+		int n;
+
+		if (!(access & (1ull << i)))
+			continue;
+		n = snprintf(buf + len, size - len, "%s%s", len ? "," : "", fs_names[i]);
+		if (n < 0 || (size_t)n >= size - len)
+			break;
+		len += (size_t)n;
+	}
+	if (len == 0)
+		snprintf(buf, size, "none");
+	return buf;
+}
+
+void sbx_ll_plan_clear(struct sbx_ll_plan *p)
+{
+	if (!p)
+		return;
+	for (size_t i = 0; i < p->n_rules; i++)
+		free(p->rules[i].path);
+	free(p->rules);
+	for (size_t i = 0; i < p->n_inexact; i++)
+		free(p->inexact[i]);
+	free(p->inexact);
+	memset(p, 0, sizeof(*p));
+}
+
+/* ---- the compiler ---- */
+
+struct cand {
+	char *path;
+	uint64_t access;
+	unsigned ops;
+	uint64_t blocked; /* what the mount's own flags stop (namespaces backend) */
+	const char *why;
+};
+
+struct ctx {
+	const struct sbx_policy_view *view;
+	const struct sbx_ll_opts *opts;
+	struct sbx_ll_plan *out;
+	struct cand *c;
+	size_t n, cap;
+	struct sbx_error *err;
+};
+
+__attribute__((format(printf, 2, 3))) static int note(struct ctx *x, const char *fmt, ...)
+{
+	char buf[1024];
+	char **grown;
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	for (size_t i = 0; i < x->out->n_inexact; i++)
+		if (strcmp(x->out->inexact[i], buf) == 0)
+			return 0;
+	grown = realloc(x->out->inexact, (x->out->n_inexact + 1) * sizeof(*grown));
+	if (!grown)
+		return sbx_error_set(x->err, SBX_ERR_SETUP, ENOMEM, "out of memory");
+	x->out->inexact = grown;
+	grown[x->out->n_inexact] = strdup(buf);
+	if (!grown[x->out->n_inexact])
+		return sbx_error_set(x->err, SBX_ERR_SETUP, ENOMEM, "out of memory");
+	x->out->n_inexact++;
+	return 0;
+}
+
+/* A pattern made absolute: scope "/a" and "src/..." give "/a/src/...". */
+static void abs_pattern(const char *pat, const char *scope, char *out, size_t size)
+{
+	if (pat[0] == '/')
+		snprintf(out, size, "%s", pat);
+	else if (strcmp(scope, "/") == 0)
+		snprintf(out, size, "/%s", pat);
+	else
+		snprintf(out, size, "%s/%s", scope, pat);
+}
+
+/* For an absolute pattern of a whole subtree (L, slash, double star) with L literal: L;
+ * else false. */
+static bool subtree_of(const char *apat, char *out, size_t size)
+{
+	size_t n = strlen(apat);
+
+	if (strcmp(apat, "/**") == 0) {
+		snprintf(out, size, "/");
+		return true;
+	}
+	if (n < 4 || strcmp(apat + n - 3, "/**") != 0)
+		return false;
+	snprintf(out, size, "%.*s", (int)(n - 3), apat);
+	return sbx_glob_is_literal(out);
+}
+
+/* The literal directory an absolute pattern starts with. */
+static void literal_prefix(const char *apat, char *out, size_t size)
+{
+	size_t n = strcspn(apat, "*?[\\");
+	char *slash;
+
+	snprintf(out, size, "%.*s", (int)n, apat);
+	if (apat[n]) {
+		slash = strrchr(out, '/');
+		if (slash)
+			out[slash == out ? 1 : (size_t)(slash - out)] = '\0';
+	}
+}
+
+static bool is_hidden(const struct sbx_spec *spec, const char *path)
+{
+	for (size_t i = 0; i < spec->n_hide; i++)
+		if (strcmp(spec->hide[i], path) == 0)
+			return true;
+	return false;
+}
+
+/*
+ * The operations a policy (scope ps) allows on every path beneath q: the allow rules whose
+ * pattern covers all of q, less every operation a deny rule may deny anywhere beneath q.
+ * A deny over part of q only, or an allow over part of q only that no rule of its own can
+ * carry, is compiled stricter and noted.
+ */
+static int policy_ops(struct ctx *x, const struct sbx_policy *p, const char *ps, const char *q,
+                      unsigned *ops_out)
+{
+	unsigned allowed = 0, denied = 0;
+	char apat[SBX_GLOB_MAX + SBX_PATH_MAX + 2], lit[sizeof(apat)];
+	char a[64];
+	int r;
+
+	for (size_t i = 0; i < p->n_rules; i++) {
+		const struct sbx_rule *rule = &p->rules[i];
+
+		for (size_t j = 0; j < rule->n_paths; j++) {
+			abs_pattern(rule->paths[j], ps, apat, sizeof(apat));
+			if (rule->allow) {
+				if (subtree_of(apat, lit, sizeof(lit)) && sbx_path_covers(lit, q))
+					allowed |= rule->ops;
+				continue;
+			}
+			/* deny: does it reach anything at or beneath q? */
+			literal_prefix(apat, lit, sizeof(lit));
+			if (!sbx_path_covers(lit, q) && !sbx_path_covers(q, lit))
+				continue;
+			if (sbx_glob_is_literal(apat) && strcmp(apat, q) != 0 &&
+			    is_hidden(x->view->spec, apat)) {
+				if (x->opts->same_ns) {
+					r = note(
+					    x,
+					    "%s: hiding it (policy %s, rule %s) is NOT enforced: "
+					    "the "
+					    "landlock backend cannot hide a path beneath a grant",
+					    apat, p->name, rule->name);
+					if (r < 0)
+						return r;
+				}
+				continue; /* a mask enforces it (namespaces backend) */
+			}
+			denied |= rule->ops;
+			if (!(subtree_of(apat, lit, sizeof(lit)) && sbx_path_covers(lit, q))) {
+				r = note(
+				    x,
+				    "%s: %s denied on the whole tree, stricter than policy %s, "
+				    "rule "
+				    "%s ('%s' only): Landlock cannot take rights back beneath a "
+				    "grant",
+				    q, sbx_ops_format(rule->ops & ~SBX_OP_STAT, a, sizeof(a)),
+				    p->name, rule->name, rule->paths[j]);
+				if (r < 0)
+					return r;
+			}
+		}
+	}
+	/* Allows over part of q that no subtree rule carries: granted nowhere. */
+	for (size_t i = 0; i < p->n_rules; i++) {
+		const struct sbx_rule *rule = &p->rules[i];
+		unsigned extra = rule->ops & ~allowed & ~denied & ~SBX_OP_STAT;
+
+		if (!rule->allow || !extra)
+			continue;
+		for (size_t j = 0; j < rule->n_paths; j++) {
+			abs_pattern(rule->paths[j], ps, apat, sizeof(apat));
+			if (subtree_of(apat, lit, sizeof(lit)))
+				continue; /* all of q, outside q, or a rule of its own */
+			literal_prefix(apat, lit, sizeof(lit));
+			if (!sbx_path_covers(lit, q) && !sbx_path_covers(q, lit))
+				continue;
+			r = note(
+			    x,
+			    "%s: %s on '%s' (policy %s, rule %s) not granted: Landlock grants a "
+			    "directory's rights to everything beneath it, so only rules over "
+			    "whole trees ('dir/**') compile",
+			    q, sbx_ops_format(extra, a, sizeof(a)), rule->paths[j], p->name,
+			    rule->name);
+			if (r < 0)
+				return r;
+		}
+	}
+	*ops_out = allowed & ~denied;
+	return 0;
+}
+
+static bool is_sealed(const struct sbx_plan *plan, const char *target)
+{
+	for (size_t i = 0; i < plan->n_ops; i++)
+		if (plan->ops[i].kind == SBX_PLAN_SEAL && strcmp(plan->ops[i].target, target) == 0)
+			return true;
+	return false;
+}
+
+static int add_cand(struct ctx *x, const char *path, unsigned ops, uint64_t extra, uint64_t blocked,
+                    const char *why)
+{
+	if (x->n == x->cap) {
+		size_t cap = x->cap ? x->cap * 2 : 64;
+		struct cand *grown = realloc(x->c, cap * sizeof(*grown));
+
+		if (!grown)
+			return sbx_error_set(x->err, SBX_ERR_SETUP, ENOMEM, "out of memory");
+		x->c = grown;
+		x->cap = cap;
+	}
+	x->c[x->n] = (struct cand){.path = strdup(path),
+	                           .access = sbx_ll_fs_from_ops(ops) | extra,
+	                           .ops = ops,
+	                           .blocked = blocked,
+	                           .why = why};
+	if (!x->c[x->n].path)
+		return sbx_error_set(x->err, SBX_ERR_SETUP, ENOMEM, "out of memory");
+	x->n++;
+	return 0;
+}
+
+/* The operations the policies of a spec mount (or the root's mirror) allow beneath q. */
+static int mount_ops(struct ctx *x, const struct sbx_plan_op *o, const struct sbx_mount *m,
+                     const char *q, unsigned *ops)
+{
+	const struct sbx_policy_set *set = x->view->policies;
+	unsigned o_ops = SBX_OP_ALL, p_ops;
+	int r;
+
+	if (o->flags & SBX_PLAN_F_READONLY)
+		o_ops &= ~SBX_OP_MODIFY;
+	if (o->flags & SBX_PLAN_F_NOEXEC)
+		o_ops &= ~SBX_OP_EXECUTE;
+	if (m && m->policy && set) {
+		const struct sbx_policy *p = sbx_policy_set_find(set, m->policy);
+
+		if (!p)
+			return sbx_error_set(x->err, SBX_ERR_PROFILE, ENOENT,
+			                     "mount %s names policy '%s', which is not loaded",
+			                     m->target, m->policy);
+		r = policy_ops(x, p, m->target, q, &p_ops);
+		if (r < 0)
+			return r;
+		o_ops &= p_ops;
+	}
+	if (set && set->base) {
+		r = policy_ops(x, set->base, "/", q, &p_ops);
+		if (r < 0)
+			return r;
+		o_ops &= p_ops;
+	}
+	*ops = o_ops;
+	return 0;
+}
+
+static uint64_t flags_block(const struct ctx *x, const struct sbx_plan_op *o)
+{
+	uint64_t b = 0;
+
+	if (x->opts->same_ns)
+		return 0; /* no mounts of sbx's own: nothing but Landlock stops anything */
+	if ((o->flags & SBX_PLAN_F_READONLY) || is_sealed(x->view->plan, o->target))
+		b |= FS_MODIFY;
+	if (o->flags & SBX_PLAN_F_NOEXEC)
+		b |= SBX_LL_FS_EXECUTE;
+	return b;
+}
+
+/* The operation of the plan that covers a path (the longest target), as the kernel sees it. */
+static const struct sbx_plan_op *covering(const struct sbx_plan *plan, const char *path)
+{
+	const struct sbx_plan_op *best = NULL;
+
+	for (size_t i = 0; i < plan->n_ops; i++) {
+		const struct sbx_plan_op *o = &plan->ops[i];
+
+		if (o->kind == SBX_PLAN_SEAL || !sbx_path_covers(o->target, path))
+			continue;
+		if (!best || strlen(o->target) >= strlen(best->target))
+			best = o;
+	}
+	return best;
+}
+
+/* Rules of their own for allow rules over a whole subtree beneath a mount. */
+static int subtree_rules(struct ctx *x, const struct sbx_plan_op *o, const struct sbx_mount *m,
+                         const struct sbx_policy *p, const char *ps)
+{
+	char apat[SBX_GLOB_MAX + SBX_PATH_MAX + 2], lit[sizeof(apat)];
+	unsigned ops;
+	int r;
+
+	for (size_t i = 0; p && i < p->n_rules; i++) {
+		for (size_t j = 0; p->rules[i].allow && j < p->rules[i].n_paths; j++) {
+			abs_pattern(p->rules[i].paths[j], ps, apat, sizeof(apat));
+			if (!subtree_of(apat, lit, sizeof(lit)) || strcmp(lit, o->target) == 0 ||
+			    !sbx_path_covers(o->target, lit) || covering(x->view->plan, lit) != o)
+				continue;
+			r = mount_ops(x, o, m, lit, &ops);
+			if (r < 0)
+				return r;
+			r = add_cand(x, lit, ops, 0, flags_block(x, o),
+			             "policy rule over a subtree");
+			if (r < 0)
+				return r;
+		}
+	}
+	return 0;
+}
+
+static unsigned ops_from_fs(uint64_t a)
+{
+	static const struct {
+		unsigned op;
+		uint64_t need;
+	} map[] = {
+	    {SBX_OP_READ, SBX_LL_FS_READ_FILE},
+	    {SBX_OP_LIST, SBX_LL_FS_READ_DIR},
+	    {SBX_OP_WRITE, SBX_LL_FS_WRITE_FILE | SBX_LL_FS_TRUNCATE},
+	    {SBX_OP_CREATE, FS_MAKE},
+	    {SBX_OP_DELETE, FS_REMOVE},
+	    {SBX_OP_EXECUTE, SBX_LL_FS_EXECUTE},
+	};
+	unsigned ops = 0;
+
+	for (size_t i = 0; i < SBX_ARRAY_SIZE(map); i++)
+		if ((a & map[i].need) == map[i].need)
+			ops |= map[i].op;
+	return ops;
+}
+
+static int one_op(struct ctx *x, const struct sbx_plan_op *o)
+{
+	const struct sbx_spec *spec = x->view->spec;
+	const struct sbx_policy_set *set = x->view->policies;
+	const struct sbx_mount *m = NULL;
+	uint64_t extra = 0, blocked;
+	unsigned ops;
+	int r;
+
+	switch (o->kind) {
+	case SBX_PLAN_MASK:      /* an empty read-only mount: nothing to grant */
+	case SBX_PLAN_SYMLINK:   /* resolved by the kernel to what it names */
+	case SBX_PLAN_SEAL:      /* not a mount */
+	case SBX_PLAN_REBIND_RO: /* beneath /proc, read-only */
+		return 0;
+	default:
+		break;
+	}
+	if (!(o->flags & SBX_PLAN_F_SYSTEM) &&
+	    (o->kind == SBX_PLAN_BIND || o->kind == SBX_PLAN_TMPFS))
+		m = sbx_spec_find_target(spec, o->target);
+
+	if (o->flags & SBX_PLAN_F_SYSTEM)
+		return add_cand(x, o->target, SBX_OP_LOOK | SBX_OP_EXECUTE, 0, flags_block(x, o),
+		                "system mount: read and execute");
+	if (m || o->kind == SBX_PLAN_MIRROR) {
+		if (x->opts->same_ns && m && m->kind == SBX_MOUNT_TMPFS)
+			return note(
+			    x,
+			    "%s: a private tmpfs is not possible under the landlock backend; "
+			    "nothing there is granted",
+			    o->target);
+		r = mount_ops(x, o, m, o->target, &ops);
+		if (r < 0)
+			return r;
+		if (m && m->kind == SBX_MOUNT_DEVICE && (ops & (SBX_OP_READ | SBX_OP_WRITE)))
+			extra = SBX_LL_FS_IOCTL_DEV;
+		r = add_cand(x, o->target, ops, extra, flags_block(x, o),
+		             o->kind == SBX_PLAN_MIRROR ? "root" : "mount and its policies");
+		if (r < 0)
+			return r;
+		r = subtree_rules(x, o, m,
+		                  m && m->policy ? sbx_policy_set_find(set, m->policy) : NULL,
+		                  m ? m->target : "/");
+		if (r < 0)
+			return r;
+		return subtree_rules(x, o, m, set ? set->base : NULL, "/");
+	}
+
+	/* sbx's own: /proc read (and write, as procfs allows: a root mirror's rights reach it
+	 * anyway); /dev nodes read and write; /tmp and /dev/shm everything. procfs, devpts and
+	 * device nodes can hold no new entry and run nothing, whatever a rule says. */
+	blocked = flags_block(x, o);
+	if (o->kind == SBX_PLAN_PROC) {
+		ops = SBX_OP_LOOK | SBX_OP_WRITE;
+		blocked |= x->opts->same_ns ? 0 : NOT_A_TREE;
+	} else if (sbx_path_covers("/dev", o->target)) {
+		if (x->opts->same_ns && strcmp(o->target, "/dev") == 0)
+			return 0; /* the host's /dev: only the nodes sbx names */
+		ops = SBX_OP_LOOK | SBX_OP_WRITE;
+		if (o->kind == SBX_PLAN_TMPFS && strcmp(o->target, "/dev") != 0)
+			ops = SBX_OP_ALL;
+		else if (o->kind != SBX_PLAN_TMPFS && !x->opts->same_ns)
+			blocked |= NOT_A_TREE;
+		extra = SBX_LL_FS_IOCTL_DEV;
+	} else {
+		ops = SBX_OP_ALL;
+	}
+	if (is_sealed(x->view->plan, o->target))
+		ops &= ~SBX_OP_MODIFY;
+	if (ops & SBX_OP_LOOK)
+		ops |= SBX_OP_STAT;
+	return add_cand(x, o->target, ops, extra, blocked, o->why);
+}
+
+/* The directories sbx makes in its sealed root to hold mount points: listable (SPEC: they
+ * hold nothing of the host). Not under the landlock backend, where they are the host's. */
+static int scaffold_dirs(struct ctx *x)
+{
+	const struct sbx_plan *plan = x->view->plan;
+	char dir[SBX_PATH_MAX];
+	int r;
+
+	if (x->opts->same_ns)
+		return 0;
+	for (size_t i = 0; i < plan->n_ops; i++) {
+		snprintf(dir, sizeof(dir), "%s", plan->ops[i].target);
+		for (;;) {
+			char *slash = strrchr(dir, '/');
+			bool seen = false;
+
+			if (!slash || strcmp(dir, "/") == 0)
+				break;
+			slash[slash == dir ? 1 : 0] = '\0';
+			if (!sbx_plan_is_scaffold_dir(plan, dir))
+				continue;
+			for (size_t k = 0; k < x->n; k++)
+				seen = seen || strcmp(x->c[k].path, dir) == 0;
+			if (seen)
+				continue;
+			r = add_cand(x, dir, SBX_OP_LIST | SBX_OP_STAT, 0,
+			             FS_MODIFY | SBX_LL_FS_EXECUTE,
+			             "directory made by sbx to hold mount points");
+			if (r < 0)
+				return r;
+		}
+	}
+	return 0;
+}
+
+int sbx_ll_compile(const struct sbx_policy_view *view, const struct sbx_ll_opts *opts,
+                   struct sbx_ll_plan *out, struct sbx_error *err)
+{
+	static const struct sbx_ll_opts none = {0};
+	struct ctx x = {.view = view, .opts = opts ? opts : &none, .out = out, .err = err};
+	char a[256];
+	int r = 0;
+
+	memset(out, 0, sizeof(*out));
+	for (size_t i = 0; r >= 0 && i < view->plan->n_ops; i++)
+		r = one_op(&x, &view->plan->ops[i]);
+	if (r >= 0)
+		r = scaffold_dirs(&x);
+
+	/* Rights on a path reach everything beneath it: a rule may not give a path beneath it
+	 * more than that path's own rule (less what its mount flags stop already). */
+	for (size_t i = 0; r >= 0 && i < x.n; i++) {
+		for (size_t j = 0; r >= 0 && j < x.n; j++) {
+			uint64_t more;
+
+			if (i == j || strcmp(x.c[i].path, x.c[j].path) == 0 ||
+			    !sbx_path_covers(x.c[i].path, x.c[j].path))
+				continue;
+			more = x.c[i].access & ~x.c[j].access & ~x.c[j].blocked;
+			if (!more)
+				continue;
+			x.c[i].access &= ~more;
+			r = note(
+			    &x,
+			    "%s: %s not granted, stricter than its policies: %s beneath it allows "
+			    "less, and Landlock rights reach everything beneath a path",
+			    x.c[i].path, sbx_ll_fs_format(more, a, sizeof(a)), x.c[j].path);
+		}
+	}
+	if (r < 0)
+		goto out;
+
+	out->rules = calloc(x.n ? x.n : 1, sizeof(*out->rules));
+	if (!out->rules) {
+		r = sbx_error_set(err, SBX_ERR_SETUP, ENOMEM, "out of memory");
+		goto out;
+	}
+	for (size_t i = 0; i < x.n; i++) {
+		bool dup = false;
+
+		/* The same path twice (a subtree rule on a mount's own target): one rule with
+		 * the rights both allow. */
+		for (size_t k = 0; k < out->n_rules; k++)
+			if (strcmp(out->rules[k].path, x.c[i].path) == 0) {
+				out->rules[k].access &= x.c[i].access;
+				out->rules[k].ops = ops_from_fs(out->rules[k].access);
+				dup = true;
+			}
+		if (dup || x.c[i].access == 0)
+			continue;
+		struct sbx_ll_rule *rule = &out->rules[out->n_rules++];
+
+		rule->path = TAKE_PTR(x.c[i].path);
+		rule->access = x.c[i].access;
+		rule->ops = ops_from_fs(x.c[i].access) | (x.c[i].ops & SBX_OP_STAT);
+		rule->why = x.c[i].why;
+	}
+	out->enabled = true;
+	out->handled_fs = SBX_LL_FS_ALL;
+	out->scoped = SBX_LL_SCOPE_ABSTRACT_UNIX | SBX_LL_SCOPE_SIGNAL;
+	out->handled_net = x.opts->same_ns && view->plan->new_net
+	                       ? SBX_LL_NET_BIND_TCP | SBX_LL_NET_CONNECT_TCP
+	                       : 0;
+out:
+	for (size_t i = 0; i < x.n; i++)
+		free(x.c[i].path);
+	free(x.c);
+	if (r < 0)
+		sbx_ll_plan_clear(out);
+	return r < 0 ? r : 0;
+}
+
+int sbx_ll_negotiate(struct sbx_ll_plan *p, int abi, bool landlock_backend, bool best_effort,
+                     char *warn, size_t size, struct sbx_error *err)
+{
+	size_t len = 0;
+	int r;
+
+	if (size)
+		warn[0] = '\0';
+	if (!p->enabled)
+		return 0;
+	if (abi > SBX_LL_ABI_KNOWN)
+		abi = SBX_LL_ABI_KNOWN; /* newer rights are not asked for: nothing to mask */
+	for (size_t i = 0; i < sbx_ll_n_abi_steps; i++) {
+		const struct sbx_ll_abi_step *s = &sbx_ll_abi_steps[i];
+		bool needed, looser;
+
+		if (s->abi <= abi)
+			continue;
+		needed =
+		    (p->handled_fs & s->fs) || (p->handled_net & s->net) || (p->scoped & s->scoped);
+		if (!needed)
+			continue;
+		/* Without REFER, moves across directories are refused: stricter. Without
+		 * IOCTL_DEV nothing opens a device the rules do not grant anyway. Scopes
+		 * matter only where no namespace separates the worker. */
+		looser =
+		    s->abi == 1 || s->abi == 3 || s->abi == 4 || (s->abi == 6 && landlock_backend);
+		if (looser && !best_effort) {
+			r = sbx_error_set(err, SBX_ERR_UNSUPPORTED, EOPNOTSUPP,
+			                  "this kernel's Landlock (ABI %d) lacks ABI %d: %s",
+			                  abi < 0 ? 0 : abi, s->abi, s->lacks);
+			sbx_error_hint(err,
+			               "use Linux %s or newer with 'landlock' in the lsm= boot "
+			               "parameter (Landlock ABI %d), or pass --best-effort to run "
+			               "with this part unenforced",
+			               s->since, s->abi);
+			return r;
+		}
+		if (size > len) {
+			int n = snprintf(
+			    warn + len, size - len, "%s ABI %d missing (kernel has %d): %s%s\n",
+			    looser ? "NOT ENFORCED:" : "stricter:", s->abi, abi < 0 ? 0 : abi,
+			    s->lacks, looser ? "" : " (compiled stricter)");
+
+			if (n > 0)
+				len += (size_t)n < size - len ? (size_t)n : size - len - 1;
+		}
+		if (s->abi == 1) {
+			p->enabled = false; /* nothing at all */
+			return 0;
+		}
+	}
+	p->abi = abi;
+	p->handled_fs &= sbx_ll_fs_for_abi(abi);
+	p->handled_net &= sbx_ll_net_for_abi(abi);
+	p->scoped &= sbx_ll_scoped_for_abi(abi);
+	for (size_t i = 0; i < p->n_rules; i++)
+		p->rules[i].access &= p->handled_fs;
+	return 0;
+}
