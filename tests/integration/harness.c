@@ -303,6 +303,26 @@ static int probe_one(const char *op, char **a)
 	} else if (!strcmp(op, "stat")) {
 		struct stat st;
 		printf("stat %s => %s\n", a[0], res(lstat(a[0], &st)));
+	} else if (!strcmp(op, "exec")) {
+		/* execve in a child; its exit code carries execve's errno (100 + errno) */
+		pid_t pid = fork();
+		int st = 0, rr = -1;
+
+		if (pid == 0) {
+			char *const av[] = {(char *)a[0], NULL};
+
+			execve(a[0], av, (char *const[]){NULL});
+			_exit(100 + errno);
+		}
+		if (pid > 0 && waitpid(pid, &st, 0) == pid && WIFEXITED(st)) {
+			if (WEXITSTATUS(st) == 0)
+				rr = 0;
+			else if (WEXITSTATUS(st) > 100)
+				errno = WEXITSTATUS(st) - 100;
+			else
+				errno = ECHILD;
+		}
+		printf("exec %s => %s\n", a[0], res(rr));
 	} else if (!strcmp(op, "ls")) {
 		DIR *d = opendir(a[0]);
 		int n = 0;

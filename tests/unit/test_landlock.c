@@ -1,0 +1,336 @@
+/* SPDX-License-Identifier: MIT */
+/* Per-operation rights compiled to Landlock rules, and the ABI negotiation (pure). */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sbx/landlock.h"
+#include "sbx/plan.h"
+#include "sbx/policy.h"
+#include "sbx/profile.h"
+#include "sbx/spec.h"
+
+#define R SBX_LL_FS_READ_FILE
+#define L SBX_LL_FS_READ_DIR
+#define W (SBX_LL_FS_WRITE_FILE | SBX_LL_FS_TRUNCATE)
+#define X SBX_LL_FS_EXECUTE
+#define MK                                                                                         \
+	(SBX_LL_FS_MAKE_REG | SBX_LL_FS_MAKE_DIR | SBX_LL_FS_MAKE_SOCK | SBX_LL_FS_MAKE_FIFO |     \
+	 SBX_LL_FS_MAKE_SYM)
+#define RM (SBX_LL_FS_REMOVE_FILE | SBX_LL_FS_REMOVE_DIR)
+
+static struct sbx_host_entry host_entries[] = {
+    {"/usr", SBX_HOST_DIR, NULL},
+    {"/bin", SBX_HOST_SYMLINK, "usr/bin"},
+    {"/etc/passwd", SBX_HOST_FILE, NULL},
+};
+static char *const fake_environ[] = {"PATH=/usr/bin", "HOME=/home/u", NULL};
+static struct sbx_host host = {
+    .uid = 1000,
+    .gid = 1000,
+    .euid = 1000,
+    .entries = host_entries,
+    .n_entries = sizeof(host_entries) / sizeof(host_entries[0]),
+    .environ = fake_environ,
+    .cwd = "/home/u/ws",
+};
+
+/* One case: a policy on /w (same path), what the rule on /w must grant, and whether the
+ * compile is exact. */
+static const struct {
+	const char *name;
+	const char *yaml; /* the policy's rules */
+	bool readonly;    /* the mount's own flag */
+	uint64_t want;    /* rights on /w */
+	bool exact;
+	const char *sub; /* a subtree rule expected, or NULL */
+	uint64_t sub_want;
+} cases[] = {
+    {"everything", "  - {name: a, paths: [\"**\"], operations: [all], decision: allow}\n", false,
+     R | L | W | X | MK | RM | SBX_LL_FS_REFER, true, NULL, 0},
+    {"read-only mount", "  - {name: a, paths: [\"**\"], operations: [all], decision: allow}\n",
+     true, R | L | X, true, NULL, 0},
+    {"create but not delete",
+     "  - {name: a, paths: [\"**\"], operations: [read, list, stat, write, create], decision: "
+     "allow}\n",
+     false, R | L | W | MK, true, NULL, 0},
+    {"write but not execute",
+     "  - {name: a, paths: [\"**\"], operations: [read, list, stat, write, create, delete], "
+     "decision: allow}\n",
+     false, R | L | W | MK | RM | SBX_LL_FS_REFER, true, NULL, 0},
+    {"delete but not create",
+     "  - {name: a, paths: [\"**\"], operations: [read, list, stat, delete], decision: "
+     "allow}\n",
+     false, R | L | RM, true, NULL, 0},
+    {"a subtree may write",
+     "  - {name: a, paths: [\"**\"], operations: [read, list, stat], decision: allow}\n"
+     "  - {name: o, paths: [\"out/**\"], operations: [write, create, delete], decision: "
+     "allow}\n",
+     false, R | L, true, "/w/out", R | L | W | MK | RM | SBX_LL_FS_REFER},
+    {"a partial deny is stricter",
+     "  - {name: a, paths: [\"**\"], operations: [all], decision: allow}\n"
+     "  - {name: d, paths: [\"src/**\"], operations: [write], decision: deny}\n",
+     false, R | L | MK | RM | SBX_LL_FS_REFER | X, false, NULL, 0},
+    {"a glob deny is stricter",
+     "  - {name: a, paths: [\"**\"], operations: [all], decision: allow}\n"
+     "  - {name: d, paths: [\"**/*.key\"], operations: [read], decision: deny}\n",
+     false, L | W | X | MK | RM | SBX_LL_FS_REFER, false, NULL, 0},
+    {"a glob allow grants nothing more",
+     "  - {name: a, paths: [\"**\"], operations: [read, list, stat], decision: allow}\n"
+     "  - {name: g, paths: [\"*.sh\"], operations: [execute], decision: allow}\n",
+     false, R | L, false, NULL, 0},
+    {"a deny elsewhere changes nothing",
+     "  - {name: a, paths: [\"**\"], operations: [all], decision: allow}\n"
+     "  - {name: d, paths: [\"/etc/**\"], operations: [read], decision: deny}\n",
+     false, R | L | W | X | MK | RM | SBX_LL_FS_REFER, true, NULL, 0},
+};
+
+static const struct sbx_ll_rule *find_rule(const struct sbx_ll_plan *ll, const char *path)
+{
+	for (size_t i = 0; i < ll->n_rules; i++)
+		if (strcmp(ll->rules[i].path, path) == 0)
+			return &ll->rules[i];
+	return NULL;
+}
+
+static void compile_world(const char *yaml, bool readonly, bool same_ns, struct sbx_ll_plan *ll,
+                          struct sbx_plan **plan_out, struct sbx_spec **spec_out,
+                          struct sbx_policy_set *set)
+{
+	struct sbx_spec *spec = sbx_spec_new();
+	struct sbx_policy *p = NULL;
+	struct sbx_plan *plan = NULL;
+	struct sbx_error err = {0};
+	char *full;
+	struct sbx_mount m = {.kind = SBX_MOUNT_BIND,
+	                      .source = "/w",
+	                      .target = "/w",
+	                      .readonly = readonly,
+	                      .origin = SBX_ORIGIN_PROFILE,
+	                      .policy = "p"};
+
+	assert_non_null(spec);
+	assert_true(asprintf(&full, "version: 1\nrules:\n%s", yaml) > 0);
+	if (sbx_policy_load_buffer(full, strlen(full), "p.yaml", "p", &p, &err) < 0)
+		fail_msg("policy: %s", err.msg);
+	free(full);
+	memset(set, 0, sizeof(*set));
+	assert_int_equal(sbx_policy_set_add(set, p, &err), 0);
+	spec->explicit_mounts = true;
+	assert_int_equal(sbx_spec_add_mount(spec, &m, false, &err), 0);
+	if (sbx_policy_compile(spec, set, &err) < 0)
+		fail_msg("compile: %s", err.msg);
+	assert_int_equal(sbx_spec_finish(spec, &err), 0);
+	assert_int_equal(sbx_plan_build(spec, &host, &plan, &err), 0);
+	{
+		struct sbx_policy_view view = {.plan = plan, .spec = spec, .policies = set};
+		struct sbx_ll_opts opts = {.same_ns = same_ns};
+
+		if (sbx_ll_compile(&view, &opts, ll, &err) < 0)
+			fail_msg("ll compile: %s", err.msg);
+	}
+	*plan_out = plan;
+	*spec_out = spec;
+}
+
+static void test_compile_table(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct sbx_ll_plan ll;
+		struct sbx_plan *plan;
+		struct sbx_spec *spec;
+		struct sbx_policy_set set;
+		const struct sbx_ll_rule *r;
+		char got[512], want[512];
+
+		compile_world(cases[i].yaml, cases[i].readonly, false, &ll, &plan, &spec, &set);
+		r = find_rule(&ll, "/w");
+		assert_non_null(r);
+		if (r->access != cases[i].want)
+			fail_msg("%s: /w gets %s, expected %s", cases[i].name,
+			         sbx_ll_fs_format(r->access, got, sizeof(got)),
+			         sbx_ll_fs_format(cases[i].want, want, sizeof(want)));
+		/* never a character or block device, anywhere */
+		for (size_t k = 0; k < ll.n_rules; k++)
+			assert_int_equal(
+			    ll.rules[k].access & (SBX_LL_FS_MAKE_CHAR | SBX_LL_FS_MAKE_BLOCK), 0);
+		if (cases[i].exact != (ll.n_inexact == 0))
+			fail_msg("%s: exact is %d, expected %d (%s)", cases[i].name,
+			         ll.n_inexact == 0, cases[i].exact,
+			         ll.n_inexact ? ll.inexact[0] : "");
+		if (cases[i].sub) {
+			r = find_rule(&ll, cases[i].sub);
+			assert_non_null(r);
+			assert_int_equal(r->access, cases[i].sub_want);
+		}
+		/* the system directories are read and execute, /tmp everything */
+		r = find_rule(&ll, "/usr");
+		assert_non_null(r);
+		assert_int_equal(r->access, R | L | X);
+		r = find_rule(&ll, "/tmp");
+		assert_non_null(r);
+		assert_int_equal(r->access & (R | L | W | MK | RM), R | L | W | MK | RM);
+		assert_true(ll.enabled);
+		assert_int_equal(ll.handled_net, 0); /* the network namespace does that */
+		sbx_ll_plan_clear(&ll);
+		sbx_plan_free(plan);
+		sbx_spec_free(spec);
+		sbx_policy_set_clear(&set);
+	}
+}
+
+/* Landlock rights reach everything beneath a path: an ancestor may not give more than a
+ * mount beneath it allows, unless that mount's own flags stop it. */
+static void test_ancestor_never_widens(void **state)
+{
+	struct sbx_spec *spec = sbx_spec_new();
+	struct sbx_plan *plan = NULL;
+	struct sbx_error err = {0};
+	struct sbx_ll_plan ll;
+	struct sbx_policy_set set = {0};
+	struct sbx_policy *p = NULL;
+	static const char cnd[] = "version: 1\nrules:\n  - {name: a, paths: [\"**\"], operations: "
+	                          "[read, list, stat, write, create], decision: allow}\n";
+	struct sbx_mount ws = {.kind = SBX_MOUNT_BIND,
+	                       .source = "/tmp/a/ws",
+	                       .target = "/tmp/a/ws",
+	                       .origin = SBX_ORIGIN_PROFILE,
+	                       .policy = "cnd"};
+	struct sbx_policy_view view;
+
+	(void)state;
+	assert_int_equal(sbx_policy_load_buffer(cnd, strlen(cnd), "cnd.yaml", "cnd", &p, &err), 0);
+	assert_int_equal(sbx_policy_set_add(&set, p, &err), 0);
+	spec->explicit_mounts = true;
+	assert_int_equal(sbx_spec_add_mount(spec, &ws, false, &err), 0);
+	assert_int_equal(sbx_policy_compile(spec, &set, &err), 0);
+	assert_int_equal(sbx_spec_finish(spec, &err), 0);
+	assert_int_equal(sbx_plan_build(spec, &host, &plan, &err), 0);
+	view = (struct sbx_policy_view){.plan = plan, .spec = spec, .policies = &set};
+	assert_int_equal(sbx_ll_compile(&view, NULL, &ll, &err), 0);
+	/* /tmp (private, everything) loses delete because of the workspace beneath it */
+	for (size_t i = 0; i < ll.n_rules; i++)
+		if (strcmp(ll.rules[i].path, "/tmp") == 0)
+			assert_int_equal(ll.rules[i].access & RM, 0);
+	assert_true(ll.n_inexact > 0);
+	assert_non_null(strstr(ll.inexact[0], "/tmp: remove_dir,remove_file"));
+	/* and no rule anywhere gives delete beneath /tmp/a/ws */
+	for (size_t i = 0; i < ll.n_rules; i++)
+		if (sbx_path_covers(ll.rules[i].path, "/tmp/a/ws/x"))
+			assert_int_equal(ll.rules[i].access & RM, 0);
+	sbx_ll_plan_clear(&ll);
+	sbx_plan_free(plan);
+	sbx_spec_free(spec);
+	sbx_policy_set_clear(&set);
+}
+
+static void test_mapping(void **state)
+{
+	(void)state;
+	assert_int_equal(sbx_ll_fs_from_ops(SBX_OP_READ), R);
+	assert_int_equal(sbx_ll_fs_from_ops(SBX_OP_LIST), L);
+	assert_int_equal(sbx_ll_fs_from_ops(SBX_OP_STAT), 0);
+	assert_int_equal(sbx_ll_fs_from_ops(SBX_OP_WRITE), W);
+	assert_int_equal(sbx_ll_fs_from_ops(SBX_OP_CREATE), MK);
+	assert_int_equal(sbx_ll_fs_from_ops(SBX_OP_DELETE), RM);
+	assert_int_equal(sbx_ll_fs_from_ops(SBX_OP_EXECUTE), X);
+	assert_int_equal(sbx_ll_fs_from_ops(SBX_OP_CREATE | SBX_OP_DELETE),
+	                 MK | RM | SBX_LL_FS_REFER);
+}
+
+/* The ABI table: each step adds what it says, and the masks only grow. */
+static void test_abi_table(void **state)
+{
+	(void)state;
+	assert_int_equal(sbx_ll_fs_for_abi(0), 0);
+	assert_int_equal(sbx_ll_fs_for_abi(1),
+	                 SBX_LL_FS_ALL &
+	                     ~(SBX_LL_FS_REFER | SBX_LL_FS_TRUNCATE | SBX_LL_FS_IOCTL_DEV));
+	assert_int_equal(sbx_ll_fs_for_abi(2) & SBX_LL_FS_REFER, SBX_LL_FS_REFER);
+	assert_int_equal(sbx_ll_fs_for_abi(2) & SBX_LL_FS_TRUNCATE, 0);
+	assert_int_equal(sbx_ll_fs_for_abi(3) & SBX_LL_FS_TRUNCATE, SBX_LL_FS_TRUNCATE);
+	assert_int_equal(sbx_ll_net_for_abi(3), 0);
+	assert_int_equal(sbx_ll_net_for_abi(4), SBX_LL_NET_BIND_TCP | SBX_LL_NET_CONNECT_TCP);
+	assert_int_equal(sbx_ll_fs_for_abi(4) & SBX_LL_FS_IOCTL_DEV, 0);
+	assert_int_equal(sbx_ll_fs_for_abi(5), SBX_LL_FS_ALL);
+	assert_int_equal(sbx_ll_scoped_for_abi(5), 0);
+	assert_int_equal(sbx_ll_scoped_for_abi(6),
+	                 SBX_LL_SCOPE_ABSTRACT_UNIX | SBX_LL_SCOPE_SIGNAL);
+	assert_int_equal(sbx_ll_fs_for_abi(99), SBX_LL_FS_ALL);
+	for (size_t i = 1; i < sbx_ll_n_abi_steps; i++) {
+		assert_int_equal(sbx_ll_abi_steps[i].abi, sbx_ll_abi_steps[i - 1].abi + 1);
+		assert_non_null(sbx_ll_abi_steps[i].lacks);
+		assert_non_null(sbx_ll_abi_steps[i].since);
+	}
+	assert_int_equal(sbx_ll_abi_steps[sbx_ll_n_abi_steps - 1].abi, SBX_LL_ABI_KNOWN);
+}
+
+/* Negotiation: masked down, refused where the result would be looser, warned with
+ * best-effort. */
+static void test_negotiate(void **state)
+{
+	static const struct {
+		int abi;
+		bool landlock_backend, tcp, best_effort;
+		int ret;
+		const char *msg; /* in the error, or in the warnings */
+	} t[] = {
+	    {7, false, false, false, 0, NULL},
+	    {6, true, true, false, 0, NULL},
+	    {2, false, false, false, -EOPNOTSUPP, "lacks ABI 3: truncation"},
+	    {2, false, false, true, 0, "NOT ENFORCED: ABI 3 missing"},
+	    {3, true, true, false, -EOPNOTSUPP, "lacks ABI 4: TCP"},
+	    {5, true, false, false, -EOPNOTSUPP, "lacks ABI 6: scopes"},
+	    {5, false, false, false, 0, NULL}, /* namespaces separate signals and sockets */
+	    {-38, false, false, false, -EOPNOTSUPP, "(ABI 0) lacks ABI 1"},
+	    {-95, false, false, true, 0, "NOT ENFORCED: ABI 1 missing"},
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		struct sbx_ll_rule rule = {.path = NULL, .access = SBX_LL_FS_ALL};
+		struct sbx_ll_plan p = {.enabled = true,
+		                        .handled_fs = SBX_LL_FS_ALL,
+		                        .handled_net = t[i].tcp ? SBX_LL_NET_BIND_TCP : 0,
+		                        .scoped = SBX_LL_SCOPE_SIGNAL,
+		                        .rules = &rule,
+		                        .n_rules = 1};
+		struct sbx_error err = {0};
+		char warn[1024];
+		int r = sbx_ll_negotiate(&p, t[i].abi, t[i].landlock_backend, t[i].best_effort,
+		                         warn, sizeof(warn), &err);
+
+		if (r != t[i].ret)
+			fail_msg("case %zu: %d, expected %d (%s)", i, r, t[i].ret, err.msg);
+		if (t[i].msg && !strstr(r < 0 ? err.msg : warn, t[i].msg))
+			fail_msg("case %zu: '%s' not in '%s'", i, t[i].msg, r < 0 ? err.msg : warn);
+		if (r == 0 && p.enabled) {
+			assert_int_equal(p.handled_fs & ~sbx_ll_fs_for_abi(t[i].abi), 0);
+			assert_int_equal(rule.access & ~p.handled_fs, 0);
+			assert_int_equal(p.scoped & ~sbx_ll_scoped_for_abi(t[i].abi), 0);
+		}
+		if (r == 0 && t[i].abi < 1)
+			assert_false(p.enabled);
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_mapping),
+	    cmocka_unit_test(test_abi_table),
+	    cmocka_unit_test(test_negotiate),
+	    cmocka_unit_test(test_compile_table),
+	    cmocka_unit_test(test_ancestor_never_widens),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
