@@ -238,6 +238,95 @@ static int supervise(pid_t child, int sigfd, int err_fd, int *status, struct sbx
 	return 0;
 }
 
+/*
+ * The landlock backend (SPEC section 3): no namespaces. The worker is sbx's own child in the
+ * caller's mount namespace: new session, dies with sbx, chdir, every capability dropped,
+ * no_new_privs, Landlock (which alone decides what it may touch), seccomp last, execve.
+ */
+__attribute__((noreturn)) static void landlock_worker(const struct child_ctx *c, pid_t parent)
+{
+	struct sbx_error err = {0};
+	sigset_t none;
+
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+	if (setsid() < 0) {
+		sbx_error_set(&err, SBX_ERR_SETUP, errno, "setsid: %s", strerror(errno));
+		child_fail(c->err_fd, &err);
+	}
+	if (sbx_proc_die_with_parent(&err) < 0)
+		child_fail(c->err_fd, &err);
+	if (getppid() != parent) /* sbx died before PDEATHSIG was armed */
+		_exit(125);
+	if (chdir(c->plan->cwd) < 0) {
+		sbx_error_set(&err, SBX_ERR_SETUP, errno,
+		              "cannot change to the working directory %s: %s", c->plan->cwd,
+		              strerror(errno));
+		sbx_error_hint(&err, "pass --chdir with a directory the sandbox grants");
+		child_fail(c->err_fd, &err);
+	}
+	/* An ordinary user (or a container's) has no CAP_SETPCAP to lock securebits and empty
+	 * the bounding set: empty its own sets instead; no_new_privs next keeps exec from
+	 * granting any. */
+	if (sbx_caps_drop_all(&err) < 0 &&
+	    (err.errnum != EPERM || sbx_caps_clear_unprivileged(&err) < 0))
+		child_fail(c->err_fd, &err);
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0) {
+		sbx_error_set(&err, SBX_ERR_SETUP, errno, "cannot set no_new_privs: %s",
+		              strerror(errno));
+		child_fail(c->err_fd, &err);
+	}
+	if (sbx_landlock_enforce(&c->plan->landlock, &err) < 0)
+		child_fail(c->err_fd, &err);
+	if (sbx_proc_cloexec_from(3, &err) < 0)
+		child_fail(c->err_fd, &err);
+	sbx_proc_exec(c->argv, c->plan->envp, &err);
+	child_fail(c->err_fd, &err);
+}
+
+static int launch_landlock(const struct sbx_plan *plan, char *const argv[], int *status,
+                           struct sbx_error *err)
+{
+	_cleanup_close_ int sigfd = -1;
+	int err_pipe[2] = {-1, -1};
+	pid_t parent = getpid(), pid;
+	int r;
+
+	/* Fail closed: without Landlock nothing at all would confine the worker. */
+	if (!plan->landlock.enabled)
+		return sbx_error_set(
+		    err, SBX_ERR_UNSUPPORTED, EOPNOTSUPP,
+		    "the landlock backend needs Landlock, which this kernel lacks");
+	if (pipe2(err_pipe, O_CLOEXEC) < 0)
+		return sbx_error_set(err, SBX_ERR_SETUP, errno, "pipe: %s", strerror(errno));
+	sigfd = sbx_proc_signalfd(err);
+	if (sigfd < 0) {
+		r = sigfd;
+		goto out;
+	}
+	pid = fork();
+	if (pid < 0) {
+		r = sbx_error_set(err, SBX_ERR_SETUP, errno, "cannot start the worker: %s",
+		                  strerror(errno));
+		goto out;
+	}
+	if (pid == 0) {
+		struct child_ctx c = {.plan = plan, .argv = argv, .err_fd = err_pipe[1]};
+
+		close(err_pipe[0]);
+		close(sigfd);
+		landlock_worker(&c, parent);
+	}
+	close(err_pipe[1]);
+	err_pipe[1] = -1;
+	r = supervise(pid, sigfd, err_pipe[0], status, err);
+out:
+	for (int i = 0; i < 2; i++)
+		if (err_pipe[i] >= 0)
+			close(err_pipe[i]);
+	return r;
+}
+
 int sbx_launch(const struct sbx_plan *plan, char *const argv[], int *status, struct sbx_error *err)
 {
 	struct sbx_prepared prep = {0};
@@ -249,6 +338,8 @@ int sbx_launch(const struct sbx_plan *plan, char *const argv[], int *status, str
 	pid_t pid;
 	int r;
 
+	if (plan->backend_landlock)
+		return launch_landlock(plan, argv, status, err);
 	if (plan->new_net)
 		flags |= CLONE_NEWNET;
 

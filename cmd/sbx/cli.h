@@ -26,6 +26,11 @@ struct sbx_cli_run {
 	bool json;
 	bool help;
 	struct sbx_profile *profile; /* owned; NULL without --profile */
+	enum sbx_cli_backend {
+		SBX_BACKEND_AUTO = 0, /* namespaces where user namespaces can be made */
+		SBX_BACKEND_NAMESPACES,
+		SBX_BACKEND_LANDLOCK,
+	} backend;
 };
 
 void sbx_cli_run_clear(struct sbx_cli_run *run);
@@ -38,6 +43,10 @@ int sbx_cli_parse_run(int argc, char **argv, const char *cwd, struct sbx_cli_run
  * with this kernel's ABI; warnings (best-effort) go to warn_to when not NULL. */
 int sbx_cli_plan_landlock(const struct sbx_cli_run *run, struct sbx_plan *plan, FILE *warn_to,
                           struct sbx_error *err);
+
+/* Choose the backend (sets plan->backend_landlock) and check the spec fits it. */
+int sbx_cli_pick_backend(const struct sbx_cli_run *run, struct sbx_plan *plan,
+                         struct sbx_error *err);
 
 /* Print an error as one line (profile errors also get their source line and a caret). */
 void sbx_cli_report(FILE *f, const struct sbx_error *err);

@@ -42,6 +42,12 @@ const char sbx_run_usage[] =
     "                           visible, else /)\n"
     "      --env NAME[=VALUE]   pass NAME from the caller, or set it\n"
     "      --net none|host      loopback only (default), or the host's network\n"
+    "      --backend auto|namespaces|landlock\n"
+    "                           namespaces (a mount namespace plus Landlock), or Landlock\n"
+    "                           alone in the caller's mount namespace; auto (default)\n"
+    "                           takes landlock where user namespaces cannot be made\n"
+    "      --best-effort        run even where the kernel or backend cannot enforce all of\n"
+    "                           the profile, with a warning naming what is missing\n"
     "\n"
     "Other:\n"
     "      --dry-run            print the plan and run nothing (no privilege needed)\n"
@@ -63,6 +69,8 @@ enum {
 	OPT_DRY_RUN,
 	OPT_JSON,
 	OPT_NO_SYSTEM_MOUNTS,
+	OPT_BACKEND,
+	OPT_BEST_EFFORT,
 };
 
 static const struct option run_options[] = {
@@ -79,6 +87,8 @@ static const struct option run_options[] = {
     {"dry-run", no_argument, NULL, OPT_DRY_RUN},
     {"json", no_argument, NULL, OPT_JSON},
     {"no-system-mounts", no_argument, NULL, OPT_NO_SYSTEM_MOUNTS},
+    {"backend", required_argument, NULL, OPT_BACKEND},
+    {"best-effort", no_argument, NULL, OPT_BEST_EFFORT},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
 };
@@ -204,6 +214,23 @@ static int parse_one(struct sbx_spec *spec, struct sbx_cli_run *out, int c, cons
 		sbx_error_hint(err, "use --net none (loopback only, the default) or --net host; "
 		                    "name allowlists (allow:NAME) are not available yet");
 		return r;
+	case OPT_BACKEND:
+		if (strcmp(arg, "auto") == 0)
+			out->backend = SBX_BACKEND_AUTO;
+		else if (strcmp(arg, "namespaces") == 0)
+			out->backend = SBX_BACKEND_NAMESPACES;
+		else if (strcmp(arg, "landlock") == 0)
+			out->backend = SBX_BACKEND_LANDLOCK;
+		else {
+			r = sbx_error_set(err, SBX_ERR_USAGE, EINVAL, "--backend '%s' is unknown",
+			                  arg);
+			sbx_error_hint(err, "use auto, namespaces or landlock");
+			return r;
+		}
+		return 0;
+	case OPT_BEST_EFFORT:
+		spec->best_effort = true;
+		return 0;
 	case OPT_DRY_RUN:
 		out->dry_run = true;
 		return 0;
@@ -304,8 +331,13 @@ void sbx_cli_print_plan(FILE *f, const struct sbx_plan *plan, char *const *argv,
 
 	if (!json) {
 		fprintf(f, "profile:    %s\n", plan->profile);
-		fprintf(f, "backend:    namespaces (user, mount, pid, ipc, uts, cgroup%s)\n",
-		        plan->new_net ? ", net" : "");
+		if (plan->backend_landlock)
+			fprintf(f, "backend:    landlock (no namespaces: Landlock alone, in the "
+			           "caller's mount namespace)\n");
+		else
+			fprintf(f,
+			        "backend:    namespaces (user, mount, pid, ipc, uts, cgroup%s)\n",
+			        plan->new_net ? ", net" : "");
 		fprintf(f, "network:    %s\n", plan->new_net ? "none (loopback only)" : "host");
 		fprintf(f, "identity:   uid %u gid %u inside = host uid %u gid %u (%u id%s)%s\n",
 		        plan->inner_uid, plan->inner_gid, plan->outer_uid, plan->outer_gid,
@@ -340,10 +372,13 @@ void sbx_cli_print_plan(FILE *f, const struct sbx_plan *plan, char *const *argv,
 
 	fputs("{\"profile\":", f);
 	sbx_json_string(f, plan->profile);
-	fprintf(f,
-	        ",\"backend\":\"namespaces\",\"namespaces\":[\"user\",\"mount\",\"pid\","
-	        "\"ipc\",\"uts\",\"cgroup\"%s]",
-	        plan->new_net ? ",\"net\"" : "");
+	if (plan->backend_landlock)
+		fputs(",\"backend\":\"landlock\",\"namespaces\":[]", f);
+	else
+		fprintf(f,
+		        ",\"backend\":\"namespaces\",\"namespaces\":[\"user\",\"mount\","
+		        "\"pid\",\"ipc\",\"uts\",\"cgroup\"%s]",
+		        plan->new_net ? ",\"net\"" : "");
 	fprintf(f, ",\"network\":\"%s\"", plan->new_net ? "none" : "host");
 	fprintf(f,
 	        ",\"identity\":{\"uid\":%u,\"gid\":%u,\"host_uid\":%u,\"host_gid\":%u,"
@@ -403,7 +438,10 @@ int sbx_cli_plan_landlock(const struct sbx_cli_run *run, struct sbx_plan *plan, 
 	char warn[2048];
 	int abi, r;
 
+	char *lost = TAKE_PTR(plan->landlock.lost);
+
 	r = sbx_ll_compile(&view, &opts, &plan->landlock, err);
+	plan->landlock.lost = lost;
 	if (r < 0)
 		return r;
 	abi = sbx_landlock_abi();
@@ -415,6 +453,38 @@ int sbx_cli_plan_landlock(const struct sbx_cli_run *run, struct sbx_plan *plan, 
 		for (char *line = strtok(warn, "\n"); line; line = strtok(NULL, "\n"))
 			fprintf(warn_to, "sbx: warning: Landlock %s\n", line);
 	}
+	return 0;
+}
+
+/* Which backend runs: as asked, or for auto, landlock where no user namespace can be made
+ * (probed). A refusal of the landlock backend names what it cannot give. */
+int sbx_cli_pick_backend(const struct sbx_cli_run *run, struct sbx_plan *plan,
+                         struct sbx_error *err)
+{
+	char lost[4096];
+	int r;
+
+	struct sbx_error why = {0};
+
+	plan->backend_landlock = run->backend == SBX_BACKEND_LANDLOCK;
+	if (run->backend == SBX_BACKEND_AUTO) {
+		r = sbx_userns_probe();
+		plan->backend_landlock = r < 0;
+		if (r < 0)
+			sbx_userns_explain(-r, &why);
+	}
+	if (!plan->backend_landlock)
+		return 0;
+	r = sbx_ll_backend_check(run->spec, plan, run->spec->best_effort, lost, sizeof(lost), err);
+	if (r < 0) {
+		/* Say why that backend was chosen: the user namespace failure, with its fix. */
+		if (err && why.kind != SBX_ERR_NONE)
+			sbx_error_wrap(err, "%s, so sbx chose the landlock backend; but", why.msg);
+		return r;
+	}
+	plan->landlock.lost = strdup(lost);
+	if (!plan->landlock.lost)
+		return sbx_error_set(err, SBX_ERR_SETUP, ENOMEM, "out of memory");
 	return 0;
 }
 
@@ -440,6 +510,12 @@ static void print_landlock(FILE *f, const struct sbx_ll_plan *ll, bool json)
 		        ll->n_inexact ? "INEXACT (stricter than the policies):" : "exact");
 		for (size_t i = 0; i < ll->n_inexact; i++)
 			fprintf(f, "  %s\n", ll->inexact[i]);
+		if (ll->lost) {
+			fprintf(f, "landlock backend gives up:\n");
+			for (const char *l = ll->lost; *l;
+			     l += strcspn(l, "\n") + (l[strcspn(l, "\n")] != 0))
+				fprintf(f, "  %.*s\n", (int)strcspn(l, "\n"), l);
+		}
 		return;
 	}
 	fprintf(f,
@@ -469,6 +545,17 @@ static void print_landlock(FILE *f, const struct sbx_ll_plan *ll, bool json)
 			fputc(',', f);
 		sbx_json_string(f, ll->inexact[i]);
 	}
+	fputs("],\"gives_up\":[", f);
+	for (const char *l = ll->lost ? ll->lost : ""; *l;) {
+		size_t n = strcspn(l, "\n");
+		char line[1024];
+
+		snprintf(line, sizeof(line), "%.*s", (int)n, l);
+		if (l != ll->lost)
+			fputc(',', f);
+		sbx_json_string(f, line);
+		l += n + (l[n] != 0);
+	}
 	fputs("]}", f);
 }
 
@@ -497,9 +584,17 @@ int sbx_cmd_run(int argc, char **argv)
 	r = sbx_plan_build(run.spec, &host, &plan, &err);
 	if (r < 0)
 		goto fail;
+	r = sbx_cli_pick_backend(&run, plan, &err);
+	if (r < 0)
+		goto fail;
 	r = sbx_cli_plan_landlock(&run, plan, stderr, &err);
 	if (r < 0)
 		goto fail;
+	if (plan->backend_landlock && run.spec->best_effort && plan->landlock.lost)
+		for (char *l = strstr(plan->landlock.lost, "NOT ENFORCED: "); l;
+		     l = strstr(l + 1, "NOT ENFORCED: "))
+			fprintf(stderr, "sbx: warning: landlock backend: %.*s\n",
+			        (int)strcspn(l, "\n"), l);
 	sbx_cli_print_notes(stderr, run.profile, plan);
 	if (run.dry_run) {
 		sbx_cli_print_plan(stdout, plan, run.argv, run.json);

@@ -92,7 +92,8 @@ struct sbx_ll_plan {
 	size_t n_rules;
 	char **inexact; /* what was compiled stricter than the policies say, and why */
 	size_t n_inexact;
-	int abi; /* after sbx_ll_negotiate: the ABI the ruleset is built for */
+	int abi;    /* after sbx_ll_negotiate: the ABI the ruleset is built for */
+	char *lost; /* landlock backend: what it gives up, one per line (owned; may be NULL) */
 };
 
 void sbx_ll_plan_clear(struct sbx_ll_plan *p);
@@ -124,5 +125,20 @@ int sbx_ll_compile(const struct sbx_policy_view *view, const struct sbx_ll_opts 
  */
 int sbx_ll_negotiate(struct sbx_ll_plan *p, int abi, bool landlock_backend, bool best_effort,
                      char *warn, size_t size, struct sbx_error *err);
+
+/* ---- the landlock backend (SPEC section 3) ---- */
+
+struct sbx_spec;
+struct sbx_plan;
+
+/*
+ * Can this spec run under the landlock backend, in the caller's own mount namespace?
+ * Refused always: root mode, and mounts seen elsewhere than at their source. Refused unless
+ * best_effort: what the profile asks that only namespaces give (hidden paths, private tmpfs
+ * mounts, --net none beyond TCP). `lost` gets what the backend gives up, one per line,
+ * including those accepted by best_effort (prefixed "NOT ENFORCED:").
+ */
+int sbx_ll_backend_check(const struct sbx_spec *spec, const struct sbx_plan *plan, bool best_effort,
+                         char *lost, size_t size, struct sbx_error *err);
 
 #endif

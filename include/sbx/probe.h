@@ -13,6 +13,14 @@
 int sbx_probe_host(struct sbx_host *host, char *const *envp, struct sbx_error *err);
 void sbx_probe_host_clear(struct sbx_host *host);
 
+/* 0 if this process can create a user namespace (with a mount namespace in it), else
+ * -errno (src/os/userns.c). Forks a throwaway child. */
+int sbx_userns_probe(void);
+
+/* Translate a failure (errno) to create namespaces into one actionable line in err, naming
+ * what blocks them (sysctl, AppArmor, a container's seccomp profile) and the fix. */
+int sbx_userns_explain(int errnum, struct sbx_error *err);
+
 /* The Landlock ABI of this kernel (>= 1), or -ENOSYS / -EOPNOTSUPP when it has none
  * (src/os/landlock.c). */
 int sbx_landlock_abi(void);

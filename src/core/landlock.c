@@ -137,6 +137,7 @@ void sbx_ll_plan_clear(struct sbx_ll_plan *p)
 	for (size_t i = 0; i < p->n_inexact; i++)
 		free(p->inexact[i]);
 	free(p->inexact);
+	free(p->lost);
 	memset(p, 0, sizeof(*p));
 }
 
@@ -515,15 +516,24 @@ static int one_op(struct ctx *x, const struct sbx_plan_op *o)
 		ops = SBX_OP_LOOK | SBX_OP_WRITE;
 		blocked |= x->opts->same_ns ? 0 : NOT_A_TREE;
 	} else if (sbx_path_covers("/dev", o->target)) {
-		if (x->opts->same_ns && strcmp(o->target, "/dev") == 0)
-			return 0; /* the host's /dev: only the nodes sbx names */
+		/* The host's /dev: only the nodes sbx names; not the host's /dev/pts, whose
+		 * terminals are other sessions'. */
+		if (x->opts->same_ns &&
+		    (strcmp(o->target, "/dev") == 0 || o->kind == SBX_PLAN_DEVPTS))
+			return 0;
 		ops = SBX_OP_LOOK | SBX_OP_WRITE;
-		if (o->kind == SBX_PLAN_TMPFS && strcmp(o->target, "/dev") != 0)
+		if (o->kind == SBX_PLAN_TMPFS && strcmp(o->target, "/dev") != 0) {
+			if (x->opts->same_ns)
+				return 0; /* the host's /dev/shm: shared, not granted */
 			ops = SBX_OP_ALL;
-		else if (o->kind != SBX_PLAN_TMPFS && !x->opts->same_ns)
+		} else if (o->kind != SBX_PLAN_TMPFS && !x->opts->same_ns)
 			blocked |= NOT_A_TREE;
 		extra = SBX_LL_FS_IOCTL_DEV;
 	} else {
+		/* The host's /tmp is shared with every process there: never granted under the
+		 * landlock backend (listed in what it gives up). */
+		if (x->opts->same_ns)
+			return 0;
 		ops = SBX_OP_ALL;
 	}
 	if (is_sealed(x->view->plan, o->target))
@@ -703,5 +713,108 @@ int sbx_ll_negotiate(struct sbx_ll_plan *p, int abi, bool landlock_backend, bool
 	p->scoped &= sbx_ll_scoped_for_abi(abi);
 	for (size_t i = 0; i < p->n_rules; i++)
 		p->rules[i].access &= p->handled_fs;
+	return 0;
+}
+
+/* What the landlock backend never gives, whatever the profile. */
+static const char *const always_lost[] = {
+    "no pid, ipc, uts or mount namespace: the worker sees the host's processes in /proc and "
+    "shares System V IPC (signals to them are scoped by Landlock, ABI 6)",
+    "denied is not absent: every host path can still be stat(2)ed, as Landlock does not "
+    "control it",
+    "metadata of granted files (chmod, chown, utimes, xattrs) is not controlled by Landlock, "
+    "even where writes are denied: read-only is weaker than a read-only mount",
+    "no private /tmp or /dev/shm: the host's are shared with every process there, so they "
+    "are not granted (mount a directory of your own with -v DIR and set TMPDIR to it); no "
+    "new pseudo-terminals (the host's /dev/pts is not granted)",
+    "/proc is the host's: its kernel settings and state are not masked (they stay read-only "
+    "to Landlock)",
+};
+
+static void add_line(char *buf, size_t size, size_t *len, const char *prefix, const char *s)
+{
+	int n;
+
+	if (*len >= size)
+		return;
+	n = snprintf(buf + *len, size - *len, "%s%s\n", prefix, s);
+	if (n > 0)
+		*len += (size_t)n < size - *len ? (size_t)n : size - *len - 1;
+}
+
+int sbx_ll_backend_check(const struct sbx_spec *spec, const struct sbx_plan *plan, bool best_effort,
+                         char *lost, size_t size, struct sbx_error *err)
+{
+	const char *need[3] = {NULL, NULL, NULL};
+	size_t n_need = 0, len = 0;
+	char line[512];
+	int r;
+
+	if (size)
+		lost[0] = '\0';
+	if (spec->root) {
+		r = sbx_error_set(err, SBX_ERR_UNSUPPORTED, EOPNOTSUPP,
+		                  "the landlock backend cannot show %s at / (root mode needs a "
+		                  "mount namespace)",
+		                  spec->root);
+		sbx_error_hint(err,
+		               "use same-path mounts (-v DIR) without --root, or run where user "
+		               "namespaces are allowed (see 'sbx doctor')");
+		return r;
+	}
+	for (size_t i = 0; i < spec->n_mounts; i++) {
+		const struct sbx_mount *m = &spec->mounts[i];
+
+		if (m->kind != SBX_MOUNT_TMPFS && strcmp(m->source, m->target) != 0) {
+			r = sbx_error_set(
+			    err, SBX_ERR_UNSUPPORTED, EOPNOTSUPP,
+			    "the landlock backend cannot show %s at %s: without a mount "
+			    "namespace a path is only seen where it is",
+			    m->source, m->target);
+			sbx_error_hint(err,
+			               "mount it at its own path (-v %s), or run where user "
+			               "namespaces are allowed (see 'sbx doctor')",
+			               m->source);
+			return r;
+		}
+		if (m->kind == SBX_MOUNT_TMPFS && !need[1]) {
+			need[1] =
+			    "a private tmpfs (tmpfs mounts): under the landlock backend nothing is "
+			    "granted there";
+			n_need++;
+		}
+	}
+	if (spec->n_hide) {
+		snprintf(line, sizeof(line),
+		         "hiding (%s%s): a path beneath a grant cannot be made inaccessible",
+		         spec->hide[0], spec->n_hide > 1 ? ", ..." : "");
+		need[0] = line;
+		n_need++;
+	}
+	if (plan->new_net) {
+		need[2] =
+		    "--net none beyond TCP: UDP, raw and other sockets are not denied (Landlock "
+		    "restricts TCP bind and connect only)";
+		n_need++;
+	}
+	if (n_need && !best_effort) {
+		const char *first = need[0] ? need[0] : need[1] ? need[1] : need[2];
+
+		r = sbx_error_set(err, SBX_ERR_UNSUPPORTED, EOPNOTSUPP,
+		                  "the landlock backend cannot give %s", first);
+		sbx_error_hint(err,
+		               "%s; or pass --best-effort (best_effort: true) to run with it "
+		               "unenforced; 'sbx doctor' says how to allow user namespaces",
+		               need[2] && first == need[2]
+		                   ? "pass --net host (a container's own network namespace still "
+		                     "applies)"
+		                   : "drop it from the profile");
+		return r;
+	}
+	for (size_t i = 0; i < 3; i++)
+		if (need[i])
+			add_line(lost, size, &len, "NOT ENFORCED: ", need[i]);
+	for (size_t i = 0; i < SBX_ARRAY_SIZE(always_lost); i++)
+		add_line(lost, size, &len, "", always_lost[i]);
 	return 0;
 }

@@ -45,3 +45,29 @@ int sbx_caps_drop_all(struct sbx_error *err)
 			                     "capability %d is still in the bounding set", (int)c);
 	return 0;
 }
+
+int sbx_caps_clear_unprivileged(struct sbx_error *err)
+{
+	cap_t empty, now;
+	int r, cmp;
+
+	/* Without CAP_SETPCAP neither the securebits nor the bounding set can change, but
+	 * every set of our own can be emptied; with no_new_privs set (the caller's next step)
+	 * no execve can give back more than the permitted set, which is empty. */
+	if (cap_reset_ambient() < 0)
+		return sbx_error_set(err, SBX_ERR_SETUP, errno,
+		                     "cannot clear the ambient capabilities: %s", strerror(errno));
+	empty = cap_init();
+	if (!empty)
+		return sbx_error_set(err, SBX_ERR_SETUP, errno, "out of memory");
+	r = cap_set_proc(empty);
+	now = cap_get_proc();
+	cmp = now ? cap_compare(now, empty) : -1;
+	cap_free(now);
+	cap_free(empty);
+	if (r < 0 || cmp != 0)
+		return sbx_error_set(err, SBX_ERR_SETUP, r < 0 ? errno : EPERM,
+		                     "cannot clear the capability sets%s%s", r < 0 ? ": " : "",
+		                     r < 0 ? strerror(errno) : "");
+	return 0;
+}

@@ -81,6 +81,11 @@ int sbx_landlock_enforce(const struct sbx_ll_plan *p, struct sbx_error *err);
  * the securebits so that no execve can give any back. */
 int sbx_caps_drop_all(struct sbx_error *err);
 
+/* For a process that lacks CAP_SETPCAP (the landlock backend run by an ordinary user):
+ * empty the effective, permitted, inheritable and ambient sets, and verify. Safe only
+ * followed by no_new_privs. */
+int sbx_caps_clear_unprivileged(struct sbx_error *err);
+
 /* ---- net.c ---- */
 int sbx_net_loopback_up(struct sbx_error *err);
 

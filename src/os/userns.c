@@ -14,6 +14,7 @@
 
 #include "os.h"
 #include "sbx/cleanup.h"
+#include "sbx/probe.h"
 
 int sbx_openat2(int dirfd, const char *path, int flags, unsigned long long resolve)
 {
@@ -196,4 +197,22 @@ int sbx_userns_explain(int errnum, struct sbx_error *err)
 	                  strerror(errnum));
 	sbx_error_hint(err, "check that this kernel has user namespaces (CONFIG_USER_NS)");
 	return r;
+}
+
+int sbx_userns_probe(void)
+{
+	int st = 0;
+	pid_t pid;
+
+	/* A throwaway child tries what the launcher will do: a user namespace with a mount
+	 * namespace in it. Its exit status carries the errno. */
+	pid = fork();
+	if (pid < 0)
+		return -errno;
+	if (pid == 0)
+		_exit(unshare(CLONE_NEWUSER | CLONE_NEWNS) < 0 ? (errno & 0xff ? errno & 0xff : 1)
+		                                               : 0);
+	if (waitpid(pid, &st, 0) != pid || !WIFEXITED(st))
+		return -ECHILD;
+	return WEXITSTATUS(st) ? -WEXITSTATUS(st) : 0;
 }

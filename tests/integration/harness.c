@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 #include "harness.h"
 
+#include <arpa/inet.h>
 #include <dirent.h>
+#include <netinet/in.h>
 #include <fcntl.h>
 #include <sched.h>
 #include <sys/ioctl.h>
@@ -303,6 +305,19 @@ static int probe_one(const char *op, char **a)
 	} else if (!strcmp(op, "stat")) {
 		struct stat st;
 		printf("stat %s => %s\n", a[0], res(lstat(a[0], &st)));
+	} else if (!strcmp(op, "tcp-connect") || !strcmp(op, "tcp-bind")) {
+		/* to or on 127.0.0.1:PORT */
+		struct sockaddr_in sa = {.sin_family = AF_INET,
+		                         .sin_port = htons((uint16_t)atoi(a[0])),
+		                         .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+		int s = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0), rr = s;
+
+		if (s >= 0)
+			rr = op[4] == 'c' ? connect(s, (struct sockaddr *)&sa, sizeof(sa))
+			                  : bind(s, (struct sockaddr *)&sa, sizeof(sa));
+		printf("%s %s => %s\n", op, a[0], res(rr));
+		if (s >= 0)
+			close(s);
 	} else if (!strcmp(op, "exec")) {
 		/* execve in a child; its exit code carries execve's errno (100 + errno) */
 		pid_t pid = fork();

@@ -322,7 +322,141 @@ static void run_all(const char *const *extra, bool shipped_only_same_path)
 
 static void test_differential_namespaces(void)
 {
-	run_all(NULL, false);
+	run_all((const char *const[]){"--backend", "namespaces", NULL}, false);
+}
+
+/* The same table under the landlock backend (best-effort: --net none's UDP is not denied
+ * there, which no pair here touches). Profiles that hide paths or mount a private tmpfs are
+ * refused by that backend, and are tested for that below. */
+static void test_differential_landlock(void)
+{
+	run_all((const char *const[]){"--backend", "landlock", "--best-effort", NULL}, true);
+}
+
+/* Simulate a host without user namespaces, as inside a container: in a user namespace of our
+ * own, user.max_user_namespaces is 0, and sbx itself must find that out. */
+static void no_user_namespaces(void)
+{
+	int fd;
+
+	if (unshare(CLONE_NEWUSER) < 0)
+		it_skip("cannot make a user namespace to test in: %s", strerror(errno));
+	fd = open("/proc/sys/user/max_user_namespaces", O_WRONLY);
+	if (fd < 0 || write(fd, "0", 1) != 1)
+		it_skip("cannot lower user.max_user_namespaces in a user namespace here");
+	close(fd);
+}
+
+static void test_auto_picks_landlock_without_user_namespaces(void)
+{
+	const char *opts[8];
+	struct it_run r;
+
+	setup();
+	no_user_namespaces();
+	opts[0] = "--dry-run";
+	opts[1] = "--net";
+	opts[2] = "host";
+	opts[3] = NULL;
+	it_run_in(&r, opts, (const char *const[]){"/bin/true", NULL});
+	IT_EXPECT_INT(r.status, 0);
+	IT_EXPECT_CONTAINS(r.out, "backend:    landlock");
+	IT_EXPECT_CONTAINS(r.out, "landlock backend gives up:");
+	IT_EXPECT_CONTAINS(r.out, "no pid, ipc, uts or mount namespace");
+	IT_EXPECT_CONTAINS(r.out, "no private /tmp");
+	/* and it runs, enforced: the workspace is granted, the rest of the host denied */
+	opts[0] = "-v";
+	opts[1] = ws;
+	opts[4] = NULL;
+	opts[3] = "host";
+	opts[2] = "--net";
+	it_run_in(&r, opts,
+	          (const char *const[]){"@probe", "--probe", "write", fmt("%s/w.txt", ws), "read",
+	                                "/etc/shadow", "read",
+	                                fmt("%s/.claude/settings.json", home), "create",
+	                                "/var/tmp/sbx-it-outside", "ls", "/root", "create",
+	                                "/tmp/sbx-it-shared", NULL});
+	IT_EXPECT_INT(r.status, 0);
+	IT_EXPECT_CONTAINS(r.out, fmt("write %s/w.txt => ok", ws));
+	IT_EXPECT_CONTAINS(r.out, "read /etc/shadow => EACCES");
+	IT_EXPECT_CONTAINS(r.out, fmt("read %s/.claude/settings.json => EACCES", home));
+	IT_EXPECT_CONTAINS(r.out, "create /var/tmp/sbx-it-outside => EACCES");
+	IT_EXPECT_CONTAINS(r.out, "ls /root => EACCES");
+	IT_EXPECT_CONTAINS(r.out, "create /tmp/sbx-it-shared => EACCES");
+	/* --net none cannot be kept beyond TCP: refused, unless best-effort */
+	it_run_in(&r, (const char *const[]){"-v", ws, NULL},
+	          (const char *const[]){"/bin/true", NULL});
+	IT_EXPECT_INT(r.status, 125);
+	IT_EXPECT_CONTAINS(r.err, "the landlock backend cannot give --net none beyond TCP");
+	IT_EXPECT_CONTAINS(r.err, "pass --net host");
+	/* with it, TCP is denied (ABI 4), loopback included */
+	it_run_in(
+	    &r, (const char *const[]){"-v", ws, "--best-effort", NULL},
+	    (const char *const[]){"@probe", "--probe", "tcp-connect", "9", "tcp-bind", "0", NULL});
+	IT_EXPECT_INT(r.status, 0);
+	IT_EXPECT_CONTAINS(r.err, "sbx: warning: landlock backend: NOT ENFORCED: --net none");
+	IT_EXPECT_CONTAINS(r.out, "tcp-connect 9 => EACCES");
+	IT_EXPECT_CONTAINS(r.out, "tcp-bind 0 => EACCES");
+}
+
+/* What the landlock backend cannot give is refused, with what to do. */
+static void test_landlock_backend_refusals(void)
+{
+	struct it_run r;
+	const char *vol;
+
+	setup();
+	vol = fmt("%s:/elsewhere", ws);
+	it_sbxv(&r, "run", "--backend", "landlock", "--net", "host", "-v", vol, "--", "/bin/true",
+	        NULL);
+	IT_EXPECT_INT(r.status, 125);
+	IT_EXPECT_CONTAINS(r.err, fmt("cannot show %s at /elsewhere", ws));
+	IT_EXPECT_CONTAINS(r.err, fmt("mount it at its own path (-v %s)", ws));
+	it_sbxv(&r, "run", "--backend", "landlock", "--best-effort", "--root", ws, "--",
+	        "/bin/true", NULL);
+	IT_EXPECT_INT(r.status, 125);
+	IT_EXPECT_CONTAINS(r.err, "root mode needs a mount namespace");
+	it_sbxv(&r, "run", "--backend", "landlock", "--profile", "restricted-agent", "--",
+	        "/bin/true", NULL);
+	IT_EXPECT_INT(r.status, 125);
+	IT_EXPECT_CONTAINS(r.err, "the landlock backend cannot give hiding");
+	it_sbxv(&r, "run", "--backend", "landlock", "--profile", "ci-job", "--net", "host", "--",
+	        "/bin/true", NULL);
+	IT_EXPECT_INT(r.status, 125);
+	IT_EXPECT_CONTAINS(r.err, "cannot give a private tmpfs");
+	it_sbxv(&r, "run", "--backend", "sideways", "--", "/bin/true", NULL);
+	IT_EXPECT_INT(r.status, 125);
+	IT_EXPECT_CONTAINS(r.err, "use auto, namespaces or landlock");
+}
+
+/* Per-operation rights hold under the landlock backend too. */
+static void test_landlock_backend_per_operation(void)
+{
+	const char *opts[8];
+	struct it_run r;
+
+	setup();
+	opts[0] = "--profile";
+	opts[1] = gen_profile("cnd", generated[0][1]);
+	opts[2] = "--backend";
+	opts[3] = "landlock";
+	opts[4] = "--net";
+	opts[5] = "host";
+	opts[6] = NULL;
+	it_run_in(&r, opts,
+	          (const char *const[]){"@probe", "--probe", "create", fmt("%s/new", ws), "unlink",
+	                                fmt("%s/u.txt", ws), "exec", fmt("%s/x.bin", ws), NULL});
+	IT_EXPECT_INT(r.status, 0);
+	IT_EXPECT_CONTAINS(r.out, fmt("create %s/new => ok", ws));
+	IT_EXPECT_CONTAINS(r.out, fmt("unlink %s/u.txt => EACCES", ws));
+	IT_EXPECT_CONTAINS(r.out, fmt("exec %s/x.bin => ok", ws));
+	opts[1] = gen_profile("wne", generated[1][1]);
+	it_run_in(&r, opts,
+	          (const char *const[]){"@probe", "--probe", "unlink", fmt("%s/u.txt", ws), "exec",
+	                                fmt("%s/x.bin", ws), NULL});
+	IT_EXPECT_INT(r.status, 0);
+	IT_EXPECT_CONTAINS(r.out, fmt("unlink %s/u.txt => ok", ws));
+	IT_EXPECT_CONTAINS(r.out, fmt("exec %s/x.bin => EACCES", ws));
 }
 
 static void test_create_allowed_delete_denied(void)
@@ -413,9 +547,15 @@ static void test_signals_scoped(void)
 int main(int argc, char **argv)
 {
 	static const struct it_case cases[] = {
-	    IT_CASE(test_create_allowed_delete_denied), IT_CASE(test_write_allowed_execute_denied),
-	    IT_CASE(test_dry_run_lists_rules),          IT_CASE(test_signals_scoped),
+	    IT_CASE(test_create_allowed_delete_denied),
+	    IT_CASE(test_write_allowed_execute_denied),
+	    IT_CASE(test_dry_run_lists_rules),
+	    IT_CASE(test_signals_scoped),
 	    IT_CASE(test_differential_namespaces),
+	    IT_CASE(test_differential_landlock),
+	    IT_CASE(test_auto_picks_landlock_without_user_namespaces),
+	    IT_CASE(test_landlock_backend_refusals),
+	    IT_CASE(test_landlock_backend_per_operation),
 	};
 
 	return it_main(argc, argv, cases, sizeof(cases) / sizeof(cases[0]));

@@ -383,17 +383,23 @@ static void test_dry_run_needs_no_namespace(void)
 	if (fd < 0 || write(fd, "0", 1) != 1)
 		it_skip("cannot lower user.max_user_namespaces in a user namespace here");
 	close(fd);
-	it_sbxv(&r, "run", "--dry-run", "--", "/bin/true", NULL);
+	it_sbxv(&r, "run", "--backend", "namespaces", "--dry-run", "--", "/bin/true", NULL);
 	IT_EXPECT_INT(r.status, 0);
 	IT_EXPECT_CONTAINS(r.out, "operations (in order):");
-	it_sbxv(&r, "run", "--dry-run", "--json", "--", "/bin/true", NULL);
+	it_sbxv(&r, "run", "--backend", "namespaces", "--dry-run", "--json", "--", "/bin/true",
+	        NULL);
 	IT_EXPECT_INT(r.status, 0);
 	IT_EXPECT_CONTAINS(r.out, "\"operations\":[");
 	/* and the real thing explains itself in one line */
-	it_sbxv(&r, "run", "--", "/bin/true", NULL);
+	it_sbxv(&r, "run", "--backend", "namespaces", "--", "/bin/true", NULL);
 	IT_EXPECT_INT(r.status, 125);
 	IT_EXPECT_CONTAINS(r.err, "user.max_user_namespaces is 0");
 	IT_EXPECT_CONTAINS(r.err, "sysctl -w user.max_user_namespaces");
+	/* auto falls back to the landlock backend, and says why when that refuses */
+	it_sbxv(&r, "run", "--dry-run", "--", "/bin/true", NULL);
+	IT_EXPECT_INT(r.status, 125);
+	IT_EXPECT_CONTAINS(r.err, "user.max_user_namespaces is 0, so sbx chose the landlock "
+	                          "backend");
 }
 
 static void test_a_thousand_mounts(void)
