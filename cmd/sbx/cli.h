@@ -62,6 +62,7 @@ int sbx_cmd_run(int argc, char **argv);
 int sbx_cmd_check(int argc, char **argv);
 int sbx_cmd_resolve(int argc, char **argv);
 int sbx_cmd_profiles(int argc, char **argv);
+int sbx_cmd_doctor(int argc, char **argv);
 
 /* ---- profiles (profile_cli.c) ---- */
 

@@ -2,6 +2,8 @@
 #ifndef SBX_PROBE_H
 #define SBX_PROBE_H
 
+#include <stdbool.h>
+
 #include "sbx/error.h"
 #include "sbx/plan.h"
 
@@ -24,5 +26,26 @@ int sbx_userns_explain(int errnum, struct sbx_error *err);
 /* The Landlock ABI of this kernel (>= 1), or -ENOSYS / -EOPNOTSUPP when it has none
  * (src/os/landlock.c). */
 int sbx_landlock_abi(void);
+
+/* What this kernel and system allow (src/os/sysprobe.c), for `sbx doctor`. */
+struct sbx_system_facts {
+	char kernel[65];
+	unsigned euid;
+	int userns_errno;               /* 0: a user namespace can be made here */
+	long max_user_namespaces;       /* -1: unreadable */
+	bool proc_sys_readable;         /* false: /proc/sys masked or absent */
+	long apparmor_restrict;         /* kernel.apparmor_restrict_unprivileged_userns, -1 */
+	long unprivileged_userns_clone; /* Debian's old knob, -1 when absent */
+	long seccomp_mode;              /* of this process: 0 none, 2 filter (a container's) */
+	long nnp;                       /* no_new_privs already set on sbx */
+	int landlock_abi;               /* >= 1, or -errno */
+	bool seccomp_user_notif, seccomp_actions_known;
+	bool mount_api;                 /* open_tree, mount_setattr */
+	bool cgroup2, cgroup_delegated; /* v2 mounted; our cgroup writable */
+	char cgroup[512];
+	char container[64]; /* "" when none detected */
+	bool wsl;
+};
+void sbx_probe_system(struct sbx_system_facts *f);
 
 #endif

@@ -12,6 +12,7 @@
 #include <sched.h>
 #include <stdarg.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 static char ws[4096], home[4096];
@@ -544,6 +545,34 @@ static void test_signals_scoped(void)
 	IT_EXPECT_CONTAINS(r.out, "kill-init=1");
 }
 
+/* sbx doctor explains this machine: the Landlock ABI the kernel reports, and the backend. */
+static void test_doctor(void)
+{
+	struct it_run r;
+	long abi = syscall(444 /* landlock_create_ruleset */, NULL, 0, 1 /* VERSION */);
+
+	it_sbxv(&r, "doctor", NULL);
+	IT_EXPECT(r.status == 0 || r.status == 1);
+	IT_EXPECT_CONTAINS(r.out, "user namespaces");
+	IT_EXPECT_CONTAINS(r.out, "seccomp notify");
+	IT_EXPECT_CONTAINS(r.out, "mount API");
+	IT_EXPECT_CONTAINS(r.out, "cgroup v2");
+	if (abi >= 1)
+		IT_EXPECT_CONTAINS(r.out, fmt("Landlock         ABI %ld", abi));
+	else
+		IT_EXPECT_CONTAINS(r.out, "fix: boot with 'landlock' in lsm=");
+	IT_EXPECT_CONTAINS(r.out, "backend: namespaces");
+	it_sbxv(&r, "doctor", "extra", NULL);
+	IT_EXPECT_INT(r.status, 125);
+	/* without user namespaces it says why, with the fix, and that it falls back */
+	no_user_namespaces();
+	it_sbxv(&r, "doctor", NULL);
+	IT_EXPECT_CONTAINS(r.out, "--   user namespaces");
+	IT_EXPECT_CONTAINS(r.out, "user.max_user_namespaces is 0");
+	IT_EXPECT_CONTAINS(r.out, "fix: allow them with 'sysctl -w user.max_user_namespaces");
+	IT_EXPECT_CONTAINS(r.out, "backend: landlock (no user namespaces here)");
+}
+
 int main(int argc, char **argv)
 {
 	static const struct it_case cases[] = {
@@ -556,6 +585,7 @@ int main(int argc, char **argv)
 	    IT_CASE(test_auto_picks_landlock_without_user_namespaces),
 	    IT_CASE(test_landlock_backend_refusals),
 	    IT_CASE(test_landlock_backend_per_operation),
+	    IT_CASE(test_doctor),
 	};
 
 	return it_main(argc, argv, cases, sizeof(cases) / sizeof(cases[0]));
