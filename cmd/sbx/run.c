@@ -8,6 +8,7 @@
 
 #include "cli.h"
 #include "sbx/cleanup.h"
+#include "sbx/globwalk.h"
 #include "sbx/landlock.h"
 #include "sbx/launch.h"
 #include "sbx/path.h"
@@ -32,6 +33,8 @@ const char sbx_run_usage[] =
     "      --mount type=tmpfs,target=DST\n"
     "                           Docker's long form\n"
     "      --device PATH        bind a host device node with device access\n"
+    "      --hide PATH|GLOB     make matching paths inaccessible (an empty read-only file\n"
+    "                           or directory); a glob is matched by one walk at launch\n"
     "      --readonly           no writes anywhere (the private /tmp and /dev/shm stay)\n"
     "      --no-system-mounts   do not mount /usr, /bin, /lib*, and /etc's essentials\n"
     "  -v, --mount or --root replace the default's workspace mount: only what they name\n"
@@ -71,6 +74,7 @@ enum {
 	OPT_NO_SYSTEM_MOUNTS,
 	OPT_BACKEND,
 	OPT_BEST_EFFORT,
+	OPT_HIDE,
 };
 
 static const struct option run_options[] = {
@@ -89,6 +93,7 @@ static const struct option run_options[] = {
     {"no-system-mounts", no_argument, NULL, OPT_NO_SYSTEM_MOUNTS},
     {"backend", required_argument, NULL, OPT_BACKEND},
     {"best-effort", no_argument, NULL, OPT_BEST_EFFORT},
+    {"hide", required_argument, NULL, OPT_HIDE},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
 };
@@ -231,6 +236,16 @@ static int parse_one(struct sbx_spec *spec, struct sbx_cli_run *out, int c, cons
 	case OPT_BEST_EFFORT:
 		spec->best_effort = true;
 		return 0;
+	case OPT_HIDE:
+		if (arg[0] != '/') {
+			r = sbx_error_set(err, SBX_ERR_USAGE, EINVAL,
+			                  "--hide '%s' is not an absolute sandbox path or glob",
+			                  arg);
+			sbx_error_hint(err, "e.g. --hide '%s/**/.env'", cwd);
+			return r;
+		}
+		return sbx_glob_is_literal(arg) ? sbx_spec_add_hide(spec, arg, err)
+		                                : sbx_spec_add_hide_glob(spec, arg, err);
 	case OPT_DRY_RUN:
 		out->dry_run = true;
 		return 0;
@@ -561,12 +576,28 @@ static void print_landlock(FILE *f, const struct sbx_ll_plan *ll, bool json)
 
 extern char **environ;
 
+/* Hide globs: one walk of the host, cached under $XDG_CACHE_HOME/sbx (or ~/.cache/sbx). */
+static int run_globwalk(struct sbx_cli_run *run, struct sbx_globwalk_stats *stats,
+                        struct sbx_error *err)
+{
+	const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
+	_cleanup_free_ char *dir = NULL;
+
+	if (run->spec->n_hide_globs == 0)
+		return 0;
+	if ((xdg && xdg[0] == '/' && asprintf(&dir, "%s/sbx", xdg) < 0) ||
+	    (!dir && home && home[0] == '/' && asprintf(&dir, "%s/.cache/sbx", home) < 0))
+		dir = NULL; /* no cache: every launch walks */
+	return sbx_globwalk_apply(run->spec, dir, stats, err);
+}
+
 int sbx_cmd_run(int argc, char **argv)
 {
 	struct sbx_cli_run run = {0};
 	_cleanup_plan_ struct sbx_plan *plan = NULL;
 	struct sbx_host host = {0};
 	struct sbx_error err = {0};
+	struct sbx_globwalk_stats walk = {0};
 	int status = 125;
 	int r;
 
@@ -581,6 +612,9 @@ int sbx_cmd_run(int argc, char **argv)
 		status = 0;
 		goto out;
 	}
+	r = run_globwalk(&run, &walk, &err);
+	if (r < 0)
+		goto fail;
 	r = sbx_plan_build(run.spec, &host, &plan, &err);
 	if (r < 0)
 		goto fail;
@@ -598,6 +632,14 @@ int sbx_cmd_run(int argc, char **argv)
 	sbx_cli_print_notes(stderr, run.profile, plan);
 	if (run.dry_run) {
 		sbx_cli_print_plan(stdout, plan, run.argv, run.json);
+		if (!run.json && run.spec->n_hide_globs)
+			printf("glob walk:  %zu globs, %zu directories, %zu entries, %zu matches, "
+			       "%.1f ms (%s)\n",
+			       run.spec->n_hide_globs, walk.dirs, walk.entries, walk.matches,
+			       walk.ms,
+			       !walk.cache_used ? "no cache"
+			       : walk.cache_hit ? "cache revalidated"
+			                        : "walked, cached");
 		status = fflush(stdout) == 0 ? 0 : 125;
 		goto out;
 	}

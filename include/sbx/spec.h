@@ -93,6 +93,12 @@ struct sbx_spec {
 	 * directory. Absolute, normalised, unique. */
 	char **hide;
 	size_t n_hide;
+
+	/* Glob patterns to hide (profile `hide:` with globs, --hide): absolute sandbox globs.
+	 * Before planning, one walk of the host (src/os/globwalk.c) turns them into exact
+	 * paths in `hide`; files created after the walk are not hidden. */
+	char **hide_globs;
+	size_t n_hide_globs;
 };
 
 struct sbx_spec *sbx_spec_new(void);
@@ -120,6 +126,9 @@ int sbx_spec_add_env(struct sbx_spec *spec, const char *name, const char *value,
 
 /* Add an exact sandbox path to hide (absolute; normalised; a repeat is ignored). */
 int sbx_spec_add_hide(struct sbx_spec *spec, const char *path, struct sbx_error *err);
+
+/* Add an absolute glob to hide (checked with sbx_glob_check; a repeat is ignored). */
+int sbx_spec_add_hide_glob(struct sbx_spec *spec, const char *pattern, struct sbx_error *err);
 
 /* Find the mount whose target is exactly `target`, or NULL. */
 struct sbx_mount *sbx_spec_find_target(const struct sbx_spec *spec, const char *target);

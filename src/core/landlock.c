@@ -784,10 +784,11 @@ int sbx_ll_backend_check(const struct sbx_spec *spec, const struct sbx_plan *pla
 			n_need++;
 		}
 	}
-	if (spec->n_hide) {
+	if (spec->n_hide || spec->n_hide_globs) {
 		snprintf(line, sizeof(line),
 		         "hiding (%s%s): a path beneath a grant cannot be made inaccessible",
-		         spec->hide[0], spec->n_hide > 1 ? ", ..." : "");
+		         spec->n_hide ? spec->hide[0] : spec->hide_globs[0],
+		         spec->n_hide + spec->n_hide_globs > 1 ? ", ..." : "");
 		need[0] = line;
 		n_need++;
 	}

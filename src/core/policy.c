@@ -243,6 +243,15 @@ int sbx_policy_decide(const struct sbx_policy_view *view, unsigned op, const cha
 		return 0;
 	}
 	snprintf(out->mount, sizeof(out->mount), "%s", o->target);
+	/* A glob to hide: matched by the launch's walk (what exists then). */
+	for (size_t i = 0; view->spec && i < view->spec->n_hide_globs; i++)
+		if (sbx_glob_match(view->spec->hide_globs[i], out->path)) {
+			out->by = SBX_BY_HIDDEN;
+			out->mount_what = "hide";
+			snprintf(out->rule, sizeof(out->rule), "hide glob %s",
+			         view->spec->hide_globs[i]);
+			return 0;
+		}
 	if (o->kind == SBX_PLAN_MASK) {
 		out->by = SBX_BY_HIDDEN;
 		out->mount_what = "hide";

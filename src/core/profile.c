@@ -1255,16 +1255,11 @@ static int p_hide(struct loader *l, const struct sbx_ynode *k, const struct sbx_
 
 		if (r < 0)
 			return r;
-		if (!sbx_glob_is_literal(path)) {
-			r = fail(
-			    l, v->kids[i], EOPNOTSUPP,
-			    "hiding by glob ('%s') needs per-operation enforcement (Landlock), "
-			    "which this version does not have yet",
-			    v->kids[i]->value);
-			sbx_error_hint(l->err, "list exact paths to hide");
-			return r;
-		}
-		r = locate(l, v->kids[i], sbx_spec_add_hide(l->spec, path, l->err));
+		/* A glob is matched by one walk of the host at launch (src/os/globwalk.c). */
+		if (!sbx_glob_is_literal(path))
+			r = locate(l, v->kids[i], sbx_spec_add_hide_glob(l->spec, path, l->err));
+		else
+			r = locate(l, v->kids[i], sbx_spec_add_hide(l->spec, path, l->err));
 		if (r < 0)
 			return r;
 	}

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 #include "sbx/spec.h"
 
+#include "sbx/policy.h"
+
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,6 +47,9 @@ void sbx_spec_free(struct sbx_spec *spec)
 	for (size_t i = 0; i < spec->n_hide; i++)
 		free(spec->hide[i]);
 	free(spec->hide);
+	for (size_t i = 0; i < spec->n_hide_globs; i++)
+		free(spec->hide_globs[i]);
+	free(spec->hide_globs);
 	free(spec);
 }
 
@@ -230,6 +235,38 @@ int sbx_spec_add_hide(struct sbx_spec *spec, const char *path, struct sbx_error 
 		return sbx_error_set(err, SBX_ERR_SETUP, ENOMEM, "out of memory");
 	spec->hide = grown;
 	spec->hide[spec->n_hide++] = TAKE_PTR(norm);
+	return 0;
+}
+
+int sbx_spec_add_hide_glob(struct sbx_spec *spec, const char *pattern, struct sbx_error *err)
+{
+	size_t off = 0;
+	char **grown;
+	char *copy;
+	int r;
+
+	if (!pattern || pattern[0] != '/')
+		return sbx_error_set(err, SBX_ERR_USAGE, EINVAL,
+		                     "the glob to hide '%s' is not absolute",
+		                     pattern ? pattern : "");
+	r = sbx_glob_check(pattern, &off, err);
+	if (r < 0)
+		return r;
+	for (size_t i = 0; i < spec->n_hide_globs; i++)
+		if (strcmp(spec->hide_globs[i], pattern) == 0)
+			return 0;
+	if (spec->n_hide_globs >= SBX_MAX_HIDE)
+		return sbx_error_set(err, SBX_ERR_USAGE, E2BIG,
+		                     "too many globs to hide: at most %d are allowed",
+		                     SBX_MAX_HIDE);
+	copy = strdup(pattern);
+	grown = copy ? realloc(spec->hide_globs, (spec->n_hide_globs + 1) * sizeof(*grown)) : NULL;
+	if (!grown) {
+		free(copy);
+		return sbx_error_set(err, SBX_ERR_SETUP, ENOMEM, "out of memory");
+	}
+	spec->hide_globs = grown;
+	spec->hide_globs[spec->n_hide_globs++] = copy;
 	return 0;
 }
 

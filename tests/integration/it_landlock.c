@@ -573,6 +573,81 @@ static void test_doctor(void)
 	IT_EXPECT_CONTAINS(r.out, "backend: landlock (no user namespaces here)");
 }
 
+/* Hide globs: one walk at launch masks every match read-only; the cache is revalidated by
+ * directory change times, so a secret added on the host is hidden at the next launch. */
+static void test_hide_globs(void)
+{
+	const char *glob, *cache;
+	struct it_run r;
+
+	setup();
+	it_write_file(fmt("%s/.env", ws), "TOP=secret\n");
+	it_write_file(fmt("%s/sub/deep/.env", ws), "DEEP=secret\n");
+	cache = fmt("%s/cache", it_tmpdir());
+	setenv("XDG_CACHE_HOME", cache, 1);
+	glob = fmt("%s/**/.env", ws);
+	it_run_in(&r, (const char *const[]){"-v", ws, "--hide", glob, NULL},
+	          (const char *const[]){"@probe", "--probe", "read", fmt("%s/.env", ws), "read",
+	                                fmt("%s/sub/deep/.env", ws), "write", fmt("%s/.env", ws),
+	                                "unlink", fmt("%s/sub/deep/.env", ws), "read",
+	                                fmt("%s/r.txt", ws), NULL});
+	IT_EXPECT_INT(r.status, 0);
+	IT_EXPECT_CONTAINS(r.out, fmt("read %s/.env => ok", ws)); /* an empty file */
+	IT_EXPECT_NOT_CONTAINS(r.out, "secret");
+	IT_EXPECT_CONTAINS(r.out, fmt("write %s/.env => E", ws)); /* EACCES: a read-only mask */
+	IT_EXPECT_CONTAINS(r.out, fmt("unlink %s/sub/deep/.env => EBUSY", ws));
+	IT_EXPECT_CONTAINS(r.out, fmt("read %s/r.txt => ok", ws));
+	it_run_in(&r, (const char *const[]){"-v", ws, "--hide", glob, NULL},
+	          (const char *const[]){"/bin/sh", "-c",
+	                                fmt("cat %s/.env %s/sub/deep/.env; echo done", ws, ws),
+	                                NULL});
+	IT_EXPECT_INT(r.status, 0);
+	IT_EXPECT_NOT_CONTAINS(r.out, "secret");
+	/* the first launch walked and cached; the second revalidates */
+	it_run_in(&r, (const char *const[]){"-v", ws, "--hide", glob, "--dry-run", NULL},
+	          (const char *const[]){"/bin/true", NULL});
+	IT_EXPECT_CONTAINS(r.out, "(cache revalidated)");
+	IT_EXPECT_CONTAINS(r.out, fmt("mask                     %s/sub/deep/.env", ws));
+	/* a secret the host adds later changes its directory: walked again, hidden */
+	it_write_file(fmt("%s/l/.env", ws), "LATE=secret\n");
+	it_run_in(&r, (const char *const[]){"-v", ws, "--hide", glob, "--dry-run", NULL},
+	          (const char *const[]){"/bin/true", NULL});
+	IT_EXPECT_CONTAINS(r.out, "(walked, cached)");
+	IT_EXPECT_CONTAINS(r.out, fmt("mask                     %s/l/.env", ws));
+	/* check agrees: every match is hidden */
+	it_sbxv(&r, "check", "-w", ws, "read", fmt("%s/l/.env", ws), NULL);
+	IT_EXPECT_INT(r.status, 0); /* check knows no --hide: the default profile allows */
+	/* the cache is sbx's own, private */
+	IT_EXPECT(access(fmt("%s/sbx", cache), F_OK) == 0);
+	{
+		struct stat st;
+
+		IT_EXPECT_INT(stat(fmt("%s/sbx", cache), &st), 0);
+		IT_EXPECT_INT(st.st_mode & 077, 0);
+	}
+}
+
+/* A profile's hide globs: validated, and check answers "hidden" for what they match. */
+static void test_hide_glob_profile(void)
+{
+	const char *file;
+	struct it_run r;
+
+	setup();
+	file = fmt("%s/globby.yaml", it_tmpdir());
+	it_write_file(fmt("%s/.env", ws), "X=secret\n");
+	it_write_file(file, "version: 1\nmounts:\n  - path: ${WORKSPACE}\nhide:\n  - "
+	                    "${WORKSPACE}/**/.env\n");
+	it_sbxv(&r, "profiles", "validate", file, NULL);
+	IT_EXPECT_INT(r.status, 0);
+	it_sbxv(&r, "check", "--profile", file, "-w", ws, "read", fmt("%s/sub/.env", ws), NULL);
+	IT_EXPECT_INT(r.status, 1);
+	IT_EXPECT_CONTAINS(r.out, "hidden");
+	it_sbxv(&r, "run", "--profile", file, "-w", ws, "--", "/bin/cat", fmt("%s/.env", ws), NULL);
+	IT_EXPECT_INT(r.status, 0);
+	IT_EXPECT_NOT_CONTAINS(r.out, "secret");
+}
+
 int main(int argc, char **argv)
 {
 	static const struct it_case cases[] = {
@@ -586,6 +661,8 @@ int main(int argc, char **argv)
 	    IT_CASE(test_landlock_backend_refusals),
 	    IT_CASE(test_landlock_backend_per_operation),
 	    IT_CASE(test_doctor),
+	    IT_CASE(test_hide_globs),
+	    IT_CASE(test_hide_glob_profile),
 	};
 
 	return it_main(argc, argv, cases, sizeof(cases) / sizeof(cases[0]));

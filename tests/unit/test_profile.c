@@ -98,9 +98,6 @@ static const struct bad_case {
     {"path-and-source", "path-and-source", 4, 13,
      "'path' is a mount at the same path inside and out; use 'source' and 'target' instead "
      "to mount elsewhere"},
-    {"glob-hide", "glob-hide", 5, 5,
-     "hiding by glob ('/srv/**/.env') needs per-operation enforcement (Landlock), which "
-     "this version does not have yet"},
     {"yaml-syntax", "yaml-syntax", 4, 4,
      "YAML syntax error: did not find expected '-' indicator while parsing a block "
      "collection"},

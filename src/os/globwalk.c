@@ -1,0 +1,633 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * One walk for all hide globs. Each bind mount that a glob's literal directory overlaps is
+ * walked from the deepest directory every such glob needs, with openat and O_NOFOLLOW
+ * (symlinks are never followed: a link is matched as itself); every entry's sandbox path is
+ * tested against the globs whose last component matches its name first, so the cost grows
+ * with the tree, hardly with the number of globs.
+ *
+ * Cache: a file named by a hash of the globs and mounts, holding every directory walked
+ * (path, inode, change time) and the matches. It is used only if each directory still has
+ * its inode and change time (adding, removing or renaming an entry changes a directory's
+ * change time); otherwise the tree is walked again.
+ */
+#include "sbx/globwalk.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "sbx/cleanup.h"
+#include "sbx/path.h"
+#include "sbx/policy.h"
+
+/* A directory walked, in depth-first order: the first of each walk (depth 0) by its host
+ * path, the others by their name in the directory before them at depth - 1. */
+struct dirrec {
+	char *name;
+	unsigned depth;
+	uint64_t ino;
+	int64_t sec;
+	long nsec;
+};
+
+/* How a glob's last component is tested against a name before the whole path is. */
+enum last_kind {
+	LAST_ANY = 0, /* holds '**': test the whole path */
+	LAST_LITERAL, /* ".env": equal */
+	LAST_SUFFIX,  /* "*.pem": ends with ".pem" */
+	LAST_GLOB,    /* anything else: a glob match of the name */
+};
+
+struct glob {
+	const char *pattern; /* absolute sandbox glob */
+	const char *last;    /* its last component */
+	size_t last_len;
+	enum last_kind kind;
+};
+
+struct walk {
+	struct glob *globs;
+	size_t n_globs;
+	struct dirrec *dirs;
+	size_t n_dirs, cap_dirs;
+	char **matches;
+	size_t n_matches, cap_matches;
+	size_t entries;
+	struct sbx_error *err;
+};
+
+static int push_str(char ***v, size_t *n, size_t *cap, const char *s)
+{
+	if (*n == *cap) {
+		size_t c = *cap ? *cap * 2 : 64;
+		char **g = realloc(*v, c * sizeof(*g));
+
+		if (!g)
+			return -ENOMEM;
+		*v = g;
+		*cap = c;
+	}
+	(*v)[*n] = strdup(s);
+	if (!(*v)[*n])
+		return -ENOMEM;
+	(*n)++;
+	return 0;
+}
+
+static int push_dir(struct walk *w, const char *name, unsigned depth, const struct stat *st)
+{
+	if (w->n_dirs == w->cap_dirs) {
+		size_t c = w->cap_dirs ? w->cap_dirs * 2 : 256;
+		struct dirrec *g = realloc(w->dirs, c * sizeof(*g));
+
+		if (!g)
+			return -ENOMEM;
+		w->dirs = g;
+		w->cap_dirs = c;
+	}
+	w->dirs[w->n_dirs] = (struct dirrec){.name = strdup(name),
+	                                     .depth = depth,
+	                                     .ino = st->st_ino,
+	                                     .sec = st->st_ctim.tv_sec,
+	                                     .nsec = st->st_ctim.tv_nsec};
+	if (!w->dirs[w->n_dirs].name)
+		return -ENOMEM;
+	w->n_dirs++;
+	return 0;
+}
+
+static bool matches(const struct walk *w, const char *name, size_t nl, const char *sbx_path)
+{
+	for (size_t i = 0; i < w->n_globs; i++) {
+		const struct glob *g = &w->globs[i];
+
+		switch (g->kind) {
+		case LAST_LITERAL:
+			if (nl != g->last_len || memcmp(name, g->last, nl) != 0)
+				continue;
+			break;
+		case LAST_SUFFIX:
+			if (nl < g->last_len - 1 || memcmp(name + nl - (g->last_len - 1),
+			                                   g->last + 1, g->last_len - 1) != 0)
+				continue;
+			break;
+		case LAST_GLOB:
+			if (!sbx_glob_match(g->last, name))
+				continue;
+			break;
+		case LAST_ANY:
+			break;
+		}
+		if (sbx_glob_match(g->pattern, sbx_path))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Walk the directory open at fd, `name` in its parent (its host path for depth 0). Paths
+ * are built in place: host[0..hlen) and sbx[0..slen) name this directory.
+ */
+static int walk_dir(struct walk *w, int fd, const char *name, unsigned depth, char *host,
+                    size_t hlen, char *sbx, size_t slen)
+{
+	struct stat st;
+	DIR *d;
+	struct dirent *e;
+	int r = 0;
+
+	if (fstat(fd, &st) < 0) {
+		close(fd);
+		return 0;
+	}
+	if (push_dir(w, name, depth, &st) < 0) {
+		close(fd);
+		return sbx_error_set(w->err, SBX_ERR_SETUP, ENOMEM, "out of memory");
+	}
+	d = fdopendir(fd);
+	if (!d) {
+		close(fd);
+		return 0;
+	}
+	while (r >= 0 && (e = readdir(d))) {
+		const char *n = e->d_name;
+		size_t nl;
+		bool is_dir;
+
+		if (n[0] == '.' && (n[1] == '\0' || (n[1] == '.' && n[2] == '\0')))
+			continue;
+		if (++w->entries > SBX_GLOBWALK_MAX_ENTRIES) {
+			r = sbx_error_set(w->err, SBX_ERR_UNSUPPORTED, E2BIG,
+			                  "the walk for hide globs passed %d entries",
+			                  SBX_GLOBWALK_MAX_ENTRIES);
+			sbx_error_hint(w->err, "give the globs a deeper literal directory "
+			                       "(src/**/.env rather than **/.env)");
+			break;
+		}
+		nl = strlen(n);
+		if (hlen + nl + 2 >= SBX_PATH_MAX || slen + nl + 2 >= SBX_PATH_MAX)
+			continue; /* longer than a path can be: nothing can open it either */
+		host[hlen] = '/';
+		memcpy(host + hlen + 1, n, nl + 1);
+		sbx[slen] = '/';
+		memcpy(sbx + slen + 1, n, nl + 1);
+		if (matches(w, n, nl, slen == 1 ? sbx + 1 : sbx)) {
+			/* Hidden whole: nothing beneath needs looking at. */
+			if (push_str(&w->matches, &w->n_matches, &w->cap_matches,
+			             slen == 1 ? sbx + 1 : sbx) < 0)
+				r = sbx_error_set(w->err, SBX_ERR_SETUP, ENOMEM, "out of memory");
+		} else {
+			is_dir = e->d_type == DT_DIR;
+			if (e->d_type == DT_UNKNOWN) {
+				struct stat est;
+
+				is_dir = fstatat(dirfd(d), n, &est, AT_SYMLINK_NOFOLLOW) == 0 &&
+				         S_ISDIR(est.st_mode);
+			}
+			if (is_dir) {
+				int sub = openat(dirfd(d), n,
+				                 O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+
+				if (sub >= 0)
+					r = walk_dir(w, sub, n, depth + 1, host, hlen + 1 + nl, sbx,
+					             slen + 1 + nl);
+			}
+		}
+		host[hlen] = '\0';
+		sbx[slen] = '\0';
+	}
+	closedir(d);
+	return r;
+}
+
+/* The literal directory a glob starts with. */
+static void literal_dir(const char *pattern, char *out, size_t size)
+{
+	size_t n = strcspn(pattern, "*?[\\");
+	char *slash;
+
+	snprintf(out, size, "%.*s", (int)n, pattern);
+	slash = strrchr(out, '/');
+	if (slash)
+		out[slash == out ? 1 : (size_t)(slash - out)] = '\0';
+}
+
+static uint64_t fnv(uint64_t h, const char *s)
+{
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ull;
+	return (h ^ 0xff) * 1099511628211ull;
+}
+
+/* ---- cache: a text file, one record a line; paths are %-escaped ---- */
+
+static void put_path(FILE *f, const char *p)
+{
+	for (; *p; p++)
+		if (*p == '%' || *p == '\n' || *p == ' ')
+			fprintf(f, "%%%02x", (unsigned char)*p);
+		else
+			fputc(*p, f);
+}
+
+static void cache_write(const char *file, const struct walk *w)
+{
+	char tmp[SBX_PATH_MAX + 16];
+	FILE *f;
+	int fd;
+
+	snprintf(tmp, sizeof(tmp), "%s.XXXXXX", file);
+	fd = mkstemp(tmp);
+	if (fd < 0)
+		return; /* a cache that cannot be written only costs the next launch a walk */
+	f = fdopen(fd, "w");
+	if (!f) {
+		close(fd);
+		unlink(tmp);
+		return;
+	}
+	fputs("sbx-globwalk 2\n", f);
+	for (size_t i = 0; i < w->n_dirs; i++) {
+		fprintf(f, "D %u %llu %lld %ld ", w->dirs[i].depth,
+		        (unsigned long long)w->dirs[i].ino, (long long)w->dirs[i].sec,
+		        w->dirs[i].nsec);
+		put_path(f, w->dirs[i].name);
+		fputc('\n', f);
+	}
+	for (size_t i = 0; i < w->n_matches; i++) {
+		fputs("M ", f);
+		put_path(f, w->matches[i]);
+		fputc('\n', f);
+	}
+	fputs("end\n", f);
+	if (fclose(f) != 0 || rename(tmp, file) < 0)
+		unlink(tmp);
+}
+
+/* A cached directory: where it was and what it was. */
+struct crec {
+	const char *name; /* into the file's buffer (unescaped in place) */
+	unsigned depth;
+	unsigned long long ino;
+	long long sec;
+	long nsec;
+};
+
+struct check_job {
+	const struct crec *r;
+	size_t from, to; /* [from, to): starts at depth 0 or 1 */
+	bool ok;
+};
+
+/* Is the directory (by name in parent) still the same inode, unchanged? *fd_out gets an
+ * O_PATH descriptor of it when want_fd (its subdirectories follow). One system call for a
+ * leaf; statx asks only for what is compared. */
+static bool still_same(int parent, const struct crec *c, bool want_fd, int *fd_out)
+{
+	struct statx sx;
+	int fd = -1;
+
+	*fd_out = -1;
+	if (want_fd) {
+		fd = openat(parent, c->name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (fd < 0)
+			return false;
+	}
+	if (statx(fd >= 0 ? fd : parent, fd >= 0 ? "" : c->name,
+	          (fd >= 0 ? AT_EMPTY_PATH : 0) | AT_SYMLINK_NOFOLLOW | AT_STATX_DONT_SYNC,
+	          STATX_TYPE | STATX_INO | STATX_CTIME, &sx) < 0 ||
+	    !S_ISDIR(sx.stx_mode) || sx.stx_ino != c->ino || sx.stx_ctime.tv_sec != c->sec ||
+	    sx.stx_ctime.tv_nsec != c->nsec) {
+		if (fd >= 0)
+			close(fd);
+		return false;
+	}
+	*fd_out = fd;
+	return true;
+}
+
+#define MAX_DEPTH 512
+
+static void *check_range(void *arg)
+{
+	struct check_job *j = arg;
+	int stack[MAX_DEPTH];
+	unsigned top = 0;
+
+	j->ok = true;
+	/* A range that starts beneath the root opens the root first. */
+	if (j->r[j->from].depth == 1) {
+		stack[0] = open(j->r[0].name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (stack[0] < 0) {
+			j->ok = false;
+			return NULL;
+		}
+		top = 1;
+	}
+	for (size_t i = j->from; i < j->to && j->ok; i++) {
+		const struct crec *c = &j->r[i];
+		bool parent_of_next = i + 1 < j->to && j->r[i + 1].depth == c->depth + 1;
+		int fd;
+
+		while (top > c->depth)
+			close(stack[--top]);
+		if (c->depth != top || (c->depth == 0 && c->name[0] != '/') ||
+		    !still_same(c->depth ? stack[c->depth - 1] : AT_FDCWD, c, parent_of_next, &fd))
+			j->ok = false;
+		else if (fd >= 0)
+			stack[top++] = fd;
+	}
+	while (top > 0)
+		close(stack[--top]);
+	return NULL;
+}
+
+/* Parse an unsigned or signed decimal at *s, moving past it and one space. */
+static bool num(char **s, long long *out)
+{
+	char *end;
+
+	errno = 0;
+	*out = strtoll(*s, &end, 10);
+	if (errno || end == *s || *end != ' ')
+		return false;
+	*s = end + 1;
+	return true;
+}
+
+static bool unescape(char *s)
+{
+	char *o = s;
+
+	for (; *s; s++) {
+		unsigned v;
+
+		if (*s == '%') {
+			if (sscanf(s + 1, "%2x", &v) != 1 || v == 0)
+				return false;
+			*o++ = (char)v;
+			s += 2;
+		} else {
+			*o++ = *s;
+		}
+	}
+	*o = '\0';
+	return true;
+}
+
+/* True, with w->matches filled, if the cache holds a walk whose every directory is
+ * unchanged: each checked by name in its parent, on as many threads as there are CPUs (up
+ * to 4), split where a subtree of the walk's root begins. */
+static bool cache_read(const char *file, struct walk *w)
+{
+	_cleanup_close_ int fd = open(file, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	_cleanup_free_ char *buf = NULL;
+	_cleanup_free_ struct crec *r = NULL;
+	struct check_job jobs[4];
+	pthread_t th[4];
+	size_t n = 0, cap = 0, len = 0, n_jobs;
+	struct stat st;
+	bool end = false, ok = true;
+	char *line, *save = NULL;
+	long cpus;
+
+	/* Only our own, private file: anyone else's could hide nothing. */
+	if (fd < 0 || fstat(fd, &st) < 0 || st.st_uid != geteuid() || (st.st_mode & 077) ||
+	    !S_ISREG(st.st_mode) || st.st_size > (1 << 28))
+		return false;
+	buf = malloc((size_t)st.st_size + 1);
+	if (!buf)
+		return false;
+	while (len < (size_t)st.st_size) {
+		ssize_t k = read(fd, buf + len, (size_t)st.st_size - len);
+
+		if (k <= 0)
+			return false;
+		len += (size_t)k;
+	}
+	buf[len] = '\0';
+	line = strtok_r(buf, "\n", &save);
+	if (!line || strcmp(line, "sbx-globwalk 2") != 0)
+		return false;
+	while ((line = strtok_r(NULL, "\n", &save))) {
+		long long depth, ino, sec, nsec;
+		char *p = line + 2;
+
+		if (strcmp(line, "end") == 0) {
+			end = true;
+			break;
+		}
+		if (line[0] == 'M' && line[1] == ' ') {
+			if (!unescape(p) || p[0] != '/' ||
+			    push_str(&w->matches, &w->n_matches, &w->cap_matches, p) < 0)
+				return false;
+			continue;
+		}
+		if (line[0] != 'D' || line[1] != ' ' || !num(&p, &depth) || !num(&p, &ino) ||
+		    !num(&p, &sec) || !num(&p, &nsec) || depth < 0 || depth >= MAX_DEPTH ||
+		    !unescape(p) || !p[0])
+			return false;
+		if (n == cap) {
+			size_t c = cap ? cap * 2 : 1024;
+			struct crec *g = realloc(r, c * sizeof(*g));
+
+			if (!g)
+				return false;
+			r = g;
+			cap = c;
+		}
+		r[n++] = (struct crec){p, (unsigned)depth, (unsigned long long)ino, sec, nsec};
+	}
+	if (!end || n == 0)
+		return false;
+
+	/* Split into ranges that begin at a root (depth 0) or a child of one (depth 1). */
+	cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	n_jobs = cpus < 1 ? 1 : cpus > 4 ? 4 : (size_t)cpus;
+	for (size_t k = 0, from = 0; k < n_jobs; k++) {
+		size_t to = k + 1 == n_jobs ? n : n * (k + 1) / n_jobs;
+
+		while (to < n && r[to].depth > 1)
+			to++;
+		/* a range of depth-1 records needs its root to be the only one so far */
+		if (to < n && r[to].depth == 1)
+			for (size_t q = 1; q < to; q++)
+				if (r[q].depth == 0)
+					to = n; /* several roots: keep it simple, one range */
+		jobs[k] = (struct check_job){.r = r, .from = from, .to = to};
+		from = to;
+		if (from >= n) {
+			n_jobs = k + 1;
+			break;
+		}
+	}
+	for (size_t k = 1; k < n_jobs; k++)
+		if (jobs[k].from < jobs[k].to &&
+		    pthread_create(&th[k], NULL, check_range, &jobs[k]))
+			jobs[k].to = jobs[k].from, jobs[k].ok = false, ok = false;
+	check_range(&jobs[0]);
+	for (size_t k = 1; k < n_jobs; k++)
+		if (jobs[k].from < jobs[k].to)
+			pthread_join(th[k], NULL);
+	for (size_t k = 0; k < n_jobs; k++)
+		if (jobs[k].from < jobs[k].to && !jobs[k].ok)
+			ok = false;
+	if (ok)
+		w->n_dirs = n;
+	return ok;
+}
+
+static bool cache_is_safe(const struct sbx_spec *spec, const char *cache_dir)
+{
+	/* A worker that can write the cache could make a later launch hide nothing. */
+	for (size_t i = 0; i < spec->n_mounts; i++) {
+		const struct sbx_mount *m = &spec->mounts[i];
+
+		if (m->kind == SBX_MOUNT_BIND && !m->readonly &&
+		    (sbx_path_covers(m->source, cache_dir) ||
+		     sbx_path_covers(cache_dir, m->source)))
+			return false;
+	}
+	return true;
+}
+
+static int mkdir_p(const char *dir)
+{
+	char p[SBX_PATH_MAX];
+
+	snprintf(p, sizeof(p), "%s", dir);
+	for (char *s = p + 1; *s; s++)
+		if (*s == '/') {
+			*s = '\0';
+			if (mkdir(p, 0700) < 0 && errno != EEXIST)
+				return -errno;
+			*s = '/';
+		}
+	return mkdir(p, 0700) < 0 && errno != EEXIST ? -errno : 0;
+}
+
+int sbx_globwalk_apply(struct sbx_spec *spec, const char *cache_dir,
+                       struct sbx_globwalk_stats *stats, struct sbx_error *err)
+{
+	struct walk w = {.err = err};
+	struct timespec t0, t1, c0, c1;
+	char cache_file[SBX_PATH_MAX] = "";
+	uint64_t h = 1469598103934665603ull;
+	int r = 0;
+
+	memset(stats, 0, sizeof(*stats));
+	if (spec->n_hide_globs == 0)
+		return 0;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &c0);
+	w.globs = calloc(spec->n_hide_globs, sizeof(*w.globs));
+	if (!w.globs)
+		return sbx_error_set(err, SBX_ERR_SETUP, ENOMEM, "out of memory");
+	w.n_globs = spec->n_hide_globs;
+	for (size_t i = 0; i < spec->n_hide_globs; i++) {
+		const char *p = spec->hide_globs[i];
+		const char *last = strrchr(p, '/') + 1;
+
+		w.globs[i].pattern = p;
+		w.globs[i].last = last;
+		w.globs[i].last_len = strlen(last);
+		if (strstr(last, "**"))
+			w.globs[i].kind = LAST_ANY;
+		else if (sbx_glob_is_literal(last))
+			w.globs[i].kind = LAST_LITERAL;
+		else if (last[0] == '*' && sbx_glob_is_literal(last + 1))
+			w.globs[i].kind = LAST_SUFFIX;
+		else
+			w.globs[i].kind = LAST_GLOB;
+		h = fnv(h, p);
+	}
+	for (size_t i = 0; i < spec->n_mounts; i++)
+		if (spec->mounts[i].kind == SBX_MOUNT_BIND) {
+			h = fnv(h, spec->mounts[i].source);
+			h = fnv(h, spec->mounts[i].target);
+		}
+
+	if (cache_dir && cache_is_safe(spec, cache_dir) && mkdir_p(cache_dir) == 0) {
+		snprintf(cache_file, sizeof(cache_file), "%s/globwalk-%016llx", cache_dir,
+		         (unsigned long long)h);
+		stats->cache_used = true;
+		stats->cache_hit = cache_read(cache_file, &w);
+	}
+	if (!stats->cache_hit) {
+		for (size_t i = 0; i < w.n_matches; i++)
+			free(w.matches[i]);
+		w.n_matches = 0;
+		w.n_dirs = 0;
+		/* Each bind mount, walked once from the shallowest directory any glob needs. */
+		for (size_t i = 0; r >= 0 && i < spec->n_mounts; i++) {
+			const struct sbx_mount *m = &spec->mounts[i];
+			char start[SBX_PATH_MAX] = "", dir[SBX_PATH_MAX];
+			char host[SBX_PATH_MAX], sbx[SBX_PATH_MAX];
+			int fd;
+
+			if (m->kind != SBX_MOUNT_BIND)
+				continue;
+			for (size_t g = 0; g < w.n_globs; g++) {
+				literal_dir(w.globs[g].pattern, dir, sizeof(dir));
+				if (sbx_path_covers(dir, m->target))
+					snprintf(dir, sizeof(dir), "%s", m->target);
+				else if (!sbx_path_covers(m->target, dir))
+					continue;
+				if (!start[0] || sbx_path_covers(dir, start))
+					snprintf(start, sizeof(start), "%s", dir);
+				else
+					while (!sbx_path_covers(start, dir)) { /* common ancestor */
+						char *sl = strrchr(start, '/');
+
+						if (sl == start) {
+							start[1] = '\0';
+							break;
+						}
+						*sl = '\0';
+					}
+			}
+			if (!start[0])
+				continue;
+			/* Another mount at or beneath this one is walked on its own. */
+			snprintf(sbx, sizeof(sbx), "%s", start);
+			snprintf(host, sizeof(host), "%s%s%s", m->source,
+			         sbx_path_rest(m->target, start)[0] ? "/" : "",
+			         sbx_path_rest(m->target, start));
+			if (strcmp(host, "/") != 0 && host[strlen(host) - 1] == '/')
+				host[strlen(host) - 1] = '\0';
+			fd = open(host, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+			if (fd < 0)
+				continue; /* nothing there: nothing to hide */
+			r = walk_dir(&w, fd, host, 0, host, strlen(host), sbx, strlen(sbx));
+		}
+		if (r >= 0 && cache_file[0])
+			cache_write(cache_file, &w);
+	}
+	for (size_t i = 0; r >= 0 && i < w.n_matches; i++)
+		r = sbx_spec_add_hide(spec, w.matches[i], err);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &c1);
+	stats->cpu_ms =
+	    (double)(c1.tv_sec - c0.tv_sec) * 1e3 + (double)(c1.tv_nsec - c0.tv_nsec) / 1e6;
+	stats->dirs = w.n_dirs;
+	stats->entries = w.entries;
+	stats->matches = w.n_matches;
+	stats->ms = (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e6;
+	for (size_t i = 0; i < w.n_dirs && !stats->cache_hit; i++)
+		free(w.dirs[i].name);
+	free(w.dirs);
+	for (size_t i = 0; i < w.n_matches; i++)
+		free(w.matches[i]);
+	free(w.matches);
+	free(w.globs);
+	return r < 0 ? r : 0;
+}
