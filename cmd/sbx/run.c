@@ -634,9 +634,9 @@ int sbx_cmd_run(int argc, char **argv)
 		sbx_cli_print_plan(stdout, plan, run.argv, run.json);
 		if (!run.json && run.spec->n_hide_globs)
 			printf("glob walk:  %zu globs, %zu directories, %zu entries, %zu matches, "
-			       "%.1f ms (%s)\n",
+			       "%.1f ms, cpu %.1f ms (%s)\n",
 			       run.spec->n_hide_globs, walk.dirs, walk.entries, walk.matches,
-			       walk.ms,
+			       walk.ms, walk.cpu_ms,
 			       !walk.cache_used ? "no cache"
 			       : walk.cache_hit ? "cache revalidated"
 			                        : "walked, cached");
