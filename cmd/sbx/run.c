@@ -459,6 +459,13 @@ int sbx_cli_plan_landlock(const struct sbx_cli_run *run, struct sbx_plan *plan, 
 	plan->landlock.lost = lost;
 	if (r < 0)
 		return r;
+	/* The landlock backend sees the host's paths: what a rule lost to a path beneath it
+	 * can be given back entry by entry. */
+	if (plan->backend_landlock) {
+		r = sbx_landlock_expand(&plan->landlock, err);
+		if (r < 0)
+			return r;
+	}
 	abi = sbx_landlock_abi();
 	r = sbx_ll_negotiate(&plan->landlock, abi, plan->backend_landlock, run->spec->best_effort,
 	                     warn, sizeof(warn), err);

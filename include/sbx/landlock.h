@@ -73,12 +73,17 @@ uint64_t sbx_ll_scoped_for_abi(int abi);
  * are allowed (a move out of and into the tree). stat has no right: Landlock cannot deny it. */
 uint64_t sbx_ll_fs_from_ops(unsigned ops);
 
+/* The sbx operations a rights mask carries in full (the inverse of sbx_ll_fs_from_ops). */
+unsigned sbx_ll_ops_from_fs(uint64_t access);
+
 /* "read_file,read_dir,..." for a rights mask; returns buf. */
 const char *sbx_ll_fs_format(uint64_t access, char *buf, size_t size);
 
 struct sbx_ll_rule {
 	char *path;      /* absolute sandbox path (host path under the landlock backend) */
 	uint64_t access; /* SBX_LL_FS_* bits granted beneath path */
+	uint64_t full;   /* what the policies allow there before paths beneath it took some
+	                    away (see sbx_landlock_expand); == access when nothing was */
 	unsigned ops;    /* the sbx operations these rights carry, for --dry-run */
 	const char *why; /* static: where the rule comes from */
 };
@@ -125,6 +130,17 @@ int sbx_ll_compile(const struct sbx_policy_view *view, const struct sbx_ll_opts 
  */
 int sbx_ll_negotiate(struct sbx_ll_plan *p, int abi, bool landlock_backend, bool best_effort,
                      char *warn, size_t size, struct sbx_error *err);
+
+/*
+ * Give back, entry by entry, what a rule lost because a path beneath it allows less
+ * (src/os/landlock.c; reads directories, so it runs where the rules' paths are the host's:
+ * the landlock backend, in sbx before it starts the worker). For each such rule, every entry
+ * of its directory gets a rule of its own with the full rights, except the entries on the
+ * way to the paths beneath that have rules of their own, which are descended into. Entries
+ * created later directly in those directories get only the reduced rights (stricter); a
+ * note in p->inexact says so.
+ */
+int sbx_landlock_expand(struct sbx_ll_plan *p, struct sbx_error *err);
 
 /* ---- the landlock backend (SPEC section 3) ---- */
 

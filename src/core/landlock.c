@@ -145,7 +145,7 @@ void sbx_ll_plan_clear(struct sbx_ll_plan *p)
 
 struct cand {
 	char *path;
-	uint64_t access;
+	uint64_t access, full;
 	unsigned ops;
 	uint64_t blocked; /* what the mount's own flags stop (namespaces backend) */
 	const char *why;
@@ -340,6 +340,7 @@ static int add_cand(struct ctx *x, const char *path, unsigned ops, uint64_t extr
 	}
 	x->c[x->n] = (struct cand){.path = strdup(path),
 	                           .access = sbx_ll_fs_from_ops(ops) | extra,
+	                           .full = sbx_ll_fs_from_ops(ops) | extra,
 	                           .ops = ops,
 	                           .blocked = blocked,
 	                           .why = why};
@@ -438,7 +439,7 @@ static int subtree_rules(struct ctx *x, const struct sbx_plan_op *o, const struc
 	return 0;
 }
 
-static unsigned ops_from_fs(uint64_t a)
+unsigned sbx_ll_ops_from_fs(uint64_t a)
 {
 	static const struct {
 		unsigned op;
@@ -513,7 +514,9 @@ static int one_op(struct ctx *x, const struct sbx_plan_op *o)
 	 * device nodes can hold no new entry and run nothing, whatever a rule says. */
 	blocked = flags_block(x, o);
 	if (o->kind == SBX_PLAN_PROC) {
-		ops = SBX_OP_LOOK | SBX_OP_WRITE;
+		/* The host's /proc (landlock backend) is read only: a worker still uid 0 without
+		 * capabilities owns /proc/sys and could write sysctls that check no capability. */
+		ops = SBX_OP_LOOK | (x->opts->same_ns ? 0 : SBX_OP_WRITE);
 		blocked |= x->opts->same_ns ? 0 : NOT_A_TREE;
 	} else if (sbx_path_covers("/dev", o->target)) {
 		/* The host's /dev: only the nodes sbx names; not the host's /dev/pts, whose
@@ -628,7 +631,8 @@ int sbx_ll_compile(const struct sbx_policy_view *view, const struct sbx_ll_opts 
 		for (size_t k = 0; k < out->n_rules; k++)
 			if (strcmp(out->rules[k].path, x.c[i].path) == 0) {
 				out->rules[k].access &= x.c[i].access;
-				out->rules[k].ops = ops_from_fs(out->rules[k].access);
+				out->rules[k].full &= x.c[i].full;
+				out->rules[k].ops = sbx_ll_ops_from_fs(out->rules[k].access);
 				dup = true;
 			}
 		if (dup || x.c[i].access == 0)
@@ -637,7 +641,8 @@ int sbx_ll_compile(const struct sbx_policy_view *view, const struct sbx_ll_opts 
 
 		rule->path = TAKE_PTR(x.c[i].path);
 		rule->access = x.c[i].access;
-		rule->ops = ops_from_fs(x.c[i].access) | (x.c[i].ops & SBX_OP_STAT);
+		rule->full = x.c[i].full;
+		rule->ops = sbx_ll_ops_from_fs(x.c[i].access) | (x.c[i].ops & SBX_OP_STAT);
 		rule->why = x.c[i].why;
 	}
 	out->enabled = true;
@@ -711,8 +716,10 @@ int sbx_ll_negotiate(struct sbx_ll_plan *p, int abi, bool landlock_backend, bool
 	p->handled_fs &= sbx_ll_fs_for_abi(abi);
 	p->handled_net &= sbx_ll_net_for_abi(abi);
 	p->scoped &= sbx_ll_scoped_for_abi(abi);
-	for (size_t i = 0; i < p->n_rules; i++)
+	for (size_t i = 0; i < p->n_rules; i++) {
 		p->rules[i].access &= p->handled_fs;
+		p->rules[i].full &= p->handled_fs;
+	}
 	return 0;
 }
 

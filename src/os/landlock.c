@@ -3,15 +3,21 @@
  * Landlock: the ABI this kernel speaks, and enforcing a negotiated struct sbx_ll_plan on the
  * calling process. Runs in the worker (a vfork child): no allocation, system calls only.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "landlock_compat.h"
 #include "os.h"
+#include "sbx/cleanup.h"
 #include "sbx/landlock.h"
+#include "sbx/path.h"
+#include "sbx/policy.h"
 
 /* Our bit values are the kernel's: a mismatch would grant the wrong rights. */
 _Static_assert(SBX_LL_FS_EXECUTE == LANDLOCK_ACCESS_FS_EXECUTE, "fs bits");
@@ -94,5 +100,139 @@ int sbx_landlock_enforce(const struct sbx_ll_plan *p, struct sbx_error *err)
 		return r;
 	}
 	close(fd);
+	return 0;
+}
+
+/* ---- giving back, entry by entry, what an ancestor's rule lost ---- */
+
+#define SBX_LL_MAX_EXPANDED 20000 /* rules added, at most */
+
+static int add_rule(struct sbx_ll_plan *p, const char *path, uint64_t access, const char *why,
+                    struct sbx_error *err)
+{
+	struct sbx_ll_rule *grown;
+
+	if (p->n_rules >= SBX_LL_MAX_EXPANDED)
+		return sbx_error_set(
+		    err, SBX_ERR_UNSUPPORTED, E2BIG,
+		    "giving rights back entry by entry needs more than %d Landlock "
+		    "rules",
+		    SBX_LL_MAX_EXPANDED);
+	grown = realloc(p->rules, (p->n_rules + 1) * sizeof(*grown));
+	if (!grown)
+		return sbx_error_set(err, SBX_ERR_SETUP, ENOMEM, "out of memory");
+	p->rules = grown;
+	grown[p->n_rules] = (struct sbx_ll_rule){
+	    .path = strdup(path), .access = access, .full = access, .why = why};
+	if (!grown[p->n_rules].path)
+		return sbx_error_set(err, SBX_ERR_SETUP, ENOMEM, "out of memory");
+	p->n_rules++;
+	return 0;
+}
+
+/* Is `path` one of the rules beneath the expanded one (own == true), or above one? */
+static bool on_the_way(const struct sbx_ll_plan *p, size_t n_orig, const char *top,
+                       const char *path, bool *own)
+{
+	bool above = false;
+
+	*own = false;
+	for (size_t i = 0; i < n_orig; i++) {
+		const char *d = p->rules[i].path;
+
+		if (strcmp(d, top) == 0 || !sbx_path_covers(top, d))
+			continue;
+		if (strcmp(d, path) == 0)
+			*own = true;
+		else if (sbx_path_covers(path, d))
+			above = true;
+	}
+	return above;
+}
+
+static int expand_dir(struct sbx_ll_plan *p, size_t n_orig, const char *top, const char *dir,
+                      uint64_t full, unsigned depth, struct sbx_error *err)
+{
+	_cleanup_free_ char *path = NULL;
+	DIR *d;
+	struct dirent *e;
+	int fd, r = 0;
+
+	if (depth > 64)
+		return 0;
+	fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return 0; /* nothing to give back there */
+	d = fdopendir(fd);
+	if (!d) {
+		close(fd);
+		return 0;
+	}
+	path = malloc(SBX_PATH_MAX);
+	if (!path) {
+		closedir(d);
+		return sbx_error_set(err, SBX_ERR_SETUP, ENOMEM, "out of memory");
+	}
+	while (r >= 0 && (e = readdir(d))) {
+		bool own, above;
+
+		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+			continue;
+		if (snprintf(path, SBX_PATH_MAX, "%s/%s", strcmp(dir, "/") ? dir : "", e->d_name) >=
+		    SBX_PATH_MAX)
+			continue;
+		above = on_the_way(p, n_orig, top, path, &own);
+		if (own)
+			continue; /* its own rule decides beneath it */
+		if (above) {
+			r = expand_dir(p, n_orig, top, path, full, depth + 1, err);
+			continue;
+		}
+		/* A symlink gets no rule: what it names is decided where that lies. */
+		if (e->d_type == DT_LNK)
+			continue;
+		r = add_rule(p, path,
+		             e->d_type == DT_DIR || e->d_type == DT_UNKNOWN ? full
+		                                                            : full & SBX_LL_FS_FILE,
+		             "given back entry by entry", err);
+	}
+	closedir(d);
+	return r;
+}
+
+int sbx_landlock_expand(struct sbx_ll_plan *p, struct sbx_error *err)
+{
+	size_t n_orig = p->n_rules;
+	char *note;
+	int r;
+
+	for (size_t i = 0; i < n_orig; i++) {
+		char top[SBX_PATH_MAX];
+		uint64_t full = p->rules[i].full;
+
+		if (full == p->rules[i].access)
+			continue;
+		snprintf(top, sizeof(top), "%s", p->rules[i].path);
+		r = expand_dir(p, n_orig, top, top, full, 0, err);
+		if (r < 0)
+			return r;
+		if (asprintf(
+		        &note,
+		        "%s: what it lost is given back entry by entry (rules marked 'given "
+		        "back'); entries created later directly in it, or in a directory on the "
+		        "way to a path that allows less, get only the reduced rights",
+		        top) < 0)
+			return sbx_error_set(err, SBX_ERR_SETUP, ENOMEM, "out of memory");
+		{
+			char **grown = realloc(p->inexact, (p->n_inexact + 1) * sizeof(*grown));
+
+			if (!grown) {
+				free(note);
+				return sbx_error_set(err, SBX_ERR_SETUP, ENOMEM, "out of memory");
+			}
+			p->inexact = grown;
+			p->inexact[p->n_inexact++] = note;
+		}
+	}
 	return 0;
 }

@@ -545,6 +545,38 @@ static void test_signals_scoped(void)
 	IT_EXPECT_CONTAINS(r.out, "kill-init=1");
 }
 
+/* Under the landlock backend, a read-only mount beneath a writable one: Landlock cannot give
+ * it less than its parent, so the parent's rule loses writing, and sbx gives it back entry
+ * by entry; only new entries at the top are refused (stricter, and said so). */
+static void test_landlock_backend_nested_readonly(void)
+{
+	struct it_run r;
+	const char *ro = fmt("%s/l:ro", ws);
+
+	setup();
+	ro = fmt("%s/l:ro", ws);
+	it_run_in(&r,
+	          (const char *const[]){"--backend", "landlock", "--net", "host", "-v", ws, "-v",
+	                                ro, NULL},
+	          (const char *const[]){"@probe", "--probe", "write", fmt("%s/w.txt", ws), "write",
+	                                fmt("%s/sub/w.txt", ws), "create", fmt("%s/sub/c-new", ws),
+	                                "write", fmt("%s/l/one", ws), "create", fmt("%s/l/new", ws),
+	                                "create", fmt("%s/top-new", ws), NULL});
+	IT_EXPECT_INT(r.status, 0);
+	IT_EXPECT_CONTAINS(r.out, fmt("write %s/w.txt => ok", ws));
+	IT_EXPECT_CONTAINS(r.out, fmt("write %s/sub/w.txt => ok", ws));
+	IT_EXPECT_CONTAINS(r.out, fmt("create %s/sub/c-new => ok", ws));
+	IT_EXPECT_CONTAINS(r.out, fmt("write %s/l/one => EACCES", ws));
+	IT_EXPECT_CONTAINS(r.out, fmt("create %s/l/new => EACCES", ws));
+	IT_EXPECT_CONTAINS(r.out, fmt("create %s/top-new => EACCES", ws)); /* stricter */
+	it_run_in(&r,
+	          (const char *const[]){"--backend", "landlock", "--net", "host", "-v", ws, "-v",
+	                                ro, "--dry-run", NULL},
+	          (const char *const[]){"/bin/true", NULL});
+	IT_EXPECT_CONTAINS(r.out, "given back entry by entry");
+	IT_EXPECT_CONTAINS(r.out, "entries created later directly in it");
+}
+
 /* sbx doctor explains this machine: the Landlock ABI the kernel reports, and the backend. */
 static void test_doctor(void)
 {
@@ -660,6 +692,7 @@ int main(int argc, char **argv)
 	    IT_CASE(test_auto_picks_landlock_without_user_namespaces),
 	    IT_CASE(test_landlock_backend_refusals),
 	    IT_CASE(test_landlock_backend_per_operation),
+	    IT_CASE(test_landlock_backend_nested_readonly),
 	    IT_CASE(test_doctor),
 	    IT_CASE(test_hide_globs),
 	    IT_CASE(test_hide_glob_profile),
