@@ -139,7 +139,7 @@ static void print_effect(FILE *f, const struct sbx_policy *p, const char *scope,
 	char ops[64];
 
 	if (sbx_policy_compile_one(p, scope, base, &eff, &err) < 0) {
-		fprintf(f, "#   %s on %s: CANNOT BE ENFORCED by this version: %s\n", p->name, scope,
+		fprintf(f, "#   %s on %s: CANNOT BE ENFORCED by the kernel: %s\n", p->name, scope,
 		        err.msg);
 		return;
 	}
@@ -147,11 +147,15 @@ static void print_effect(FILE *f, const struct sbx_policy *p, const char *scope,
 		fprintf(f, "#   %s on %s: everything denied: %s is masked\n", p->name, scope,
 		        scope);
 	else
-		fprintf(f, "#   %s on %s: allows %s: %s%s\n", p->name, scope,
+		fprintf(f, "#   %s on %s: allows %s: %s%s%s\n", p->name, scope,
 		        sbx_ops_format(eff.allowed, ops, sizeof(ops)),
 		        eff.readonly ? (base ? "the whole sandbox read-only" : "a read-only mount")
 		                     : "read-write",
-		        eff.noexec ? ", noexec" : "");
+		        eff.noexec ? ", noexec" : "",
+		        (eff.allowed & SBX_OP_MODIFY) &&
+		                (eff.allowed & SBX_OP_MODIFY) != SBX_OP_MODIFY
+		            ? ", and per operation by Landlock (see sbx run --dry-run)"
+		            : "");
 	for (size_t i = 0; i < eff.n_hide; i++)
 		fprintf(f, "#     %s is masked\n", eff.hide[i]);
 	sbx_policy_effect_clear(&eff);
