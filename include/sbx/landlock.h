@@ -91,6 +91,8 @@ struct sbx_ll_rule {
 struct sbx_ll_plan {
 	bool enabled;         /* false: no Landlock at all (nothing to enforce) */
 	uint64_t handled_fs;  /* rights the ruleset handles (denied unless a rule grants) */
+	uint64_t needed_fs;   /* rights only Landlock denies where the policies deny them
+	                         (mount flags do not): what an older kernel would lose */
 	uint64_t handled_net; /* SBX_LL_NET_*: TCP denied (landlock backend, --net none) */
 	uint64_t scoped;      /* SBX_LL_SCOPE_* */
 	struct sbx_ll_rule *rules;
@@ -122,11 +124,12 @@ int sbx_ll_compile(const struct sbx_policy_view *view, const struct sbx_ll_opts 
 /*
  * Mask a compiled plan down to what a kernel with Landlock ABI `abi` knows (abi <= 0: no
  * Landlock), as the kernel's sandboxer sample does. What the kernel lacks and the plan needs
- * is refused (-EOPNOTSUPP, err naming the missing ABI and what it would enforce) unless
- * `best_effort`, when each becomes a line in warn (one per line, size bytes) and the plan
- * runs with what the kernel has. What an older ABI only makes stricter (REFER) is never
- * refused. `landlock_backend`: nothing but Landlock confines the worker (scopes and TCP
- * matter).
+ * (needed_fs; TCP; scopes under the landlock backend) is refused (-EOPNOTSUPP, err naming the
+ * missing ABI and what it would enforce) unless `best_effort`, when each becomes a line in
+ * warn (one per line, size bytes) and the plan runs with what the kernel has. What an older
+ * ABI only makes stricter (REFER), or what the mounts enforce anyway, is never refused; with
+ * no Landlock and nothing needed, p->enabled becomes false. `landlock_backend`: nothing but
+ * Landlock confines the worker (scopes and TCP matter).
  */
 int sbx_ll_negotiate(struct sbx_ll_plan *p, int abi, bool landlock_backend, bool best_effort,
                      char *warn, size_t size, struct sbx_error *err);

@@ -145,6 +145,8 @@ void sbx_ll_plan_clear(struct sbx_ll_plan *p)
 
 struct cand {
 	char *path;
+	bool policy; /* from a mount of the spec (or the root, or a subtree rule): check's
+	                decisions, which the kernel must not loosen */
 	uint64_t access, full;
 	unsigned ops;
 	uint64_t blocked; /* what the mount's own flags stop (namespaces backend) */
@@ -501,6 +503,7 @@ static int one_op(struct ctx *x, const struct sbx_plan_op *o)
 		             o->kind == SBX_PLAN_MIRROR ? "root" : "mount and its policies");
 		if (r < 0)
 			return r;
+		x->c[x->n - 1].policy = true;
 		r = subtree_rules(x, o, m,
 		                  m && m->policy ? sbx_policy_set_find(set, m->policy) : NULL,
 		                  m ? m->target : "/");
@@ -645,6 +648,15 @@ int sbx_ll_compile(const struct sbx_policy_view *view, const struct sbx_ll_opts 
 		rule->ops = sbx_ll_ops_from_fs(x.c[i].access) | (x.c[i].ops & SBX_OP_STAT);
 		rule->why = x.c[i].why;
 	}
+	/* What only Landlock denies of what the policies decide: without it, this much of
+	 * the profile would go unenforced. (Device nodes: nodev mounts and no CAP_MKNOD.) */
+	for (size_t i = 0; i < x.n; i++)
+		if (x.c[i].policy)
+			out->needed_fs |= ~x.c[i].access & ~x.c[i].blocked & SBX_LL_FS_ALL &
+			                  ~(SBX_LL_FS_MAKE_CHAR | SBX_LL_FS_MAKE_BLOCK |
+			                    SBX_LL_FS_IOCTL_DEV | SBX_LL_FS_REFER);
+	if (x.opts->same_ns)
+		out->needed_fs = SBX_LL_FS_ALL; /* nothing else confines the worker */
 	out->enabled = true;
 	out->handled_fs = SBX_LL_FS_ALL;
 	out->scoped = SBX_LL_SCOPE_ABSTRACT_UNIX | SBX_LL_SCOPE_SIGNAL;
@@ -674,20 +686,32 @@ int sbx_ll_negotiate(struct sbx_ll_plan *p, int abi, bool landlock_backend, bool
 		abi = SBX_LL_ABI_KNOWN; /* newer rights are not asked for: nothing to mask */
 	for (size_t i = 0; i < sbx_ll_n_abi_steps; i++) {
 		const struct sbx_ll_abi_step *s = &sbx_ll_abi_steps[i];
-		bool needed, looser;
+		bool needed;
 
 		if (s->abi <= abi)
 			continue;
-		needed =
-		    (p->handled_fs & s->fs) || (p->handled_net & s->net) || (p->scoped & s->scoped);
-		if (!needed)
-			continue;
-		/* Without REFER, moves across directories are refused: stricter. Without
-		 * IOCTL_DEV nothing opens a device the rules do not grant anyway. Scopes
-		 * matter only where no namespace separates the worker. */
-		looser =
-		    s->abi == 1 || s->abi == 3 || s->abi == 4 || (s->abi == 6 && landlock_backend);
-		if (looser && !best_effort) {
+		/* Is anything the profile asks lost without this ABI? Without REFER moves across
+		 * directories are refused (stricter); without IOCTL_DEV nothing opens a device
+		 * that no rule grants anyway; ABI 7 enforces nothing more. Scopes matter only
+		 * where no namespace separates the worker. */
+		switch (s->abi) {
+		case 1:
+			needed = p->needed_fs != 0;
+			break;
+		case 3:
+			needed = (p->needed_fs & SBX_LL_FS_TRUNCATE) != 0;
+			break;
+		case 4:
+			needed = p->handled_net != 0;
+			break;
+		case 6:
+			needed = landlock_backend && p->scoped;
+			break;
+		default:
+			needed = false;
+			break;
+		}
+		if (needed && !best_effort) {
 			r = sbx_error_set(err, SBX_ERR_UNSUPPORTED, EOPNOTSUPP,
 			                  "this kernel's Landlock (ABI %d) lacks ABI %d: %s",
 			                  abi < 0 ? 0 : abi, s->abi, s->lacks);
@@ -698,17 +722,18 @@ int sbx_ll_negotiate(struct sbx_ll_plan *p, int abi, bool landlock_backend, bool
 			               s->since, s->abi);
 			return r;
 		}
-		if (size > len) {
-			int n = snprintf(
-			    warn + len, size - len, "%s ABI %d missing (kernel has %d): %s%s\n",
-			    looser ? "NOT ENFORCED:" : "stricter:", s->abi, abi < 0 ? 0 : abi,
-			    s->lacks, looser ? "" : " (compiled stricter)");
+		if (needed && size > len) {
+			int n = snprintf(warn + len, size - len,
+			                 "NOT ENFORCED: ABI %d missing (kernel has %d): %s\n",
+			                 s->abi, abi < 0 ? 0 : abi, s->lacks);
 
 			if (n > 0)
 				len += (size_t)n < size - len ? (size_t)n : size - len - 1;
 		}
 		if (s->abi == 1) {
-			p->enabled = false; /* nothing at all */
+			/* No Landlock: the mounts alone enforce what they can; nothing needed
+			 * it, or best-effort accepted the loss. */
+			p->enabled = false;
 			return 0;
 		}
 	}

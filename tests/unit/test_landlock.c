@@ -232,6 +232,48 @@ static void test_ancestor_never_widens(void **state)
 	sbx_policy_set_clear(&set);
 }
 
+/* What only Landlock enforces: nothing for rights the mounts give exactly; delete for a
+ * mount that may create but not delete; everything under the landlock backend. */
+static void test_needed(void **state)
+{
+	static const char all[] =
+	    "  - {name: a, paths: [\"**\"], operations: [all], decision: allow}\n";
+	struct sbx_ll_plan ll;
+	struct sbx_plan *plan;
+	struct sbx_spec *spec;
+	struct sbx_policy_set set;
+
+	(void)state;
+	compile_world(all, false, false, &ll, &plan, &spec, &set);
+	assert_int_equal(ll.needed_fs, 0);
+	sbx_ll_plan_clear(&ll);
+	sbx_plan_free(plan);
+	sbx_spec_free(spec);
+	sbx_policy_set_clear(&set);
+
+	compile_world(all, true, false, &ll, &plan, &spec, &set); /* read-only: the mount */
+	assert_int_equal(ll.needed_fs, 0);
+	sbx_ll_plan_clear(&ll);
+	sbx_plan_free(plan);
+	sbx_spec_free(spec);
+	sbx_policy_set_clear(&set);
+
+	compile_world(cases[2].yaml, false, false, &ll, &plan, &spec, &set); /* no delete */
+	assert_int_equal(ll.needed_fs & RM, RM);
+	assert_int_equal(ll.needed_fs & (W | MK), 0);
+	sbx_ll_plan_clear(&ll);
+	sbx_plan_free(plan);
+	sbx_spec_free(spec);
+	sbx_policy_set_clear(&set);
+
+	compile_world(all, false, true, &ll, &plan, &spec, &set); /* landlock backend */
+	assert_int_equal(ll.needed_fs, SBX_LL_FS_ALL);
+	sbx_ll_plan_clear(&ll);
+	sbx_plan_free(plan);
+	sbx_spec_free(spec);
+	sbx_policy_set_clear(&set);
+}
+
 static void test_mapping(void **state)
 {
 	(void)state;
@@ -280,18 +322,22 @@ static void test_negotiate(void **state)
 	static const struct {
 		int abi;
 		bool landlock_backend, tcp, best_effort;
+		uint64_t needed;
 		int ret;
 		const char *msg; /* in the error, or in the warnings */
 	} t[] = {
-	    {7, false, false, false, 0, NULL},
-	    {6, true, true, false, 0, NULL},
-	    {2, false, false, false, -EOPNOTSUPP, "lacks ABI 3: truncation"},
-	    {2, false, false, true, 0, "NOT ENFORCED: ABI 3 missing"},
-	    {3, true, true, false, -EOPNOTSUPP, "lacks ABI 4: TCP"},
-	    {5, true, false, false, -EOPNOTSUPP, "lacks ABI 6: scopes"},
-	    {5, false, false, false, 0, NULL}, /* namespaces separate signals and sockets */
-	    {-38, false, false, false, -EOPNOTSUPP, "(ABI 0) lacks ABI 1"},
-	    {-95, false, false, true, 0, "NOT ENFORCED: ABI 1 missing"},
+	    {7, false, false, false, SBX_LL_FS_ALL, 0, NULL},
+	    {6, true, true, false, SBX_LL_FS_ALL, 0, NULL},
+	    {2, false, false, false, SBX_LL_FS_TRUNCATE, -EOPNOTSUPP, "lacks ABI 3: truncation"},
+	    {2, false, false, true, SBX_LL_FS_TRUNCATE, 0, "NOT ENFORCED: ABI 3 missing"},
+	    /* the mounts enforce everything the policies deny: an old ABI loses nothing */
+	    {2, false, false, false, SBX_LL_FS_REMOVE_FILE, 0, NULL},
+	    {3, true, true, false, SBX_LL_FS_ALL, -EOPNOTSUPP, "lacks ABI 4: TCP"},
+	    {5, true, false, false, SBX_LL_FS_ALL, -EOPNOTSUPP, "lacks ABI 6: scopes"},
+	    {5, false, false, false, SBX_LL_FS_ALL, 0, NULL}, /* namespaces separate them */
+	    {-38, false, false, false, SBX_LL_FS_REMOVE_FILE, -EOPNOTSUPP, "(ABI 0) lacks ABI 1"},
+	    {-95, false, false, true, SBX_LL_FS_REMOVE_FILE, 0, "NOT ENFORCED: ABI 1 missing"},
+	    {-38, false, false, false, 0, 0, NULL}, /* no Landlock, none needed */
 	};
 
 	(void)state;
@@ -299,6 +345,7 @@ static void test_negotiate(void **state)
 		struct sbx_ll_rule rule = {.path = NULL, .access = SBX_LL_FS_ALL};
 		struct sbx_ll_plan p = {.enabled = true,
 		                        .handled_fs = SBX_LL_FS_ALL,
+		                        .needed_fs = t[i].needed,
 		                        .handled_net = t[i].tcp ? SBX_LL_NET_BIND_TCP : 0,
 		                        .scoped = SBX_LL_SCOPE_SIGNAL,
 		                        .rules = &rule,
@@ -310,6 +357,8 @@ static void test_negotiate(void **state)
 
 		if (r != t[i].ret)
 			fail_msg("case %zu: %d, expected %d (%s)", i, r, t[i].ret, err.msg);
+		if (!t[i].msg && r == 0 && warn[0])
+			fail_msg("case %zu: unexpected warning '%s'", i, warn);
 		if (t[i].msg && !strstr(r < 0 ? err.msg : warn, t[i].msg))
 			fail_msg("case %zu: '%s' not in '%s'", i, t[i].msg, r < 0 ? err.msg : warn);
 		if (r == 0 && p.enabled) {
@@ -330,6 +379,7 @@ int main(void)
 	    cmocka_unit_test(test_negotiate),
 	    cmocka_unit_test(test_compile_table),
 	    cmocka_unit_test(test_ancestor_never_widens),
+	    cmocka_unit_test(test_needed),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
