@@ -531,7 +531,8 @@ int sbx_policy_compile_one(const struct sbx_policy *p, const char *scope, bool i
 			               ? "denies %s on '%s' but not every operation: stat cannot "
 			                 "be denied alone"
 			               : "denies %s on the glob '%s': stat cannot be denied on a "
-			                 "glob (list the paths to hide, or deny less than stat)",
+			                 "glob (hide it with the profile's 'hide:' instead, or deny "
+			                 "less than stat)",
 			           sbx_ops_format(rule->ops & w, a, sizeof(a)), pat);
 			goto fail;
 		}
