@@ -24,11 +24,11 @@
 #include "sbx/spec.h"
 
 #define SBX_NEST_VERSION     1u
-#define SBX_NEST_MAX_DEPTH   16u        /* SPEC: at least 8 */
-#define SBX_NEST_MAX_ENTRIES 4096u      /* mounts in one effective spec */
-#define SBX_NEST_CODEC_MAX   (1u << 20) /* bytes of an encoded spec */
-#define SBX_NEST_PROFILE_MAX 255u       /* bytes of a profile name */
-#define SBX_NEST_MAX_GRANTS  256u       /* paths named by one nested request */
+#define SBX_NEST_MAX_DEPTH   16u            /* SPEC: at least 8 */
+#define SBX_NEST_MAX_ENTRIES 4096u          /* mounts in one effective spec */
+#define SBX_NEST_CODEC_MAX   (1u << 20)     /* bytes of an encoded spec */
+#define SBX_NEST_PROFILE_MAX 255u           /* bytes of a profile name */
+#define SBX_NEST_MAX_GRANTS  SBX_MAX_MOUNTS /* paths named by one nested request */
 #define SBX_SPEC_FD_ENV      "SBX_SPEC_FD"
 #define SBX_SPEC_FD_NUMBER   3                /* the worker's spec fd: the first after stdio */
 #define SBX_NEST_PROC_DIR    "/dev/.sbx-nest" /* masked; holds the nesting procfs (plan.c) */

@@ -544,7 +544,7 @@ int sbx_nest_request_add(struct sbx_nest_request *r, unsigned kind, const char *
 		return rc;
 	if (r->n_grants >= SBX_NEST_MAX_GRANTS)
 		return sbx_error_set(err, SBX_ERR_USAGE, E2BIG,
-		                     "too many paths in a nested request: at most %u",
+		                     "too many paths in a nested request: at most %d",
 		                     SBX_NEST_MAX_GRANTS);
 	grown = realloc(r->grants, (r->n_grants + 1) * sizeof(*grown));
 	if (!grown)
