@@ -844,6 +844,19 @@ int sbx_spec_narrow(const struct sbx_nest *parent, const struct sbx_nest_request
 		    (r = sbx_nest_put(child, norm, SBX_NEST_HIDDEN, 0, 0, err)) < 0)
 			return r;
 	}
+	/* A mount of the parent the child does not keep, beneath one it keeps (a system mount
+	 * under a kept root with --no-system-mounts, say), must not fall back to the rights of
+	 * the one above it: it is hidden. (The kernel would show the parent's mount there, as
+	 * the bind of its ancestor carries it; the child's spec says less, and masks it.) */
+	for (size_t i = 0; i < parent->n_mounts; i++) {
+		const struct sbx_nest_mount *e = &parent->mounts[i];
+		bool found;
+
+		find_slot(child, e->target, &found);
+		if (!found && sbx_nest_rights(child, e->target) &&
+		    (r = sbx_nest_put(child, e->target, SBX_NEST_HIDDEN, 0, 0, err)) < 0)
+			return r;
+	}
 	if (req->readonly)
 		for (size_t i = 0; i < child->n_mounts; i++)
 			child->mounts[i].rights &= ~SBX_OP_MODIFY;
