@@ -153,6 +153,16 @@ int sbx_cli_nest_plan(const struct sbx_nest *parent, struct sbx_cli_run *run, st
 		                    "true");
 		return r;
 	}
+	r = sbx_cli_nest_request(run, &req, err);
+	if (r >= 0)
+		r = sbx_spec_narrow(parent, &req, &child, err);
+	/* the request borrowed the run's grants; they stay the run's */
+	run->req = req;
+	run->req.hide = NULL;
+	run->req.n_hide = 0;
+	run->req.profile = NULL;
+	if (r < 0)
+		return r;
 	if (host->euid == 0) {
 		/* Since Linux 5.12 (verify_root_map in kernel/user_namespace.c) a process may map
 		 * uid 0 of its namespace into a new user namespace only with CAP_SETFCAP there; a
@@ -166,16 +176,6 @@ int sbx_cli_nest_plan(const struct sbx_nest *parent, struct sbx_cli_run *run, st
 		                    "--reuid=USER --regid=USER --init-groups sbx run ...) to nest");
 		return r;
 	}
-	r = sbx_cli_nest_request(run, &req, err);
-	if (r >= 0)
-		r = sbx_spec_narrow(parent, &req, &child, err);
-	/* the request borrowed the run's grants; they stay the run's */
-	run->req = req;
-	run->req.hide = NULL;
-	run->req.n_hide = 0;
-	run->req.profile = NULL;
-	if (r < 0)
-		return r;
 	r = sbx_nest_to_spec(child, host->cwd, &spec, err);
 	if (r < 0)
 		return r;
