@@ -8,7 +8,12 @@
  *   init (pid 1)        becomes the inner ids; builds the mounts and pivots; loopback up;
  *     forks the worker, drops its own capabilities, reaps and forwards signals
  *   worker (pid 2)      new session; dies with init; chdir; every capability dropped;
- *     no_new_privs; (Landlock); seccomp last; execve
+ *     no_new_privs; (Landlock); seccomp last; the spec memfd at fd 3; execve
+ *
+ * Nested sandboxes (sbx run inside sbx, SPEC section 6) take this same path: the caller's
+ * view is their "host", every source is cloned from it with the caller's read-only locks, and
+ * each layer stacks its own no_new_privs (and, once they land, its own Landlock domain and
+ * seccomp filter, which the kernel intersects with the parent's).
  *
  * Errors in init or the worker travel to sbx as one flat struct sbx_error over a
  * close-on-exec pipe: EOF with nothing read means the exec succeeded.
@@ -30,12 +35,14 @@
 
 #include "os/os.h"
 #include "sbx/cleanup.h"
+#include "sbx/nest.h"
 
 struct child_ctx {
 	const struct sbx_plan *plan;
 	char *const *argv;
 	struct sbx_prepared *prep;
 	int err_fd;  /* write end */
+	int spec_fd; /* the sealed memfd with the worker's effective spec */
 	int sync_fd; /* read end: one byte once the maps are written, EOF if sbx died */
 };
 
@@ -50,6 +57,7 @@ __attribute__((noreturn)) static void child_fail(int fd, const struct sbx_error 
 __attribute__((noreturn)) static void worker_main(const struct child_ctx *c)
 {
 	struct sbx_error err = {0};
+	int err_fd = c->err_fd;
 	sigset_t none;
 
 	/* The worker starts with default signal handling and nothing blocked. */
@@ -81,12 +89,21 @@ __attribute__((noreturn)) static void worker_main(const struct child_ctx *c)
 		              strerror(errno));
 		child_fail(c->err_fd, &err);
 	}
-	/* Only 0, 1 and 2 reach the worker: everything else closes at exec. */
+	/* Only 0, 1, 2 and the spec memfd reach the worker (SPEC section 7): everything else
+	 * closes at exec. The memfd goes to a fixed number, SBX_SPEC_FD names it; the error
+	 * pipe moves out of the way first if it sits there. */
 	if (sbx_proc_cloexec_from(3, &err) < 0)
 		child_fail(c->err_fd, &err);
+	if (err_fd == SBX_SPEC_FD_NUMBER) {
+		err_fd = fcntl(err_fd, F_DUPFD_CLOEXEC, SBX_SPEC_FD_NUMBER + 1);
+		if (err_fd < 0)
+			_exit(125);
+	}
+	if (sbx_proc_pass_fd(c->spec_fd, SBX_SPEC_FD_NUMBER, &err) < 0)
+		child_fail(err_fd, &err);
 
 	sbx_proc_exec(c->argv, c->plan->envp, &err);
-	child_fail(c->err_fd, &err);
+	child_fail(err_fd, &err);
 }
 
 __attribute__((noreturn)) static void init_main(struct child_ctx *c)
@@ -239,6 +256,7 @@ int sbx_launch(const struct sbx_plan *plan, char *const argv[], int *status, str
 	struct sbx_prepared prep = {0};
 	_cleanup_close_ int userns_fd = -1;
 	_cleanup_close_ int sigfd = -1;
+	_cleanup_close_ int spec_fd = -1;
 	int err_pipe[2] = {-1, -1}, sync_pipe[2] = {-1, -1};
 	unsigned long flags = CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC |
 	                      CLONE_NEWUTS | CLONE_NEWCGROUP;
@@ -247,6 +265,16 @@ int sbx_launch(const struct sbx_plan *plan, char *const argv[], int *status, str
 
 	if (plan->new_net)
 		flags |= CLONE_NEWNET;
+
+	/* The worker's effective spec, sealed before any process of the sandbox exists. A
+	 * launch without one is refused: SBX_SPEC_FD in the worker's environment would name
+	 * nothing, and a nested sbx would then refuse to start. */
+	if (!plan->spec_blob)
+		return sbx_error_set(err, SBX_ERR_SETUP, EINVAL,
+		                     "internal: the plan carries no effective spec");
+	spec_fd = sbx_memfd_sealed(plan->spec_blob, plan->spec_len, err);
+	if (spec_fd < 0)
+		return spec_fd;
 
 	/* As root, sources are cloned and id-mapped here, where the privilege to id-map host
 	 * file systems is; unprivileged, the child clones them in its own namespace. */
@@ -281,6 +309,7 @@ int sbx_launch(const struct sbx_plan *plan, char *const argv[], int *status, str
 		    .argv = argv,
 		    .prep = &prep,
 		    .err_fd = err_pipe[1],
+		    .spec_fd = spec_fd,
 		    .sync_fd = sync_pipe[0],
 		};
 

@@ -16,6 +16,7 @@ static const struct command {
     {"check", sbx_cmd_check, "allow or deny: operations on sandbox paths, and why"},
     {"resolve", sbx_cmd_resolve, "the host path behind sandbox paths"},
     {"profiles", sbx_cmd_profiles, "list, show or validate profiles"},
+    {"status", sbx_cmd_status, "inside a sandbox: the effective spec it runs under"},
 };
 
 static void usage(FILE *f)

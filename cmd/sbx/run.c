@@ -36,6 +36,13 @@ const char sbx_run_usage[] =
     "  -v, --mount or --root replace the default's workspace mount: only what they name\n"
     "  is visible.\n"
     "\n"
+    "Nested (inside an sbx sandbox; paths are the sandbox's, and access can only narrow):\n"
+    "      --restrict PATH      keep only PATH, with the parent's rights there\n"
+    "      --allow-read PATH    keep only PATH, read-only\n"
+    "      --allow-write PATH   keep only PATH, writable where the parent can write\n"
+    "  With none of these the sub-worker inherits its parent's view; -v PATH[:ro|rw]\n"
+    "  and --profile may only narrow it too.\n"
+    "\n"
     "Process:\n"
     "      --chdir DIR          working directory inside (default: the workspace if\n"
     "                           visible, else /)\n"
@@ -62,6 +69,9 @@ enum {
 	OPT_DRY_RUN,
 	OPT_JSON,
 	OPT_NO_SYSTEM_MOUNTS,
+	OPT_RESTRICT,
+	OPT_ALLOW_READ,
+	OPT_ALLOW_WRITE,
 };
 
 static const struct option run_options[] = {
@@ -78,6 +88,9 @@ static const struct option run_options[] = {
     {"dry-run", no_argument, NULL, OPT_DRY_RUN},
     {"json", no_argument, NULL, OPT_JSON},
     {"no-system-mounts", no_argument, NULL, OPT_NO_SYSTEM_MOUNTS},
+    {"restrict", required_argument, NULL, OPT_RESTRICT},
+    {"allow-read", required_argument, NULL, OPT_ALLOW_READ},
+    {"allow-write", required_argument, NULL, OPT_ALLOW_WRITE},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
 };
@@ -86,6 +99,7 @@ void sbx_cli_run_clear(struct sbx_cli_run *run)
 {
 	sbx_spec_free(run->spec);
 	sbx_profile_free(run->profile);
+	sbx_nest_request_clear(&run->req);
 	memset(run, 0, sizeof(*run));
 }
 
@@ -137,17 +151,45 @@ static int parse_one(struct sbx_spec *spec, struct sbx_cli_run *out, int c, cons
 		return sbx_spec_set_str(&spec->root, root, err);
 	}
 	case 'v':
-		r = sbx_volume_parse(arg, cwd, &m, err);
+	case OPT_MOUNT: {
+		char what[SBX_PATH_MAX + 16];
+		size_t alen = strlen(arg);
+
+		r = c == 'v' ? sbx_volume_parse(arg, cwd, &m, err)
+		             : sbx_mount_parse(arg, cwd, &m, err);
 		if (r < 0)
 			return r;
 		spec->explicit_mounts = true;
-		return add_parsed_mount(spec, &m, err);
-	case OPT_MOUNT:
-		r = sbx_mount_parse(arg, cwd, &m, err);
-		if (r < 0)
+		/* Nested, it is a grant on the target (nest.c checks source == target): ro
+		 * asks read, an explicit rw asks write, neither keeps the parent's rights. */
+		snprintf(what, sizeof(what), "%s %s", c == 'v' ? "-v" : "--mount", arg);
+		r = sbx_nest_request_add(
+		    &out->req,
+		    m.readonly                                                 ? SBX_GRANT_READ
+		    : alen > 3 && strcmp(arg + alen - 3, ":rw") == 0           ? SBX_GRANT_WRITE
+		    : strstr(arg, "readonly=false") || strstr(arg, "ro=false") ? SBX_GRANT_WRITE
+		                                                               : SBX_GRANT_RESTRICT,
+		    m.target, false, what, err);
+		if (r < 0) {
+			sbx_mount_clear(&m);
 			return r;
-		spec->explicit_mounts = true;
+		}
 		return add_parsed_mount(spec, &m, err);
+	}
+	case OPT_RESTRICT:
+	case OPT_ALLOW_READ:
+	case OPT_ALLOW_WRITE: {
+		static const char *const names[] = {"--restrict", "--allow-read", "--allow-write"};
+		static const unsigned kinds[] = {SBX_GRANT_RESTRICT, SBX_GRANT_READ,
+		                                 SBX_GRANT_WRITE};
+		char what[SBX_PATH_MAX + 16];
+
+		snprintf(what, sizeof(what), "%s %s", names[c - OPT_RESTRICT], arg);
+		out->nest_flags = true;
+		spec->explicit_mounts = true;
+		return sbx_nest_request_add(&out->req, kinds[c - OPT_RESTRICT], arg, false, what,
+		                            err);
+	}
 	case OPT_DEVICE: {
 		_cleanup_free_ char *dev = NULL;
 
@@ -191,6 +233,7 @@ static int parse_one(struct sbx_spec *spec, struct sbx_cli_run *out, int c, cons
 	case OPT_ENV:
 		return parse_env(spec, arg, err);
 	case OPT_NET:
+		out->net_given = true;
 		if (strcmp(arg, "none") == 0) {
 			spec->net = SBX_NET_NONE;
 			return 0;
@@ -232,6 +275,10 @@ int sbx_cli_parse_run(int argc, char **argv, const char *cwd, struct sbx_cli_run
 	r = sbx_spec_set_str(&spec->workspace, cwd, err);
 	if (r < 0)
 		return r;
+	/* Nested, the built-in default's workspace mount means nothing: the sub-worker inherits
+	 * its parent's view instead (nest.c). */
+	if (getenv(SBX_SPEC_FD_ENV))
+		spec->explicit_mounts = true;
 	r = sbx_cli_run_prepass(argc, argv, run_options, "+:p:w:v:h", cwd, spec, &out->profile,
 	                        err);
 	if (r < 0)
@@ -391,6 +438,7 @@ int sbx_cmd_run(int argc, char **argv)
 	_cleanup_plan_ struct sbx_plan *plan = NULL;
 	struct sbx_host host = {0};
 	struct sbx_error err = {0};
+	_cleanup_nest_ struct sbx_nest *parent = NULL;
 	int status = 125;
 	int r;
 
@@ -405,7 +453,22 @@ int sbx_cmd_run(int argc, char **argv)
 		status = 0;
 		goto out;
 	}
-	r = sbx_plan_build(run.spec, &host, &plan, &err);
+	/* Inside a sandbox (SBX_SPEC_FD), the sub-worker's spec is its parent's, narrowed. */
+	r = sbx_cli_nest_load(&parent, &err);
+	if (r < 0)
+		goto fail;
+	if (parent) {
+		r = sbx_cli_nest_plan(parent, &run, &host, &plan, &err);
+	} else if (run.nest_flags) {
+		r = sbx_error_set(&err, SBX_ERR_USAGE, EINVAL,
+		                  "--restrict, --allow-read and --allow-write narrow a parent "
+		                  "sandbox, and this sbx does not run inside one");
+		sbx_error_hint(&err, "outside a sandbox, choose what is visible with -v PATH[:ro]");
+	} else {
+		r = sbx_plan_build(run.spec, &host, &plan, &err);
+		if (r >= 0)
+			r = sbx_cli_nest_attach(run.spec, plan, &err);
+	}
 	if (r < 0)
 		goto fail;
 	sbx_cli_print_notes(stderr, run.profile, plan);

@@ -43,6 +43,8 @@ struct sbx_host {
 	size_t n_entries;
 	char *const *environ; /* the caller's environment */
 	char *cwd;            /* the caller's working directory */
+	bool nested;          /* sbx runs inside an sbx sandbox: uid 0 there holds no capability, so
+	                         plan as an ordinary user (one id mapped, no id-mapped binds) */
 };
 
 enum sbx_plan_kind {
@@ -56,6 +58,8 @@ enum sbx_plan_kind {
 	                        read-only tmpfs over a directory; skipped if target is absent */
 	SBX_PLAN_REBIND_RO,  /* bind target onto itself read-only (/proc/sys); skipped if absent */
 	SBX_PLAN_SEAL,       /* make the tmpfs at target read-only, not its submounts */
+	SBX_PLAN_NEST_PROC,  /* nesting: a fully visible procfs at target/proc, then target
+	                        masked so the worker cannot reach it (src/core/plan.c) */
 };
 
 /* Flags of a plan operation. */
@@ -93,6 +97,11 @@ struct sbx_plan {
 	char **envp; /* NULL-terminated */
 	size_t n_env;
 	char *profile; /* for messages */
+
+	/* The worker's effective spec, encoded (src/core/nest.c); the launcher hands it over in
+	 * a sealed memfd at fd SBX_SPEC_FD_NUMBER. Owned; NULL: the launch is refused. */
+	unsigned char *spec_blob;
+	size_t spec_len;
 };
 
 void sbx_plan_free(struct sbx_plan *plan);

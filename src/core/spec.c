@@ -12,6 +12,10 @@ struct sbx_spec *sbx_spec_new(void)
 {
 	struct sbx_spec *spec = calloc(1, sizeof(*spec));
 
+	/* Sub-sandboxes are allowed unless a profile says `nesting: false` (SPEC section 6):
+	 * a nested sandbox is only ever narrower than its parent. */
+	if (spec)
+		spec->nesting = true;
 	return spec;
 }
 

@@ -13,6 +13,7 @@
 
 #include "sbx/error.h"
 #include "sbx/plan.h"
+#include "sbx/specfd.h"
 
 /* ---- syscalls glibc 2.36 does not wrap ---- */
 int sbx_openat2(int dirfd, const char *path, int flags, unsigned long long resolve);
@@ -104,5 +105,10 @@ int sbx_proc_init_loop(pid_t worker, int sigfd);
 /* exec argv[0] the way execvp would, but searching the PATH of envp, and with 126/127
  * errors that name the command. Returns only on failure. */
 int sbx_proc_exec(char *const argv[], char *const envp[], struct sbx_error *err);
+
+/* ---- memfd.c (and sbx/specfd.h) ---- */
+
+/* Make fd available as `number` across exec (dup2, or clear FD_CLOEXEC if equal). */
+int sbx_proc_pass_fd(int fd, int number, struct sbx_error *err);
 
 #endif
