@@ -11,6 +11,7 @@
 #include "sbx/launch.h"
 #include "sbx/path.h"
 #include "sbx/probe.h"
+#include "seccomp_cli.h"
 
 const char sbx_run_usage[] =
 	"Usage: sbx run [OPTIONS] [--] CMD [ARG...]\n"
@@ -38,6 +39,7 @@ const char sbx_run_usage[] =
 	"                           visible, else /)\n"
 	"      --env NAME[=VALUE]   pass NAME from the caller, or set it\n"
 	"      --net none|host      loopback only (default), or the host's network\n"
+	"\n" SBX_CLI_SECCOMP_USAGE
 	"\n"
 	"Other:\n"
 	"      --dry-run            print the plan and run nothing (no privilege needed)\n"
@@ -75,6 +77,7 @@ static const struct option run_options[] = {
 	{"json", no_argument, NULL, OPT_JSON},
 	{"no-system-mounts", no_argument, NULL, OPT_NO_SYSTEM_MOUNTS},
 	{"help", no_argument, NULL, 'h'},
+	SBX_CLI_SECCOMP_OPTIONS,
 	{NULL, 0, NULL, 0},
 };
 
@@ -207,6 +210,11 @@ static int parse_one(struct sbx_spec *spec, struct sbx_cli_run *out, int c, cons
 	case 'h':
 		out->help = true;
 		return 0;
+	case SBX_CLI_SECCOMP_ALLOW:
+	case SBX_CLI_SECCOMP_DENY:
+	case SBX_CLI_SECCOMP_ERRNO:
+	case SBX_CLI_SECCOMP_LOG:
+		return sbx_cli_seccomp_option(&spec->seccomp, c, arg, err);
 	default:
 		return sbx_error_set(err, SBX_ERR_USAGE, EINVAL, "internal: unhandled option %d",
 				     c);
@@ -306,6 +314,7 @@ void sbx_cli_print_plan(FILE *f, const struct sbx_plan *plan, char *const *argv,
 					o->source);
 			fprintf(f, "  (%s)\n", o->why);
 		}
+		sbx_cli_print_seccomp(f, &plan->seccomp, false);
 		fprintf(f, "environment:\n");
 		for (size_t i = 0; i < plan->n_env; i++)
 			fprintf(f, "  %s\n", plan->envp[i]);
@@ -349,7 +358,9 @@ void sbx_cli_print_plan(FILE *f, const struct sbx_plan *plan, char *const *argv,
 		sbx_json_string(f, o->why);
 		fputc('}', f);
 	}
-	fputs("],\"env\":[", f);
+	fputs("],\"seccomp\":", f);
+	sbx_cli_print_seccomp(f, &plan->seccomp, true);
+	fputs(",\"env\":[", f);
 	for (size_t i = 0; i < plan->n_env; i++) {
 		if (i)
 			fputc(',', f);

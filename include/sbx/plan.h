@@ -93,6 +93,10 @@ struct sbx_plan {
 	char **envp;   /* NULL-terminated */
 	size_t n_env;
 	char *profile; /* for messages */
+
+	/* The seccomp configuration, copied from the spec: src/os/seccomp.c compiles it, the
+	 * dry-run prints its resolution (sbx_seccomp_resolve). */
+	struct sbx_seccomp_conf seccomp;
 };
 
 void sbx_plan_free(struct sbx_plan *plan);

@@ -114,6 +114,7 @@ void sbx_plan_free(struct sbx_plan *plan)
 	free(plan->envp);
 	free(plan->cwd);
 	free(plan->profile);
+	sbx_seccomp_conf_clear(&plan->seccomp);
 	free(plan);
 }
 
@@ -426,6 +427,20 @@ int sbx_plan_build(const struct sbx_spec *spec, const struct sbx_host *host,
 	p->profile = strdup(spec->profile ? spec->profile : "default");
 	if (!p->profile)
 		return sbx_error_set(err, SBX_ERR_SETUP, ENOMEM, "out of memory");
+
+	/* seccomp: carried as configuration; resolving it here refuses an incoherent one (say,
+	 * clone3 allowed while namespaces are denied) before anything runs, dry-run included. */
+	{
+		struct sbx_seccomp_rules rules;
+
+		r = sbx_seccomp_resolve(&spec->seccomp, &rules, err);
+		if (r < 0)
+			return r;
+		sbx_seccomp_rules_clear(&rules);
+		r = sbx_seccomp_conf_copy(&p->seccomp, &spec->seccomp, err);
+		if (r < 0)
+			return r;
+	}
 
 	p->new_net = spec->net == SBX_NET_NONE;
 	p->inner_uid = host->uid;

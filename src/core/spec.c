@@ -41,6 +41,7 @@ void sbx_spec_free(struct sbx_spec *spec)
 		free(spec->env[i].value);
 	}
 	free(spec->env);
+	sbx_seccomp_conf_clear(&spec->seccomp);
 	free(spec);
 }
 
