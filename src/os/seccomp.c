@@ -54,6 +54,10 @@
 #define SBX_X32_BIT    0x40000000u
 #elif defined(__aarch64__)
 #define SBX_AUDIT_ARCH AUDIT_ARCH_AARCH64
+#else
+/* Elsewhere sbx refuses to build a filter rather than guess at the ABI (fail closed). */
+#define SBX_AUDIT_ARCH       0
+#define SBX_ARCH_UNSUPPORTED 1
 #endif
 
 /* The last call classified in sbx_seccomp_known_calls: file_setattr (469) on x86_64 and on
@@ -350,7 +354,7 @@ int sbx_seccomp_build(const struct sbx_seccomp_conf *conf, struct sbx_seccomp_pr
 	int r;
 
 	memset(out, 0, sizeof(*out));
-#ifndef SBX_AUDIT_ARCH
+#ifdef SBX_ARCH_UNSUPPORTED
 	return sbx_error_set(err, SBX_ERR_UNSUPPORTED, ENOTSUP,
 	                     "seccomp: sbx's filter knows x86_64 and aarch64 only, not this "
 	                     "architecture");
