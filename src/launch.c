@@ -36,6 +36,7 @@
 #include "os/os.h"
 #include "sbx/cleanup.h"
 #include "sbx/nest.h"
+#include "sbx/seccomp.h"
 
 struct child_ctx {
 	const struct sbx_plan *plan;
@@ -44,6 +45,7 @@ struct child_ctx {
 	int err_fd;  /* write end */
 	int spec_fd; /* the sealed memfd with the worker's effective spec */
 	int sync_fd; /* read end: one byte once the maps are written, EOF if sbx died */
+	const struct sbx_seccomp_prog *filter; /* built by sbx before clone */
 };
 
 __attribute__((noreturn)) static void child_fail(int fd, const struct sbx_error *err)
@@ -102,6 +104,12 @@ __attribute__((noreturn)) static void worker_main(const struct child_ctx *c)
 	if (sbx_proc_pass_fd(c->spec_fd, SBX_SPEC_FD_NUMBER, &err) < 0)
 		child_fail(err_fd, &err);
 
+	/* The worker's session keyring is its own, not the caller's. */
+	if (sbx_keyring_new_session(&err) < 0)
+		child_fail(err_fd, &err);
+	/* seccomp last: nothing above needs a call it may deny. */
+	if (sbx_seccomp_install(c->filter, &err) < 0)
+		child_fail(err_fd, &err);
 	sbx_proc_exec(c->argv, c->plan->envp, &err);
 	child_fail(err_fd, &err);
 }
@@ -257,6 +265,7 @@ int sbx_launch(const struct sbx_plan *plan, char *const argv[], int *status, str
 	_cleanup_close_ int userns_fd = -1;
 	_cleanup_close_ int sigfd = -1;
 	_cleanup_close_ int spec_fd = -1;
+	struct sbx_seccomp_prog filter = {0};
 	int err_pipe[2] = {-1, -1}, sync_pipe[2] = {-1, -1};
 	unsigned long flags = CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC |
 	                      CLONE_NEWUTS | CLONE_NEWCGROUP;
@@ -275,13 +284,19 @@ int sbx_launch(const struct sbx_plan *plan, char *const argv[], int *status, str
 	spec_fd = sbx_memfd_sealed(plan->spec_blob, plan->spec_len, err);
 	if (spec_fd < 0)
 		return spec_fd;
+	/* The filter is compiled before anything exists, so that a bad one refuses early. */
+	r = sbx_seccomp_build(&plan->seccomp, &filter, err);
+	if (r < 0)
+		return r;
 
 	/* As root, sources are cloned and id-mapped here, where the privilege to id-map host
 	 * file systems is; unprivileged, the child clones them in its own namespace. */
 	if (plan->idmap_binds) {
 		userns_fd = sbx_userns_idmap_fd(plan, err);
-		if (userns_fd < 0)
-			return userns_fd;
+		if (userns_fd < 0) {
+			r = userns_fd;
+			goto out;
+		}
 		r = sbx_mounts_prepare(plan, userns_fd, &prep, err);
 		if (r < 0)
 			goto out;
@@ -310,6 +325,7 @@ int sbx_launch(const struct sbx_plan *plan, char *const argv[], int *status, str
 		    .prep = &prep,
 		    .err_fd = err_pipe[1],
 		    .spec_fd = spec_fd,
+		    .filter = &filter,
 		    .sync_fd = sync_pipe[0],
 		};
 
@@ -341,6 +357,7 @@ int sbx_launch(const struct sbx_plan *plan, char *const argv[], int *status, str
 	r = supervise(pid, sigfd, err_pipe[0], status, err);
 out:
 	sbx_prepared_clear(&prep);
+	sbx_seccomp_prog_clear(&filter);
 	for (int i = 0; i < 2; i++) {
 		if (err_pipe[i] >= 0)
 			close(err_pipe[i]);

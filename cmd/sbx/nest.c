@@ -61,7 +61,9 @@ int sbx_cli_nest_request(const struct sbx_cli_run *run, struct sbx_nest_request 
 	req->no_system = spec->system_mounts == SBX_SYSMOUNTS_NONE;
 	req->net_given = run->net_given || run->profile;
 	req->net = spec->net;
-	req->no_nesting = !spec->nesting;
+	/* A nested sandbox inherits its parent's nesting unless a profile it names says
+	 * `nesting: false` (the default of a fresh spec is not a request). */
+	req->no_nesting = run->profile && !spec->nesting;
 	if (spec->root && !run->profile) {
 		r = sbx_error_set(
 		    err, SBX_ERR_ESCALATION, EPERM,

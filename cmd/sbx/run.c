@@ -12,6 +12,7 @@
 #include "sbx/path.h"
 #include "sbx/policy.h"
 #include "sbx/probe.h"
+#include "seccomp_cli.h"
 
 const char sbx_run_usage[] =
     "Usage: sbx run [OPTIONS] [--] CMD [ARG...]\n"
@@ -48,7 +49,9 @@ const char sbx_run_usage[] =
     "                           visible, else /)\n"
     "      --env NAME[=VALUE]   pass NAME from the caller, or set it\n"
     "      --net none|host      loopback only (default), or the host's network\n"
-    "\n"
+    "      --allow-nesting      let the worker start sub-sandboxes (sbx run inside): the\n"
+    "                           filter then allows namespaces and mounts\n"
+    "\n" SBX_CLI_SECCOMP_USAGE "\n"
     "Other:\n"
     "      --dry-run            print the plan and run nothing (no privilege needed)\n"
     "      --json               with --dry-run: print the plan as JSON\n"
@@ -69,6 +72,7 @@ enum {
 	OPT_DRY_RUN,
 	OPT_JSON,
 	OPT_NO_SYSTEM_MOUNTS,
+	OPT_ALLOW_NESTING,
 	OPT_RESTRICT,
 	OPT_ALLOW_READ,
 	OPT_ALLOW_WRITE,
@@ -88,10 +92,12 @@ static const struct option run_options[] = {
     {"dry-run", no_argument, NULL, OPT_DRY_RUN},
     {"json", no_argument, NULL, OPT_JSON},
     {"no-system-mounts", no_argument, NULL, OPT_NO_SYSTEM_MOUNTS},
+    {"allow-nesting", no_argument, NULL, OPT_ALLOW_NESTING},
     {"restrict", required_argument, NULL, OPT_RESTRICT},
     {"allow-read", required_argument, NULL, OPT_ALLOW_READ},
     {"allow-write", required_argument, NULL, OPT_ALLOW_WRITE},
     {"help", no_argument, NULL, 'h'},
+    SBX_CLI_SECCOMP_OPTIONS,
     {NULL, 0, NULL, 0},
 };
 
@@ -212,6 +218,9 @@ static int parse_one(struct sbx_spec *spec, struct sbx_cli_run *out, int c, cons
 	case OPT_READONLY:
 		spec->readonly = true;
 		return 0;
+	case OPT_ALLOW_NESTING:
+		spec->nesting = true;
+		return 0;
 	case OPT_NO_SYSTEM_MOUNTS:
 		spec->system_mounts = SBX_SYSMOUNTS_NONE;
 		return 0;
@@ -257,6 +266,11 @@ static int parse_one(struct sbx_spec *spec, struct sbx_cli_run *out, int c, cons
 		return 0;
 	case 'p': /* loaded by the first pass (sbx_cli_run_prepass) */
 		return 0;
+	case SBX_CLI_SECCOMP_ALLOW:
+	case SBX_CLI_SECCOMP_DENY:
+	case SBX_CLI_SECCOMP_ERRNO:
+	case SBX_CLI_SECCOMP_LOG:
+		return sbx_cli_seccomp_option(&spec->seccomp, c, arg, err);
 	default:
 		return sbx_error_set(err, SBX_ERR_USAGE, EINVAL, "internal: unhandled option %d",
 		                     c);
@@ -371,6 +385,7 @@ void sbx_cli_print_plan(FILE *f, const struct sbx_plan *plan, char *const *argv,
 				        o->source);
 			fprintf(f, "  (%s)\n", o->why);
 		}
+		sbx_cli_print_seccomp(f, &plan->seccomp, false);
 		fprintf(f, "environment:\n");
 		for (size_t i = 0; i < plan->n_env; i++)
 			fprintf(f, "  %s\n", plan->envp[i]);
@@ -415,7 +430,9 @@ void sbx_cli_print_plan(FILE *f, const struct sbx_plan *plan, char *const *argv,
 		sbx_json_string(f, o->why);
 		fputc('}', f);
 	}
-	fputs("],\"env\":[", f);
+	fputs("],\"seccomp\":", f);
+	sbx_cli_print_seccomp(f, &plan->seccomp, true);
+	fputs(",\"env\":[", f);
 	for (size_t i = 0; i < plan->n_env; i++) {
 		if (i)
 			fputc(',', f);

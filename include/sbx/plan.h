@@ -102,6 +102,10 @@ struct sbx_plan {
 	 * a sealed memfd at fd SBX_SPEC_FD_NUMBER. Owned; NULL: the launch is refused. */
 	unsigned char *spec_blob;
 	size_t spec_len;
+
+	/* The seccomp configuration, copied from the spec: src/os/seccomp.c compiles it, the
+	 * dry-run prints its resolution (sbx_seccomp_resolve). */
+	struct sbx_seccomp_conf seccomp;
 };
 
 void sbx_plan_free(struct sbx_plan *plan);

@@ -16,6 +16,7 @@
 
 #include "sbx/error.h"
 #include "sbx/path.h"
+#include "sbx/seccomp.h"
 
 /* Caps on everything a user controls (STYLE.md: a cap on every size). */
 #define SBX_MAX_MOUNTS  8192
@@ -95,6 +96,9 @@ struct sbx_spec {
 	 * directory. Absolute, normalised, unique. */
 	char **hide;
 	size_t n_hide;
+
+	/* seccomp: groups and calls allowed or denied, errno, log mode, nesting (seccomp.h) */
+	struct sbx_seccomp_conf seccomp;
 };
 
 struct sbx_spec *sbx_spec_new(void);

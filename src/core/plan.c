@@ -121,6 +121,7 @@ void sbx_plan_free(struct sbx_plan *plan)
 	free(plan->cwd);
 	free(plan->profile);
 	free(plan->spec_blob);
+	sbx_seccomp_conf_clear(&plan->seccomp);
 	free(plan);
 }
 
@@ -480,6 +481,22 @@ int sbx_plan_build(const struct sbx_spec *spec, const struct sbx_host *host, str
 	p->profile = strdup(spec->profile ? spec->profile : "default");
 	if (!p->profile)
 		return sbx_error_set(err, SBX_ERR_SETUP, ENOMEM, "out of memory");
+
+	/* seccomp: carried as configuration; resolving it here refuses an incoherent one (say,
+	 * clone3 allowed while namespaces are denied) before anything runs, dry-run included. */
+	{
+		struct sbx_seccomp_rules rules;
+
+		r = sbx_seccomp_conf_copy(&p->seccomp, &spec->seccomp, err);
+		if (r < 0)
+			return r;
+		/* The profile's `nesting` decides whether namespaces and mounts are lifted. */
+		p->seccomp.nesting = spec->nesting;
+		r = sbx_seccomp_resolve(&p->seccomp, &rules, err);
+		if (r < 0)
+			return r;
+		sbx_seccomp_rules_clear(&rules);
+	}
 
 	p->new_net = spec->net == SBX_NET_NONE;
 	p->inner_uid = host->uid;

@@ -62,9 +62,9 @@ static bool refused_as_root(const struct it_run *r)
 static void test_restrict_readonly_sees_src_only(void)
 {
 	const char *t = make_tree();
-	const char *opts[] = {"-v", sbx_dir_ro(),          "-v", path_in(t, "src"),
-	                      "-v", path_in(t, "secrets"), "-v", path_in(t, "out"),
-	                      NULL};
+	const char *opts[] = {"--allow-nesting", "-v", sbx_dir_ro(),          "-v",
+	                      path_in(t, "src"), "-v", path_in(t, "secrets"), "-v",
+	                      path_in(t, "out"), NULL};
 	const char *cmd[] = {it_sbx_path(), "run",
 	                     "--restrict",  path_in(t, "src"),
 	                     "--readonly",  "--allow-read",
@@ -103,11 +103,12 @@ static void test_restrict_readonly_sees_src_only(void)
 static void test_escalations_refused(void)
 {
 	const char *t = make_tree();
-	const char *opts[] = {"-v", sbx_dir_ro(), "-v", path_in(t, "src") /* :ro below */, NULL};
+	const char *opts[] = {
+	    "--allow-nesting", "-v", sbx_dir_ro(), "-v", path_in(t, "src") /* :ro below */, NULL};
 	char *ro = path_in(t, "src:ro");
 	struct it_run r;
 
-	opts[3] = ro;
+	opts[4] = ro;
 	{
 		const char *cmd[] = {it_sbx_path(), "run", "--allow-write", path_in(t, "src"), "--",
 		                     "true",        NULL};
@@ -181,7 +182,7 @@ static void test_escalations_refused(void)
 static void test_cannot_signal_or_ptrace_parent(void)
 {
 	const char *t = make_tree();
-	const char *opts[] = {"-v", sbx_dir_ro(), "-v", path_in(t, "src"), NULL};
+	const char *opts[] = {"--allow-nesting", "-v", sbx_dir_ro(), "-v", path_in(t, "src"), NULL};
 	char script[8192];
 	struct it_run r;
 
@@ -214,9 +215,9 @@ static void test_cannot_signal_or_ptrace_parent(void)
 static void test_no_parent_secrets_in_env_or_fds(void)
 {
 	const char *t = make_tree();
-	const char *opts[] = {"-v", sbx_dir_ro(),          "-v",    path_in(t, "src"),
-	                      "-v", path_in(t, "secrets"), "--env", "SBX_IT_TOKEN=hunter2",
-	                      NULL};
+	const char *opts[] = {"--allow-nesting",      "-v", sbx_dir_ro(),          "-v",
+	                      path_in(t, "src"),      "-v", path_in(t, "secrets"), "--env",
+	                      "SBX_IT_TOKEN=hunter2", NULL};
 	char script[8192];
 	struct it_run r;
 
@@ -250,7 +251,8 @@ static void test_no_parent_secrets_in_env_or_fds(void)
 static void test_forged_or_dropped_spec_gains_nothing(void)
 {
 	const char *t = make_tree();
-	const char *opts[] = {"-v", sbx_dir_ro(), "-v", path_in(t, "src:ro"), NULL};
+	const char *opts[] = {"--allow-nesting",    "-v", sbx_dir_ro(), "-v",
+	                      path_in(t, "src:ro"), NULL};
 	struct it_run r;
 	char line[4300];
 
@@ -345,7 +347,7 @@ static void test_eight_deep(void)
 	const char *t = make_tree();
 	char *script = path_in(t, "src/nest.sh");
 	char body[8192];
-	const char *opts[] = {"-v", sbx_dir_ro(), "-v", path_in(t, "src"), NULL};
+	const char *opts[] = {"--allow-nesting", "-v", sbx_dir_ro(), "-v", path_in(t, "src"), NULL};
 	const char *cmd[] = {"/bin/sh", script, "1", NULL};
 	struct it_run r;
 
@@ -365,8 +367,8 @@ static void test_eight_deep(void)
 static void test_status(void)
 {
 	const char *t = make_tree();
-	const char *opts[] = {"-v", sbx_dir_ro(),      "-v", path_in(t, "src:ro"),
-	                      "-v", path_in(t, "out"), NULL};
+	const char *opts[] = {"--allow-nesting",    "-v", sbx_dir_ro(),      "-v",
+	                      path_in(t, "src:ro"), "-v", path_in(t, "out"), NULL};
 	const char *cmd[] = {it_sbx_path(), "status", "--json", NULL};
 	char frag[4300];
 	struct it_run r;
