@@ -301,10 +301,11 @@ int sbx_launch(const struct sbx_plan *plan, char *const argv[], int *status, str
 		if (r < 0)
 			goto out;
 	}
-	if (pipe2(err_pipe, O_CLOEXEC) < 0 || pipe2(sync_pipe, O_CLOEXEC) < 0) {
-		r = sbx_error_set(err, SBX_ERR_SETUP, errno, "pipe: %s", strerror(errno));
+	r = sbx_proc_pipe(err_pipe, "that carries the sandbox's errors", err);
+	if (r >= 0)
+		r = sbx_proc_pipe(sync_pipe, "that starts the sandbox", err);
+	if (r < 0)
 		goto out;
-	}
 	/* Blocked before clone, so that no signal is lost between clone and the loops; the
 	 * worker unblocks them. */
 	sigfd = sbx_proc_signalfd(err);

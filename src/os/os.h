@@ -88,6 +88,9 @@ extern const size_t sbx_n_job_signals;
 /* Block the forwarded and job-control signals and SIGCHLD; return a signalfd for them. */
 int sbx_proc_signalfd(struct sbx_error *err);
 
+/* pipe2(O_CLOEXEC), with an error that names what the pipe is for. */
+int sbx_proc_pipe(int fds[2], const char *what, struct sbx_error *err);
+
 /* Mark every fd >= from close-on-exec. */
 int sbx_proc_cloexec_from(int from, struct sbx_error *err);
 

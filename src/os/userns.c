@@ -87,8 +87,9 @@ int sbx_userns_idmap_fd(const struct sbx_plan *plan, struct sbx_error *err)
 
 	/* A throwaway process in a new user namespace carries the mapping; the namespace
 	 * outlives it through the fd. */
-	if (pipe2(sync, O_CLOEXEC) < 0)
-		return sbx_error_set(err, SBX_ERR_SETUP, errno, "pipe: %s", strerror(errno));
+	r = sbx_proc_pipe(sync, "for the id-mapping user namespace", err);
+	if (r < 0)
+		return r;
 	pid = (pid_t)syscall(SYS_clone, CLONE_NEWUSER | SIGCHLD, NULL, NULL, NULL, NULL);
 	if (pid < 0) {
 		r = errno;
