@@ -16,15 +16,6 @@
 
 #include "harness.h"
 
-static char *path_in(const char *dir, const char *name)
-{
-	char *p;
-
-	if (asprintf(&p, "%s/%s", dir, name) < 0)
-		it_fail(__FILE__, __LINE__, "out of memory");
-	return p;
-}
-
 /* The host's mount table, without the per-mount ids that a remount would renumber. */
 static char *mount_table(void)
 {
@@ -162,7 +153,7 @@ static void test_load_200_at_once(void)
 static void test_sigkill_at_random_moments(void)
 {
 	const char *t = it_tmpdir();
-	char *marker = path_in(t, "worker-wrote");
+	char *marker = it_path(t, "worker-wrote");
 	char script[4400];
 	char *before;
 	int fds, tmp;
@@ -222,7 +213,7 @@ static void test_escaping_grandchild_dies(void)
 	         t);
 	it_sbxv(&r, "run", "-v", t, "--", "/bin/sh", "-c", script, NULL);
 	IT_EXPECT_INT(r.status, 0);
-	f = fopen(path_in(t, "gc"), "r");
+	f = fopen(it_path(t, "gc"), "r");
 	IT_EXPECT(f != NULL);
 	IT_EXPECT(fgets(line, sizeof(line), f) != NULL);
 	fclose(f);
@@ -243,18 +234,18 @@ static void test_setup_errors_leave_nothing(void)
 
 	prctl(PR_SET_CHILD_SUBREAPER, 1);
 	/* a missing mount source */
-	it_sbxv(&r, "run", "-v", path_in(t, "missing"), "--", "/bin/true", NULL);
+	it_sbxv(&r, "run", "-v", it_path(t, "missing"), "--", "/bin/true", NULL);
 	IT_EXPECT_INT(r.status, 125);
 	IT_EXPECT_CONTAINS(r.err, "does not exist");
 	/* a dangling symlink as source */
-	IT_EXPECT_INT(symlink(path_in(t, "nowhere"), path_in(t, "dangling")), 0);
-	it_sbxv(&r, "run", "-v", path_in(t, "dangling"), "--", "/bin/true", NULL);
+	IT_EXPECT_INT(symlink(it_path(t, "nowhere"), it_path(t, "dangling")), 0);
+	it_sbxv(&r, "run", "-v", it_path(t, "dangling"), "--", "/bin/true", NULL);
 	IT_EXPECT_INT(r.status, 125);
 	IT_EXPECT_CONTAINS(r.err, "symlink");
 	/* a target beneath a file */
-	it_write_file(path_in(t, "ws/file"), "x");
-	snprintf(vol, sizeof(vol), "%s:%s", path_in(t, "ws"), path_in(t, "ws/file/below"));
-	it_sbxv(&r, "run", "-v", path_in(t, "ws"), "-v", vol, "--", "/bin/true", NULL);
+	it_write_file(it_path(t, "ws/file"), "x");
+	snprintf(vol, sizeof(vol), "%s:%s", it_path(t, "ws"), it_path(t, "ws/file/below"));
+	it_sbxv(&r, "run", "-v", it_path(t, "ws"), "-v", vol, "--", "/bin/true", NULL);
 	IT_EXPECT_INT(r.status, 125);
 	IT_EXPECT_CONTAINS(r.err, "beneath a file");
 	/* EMFILE: sbx with almost no descriptors to spare fails cleanly, and says what to do */

@@ -17,15 +17,6 @@
 #include "sbx/policy.h"
 #include "sbx/specfd.h"
 
-static char *path_in(const char *dir, const char *name)
-{
-	char *p;
-
-	if (asprintf(&p, "%s/%s", dir, name) < 0)
-		it_fail(__FILE__, __LINE__, "out of memory");
-	return p;
-}
-
 static const char *sbx_dir_ro(void)
 {
 	static char buf[4200];
@@ -41,9 +32,9 @@ static const char *make_tree(void)
 {
 	const char *t = it_tmpdir();
 
-	it_write_file(path_in(t, "src/a.c"), "int main;\n");
-	it_write_file(path_in(t, "secrets/key"), "hunter2\n");
-	it_write_file(path_in(t, "out/.keep"), "");
+	it_write_file(it_path(t, "src/a.c"), "int main;\n");
+	it_write_file(it_path(t, "secrets/key"), "hunter2\n");
+	it_write_file(it_path(t, "out/.keep"), "");
 	return t;
 }
 
@@ -63,19 +54,19 @@ static void test_restrict_readonly_sees_src_only(void)
 {
 	const char *t = make_tree();
 	const char *opts[] = {"--allow-nesting", "-v", sbx_dir_ro(),          "-v",
-	                      path_in(t, "src"), "-v", path_in(t, "secrets"), "-v",
-	                      path_in(t, "out"), NULL};
+	                      it_path(t, "src"), "-v", it_path(t, "secrets"), "-v",
+	                      it_path(t, "out"), NULL};
 	const char *cmd[] = {it_sbx_path(), "run",
-	                     "--restrict",  path_in(t, "src"),
+	                     "--restrict",  it_path(t, "src"),
 	                     "--readonly",  "--allow-read",
 	                     it_self_dir(), "--",
 	                     "@probe",      "--probe",
-	                     "read",        path_in(t, "src/a.c"),
-	                     "write",       path_in(t, "src/a.c"),
-	                     "create",      path_in(t, "src/new"),
-	                     "read",        path_in(t, "secrets/key"),
-	                     "ls",          path_in(t, "out"),
-	                     "create",      path_in(t, "out/x"),
+	                     "read",        it_path(t, "src/a.c"),
+	                     "write",       it_path(t, "src/a.c"),
+	                     "create",      it_path(t, "src/new"),
+	                     "read",        it_path(t, "secrets/key"),
+	                     "ls",          it_path(t, "out"),
+	                     "create",      it_path(t, "out/x"),
 	                     NULL};
 	struct it_run r;
 	char line[4300];
@@ -104,13 +95,13 @@ static void test_escalations_refused(void)
 {
 	const char *t = make_tree();
 	const char *opts[] = {
-	    "--allow-nesting", "-v", sbx_dir_ro(), "-v", path_in(t, "src") /* :ro below */, NULL};
-	char *ro = path_in(t, "src:ro");
+	    "--allow-nesting", "-v", sbx_dir_ro(), "-v", it_path(t, "src") /* :ro below */, NULL};
+	char *ro = it_path(t, "src:ro");
 	struct it_run r;
 
 	opts[4] = ro;
 	{
-		const char *cmd[] = {it_sbx_path(), "run", "--allow-write", path_in(t, "src"), "--",
+		const char *cmd[] = {it_sbx_path(), "run", "--allow-write", it_path(t, "src"), "--",
 		                     "true",        NULL};
 		char msg[4300];
 
@@ -126,7 +117,7 @@ static void test_escalations_refused(void)
 	}
 	{
 		const char *cmd[] = {
-		    it_sbx_path(), "run", "--allow-read", path_in(t, "secrets"), "--",
+		    it_sbx_path(), "run", "--allow-read", it_path(t, "secrets"), "--",
 		    "true",        NULL};
 
 		it_run_in(&r, opts, cmd);
@@ -135,7 +126,7 @@ static void test_escalations_refused(void)
 		IT_EXPECT_CONTAINS(r.err, "name a path the parent sandbox sees");
 	}
 	{
-		const char *cmd[] = {it_sbx_path(), "run",  "-v", path_in(t, "src:rw"),
+		const char *cmd[] = {it_sbx_path(), "run",  "-v", it_path(t, "src:rw"),
 		                     "--",          "true", NULL};
 
 		it_run_in(&r, opts, cmd);
@@ -150,7 +141,7 @@ static void test_escalations_refused(void)
 		IT_EXPECT_CONTAINS(r.err, "cannot grant the host's network (--net host)");
 	}
 	{
-		const char *cmd[] = {it_sbx_path(), "run",  "-v", path_in(t, "src:/elsewhere"),
+		const char *cmd[] = {it_sbx_path(), "run",  "-v", it_path(t, "src:/elsewhere"),
 		                     "--",          "true", NULL};
 
 		it_run_in(&r, opts, cmd);
@@ -159,7 +150,7 @@ static void test_escalations_refused(void)
 	}
 	{
 		/* nesting: false in the parent's profile */
-		char *prof = path_in(t, "nonest.yaml");
+		char *prof = it_path(t, "nonest.yaml");
 		char yaml[8192];
 		const char *o2[] = {"-p", prof, "-v", sbx_dir_ro(), NULL};
 		const char *cmd[] = {it_sbx_path(), "run", "--", "true", NULL};
@@ -182,7 +173,7 @@ static void test_escalations_refused(void)
 static void test_cannot_signal_or_ptrace_parent(void)
 {
 	const char *t = make_tree();
-	const char *opts[] = {"--allow-nesting", "-v", sbx_dir_ro(), "-v", path_in(t, "src"), NULL};
+	const char *opts[] = {"--allow-nesting", "-v", sbx_dir_ro(), "-v", it_path(t, "src"), NULL};
 	char script[8192];
 	struct it_run r;
 
@@ -216,7 +207,7 @@ static void test_no_parent_secrets_in_env_or_fds(void)
 {
 	const char *t = make_tree();
 	const char *opts[] = {"--allow-nesting",      "-v", sbx_dir_ro(),          "-v",
-	                      path_in(t, "src"),      "-v", path_in(t, "secrets"), "--env",
+	                      it_path(t, "src"),      "-v", it_path(t, "secrets"), "--env",
 	                      "SBX_IT_TOKEN=hunter2", NULL};
 	char script[8192];
 	struct it_run r;
@@ -252,7 +243,7 @@ static void test_forged_or_dropped_spec_gains_nothing(void)
 {
 	const char *t = make_tree();
 	const char *opts[] = {"--allow-nesting",    "-v", sbx_dir_ro(), "-v",
-	                      path_in(t, "src:ro"), NULL};
+	                      it_path(t, "src:ro"), NULL};
 	struct it_run r;
 	char line[4300];
 
@@ -260,23 +251,23 @@ static void test_forged_or_dropped_spec_gains_nothing(void)
 		/* forged: claims src writable and secrets visible */
 		const char *cmd[] = {"@probe",
 		                     "--forge",
-		                     path_in(t, "src"),
-		                     path_in(t, "secrets"),
+		                     it_path(t, "src"),
+		                     it_path(t, "secrets"),
 		                     it_sbx_path(),
 		                     "run",
 		                     "--allow-write",
-		                     path_in(t, "src"),
+		                     it_path(t, "src"),
 		                     "--allow-read",
-		                     path_in(t, "secrets"),
+		                     it_path(t, "secrets"),
 		                     "--allow-read",
 		                     it_self_dir(),
 		                     "--",
 		                     "@probe",
 		                     "--probe",
 		                     "write",
-		                     path_in(t, "src/a.c"),
+		                     it_path(t, "src/a.c"),
 		                     "read",
-		                     path_in(t, "secrets/key"),
+		                     it_path(t, "secrets/key"),
 		                     NULL};
 
 		it_run_in(&r, opts, cmd);
@@ -298,14 +289,14 @@ static void test_forged_or_dropped_spec_gains_nothing(void)
 		                     "-v",
 		                     sbx_dir_ro(),
 		                     "-v",
-		                     path_in(t, "src:rw"),
+		                     it_path(t, "src:rw"),
 		                     "--",
 		                     "@probe",
 		                     "--probe",
 		                     "write",
-		                     path_in(t, "src/a.c"),
+		                     it_path(t, "src/a.c"),
 		                     "setattr-rw",
-		                     path_in(t, "src"),
+		                     it_path(t, "src"),
 		                     NULL};
 
 		it_run_in(&r, opts, cmd);
@@ -345,9 +336,9 @@ static void test_forged_or_dropped_spec_gains_nothing(void)
 static void test_eight_deep(void)
 {
 	const char *t = make_tree();
-	char *script = path_in(t, "src/nest.sh");
+	char *script = it_path(t, "src/nest.sh");
 	char body[8192];
-	const char *opts[] = {"--allow-nesting", "-v", sbx_dir_ro(), "-v", path_in(t, "src"), NULL};
+	const char *opts[] = {"--allow-nesting", "-v", sbx_dir_ro(), "-v", it_path(t, "src"), NULL};
 	const char *cmd[] = {"/bin/sh", script, "1", NULL};
 	struct it_run r;
 
@@ -368,7 +359,7 @@ static void test_status(void)
 {
 	const char *t = make_tree();
 	const char *opts[] = {"--allow-nesting",    "-v", sbx_dir_ro(),      "-v",
-	                      path_in(t, "src:ro"), "-v", path_in(t, "out"), NULL};
+	                      it_path(t, "src:ro"), "-v", it_path(t, "out"), NULL};
 	const char *cmd[] = {it_sbx_path(), "status", "--json", NULL};
 	char frag[4300];
 	struct it_run r;

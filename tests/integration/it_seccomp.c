@@ -17,7 +17,7 @@
 #include "harness.h"
 #include "sbx/seccomp.h"
 #include "seccomp_helpers.h"
-#include "seccomp_itlib.h"
+#include "harness.h"
 
 #define MARK    1234 /* --errno for the runs whose denials must be the filter's */
 #define SIGSYS_ 31
@@ -182,15 +182,15 @@ static void probe_under(struct it_run *r, const char *opt1, const char *opt2, co
 	const char *argv[16];
 	size_t n = 0;
 
-	argv[n++] = sc_self();
+	argv[n++] = it_self();
 	argv[n++] = "--exec";
 	for (const char *o[] = {opt1, opt2, opt3, opt4}, **p = o; p < o + 4 && *p; p++)
 		argv[n++] = *p;
 	argv[n++] = "--";
-	argv[n++] = sc_self();
+	argv[n++] = it_self();
 	argv[n++] = "--probe";
 	argv[n] = NULL;
-	sc_run(r, argv);
+	it_exec(r, argv);
 	if (r->status != 0)
 		it_fail(__FILE__, __LINE__, "probe under the filter exited %d:\n%s%s", r->status,
 		        r->out, r->err);
@@ -248,11 +248,11 @@ static void allow_and_deny_by_name(void)
 	char buf[64];
 
 	{
-		const char *argv[] = {sc_self(), "--exec",  "--errno",  "1234",   "--allow",
+		const char *argv[] = {it_self(), "--exec",  "--errno",  "1234",   "--allow",
 		                      "@debug",  "--allow", "@keyring", "--deny", "getppid",
-		                      "--",      sc_self(), "--probe",  NULL};
+		                      "--",      it_self(), "--probe",  NULL};
 
-		sc_run(&r, argv);
+		it_exec(&r, argv);
 		IT_EXPECT_INT(r.status, 0);
 	}
 	expect_result(r.out, "ptrace", X_ALLOWED, MARK, "--allow @debug");
@@ -266,12 +266,12 @@ static void allow_and_deny_by_name(void)
 static void deny_wins_over_allow(void)
 {
 	static struct it_run r;
-	const char *argv[] = {sc_self(), "--exec",  "--errno", "1234",    "--allow",
+	const char *argv[] = {it_self(), "--exec",  "--errno", "1234",    "--allow",
 	                      "ptrace",  "--deny",  "@debug",  "--allow", "@debug",
-	                      "--",      sc_self(), "--probe", "ptrace",  "process_vm_readv",
+	                      "--",      it_self(), "--probe", "ptrace",  "process_vm_readv",
 	                      NULL};
 
-	sc_run(&r, argv);
+	it_exec(&r, argv);
 	IT_EXPECT_INT(r.status, 0);
 	expect_result(r.out, "ptrace", X_DENY, MARK, "--deny @debug with --allow ptrace");
 	expect_result(r.out, "process_vm_readv", X_DENY, MARK, "--deny @debug, --allow @debug");
@@ -295,10 +295,10 @@ static void incoherent_configurations_are_refused(void)
 	static struct it_run r;
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		const char *argv[] = {sc_self(), "--exec",    cases[i].opt, cases[i].val,
+		const char *argv[] = {it_self(), "--exec",    cases[i].opt, cases[i].val,
 		                      "--",      "/bin/true", NULL};
 
-		sc_run(&r, argv);
+		it_exec(&r, argv);
 		if (r.status != 125)
 			it_fail(__FILE__, __LINE__, "%s %s: exit %d, expected 125 (refused)",
 			        cases[i].opt, cases[i].val, r.status);
@@ -306,10 +306,10 @@ static void incoherent_configurations_are_refused(void)
 	}
 	/* clone3 may be allowed once namespaces are. */
 	{
-		const char *argv[] = {sc_self(), "--exec",  "--nesting", "--allow", "@clone3",
-		                      "--",      sc_self(), "--probe",   "clone3",  NULL};
+		const char *argv[] = {it_self(), "--exec",  "--nesting", "--allow", "@clone3",
+		                      "--",      it_self(), "--probe",   "clone3",  NULL};
 
-		sc_run(&r, argv);
+		it_exec(&r, argv);
 		IT_EXPECT_INT(r.status, 0);
 		IT_EXPECT_NOT_CONTAINS(r.out, "errno 38");
 	}
@@ -319,19 +319,19 @@ static void incoherent_configurations_are_refused(void)
 static void i386_calls_are_killed(void)
 {
 	static struct it_run r;
-	const char *bare[] = {sc_self(), "--probe", "i386_getpid", NULL};
-	const char *filtered[] = {sc_self(), "--exec",      "--", sc_self(),
+	const char *bare[] = {it_self(), "--probe", "i386_getpid", NULL};
+	const char *filtered[] = {it_self(), "--exec",      "--", it_self(),
 	                          "--probe", "i386_getpid", NULL};
 
 #if !defined(__x86_64__)
 	it_skip("i386 calls exist only on x86_64 hosts");
 #endif
-	sc_run(&r, bare);
+	it_exec(&r, bare);
 	if (!strstr(r.out, "i386_getpid ok"))
 		it_skip("this kernel cannot run i386 calls: int $0x80 getpid without the filter "
 		        "gives '%.*s' (IA32 emulation off or not offered by the hypervisor)",
 		        (int)strcspn(r.out, "\n"), r.out);
-	sc_run(&r, filtered);
+	it_exec(&r, filtered);
 	IT_EXPECT_INT(r.status, 0);
 	IT_EXPECT_CONTAINS(r.out, "i386_getpid signal 31");
 }
@@ -341,18 +341,18 @@ static void i386_calls_are_killed(void)
 static void x32_calls_are_killed(void)
 {
 	static struct it_run r;
-	const char *bare[] = {sc_self(), "--probe", "x32_getpid", NULL};
-	const char *filtered[] = {sc_self(), "--exec",     "--", sc_self(),
+	const char *bare[] = {it_self(), "--probe", "x32_getpid", NULL};
+	const char *filtered[] = {it_self(), "--exec",     "--", it_self(),
 	                          "--probe", "x32_getpid", NULL};
 
 #if !defined(__x86_64__)
 	it_skip("x32 calls exist only on x86_64 hosts");
 #endif
-	sc_run(&r, bare);
+	it_exec(&r, bare);
 	printf("    note: without the filter this kernel answers x32 getpid with '%.*s'%s\n",
 	       (int)strcspn(r.out, "\n"), r.out,
 	       strstr(r.out, "errno 38") ? " (no CONFIG_X86_X32_ABI)" : "");
-	sc_run(&r, filtered);
+	it_exec(&r, filtered);
 	IT_EXPECT_INT(r.status, 0);
 	IT_EXPECT_CONTAINS(r.out, "x32_getpid signal 31");
 }
@@ -455,15 +455,13 @@ static void denials_inside_sbx_run(void)
 	static struct it_run r;
 	char vol[4200];
 
-	if (!sc_sbx_run_available())
-		it_skip("sbx run not available (the launcher answers 'launch is being written')");
-	snprintf(vol, sizeof(vol), "%s:%s:ro", sc_self_dir(), sc_self_dir());
-	it_sbxv(&r, "run", "-v", vol, "--seccomp-errno", "1234", "--", sc_self(), "--probe", NULL);
+	snprintf(vol, sizeof(vol), "%s:%s:ro", it_self_dir(), it_self_dir());
+	it_sbxv(&r, "run", "-v", vol, "--seccomp-errno", "1234", "--", it_self(), "--probe", NULL);
 	if (r.status != 0)
 		it_fail(__FILE__, __LINE__, "sbx run probe exited %d:\n%s%s", r.status, r.out,
 		        r.err);
 	check_table(&r, false, MARK, "sbx run --seccomp-errno 1234");
-	it_sbxv(&r, "run", "-v", vol, "--", sc_self(), "--probe", NULL);
+	it_sbxv(&r, "run", "-v", vol, "--", it_self(), "--probe", NULL);
 	IT_EXPECT_INT(r.status, 0);
 	check_table(&r, false, EPERM, "sbx run");
 	IT_EXPECT_CONTAINS(r.out, "x32_getpid signal 31");
