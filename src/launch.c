@@ -8,7 +8,15 @@
  *   init (pid 1)        becomes the inner ids; builds the mounts and pivots; loopback up;
  *     forks the worker, drops its own capabilities, reaps and forwards signals
  *   worker (pid 2)      new session; dies with init; chdir; every capability dropped;
- *     no_new_privs; Landlock; seccomp last; execve
+ *     no_new_privs; Landlock; seccomp last; the spec memfd at fd 3; execve
+ *
+ * Nested sandboxes (sbx run inside sbx, SPEC section 6) take this same path: the caller's
+ * view is their "host", every source is cloned from it with the caller's read-only locks, and
+ * each layer stacks its own no_new_privs, its own Landlock domain and its own seccomp filter,
+ * which the kernel intersects with the parent's.
+ *
+ * The landlock backend (no namespaces) runs the worker as sbx's own child instead: see
+ * launch_landlock below.
  *
  * Errors in init or the worker travel to sbx as one flat struct sbx_error over a
  * close-on-exec pipe: EOF with nothing read means the exec succeeded.
@@ -30,13 +38,17 @@
 
 #include "os/os.h"
 #include "sbx/cleanup.h"
+#include "sbx/nest.h"
+#include "sbx/seccomp.h"
 
 struct child_ctx {
 	const struct sbx_plan *plan;
 	char *const *argv;
 	struct sbx_prepared *prep;
 	int err_fd;  /* write end */
+	int spec_fd; /* the sealed memfd with the worker's effective spec */
 	int sync_fd; /* read end: one byte once the maps are written, EOF if sbx died */
+	const struct sbx_seccomp_prog *filter; /* built by sbx before clone */
 };
 
 __attribute__((noreturn)) static void child_fail(int fd, const struct sbx_error *err)
@@ -50,6 +62,7 @@ __attribute__((noreturn)) static void child_fail(int fd, const struct sbx_error 
 __attribute__((noreturn)) static void worker_main(const struct child_ctx *c)
 {
 	struct sbx_error err = {0};
+	int err_fd = c->err_fd;
 	sigset_t none;
 
 	/* The worker starts with default signal handling and nothing blocked. */
@@ -85,12 +98,27 @@ __attribute__((noreturn)) static void worker_main(const struct child_ctx *c)
 	 * process restrict itself) and before seccomp, which comes last. */
 	if (sbx_landlock_enforce(&c->plan->landlock, &err) < 0)
 		child_fail(c->err_fd, &err);
-	/* Only 0, 1 and 2 reach the worker: everything else closes at exec. */
+	/* Only 0, 1, 2 and the spec memfd reach the worker (SPEC section 7): everything else
+	 * closes at exec. The memfd goes to a fixed number, SBX_SPEC_FD names it; the error
+	 * pipe moves out of the way first if it sits there. */
 	if (sbx_proc_cloexec_from(3, &err) < 0)
 		child_fail(c->err_fd, &err);
+	if (err_fd == SBX_SPEC_FD_NUMBER) {
+		err_fd = fcntl(err_fd, F_DUPFD_CLOEXEC, SBX_SPEC_FD_NUMBER + 1);
+		if (err_fd < 0)
+			_exit(125);
+	}
+	if (sbx_proc_pass_fd(c->spec_fd, SBX_SPEC_FD_NUMBER, &err) < 0)
+		child_fail(err_fd, &err);
 
+	/* The worker's session keyring is its own, not the caller's. */
+	if (sbx_keyring_new_session(&err) < 0)
+		child_fail(err_fd, &err);
+	/* seccomp last: nothing above needs a call it may deny. */
+	if (sbx_seccomp_install(c->filter, &err) < 0)
+		child_fail(err_fd, &err);
 	sbx_proc_exec(c->argv, c->plan->envp, &err);
-	child_fail(c->err_fd, &err);
+	child_fail(err_fd, &err);
 }
 
 __attribute__((noreturn)) static void init_main(struct child_ctx *c)
@@ -246,6 +274,7 @@ static int supervise(pid_t child, int sigfd, int err_fd, int *status, struct sbx
 __attribute__((noreturn)) static void landlock_worker(const struct child_ctx *c, pid_t parent)
 {
 	struct sbx_error err = {0};
+	int err_fd = c->err_fd;
 	sigset_t none;
 
 	sigemptyset(&none);
@@ -278,16 +307,31 @@ __attribute__((noreturn)) static void landlock_worker(const struct child_ctx *c,
 	}
 	if (sbx_landlock_enforce(&c->plan->landlock, &err) < 0)
 		child_fail(c->err_fd, &err);
+	/* As the namespaces backend's worker: 0, 1, 2 and the spec memfd, a session keyring of
+	 * its own, seccomp last. */
 	if (sbx_proc_cloexec_from(3, &err) < 0)
 		child_fail(c->err_fd, &err);
+	if (err_fd == SBX_SPEC_FD_NUMBER) {
+		err_fd = fcntl(err_fd, F_DUPFD_CLOEXEC, SBX_SPEC_FD_NUMBER + 1);
+		if (err_fd < 0)
+			_exit(125);
+	}
+	if (sbx_proc_pass_fd(c->spec_fd, SBX_SPEC_FD_NUMBER, &err) < 0)
+		child_fail(err_fd, &err);
+	if (sbx_keyring_new_session(&err) < 0)
+		child_fail(err_fd, &err);
+	if (sbx_seccomp_install(c->filter, &err) < 0)
+		child_fail(err_fd, &err);
 	sbx_proc_exec(c->argv, c->plan->envp, &err);
-	child_fail(c->err_fd, &err);
+	child_fail(err_fd, &err);
 }
 
 static int launch_landlock(const struct sbx_plan *plan, char *const argv[], int *status,
                            struct sbx_error *err)
 {
 	_cleanup_close_ int sigfd = -1;
+	_cleanup_close_ int spec_fd = -1;
+	struct sbx_seccomp_prog filter = {0};
 	int err_pipe[2] = {-1, -1};
 	pid_t parent = getpid(), pid;
 	int r;
@@ -297,8 +341,19 @@ static int launch_landlock(const struct sbx_plan *plan, char *const argv[], int 
 		return sbx_error_set(
 		    err, SBX_ERR_UNSUPPORTED, EOPNOTSUPP,
 		    "the landlock backend needs Landlock, which this kernel lacks");
-	if (pipe2(err_pipe, O_CLOEXEC) < 0)
-		return sbx_error_set(err, SBX_ERR_SETUP, errno, "pipe: %s", strerror(errno));
+	if (!plan->spec_blob)
+		return sbx_error_set(err, SBX_ERR_SETUP, EINVAL,
+		                     "internal: the plan carries no effective spec");
+	spec_fd = sbx_memfd_sealed(plan->spec_blob, plan->spec_len, err);
+	if (spec_fd < 0)
+		return spec_fd;
+	r = sbx_seccomp_build(&plan->seccomp, &filter, err);
+	if (r < 0)
+		return r;
+	if (pipe2(err_pipe, O_CLOEXEC) < 0) {
+		r = sbx_error_set(err, SBX_ERR_SETUP, errno, "pipe: %s", strerror(errno));
+		goto out;
+	}
 	sigfd = sbx_proc_signalfd(err);
 	if (sigfd < 0) {
 		r = sigfd;
@@ -311,7 +366,11 @@ static int launch_landlock(const struct sbx_plan *plan, char *const argv[], int 
 		goto out;
 	}
 	if (pid == 0) {
-		struct child_ctx c = {.plan = plan, .argv = argv, .err_fd = err_pipe[1]};
+		struct child_ctx c = {.plan = plan,
+		                      .argv = argv,
+		                      .err_fd = err_pipe[1],
+		                      .spec_fd = spec_fd,
+		                      .filter = &filter};
 
 		close(err_pipe[0]);
 		close(sigfd);
@@ -321,6 +380,7 @@ static int launch_landlock(const struct sbx_plan *plan, char *const argv[], int 
 	err_pipe[1] = -1;
 	r = supervise(pid, sigfd, err_pipe[0], status, err);
 out:
+	sbx_seccomp_prog_clear(&filter);
 	for (int i = 0; i < 2; i++)
 		if (err_pipe[i] >= 0)
 			close(err_pipe[i]);
@@ -332,6 +392,8 @@ int sbx_launch(const struct sbx_plan *plan, char *const argv[], int *status, str
 	struct sbx_prepared prep = {0};
 	_cleanup_close_ int userns_fd = -1;
 	_cleanup_close_ int sigfd = -1;
+	_cleanup_close_ int spec_fd = -1;
+	struct sbx_seccomp_prog filter = {0};
 	int err_pipe[2] = {-1, -1}, sync_pipe[2] = {-1, -1};
 	unsigned long flags = CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC |
 	                      CLONE_NEWUTS | CLONE_NEWCGROUP;
@@ -343,20 +405,37 @@ int sbx_launch(const struct sbx_plan *plan, char *const argv[], int *status, str
 	if (plan->new_net)
 		flags |= CLONE_NEWNET;
 
+	/* The worker's effective spec, sealed before any process of the sandbox exists. A
+	 * launch without one is refused: SBX_SPEC_FD in the worker's environment would name
+	 * nothing, and a nested sbx would then refuse to start. */
+	if (!plan->spec_blob)
+		return sbx_error_set(err, SBX_ERR_SETUP, EINVAL,
+		                     "internal: the plan carries no effective spec");
+	spec_fd = sbx_memfd_sealed(plan->spec_blob, plan->spec_len, err);
+	if (spec_fd < 0)
+		return spec_fd;
+	/* The filter is compiled before anything exists, so that a bad one refuses early. */
+	r = sbx_seccomp_build(&plan->seccomp, &filter, err);
+	if (r < 0)
+		return r;
+
 	/* As root, sources are cloned and id-mapped here, where the privilege to id-map host
 	 * file systems is; unprivileged, the child clones them in its own namespace. */
 	if (plan->idmap_binds) {
 		userns_fd = sbx_userns_idmap_fd(plan, err);
-		if (userns_fd < 0)
-			return userns_fd;
+		if (userns_fd < 0) {
+			r = userns_fd;
+			goto out;
+		}
 		r = sbx_mounts_prepare(plan, userns_fd, &prep, err);
 		if (r < 0)
 			goto out;
 	}
-	if (pipe2(err_pipe, O_CLOEXEC) < 0 || pipe2(sync_pipe, O_CLOEXEC) < 0) {
-		r = sbx_error_set(err, SBX_ERR_SETUP, errno, "pipe: %s", strerror(errno));
+	r = sbx_proc_pipe(err_pipe, "that carries the sandbox's errors", err);
+	if (r >= 0)
+		r = sbx_proc_pipe(sync_pipe, "that starts the sandbox", err);
+	if (r < 0)
 		goto out;
-	}
 	/* Blocked before clone, so that no signal is lost between clone and the loops; the
 	 * worker unblocks them. */
 	sigfd = sbx_proc_signalfd(err);
@@ -376,6 +455,8 @@ int sbx_launch(const struct sbx_plan *plan, char *const argv[], int *status, str
 		    .argv = argv,
 		    .prep = &prep,
 		    .err_fd = err_pipe[1],
+		    .spec_fd = spec_fd,
+		    .filter = &filter,
 		    .sync_fd = sync_pipe[0],
 		};
 
@@ -407,6 +488,7 @@ int sbx_launch(const struct sbx_plan *plan, char *const argv[], int *status, str
 	r = supervise(pid, sigfd, err_pipe[0], status, err);
 out:
 	sbx_prepared_clear(&prep);
+	sbx_seccomp_prog_clear(&filter);
 	for (int i = 0; i < 2; i++) {
 		if (err_pipe[i] >= 0)
 			close(err_pipe[i]);

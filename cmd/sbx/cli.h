@@ -11,6 +11,7 @@
 #include <stdio.h>
 
 #include "sbx/error.h"
+#include "sbx/nest.h"
 #include "sbx/plan.h"
 #include "sbx/probe.h"
 #include "sbx/profile.h"
@@ -27,10 +28,14 @@ struct sbx_cli_run {
 	bool help;
 	struct sbx_profile *profile; /* owned; NULL without --profile */
 	enum sbx_cli_backend {
-		SBX_BACKEND_AUTO = 0, /* namespaces where user namespaces can be made */
-		SBX_BACKEND_NAMESPACES,
-		SBX_BACKEND_LANDLOCK,
+		SBX_CLI_BACKEND_AUTO = 0, /* namespaces where user namespaces can be made */
+		SBX_CLI_BACKEND_NAMESPACES,
+		SBX_CLI_BACKEND_LANDLOCK,
 	} backend;
+	/* nesting (nest.c): --restrict, --allow-read, --allow-write, and -v/--mount as grants */
+	struct sbx_nest_request req; /* owned grants */
+	bool net_given;              /* --net was given */
+	bool nest_flags;             /* --restrict, --allow-read or --allow-write was given */
 };
 
 void sbx_cli_run_clear(struct sbx_cli_run *run);
@@ -63,6 +68,25 @@ int sbx_cmd_check(int argc, char **argv);
 int sbx_cmd_resolve(int argc, char **argv);
 int sbx_cmd_profiles(int argc, char **argv);
 int sbx_cmd_doctor(int argc, char **argv);
+int sbx_cmd_status(int argc, char **argv);
+
+/* ---- nesting (nest.c) ---- */
+
+/* The caller's effective spec from SBX_SPEC_FD: 1 and *out if there is one (nested), 0 if
+ * SBX_SPEC_FD is unset, or -errno if it is set but names no valid sealed spec (refuse). */
+int sbx_cli_nest_load(struct sbx_nest **out, struct sbx_error *err);
+
+/* A nested run's flags and profile as a narrowing request (grants borrowed from run). */
+int sbx_cli_nest_request(const struct sbx_cli_run *run, struct sbx_nest_request *req,
+                         struct sbx_error *err);
+
+/* Narrow parent by run's request; replace run->spec by the child's and build its plan
+ * (host is adjusted: nested, system mounts filtered), with the encoded spec attached. */
+int sbx_cli_nest_plan(const struct sbx_nest *parent, struct sbx_cli_run *run, struct sbx_host *host,
+                      struct sbx_plan **plan, struct sbx_error *err);
+
+/* A top-level plan: attach its worker's encoded effective spec (depth 1). */
+int sbx_cli_nest_attach(const struct sbx_spec *spec, struct sbx_plan *plan, struct sbx_error *err);
 
 /* ---- profiles (profile_cli.c) ---- */
 

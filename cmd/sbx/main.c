@@ -17,6 +17,7 @@ static const struct command {
     {"resolve", sbx_cmd_resolve, "the host path behind sandbox paths"},
     {"profiles", sbx_cmd_profiles, "list, show or validate profiles"},
     {"doctor", sbx_cmd_doctor, "what this kernel allows, and which backend sbx will use"},
+    {"status", sbx_cmd_status, "inside a sandbox: the effective spec it runs under"},
 };
 
 static void usage(FILE *f)

@@ -61,8 +61,16 @@ int sbx_cli_profile_env_init(struct sbx_cli_profile_env *e, const char *workspac
 	int r;
 
 	memset(e, 0, sizeof(*e));
-	if (!home || home[0] != '/' || !user || !*user)
-		pw = getpwuid(getuid());
+	/* /etc/passwd read directly (fgetpwent, no NSS): sbx is linked static, and this is only
+	 * the fallback for an unset HOME or USER. */
+	if (!home || home[0] != '/' || !user || !*user) {
+		FILE *f = fopen("/etc/passwd", "re");
+
+		while (f && (pw = fgetpwent(f)) && pw->pw_uid != getuid())
+			;
+		if (f)
+			fclose(f);
+	}
 	if (!home || home[0] != '/')
 		home = pw ? pw->pw_dir : NULL;
 	if (!user || !*user)

@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: MIT */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -56,6 +57,11 @@ void sbx_cli_report(FILE *f, const struct sbx_error *err)
 		fprintf(f, "sbx: %s", err->msg);
 	if (err->hint[0])
 		fprintf(f, "; %s", err->hint);
+	else if (err->errnum == EMFILE || err->errnum == ENFILE)
+		/* whichever step ran out, the remedy is the same */
+		fputs("; sbx needs a few file descriptors of its own: raise the open-file limit "
+		      "(ulimit -n) or close descriptors first",
+		      f);
 	fputc('\n', f);
 	if (located)
 		print_source_line(f, err->file, err->line, err->column);

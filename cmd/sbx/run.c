@@ -11,9 +11,11 @@
 #include "sbx/globwalk.h"
 #include "sbx/landlock.h"
 #include "sbx/launch.h"
+#include "sbx/nest.h"
 #include "sbx/path.h"
 #include "sbx/policy.h"
 #include "sbx/probe.h"
+#include "seccomp_cli.h"
 
 const char sbx_run_usage[] =
     "Usage: sbx run [OPTIONS] [--] CMD [ARG...]\n"
@@ -40,6 +42,13 @@ const char sbx_run_usage[] =
     "  -v, --mount or --root replace the default's workspace mount: only what they name\n"
     "  is visible.\n"
     "\n"
+    "Nested (inside an sbx sandbox; paths are the sandbox's, and access can only narrow):\n"
+    "      --restrict PATH      keep only PATH, with the parent's rights there\n"
+    "      --allow-read PATH    keep only PATH, read-only\n"
+    "      --allow-write PATH   keep only PATH, writable where the parent can write\n"
+    "  With none of these the sub-worker inherits its parent's view; -v PATH[:ro|rw]\n"
+    "  and --profile may only narrow it too.\n"
+    "\n"
     "Process:\n"
     "      --chdir DIR          working directory inside (default: the workspace if\n"
     "                           visible, else /)\n"
@@ -51,7 +60,9 @@ const char sbx_run_usage[] =
     "                           takes landlock where user namespaces cannot be made\n"
     "      --best-effort        run even where the kernel or backend cannot enforce all of\n"
     "                           the profile, with a warning naming what is missing\n"
-    "\n"
+    "      --allow-nesting      let the worker start sub-sandboxes (sbx run inside): the\n"
+    "                           filter then allows namespaces and mounts\n"
+    "\n" SBX_CLI_SECCOMP_USAGE "\n"
     "Other:\n"
     "      --dry-run            print the plan and run nothing (no privilege needed)\n"
     "      --json               with --dry-run: print the plan as JSON\n"
@@ -75,6 +86,10 @@ enum {
 	OPT_BACKEND,
 	OPT_BEST_EFFORT,
 	OPT_HIDE,
+	OPT_ALLOW_NESTING,
+	OPT_RESTRICT,
+	OPT_ALLOW_READ,
+	OPT_ALLOW_WRITE,
 };
 
 static const struct option run_options[] = {
@@ -94,7 +109,12 @@ static const struct option run_options[] = {
     {"backend", required_argument, NULL, OPT_BACKEND},
     {"best-effort", no_argument, NULL, OPT_BEST_EFFORT},
     {"hide", required_argument, NULL, OPT_HIDE},
+    {"allow-nesting", no_argument, NULL, OPT_ALLOW_NESTING},
+    {"restrict", required_argument, NULL, OPT_RESTRICT},
+    {"allow-read", required_argument, NULL, OPT_ALLOW_READ},
+    {"allow-write", required_argument, NULL, OPT_ALLOW_WRITE},
     {"help", no_argument, NULL, 'h'},
+    SBX_CLI_SECCOMP_OPTIONS,
     {NULL, 0, NULL, 0},
 };
 
@@ -102,6 +122,7 @@ void sbx_cli_run_clear(struct sbx_cli_run *run)
 {
 	sbx_spec_free(run->spec);
 	sbx_profile_free(run->profile);
+	sbx_nest_request_clear(&run->req);
 	memset(run, 0, sizeof(*run));
 }
 
@@ -153,17 +174,45 @@ static int parse_one(struct sbx_spec *spec, struct sbx_cli_run *out, int c, cons
 		return sbx_spec_set_str(&spec->root, root, err);
 	}
 	case 'v':
-		r = sbx_volume_parse(arg, cwd, &m, err);
+	case OPT_MOUNT: {
+		char what[SBX_PATH_MAX + 16];
+		size_t alen = strlen(arg);
+
+		r = c == 'v' ? sbx_volume_parse(arg, cwd, &m, err)
+		             : sbx_mount_parse(arg, cwd, &m, err);
 		if (r < 0)
 			return r;
 		spec->explicit_mounts = true;
-		return add_parsed_mount(spec, &m, err);
-	case OPT_MOUNT:
-		r = sbx_mount_parse(arg, cwd, &m, err);
-		if (r < 0)
+		/* Nested, it is a grant on the target (nest.c checks source == target): ro
+		 * asks read, an explicit rw asks write, neither keeps the parent's rights. */
+		snprintf(what, sizeof(what), "%s %s", c == 'v' ? "-v" : "--mount", arg);
+		r = sbx_nest_request_add(
+		    &out->req,
+		    m.readonly                                                 ? SBX_GRANT_READ
+		    : alen > 3 && strcmp(arg + alen - 3, ":rw") == 0           ? SBX_GRANT_WRITE
+		    : strstr(arg, "readonly=false") || strstr(arg, "ro=false") ? SBX_GRANT_WRITE
+		                                                               : SBX_GRANT_RESTRICT,
+		    m.target, false, what, err);
+		if (r < 0) {
+			sbx_mount_clear(&m);
 			return r;
-		spec->explicit_mounts = true;
+		}
 		return add_parsed_mount(spec, &m, err);
+	}
+	case OPT_RESTRICT:
+	case OPT_ALLOW_READ:
+	case OPT_ALLOW_WRITE: {
+		static const char *const names[] = {"--restrict", "--allow-read", "--allow-write"};
+		static const unsigned kinds[] = {SBX_GRANT_RESTRICT, SBX_GRANT_READ,
+		                                 SBX_GRANT_WRITE};
+		char what[SBX_PATH_MAX + 16];
+
+		snprintf(what, sizeof(what), "%s %s", names[c - OPT_RESTRICT], arg);
+		out->nest_flags = true;
+		spec->explicit_mounts = true;
+		return sbx_nest_request_add(&out->req, kinds[c - OPT_RESTRICT], arg, false, what,
+		                            err);
+	}
 	case OPT_DEVICE: {
 		_cleanup_free_ char *dev = NULL;
 
@@ -186,6 +235,9 @@ static int parse_one(struct sbx_spec *spec, struct sbx_cli_run *out, int c, cons
 	case OPT_READONLY:
 		spec->readonly = true;
 		return 0;
+	case OPT_ALLOW_NESTING:
+		spec->nesting = true;
+		return 0;
 	case OPT_NO_SYSTEM_MOUNTS:
 		spec->system_mounts = SBX_SYSMOUNTS_NONE;
 		return 0;
@@ -207,6 +259,7 @@ static int parse_one(struct sbx_spec *spec, struct sbx_cli_run *out, int c, cons
 	case OPT_ENV:
 		return parse_env(spec, arg, err);
 	case OPT_NET:
+		out->net_given = true;
 		if (strcmp(arg, "none") == 0) {
 			spec->net = SBX_NET_NONE;
 			return 0;
@@ -221,11 +274,11 @@ static int parse_one(struct sbx_spec *spec, struct sbx_cli_run *out, int c, cons
 		return r;
 	case OPT_BACKEND:
 		if (strcmp(arg, "auto") == 0)
-			out->backend = SBX_BACKEND_AUTO;
+			out->backend = SBX_CLI_BACKEND_AUTO;
 		else if (strcmp(arg, "namespaces") == 0)
-			out->backend = SBX_BACKEND_NAMESPACES;
+			out->backend = SBX_CLI_BACKEND_NAMESPACES;
 		else if (strcmp(arg, "landlock") == 0)
-			out->backend = SBX_BACKEND_LANDLOCK;
+			out->backend = SBX_CLI_BACKEND_LANDLOCK;
 		else {
 			r = sbx_error_set(err, SBX_ERR_USAGE, EINVAL, "--backend '%s' is unknown",
 			                  arg);
@@ -257,6 +310,11 @@ static int parse_one(struct sbx_spec *spec, struct sbx_cli_run *out, int c, cons
 		return 0;
 	case 'p': /* loaded by the first pass (sbx_cli_run_prepass) */
 		return 0;
+	case SBX_CLI_SECCOMP_ALLOW:
+	case SBX_CLI_SECCOMP_DENY:
+	case SBX_CLI_SECCOMP_ERRNO:
+	case SBX_CLI_SECCOMP_LOG:
+		return sbx_cli_seccomp_option(&spec->seccomp, c, arg, err);
 	default:
 		return sbx_error_set(err, SBX_ERR_USAGE, EINVAL, "internal: unhandled option %d",
 		                     c);
@@ -275,6 +333,10 @@ int sbx_cli_parse_run(int argc, char **argv, const char *cwd, struct sbx_cli_run
 	r = sbx_spec_set_str(&spec->workspace, cwd, err);
 	if (r < 0)
 		return r;
+	/* Nested, the built-in default's workspace mount means nothing: the sub-worker inherits
+	 * its parent's view instead (nest.c). */
+	if (getenv(SBX_SPEC_FD_ENV))
+		spec->explicit_mounts = true;
 	r = sbx_cli_run_prepass(argc, argv, run_options, "+:p:w:v:h", cwd, spec, &out->profile,
 	                        err);
 	if (r < 0)
@@ -374,6 +436,7 @@ void sbx_cli_print_plan(FILE *f, const struct sbx_plan *plan, char *const *argv,
 				        o->source);
 			fprintf(f, "  (%s)\n", o->why);
 		}
+		sbx_cli_print_seccomp(f, &plan->seccomp, false);
 		print_landlock(f, &plan->landlock, false);
 		fprintf(f, "environment:\n");
 		for (size_t i = 0; i < plan->n_env; i++)
@@ -422,7 +485,8 @@ void sbx_cli_print_plan(FILE *f, const struct sbx_plan *plan, char *const *argv,
 		sbx_json_string(f, o->why);
 		fputc('}', f);
 	}
-	fputc(']', f);
+	fputs("],\"seccomp\":", f);
+	sbx_cli_print_seccomp(f, &plan->seccomp, true);
 	print_landlock(f, &plan->landlock, true);
 	fputs(",\"env\":[", f);
 	for (size_t i = 0; i < plan->n_env; i++) {
@@ -466,6 +530,27 @@ int sbx_cli_plan_landlock(const struct sbx_cli_run *run, struct sbx_plan *plan, 
 		if (r < 0)
 			return r;
 	}
+	/* A Landlock domain forbids mounting, so a worker under one could never build a
+	 * nested sandbox's mount namespace. Where nesting is allowed and the mounts alone
+	 * enforce every right, Landlock stays off; where per-operation rights need it, it
+	 * stays on and nested sandboxes fall back to the landlock backend. */
+	if (!plan->backend_landlock && run->spec->nesting) {
+		if (plan->landlock.needed_fs == 0) {
+			plan->landlock.enabled = false;
+			plan->landlock.off =
+			    "this sandbox may nest, a Landlock domain would forbid the "
+			    "mounts of nested sandboxes, and its mounts enforce every "
+			    "right by themselves";
+			return 0;
+		}
+		r = sbx_ll_note(
+		    &plan->landlock,
+		    "nested sandboxes cannot build mount namespaces under this Landlock "
+		    "domain (it forbids mounting): they use the landlock backend",
+		    err);
+		if (r < 0)
+			return r;
+	}
 	abi = sbx_landlock_abi();
 	r = sbx_ll_negotiate(&plan->landlock, abi, plan->backend_landlock, run->spec->best_effort,
 	                     warn, sizeof(warn), err);
@@ -488,8 +573,8 @@ int sbx_cli_pick_backend(const struct sbx_cli_run *run, struct sbx_plan *plan,
 
 	struct sbx_error why = {0};
 
-	plan->backend_landlock = run->backend == SBX_BACKEND_LANDLOCK;
-	if (run->backend == SBX_BACKEND_AUTO) {
+	plan->backend_landlock = run->backend == SBX_CLI_BACKEND_LANDLOCK;
+	if (run->backend == SBX_CLI_BACKEND_AUTO) {
 		r = sbx_userns_probe();
 		plan->backend_landlock = r < 0;
 		if (r < 0)
@@ -507,6 +592,23 @@ int sbx_cli_pick_backend(const struct sbx_cli_run *run, struct sbx_plan *plan,
 	plan->landlock.lost = strdup(lost);
 	if (!plan->landlock.lost)
 		return sbx_error_set(err, SBX_ERR_SETUP, ENOMEM, "out of memory");
+	/* The worker's effective spec says which backend holds it (sbx status, nesting). */
+	if (plan->spec_blob) {
+		_cleanup_nest_ struct sbx_nest *n = NULL;
+		unsigned char *blob = NULL;
+		size_t len = 0;
+
+		r = sbx_nest_decode(plan->spec_blob, plan->spec_len, &n, err);
+		if (r < 0)
+			return r;
+		n->backend = SBX_BACKEND_LANDLOCK;
+		r = sbx_nest_encode(n, &blob, &len, err);
+		if (r < 0)
+			return r;
+		free(plan->spec_blob);
+		plan->spec_blob = blob;
+		plan->spec_len = len;
+	}
 	return 0;
 }
 
@@ -516,7 +618,8 @@ static void print_landlock(FILE *f, const struct sbx_ll_plan *ll, bool json)
 
 	if (!json) {
 		if (!ll->enabled) {
-			fprintf(f, "landlock:   none\n");
+			fprintf(f, "landlock:   none%s%s%s\n", ll->off ? " (" : "",
+			        ll->off ? ll->off : "", ll->off ? ")" : "");
 			return;
 		}
 		fprintf(f, "landlock:   ABI %d; tcp %s; scopes %s%s%s\n", ll->abi,
@@ -550,7 +653,7 @@ static void print_landlock(FILE *f, const struct sbx_ll_plan *ll, bool json)
 	            ? ","
 	            : "",
 	        ll->scoped & SBX_LL_SCOPE_SIGNAL ? "\"signal\"" : "");
-	for (size_t i = 0; i < ll->n_rules; i++) {
+	for (size_t i = 0; ll->enabled && i < ll->n_rules; i++) {
 		fputs(i ? ",{\"path\":" : "{\"path\":", f);
 		sbx_json_string(f, ll->rules[i].path);
 		fputs(",\"ops\":", f);
@@ -567,7 +670,13 @@ static void print_landlock(FILE *f, const struct sbx_ll_plan *ll, bool json)
 			fputc(',', f);
 		sbx_json_string(f, ll->inexact[i]);
 	}
-	fputs("],\"gives_up\":[", f);
+	if (ll->off) {
+		fputs("],\"off\":", f);
+		sbx_json_string(f, ll->off);
+		fputs(",\"gives_up\":[", f);
+	} else {
+		fputs("],\"gives_up\":[", f);
+	}
 	for (const char *l = ll->lost ? ll->lost : ""; *l;) {
 		size_t n = strcspn(l, "\n");
 		char line[1024];
@@ -605,6 +714,7 @@ int sbx_cmd_run(int argc, char **argv)
 	struct sbx_host host = {0};
 	struct sbx_error err = {0};
 	struct sbx_globwalk_stats walk = {0};
+	_cleanup_nest_ struct sbx_nest *parent = NULL;
 	int status = 125;
 	int r;
 
@@ -619,10 +729,25 @@ int sbx_cmd_run(int argc, char **argv)
 		status = 0;
 		goto out;
 	}
-	r = run_globwalk(&run, &walk, &err);
+	/* Inside a sandbox (SBX_SPEC_FD), the sub-worker's spec is its parent's, narrowed. */
+	r = sbx_cli_nest_load(&parent, &err);
 	if (r < 0)
 		goto fail;
-	r = sbx_plan_build(run.spec, &host, &plan, &err);
+	if (parent) {
+		r = sbx_cli_nest_plan(parent, &run, &host, &plan, &err);
+	} else if (run.nest_flags) {
+		r = sbx_error_set(&err, SBX_ERR_USAGE, EINVAL,
+		                  "--restrict, --allow-read and --allow-write narrow a parent "
+		                  "sandbox, and this sbx does not run inside one");
+		sbx_error_hint(&err, "outside a sandbox, choose what is visible with -v PATH[:ro]");
+	} else {
+		/* Hide globs become exact paths to mask: one walk, cached. */
+		r = run_globwalk(&run, &walk, &err);
+		if (r >= 0)
+			r = sbx_plan_build(run.spec, &host, &plan, &err);
+		if (r >= 0)
+			r = sbx_cli_nest_attach(run.spec, plan, &err);
+	}
 	if (r < 0)
 		goto fail;
 	r = sbx_cli_pick_backend(&run, plan, &err);

@@ -99,8 +99,9 @@ struct sbx_ll_plan {
 	size_t n_rules;
 	char **inexact; /* what was compiled stricter than the policies say, and why */
 	size_t n_inexact;
-	int abi;    /* after sbx_ll_negotiate: the ABI the ruleset is built for */
-	char *lost; /* landlock backend: what it gives up, one per line (owned; may be NULL) */
+	int abi;         /* after sbx_ll_negotiate: the ABI the ruleset is built for */
+	char *lost;      /* landlock backend: what it gives up, one per line (owned; may be NULL) */
+	const char *off; /* static: why Landlock is not applied though it could be, or NULL */
 };
 
 void sbx_ll_plan_clear(struct sbx_ll_plan *p);
@@ -144,6 +145,9 @@ int sbx_ll_negotiate(struct sbx_ll_plan *p, int abi, bool landlock_backend, bool
  * note in p->inexact says so.
  */
 int sbx_landlock_expand(struct sbx_ll_plan *p, struct sbx_error *err);
+
+/* Add a line to p->inexact (a copy). */
+int sbx_ll_note(struct sbx_ll_plan *p, const char *text, struct sbx_error *err);
 
 /* ---- the landlock backend (SPEC section 3) ---- */
 

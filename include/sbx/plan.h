@@ -44,6 +44,8 @@ struct sbx_host {
 	size_t n_entries;
 	char *const *environ; /* the caller's environment */
 	char *cwd;            /* the caller's working directory */
+	bool nested;          /* sbx runs inside an sbx sandbox: uid 0 there holds no capability, so
+	                         plan as an ordinary user (one id mapped, no id-mapped binds) */
 };
 
 enum sbx_plan_kind {
@@ -57,6 +59,8 @@ enum sbx_plan_kind {
 	                        read-only tmpfs over a directory; skipped if target is absent */
 	SBX_PLAN_REBIND_RO,  /* bind target onto itself read-only (/proc/sys); skipped if absent */
 	SBX_PLAN_SEAL,       /* make the tmpfs at target read-only, not its submounts */
+	SBX_PLAN_NEST_PROC,  /* nesting: a fully visible procfs at target/proc, then target
+	                        masked so the worker cannot reach it (src/core/plan.c) */
 };
 
 /* Flags of a plan operation. */
@@ -101,6 +105,14 @@ struct sbx_plan {
 	struct sbx_ll_plan landlock;
 	bool backend_landlock;
 	bool best_effort; /* run with a warning where the kernel cannot enforce it all */
+	/* The worker's effective spec, encoded (src/core/nest.c); the launcher hands it over in
+	 * a sealed memfd at fd SBX_SPEC_FD_NUMBER. Owned; NULL: the launch is refused. */
+	unsigned char *spec_blob;
+	size_t spec_len;
+
+	/* The seccomp configuration, copied from the spec: src/os/seccomp.c compiles it, the
+	 * dry-run prints its resolution (sbx_seccomp_resolve). */
+	struct sbx_seccomp_conf seccomp;
 };
 
 void sbx_plan_free(struct sbx_plan *plan);

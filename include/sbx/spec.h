@@ -16,6 +16,7 @@
 
 #include "sbx/error.h"
 #include "sbx/path.h"
+#include "sbx/seccomp.h"
 
 /* Caps on everything a user controls (STYLE.md: a cap on every size). */
 #define SBX_MAX_MOUNTS  8192
@@ -73,7 +74,9 @@ struct sbx_spec {
 	enum sbx_net_mode net;
 	bool best_effort;
 	bool nesting; /* may the worker start sub-sandboxes (profile key `nesting`); the seccomp
-	                 filter decides namespace creation from it */
+	                 filter decides namespace creation from it. Default: true (sbx_spec_new) */
+	bool root_readonly; /* the root (--root) is read-only though other mounts may not be: a
+	                       nested sandbox whose parent had a read-only root (src/core/nest.c) */
 
 	/* true once -v, --mount or --root was given: the default's workspace mount is dropped */
 	bool explicit_mounts;
@@ -99,6 +102,8 @@ struct sbx_spec {
 	 * paths in `hide`; files created after the walk are not hidden. */
 	char **hide_globs;
 	size_t n_hide_globs;
+	/* seccomp: groups and calls allowed or denied, errno, log mode, nesting (seccomp.h) */
+	struct sbx_seccomp_conf seccomp;
 };
 
 struct sbx_spec *sbx_spec_new(void);

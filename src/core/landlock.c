@@ -851,3 +851,17 @@ int sbx_ll_backend_check(const struct sbx_spec *spec, const struct sbx_plan *pla
 		add_line(lost, size, &len, "", always_lost[i]);
 	return 0;
 }
+
+int sbx_ll_note(struct sbx_ll_plan *p, const char *text, struct sbx_error *err)
+{
+	char **grown = realloc(p->inexact, (p->n_inexact + 1) * sizeof(*grown));
+
+	if (!grown)
+		return sbx_error_set(err, SBX_ERR_SETUP, ENOMEM, "out of memory");
+	p->inexact = grown;
+	p->inexact[p->n_inexact] = strdup(text);
+	if (!p->inexact[p->n_inexact])
+		return sbx_error_set(err, SBX_ERR_SETUP, ENOMEM, "out of memory");
+	p->n_inexact++;
+	return 0;
+}

@@ -7,7 +7,11 @@
 #include <string.h>
 
 #include "sbx/cleanup.h"
+#include "sbx/nest.h"
 #include "sbx/path.h"
+
+#define SBX_STR_(x) #x
+#define SBX_STR(x)  SBX_STR_(x)
 
 /*
  * What "the system mounts" are (SPEC section 3). Directories are mounted read-only at their
@@ -96,6 +100,8 @@ const char *sbx_plan_kind_name(enum sbx_plan_kind kind)
 		return "rebind-ro";
 	case SBX_PLAN_SEAL:
 		return "seal";
+	case SBX_PLAN_NEST_PROC:
+		return "nest-proc";
 	}
 	return "?";
 }
@@ -115,6 +121,8 @@ void sbx_plan_free(struct sbx_plan *plan)
 	free(plan->envp);
 	free(plan->cwd);
 	free(plan->profile);
+	free(plan->spec_blob);
+	sbx_seccomp_conf_clear(&plan->seccomp);
 	free(plan);
 }
 
@@ -332,6 +340,23 @@ static int add_proc_dev_tmp(struct builder *b, const struct sbx_spec *spec, stru
 	for (size_t i = 0; r >= 0 && i < SBX_ARRAY_SIZE(dev_links); i++)
 		r = add_op(b, SBX_PLAN_SYMLINK, 0, dev_links[i].text, dev_links[i].target, 0,
 		           "minimal /dev", err);
+	/*
+	 * Nesting and /proc. A nested sandbox needs a fresh procfs for its own pid namespace,
+	 * and the kernel mounts one in a user namespace only if the mount namespace already
+	 * holds a *fully visible* procfs (fs/namespace.c, mount_too_revealing): one whose
+	 * locked submounts all sit on permanently empty directories. Our /proc is not, by
+	 * design (the masks and read-only rebinds above), and we keep it that way: dropping
+	 * the masks would hand every worker /proc/sysrq-trigger and /proc/sys writable to its
+	 * namespace root, /proc/keys and the rest. Instead, when the spec allows nesting, a
+	 * second procfs of this sandbox's pid namespace (no more than the worker's /proc shows,
+	 * nothing of the host's processes) is mounted at SBX_NEST_PROC_DIR/proc and its parent
+	 * directory is then masked with an empty read-only directory: no path reaches it, a
+	 * nested mount namespace inherits the mask locked (it cannot be unmounted there), and
+	 * the kernel, which scans mounts rather than paths, finds it fully visible.
+	 */
+	if (r >= 0 && spec->nesting)
+		r = add_op(b, SBX_PLAN_NEST_PROC, 0, NULL, SBX_NEST_PROC_DIR, 0,
+		           "procfs for nested sandboxes, masked", err);
 	return r;
 }
 
@@ -415,6 +440,9 @@ static int build_env(struct sbx_plan *p, const struct sbx_spec *spec, const stru
 	}
 	if (r >= 0)
 		r = env_put(p, &cap, "SBX", "1", err);
+	/* Last, so no --env can point it elsewhere: the launcher puts the sealed memfd there. */
+	if (r >= 0)
+		r = env_put(p, &cap, SBX_SPEC_FD_ENV, SBX_STR(SBX_SPEC_FD_NUMBER), err);
 	if (r >= 0)
 		r = env_put(p, &cap, "SBX_PROFILE", spec->profile ? spec->profile : "default", err);
 	if (r >= 0 && !p->envp) /* unreachable in practice: SBX is always set */
@@ -455,10 +483,26 @@ int sbx_plan_build(const struct sbx_spec *spec, const struct sbx_host *host, str
 	if (!p->profile)
 		return sbx_error_set(err, SBX_ERR_SETUP, ENOMEM, "out of memory");
 
+	/* seccomp: carried as configuration; resolving it here refuses an incoherent one (say,
+	 * clone3 allowed while namespaces are denied) before anything runs, dry-run included. */
+	{
+		struct sbx_seccomp_rules rules;
+
+		r = sbx_seccomp_conf_copy(&p->seccomp, &spec->seccomp, err);
+		if (r < 0)
+			return r;
+		/* The profile's `nesting` decides whether namespaces and mounts are lifted. */
+		p->seccomp.nesting = spec->nesting;
+		r = sbx_seccomp_resolve(&p->seccomp, &rules, err);
+		if (r < 0)
+			return r;
+		sbx_seccomp_rules_clear(&rules);
+	}
+
 	p->new_net = spec->net == SBX_NET_NONE;
 	p->inner_uid = host->uid;
 	p->inner_gid = host->gid;
-	if (host->euid == 0) {
+	if (host->euid == 0 && !host->nested) {
 		/* Root: the worker must never be kernel uid 0 (a launcher binary reachable
 		 * through /proc/PID/exe must not be writable from inside). Map a whole range
 		 * so that ownership inside looks as it does outside, and id-map the binds so
@@ -478,7 +522,7 @@ int sbx_plan_build(const struct sbx_spec *spec, const struct sbx_host *host, str
 	r = 0;
 	if (spec->root)
 		r = add_op(&b, SBX_PLAN_MIRROR,
-		           (spec->readonly ? SBX_PLAN_F_READONLY : 0) |
+		           (spec->readonly || spec->root_readonly ? SBX_PLAN_F_READONLY : 0) |
 		               (p->idmap_binds ? SBX_PLAN_F_IDMAP : 0),
 		           spec->root, "/", 0, "root", err);
 	if (r >= 0 && spec->system_mounts == SBX_SYSMOUNTS_DEFAULT)

@@ -526,14 +526,15 @@ int sbx_policy_compile_one(const struct sbx_policy *p, const char *scope, bool i
 			}
 			if (!(rule->ops & w & SBX_OP_STAT))
 				continue;
-			r = refuse(p, rule, scope, err,
-			           sbx_glob_is_literal(pat)
-			               ? "denies %s on '%s' but not every operation: stat cannot "
-			                 "be denied alone"
-			               : "denies %s on the glob '%s': stat cannot be denied on a "
-			                 "glob (hide it with the profile's 'hide:' instead, or deny "
-			                 "less than stat)",
-			           sbx_ops_format(rule->ops & w, a, sizeof(a)), pat);
+			r = refuse(
+			    p, rule, scope, err,
+			    sbx_glob_is_literal(pat)
+			        ? "denies %s on '%s' but not every operation: stat cannot "
+			          "be denied alone"
+			        : "denies %s on the glob '%s': stat cannot be denied on a "
+			          "glob (hide it with the profile's 'hide:' instead, or deny "
+			          "less than stat)",
+			    sbx_ops_format(rule->ops & w, a, sizeof(a)), pat);
 			goto fail;
 		}
 	}

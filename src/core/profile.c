@@ -6,6 +6,7 @@
  * an error at its line and column; so is every wrong type and every value a handler refuses.
  */
 #include "sbx/profile.h"
+#include "sbx/seccomp.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -1336,6 +1337,58 @@ static int p_extends(struct loader *l, const struct sbx_ynode *k, const struct s
 	return load_file(l, file, v);
 }
 
+/* seccomp: {allow: [NAME...], deny: [NAME...], errno: N, log: bool}, through the same setters
+ * as --seccomp-allow, --seccomp-deny, --seccomp-errno and --seccomp-log. */
+static int seccomp_names(struct loader *l, const struct sbx_ynode *v,
+                         int (*set)(struct sbx_seccomp_conf *, const char *, struct sbx_error *))
+{
+	for (size_t i = 0; i < v->n_kids; i++) {
+		const struct sbx_ynode *n = v->kids[i];
+
+		if (n->kind != SBX_Y_SCALAR || n->len == 0)
+			return fail(l, n, EINVAL,
+			            "a seccomp group or call name must be a word, not %s",
+			            sbx_ynode_type_name(n));
+		if (set(&l->spec->seccomp, n->value, l->err) < 0)
+			return locate(l, n, -EINVAL);
+	}
+	return 0;
+}
+
+static int seccomp_allow(struct loader *l, const struct sbx_ynode *k, const struct sbx_ynode *v)
+{
+	return seccomp_names(l, v, sbx_seccomp_conf_allow);
+}
+
+static int seccomp_deny(struct loader *l, const struct sbx_ynode *k, const struct sbx_ynode *v)
+{
+	return seccomp_names(l, v, sbx_seccomp_conf_deny);
+}
+
+static int seccomp_errno(struct loader *l, const struct sbx_ynode *k, const struct sbx_ynode *v)
+{
+	if (sbx_seccomp_conf_set_errno(&l->spec->seccomp, v->value, l->err) < 0)
+		return locate(l, v, -EINVAL);
+	return 0;
+}
+
+static int seccomp_log(struct loader *l, const struct sbx_ynode *k, const struct sbx_ynode *v)
+{
+	return get_bool(l, k, v, &l->spec->seccomp.log);
+}
+
+static const struct key_entry seccomp_keys[] = {
+    {"allow", W_SEQ, seccomp_allow, NULL},
+    {"deny", W_SEQ, seccomp_deny, NULL},
+    {"errno", W_SCALAR, seccomp_errno, NULL},
+    {"log", W_SCALAR, seccomp_log, NULL},
+};
+
+static int p_seccomp(struct loader *l, const struct sbx_ynode *k, const struct sbx_ynode *v)
+{
+	return process_map(l, v, seccomp_keys, SBX_ARRAY_SIZE(seccomp_keys), "'seccomp'", NULL);
+}
+
 static const struct key_entry profile_keys[] = {
     {"version", W_SCALAR, skip_key, NULL},
     {"extends", W_SCALAR, skip_key, NULL},
@@ -1353,9 +1406,7 @@ static const struct key_entry profile_keys[] = {
     {"network", W_ANY, p_network, NULL},
     {"nesting", W_SCALAR, p_nesting, NULL},
     {"best_effort", W_SCALAR, p_best_effort, NULL},
-    {"seccomp", W_REFUSED, NULL,
-     "profile seccomp groups are being written (SPEC section 8); "
-     "the default filter applies to every sandbox"},
+    {"seccomp", W_MAP, p_seccomp, NULL},
     {"approvals", W_REFUSED, NULL,
      "approvals need the supervisor (SPEC section 9), which "
      "this version does not have yet"},

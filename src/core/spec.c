@@ -12,9 +12,10 @@
 
 struct sbx_spec *sbx_spec_new(void)
 {
-	struct sbx_spec *spec = calloc(1, sizeof(*spec));
-
-	return spec;
+	/* Sub-sandboxes are forbidden unless a profile says `nesting: true` or the caller
+	 * passes --allow-nesting: making namespaces opens kernel surface (user namespaces
+	 * above all) that a worker which starts no sub-worker never needs (SPEC section 8). */
+	return calloc(1, sizeof(struct sbx_spec));
 }
 
 void sbx_mount_clear(struct sbx_mount *m)
@@ -50,6 +51,7 @@ void sbx_spec_free(struct sbx_spec *spec)
 	for (size_t i = 0; i < spec->n_hide_globs; i++)
 		free(spec->hide_globs[i]);
 	free(spec->hide_globs);
+	sbx_seccomp_conf_clear(&spec->seccomp);
 	free(spec);
 }
 

@@ -167,6 +167,11 @@ static int prepare_mirror(const struct sbx_plan_op *op, int userns_fd, struct sb
 
 		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
 			continue;
+		/* sbx makes /proc and /dev itself. Not carrying the root's own ones matters most
+		 * for a nested sandbox (--root / of its caller's view): the caller's /proc shows
+		 * the caller's processes, and must not even lie underneath the fresh one. */
+		if (strcmp(de->d_name, "proc") == 0 || strcmp(de->d_name, "dev") == 0)
+			continue;
 		if (p->n_mirror == MIRROR_MAX_ENTRIES) {
 			r = sbx_error_set(err, SBX_ERR_SETUP, E2BIG,
 			                  "the root %s has more than %d entries", op->source,
@@ -614,6 +619,26 @@ static int do_seal(struct builder *b, const char *target, struct sbx_error *err)
 	return 0;
 }
 
+/* A fully visible procfs at target/proc, then target masked (plan.c says why). The proc
+ * must have no submount and stay read-write, or the kernel will not count it as visible. */
+static int do_nest_proc(struct builder *b, const char *target, struct sbx_error *err)
+{
+	static const char *const opts[] = {NULL};
+	char path[SBX_PATH_MAX];
+	_cleanup_close_ int mfd = -1;
+	int r;
+
+	snprintf(path, sizeof(path), "%s/proc", target);
+	mfd = new_fs("proc", opts, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC, path,
+	             err);
+	if (mfd < 0)
+		return mfd;
+	r = attach_at(b, mfd, path, "the procfs for nested sandboxes", err);
+	if (r < 0)
+		return r;
+	return do_mask(b, target, err);
+}
+
 static int do_op(struct builder *b, const struct sbx_plan_op *op, size_t i, struct sbx_prepared *p,
                  struct sbx_error *err)
 {
@@ -658,6 +683,8 @@ static int do_op(struct builder *b, const struct sbx_plan_op *op, size_t i, stru
 		return do_rebind_ro(b, op->target, err);
 	case SBX_PLAN_SEAL:
 		return do_seal(b, op->target, err);
+	case SBX_PLAN_NEST_PROC:
+		return do_nest_proc(b, op->target, err);
 	}
 	return sbx_error_set(err, SBX_ERR_SETUP, EINVAL, "unknown plan operation %d", op->kind);
 }

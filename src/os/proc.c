@@ -66,6 +66,17 @@ int sbx_proc_cloexec_from(int from, struct sbx_error *err)
 	return 0;
 }
 
+int sbx_proc_pipe(int fds[2], const char *what, struct sbx_error *err)
+{
+	int r;
+
+	if (pipe2(fds, O_CLOEXEC) == 0)
+		return 0;
+	r = sbx_error_set(err, SBX_ERR_SETUP, errno, "cannot make the pipe %s: %s", what,
+	                  strerror(errno));
+	return r;
+}
+
 int sbx_proc_die_with_parent(struct sbx_error *err)
 {
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0)

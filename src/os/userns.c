@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -88,8 +89,9 @@ int sbx_userns_idmap_fd(const struct sbx_plan *plan, struct sbx_error *err)
 
 	/* A throwaway process in a new user namespace carries the mapping; the namespace
 	 * outlives it through the fd. */
-	if (pipe2(sync, O_CLOEXEC) < 0)
-		return sbx_error_set(err, SBX_ERR_SETUP, errno, "pipe: %s", strerror(errno));
+	r = sbx_proc_pipe(sync, "for the id-mapping user namespace", err);
+	if (r < 0)
+		return r;
 	pid = (pid_t)syscall(SYS_clone, CLONE_NEWUSER | SIGCHLD, NULL, NULL, NULL, NULL);
 	if (pid < 0) {
 		r = errno;
@@ -209,9 +211,14 @@ int sbx_userns_probe(void)
 	pid = fork();
 	if (pid < 0)
 		return -errno;
-	if (pid == 0)
-		_exit(unshare(CLONE_NEWUSER | CLONE_NEWNS) < 0 ? (errno & 0xff ? errno & 0xff : 1)
-		                                               : 0);
+	/* ... and what it does first in there: make the mounts private. A Landlock domain
+	 * (a parent sandbox's) allows the namespaces but forbids every mount. */
+	if (pid == 0) {
+		if (unshare(CLONE_NEWUSER | CLONE_NEWNS) < 0 ||
+		    mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
+			_exit(errno & 0xff ? errno & 0xff : 1);
+		_exit(0);
+	}
 	if (waitpid(pid, &st, 0) != pid || !WIFEXITED(st))
 		return -ECHILD;
 	return WEXITSTATUS(st) ? -WEXITSTATUS(st) : 0;

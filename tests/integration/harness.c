@@ -76,6 +76,15 @@ const char *it_tmpdir(void)
 	return case_tmpdir;
 }
 
+char *it_path(const char *dir, const char *name)
+{
+	char *p;
+
+	if (asprintf(&p, "%s/%s", dir, name) < 0)
+		it_fail(__FILE__, __LINE__, "out of memory");
+	return p;
+}
+
 static void mkparents(const char *path)
 {
 	char buf[4096];
@@ -123,32 +132,29 @@ static bool drain(int fd, char *buf, size_t size, size_t *len)
 	return true;
 }
 
-void it_sbx(struct it_run *r, const char *const *args)
+void it_exec(struct it_run *r, const char *const *argv)
 {
 	int out[2], err[2];
 	size_t olen = 0, elen = 0;
-	int n = 0, status;
+	int status;
 	pid_t pid;
 
 	memset(r, 0, sizeof(*r));
 	if (pipe2(out, O_CLOEXEC) < 0 || pipe2(err, O_CLOEXEC) < 0)
 		it_fail(__FILE__, __LINE__, "pipe: %s", strerror(errno));
-	while (args[n])
-		n++;
 	pid = fork();
 	if (pid < 0)
 		it_fail(__FILE__, __LINE__, "fork: %s", strerror(errno));
 	if (pid == 0) {
-		char **argv = calloc((size_t)n + 2, sizeof(*argv));
 		int devnull = open("/dev/null", O_RDONLY);
+		char *const *av;
 
-		argv[0] = strdup(it_sbx_path());
-		for (int i = 0; i < n; i++)
-			argv[i + 1] = strdup(args[i]);
 		dup2(devnull, 0);
 		dup2(out[1], 1);
 		dup2(err[1], 2);
-		execvp(argv[0], argv);
+		/* execv's prototype predates const; it does not write to the strings. */
+		memcpy(&av, &argv, sizeof(av));
+		execv(argv[0], av);
 		fprintf(stderr, "exec %s: %s\n", argv[0], strerror(errno));
 		_exit(99);
 	}
@@ -178,6 +184,22 @@ void it_sbx(struct it_run *r, const char *const *args)
 	if (waitpid(pid, &status, 0) < 0)
 		it_fail(__FILE__, __LINE__, "waitpid: %s", strerror(errno));
 	r->status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+void it_sbx(struct it_run *r, const char *const *args)
+{
+	size_t n = 0;
+	const char **argv;
+
+	while (args[n])
+		n++;
+	argv = calloc(n + 2, sizeof(*argv));
+	if (!argv)
+		it_fail(__FILE__, __LINE__, "out of memory");
+	argv[0] = it_sbx_path();
+	memcpy(argv + 1, args, n * sizeof(*argv));
+	it_exec(r, argv);
+	free(argv);
 }
 
 void it_sbxv(struct it_run *r, ...)

@@ -72,6 +72,10 @@ struct it_run {
 	char err[65536];
 };
 
+/* Run argv (argv[0] is a path; NULL-terminated) with stdin /dev/null, capturing its output
+ * (truncated at 64 KiB) and its status. */
+void it_exec(struct it_run *r, const char *const *argv);
+
 /* Run $SBX with the NULL-terminated arguments (argv[0] is not sbx: the list starts with the
  * subcommand). stdin is /dev/null. Output is captured (truncated at 64 KiB). */
 void it_sbx(struct it_run *r, const char *const *args);
@@ -86,6 +90,9 @@ void it_sh(struct it_run *r, const char *script, ...) __attribute__((sentinel));
 /* A fresh directory for this case, owned by the user running the test, under $TMPDIR (or
  * /tmp); removed by the harness after the case. */
 const char *it_tmpdir(void);
+
+/* DIR/NAME, allocated; a case is a short-lived child, so nothing needs freeing. */
+char *it_path(const char *dir, const char *name);
 
 /* Write a file (mode 0644), creating parents. */
 void it_write_file(const char *path, const char *content);

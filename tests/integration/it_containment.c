@@ -18,37 +18,27 @@
 
 #include "harness.h"
 
-/* DIR/NAME, allocated: each case is a short-lived child, so nothing is freed. */
-static char *path_in(const char *dir, const char *name)
-{
-	char *p;
-
-	if (asprintf(&p, "%s/%s", dir, name) < 0)
-		it_fail(__FILE__, __LINE__, "out of memory");
-	return p;
-}
-
 /* A host tree: DIR/secret/key, DIR/ws/file (workspace), DIR/ro/file and DIR/ro/dir/. */
 static const char *make_tree(void)
 {
 	const char *t = it_tmpdir();
 
-	it_write_file(path_in(t, "secret/key"), "host secret\n");
-	it_write_file(path_in(t, "ws/file"), "workspace\n");
-	it_write_file(path_in(t, "ro/file"), "read-only\n");
-	it_write_file(path_in(t, "ro/dir/inner"), "inner\n");
+	it_write_file(it_path(t, "secret/key"), "host secret\n");
+	it_write_file(it_path(t, "ws/file"), "workspace\n");
+	it_write_file(it_path(t, "ro/file"), "read-only\n");
+	it_write_file(it_path(t, "ro/dir/inner"), "inner\n");
 	return t;
 }
 
 static void test_secret_outside_mounts_is_absent(void)
 {
 	const char *t = make_tree();
-	const char *opts[] = {"-v", path_in(t, "ws"), NULL};
+	const char *opts[] = {"-v", it_path(t, "ws"), NULL};
 	const char *cmd[] = {"@probe", "--probe",
-	                     "read",   path_in(t, "secret/key"),
-	                     "ls",     path_in(t, "secret"),
-	                     "stat",   path_in(t, "secret"),
-	                     "read",   path_in(t, "ws/file"),
+	                     "read",   it_path(t, "secret/key"),
+	                     "ls",     it_path(t, "secret"),
+	                     "stat",   it_path(t, "secret"),
+	                     "read",   it_path(t, "ws/file"),
 	                     "ls",     "/root",
 	                     "ls",     "/home",
 	                     NULL};
@@ -78,30 +68,30 @@ static void run_readonly_ops(const char *ro, const char *const *opts)
 	const char *cmd[] = {"@probe",
 	                     "--probe",
 	                     "create",
-	                     path_in(ro, "new"),
+	                     it_path(ro, "new"),
 	                     "write",
-	                     path_in(ro, "file"),
+	                     it_path(ro, "file"),
 	                     "unlink",
-	                     path_in(ro, "file"),
+	                     it_path(ro, "file"),
 	                     "rename",
-	                     path_in(ro, "file"),
-	                     path_in(ro, "moved"),
+	                     it_path(ro, "file"),
+	                     it_path(ro, "moved"),
 	                     "chmod",
-	                     path_in(ro, "file"),
+	                     it_path(ro, "file"),
 	                     "truncate",
-	                     path_in(ro, "file"),
+	                     it_path(ro, "file"),
 	                     "link",
-	                     path_in(ro, "file"),
-	                     path_in(ro, "hard"),
+	                     it_path(ro, "file"),
+	                     it_path(ro, "hard"),
 	                     "mkdir",
-	                     path_in(ro, "newdir"),
+	                     it_path(ro, "newdir"),
 	                     "rmdir",
-	                     path_in(ro, "dir"),
+	                     it_path(ro, "dir"),
 	                     "symlink",
 	                     "/etc",
-	                     path_in(ro, "sym"),
+	                     it_path(ro, "sym"),
 	                     "read",
-	                     path_in(ro, "file"),
+	                     it_path(ro, "file"),
 	                     NULL};
 	static const char *const ops[] = {"create", "write",    "unlink", "rename",
 	                                  "chmod",  "truncate", "link",   "mkdir",
@@ -117,12 +107,12 @@ static void run_readonly_ops(const char *ro, const char *const *opts)
 	IT_EXPECT_CONTAINS(r.out, "create ");
 	IT_EXPECT_CONTAINS(r.out, "new => EROFS");
 	IT_EXPECT_CONTAINS(r.out, "truncate ");
-	f = fopen(path_in(ro, "file"), "r");
+	f = fopen(it_path(ro, "file"), "r");
 	IT_EXPECT(f != NULL);
 	IT_EXPECT(fgets(buf, sizeof(buf), f) != NULL);
 	fclose(f);
 	IT_EXPECT(strstr(buf, "read-only") || strstr(buf, "sub"));
-	IT_EXPECT(access(path_in(ro, "new"), F_OK) < 0);
+	IT_EXPECT(access(it_path(ro, "new"), F_OK) < 0);
 }
 
 static void test_readonly_refuses_every_write(void)
@@ -131,8 +121,8 @@ static void test_readonly_refuses_every_write(void)
 	char vol[4200];
 	const char *opts[] = {"-v", vol, NULL};
 
-	snprintf(vol, sizeof(vol), "%s:ro", path_in(t, "ro"));
-	run_readonly_ops(path_in(t, "ro"), opts);
+	snprintf(vol, sizeof(vol), "%s:ro", it_path(t, "ro"));
+	run_readonly_ops(it_path(t, "ro"), opts);
 }
 
 /* Enter a private mount namespace (as a user, with a user namespace mapping our own ids,
@@ -164,29 +154,29 @@ static void host_submount(const char *dir)
 	}
 	IT_EXPECT_INT(mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL), 0);
 	IT_EXPECT_INT(mount("tmpfs", dir, "tmpfs", 0, "mode=0755"), 0);
-	it_write_file(path_in(dir, "file"), "sub\n");
-	mkdir(path_in(dir, "dir"), 0755);
+	it_write_file(it_path(dir, "file"), "sub\n");
+	mkdir(it_path(dir, "dir"), 0755);
 }
 
 static void test_readonly_covers_host_submounts(void)
 {
 	const char *t = make_tree();
-	const char *sub = path_in(t, "ro/sub");
+	const char *sub = it_path(t, "ro/sub");
 	char vol[4200];
 	const char *opts[] = {"-v", vol, NULL};
 
 	mkdir(sub, 0755);
 	host_submount(sub);
-	snprintf(vol, sizeof(vol), "%s:ro", path_in(t, "ro"));
+	snprintf(vol, sizeof(vol), "%s:ro", it_path(t, "ro"));
 	run_readonly_ops(sub, opts);
 }
 
 static void test_readonly_cannot_be_undone(void)
 {
 	const char *t = make_tree();
-	const char *ro = path_in(t, "ro");
+	const char *ro = it_path(t, "ro");
 	char vol[4200];
-	const char *opts[] = {"-v", vol, "-v", path_in(t, "ws"), NULL};
+	const char *opts[] = {"-v", vol, "-v", it_path(t, "ws"), NULL};
 	const char *cmd[] = {"@probe",
 	                     "--probe",
 	                     "remount-rw",
@@ -211,13 +201,13 @@ static void test_readonly_cannot_be_undone(void)
 	                     "umount",
 	                     "/proc/sys",
 	                     "umount",
-	                     path_in(t, "ws"),
+	                     it_path(t, "ws"),
 	                     "write",
-	                     path_in(ro, "file"),
+	                     it_path(ro, "file"),
 	                     "create",
-	                     path_in(ro, "new"),
+	                     it_path(ro, "new"),
 	                     "ls",
-	                     path_in(t, "ws"),
+	                     it_path(t, "ws"),
 	                     NULL};
 	static const char *const ops[] = {
 	    "remount-rw", "setattr-rw", "open-tree-rw", "umount", "write", "create", NULL};
@@ -231,37 +221,37 @@ static void test_readonly_cannot_be_undone(void)
 	IT_EXPECT_CONTAINS(r.out, "nested => ");
 	expect_all_refused(r.out, ops);
 	IT_EXPECT_CONTAINS(r.out, "ws => ok 1"); /* the workspace is still the workspace */
-	IT_EXPECT(access(path_in(ro, "new"), F_OK) < 0);
+	IT_EXPECT(access(it_path(ro, "new"), F_OK) < 0);
 }
 
 static void test_planted_symlinks_do_not_redirect(void)
 {
 	const char *t = make_tree();
-	const char *ws = path_in(t, "ws");
+	const char *ws = it_path(t, "ws");
 	char vol[4200];
 	struct it_run r;
 
 	/* An earlier worker with write access planted symlinks in the workspace. */
-	IT_EXPECT_INT(symlink(path_in(t, "secret"), path_in(ws, "dotgit")), 0);
-	IT_EXPECT_INT(symlink(path_in(t, "secret"), path_in(ws, "sub")), 0);
+	IT_EXPECT_INT(symlink(it_path(t, "secret"), it_path(ws, "dotgit")), 0);
+	IT_EXPECT_INT(symlink(it_path(t, "secret"), it_path(ws, "sub")), 0);
 
 	/* 1. As a mount source: refused, never followed to the secret. */
-	snprintf(vol, sizeof(vol), "%s:ro", path_in(ws, "dotgit"));
-	it_sbxv(&r, "run", "-v", ws, "-v", vol, "--", "/bin/cat", path_in(ws, "dotgit/key"), NULL);
+	snprintf(vol, sizeof(vol), "%s:ro", it_path(ws, "dotgit"));
+	it_sbxv(&r, "run", "-v", ws, "-v", vol, "--", "/bin/cat", it_path(ws, "dotgit/key"), NULL);
 	IT_EXPECT_INT(r.status, 125);
 	IT_EXPECT_CONTAINS(r.err, "symlink");
 	IT_EXPECT_NOT_CONTAINS(r.out, "host secret");
 
 	/* 2. As a mount target inside a writable mount: refused, nothing mounted over the
 	 * secret and nothing created there. */
-	snprintf(vol, sizeof(vol), "%s:%s", path_in(t, "ro"), path_in(ws, "sub/inner"));
+	snprintf(vol, sizeof(vol), "%s:%s", it_path(t, "ro"), it_path(ws, "sub/inner"));
 	it_sbxv(&r, "run", "-v", ws, "-v", vol, "--", "/bin/true", NULL);
 	IT_EXPECT_INT(r.status, 125);
 	IT_EXPECT_CONTAINS(r.err, "symlink");
-	IT_EXPECT(access(path_in(t, "secret/inner"), F_OK) < 0);
+	IT_EXPECT(access(it_path(t, "secret/inner"), F_OK) < 0);
 
 	/* 3. As the workspace path itself. */
-	it_sbxv(&r, "run", "-v", path_in(ws, "sub"), "--", "/bin/true", NULL);
+	it_sbxv(&r, "run", "-v", it_path(ws, "sub"), "--", "/bin/true", NULL);
 	IT_EXPECT_INT(r.status, 125);
 }
 
@@ -309,29 +299,29 @@ static void test_host_tree_unchanged(void)
 	uint64_t before, after;
 	struct it_run r;
 
-	IT_EXPECT_INT(mkdir(path_in(t, "ws/deep"), 0755), 0);
+	IT_EXPECT_INT(mkdir(it_path(t, "ws/deep"), 0755), 0);
 	before = hash_tree(t);
 	/* Mounts nested in each other, a read-only one inside a writable one, the root mode,
 	 * and a worker that writes nothing. */
-	snprintf(vol1, sizeof(vol1), "%s:%s:ro", path_in(t, "ro"), path_in(t, "ws/deep"));
-	snprintf(vol2, sizeof(vol2), "%s:/cache:ro", path_in(t, "ro"));
-	snprintf(vol3, sizeof(vol3), "%s:/a/b/c", path_in(t, "ro/dir"));
-	it_sbxv(&r, "run", "-v", path_in(t, "ws"), "-v", vol1, "-v", vol2, "-v", vol3, "--",
+	snprintf(vol1, sizeof(vol1), "%s:%s:ro", it_path(t, "ro"), it_path(t, "ws/deep"));
+	snprintf(vol2, sizeof(vol2), "%s:/cache:ro", it_path(t, "ro"));
+	snprintf(vol3, sizeof(vol3), "%s:/a/b/c", it_path(t, "ro/dir"));
+	it_sbxv(&r, "run", "-v", it_path(t, "ws"), "-v", vol1, "-v", vol2, "-v", vol3, "--",
 	        "/bin/sh", "-c", "ls -R / >/dev/null 2>&1; cat /cache/file", NULL);
 	IT_EXPECT_INT(r.status, 0);
 	IT_EXPECT_CONTAINS(r.out, "read-only");
-	it_sbxv(&r, "run", "--root", path_in(t, "ws"), "-v", vol2, "--", "/bin/sh", "-c",
+	it_sbxv(&r, "run", "--root", it_path(t, "ws"), "-v", vol2, "--", "/bin/sh", "-c",
 	        "cat /file /cache/file", NULL);
 	IT_EXPECT_INT(r.status, 0);
 	IT_EXPECT_CONTAINS(r.out, "workspace");
 	/* A target missing under a host directory is refused, not created. */
-	snprintf(vol1, sizeof(vol1), "%s:%s", path_in(t, "ro"), path_in(t, "ws/missing"));
-	it_sbxv(&r, "run", "-v", path_in(t, "ws"), "-v", vol1, "--", "/bin/true", NULL);
+	snprintf(vol1, sizeof(vol1), "%s:%s", it_path(t, "ro"), it_path(t, "ws/missing"));
+	it_sbxv(&r, "run", "-v", it_path(t, "ws"), "-v", vol1, "--", "/bin/true", NULL);
 	IT_EXPECT_INT(r.status, 125);
 	IT_EXPECT_CONTAINS(r.err, "never creates anything on the host");
 	after = hash_tree(t);
 	IT_EXPECT(before == after);
-	IT_EXPECT(access(path_in(t, "ws/missing"), F_OK) < 0);
+	IT_EXPECT(access(it_path(t, "ws/missing"), F_OK) < 0);
 }
 
 static void test_no_caps_nnp_fds_env_cwd(void)
@@ -343,8 +333,8 @@ static void test_no_caps_nnp_fds_env_cwd(void)
 	IT_EXPECT(leak >= 3);
 	setenv("SBX_IT_SECRET_TOKEN", "hunter2", 1);
 	setenv("PASSME", "passed", 1);
-	IT_EXPECT_INT(chdir(path_in(t, "secret")), 0);
-	it_sbxv(&r, "run", "-v", path_in(t, "ws"), "--env", "PASSME", "--env", "SETME=set", "--",
+	IT_EXPECT_INT(chdir(it_path(t, "secret")), 0);
+	it_sbxv(&r, "run", "-v", it_path(t, "ws"), "--env", "PASSME", "--env", "SETME=set", "--",
 	        "/bin/sh", "-c",
 	        "grep -E '^(Cap|NoNewPrivs)' /proc/self/status; ls /proc/self/fd | tr '\\n' ' ';"
 	        " echo; env; echo cwd=$(pwd)",
@@ -356,8 +346,10 @@ static void test_no_caps_nnp_fds_env_cwd(void)
 	IT_EXPECT_CONTAINS(r.out, "CapBnd:\t0000000000000000");
 	IT_EXPECT_CONTAINS(r.out, "CapAmb:\t0000000000000000");
 	IT_EXPECT_CONTAINS(r.out, "NoNewPrivs:\t1");
-	/* ls's own directory fd is 3; nothing else beyond 0-2 */
-	IT_EXPECT_CONTAINS(r.out, "\n0 1 2 3 \n");
+	/* 3 is the sealed spec memfd (SBX_SPEC_FD, SPEC section 7), 4 ls's own directory fd;
+	 * nothing else beyond 0-2 */
+	IT_EXPECT_CONTAINS(r.out, "\n0 1 2 3 4 \n");
+	IT_EXPECT_CONTAINS(r.out, "SBX_SPEC_FD=3");
 	IT_EXPECT_NOT_CONTAINS(r.out, "hunter2");
 	IT_EXPECT_CONTAINS(r.out, "PASSME=passed");
 	IT_EXPECT_CONTAINS(r.out, "SETME=set");
@@ -472,14 +464,14 @@ static void test_worker_is_never_kernel_root(void)
 	pid_t pid;
 	int status;
 
-	snprintf(ready, sizeof(ready), "%s", path_in(t, "ws/ready"));
+	snprintf(ready, sizeof(ready), "%s", it_path(t, "ws/ready"));
 	pid = fork();
 	IT_EXPECT(pid >= 0);
 	if (pid == 0) {
 		char script[4400];
 
 		snprintf(script, sizeof(script), "echo $$ > %s; exec sleep 20", ready);
-		execl(it_sbx_path(), "sbx", "run", "-v", path_in(t, "ws"), "--", "/bin/sh", "-c",
+		execl(it_sbx_path(), "sbx", "run", "-v", it_path(t, "ws"), "--", "/bin/sh", "-c",
 		      script, (char *)NULL);
 		_exit(99);
 	}

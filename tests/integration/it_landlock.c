@@ -215,7 +215,10 @@ static unsigned differential(const char *const *prof, const char *const *extra)
 	cmd[c] = NULL;
 	it_run_in(&r, opts, cmd);
 	IT_EXPECT_INT(r.status, 0);
-	IT_EXPECT_CONTAINS(r.out, "\"landlock\":{\"enabled\":true");
+	/* Landlock is on, or off only because the sandbox may nest and its mounts enforce
+	 * every right (a Landlock domain would forbid nested mounts). */
+	if (!strstr(r.out, "\"landlock\":{\"enabled\":true"))
+		IT_EXPECT_CONTAINS(r.out, "\"off\":\"this sandbox may nest");
 	json = strdup(r.out);
 	n -= 2;
 	opts[n] = NULL;

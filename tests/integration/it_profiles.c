@@ -42,15 +42,6 @@ __attribute__((format(printf, 1, 2))) static char *fmt(const char *f, ...)
 	return p;
 }
 
-static char *in(const char *dir, const char *name)
-{
-	char *p;
-
-	if (asprintf(&p, "%s/%s", dir, name) < 0)
-		it_fail(__FILE__, __LINE__, "out of memory");
-	return p;
-}
-
 /* A workspace with a git repository's hooks and config and a secret, and a home with an
  * agent's configuration and session state. */
 static void setup(void)
@@ -59,15 +50,15 @@ static void setup(void)
 
 	snprintf(ws, sizeof(ws), "%s/ws", t);
 	snprintf(home, sizeof(home), "%s/home", t);
-	it_write_file(in(ws, "file.txt"), "hello\n");
-	it_write_file(in(ws, ".env"), "API_KEY=secret-value\n");
-	it_write_file(in(ws, ".git/hooks/README"), "hooks\n");
-	it_write_file(in(ws, ".git/config"), "[core]\n");
-	it_write_file(in(home, ".claude/settings.json"), "{\"model\": \"x\"}\n");
-	it_write_file(in(home, ".claude/CLAUDE.md"), "be careful\n");
-	it_write_file(in(home, ".claude/projects/old.jsonl"), "{}\n");
-	it_write_file(in(home, ".claude.json"), "{\"firstStartTime\": \"x\"}\n");
-	it_write_file(in(home, ".ssh/id_rsa"), "PRIVATE\n");
+	it_write_file(it_path(ws, "file.txt"), "hello\n");
+	it_write_file(it_path(ws, ".env"), "API_KEY=secret-value\n");
+	it_write_file(it_path(ws, ".git/hooks/README"), "hooks\n");
+	it_write_file(it_path(ws, ".git/config"), "[core]\n");
+	it_write_file(it_path(home, ".claude/settings.json"), "{\"model\": \"x\"}\n");
+	it_write_file(it_path(home, ".claude/CLAUDE.md"), "be careful\n");
+	it_write_file(it_path(home, ".claude/projects/old.jsonl"), "{}\n");
+	it_write_file(it_path(home, ".claude.json"), "{\"firstStartTime\": \"x\"}\n");
+	it_write_file(it_path(home, ".ssh/id_rsa"), "PRIVATE\n");
 	setenv("HOME", home, 1);
 	unsetenv("XDG_CONFIG_HOME");
 	setenv("SBX_PROFILE_PATH", fmt("%s/profiles", src_dir()), 1);
@@ -174,14 +165,14 @@ static void test_check_seed_examples(void)
 	char *settings;
 
 	setup();
-	settings = in(home, ".claude/settings.json");
+	settings = it_path(home, ".claude/settings.json");
 	it_sbxv(&r, "check", "--profile", "claude-agent", "write", settings, NULL);
 	IT_EXPECT_INT(r.status, 1);
 	IT_EXPECT_CONTAINS(r.out,
 	                   fmt("deny  write   %s  policy config-readonly/deny-write", settings));
 	IT_EXPECT_CONTAINS(r.out, fmt("(profile mount %s/.claude)", home));
 
-	it_sbxv(&r, "check", "--profile", "claude-agent", "read", in(ws, "file.txt"), NULL);
+	it_sbxv(&r, "check", "--profile", "claude-agent", "read", it_path(ws, "file.txt"), NULL);
 	IT_EXPECT_INT(r.status, 0);
 	IT_EXPECT_CONTAINS(r.out, "allow read");
 	IT_EXPECT_CONTAINS(r.out, "policy workspace-rw/allow-all");
@@ -192,9 +183,9 @@ static void test_check_seed_examples(void)
 	IT_EXPECT_CONTAINS(r.out, "allow read    /etc/passwd  system mount /etc/passwd");
 	IT_EXPECT_CONTAINS(r.out, "deny  write   /etc/passwd  readonly: system mount /etc/passwd");
 	/* ... and with the system mounts off, it is unmounted */
-	it_write_file(in(ws, "nosys.yaml"), "version: 1\nsystem_mounts: none\nmounts:\n"
-	                                    "  - path: ${WORKSPACE}\n");
-	it_sbxv(&r, "check", "--profile", in(ws, "nosys.yaml"), "read", "/etc/passwd", NULL);
+	it_write_file(it_path(ws, "nosys.yaml"), "version: 1\nsystem_mounts: none\nmounts:\n"
+	                                         "  - path: ${WORKSPACE}\n");
+	it_sbxv(&r, "check", "--profile", it_path(ws, "nosys.yaml"), "read", "/etc/passwd", NULL);
 	IT_EXPECT_INT(r.status, 1);
 	IT_EXPECT_CONTAINS(r.out,
 	                   "deny  read    /etc/passwd  unmounted: no mount covers /etc/passwd");
@@ -203,18 +194,20 @@ static void test_check_seed_examples(void)
 	IT_EXPECT_INT(r.status, 1);
 	IT_EXPECT_CONTAINS(r.out, "unmounted");
 	/* ci-job's $HOME is a private tmpfs: what is there is the job's own, none of the host */
-	it_sbxv(&r, "check", "--profile", "ci-job", "read,write", in(home, ".ssh/id_rsa"), NULL);
+	it_sbxv(&r, "check", "--profile", "ci-job", "read,write", it_path(home, ".ssh/id_rsa"),
+	        NULL);
 	IT_EXPECT_INT(r.status, 0);
 	IT_EXPECT_CONTAINS(r.out, fmt("profile mount %s\n", home));
 
-	it_sbxv(&r, "check", "--profile", "code-reviewer", "read,write", in(ws, "file.txt"), NULL);
+	it_sbxv(&r, "check", "--profile", "code-reviewer", "read,write", it_path(ws, "file.txt"),
+	        NULL);
 	IT_EXPECT_INT(r.status, 1);
 	IT_EXPECT_CONTAINS(r.out, "allow read");
 	IT_EXPECT_CONTAINS(r.out, "deny  write");
 	IT_EXPECT_CONTAINS(r.out, fmt("readonly: profile mount %s is read-only", ws));
 
 	it_sbxv(&r, "check", "--profile", "claude-agent", "write",
-	        in(home, ".claude/projects/new.jsonl"), NULL);
+	        it_path(home, ".claude/projects/new.jsonl"), NULL);
 	IT_EXPECT_INT(r.status, 0);
 
 	it_sbxv(&r, "check", "--profile", "claude-agent", "fly", "/x", NULL);
@@ -230,8 +223,8 @@ static void test_resolve(void)
 	struct it_run r;
 
 	setup();
-	it_sbxv(&r, "resolve", "--profile", "ci-job", in(ws, "file.txt"), "/etc/passwd",
-	        "/etc/shadow", in(home, ".ssh/id_rsa"), NULL);
+	it_sbxv(&r, "resolve", "--profile", "ci-job", it_path(ws, "file.txt"), "/etc/passwd",
+	        "/etc/shadow", it_path(home, ".ssh/id_rsa"), NULL);
 	IT_EXPECT_INT(r.status, 1);
 	IT_EXPECT_CONTAINS(r.out, fmt("%s/file.txt -> ", ws));
 	IT_EXPECT_CONTAINS(r.out, "/etc/passwd -> /etc/passwd  (system /etc/passwd, read-only)");
@@ -240,10 +233,10 @@ static void test_resolve(void)
 	IT_EXPECT_CONTAINS(r.out, "lies in a tmpfs made by sbx");
 
 	/* restricted-agent hides .env: it resolves to a mask, not to the secret */
-	it_sbxv(&r, "resolve", "--profile", "restricted-agent", in(ws, ".env"), NULL);
+	it_sbxv(&r, "resolve", "--profile", "restricted-agent", it_path(ws, ".env"), NULL);
 	IT_EXPECT_INT(r.status, 1);
 	IT_EXPECT_CONTAINS(r.out, "lies in a mask made by sbx");
-	it_sbxv(&r, "resolve", in(ws, "file.txt"), NULL); /* the default profile */
+	it_sbxv(&r, "resolve", it_path(ws, "file.txt"), NULL); /* the default profile */
 	IT_EXPECT_INT(r.status, 0);
 }
 
@@ -287,7 +280,7 @@ static void test_refusals_run_nothing(void)
 		it_sbxv(&r, "run", "--profile", file, "--", "/bin/sh", "-c",
 		        fmt("touch %s/ran", ws), NULL);
 		IT_EXPECT_INT(r.status, 125);
-		IT_EXPECT(!exists(in(ws, "ran")));
+		IT_EXPECT(!exists(it_path(ws, "ran")));
 		it_sbxv(&r, "run", "--profile", file, "--dry-run", "--", "/bin/true", NULL);
 		IT_EXPECT_INT(r.status, 125);
 		IT_EXPECT_INT(strlen(r.out), 0);
@@ -327,9 +320,9 @@ static void test_flags_with_a_profile(void)
 	IT_EXPECT_INT(r.status, 0);
 	IT_EXPECT_CONTAINS(r.out, fmt("%s/.ssh <- ", home));
 	/* the workspace given after -p still sets ${WORKSPACE} */
-	it_write_file(in(home, "other/f"), "f\n");
-	it_sbxv(&r, "run", "-p", "ci-job", "-w", in(home, "other"), "--dry-run", "--", "/bin/true",
-	        NULL);
+	it_write_file(it_path(home, "other/f"), "f\n");
+	it_sbxv(&r, "run", "-p", "ci-job", "-w", it_path(home, "other"), "--dry-run", "--",
+	        "/bin/true", NULL);
 	IT_EXPECT_INT(r.status, 0);
 	IT_EXPECT_CONTAINS(r.out, fmt("cwd:        %s/other\n", home));
 	/* ci-job hides $HOME behind a tmpfs: a workspace that is $HOME itself contradicts it */
@@ -373,7 +366,7 @@ static void test_run_code_reviewer(void)
 	        NULL);
 	IT_EXPECT_INT(r.status, 0);
 	IT_EXPECT_CONTAINS(r.out, "hello\nDENIED\ntmp\nNOHOME\n");
-	IT_EXPECT(!exists(in(ws, "new")));
+	IT_EXPECT(!exists(it_path(ws, "new")));
 }
 
 static void test_run_restricted_agent(void)
@@ -394,9 +387,9 @@ static void test_run_restricted_agent(void)
 	IT_EXPECT_NOT_CONTAINS(r.out, "ENVW");
 	IT_EXPECT_NOT_CONTAINS(r.out, "HOOKW");
 	IT_EXPECT_NOT_CONTAINS(r.out, "CFGW");
-	IT_EXPECT(!exists(in(ws, ".git/hooks/pre-commit")));
-	IT_EXPECT_CONTAINS(slurp(in(ws, ".env")), "secret-value");
-	IT_EXPECT_CONTAINS(slurp(in(ws, ".git/config")), "[core]\n");
+	IT_EXPECT(!exists(it_path(ws, ".git/hooks/pre-commit")));
+	IT_EXPECT_CONTAINS(slurp(it_path(ws, ".env")), "secret-value");
+	IT_EXPECT_CONTAINS(slurp(it_path(ws, ".git/config")), "[core]\n");
 }
 
 static void test_run_ci_job(void)
@@ -412,8 +405,8 @@ static void test_run_ci_job(void)
 	        NULL);
 	IT_EXPECT_INT(r.status, 0);
 	IT_EXPECT_CONTAINS(r.out, "home:[]\ncached\ntrue\nbuilt\n");
-	IT_EXPECT_CONTAINS(slurp(in(ws, "out.txt")), "built");
-	IT_EXPECT(!exists(in(home, ".cache/x"))); /* the home it wrote was private */
+	IT_EXPECT_CONTAINS(slurp(it_path(ws, "out.txt")), "built");
+	IT_EXPECT(!exists(it_path(home, ".cache/x"))); /* the home it wrote was private */
 }
 
 static void test_run_claude_agent(void)
@@ -424,8 +417,8 @@ static void test_run_claude_agent(void)
 	setup();
 	need_launcher();
 	snprintf(before_settings, sizeof(before_settings), "%s",
-	         slurp(in(home, ".claude/settings.json")));
-	snprintf(before_json, sizeof(before_json), "%s", slurp(in(home, ".claude.json")));
+	         slurp(it_path(home, ".claude/settings.json")));
+	snprintf(before_json, sizeof(before_json), "%s", slurp(it_path(home, ".claude.json")));
 	it_sbxv(&r, "run", "-p", "claude-agent", "--", "/bin/sh", "-c",
 	        "echo {} > ~/.claude/settings.json 2>/dev/null && echo SETW; "
 	        "echo {} > ~/.claude.json 2>/dev/null && echo JSONW; "
@@ -440,10 +433,10 @@ static void test_run_claude_agent(void)
 	IT_EXPECT_NOT_CONTAINS(r.out, "JSONW");
 	IT_EXPECT_NOT_CONTAINS(r.out, "HOOKSW");
 	IT_EXPECT_NOT_CONTAINS(r.out, "GITHOOKW");
-	IT_EXPECT_CONTAINS(slurp(in(home, ".claude/settings.json")), before_settings);
-	IT_EXPECT_CONTAINS(slurp(in(home, ".claude.json")), before_json);
-	IT_EXPECT(exists(in(home, ".claude/projects/t.jsonl")));
-	IT_EXPECT(!exists(in(home, ".claude/hooks")));
+	IT_EXPECT_CONTAINS(slurp(it_path(home, ".claude/settings.json")), before_settings);
+	IT_EXPECT_CONTAINS(slurp(it_path(home, ".claude.json")), before_json);
+	IT_EXPECT(exists(it_path(home, ".claude/projects/t.jsonl")));
+	IT_EXPECT(!exists(it_path(home, ".claude/hooks")));
 }
 
 /* A policy that denies execute over a whole mount compiles to a noexec mount. */
@@ -454,20 +447,21 @@ static void test_run_policy_noexec(void)
 	setup();
 	need_launcher();
 	it_write_file(
-	    in(ws, "policies/no-exec.yaml"),
+	    it_path(ws, "policies/no-exec.yaml"),
 	    "version: 1\nrules:\n  - {name: rw, paths: [\"**\"], operations: [read, list, "
 	    "stat, write, create, delete], decision: allow}\n");
-	it_write_file(in(ws, "p.yaml"), "version: 1\nmounts:\n  - path: ${WORKSPACE}\n"
-	                                "    policy: no-exec\n");
-	it_write_file(in(ws, "run.sh"), "#!/bin/sh\necho RAN\n");
-	chmod(in(ws, "run.sh"), 0755);
-	it_sbxv(&r, "check", "--profile", in(ws, "p.yaml"), "execute", in(ws, "run.sh"), NULL);
+	it_write_file(it_path(ws, "p.yaml"), "version: 1\nmounts:\n  - path: ${WORKSPACE}\n"
+	                                     "    policy: no-exec\n");
+	it_write_file(it_path(ws, "run.sh"), "#!/bin/sh\necho RAN\n");
+	chmod(it_path(ws, "run.sh"), 0755);
+	it_sbxv(&r, "check", "--profile", it_path(ws, "p.yaml"), "execute", it_path(ws, "run.sh"),
+	        NULL);
 	IT_EXPECT_INT(r.status, 1);
 	IT_EXPECT_CONTAINS(r.out, "policy no-exec/no rule allows execute");
-	it_sbxv(&r, "run", "--profile", in(ws, "p.yaml"), "--", in(ws, "run.sh"), NULL);
+	it_sbxv(&r, "run", "--profile", it_path(ws, "p.yaml"), "--", it_path(ws, "run.sh"), NULL);
 	IT_EXPECT_INT(r.status, 126);
 	IT_EXPECT_NOT_CONTAINS(r.out, "RAN");
-	it_sbxv(&r, "run", "--profile", in(ws, "p.yaml"), "--", "/bin/sh", "-c",
+	it_sbxv(&r, "run", "--profile", it_path(ws, "p.yaml"), "--", "/bin/sh", "-c",
 	        "echo w > written && cat written", NULL);
 	IT_EXPECT_INT(r.status, 0);
 	IT_EXPECT_CONTAINS(r.out, "w\n");
@@ -483,7 +477,7 @@ static void test_run_real_claude(void)
 	need_launcher();
 	if (!exists("/usr/bin/claude") && !exists("/usr/local/bin/claude"))
 		it_skip("Claude Code is not installed (npm install -g @anthropic-ai/claude-code)");
-	snprintf(before, sizeof(before), "%s", slurp(in(home, ".claude.json")));
+	snprintf(before, sizeof(before), "%s", slurp(it_path(home, ".claude.json")));
 	it_sbxv(&r, "run", "-p", "claude-agent", "--", "claude", "--version", NULL);
 	IT_EXPECT_INT(r.status, 0);
 	IT_EXPECT_CONTAINS(r.out, "(Claude Code)");
@@ -491,9 +485,9 @@ static void test_run_real_claude(void)
 	 * reach its API; its rules (~/.claude.json) are unchanged. */
 	it_sbxv(&r, "run", "-p", "claude-agent", "--", "timeout", "60", "claude", "-p", "hi", NULL);
 	IT_EXPECT(r.status != 125 && r.status != 126 && r.status != 127);
-	IT_EXPECT_CONTAINS(slurp(in(home, ".claude.json")), before);
+	IT_EXPECT_CONTAINS(slurp(it_path(home, ".claude.json")), before);
 	{
-		char *dir = in(home, ".claude/projects");
+		char *dir = it_path(home, ".claude/projects");
 		char *cmd = fmt("ls -R %s | grep -c jsonl", dir);
 		FILE *p = popen(cmd, "r");
 		int n = 0;

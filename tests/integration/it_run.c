@@ -15,15 +15,6 @@
 
 #include "harness.h"
 
-static char *path_in(const char *dir, const char *name)
-{
-	char *p;
-
-	if (asprintf(&p, "%s/%s", dir, name) < 0)
-		it_fail(__FILE__, __LINE__, "out of memory");
-	return p;
-}
-
 static void test_exit_statuses(void)
 {
 	static const struct {
@@ -63,7 +54,7 @@ static void test_exit_statuses(void)
 /* Start `sbx run -v DIR -- sh -c SCRIPT` in the background; wait for DIR/ready. */
 static pid_t start_background(const char *dir, const char *script)
 {
-	char *ready = path_in(dir, "ready");
+	char *ready = it_path(dir, "ready");
 	pid_t pid = fork();
 
 	IT_EXPECT(pid >= 0);
@@ -93,7 +84,7 @@ static void test_signals_reach_the_worker(void)
 		pid_t pid;
 		FILE *f;
 
-		unlink(path_in(t, "ready"));
+		unlink(it_path(t, "ready"));
 		snprintf(script, sizeof(script),
 		         "trap 'echo %d > %s/got; exit 3' %d; touch %s/ready; "
 		         "while :; do sleep 0.05; done",
@@ -103,7 +94,7 @@ static void test_signals_reach_the_worker(void)
 		IT_EXPECT_INT(waitpid(pid, &status, 0), pid);
 		IT_EXPECT(WIFEXITED(status));
 		IT_EXPECT_INT(WEXITSTATUS(status), 3);
-		f = fopen(path_in(t, "got"), "r");
+		f = fopen(it_path(t, "got"), "r");
 		IT_EXPECT(f != NULL);
 		IT_EXPECT(fgets(got, sizeof(got), f) != NULL);
 		fclose(f);
@@ -205,12 +196,12 @@ static void test_same_paths_and_longest_target(void)
 	char v1[4200], v2[4200];
 	struct it_run r;
 
-	it_write_file(path_in(t, "a/file"), "from a\n");
-	it_write_file(path_in(t, "a/sub/file"), "a's sub, hidden\n");
-	it_write_file(path_in(t, "b/file"), "from b\n");
-	snprintf(v1, sizeof(v1), "%s:/data", path_in(t, "a"));
-	snprintf(v2, sizeof(v2), "%s:/data/sub:ro", path_in(t, "b"));
-	it_sbxv(&r, "run", "-v", v1, "-v", v2, "-v", path_in(t, "a"), "--", "/bin/sh", "-c",
+	it_write_file(it_path(t, "a/file"), "from a\n");
+	it_write_file(it_path(t, "a/sub/file"), "a's sub, hidden\n");
+	it_write_file(it_path(t, "b/file"), "from b\n");
+	snprintf(v1, sizeof(v1), "%s:/data", it_path(t, "a"));
+	snprintf(v2, sizeof(v2), "%s:/data/sub:ro", it_path(t, "b"));
+	it_sbxv(&r, "run", "-v", v1, "-v", v2, "-v", it_path(t, "a"), "--", "/bin/sh", "-c",
 	        "cat /data/file /data/sub/file; cat $0/a/file; echo x > /data/sub/new || echo ro",
 	        t, NULL);
 	IT_EXPECT_INT(r.status, 0);
@@ -225,11 +216,11 @@ static void test_root_mode(void)
 	struct it_run r;
 
 	/* The mount-model seed's example: DIR seen at /, a cache overlaid at /cache. */
-	it_write_file(path_in(t, "project/src/app.ts"), "app\n");
-	it_write_file(path_in(t, "project/README.md"), "readme\n");
-	it_write_file(path_in(t, "cache/npm/pkg"), "pkg\n");
-	snprintf(cache, sizeof(cache), "%s:/cache:ro", path_in(t, "cache"));
-	it_sbxv(&r, "run", "--root", path_in(t, "project"), "-v", cache, "--", "/bin/sh", "-c",
+	it_write_file(it_path(t, "project/src/app.ts"), "app\n");
+	it_write_file(it_path(t, "project/README.md"), "readme\n");
+	it_write_file(it_path(t, "cache/npm/pkg"), "pkg\n");
+	snprintf(cache, sizeof(cache), "%s:/cache:ro", it_path(t, "cache"));
+	it_sbxv(&r, "run", "--root", it_path(t, "project"), "-v", cache, "--", "/bin/sh", "-c",
 	        "cat /src/app.ts /README.md /cache/npm/pkg; echo more >> /src/app.ts && "
 	        "echo wrote; echo x > /cache/new || echo cache-ro; ls -d /usr >/dev/null && "
 	        "echo system",
@@ -237,10 +228,10 @@ static void test_root_mode(void)
 	IT_EXPECT_INT(r.status, 0);
 	IT_EXPECT_CONTAINS(r.out, "app\nreadme\npkg\nwrote\ncache-ro\nsystem\n");
 	/* the write went through to the host; nothing else appeared there */
-	IT_EXPECT(access(path_in(t, "project/cache"), F_OK) < 0);
-	IT_EXPECT(access(path_in(t, "project/usr"), F_OK) < 0);
+	IT_EXPECT(access(it_path(t, "project/cache"), F_OK) < 0);
+	IT_EXPECT(access(it_path(t, "project/usr"), F_OK) < 0);
 	{
-		FILE *f = fopen(path_in(t, "project/src/app.ts"), "r");
+		FILE *f = fopen(it_path(t, "project/src/app.ts"), "r");
 		char buf[64] = "";
 
 		IT_EXPECT(f && fread(buf, 1, sizeof(buf) - 1, f) > 0);
@@ -248,7 +239,7 @@ static void test_root_mode(void)
 		IT_EXPECT_CONTAINS(buf, "app\nmore\n");
 	}
 	/* read-only root */
-	it_sbxv(&r, "run", "--root", path_in(t, "project"), "--readonly", "--", "/bin/sh", "-c",
+	it_sbxv(&r, "run", "--root", it_path(t, "project"), "--readonly", "--", "/bin/sh", "-c",
 	        "echo x >> /src/app.ts || echo refused", NULL);
 	IT_EXPECT_INT(r.status, 0);
 	IT_EXPECT_CONTAINS(r.out, "refused");
@@ -271,21 +262,21 @@ static void test_default_workspace_and_chdir(void)
 	const char *t = it_tmpdir();
 	struct it_run r;
 
-	it_write_file(path_in(t, "proj/file"), "in project\n");
-	IT_EXPECT_INT(chdir(path_in(t, "proj")), 0);
+	it_write_file(it_path(t, "proj/file"), "in project\n");
+	IT_EXPECT_INT(chdir(it_path(t, "proj")), 0);
 	it_sbxv(&r, "run", "--", "/bin/sh", "-c", "pwd; cat file; echo w > written; ls $HOME",
 	        NULL);
 	IT_EXPECT_INT(r.status, 0 + (getenv("HOME") ? 2 : 0)); /* ls of HOME fails: absent */
-	IT_EXPECT_CONTAINS(r.out, path_in(t, "proj\nin project\n"));
-	IT_EXPECT(access(path_in(t, "proj/written"), F_OK) == 0);
+	IT_EXPECT_CONTAINS(r.out, it_path(t, "proj\nin project\n"));
+	IT_EXPECT(access(it_path(t, "proj/written"), F_OK) == 0);
 	/* -w names the workspace; --chdir the directory inside */
 	IT_EXPECT_INT(chdir("/"), 0);
-	it_sbxv(&r, "run", "-w", path_in(t, "proj"), "--chdir", "/tmp", "--", "/bin/sh", "-c",
-	        "pwd; cat $0/file", path_in(t, "proj"), NULL);
+	it_sbxv(&r, "run", "-w", it_path(t, "proj"), "--chdir", "/tmp", "--", "/bin/sh", "-c",
+	        "pwd; cat $0/file", it_path(t, "proj"), NULL);
 	IT_EXPECT_INT(r.status, 0);
 	IT_EXPECT_CONTAINS(r.out, "/tmp\nin project\n");
 	/* explicit -v replaces the default workspace */
-	IT_EXPECT_INT(chdir(path_in(t, "proj")), 0);
+	IT_EXPECT_INT(chdir(it_path(t, "proj")), 0);
 	it_sbxv(&r, "run", "-v", "/usr/share/doc:ro", "--", "/bin/sh", "-c", "pwd; ls file", NULL);
 	IT_EXPECT(r.status != 0);
 	IT_EXPECT_CONTAINS(r.out, "/\n");
@@ -293,7 +284,7 @@ static void test_default_workspace_and_chdir(void)
 	it_sbxv(&r, "run", "--readonly", "--", "/bin/sh", "-c",
 	        "echo x > file2 || echo ws-ro; echo y > /tmp/s && echo tmp-ok", NULL);
 	IT_EXPECT_CONTAINS(r.out, "ws-ro\ntmp-ok\n");
-	IT_EXPECT(access(path_in(t, "proj/file2"), F_OK) < 0);
+	IT_EXPECT(access(it_path(t, "proj/file2"), F_OK) < 0);
 }
 
 static void test_network_modes(void)
@@ -416,7 +407,7 @@ static void test_a_thousand_mounts(void)
 		char *dir, *vol;
 
 		snprintf(name, sizeof(name), "d%04d", i);
-		dir = path_in(t, name);
+		dir = it_path(t, name);
 		IT_EXPECT_INT(mkdir(dir, 0755), 0);
 		if (asprintf(&vol, "%s:/m/%s:ro", dir, name) < 0)
 			it_fail(__FILE__, __LINE__, "oom");
@@ -450,7 +441,7 @@ static void test_job_control_stops_and_continues(void)
 {
 	const char *t = it_tmpdir();
 	char script[4400], state[256] = "";
-	char *counter = path_in(t, "n");
+	char *counter = it_path(t, "n");
 	long a, b, c;
 	int status;
 	pid_t pid;
@@ -509,12 +500,12 @@ static void test_root_mode_with_its_own_etc(void)
 
 	/* A project with an etc/ of its own: system /etc files give way rather than being
 	 * mounted into it (which would mean creating files on the host). */
-	it_write_file(path_in(t, "proj/etc/app.conf"), "conf\n");
-	it_sbxv(&r, "run", "--root", path_in(t, "proj"), "--", "/bin/sh", "-c",
+	it_write_file(it_path(t, "proj/etc/app.conf"), "conf\n");
+	it_sbxv(&r, "run", "--root", it_path(t, "proj"), "--", "/bin/sh", "-c",
 	        "cat /etc/app.conf; ls /etc | wc -l", NULL);
 	IT_EXPECT_INT(r.status, 0);
 	IT_EXPECT_CONTAINS(r.out, "conf\n1\n");
-	IT_EXPECT(access(path_in(t, "proj/etc/passwd"), F_OK) < 0);
+	IT_EXPECT(access(it_path(t, "proj/etc/passwd"), F_OK) < 0);
 }
 
 static void test_exec_errors_name_the_cause(void)

@@ -89,8 +89,10 @@ static const struct bad_case {
     {"too-deep", "too-deep", 2, 19, "YAML nested too deeply (at most 16 levels)"},
     {"unknown-variable", "unknown-variable", 3, 11, "'path': unknown variable ${PROJECT}"},
     {"dollar", "dollar", 3, 11, "'path': '$HOME/src': a '$' must start ${NAME}"},
-    {"not-supported", "not-supported", 2, 1, "'seccomp' is not supported in this version of sbx"},
+    {"not-supported", "not-supported", 2, 1, "'limits' is not supported in this version of sbx"},
     {"suffixes", "suffixes", 4, 5, "'suffixes' is not supported in this version of sbx"},
+    {"seccomp-unknown", "seccomp-unknown", 3, 19,
+     "cannot allow 'nosuchcall': it is not a system call sbx knows"},
     {"duplicate-key", "duplicate-key", 3, 1,
      "duplicate key 'network' in a profile (first at line 2)"},
     {"name-mismatch", "name-mismatch", 2, 7,
@@ -189,6 +191,26 @@ static void test_alias_bomb_is_not_expanded(void **state)
 	assert_int_equal(load(FIX "/bad/alias-bomb.yaml", &err), -EINVAL);
 	clock_gettime(CLOCK_MONOTONIC, &b);
 	assert_true((b.tv_sec - a.tv_sec) * 1000000000L + (b.tv_nsec - a.tv_nsec) < 100000000L);
+}
+
+static void test_good_seccomp(void **state)
+{
+	struct sbx_spec *spec = sbx_spec_new();
+	struct sbx_profile *p = NULL;
+	struct sbx_error err;
+
+	(void)state;
+	sbx_spec_set_str(&spec->workspace, "/work/ws", NULL);
+	if (sbx_profile_load(FIX "/good/seccomp.yaml", &opts, spec, &p, &err) < 0)
+		fail_msg("%s:%d:%d: %s", err.file, err.line, err.column, err.msg);
+	assert_int_equal(spec->seccomp.n_allow, 1);
+	assert_string_equal(spec->seccomp.allow[0], "@debug");
+	assert_int_equal(spec->seccomp.n_deny, 1);
+	assert_string_equal(spec->seccomp.deny[0], "getppid");
+	assert_int_equal(spec->seccomp.deny_errno, EACCES);
+	assert_false(spec->seccomp.log);
+	sbx_profile_free(p);
+	sbx_spec_free(spec);
 }
 
 static void test_good_extends(void **state)
@@ -378,15 +400,11 @@ static void test_shipped_profiles_load(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_bad_profiles),
-	    cmocka_unit_test(test_every_fixture_has_a_case),
-	    cmocka_unit_test(test_too_large),
-	    cmocka_unit_test(test_alias_bomb_is_not_expanded),
-	    cmocka_unit_test(test_good_extends),
-	    cmocka_unit_test(test_expand),
-	    cmocka_unit_test(test_search_path),
-	    cmocka_unit_test(test_find_by_name),
-	    cmocka_unit_test(test_shipped_profiles_load),
+	    cmocka_unit_test(test_bad_profiles), cmocka_unit_test(test_every_fixture_has_a_case),
+	    cmocka_unit_test(test_too_large),    cmocka_unit_test(test_alias_bomb_is_not_expanded),
+	    cmocka_unit_test(test_good_extends), cmocka_unit_test(test_good_seccomp),
+	    cmocka_unit_test(test_expand),       cmocka_unit_test(test_search_path),
+	    cmocka_unit_test(test_find_by_name), cmocka_unit_test(test_shipped_profiles_load),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

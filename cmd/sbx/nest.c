@@ -1,0 +1,321 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Nesting on the command line: finding the caller's effective spec (SBX_SPEC_FD), turning a
+ * nested `sbx run`'s flags into a narrowing request, and `sbx status`.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "sbx/cleanup.h"
+#include "sbx/nest.h"
+#include "sbx/policy.h"
+#include "sbx/specfd.h"
+
+int sbx_cli_nest_load(struct sbx_nest **out, struct sbx_error *err)
+{
+	const char *v = getenv(SBX_SPEC_FD_ENV);
+	_cleanup_free_ unsigned char *buf = NULL;
+	size_t len = 0;
+	char *end = NULL;
+	long fd;
+	int r;
+
+	*out = NULL;
+	if (!v)
+		return 0;
+	errno = 0;
+	fd = strtol(v, &end, 10);
+	if (errno || !*v || *end || fd < 0 || fd > INT_MAX) {
+		r = sbx_error_set(err, SBX_ERR_SETUP, EBADF,
+		                  "%s='%.32s' is not a file descriptor number", SBX_SPEC_FD_ENV, v);
+		goto bad;
+	}
+	r = sbx_memfd_read_spec((int)fd, &buf, &len, err);
+	if (r >= 0)
+		r = sbx_nest_decode(buf, len, out, err);
+	if (r >= 0)
+		return 1;
+	sbx_error_wrap(err, "%s=%s", SBX_SPEC_FD_ENV, v);
+bad:
+	/* Fail closed: a process that says it is sandboxed but cannot show its spec gets no
+	 * sandbox at all rather than a guess. */
+	sbx_error_hint(err, "sbx sets %s for the workers it starts; outside a sandbox, unset it",
+	               SBX_SPEC_FD_ENV);
+	return r;
+}
+
+int sbx_cli_nest_request(const struct sbx_cli_run *run, struct sbx_nest_request *req,
+                         struct sbx_error *err)
+{
+	const struct sbx_spec *spec = run->spec;
+	int r;
+
+	*req = run->req;
+	req->readonly = spec->readonly;
+	req->no_system = spec->system_mounts == SBX_SYSMOUNTS_NONE;
+	req->net_given = run->net_given || run->profile;
+	req->net = spec->net;
+	/* A nested sandbox inherits its parent's nesting unless a profile it names says
+	 * `nesting: false` (the default of a fresh spec is not a request). */
+	req->no_nesting = run->profile && !spec->nesting;
+	if (spec->root && !run->profile) {
+		r = sbx_error_set(
+		    err, SBX_ERR_ESCALATION, EPERM,
+		    "--root %s: a nested sandbox sees its parent's paths, at the same "
+		    "paths",
+		    spec->root);
+		sbx_error_hint(err, "use --restrict PATH to keep parts of the parent's view");
+		return r;
+	}
+	if (spec->root && strcmp(spec->root, "/") != 0) {
+		r = sbx_error_set(err, SBX_ERR_ESCALATION, EPERM,
+		                  "profile '%s' has root %s: a nested sandbox sees its parent's "
+		                  "paths, at the same paths",
+		                  spec->profile, spec->root);
+		sbx_error_hint(err, "run the sub-worker without --profile, or with one whose "
+		                    "mounts name paths the parent sandbox sees");
+		return r;
+	}
+	for (size_t i = 0; i < spec->n_mounts; i++) {
+		const struct sbx_mount *m = &spec->mounts[i];
+		char what[SBX_PATH_MAX + 64];
+		unsigned kind;
+
+		if (m->origin == SBX_ORIGIN_DEFAULT)
+			continue;
+		if (m->kind == SBX_MOUNT_TMPFS) {
+			r = sbx_error_set(
+			    err, SBX_ERR_UNSUPPORTED, EOPNOTSUPP,
+			    "a tmpfs at %s: nested sandboxes do not make tmpfs mounts "
+			    "in this version",
+			    m->target);
+			sbx_error_hint(err, "use the private /tmp every sandbox has");
+			return r;
+		}
+		if (strcmp(m->source, m->target) != 0) {
+			r = sbx_error_set(
+			    err, SBX_ERR_ESCALATION, EPERM,
+			    "cannot mount %s at %s: a nested sandbox sees its parent's "
+			    "paths at the same paths",
+			    m->source, m->target);
+			sbx_error_hint(err, "use -v %s or --restrict %s", m->source, m->source);
+			return r;
+		}
+		if (m->origin != SBX_ORIGIN_PROFILE)
+			continue; /* flags were recorded as they were parsed (run.c) */
+		/* A nested profile must fit inside the parent: its writable mounts need write
+		 * there, its read-only ones read. */
+		kind = m->readonly ? SBX_GRANT_READ : SBX_GRANT_WRITE;
+		snprintf(what, sizeof(what), "profile %s, mount %s", spec->profile, m->target);
+		r = sbx_nest_request_add(req, kind, m->target, m->optional, what, err);
+		if (r < 0)
+			return r;
+		req->grants[req->n_grants - 1].noexec = m->noexec;
+	}
+	req->profile = run->profile ? spec->profile : NULL;
+	req->hide = spec->hide;
+	req->n_hide = spec->n_hide;
+	return 0;
+}
+
+/* The spec, plan and host for a nested run: the parent narrowed by the request. */
+int sbx_cli_nest_plan(const struct sbx_nest *parent, struct sbx_cli_run *run, struct sbx_host *host,
+                      struct sbx_plan **plan, struct sbx_error *err)
+{
+	struct sbx_nest_request req;
+	_cleanup_nest_ struct sbx_nest *child = NULL;
+	_cleanup_nest_ struct sbx_nest *built = NULL;
+	_cleanup_spec_ struct sbx_spec *spec = NULL;
+	int r;
+
+	if (parent->landlocked) {
+		/* TODO(landlock): the Landlock backend (Landlock + seccomp stacked in this mount
+		 * namespace) goes here once it lands; until then, refuse. */
+		r = sbx_error_set(err, SBX_ERR_UNSUPPORTED, EOPNOTSUPP,
+		                  "cannot start a nested sandbox: the parent sandbox runs under "
+		                  "Landlock, which forbids mounting, and this sbx has no Landlock "
+		                  "backend for nested sandboxes yet");
+		sbx_error_hint(err, "run the sub-worker without sbx, inside the parent's limits");
+		return r;
+	}
+	if (!parent->nesting) {
+		r = sbx_error_set(
+		    err, SBX_ERR_ESCALATION, EPERM,
+		    "cannot start a nested sandbox: the parent sandbox (profile '%s') "
+		    "forbids nesting (nesting: false)",
+		    parent->profile);
+		sbx_error_hint(err, "run the sub-worker as a plain process (it inherits the "
+		                    "parent's limits), or give the parent a profile with nesting: "
+		                    "true");
+		return r;
+	}
+	r = sbx_cli_nest_request(run, &req, err);
+	if (r >= 0)
+		r = sbx_spec_narrow(parent, &req, &child, err);
+	/* the request borrowed the run's grants; they stay the run's */
+	run->req = req;
+	run->req.hide = NULL;
+	run->req.n_hide = 0;
+	run->req.profile = NULL;
+	if (r < 0)
+		return r;
+	if (host->euid == 0) {
+		/* Since Linux 5.12 (verify_root_map in kernel/user_namespace.c) a process may map
+		 * uid 0 of its namespace into a new user namespace only with CAP_SETFCAP there; a
+		 * worker that runs as uid 0 of a root-started sandbox has no capability at all. */
+		r = sbx_error_set(err, SBX_ERR_UNSUPPORTED, EPERM,
+		                  "cannot start a nested sandbox as uid 0: the parent sandbox was "
+		                  "started by root, its worker is uid 0 without capabilities, and "
+		                  "the kernel maps uid 0 into a new user namespace only for a "
+		                  "process with CAP_SETFCAP");
+		sbx_error_hint(err, "start the outer sandbox as an ordinary user (setpriv "
+		                    "--reuid=USER --regid=USER --init-groups sbx run ...) to nest");
+		return r;
+	}
+	r = sbx_nest_to_spec(child, host->cwd, &spec, err);
+	if (r < 0)
+		return r;
+	if (run->spec->chdir)
+		r = sbx_spec_set_str(&spec->chdir, run->spec->chdir, err);
+	for (size_t i = 0; r >= 0 && i < run->spec->n_env; i++)
+		r = sbx_spec_add_env(spec, run->spec->env[i].name, run->spec->env[i].value, err);
+	if (r < 0)
+		return r;
+	/* Only the system mounts the parent has, taken from its view. */
+	for (size_t i = 0; i < host->n_entries; i++)
+		if (!sbx_nest_system_allowed(child, host->entries[i].path))
+			host->entries[i].kind = SBX_HOST_ABSENT;
+	host->nested = true;
+	r = sbx_plan_build(spec, host, plan, err);
+	if (r < 0)
+		return r;
+	/* What travels on is what was built, not what was asked. */
+	r = sbx_nest_from_plan(spec, *plan, child->depth, SBX_BACKEND_NAMESPACES, &built, err);
+	if (r >= 0)
+		r = sbx_nest_encode(built, &(*plan)->spec_blob, &(*plan)->spec_len, err);
+	if (r < 0)
+		return r;
+	sbx_spec_free(run->spec);
+	run->spec = TAKE_PTR(spec);
+	return 0;
+}
+
+int sbx_cli_nest_attach(const struct sbx_spec *spec, struct sbx_plan *plan, struct sbx_error *err)
+{
+	_cleanup_nest_ struct sbx_nest *n = NULL;
+	int r = sbx_nest_from_plan(spec, plan, 1, SBX_BACKEND_NAMESPACES, &n, err);
+
+	if (r >= 0)
+		r = sbx_nest_encode(n, &plan->spec_blob, &plan->spec_len, err);
+	return r;
+}
+
+/* ---- sbx status ---- */
+
+static const char status_usage[] =
+    "Usage: sbx status [--json]\n"
+    "\n"
+    "Inside an sbx sandbox: the effective spec this process runs under (mounts and their\n"
+    "rights, network, depth, backend). Outside: says so, and exits 1.\n";
+
+static void print_status(FILE *f, const struct sbx_nest *n, bool json)
+{
+	char ops[128];
+
+	if (json) {
+		fputs("{\"sandboxed\":true,\"profile\":", f);
+		sbx_json_string(f, n->profile);
+		fprintf(f,
+		        ",\"depth\":%u,\"backend\":\"%s\",\"network\":\"%s\",\"nesting\":%s,"
+		        "\"landlock\":%s,\"mounts\":[",
+		        n->depth, sbx_backend_name(n->backend),
+		        n->net == SBX_NET_HOST ? "host" : "none", n->nesting ? "true" : "false",
+		        n->landlocked ? "true" : "false");
+		for (size_t i = 0; i < n->n_mounts; i++) {
+			const struct sbx_nest_mount *m = &n->mounts[i];
+
+			fputs(i ? ",{\"target\":" : "{\"target\":", f);
+			sbx_json_string(f, m->target);
+			fprintf(f, ",\"kind\":\"%s\",\"system\":%s,\"readonly\":%s,\"rights\":",
+			        sbx_nest_kind_name(m->kind),
+			        m->flags & SBX_NEST_F_SYSTEM ? "true" : "false",
+			        m->rights & SBX_OP_MODIFY ? "false" : "true");
+			sbx_json_string(f, sbx_ops_format(m->rights, ops, sizeof(ops)));
+			fputc('}', f);
+		}
+		fputs("]}\n", f);
+		return;
+	}
+	fprintf(f, "profile:  %s\n", n->profile);
+	fprintf(f, "depth:    %u%s\n", n->depth, n->depth == 1 ? " (started from outside)" : "");
+	fprintf(f, "backend:  %s\n", sbx_backend_name(n->backend));
+	fprintf(f, "network:  %s\n", n->net == SBX_NET_HOST ? "host" : "none (loopback only)");
+	fprintf(f, "nesting:  %s\n", n->nesting ? "allowed" : "forbidden");
+	fputs("mounts:\n", f);
+	for (size_t i = 0; i < n->n_mounts; i++) {
+		const struct sbx_nest_mount *m = &n->mounts[i];
+
+		fprintf(f, "  %-3s %-8s %s%s  (%s)\n",
+		        m->kind == SBX_NEST_HIDDEN  ? "-"
+		        : m->rights & SBX_OP_MODIFY ? "rw"
+		                                    : "ro",
+		        sbx_nest_kind_name(m->kind), m->target,
+		        m->flags & SBX_NEST_F_SYSTEM ? " [system]" : "",
+		        m->rights ? sbx_ops_format(m->rights, ops, sizeof(ops)) : "nothing");
+	}
+	fputs("/proc, /dev and /tmp are the sandbox's own.\n", f);
+}
+
+int sbx_cmd_status(int argc, char **argv)
+{
+	static const struct option opts[] = {
+	    {"json", no_argument, NULL, 'j'},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
+	};
+	_cleanup_nest_ struct sbx_nest *n = NULL;
+	struct sbx_error err = {0};
+	bool json = false;
+	int c, r;
+
+	opterr = 0;
+	optind = 0;
+	while ((c = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
+		if (c == 'j') {
+			json = true;
+		} else if (c == 'h') {
+			fputs(status_usage, stdout);
+			return 0;
+		} else {
+			fprintf(stderr,
+			        "sbx: unknown option '%s' for sbx status; see 'sbx status "
+			        "--help'\n",
+			        argv[optind - 1]);
+			return 125;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "sbx: sbx status takes no arguments; see 'sbx status --help'\n");
+		return 125;
+	}
+	r = sbx_cli_nest_load(&n, &err);
+	if (r < 0) {
+		sbx_cli_report(stderr, &err);
+		return sbx_error_exit_code(&err);
+	}
+	if (r == 0) {
+		if (json)
+			puts("{\"sandboxed\":false}");
+		else
+			puts("not inside an sbx sandbox");
+		return 1;
+	}
+	print_status(stdout, n, json);
+	return fflush(stdout) == 0 ? 0 : 125;
+}

@@ -1,0 +1,185 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef SBX_SECCOMP_H
+#define SBX_SECCOMP_H
+
+/*
+ * The seccomp filter (SPEC section 8).
+ *
+ * Core (src/core/seccomp_groups.c, pure): the tables of named syscall groups, the known
+ * syscall names, the configuration that flags and profiles fill, and its resolution into the
+ * effective rule set that --dry-run prints and the loader compiles.
+ *
+ * OS (src/os/seccomp.c, links libseccomp): building the BPF program from a resolved rule set,
+ * installing it, and giving the worker a session keyring of its own.
+ *
+ * The filter's shape: default allow; every call in a denied group answers an errno (EPERM
+ * unless configured) or ENOSYS where programs should fall back (clone3, io_uring, obsolete
+ * calls); calls numbered above the last one sbx has classified answer ENOSYS; foreign
+ * architectures (i386, x32 on x86_64) kill the process.
+ *
+ * Ownership: struct sbx_seccomp_conf owns its name arrays (setters copy);
+ * sbx_seccomp_conf_clear() frees them. Resolved rules point into the static tables and own
+ * only their array.
+ */
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "sbx/error.h"
+
+/* Caps on what a user controls. */
+#define SBX_SECCOMP_MAX_NAMES 512 /* allow + deny entries */
+#define SBX_SECCOMP_NAME_MAX  64
+#define SBX_SECCOMP_SET_MAX   4 /* values of a NOT_IN32 comparison */
+
+/* What a denied call answers. Under log mode both become "allowed, logged". */
+enum sbx_seccomp_action {
+	SBX_SECCOMP_DENY = 0, /* the configured errno: EPERM unless --seccomp-errno */
+	SBX_SECCOMP_ENOSYS,   /* ENOSYS, whatever the configured errno: the caller falls back */
+};
+
+enum sbx_seccomp_cmp_op {
+	SBX_SECCOMP_ALWAYS = 0, /* no argument condition */
+	SBX_SECCOMP_MASKED_EQ,  /* denied when (arg & mask) == value */
+	SBX_SECCOMP_NOT_IN32,   /* denied when the low 32 bits of arg are none of set[] */
+};
+
+struct sbx_seccomp_cmp {
+	enum sbx_seccomp_cmp_op op;
+	unsigned arg;                      /* 0..5 */
+	uint64_t mask, value;              /* MASKED_EQ */
+	uint32_t set[SBX_SECCOMP_SET_MAX]; /* NOT_IN32 */
+	unsigned n_set;
+	const char *what; /* the condition in words, for --dry-run: "CLONE_NEWUSER" */
+};
+
+struct sbx_seccomp_entry {
+	const char *call;
+	enum sbx_seccomp_action action;
+	struct sbx_seccomp_cmp cmp;
+};
+
+struct sbx_seccomp_group {
+	const char *name; /* "@module" */
+	const char *help; /* one line: what the group denies and why */
+	const struct sbx_seccomp_entry *entries;
+	size_t n_entries;
+	bool nesting; /* lifted when the sandbox may start sub-sandboxes */
+};
+
+extern const struct sbx_seccomp_group sbx_seccomp_groups[];
+extern const size_t sbx_seccomp_n_groups;
+
+/* Every system call name sbx has classified, sorted (strcmp). A call not in this list cannot
+ * be named in a configuration; calls the kernel numbers above the last of them answer ENOSYS. */
+extern const char *const sbx_seccomp_known_calls[];
+extern const size_t sbx_seccomp_n_known_calls;
+
+const struct sbx_seccomp_group *sbx_seccomp_group_find(const char *name);
+/* The static copy of a known call name, or NULL. */
+const char *sbx_seccomp_call_find(const char *name);
+
+/* What flags (--seccomp-*) and profiles (seccomp:) ask for. Zeroed is the default filter. */
+struct sbx_seccomp_conf {
+	char **allow; /* "@group" or call names; owned */
+	size_t n_allow;
+	char **deny;
+	size_t n_deny;
+	int deny_errno; /* errno answered by SBX_SECCOMP_DENY rules; 0 means EPERM */
+	bool log;       /* SCMP_ACT_LOG instead of every denial: find what a program needs */
+	bool nesting;   /* may start sub-sandboxes: @namespaces and @mount are lifted */
+};
+
+void sbx_seccomp_conf_clear(struct sbx_seccomp_conf *conf);
+int sbx_seccomp_conf_copy(struct sbx_seccomp_conf *dst, const struct sbx_seccomp_conf *src,
+                          struct sbx_error *err);
+/* Allow or deny a group ("@debug") or a single call ("ptrace"); the name must be in the
+ * tables. A deny always wins over an allow, whatever their order. */
+int sbx_seccomp_conf_allow(struct sbx_seccomp_conf *conf, const char *name, struct sbx_error *err);
+int sbx_seccomp_conf_deny(struct sbx_seccomp_conf *conf, const char *name, struct sbx_error *err);
+/* The errno denials answer: a name (EPERM, EACCES, ENOSYS, ...) or a number 1..4095. */
+int sbx_seccomp_conf_set_errno(struct sbx_seccomp_conf *conf, const char *value,
+                               struct sbx_error *err);
+/* errno name for the few a configuration may name, or NULL. */
+const char *sbx_seccomp_errno_name(int errnum);
+
+/* One rule of the effective filter. Pointers are to static tables. */
+struct sbx_seccomp_rule {
+	const char *call;
+	const char *group;                 /* "@debug", or NULL when denied by name */
+	const struct sbx_seccomp_cmp *cmp; /* NULL: unconditional */
+	int errnum;                        /* the errno answered (log mode: would have answered) */
+};
+
+enum sbx_seccomp_group_state {
+	SBX_SECCOMP_GROUP_DENIED = 0,
+	SBX_SECCOMP_GROUP_ALLOWED, /* allowed by the configuration */
+	SBX_SECCOMP_GROUP_NESTING, /* lifted because nesting is allowed */
+};
+
+struct sbx_seccomp_rules {
+	struct sbx_seccomp_rule *rules; /* owned */
+	size_t n_rules;
+	enum sbx_seccomp_group_state *group_state; /* owned, one per sbx_seccomp_groups[] */
+	bool log;
+	int deny_errno;
+};
+
+/*
+ * Resolve a configuration into the effective rules: every group denied, less the groups
+ * nesting lifts and those allowed, less calls allowed by name (unless a deny names their
+ * group or them), plus calls denied by name. Refuses what would be incoherent: allowing a
+ * call that is only denied under a condition, allowing clone3 while namespace creation is
+ * denied (seccomp cannot read clone3's flags), denying execve (sbx execs the worker after
+ * the filter is in place).
+ */
+int sbx_seccomp_resolve(const struct sbx_seccomp_conf *conf, struct sbx_seccomp_rules *out,
+                        struct sbx_error *err);
+void sbx_seccomp_rules_clear(struct sbx_seccomp_rules *rules);
+
+/* ---- src/os/seccomp.c (sbx_os) ---- */
+
+struct sock_filter;
+
+/* A compiled filter program; owned, release with sbx_seccomp_prog_clear. */
+struct sbx_seccomp_prog {
+	struct sock_filter *insns;
+	size_t len;
+};
+void sbx_seccomp_prog_clear(struct sbx_seccomp_prog *prog);
+
+/* Compile conf into a BPF program for this architecture (libseccomp plus sbx's prologue).
+ * Touches no process state: the launcher can call it before clone, so that a filter which
+ * cannot be built is reported before anything is set up. */
+int sbx_seccomp_build(const struct sbx_seccomp_conf *conf, struct sbx_seccomp_prog *out,
+                      struct sbx_error *err);
+
+/* Install a compiled program on the calling thread group. Requires no_new_privs already set
+ * (refuses otherwise). Call it last, right before execve. */
+int sbx_seccomp_install(const struct sbx_seccomp_prog *prog, struct sbx_error *err);
+
+/* sbx_seccomp_build + sbx_seccomp_install. */
+int sbx_seccomp_load(const struct sbx_seccomp_conf *conf, struct sbx_error *err);
+
+/* Write the compiled program (raw struct sock_filter array) to fd: what bwrap --seccomp FD
+ * reads. */
+int sbx_seccomp_export(const struct sbx_seccomp_conf *conf, int fd, struct sbx_error *err);
+
+/* Highest syscall number sbx has classified on this architecture; above it: ENOSYS. */
+long sbx_seccomp_known_max(void);
+
+/* The native number of a known call (libseccomp's table, completed by sbx's for calls newer
+ * than libseccomp); -1 if the call does not exist on this architecture; -2 if unknown. */
+int sbx_seccomp_call_number(const char *call);
+
+/*
+ * Join a fresh anonymous session keyring, so that the worker cannot reach the caller's
+ * (keyctl(KEYCTL_JOIN_SESSION_KEYRING, NULL)). Call it in the worker before the filter,
+ * which denies keyctl. Returns 0 when joined; 1 when keyrings are unreachable from this
+ * process anyway (no CONFIG_KEYS, or a parent sandbox's filter denies keyctl), which is as
+ * good; -errno on failure (fail closed).
+ */
+int sbx_keyring_new_session(struct sbx_error *err);
+
+#endif

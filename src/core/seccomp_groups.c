@@ -1,0 +1,521 @@
+/* SPDX-License-Identifier: MIT */
+#include "sbx/seccomp.h"
+
+#include <errno.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+
+#include "sbx/cleanup.h"
+
+/*
+ * The groups of the default filter (SPEC section 8). Every group is denied by default; a
+ * configuration allows some back. A group holds what a worker never needs and what sandbox
+ * escapes go through. Calls a worker does need but that want an argument check (clone, ioctl,
+ * socket, personality) are denied only under the condition that makes them dangerous.
+ *
+ * Not here, on purpose: the setuid family (harmless without capabilities, and programs drop
+ * privileges with it), seccomp and landlock_* (a nested sbx stacks its own), socket families
+ * other than AF_VSOCK ("no network" is the network namespace's job), statmount and listmount
+ * (a read-only view of the worker's own mount namespace, as /proc/self/mountinfo),
+ * name_to_handle_at (its dangerous half is open_by_handle_at).
+ */
+
+#define E(name)                                                                                    \
+	{                                                                                          \
+		name, SBX_SECCOMP_DENY,                                                            \
+		{                                                                                  \
+			0                                                                          \
+		}                                                                                  \
+	}
+#define ENOSYS_(name)                                                                              \
+	{                                                                                          \
+		name, SBX_SECCOMP_ENOSYS,                                                          \
+		{                                                                                  \
+			0                                                                          \
+		}                                                                                  \
+	}
+/* Denied when the bits of `flag` are set in argument `a`: clone/unshare namespace flags. The
+ * kernel reads clone's flags as their low 32 bits; a 64-bit mask with no high bits compares
+ * exactly that. */
+#define FLAG(name, a, flag)                                                                        \
+	{                                                                                          \
+		name, SBX_SECCOMP_DENY,                                                            \
+		{                                                                                  \
+			.op = SBX_SECCOMP_MASKED_EQ, .arg = a, .mask = (flag), .value = (flag),    \
+			.what = #flag                                                              \
+		}                                                                                  \
+	}
+/* Denied when the low 32 bits of argument `a` equal `v`: ioctl's request and socket's domain
+ * are int in the kernel, whatever the register's upper half holds (CVE-2019-10063: a filter
+ * comparing 64 bits let TIOCSTI | 1 << 32 through). */
+#define EQ32(name, a, v)                                                                           \
+	{                                                                                          \
+		name, SBX_SECCOMP_DENY,                                                            \
+		{                                                                                  \
+			.op = SBX_SECCOMP_MASKED_EQ, .arg = a, .mask = 0xffffffffu, .value = (v),  \
+			.what = #v                                                                 \
+		}                                                                                  \
+	}
+
+static const struct sbx_seccomp_entry g_bpf[] = {E("bpf")};
+static const struct sbx_seccomp_entry g_clock[] = {
+    E("adjtimex"),
+    E("clock_adjtime"),
+    E("clock_settime"),
+    E("settimeofday"),
+};
+/* clone3 passes its flags in memory, which seccomp cannot read: no namespace check is
+ * possible, so it answers ENOSYS and glibc (2.34+) falls back to clone, whose flags we see. */
+static const struct sbx_seccomp_entry g_clone3[] = {ENOSYS_("clone3")};
+static const struct sbx_seccomp_entry g_cpu_emulation[] = {E("modify_ldt")};
+static const struct sbx_seccomp_entry g_debug[] = {
+    E("kcmp"), E("pidfd_getfd"), E("process_vm_readv"), E("process_vm_writev"), E("ptrace"),
+};
+static const struct sbx_seccomp_entry g_io_uring[] = {
+    ENOSYS_("io_uring_enter"),
+    ENOSYS_("io_uring_register"),
+    ENOSYS_("io_uring_setup"),
+};
+static const struct sbx_seccomp_entry g_keyring[] = {
+    E("add_key"),
+    E("keyctl"),
+    E("request_key"),
+};
+static const struct sbx_seccomp_entry g_module[] = {
+    E("delete_module"),
+    E("finit_module"),
+    E("init_module"),
+};
+static const struct sbx_seccomp_entry g_mount[] = {
+    E("chroot"),    E("fsconfig"),       E("fsmount"),       E("fsopen"),
+    E("fspick"),    E("mount"),          E("mount_setattr"), E("move_mount"),
+    E("open_tree"), E("open_tree_attr"), E("pivot_root"),    E("umount2"),
+};
+/* CLONE_NEWTIME (0x80) is checked on unshare only: in clone's flags those bits are the exit
+ * signal (CSIGNAL), and clone cannot create a time namespace. */
+static const struct sbx_seccomp_entry g_namespaces[] = {
+    FLAG("clone", 0, CLONE_NEWNS),     FLAG("clone", 0, CLONE_NEWCGROUP),
+    FLAG("clone", 0, CLONE_NEWUTS),    FLAG("clone", 0, CLONE_NEWIPC),
+    FLAG("clone", 0, CLONE_NEWUSER),   FLAG("clone", 0, CLONE_NEWPID),
+    FLAG("clone", 0, CLONE_NEWNET),    E("setns"),
+    FLAG("unshare", 0, CLONE_NEWNS),   FLAG("unshare", 0, CLONE_NEWCGROUP),
+    FLAG("unshare", 0, CLONE_NEWUTS),  FLAG("unshare", 0, CLONE_NEWIPC),
+    FLAG("unshare", 0, CLONE_NEWUSER), FLAG("unshare", 0, CLONE_NEWPID),
+    FLAG("unshare", 0, CLONE_NEWNET),  FLAG("unshare", 0, CLONE_NEWTIME),
+};
+/* Removed or never implemented on x86_64: the kernel answers ENOSYS for most already, and a
+ * program that still tries them must cope with their absence. */
+static const struct sbx_seccomp_entry g_obsolete[] = {
+    ENOSYS_("_sysctl"),         ENOSYS_("afs_syscall"), ENOSYS_("create_module"),
+    ENOSYS_("get_kernel_syms"), ENOSYS_("getpmsg"),     ENOSYS_("lookup_dcookie"),
+    ENOSYS_("nfsservctl"),      ENOSYS_("putpmsg"),     ENOSYS_("query_module"),
+    ENOSYS_("security"),        ENOSYS_("sysfs"),       ENOSYS_("tuxcall"),
+    ENOSYS_("uselib"),          ENOSYS_("ustat"),       ENOSYS_("vserver"),
+};
+static const struct sbx_seccomp_entry g_perf[] = {E("perf_event_open")};
+/* PER_LINUX and PER_LINUX32 (linux32/setarch i686 builds) and the 0xffffffff query; every
+ * other persona sets flags such as ADDR_NO_RANDOMIZE, READ_IMPLIES_EXEC or MMAP_PAGE_ZERO
+ * that weaken the worker's own address space. The kernel reads the argument as unsigned int. */
+static const struct sbx_seccomp_entry g_personality[] = {
+    {"personality",
+     SBX_SECCOMP_DENY,
+     {.op = SBX_SECCOMP_NOT_IN32,
+      .arg = 0,
+      .set = {0x0000 /* PER_LINUX */, 0x0008 /* PER_LINUX32 */, 0xffffffffu /* query */},
+      .n_set = 3,
+      .what = "not PER_LINUX, PER_LINUX32 or the 0xffffffff query"}},
+};
+static const struct sbx_seccomp_entry g_privileged[] = {
+    E("acct"), E("open_by_handle_at"), E("quotactl"), E("quotactl_fd"), E("syslog"), E("vhangup"),
+};
+static const struct sbx_seccomp_entry g_raw_io[] = {E("ioperm"), E("iopl")};
+static const struct sbx_seccomp_entry g_reboot[] = {
+    E("kexec_file_load"),
+    E("kexec_load"),
+    E("reboot"),
+};
+static const struct sbx_seccomp_entry g_swap[] = {E("swapoff"), E("swapon")};
+static const struct sbx_seccomp_entry g_tty_inject[] = {
+    EQ32("ioctl", 1, TIOCSTI),
+    EQ32("ioctl", 1, TIOCLINUX),
+};
+static const struct sbx_seccomp_entry g_userfaultfd[] = {E("userfaultfd")};
+static const struct sbx_seccomp_entry g_vsock[] = {
+    EQ32("socket", 0, AF_VSOCK),
+    EQ32("socketpair", 0, AF_VSOCK),
+};
+
+#define GROUP(n, tbl, nest, h)                                                                     \
+	{                                                                                          \
+		n, h, tbl, SBX_ARRAY_SIZE(tbl), nest                                               \
+	}
+
+/* Sorted by name: --dry-run and the manual list them in this order. man/sbx-seccomp.7 says
+ * the same in more words; keep them together. */
+const struct sbx_seccomp_group sbx_seccomp_groups[] = {
+    GROUP("@bpf", g_bpf, false, "loading eBPF programs and maps"),
+    GROUP("@clock", g_clock, false, "setting or slewing the system clock"),
+    GROUP("@clone3", g_clone3, false,
+          "clone3, whose flags seccomp cannot read (ENOSYS: glibc falls back to clone)"),
+    GROUP("@cpu-emulation", g_cpu_emulation, false, "per-process LDT segments (modify_ldt)"),
+    GROUP("@debug", g_debug, false,
+          "ptrace and reading or writing other processes' memory and files"),
+    GROUP("@io-uring", g_io_uring, false,
+          "io_uring, which bypasses the filter for what it submits (ENOSYS: programs fall "
+          "back)"),
+    GROUP("@keyring", g_keyring, false, "the kernel's key retention service"),
+    GROUP("@module", g_module, false, "loading and unloading kernel modules"),
+    GROUP("@mount", g_mount, true,
+          "mounting, the new mount API, pivot_root and chroot (allowed with nesting)"),
+    GROUP("@namespaces", g_namespaces, true,
+          "creating or joining namespaces: clone and unshare with CLONE_NEW* flags, setns "
+          "(allowed with nesting)"),
+    GROUP("@obsolete", g_obsolete, false,
+          "calls removed from or never implemented by Linux "
+          "(ENOSYS)"),
+    GROUP("@perf", g_perf, false, "performance counters and tracing (perf_event_open)"),
+    GROUP("@personality", g_personality, false,
+          "execution domains other than PER_LINUX and PER_LINUX32"),
+    GROUP("@privileged", g_privileged, false,
+          "administration: process accounting, quotas, the kernel log, file handles"),
+    GROUP("@raw-io", g_raw_io, false, "raw I/O port access"),
+    GROUP("@reboot", g_reboot, false, "rebooting and loading a new kernel"),
+    GROUP("@swap", g_swap, false, "enabling and disabling swap"),
+    GROUP("@tty-inject", g_tty_inject, false,
+          "pushing input into a terminal: ioctl TIOCSTI and TIOCLINUX"),
+    GROUP("@userfaultfd", g_userfaultfd, false, "user-space page fault handling"),
+    GROUP("@vsock", g_vsock, false, "AF_VSOCK sockets, which reach the hypervisor host"),
+};
+const size_t sbx_seccomp_n_groups = SBX_ARRAY_SIZE(sbx_seccomp_groups);
+
+const struct sbx_seccomp_group *sbx_seccomp_group_find(const char *name)
+{
+	for (size_t i = 0; name && i < sbx_seccomp_n_groups; i++)
+		if (strcmp(sbx_seccomp_groups[i].name, name) == 0)
+			return &sbx_seccomp_groups[i];
+	return NULL;
+}
+
+/* ---- configuration ---- */
+
+void sbx_seccomp_conf_clear(struct sbx_seccomp_conf *conf)
+{
+	if (!conf)
+		return;
+	for (size_t i = 0; i < conf->n_allow; i++)
+		free(conf->allow[i]);
+	free(conf->allow);
+	for (size_t i = 0; i < conf->n_deny; i++)
+		free(conf->deny[i]);
+	free(conf->deny);
+	memset(conf, 0, sizeof(*conf));
+}
+
+static int push_name(char ***list, size_t *n, const char *name, struct sbx_error *err)
+{
+	char **grown;
+	char *copy;
+
+	for (size_t i = 0; i < *n; i++)
+		if (strcmp((*list)[i], name) == 0)
+			return 0;
+	copy = strdup(name);
+	grown = copy ? realloc(*list, (*n + 1) * sizeof(**list)) : NULL;
+	if (!grown) {
+		free(copy);
+		return sbx_error_set(err, SBX_ERR_SETUP, ENOMEM, "out of memory");
+	}
+	*list = grown;
+	(*list)[(*n)++] = copy;
+	return 0;
+}
+
+int sbx_seccomp_conf_copy(struct sbx_seccomp_conf *dst, const struct sbx_seccomp_conf *src,
+                          struct sbx_error *err)
+{
+	struct sbx_seccomp_conf c = {
+	    .deny_errno = src->deny_errno, .log = src->log, .nesting = src->nesting};
+	int r;
+
+	for (size_t i = 0; i < src->n_allow; i++)
+		if ((r = push_name(&c.allow, &c.n_allow, src->allow[i], err)) < 0)
+			goto fail;
+	for (size_t i = 0; i < src->n_deny; i++)
+		if ((r = push_name(&c.deny, &c.n_deny, src->deny[i], err)) < 0)
+			goto fail;
+	*dst = c;
+	return 0;
+fail:
+	sbx_seccomp_conf_clear(&c);
+	return r;
+}
+
+/* Name a group or call for a message; the whole list of groups goes in the hint. */
+static int unknown_name(const char *verb, const char *name, struct sbx_error *err)
+{
+	char groups[SBX_ERROR_HINT_MAX];
+	size_t len = 0;
+	int r;
+
+	if (name[0] == '@')
+		r = sbx_error_set(err, SBX_ERR_USAGE, EINVAL,
+		                  "cannot %s seccomp group '%.64s': there is no such group", verb,
+		                  name);
+	else
+		r = sbx_error_set(err, SBX_ERR_USAGE, EINVAL,
+		                  "cannot %s '%.64s': it is not a system call sbx knows", verb,
+		                  name);
+	groups[0] = '\0';
+	for (size_t i = 0; i < sbx_seccomp_n_groups && len + 32 < sizeof(groups); i++)
+		len += (size_t)snprintf(groups + len, sizeof(groups) - len, "%s%s", i ? " " : "",
+		                        sbx_seccomp_groups[i].name);
+	sbx_error_hint(err,
+	               "name a group (%s) or an x86_64 system call such as ptrace; see "
+	               "sbx-seccomp(7)",
+	               groups);
+	return r;
+}
+
+static int check_name(const char *verb, const char *name, struct sbx_error *err)
+{
+	if (!name || !*name || strlen(name) > SBX_SECCOMP_NAME_MAX)
+		return sbx_error_set(err, SBX_ERR_USAGE, EINVAL,
+		                     "cannot %s an empty or over-long seccomp name", verb);
+	if (name[0] == '@' ? !sbx_seccomp_group_find(name) : !sbx_seccomp_call_find(name))
+		return unknown_name(verb, name, err);
+	return 0;
+}
+
+static int add_entry(char ***list, size_t *n, size_t other, const char *verb, const char *name,
+                     struct sbx_error *err)
+{
+	int r = check_name(verb, name, err);
+
+	if (r < 0)
+		return r;
+	if (*n + other >= SBX_SECCOMP_MAX_NAMES)
+		return sbx_error_set(err, SBX_ERR_USAGE, E2BIG,
+		                     "too many seccomp allow and deny entries: at most %d",
+		                     SBX_SECCOMP_MAX_NAMES);
+	return push_name(list, n, name, err);
+}
+
+int sbx_seccomp_conf_allow(struct sbx_seccomp_conf *conf, const char *name, struct sbx_error *err)
+{
+	return add_entry(&conf->allow, &conf->n_allow, conf->n_deny, "allow", name, err);
+}
+
+int sbx_seccomp_conf_deny(struct sbx_seccomp_conf *conf, const char *name, struct sbx_error *err)
+{
+	return add_entry(&conf->deny, &conf->n_deny, conf->n_allow, "deny", name, err);
+}
+
+static const struct {
+	const char *name;
+	int value;
+} errno_names[] = {
+    {"EPERM", EPERM},   {"EACCES", EACCES},   {"ENOSYS", ENOSYS},
+    {"EINVAL", EINVAL}, {"ENOTSUP", ENOTSUP}, {"EOPNOTSUPP", EOPNOTSUPP},
+};
+
+const char *sbx_seccomp_errno_name(int errnum)
+{
+	for (size_t i = 0; i < SBX_ARRAY_SIZE(errno_names); i++)
+		if (errno_names[i].value == errnum)
+			return errno_names[i].name;
+	return NULL;
+}
+
+int sbx_seccomp_conf_set_errno(struct sbx_seccomp_conf *conf, const char *value,
+                               struct sbx_error *err)
+{
+	char *end = NULL;
+	long v;
+	int r;
+
+	for (size_t i = 0; value && i < SBX_ARRAY_SIZE(errno_names); i++)
+		if (strcmp(value, errno_names[i].name) == 0) {
+			conf->deny_errno = errno_names[i].value;
+			return 0;
+		}
+	if (value && *value >= '0' && *value <= '9') {
+		errno = 0;
+		v = strtol(value, &end, 10);
+		/* 4095 is the kernel's MAX_ERRNO: larger values are not errors to the caller. */
+		if (errno == 0 && *end == '\0' && v >= 1 && v <= 4095) {
+			conf->deny_errno = (int)v;
+			return 0;
+		}
+	}
+	r = sbx_error_set(err, SBX_ERR_USAGE, EINVAL, "seccomp errno '%.64s' is not valid",
+	                  value ? value : "");
+	sbx_error_hint(err, "give EPERM (the default), EACCES, ENOSYS, EINVAL, EOPNOTSUPP or a "
+	                    "number from 1 to 4095");
+	return r;
+}
+
+/* ---- resolution ---- */
+
+void sbx_seccomp_rules_clear(struct sbx_seccomp_rules *rules)
+{
+	if (!rules)
+		return;
+	free(rules->rules);
+	free(rules->group_state);
+	memset(rules, 0, sizeof(*rules));
+}
+
+static bool listed(char *const *list, size_t n, const char *name)
+{
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(list[i], name) == 0)
+			return true;
+	return false;
+}
+
+/* The group that denies `call` under a condition, if any (for messages). */
+static const struct sbx_seccomp_group *conditional_group(const char *call)
+{
+	for (size_t g = 0; g < sbx_seccomp_n_groups; g++)
+		for (size_t e = 0; e < sbx_seccomp_groups[g].n_entries; e++) {
+			const struct sbx_seccomp_entry *en = &sbx_seccomp_groups[g].entries[e];
+
+			if (en->cmp.op != SBX_SECCOMP_ALWAYS && strcmp(en->call, call) == 0)
+				return &sbx_seccomp_groups[g];
+		}
+	return NULL;
+}
+
+static bool has_rule(const struct sbx_seccomp_rules *r, const char *call, bool unconditional)
+{
+	for (size_t i = 0; i < r->n_rules; i++)
+		if (strcmp(r->rules[i].call, call) == 0 && (!unconditional || !r->rules[i].cmp))
+			return true;
+	return false;
+}
+
+static int check_conf(const struct sbx_seccomp_conf *conf, struct sbx_error *err)
+{
+	int r;
+
+	for (size_t i = 0; i < conf->n_allow; i++) {
+		const struct sbx_seccomp_group *g;
+
+		if ((r = check_name("allow", conf->allow[i], err)) < 0)
+			return r;
+		g = conditional_group(conf->allow[i]);
+		if (conf->allow[i][0] != '@' && g) {
+			r = sbx_error_set(err, SBX_ERR_USAGE, EINVAL,
+			                  "cannot allow '%s' by name: it is denied only with "
+			                  "certain arguments, by the group %s",
+			                  conf->allow[i], g->name);
+			sbx_error_hint(err, "allow the group %s instead (%s)", g->name, g->help);
+			return r;
+		}
+	}
+	for (size_t i = 0; i < conf->n_deny; i++) {
+		if ((r = check_name("deny", conf->deny[i], err)) < 0)
+			return r;
+		if (strcmp(conf->deny[i], "execve") == 0) {
+			r = sbx_error_set(err, SBX_ERR_USAGE, EINVAL,
+			                  "cannot deny execve: sbx starts the worker with execve "
+			                  "after the filter is installed");
+			sbx_error_hint(err, "deny execveat, or use a Landlock policy (execute "
+			                    "rights) to limit what may be run");
+			return r;
+		}
+	}
+	if (conf->n_allow + conf->n_deny > SBX_SECCOMP_MAX_NAMES)
+		return sbx_error_set(err, SBX_ERR_USAGE, E2BIG,
+		                     "too many seccomp allow and deny entries: at most %d",
+		                     SBX_SECCOMP_MAX_NAMES);
+	if (conf->deny_errno < 0 || conf->deny_errno > 4095)
+		return sbx_error_set(err, SBX_ERR_USAGE, EINVAL,
+		                     "seccomp errno %d is not in 1..4095", conf->deny_errno);
+	return 0;
+}
+
+int sbx_seccomp_resolve(const struct sbx_seccomp_conf *conf, struct sbx_seccomp_rules *out,
+                        struct sbx_error *err)
+{
+	struct sbx_seccomp_rules res = {0};
+	size_t cap = conf->n_deny;
+	int r;
+
+	memset(out, 0, sizeof(*out));
+	r = check_conf(conf, err);
+	if (r < 0)
+		return r;
+	res.log = conf->log;
+	res.deny_errno = conf->deny_errno ? conf->deny_errno : EPERM;
+	for (size_t g = 0; g < sbx_seccomp_n_groups; g++)
+		cap += sbx_seccomp_groups[g].n_entries;
+	res.rules = calloc(cap ? cap : 1, sizeof(*res.rules));
+	res.group_state = calloc(sbx_seccomp_n_groups, sizeof(*res.group_state));
+	if (!res.rules || !res.group_state) {
+		sbx_seccomp_rules_clear(&res);
+		return sbx_error_set(err, SBX_ERR_SETUP, ENOMEM, "out of memory");
+	}
+
+	for (size_t g = 0; g < sbx_seccomp_n_groups; g++) {
+		const struct sbx_seccomp_group *grp = &sbx_seccomp_groups[g];
+		bool denied_by_name = listed(conf->deny, conf->n_deny, grp->name);
+
+		/* A deny always wins: the most restrictive answer (SPEC section 4). */
+		if (denied_by_name)
+			res.group_state[g] = SBX_SECCOMP_GROUP_DENIED;
+		else if (listed(conf->allow, conf->n_allow, grp->name))
+			res.group_state[g] = SBX_SECCOMP_GROUP_ALLOWED;
+		else if (grp->nesting && conf->nesting)
+			res.group_state[g] = SBX_SECCOMP_GROUP_NESTING;
+		else
+			res.group_state[g] = SBX_SECCOMP_GROUP_DENIED;
+		if (res.group_state[g] != SBX_SECCOMP_GROUP_DENIED)
+			continue;
+		for (size_t e = 0; e < grp->n_entries; e++) {
+			const struct sbx_seccomp_entry *en = &grp->entries[e];
+
+			if (!denied_by_name && listed(conf->allow, conf->n_allow, en->call) &&
+			    !listed(conf->deny, conf->n_deny, en->call))
+				continue;
+			/* Denied by name outright: the conditional rules are subsumed below. */
+			if (en->cmp.op != SBX_SECCOMP_ALWAYS &&
+			    listed(conf->deny, conf->n_deny, en->call))
+				continue;
+			res.rules[res.n_rules++] = (struct sbx_seccomp_rule){
+			    .call = en->call,
+			    .group = grp->name,
+			    .cmp = en->cmp.op == SBX_SECCOMP_ALWAYS ? NULL : &en->cmp,
+			    .errnum = en->action == SBX_SECCOMP_ENOSYS ? ENOSYS : res.deny_errno,
+			};
+		}
+	}
+	for (size_t i = 0; i < conf->n_deny; i++) {
+		const char *call = sbx_seccomp_call_find(conf->deny[i]);
+
+		if (conf->deny[i][0] == '@' || !call || has_rule(&res, call, true))
+			continue;
+		res.rules[res.n_rules++] = (struct sbx_seccomp_rule){
+		    .call = call, .group = NULL, .cmp = NULL, .errnum = res.deny_errno};
+	}
+
+	/* clone3 hides its flags from seccomp: allowing it while namespace creation is denied
+	 * would deny nothing. */
+	if (!has_rule(&res, "clone3", false) &&
+	    (has_rule(&res, "clone", false) || has_rule(&res, "unshare", false))) {
+		sbx_seccomp_rules_clear(&res);
+		r = sbx_error_set(
+		    err, SBX_ERR_USAGE, EINVAL,
+		    "cannot allow clone3 while namespace creation is denied: seccomp "
+		    "cannot read clone3's flags, so the worker could create namespaces "
+		    "with it");
+		sbx_error_hint(err, "leave clone3 denied (glibc falls back to clone), or allow "
+		                    "@namespaces too (profile key nesting: true)");
+		return r;
+	}
+	*out = res;
+	return 0;
+}

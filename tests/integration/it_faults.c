@@ -1,0 +1,300 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Load and faults: many sandboxes at once, sbx killed at random moments, workers killed by
+ * every signal, escaping grandchildren, and setup errors. Afterwards the host's mount table
+ * is as it was, and no process, zombie, temporary file or descriptor is left behind.
+ */
+#include <dirent.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "harness.h"
+
+/* The host's mount table, without the per-mount ids that a remount would renumber. */
+static char *mount_table(void)
+{
+	FILE *f = fopen("/proc/self/mounts", "r");
+	char *buf = calloc(1, 1 << 20);
+	size_t n = 0;
+
+	IT_EXPECT(f != NULL && buf != NULL);
+	n = fread(buf, 1, (1 << 20) - 1, f);
+	buf[n] = '\0';
+	fclose(f);
+	return buf;
+}
+
+/* Entries of dir starting with prefix, but the test harness's own (sbx-it*), which the
+ * other test binaries running beside this one make and remove. */
+static int count_entries(const char *dir, const char *prefix)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	int n = 0;
+
+	while (d && (de = readdir(d)))
+		if (strncmp(de->d_name, prefix, strlen(prefix)) == 0 &&
+		    strncmp(de->d_name, "sbx-it", 6) != 0)
+			n++;
+	if (d)
+		closedir(d);
+	return n;
+}
+
+static int count_fds(void)
+{
+	return count_entries("/proc/self/fd", "");
+}
+
+/* Our descendants that are still there (we are their subreaper), reaping zombies first. */
+static int living_descendants(void)
+{
+	char path[64], line[4096];
+	int n = 0;
+	FILE *f;
+
+	while (waitpid(-1, NULL, WNOHANG) > 0)
+		;
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/children", (int)getpid(), (int)getpid());
+	f = fopen(path, "r");
+	if (f && fgets(line, sizeof(line), f))
+		for (char *p = line; *p;) {
+			if (strtol(p, &p, 10) > 0)
+				n++;
+			while (*p == ' ' || *p == '\n')
+				p++;
+		}
+	if (f)
+		fclose(f);
+	return n;
+}
+
+static void expect_nothing_left(const char *mounts_before, int fds_before, int tmp_before)
+{
+	char *after;
+	int left = 0;
+
+	/* The kernel tears a pid namespace down asynchronously after its init dies. */
+	for (int i = 0; i < 300 && (left = living_descendants()) > 0; i++)
+		usleep(10000);
+	IT_EXPECT_INT(left, 0);
+	after = mount_table();
+	if (strcmp(mounts_before, after) != 0)
+		it_fail(__FILE__, __LINE__,
+		        "the host's mount table changed:\nbefore:\n%s\nafter:\n%s", mounts_before,
+		        after);
+	IT_EXPECT_INT(count_fds(), fds_before);
+	IT_EXPECT_INT(count_entries("/tmp", "sbx"), tmp_before);
+	free(after);
+}
+
+static pid_t spawn_sbx(const char *const *args)
+{
+	pid_t pid = fork();
+
+	IT_EXPECT(pid >= 0);
+	if (pid == 0) {
+		int devnull = open("/dev/null", O_RDWR);
+		char *argv[32];
+		int n = 0;
+
+		argv[n++] = strdup(it_sbx_path());
+		for (; args[n - 1] && n < 31; n++)
+			argv[n] = strdup(args[n - 1]);
+		argv[n] = NULL;
+		dup2(devnull, 0);
+		dup2(devnull, 1);
+		dup2(devnull, 2);
+		execv(argv[0], argv);
+		_exit(99);
+	}
+	return pid;
+}
+
+/* 200 sandboxes at once, 10 rounds: each exits with its own status. */
+static void test_load_200_at_once(void)
+{
+	enum { AT_ONCE = 200, ROUNDS = 10 };
+	char *before;
+	int fds, tmp;
+
+	prctl(PR_SET_CHILD_SUBREAPER, 1);
+	before = mount_table();
+	fds = count_fds();
+	tmp = count_entries("/tmp", "sbx");
+	for (int round = 0; round < ROUNDS; round++) {
+		pid_t pids[AT_ONCE];
+
+		for (int i = 0; i < AT_ONCE; i++) {
+			char code[16];
+			const char *args[] = {"run", "--", "/bin/sh", "-c", "exit $0", code, NULL};
+
+			snprintf(code, sizeof(code), "%d", (round * AT_ONCE + i) % 100);
+			pids[i] = spawn_sbx(args);
+		}
+		for (int i = 0; i < AT_ONCE; i++) {
+			int status;
+
+			IT_EXPECT_INT(waitpid(pids[i], &status, 0), pids[i]);
+			IT_EXPECT(WIFEXITED(status));
+			IT_EXPECT_INT(WEXITSTATUS(status), (round * AT_ONCE + i) % 100);
+		}
+	}
+	expect_nothing_left(before, fds, tmp);
+}
+
+/* SIGKILL of sbx at random moments, from before setup to well into the run. */
+static void test_sigkill_at_random_moments(void)
+{
+	const char *t = it_tmpdir();
+	char *marker = it_path(t, "worker-wrote");
+	char script[4400];
+	char *before;
+	int fds, tmp;
+
+	prctl(PR_SET_CHILD_SUBREAPER, 1);
+	srand((unsigned)time(NULL) ^ (unsigned)getpid());
+	before = mount_table();
+	fds = count_fds();
+	tmp = count_entries("/tmp", "sbx");
+	snprintf(script, sizeof(script), "sleep 0.2; touch %s; sleep 30", marker);
+	for (int i = 0; i < 40; i++) {
+		const char *args[] = {"run", "-v", t, "--", "/bin/sh", "-c", script, NULL};
+		pid_t pid = spawn_sbx(args);
+		int status;
+
+		usleep((useconds_t)(rand() % 30000)); /* 0-30 ms: setup, exec, or the run */
+		kill(pid, SIGKILL);
+		IT_EXPECT_INT(waitpid(pid, &status, 0), pid);
+		IT_EXPECT(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+	}
+	expect_nothing_left(before, fds, tmp);
+	/* and nothing of any sandbox went on to write after its sbx died */
+	usleep(400000);
+	IT_EXPECT(access(marker, F_OK) < 0);
+}
+
+static void test_worker_killed_by_each_signal(void)
+{
+	static const int sigs[] = {SIGHUP,  SIGINT,  SIGQUIT, SIGILL,  SIGABRT, SIGFPE,
+	                           SIGKILL, SIGSEGV, SIGPIPE, SIGALRM, SIGTERM, SIGUSR1,
+	                           SIGUSR2, SIGBUS,  SIGSYS,  SIGTRAP, SIGXCPU, SIGXFSZ};
+	struct it_run r;
+
+	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++) {
+		char script[64];
+
+		snprintf(script, sizeof(script), "kill -%d $$", sigs[i]);
+		it_sbxv(&r, "run", "--", "/bin/sh", "-c", script, NULL);
+		IT_EXPECT_INT(r.status, 128 + sigs[i]);
+	}
+}
+
+/* A grandchild that ignores SIGTERM and leaves for its own session still dies with the
+ * sandbox when the worker ends. */
+static void test_escaping_grandchild_dies(void)
+{
+	const char *t = it_tmpdir();
+	char script[4400];
+	struct it_run r;
+	FILE *f;
+	char line[64] = "";
+
+	prctl(PR_SET_CHILD_SUBREAPER, 1);
+	snprintf(script, sizeof(script),
+	         "setsid sh -c 'trap \"\" TERM HUP; echo $$ > %s/gc; exec sleep 61.7' "
+	         "</dev/null >/dev/null 2>&1 & sleep 0.3; exit 0",
+	         t);
+	it_sbxv(&r, "run", "-v", t, "--", "/bin/sh", "-c", script, NULL);
+	IT_EXPECT_INT(r.status, 0);
+	f = fopen(it_path(t, "gc"), "r");
+	IT_EXPECT(f != NULL);
+	IT_EXPECT(fgets(line, sizeof(line), f) != NULL);
+	fclose(f);
+	/* Its pid is the sandbox's; from here, look for its unusual command line anywhere. */
+	for (int i = 0; i < 300 && system("pgrep -f '^sleep 61.7$' >/dev/null") == 0; i++)
+		usleep(10000);
+	IT_EXPECT(system("pgrep -f '^sleep 61.7$' >/dev/null") != 0);
+	IT_EXPECT_INT(living_descendants(), 0);
+}
+
+static void test_setup_errors_leave_nothing(void)
+{
+	const char *t = it_tmpdir();
+	char *before = mount_table();
+	int fds = count_fds(), tmp = count_entries("/tmp", "sbx");
+	char vol[4400];
+	struct it_run r;
+
+	prctl(PR_SET_CHILD_SUBREAPER, 1);
+	/* a missing mount source */
+	it_sbxv(&r, "run", "-v", it_path(t, "missing"), "--", "/bin/true", NULL);
+	IT_EXPECT_INT(r.status, 125);
+	IT_EXPECT_CONTAINS(r.err, "does not exist");
+	/* a dangling symlink as source */
+	IT_EXPECT_INT(symlink(it_path(t, "nowhere"), it_path(t, "dangling")), 0);
+	it_sbxv(&r, "run", "-v", it_path(t, "dangling"), "--", "/bin/true", NULL);
+	IT_EXPECT_INT(r.status, 125);
+	IT_EXPECT_CONTAINS(r.err, "symlink");
+	/* a target beneath a file */
+	it_write_file(it_path(t, "ws/file"), "x");
+	snprintf(vol, sizeof(vol), "%s:%s", it_path(t, "ws"), it_path(t, "ws/file/below"));
+	it_sbxv(&r, "run", "-v", it_path(t, "ws"), "-v", vol, "--", "/bin/true", NULL);
+	IT_EXPECT_INT(r.status, 125);
+	IT_EXPECT_CONTAINS(r.err, "beneath a file");
+	/* EMFILE: sbx with almost no descriptors to spare fails cleanly, and says what to do */
+	{
+		int pfd[2], status;
+		char out[2048] = "";
+		size_t len = 0;
+		ssize_t n;
+		pid_t pid;
+
+		IT_EXPECT_INT(pipe(pfd), 0);
+		pid = fork();
+		IT_EXPECT(pid >= 0);
+		if (pid == 0) {
+			struct rlimit rl = {6, 6};
+			int devnull = open("/dev/null", O_RDWR);
+
+			dup2(devnull, 0);
+			dup2(devnull, 1);
+			dup2(pfd[1], 2);
+			for (int fd = 3; fd < 1024; fd++)
+				close(fd);
+			setrlimit(RLIMIT_NOFILE, &rl);
+			execl(it_sbx_path(), "sbx", "run", "--", "/bin/true", (char *)NULL);
+			_exit(99);
+		}
+		close(pfd[1]);
+		while ((n = read(pfd[0], out + len, sizeof(out) - 1 - len)) > 0)
+			len += (size_t)n;
+		out[len] = '\0';
+		close(pfd[0]);
+		IT_EXPECT_INT(waitpid(pid, &status, 0), pid);
+		IT_EXPECT(WIFEXITED(status));
+		IT_EXPECT_INT(WEXITSTATUS(status), 125);
+		IT_EXPECT_CONTAINS(out, "Too many open files");
+		IT_EXPECT_CONTAINS(out, "ulimit -n");
+	}
+	expect_nothing_left(before, fds, tmp);
+}
+
+int main(int argc, char **argv)
+{
+	static const struct it_case cases[] = {
+	    IT_CASE(test_load_200_at_once),
+	    IT_CASE(test_sigkill_at_random_moments),
+	    IT_CASE(test_worker_killed_by_each_signal),
+	    IT_CASE(test_escaping_grandchild_dies),
+	    IT_CASE(test_setup_errors_leave_nothing),
+	};
+
+	return it_main(argc, argv, cases, sizeof(cases) / sizeof(cases[0]));
+}

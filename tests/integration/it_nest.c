@@ -1,0 +1,432 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Nested sandboxes (SPEC section 6): sbx run inside sbx run. The outer sandbox mounts the
+ * directory of the sbx binary read-only so the worker can start it again.
+ *
+ * As root the outer worker is uid 0 without capabilities, and the kernel refuses it a user
+ * namespace that maps uid 0 (CAP_SETFCAP, Linux >= 5.12): there, each kernel-enforcement case
+ * checks that sbx refuses with its explanation (exit 125) rather than skipping; the refusal
+ * messages and `sbx status` are checked under both users.
+ */
+#include <fcntl.h>
+#include <libgen.h>
+#include <unistd.h>
+
+#include "harness.h"
+#include "sbx/nest.h"
+#include "sbx/policy.h"
+#include "sbx/specfd.h"
+
+static const char *sbx_dir_ro(void)
+{
+	static char buf[4200];
+	char copy[4096];
+
+	snprintf(copy, sizeof(copy), "%s", it_sbx_path());
+	snprintf(buf, sizeof(buf), "%s:ro", dirname(copy));
+	return buf;
+}
+
+/* t/src/a.c, t/secrets/key, t/out/ */
+static const char *make_tree(void)
+{
+	const char *t = it_tmpdir();
+
+	it_write_file(it_path(t, "src/a.c"), "int main;\n");
+	it_write_file(it_path(t, "secrets/key"), "hunter2\n");
+	it_write_file(it_path(t, "out/.keep"), "");
+	return t;
+}
+
+/* Root: the nested run must have been refused with the kernel's reason. */
+static bool refused_as_root(const struct it_run *r)
+{
+	if (!it_is_root())
+		return false;
+	IT_EXPECT_INT(r->status, 125);
+	IT_EXPECT_CONTAINS(r->err, "cannot start a nested sandbox as uid 0");
+	IT_EXPECT_CONTAINS(r->err, "CAP_SETFCAP");
+	return true;
+}
+
+/* The promise, in a claude-agent-like parent (workspace parts rw, secrets visible). */
+static void test_restrict_readonly_sees_src_only(void)
+{
+	const char *t = make_tree();
+	const char *opts[] = {"--allow-nesting", "-v", sbx_dir_ro(),          "-v",
+	                      it_path(t, "src"), "-v", it_path(t, "secrets"), "-v",
+	                      it_path(t, "out"), NULL};
+	const char *cmd[] = {it_sbx_path(), "run",
+	                     "--restrict",  it_path(t, "src"),
+	                     "--readonly",  "--allow-read",
+	                     it_self_dir(), "--",
+	                     "@probe",      "--probe",
+	                     "read",        it_path(t, "src/a.c"),
+	                     "write",       it_path(t, "src/a.c"),
+	                     "create",      it_path(t, "src/new"),
+	                     "read",        it_path(t, "secrets/key"),
+	                     "ls",          it_path(t, "out"),
+	                     "create",      it_path(t, "out/x"),
+	                     NULL};
+	struct it_run r;
+	char line[4300];
+
+	it_run_in(&r, opts, cmd);
+	if (refused_as_root(&r))
+		return;
+	IT_EXPECT_INT(r.status, 0);
+	snprintf(line, sizeof(line), "read %s/src/a.c => ok", t);
+	IT_EXPECT_CONTAINS(r.out, line);
+	snprintf(line, sizeof(line), "write %s/src/a.c => EROFS", t);
+	IT_EXPECT_CONTAINS(r.out, line);
+	snprintf(line, sizeof(line), "create %s/src/new => EROFS", t);
+	IT_EXPECT_CONTAINS(r.out, line);
+	snprintf(line, sizeof(line), "read %s/secrets/key => ENOENT", t);
+	IT_EXPECT_CONTAINS(r.out, line);
+	snprintf(line, sizeof(line), "ls %s/out => ENOENT", t);
+	IT_EXPECT_CONTAINS(r.out, line);
+	snprintf(line, sizeof(line), "create %s/out/x => ENOENT", t);
+	IT_EXPECT_CONTAINS(r.out, line);
+}
+
+/* What the parent denies, the child cannot get: write where the parent is read-only, a
+ * path the parent does not see, --net host under none, nesting under nesting: false. */
+static void test_escalations_refused(void)
+{
+	const char *t = make_tree();
+	const char *opts[] = {
+	    "--allow-nesting", "-v", sbx_dir_ro(), "-v", it_path(t, "src") /* :ro below */, NULL};
+	char *ro = it_path(t, "src:ro");
+	struct it_run r;
+
+	opts[4] = ro;
+	{
+		const char *cmd[] = {it_sbx_path(), "run", "--allow-write", it_path(t, "src"), "--",
+		                     "true",        NULL};
+		char msg[4300];
+
+		it_run_in(&r, opts, cmd);
+		IT_EXPECT_INT(r.status, 125);
+		snprintf(msg, sizeof(msg),
+		         "cannot grant write on %s/src (--allow-write %s/src): "
+		         "the parent sandbox has %s/src read-only; child sandboxes can only narrow "
+		         "access (parent: read ",
+		         t, t, t);
+		IT_EXPECT_CONTAINS(r.err, msg);
+		IT_EXPECT_CONTAINS(r.err, "use --allow-read");
+	}
+	{
+		const char *cmd[] = {
+		    it_sbx_path(), "run", "--allow-read", it_path(t, "secrets"), "--",
+		    "true",        NULL};
+
+		it_run_in(&r, opts, cmd);
+		IT_EXPECT_INT(r.status, 125);
+		IT_EXPECT_CONTAINS(r.err, "the parent sandbox does not see");
+		IT_EXPECT_CONTAINS(r.err, "name a path the parent sandbox sees");
+	}
+	{
+		const char *cmd[] = {it_sbx_path(), "run",  "-v", it_path(t, "src:rw"),
+		                     "--",          "true", NULL};
+
+		it_run_in(&r, opts, cmd);
+		IT_EXPECT_INT(r.status, 125);
+		IT_EXPECT_CONTAINS(r.err, "cannot grant write on");
+	}
+	{
+		const char *cmd[] = {it_sbx_path(), "run", "--net", "host", "--", "true", NULL};
+
+		it_run_in(&r, opts, cmd);
+		IT_EXPECT_INT(r.status, 125);
+		IT_EXPECT_CONTAINS(r.err, "cannot grant the host's network (--net host)");
+	}
+	{
+		const char *cmd[] = {it_sbx_path(), "run",  "-v", it_path(t, "src:/elsewhere"),
+		                     "--",          "true", NULL};
+
+		it_run_in(&r, opts, cmd);
+		IT_EXPECT_INT(r.status, 125);
+		IT_EXPECT_CONTAINS(r.err, "at the same paths");
+	}
+	{
+		/* nesting: false in the parent's profile */
+		char *prof = it_path(t, "nonest.yaml");
+		char yaml[8192];
+		const char *o2[] = {"-p", prof, "-v", sbx_dir_ro(), NULL};
+		const char *cmd[] = {it_sbx_path(), "run", "--", "true", NULL};
+
+		snprintf(yaml, sizeof(yaml),
+		         "version: 1\nname: nonest\nnesting: false\nmounts:\n  - path: %s/src\n",
+		         t);
+		it_write_file(prof, yaml);
+		it_run_in(&r, o2, cmd);
+		IT_EXPECT_INT(r.status, 125);
+		IT_EXPECT_CONTAINS(r.err, "forbids nesting (nesting: false)");
+	}
+	/* outside any sandbox the nested flags are refused too */
+	it_sbxv(&r, "run", "--restrict", "/src", "--", "true", NULL);
+	IT_EXPECT_INT(r.status, 125);
+	IT_EXPECT_CONTAINS(r.err, "does not run inside one");
+}
+
+/* The child cannot signal or ptrace its parent's processes, nor read their environ. */
+static void test_cannot_signal_or_ptrace_parent(void)
+{
+	const char *t = make_tree();
+	const char *opts[] = {"--allow-nesting", "-v", sbx_dir_ro(), "-v", it_path(t, "src"), NULL};
+	char script[8192];
+	struct it_run r;
+
+	snprintf(script, sizeof(script),
+	         "sleep 60 & p=$!; echo parent-sleeper=$p; "
+	         "%s run --restrict %s/src --allow-read %s -- %s --probe kill $p ptrace $p read "
+	         "/proc/$p/environ "
+	         "ls /proc/$p; echo nested=$?; kill -0 $p && echo sleeper-alive; kill $p",
+	         it_sbx_path(), t, it_self_dir(), it_self());
+	{
+		const char *cmd[] = {"/bin/sh", "-c", script, NULL};
+
+		it_run_in(&r, opts, cmd);
+	}
+	if (it_is_root()) {
+		IT_EXPECT_CONTAINS(r.out, "nested=125");
+		IT_EXPECT_CONTAINS(r.err, "cannot start a nested sandbox as uid 0");
+		return;
+	}
+	IT_EXPECT_INT(r.status, 0);
+	IT_EXPECT_CONTAINS(r.out, "nested=0");
+	IT_EXPECT_CONTAINS(r.out, "=> ESRCH"); /* kill */
+	IT_EXPECT_NOT_CONTAINS(r.out, "kill 3 => ok");
+	IT_EXPECT_NOT_CONTAINS(r.out, "ptrace 3 => ok");
+	IT_EXPECT_CONTAINS(r.out, "/environ => ENOENT");
+	IT_EXPECT_CONTAINS(r.out, "sleeper-alive");
+}
+
+/* No secret of the parent reaches the child: not its environment, not its open files. */
+static void test_no_parent_secrets_in_env_or_fds(void)
+{
+	const char *t = make_tree();
+	const char *opts[] = {"--allow-nesting",      "-v", sbx_dir_ro(),          "-v",
+	                      it_path(t, "src"),      "-v", it_path(t, "secrets"), "--env",
+	                      "SBX_IT_TOKEN=hunter2", NULL};
+	char script[8192];
+	struct it_run r;
+
+	snprintf(script, sizeof(script),
+	         "exec 7<%s/secrets/key; echo outer-env=$SBX_IT_TOKEN; "
+	         "%s run --restrict %s/src --allow-read %s -- /bin/sh -c '%s --probe fds; env; cat "
+	         "/proc/self/environ "
+	         "| tr \"\\0\" \"\\n\"; cat <&7; echo fd7=$?'; echo nested=$?",
+	         t, it_sbx_path(), t, it_self_dir(), it_self());
+	{
+		const char *cmd[] = {"/bin/sh", "-c", script, NULL};
+
+		it_run_in(&r, opts, cmd);
+	}
+	IT_EXPECT_CONTAINS(r.out, "outer-env=hunter2");
+	if (it_is_root()) {
+		IT_EXPECT_CONTAINS(r.out, "nested=125");
+		return;
+	}
+	IT_EXPECT_CONTAINS(r.out, "nested=0");
+	/* the probe's fds: stdio, the spec memfd; the shell's fd 7 did not come through */
+	IT_EXPECT_CONTAINS(r.out, "fds => 0 1 2 3\n");
+	IT_EXPECT_CONTAINS(r.out, "SBX_SPEC_FD=3");
+	/* the secret shows once: the outer shell's own echo, never the child's env or fd 7 */
+	IT_EXPECT(strstr(r.out, "hunter2") && !strstr(strstr(r.out, "hunter2") + 1, "hunter2"));
+	IT_EXPECT_NOT_CONTAINS(r.out, "SBX_IT_TOKEN");
+	IT_EXPECT_NOT_CONTAINS(r.out, "fd7=0");
+}
+
+/* A worker that forges a wider spec, or drops it, gains nothing: the kernel holds. */
+static void test_forged_or_dropped_spec_gains_nothing(void)
+{
+	const char *t = make_tree();
+	const char *opts[] = {"--allow-nesting",    "-v", sbx_dir_ro(), "-v",
+	                      it_path(t, "src:ro"), NULL};
+	struct it_run r;
+	char line[4300];
+
+	{
+		/* forged: claims src writable and secrets visible */
+		const char *cmd[] = {"@probe",
+		                     "--forge",
+		                     it_path(t, "src"),
+		                     it_path(t, "secrets"),
+		                     it_sbx_path(),
+		                     "run",
+		                     "--allow-write",
+		                     it_path(t, "src"),
+		                     "--allow-read",
+		                     it_path(t, "secrets"),
+		                     "--allow-read",
+		                     it_self_dir(),
+		                     "--",
+		                     "@probe",
+		                     "--probe",
+		                     "write",
+		                     it_path(t, "src/a.c"),
+		                     "read",
+		                     it_path(t, "secrets/key"),
+		                     NULL};
+
+		it_run_in(&r, opts, cmd);
+		if (!refused_as_root(&r)) {
+			IT_EXPECT_INT(r.status, 0);
+			snprintf(line, sizeof(line), "write %s/src/a.c => EROFS", t);
+			IT_EXPECT_CONTAINS(r.out, line);
+			snprintf(line, sizeof(line), "read %s/secrets/key => ENOENT", t);
+			IT_EXPECT_CONTAINS(r.out, line);
+		}
+	}
+	{
+		/* dropped: no SBX_SPEC_FD, so sbx takes itself for a top-level launch */
+		const char *cmd[] = {"/usr/bin/env",
+		                     "-u",
+		                     "SBX_SPEC_FD",
+		                     it_sbx_path(),
+		                     "run",
+		                     "-v",
+		                     sbx_dir_ro(),
+		                     "-v",
+		                     it_path(t, "src:rw"),
+		                     "--",
+		                     "@probe",
+		                     "--probe",
+		                     "write",
+		                     it_path(t, "src/a.c"),
+		                     "setattr-rw",
+		                     it_path(t, "src"),
+		                     NULL};
+
+		it_run_in(&r, opts, cmd);
+		if (!it_is_root()) {
+			IT_EXPECT_INT(r.status, 0);
+			snprintf(line, sizeof(line), "write %s/src/a.c => EROFS", t);
+			IT_EXPECT_CONTAINS(r.out, line);
+		} else {
+			/* root's worker cannot map uid 0 either way */
+			IT_EXPECT_INT(r.status, 125);
+		}
+	}
+	{
+		/* garbage: SBX_SPEC_FD naming stdin is refused, not ignored */
+		const char *cmd[] = {"/usr/bin/env", "SBX_SPEC_FD=0", it_sbx_path(), "run",
+		                     "--",           "true",          NULL};
+
+		it_run_in(&r, opts, cmd);
+		IT_EXPECT_INT(r.status, 125);
+		IT_EXPECT_CONTAINS(r.err, "SBX_SPEC_FD=0");
+		IT_EXPECT_CONTAINS(r.err, "not a sealed memfd");
+	}
+	/* and the real memfd cannot be written, grown or resealed from inside */
+	{
+		const char *cmd[] = {"/bin/sh", "-c",
+		                     "echo x >> /proc/self/fd/3; echo append=$?; echo x > "
+		                     "/proc/self/fd/3; echo trunc=$?",
+		                     NULL};
+
+		it_run_in(&r, opts, cmd);
+		IT_EXPECT_NOT_CONTAINS(r.out, "append=0");
+		IT_EXPECT_NOT_CONTAINS(r.out, "trunc=0");
+	}
+}
+
+/* Nesting 8 deep, inheriting all the way; the deepest one knows its depth. */
+static void test_eight_deep(void)
+{
+	const char *t = make_tree();
+	char *script = it_path(t, "src/nest.sh");
+	char body[8192];
+	const char *opts[] = {"--allow-nesting", "-v", sbx_dir_ro(), "-v", it_path(t, "src"), NULL};
+	const char *cmd[] = {"/bin/sh", script, "1", NULL};
+	struct it_run r;
+
+	snprintf(body, sizeof(body),
+	         "if [ \"$1\" -lt 8 ]; then exec %s run -- /bin/sh %s $(($1 + 1)); fi\n"
+	         "exec %s status\n",
+	         it_sbx_path(), script, it_sbx_path());
+	it_write_file(script, body);
+	it_run_in(&r, opts, cmd);
+	if (refused_as_root(&r))
+		return;
+	IT_EXPECT_INT(r.status, 0);
+	IT_EXPECT_CONTAINS(r.out, "depth:    8\n");
+	IT_EXPECT_CONTAINS(r.out, "backend:  namespaces\n");
+}
+
+static void test_status(void)
+{
+	const char *t = make_tree();
+	const char *opts[] = {"--allow-nesting",    "-v", sbx_dir_ro(),      "-v",
+	                      it_path(t, "src:ro"), "-v", it_path(t, "out"), NULL};
+	const char *cmd[] = {it_sbx_path(), "status", "--json", NULL};
+	char frag[4300];
+	struct it_run r;
+
+	it_sbxv(&r, "status", NULL);
+	IT_EXPECT_INT(r.status, 1);
+	IT_EXPECT_CONTAINS(r.out, "not inside an sbx sandbox");
+	it_run_in(&r, opts, cmd);
+	IT_EXPECT_INT(r.status, 0);
+	IT_EXPECT_CONTAINS(r.out, "\"sandboxed\":true");
+	IT_EXPECT_CONTAINS(r.out, "\"depth\":1");
+	IT_EXPECT_CONTAINS(r.out, "\"backend\":\"namespaces\"");
+	snprintf(frag, sizeof(frag),
+	         "{\"target\":\"%s/src\",\"kind\":\"bind\",\"system\":false,"
+	         "\"readonly\":true",
+	         t);
+	IT_EXPECT_CONTAINS(r.out, frag);
+	snprintf(frag, sizeof(frag),
+	         "{\"target\":\"%s/out\",\"kind\":\"bind\",\"system\":false,"
+	         "\"readonly\":false",
+	         t);
+	IT_EXPECT_CONTAINS(r.out, frag);
+	IT_EXPECT_CONTAINS(r.out, "{\"target\":\"/usr\",\"kind\":\"bind\",\"system\":true");
+}
+
+/*
+ * --forge SRC SECRETS CMD...: read the real spec from SBX_SPEC_FD, widen it (SRC writable,
+ * SECRETS visible and writable), seal it into a new memfd, point SBX_SPEC_FD at it and exec
+ * CMD (it_run_in has already put this binary's path for each "@probe").
+ */
+static int forge_main(int argc, char **argv)
+{
+	struct sbx_nest *n = NULL;
+	unsigned char *buf = NULL, *out = NULL;
+	size_t len = 0, olen = 0;
+	char num[16];
+	int fd;
+
+	if (argc < 4 || sbx_memfd_read_spec(atoi(getenv("SBX_SPEC_FD")), &buf, &len, NULL) < 0 ||
+	    sbx_nest_decode(buf, len, &n, NULL) < 0)
+		return 2;
+	if (sbx_nest_put(n, argv[0], SBX_NEST_BIND, SBX_OP_ALL, 0, NULL) < 0 ||
+	    sbx_nest_put(n, argv[1], SBX_NEST_BIND, SBX_OP_ALL, 0, NULL) < 0 ||
+	    sbx_nest_encode(n, &out, &olen, NULL) < 0)
+		return 2;
+	fd = sbx_memfd_sealed(out, olen, NULL);
+	if (fd < 0 || fcntl(fd, F_SETFD, 0) < 0)
+		return 2;
+	snprintf(num, sizeof(num), "%d", fd);
+	setenv("SBX_SPEC_FD", num, 1);
+	execv(argv[2], argv + 2);
+	return 127;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct it_case cases[] = {
+	    IT_CASE(test_restrict_readonly_sees_src_only),
+	    IT_CASE(test_escalations_refused),
+	    IT_CASE(test_cannot_signal_or_ptrace_parent),
+	    IT_CASE(test_no_parent_secrets_in_env_or_fds),
+	    IT_CASE(test_forged_or_dropped_spec_gains_nothing),
+	    IT_CASE(test_eight_deep),
+	    IT_CASE(test_status),
+	};
+
+	if (argc > 1 && strcmp(argv[1], "--forge") == 0)
+		return forge_main(argc - 2, argv + 2);
+	return it_main(argc, argv, cases, sizeof(cases) / sizeof(cases[0]));
+}

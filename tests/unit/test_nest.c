@@ -1,0 +1,533 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Nesting in core: the codec (round trips, truncation, garbage), narrowing per SPEC section 6
+ * (the hierarchical-sandbox seed's test list and the mount-model seed's inheritance table, in
+ * sbx terms), nesting 8 deep, and a property: random chains of narrowing never widen.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sbx/nest.h"
+#include "sbx/policy.h"
+
+#define RW (SBX_OP_ALL)
+#define RO (SBX_OP_ALL & ~SBX_OP_MODIFY)
+
+/* A parent like the seed's: root-less, /usr system, /src rw, /secrets rw, /out rw,
+ * /cache ro, /src/.git/hooks ro, /src/.env hidden. */
+static struct sbx_nest *parent_fixture(void)
+{
+	struct sbx_nest *n = sbx_nest_new();
+
+	assert_non_null(n);
+	n->profile = strdup("claude-agent");
+	n->depth = 1;
+	n->nesting = true;
+	assert_int_equal(sbx_nest_put(n, "/usr", SBX_NEST_BIND, RO, SBX_NEST_F_SYSTEM, NULL), 0);
+	assert_int_equal(
+	    sbx_nest_put(n, "/bin", SBX_NEST_SYMLINK, SBX_OP_LOOK, SBX_NEST_F_SYSTEM, NULL), 0);
+	assert_int_equal(sbx_nest_put(n, "/src", SBX_NEST_BIND, RW, 0, NULL), 0);
+	assert_int_equal(sbx_nest_put(n, "/secrets", SBX_NEST_BIND, RW, 0, NULL), 0);
+	assert_int_equal(sbx_nest_put(n, "/out", SBX_NEST_BIND, RW, 0, NULL), 0);
+	assert_int_equal(sbx_nest_put(n, "/cache", SBX_NEST_BIND, RO, 0, NULL), 0);
+	assert_int_equal(sbx_nest_put(n, "/src/.git/hooks", SBX_NEST_BIND, RO, 0, NULL), 0);
+	assert_int_equal(sbx_nest_put(n, "/src/.env", SBX_NEST_HIDDEN, 0, 0, NULL), 0);
+	return n;
+}
+
+/* ---- codec ---- */
+
+static void test_codec_round_trip(void **state)
+{
+	_cleanup_nest_ struct sbx_nest *n = parent_fixture();
+	_cleanup_nest_ struct sbx_nest *back = NULL;
+	unsigned char *a = NULL, *b = NULL;
+	size_t alen, blen;
+
+	(void)state;
+	assert_int_equal(sbx_nest_encode(n, &a, &alen, NULL), 0);
+	assert_int_equal(sbx_nest_decode(a, alen, &back, NULL), 0);
+	assert_string_equal(back->profile, "claude-agent");
+	assert_int_equal(back->depth, 1);
+	assert_true(back->nesting);
+	assert_int_equal(back->n_mounts, n->n_mounts);
+	for (size_t i = 0; i < n->n_mounts; i++) {
+		assert_string_equal(back->mounts[i].target, n->mounts[i].target);
+		assert_int_equal(back->mounts[i].rights, n->mounts[i].rights);
+		assert_int_equal(back->mounts[i].kind, n->mounts[i].kind);
+		assert_int_equal(back->mounts[i].flags, n->mounts[i].flags);
+	}
+	assert_int_equal(sbx_nest_encode(back, &b, &blen, NULL), 0);
+	assert_int_equal(alen, blen);
+	assert_memory_equal(a, b, alen);
+	free(a);
+	free(b);
+}
+
+static void test_codec_refuses_truncated_and_garbage(void **state)
+{
+	_cleanup_nest_ struct sbx_nest *n = parent_fixture();
+	unsigned char *a = NULL;
+	size_t len;
+	struct sbx_error err;
+
+	(void)state;
+	assert_int_equal(sbx_nest_encode(n, &a, &len, NULL), 0);
+	/* every strict prefix is refused */
+	for (size_t cut = 0; cut < len; cut++) {
+		struct sbx_nest *out = NULL;
+
+		assert_int_equal(sbx_nest_decode(a, cut, &out, &err), -EBADMSG);
+		assert_null(out);
+	}
+	/* one flipped byte anywhere in the header or a count is refused or still canonical */
+	for (size_t i = 0; i < len; i++) {
+		struct sbx_nest *out = NULL;
+		unsigned char *c = malloc(len);
+		int r;
+
+		memcpy(c, a, len);
+		c[i] ^= 0xff;
+		r = sbx_nest_decode(c, len, &out, NULL);
+		if (r == 0) {
+			unsigned char *again = NULL;
+			size_t alen;
+
+			assert_int_equal(sbx_nest_encode(out, &again, &alen, NULL), 0);
+			assert_int_equal(alen, len);
+			assert_memory_equal(again, c, len);
+			free(again);
+			sbx_nest_free(out);
+		} else {
+			assert_int_equal(r, -EBADMSG);
+		}
+		free(c);
+	}
+	/* garbage and oversized input */
+	{
+		unsigned char junk[64];
+		struct sbx_nest *out = NULL;
+
+		memset(junk, 'A', sizeof(junk));
+		assert_int_equal(sbx_nest_decode(junk, sizeof(junk), &out, &err), -EBADMSG);
+		assert_non_null(strstr(err.msg, "bad magic"));
+		assert_int_equal(sbx_nest_decode(a, SBX_NEST_CODEC_MAX + 1, &out, &err), -EBADMSG);
+	}
+	/* a wrong version is named */
+	{
+		struct sbx_nest *out = NULL;
+
+		a[8] = 2;
+		assert_int_equal(sbx_nest_decode(a, len, &out, &err), -EBADMSG);
+		assert_non_null(strstr(err.msg, "version 2"));
+	}
+	free(a);
+}
+
+static void test_codec_refuses_writable_system_mount(void **state)
+{
+	_cleanup_nest_ struct sbx_nest *n = parent_fixture();
+	unsigned char *a = NULL;
+	size_t len;
+
+	(void)state;
+	n->mounts[0].rights = RW; /* /bin or /usr: a system entry */
+	n->mounts[0].kind = SBX_NEST_BIND;
+	assert_int_equal(sbx_nest_encode(n, &a, &len, NULL), -EBADMSG);
+	assert_null(a);
+}
+
+/* ---- narrowing ---- */
+
+static int narrow(const struct sbx_nest *p, struct sbx_nest_request *req, struct sbx_nest **c,
+                  struct sbx_error *err)
+{
+	*c = NULL;
+	return sbx_spec_narrow(p, req, c, err);
+}
+
+static void add(struct sbx_nest_request *req, unsigned kind, const char *path)
+{
+	char what[128];
+
+	snprintf(what, sizeof(what), "%s %s",
+	         kind == SBX_GRANT_WRITE  ? "--allow-write"
+	         : kind == SBX_GRANT_READ ? "--allow-read"
+	                                  : "--restrict",
+	         path);
+	assert_int_equal(sbx_nest_request_add(req, kind, path, false, what, NULL), 0);
+}
+
+/* Seed 003, 6 and 7: with no arguments the child inherits (sbx's default is inherit). */
+static void test_inherit_by_default(void **state)
+{
+	_cleanup_nest_ struct sbx_nest *p = parent_fixture();
+	_cleanup_nest_ struct sbx_nest *c = NULL;
+	struct sbx_nest_request req = {0};
+
+	(void)state;
+	assert_int_equal(narrow(p, &req, &c, NULL), 0);
+	assert_int_equal(c->depth, 2);
+	assert_int_equal(c->n_mounts, p->n_mounts);
+	assert_int_equal(sbx_nest_rights(c, "/src/a.c"), RW);
+	assert_int_equal(sbx_nest_rights(c, "/cache/x"), RO);
+	assert_int_equal(sbx_nest_rights(c, "/src/.env"), 0);
+}
+
+/* The promise: --restrict /src --readonly sees /src, not /secrets, writes nothing. */
+static void test_restrict_readonly(void **state)
+{
+	_cleanup_nest_ struct sbx_nest *p = parent_fixture();
+	_cleanup_nest_ struct sbx_nest *c = NULL;
+	struct sbx_nest_request req = {.readonly = true};
+
+	(void)state;
+	add(&req, SBX_GRANT_RESTRICT, "/src");
+	assert_int_equal(narrow(p, &req, &c, NULL), 0);
+	assert_int_equal(sbx_nest_rights(c, "/src/app.ts"), RO);
+	assert_int_equal(sbx_nest_rights(c, "/secrets/api-key.txt"), 0);
+	assert_int_equal(sbx_nest_rights(c, "/out/x"), 0);
+	assert_int_equal(sbx_nest_rights(c, "/src/.env"), 0);            /* still hidden */
+	assert_int_equal(sbx_nest_rights(c, "/usr/bin/cc"), RO);         /* system stays */
+	assert_non_null(sbx_nest_lookup(c, "/bin/sh"));                  /* the symlink too */
+	assert_int_equal(sbx_nest_rights(c, "/src/.git/hooks/pre"), RO); /* deeper mount kept */
+	sbx_nest_request_clear(&req);
+}
+
+/* Seed 003, 4 and 5: allow-read gives reads only there; allow-write implies read. */
+static void test_allowlists(void **state)
+{
+	_cleanup_nest_ struct sbx_nest *p = parent_fixture();
+	_cleanup_nest_ struct sbx_nest *c = NULL;
+	struct sbx_nest_request req = {0};
+
+	(void)state;
+	add(&req, SBX_GRANT_READ, "/src");
+	add(&req, SBX_GRANT_WRITE, "/out/reports");
+	assert_int_equal(narrow(p, &req, &c, NULL), 0);
+	assert_int_equal(sbx_nest_rights(c, "/src/a.py"), RO);
+	assert_int_equal(sbx_nest_rights(c, "/out/reports/r.md"), RW);
+	assert_int_equal(sbx_nest_rights(c, "/out/other"), 0);
+	assert_int_equal(sbx_nest_rights(c, "/secrets/k"), 0);
+	assert_int_equal(sbx_nest_rights(c, "/docs/x.md"), 0);
+	sbx_nest_request_clear(&req);
+}
+
+/* A deeper grant decides beneath itself, a shallower one elsewhere. */
+static void test_nested_grants(void **state)
+{
+	_cleanup_nest_ struct sbx_nest *p = parent_fixture();
+	_cleanup_nest_ struct sbx_nest *c = NULL;
+	struct sbx_nest_request req = {0};
+
+	(void)state;
+	add(&req, SBX_GRANT_WRITE, "/src/gen");
+	add(&req, SBX_GRANT_READ, "/src");
+	assert_int_equal(narrow(p, &req, &c, NULL), 0);
+	assert_int_equal(sbx_nest_rights(c, "/src/a.c"), RO);
+	assert_int_equal(sbx_nest_rights(c, "/src/gen/b.c"), RW);
+	sbx_nest_request_clear(&req);
+}
+
+/* The mount-model seed's inheritance table, per mount. */
+static void test_inheritance_table(void **state)
+{
+	static const struct {
+		unsigned parent;   /* rights of /m in the parent */
+		unsigned grant;    /* what the child asks; ~0u: nothing (inherit) */
+		bool readonly;     /* --readonly */
+		int ret;           /* 0 or -EPERM */
+		unsigned expected; /* rights of /m in the child */
+	} table[] = {
+	    {RW, ~0u, false, 0, RW},                 /* rw, (default) -> rw */
+	    {RW, ~0u, true, 0, RO},                  /* rw, readonly -> ro */
+	    {RO, ~0u, false, 0, RO},                 /* ro, (default) -> ro */
+	    {RO, SBX_GRANT_WRITE, false, -EPERM, 0}, /* ro, readonly: false -> ERROR */
+	    {RW, SBX_GRANT_WRITE, false, 0, RW},     /* rw, explicit rw -> rw */
+	    {RW, SBX_GRANT_READ, false, 0, RO},      /* rw, -v :ro -> ro */
+	    {RO, SBX_GRANT_RESTRICT, false, 0, RO},  /* restrict keeps ro */
+	    {RW, SBX_GRANT_WRITE, true, 0, RO},      /* --readonly beats allow-write */
+	    {RO & ~SBX_OP_EXECUTE, ~0u, false, 0, RO & ~SBX_OP_EXECUTE}, /* noexec stays */
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(table) / sizeof(table[0]); i++) {
+		_cleanup_nest_ struct sbx_nest *p = sbx_nest_new();
+		_cleanup_nest_ struct sbx_nest *c = NULL;
+		struct sbx_nest_request req = {.readonly = table[i].readonly};
+		struct sbx_error err = {0};
+
+		p->profile = strdup("p");
+		p->depth = 1;
+		p->nesting = true;
+		assert_int_equal(sbx_nest_put(p, "/m", SBX_NEST_BIND, table[i].parent, 0, NULL), 0);
+		assert_int_equal(sbx_nest_put(p, "/cache", SBX_NEST_BIND, RO, 0, NULL), 0);
+		if (table[i].grant != ~0u)
+			add(&req, table[i].grant, "/m");
+		assert_int_equal(narrow(p, &req, &c, &err), table[i].ret);
+		if (table[i].ret == 0) {
+			assert_int_equal(sbx_nest_rights(c, "/m/f"), table[i].expected);
+			if (table[i].grant == ~0u) /* per mount: /cache stays read-only */
+				assert_int_equal(sbx_nest_rights(c, "/cache/f"), RO);
+		} else {
+			assert_int_equal(err.kind, SBX_ERR_ESCALATION);
+			assert_null(c);
+		}
+		sbx_nest_request_clear(&req);
+	}
+}
+
+/* Seed 003's escalation error: what was asked, the parent's boundaries, an alternative. */
+static void test_escalation_messages(void **state)
+{
+	_cleanup_nest_ struct sbx_nest *p = sbx_nest_new();
+	_cleanup_nest_ struct sbx_nest *c = NULL;
+	struct sbx_nest_request req = {0};
+	struct sbx_error err = {0};
+
+	(void)state;
+	p->profile = strdup("p");
+	p->depth = 1;
+	p->nesting = true;
+	assert_int_equal(sbx_nest_put(p, "/", SBX_NEST_BIND, RO, 0, NULL), 0);
+	assert_int_equal(sbx_nest_put(p, "/out", SBX_NEST_BIND, RW, 0, NULL), 0);
+	add(&req, SBX_GRANT_WRITE, "/src");
+	assert_int_equal(narrow(p, &req, &c, &err), -EPERM);
+	assert_string_equal(err.msg,
+	                    "cannot grant write on /src (--allow-write /src): the parent sandbox "
+	                    "has /src read-only (mount /); child sandboxes can only narrow "
+	                    "access (parent: read /; write /out)");
+	assert_non_null(strstr(err.hint, "--allow-read /src"));
+	assert_non_null(strstr(err.hint, "/out"));
+	assert_int_equal(sbx_error_exit_code(&err), 125);
+	sbx_nest_request_clear(&req);
+
+	/* a path the parent does not see */
+	{
+		_cleanup_nest_ struct sbx_nest *q = parent_fixture();
+
+		add(&req, SBX_GRANT_READ, "/home");
+		assert_int_equal(narrow(q, &req, &c, &err), -EPERM);
+		assert_non_null(strstr(err.msg, "the parent sandbox does not see /home"));
+		assert_non_null(strstr(err.hint, "--restrict /cache"));
+		sbx_nest_request_clear(&req);
+		/* a hidden path */
+		add(&req, SBX_GRANT_RESTRICT, "/src/.env");
+		assert_int_equal(narrow(q, &req, &c, &err), -EPERM);
+		assert_non_null(strstr(err.msg, "the parent sandbox hides /src/.env"));
+		sbx_nest_request_clear(&req);
+		/* write on a system mount */
+		add(&req, SBX_GRANT_WRITE, "/usr/lib");
+		assert_int_equal(narrow(q, &req, &c, &err), -EPERM);
+		assert_non_null(strstr(err.msg, "read-only system mount"));
+		sbx_nest_request_clear(&req);
+		/* --net host under none */
+		req.net_given = true;
+		req.net = SBX_NET_HOST;
+		assert_int_equal(narrow(q, &req, &c, &err), -EPERM);
+		assert_non_null(strstr(err.msg, "--net host"));
+		assert_non_null(strstr(err.hint, "drop --net host"));
+		/* --net none under host narrows */
+		q->net = SBX_NET_HOST;
+		req.net = SBX_NET_NONE;
+		assert_int_equal(narrow(q, &req, &c, &err), 0);
+		assert_int_equal(c->net, SBX_NET_NONE);
+	}
+}
+
+/* A profile's optional mount the parent does not see is skipped, not refused. */
+static void test_optional_grant(void **state)
+{
+	_cleanup_nest_ struct sbx_nest *p = parent_fixture();
+	_cleanup_nest_ struct sbx_nest *c = NULL;
+	struct sbx_nest_request req = {0};
+
+	(void)state;
+	assert_int_equal(sbx_nest_request_add(&req, SBX_GRANT_READ, "/home/u/.npm", true,
+	                                      "profile x, mount /home/u/.npm", NULL),
+	                 0);
+	add(&req, SBX_GRANT_WRITE, "/out");
+	req.no_system = true;
+	assert_int_equal(narrow(p, &req, &c, NULL), 0);
+	assert_int_equal(sbx_nest_rights(c, "/home/u/.npm"), 0);
+	assert_int_equal(sbx_nest_rights(c, "/out/x"), RW);
+	assert_int_equal(sbx_nest_rights(c, "/usr/bin/cc"), 0); /* system mounts off */
+	sbx_nest_request_clear(&req);
+}
+
+static void test_eight_deep_and_the_cap(void **state)
+{
+	struct sbx_nest *cur = parent_fixture();
+
+	(void)state;
+	for (unsigned d = 2; d <= SBX_NEST_MAX_DEPTH; d++) {
+		struct sbx_nest_request req = {0};
+		struct sbx_nest *next = NULL;
+
+		if (d == 3)
+			add(&req, SBX_GRANT_RESTRICT, "/src");
+		if (d == 5)
+			req.readonly = true;
+		assert_int_equal(narrow(cur, &req, &next, NULL), 0);
+		assert_int_equal(next->depth, d);
+		if (d >= 8) {
+			assert_int_equal(sbx_nest_rights(next, "/src/a"), RO);
+			assert_int_equal(sbx_nest_rights(next, "/out/a"), 0);
+		}
+		sbx_nest_request_clear(&req);
+		sbx_nest_free(cur);
+		cur = next;
+	}
+	{
+		struct sbx_nest_request req = {0};
+		struct sbx_nest *next = NULL;
+		struct sbx_error err = {0};
+
+		assert_int_equal(narrow(cur, &req, &next, &err), -ELOOP);
+		assert_non_null(strstr(err.msg, "levels deep"));
+	}
+	sbx_nest_free(cur);
+}
+
+/* ---- the property: random chains of narrowing never widen ---- */
+
+static const char *const paths[] = {
+    "/",      "/src", "/src/a",   "/src/a/b", "/src/.env", "/out",   "/out/r",         "/secrets",
+    "/cache", "/usr", "/usr/lib", "/home",    "/src/.git", "/x/y/z", "/src/.git/hooks"};
+#define N_PATHS (sizeof(paths) / sizeof(paths[0]))
+
+static unsigned rnd(unsigned *s)
+{
+	*s = *s * 1103515245u + 12345u;
+	return (*s >> 16) & 0x7fff;
+}
+
+static void dump(const char *what, const struct sbx_nest *n)
+{
+	for (size_t i = 0; i < n->n_mounts; i++)
+		print_message("%s: %s kind %u rights %#x flags %u\n", what, n->mounts[i].target,
+		              n->mounts[i].kind, n->mounts[i].rights, n->mounts[i].flags);
+}
+
+static void test_property_never_widens(void **state)
+{
+	unsigned seed = 20240611u;
+
+	(void)state;
+	for (int chain = 0; chain < 400; chain++) {
+		struct sbx_nest *cur = sbx_nest_new();
+		struct sbx_nest *top;
+		int n = 1 + (int)(rnd(&seed) % 6);
+
+		cur->profile = strdup("p");
+		cur->depth = 1;
+		cur->nesting = true;
+		cur->net = rnd(&seed) % 2;
+		for (int i = 0; i < n; i++) {
+			unsigned kinds = rnd(&seed) % 4;
+			const char *t = paths[rnd(&seed) % N_PATHS];
+			bool sys = strncmp(t, "/usr", 4) == 0;
+
+			assert_int_equal(sbx_nest_put(cur, t,
+			                              kinds == 3 ? SBX_NEST_HIDDEN : SBX_NEST_BIND,
+			                              sys ? RO : (rnd(&seed) & SBX_OP_ALL),
+			                              sys ? SBX_NEST_F_SYSTEM : 0, NULL),
+			                 0);
+		}
+		top = cur;
+		cur = NULL;
+		{
+			struct sbx_nest *prev = top;
+
+			for (int step = 0; step < 6; step++) {
+				struct sbx_nest_request req = {0};
+				struct sbx_nest *next = NULL;
+				int g = (int)(rnd(&seed) % 4);
+
+				for (int i = 0; i < g; i++)
+					add(&req, rnd(&seed) % 3, paths[rnd(&seed) % N_PATHS]);
+				req.readonly = rnd(&seed) % 4 == 0;
+				req.no_system = rnd(&seed) % 5 == 0;
+				req.net_given = rnd(&seed) % 3 == 0;
+				req.net = rnd(&seed) % 2;
+				if (narrow(prev, &req, &next, NULL) == 0) {
+					for (size_t i = 0; i < N_PATHS; i++) {
+						char sub[128];
+
+						snprintf(sub, sizeof(sub), "%s/f",
+						         strcmp(paths[i], "/") ? paths[i] : "");
+						/* never wider than the parent, nor than the
+						 * first sandbox of the chain */
+						if (sbx_nest_rights(next, paths[i]) &
+						    ~sbx_nest_rights(prev, paths[i])) {
+							dump("parent", prev);
+							dump("child", next);
+							for (size_t k = 0; k < req.n_grants; k++)
+								print_message("grant %s\n",
+								              req.grants[k].what);
+							print_message("path %s\n", paths[i]);
+						}
+						assert_int_equal(
+						    sbx_nest_rights(next, paths[i]) &
+						        ~sbx_nest_rights(prev, paths[i]),
+						    0);
+						assert_int_equal(sbx_nest_rights(next, sub) &
+						                     ~sbx_nest_rights(top, sub),
+						                 0);
+					}
+					assert_true(next->net == SBX_NET_NONE ||
+					            prev->net == SBX_NET_HOST);
+					assert_true(!next->nesting || prev->nesting);
+					if (prev != top)
+						sbx_nest_free(prev);
+					prev = next;
+				}
+				sbx_nest_request_clear(&req);
+			}
+			if (prev != top)
+				sbx_nest_free(prev);
+		}
+		sbx_nest_free(top);
+	}
+}
+
+static void test_boundaries_text(void **state)
+{
+	_cleanup_nest_ struct sbx_nest *p = parent_fixture();
+	char buf[512], tiny[16];
+
+	(void)state;
+	assert_string_equal(sbx_nest_boundaries(p, buf, sizeof(buf)),
+	                    "read /cache, /src/.git/hooks; write /out, /secrets, /src");
+	sbx_nest_boundaries(p, tiny, sizeof(tiny));
+	assert_int_equal(strlen(tiny), sizeof(tiny) - 1);
+	assert_string_equal(tiny + sizeof(tiny) - 4, "...");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_codec_round_trip),
+	    cmocka_unit_test(test_codec_refuses_truncated_and_garbage),
+	    cmocka_unit_test(test_codec_refuses_writable_system_mount),
+	    cmocka_unit_test(test_inherit_by_default),
+	    cmocka_unit_test(test_restrict_readonly),
+	    cmocka_unit_test(test_allowlists),
+	    cmocka_unit_test(test_nested_grants),
+	    cmocka_unit_test(test_inheritance_table),
+	    cmocka_unit_test(test_escalation_messages),
+	    cmocka_unit_test(test_optional_grant),
+	    cmocka_unit_test(test_eight_deep_and_the_cap),
+	    cmocka_unit_test(test_property_never_widens),
+	    cmocka_unit_test(test_boundaries_text),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
