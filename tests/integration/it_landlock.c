@@ -50,18 +50,6 @@ static void copy_true(const char *dst)
 	close(out);
 }
 
-/* The workspace lives outside /tmp (in /var/tmp), so that the private /tmp's rights, which
- * would reach a workspace beneath it, play no part in what is exact. */
-static void cleanup_ws(void)
-{
-	if (ws[0]) {
-		char *cmd = fmt("rm -rf '%s'", ws);
-		int r = system(cmd);
-
-		(void)r;
-	}
-}
-
 /* The workspace's files, afresh (each sandbox run changes them). */
 static void populate(void)
 {
@@ -83,14 +71,16 @@ static void populate(void)
 
 static void setup(void)
 {
-	const char *t = it_tmpdir();
-	char tmpl[] = "/var/tmp/sbx-it-XXXXXX";
+	const char *t;
 
-	if (!mkdtemp(tmpl))
-		it_fail(__FILE__, __LINE__, "cannot make a directory in /var/tmp: %s",
-		        strerror(errno));
-	snprintf(ws, sizeof(ws), "%s", tmpl);
-	atexit(cleanup_ws);
+	/* The case's directory, and so the workspace, lives outside /tmp (in /var/tmp), so
+	 * that the private /tmp's rights, which would reach a workspace beneath it, play no
+	 * part in what is exact. The harness removes it after the case. */
+	setenv("TMPDIR", "/var/tmp", 1);
+	t = it_tmpdir();
+	snprintf(ws, sizeof(ws), "%s/ws", t);
+	if (mkdir(ws, 0755) < 0)
+		it_fail(__FILE__, __LINE__, "mkdir %s: %s", ws, strerror(errno));
 	snprintf(home, sizeof(home), "%s/home", t);
 	populate();
 	it_write_file(fmt("%s/.claude/settings.json", home), "{}\n");
