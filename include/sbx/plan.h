@@ -104,7 +104,6 @@ struct sbx_plan {
 	 * caller's mount namespace with Landlock alone (SPEC section 3). */
 	struct sbx_ll_plan landlock;
 	bool backend_landlock;
-	bool best_effort; /* run with a warning where the kernel cannot enforce it all */
 	/* The worker's effective spec, encoded (src/core/nest.c); the launcher hands it over in
 	 * a sealed memfd at fd SBX_SPEC_FD_NUMBER. Owned; NULL: the launch is refused. */
 	unsigned char *spec_blob;
