@@ -21,7 +21,8 @@ shift
 export SBX="$stage/sbx"
 set +e
 setpriv --reuid="$user" --regid="$user" --init-groups --reset-env \
-	env SBX="$SBX" SBX_SOURCE_DIR="${SBX_SOURCE_DIR:-}" PATH=/usr/local/bin:/usr/bin:/bin \
+	env SBX="$SBX" SBX_SOURCE_DIR="${SBX_SOURCE_DIR:-}" SBX_IT_LOAD_ROUNDS="${SBX_IT_LOAD_ROUNDS:-}" \
+	PATH=/usr/local/bin:/usr/bin:/bin \
 	HOME="$(getent passwd "$user" | cut -d: -f6)" TMPDIR=/tmp "$stage/test" "$@"
 rc=$?
 exit $rc

@@ -75,6 +75,7 @@ int seccomp_exec_main(int argc, char **argv)
 	}
 	if (r < 0) {
 		report(&err);
+		sbx_seccomp_conf_clear(&conf);
 		return 125;
 	}
 	if (export) {
@@ -85,6 +86,7 @@ int seccomp_exec_main(int argc, char **argv)
 		if (fd < 0)
 			return usage_fail("cannot open", export);
 		r = sbx_seccomp_export(&conf, fd, &err);
+		sbx_seccomp_conf_clear(&conf);
 		if (r < 0) {
 			report(&err);
 			return 125;
@@ -100,6 +102,7 @@ int seccomp_exec_main(int argc, char **argv)
 	/* The launcher's order: keyring, then the filter (which denies keyctl), then exec. */
 	if (sbx_keyring_new_session(&err) < 0 || sbx_seccomp_load(&conf, &err) < 0) {
 		report(&err);
+		sbx_seccomp_conf_clear(&conf);
 		return 125;
 	}
 	sbx_seccomp_conf_clear(&conf);
