@@ -49,9 +49,11 @@ int sbx_cli_parse_run(int argc, char **argv, const char *cwd, struct sbx_cli_run
 int sbx_cli_plan_landlock(const struct sbx_cli_run *run, struct sbx_plan *plan, FILE *warn_to,
                           struct sbx_error *err);
 
-/* Choose the backend (sets plan->backend_landlock) and check the spec fits it. */
-int sbx_cli_pick_backend(const struct sbx_cli_run *run, struct sbx_plan *plan,
-                         struct sbx_error *err);
+/* Choose the backend (sets plan->backend_landlock) and check the spec fits it. With
+ * --backend auto: `failed` (the namespaces backend's error) means landlock; else `probe`
+ * tries a user namespace now; else the namespaces backend is assumed, to be tried. */
+int sbx_cli_pick_backend(const struct sbx_cli_run *run, struct sbx_plan *plan, bool probe,
+                         const struct sbx_error *failed, struct sbx_error *err);
 
 /* Print an error as one line (profile errors also get their source line and a caret). */
 void sbx_cli_report(FILE *f, const struct sbx_error *err);

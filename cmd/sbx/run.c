@@ -565,8 +565,8 @@ int sbx_cli_plan_landlock(const struct sbx_cli_run *run, struct sbx_plan *plan, 
 
 /* Which backend runs: as asked, or for auto, landlock where no user namespace can be made
  * (probed). A refusal of the landlock backend names what it cannot give. */
-int sbx_cli_pick_backend(const struct sbx_cli_run *run, struct sbx_plan *plan,
-                         struct sbx_error *err)
+int sbx_cli_pick_backend(const struct sbx_cli_run *run, struct sbx_plan *plan, bool probe,
+                         const struct sbx_error *failed, struct sbx_error *err)
 {
 	char lost[4096];
 	int r;
@@ -574,7 +574,11 @@ int sbx_cli_pick_backend(const struct sbx_cli_run *run, struct sbx_plan *plan,
 	struct sbx_error why = {0};
 
 	plan->backend_landlock = run->backend == SBX_CLI_BACKEND_LANDLOCK;
-	if (run->backend == SBX_CLI_BACKEND_AUTO) {
+	if (run->backend == SBX_CLI_BACKEND_AUTO && failed) {
+		/* The namespaces backend was tried and could not start. */
+		plan->backend_landlock = true;
+		why = *failed;
+	} else if (run->backend == SBX_CLI_BACKEND_AUTO && probe) {
 		r = sbx_userns_probe();
 		plan->backend_landlock = r < 0;
 		if (r < 0)
@@ -707,6 +711,16 @@ static int run_globwalk(struct sbx_cli_run *run, struct sbx_globwalk_stats *stat
 	return sbx_globwalk_apply(run->spec, dir, stats, err);
 }
 
+/* With --best-effort, say what the landlock backend does not enforce. */
+static void warn_not_enforced(const struct sbx_cli_run *run, const struct sbx_plan *plan)
+{
+	if (!plan->backend_landlock || !run->spec->best_effort || !plan->landlock.lost)
+		return;
+	for (const char *l = strstr(plan->landlock.lost, "NOT ENFORCED: "); l;
+	     l = strstr(l + 1, "NOT ENFORCED: "))
+		fprintf(stderr, "sbx: warning: landlock backend: %.*s\n", (int)strcspn(l, "\n"), l);
+}
+
 int sbx_cmd_run(int argc, char **argv)
 {
 	struct sbx_cli_run run = {0};
@@ -750,17 +764,16 @@ int sbx_cmd_run(int argc, char **argv)
 	}
 	if (r < 0)
 		goto fail;
-	r = sbx_cli_pick_backend(&run, plan, &err);
+	/* auto: a dry run or a nested sandbox probes for user namespaces, to say or to choose
+	 * the backend before anything runs; a launch just tries the namespaces backend and
+	 * falls back below if they cannot be made, which spares every launch a probe process. */
+	r = sbx_cli_pick_backend(&run, plan, run.dry_run || parent, NULL, &err);
 	if (r < 0)
 		goto fail;
 	r = sbx_cli_plan_landlock(&run, plan, stderr, &err);
 	if (r < 0)
 		goto fail;
-	if (plan->backend_landlock && run.spec->best_effort && plan->landlock.lost)
-		for (char *l = strstr(plan->landlock.lost, "NOT ENFORCED: "); l;
-		     l = strstr(l + 1, "NOT ENFORCED: "))
-			fprintf(stderr, "sbx: warning: landlock backend: %.*s\n",
-			        (int)strcspn(l, "\n"), l);
+	warn_not_enforced(&run, plan);
 	sbx_cli_print_notes(stderr, run.profile, plan);
 	if (run.dry_run) {
 		sbx_cli_print_plan(stdout, plan, run.argv, run.json);
@@ -776,6 +789,27 @@ int sbx_cmd_run(int argc, char **argv)
 		goto out;
 	}
 	r = sbx_launch(plan, run.argv, &status, &err);
+	if (r < 0 && err.kind == SBX_ERR_UNSUPPORTED && run.backend == SBX_CLI_BACKEND_AUTO &&
+	    !plan->backend_landlock && !parent) {
+		/* Namespaces could not be made, and nothing ran: the landlock backend. */
+		struct sbx_error first = err;
+
+		sbx_plan_free(plan);
+		plan = NULL;
+		r = sbx_plan_build(run.spec, &host, &plan, &err);
+		if (r >= 0)
+			r = sbx_cli_nest_attach(run.spec, plan, &err);
+		if (r >= 0)
+			r = sbx_cli_pick_backend(&run, plan, false, &first, &err);
+		if (r >= 0)
+			r = sbx_cli_plan_landlock(&run, plan, stderr, &err);
+		if (r >= 0) {
+			fprintf(stderr, "sbx: note: %s; running with the landlock backend\n",
+			        first.msg);
+			warn_not_enforced(&run, plan);
+			r = sbx_launch(plan, run.argv, &status, &err);
+		}
+	}
 	if (r < 0)
 		goto fail;
 	goto out;

@@ -696,10 +696,15 @@ int sbx_mounts_build(const struct sbx_plan *plan, struct sbx_prepared *p, struct
 	int r = 0;
 
 	/* Nothing we mount may propagate back to the host, nor the host's into the sandbox. */
-	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
-		return sbx_error_set(err, SBX_ERR_SETUP, errno,
-		                     "cannot make the sandbox's mounts private: %s",
-		                     strerror(errno));
+	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0) {
+		/* EPERM here, with a user namespace made, is a Landlock domain (a parent
+		 * sandbox's) or a container's seccomp profile forbidding mounts: unsupported,
+		 * and nothing has run, so --backend auto may fall back. */
+		r = sbx_error_set(err, errno == EPERM ? SBX_ERR_UNSUPPORTED : SBX_ERR_SETUP, errno,
+		                  "cannot make the sandbox's mounts private: %s", strerror(errno));
+		sbx_error_hint(err, "mounting is forbidden here; --backend landlock needs none");
+		return r;
+	}
 
 	b.rootfd = new_tmpfs(&b, 0755, 0, "the new root", err);
 	if (b.rootfd < 0)
