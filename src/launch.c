@@ -59,36 +59,16 @@ __attribute__((noreturn)) static void child_fail(int fd, const struct sbx_error 
 	_exit(sbx_error_exit_code(err));
 }
 
-__attribute__((noreturn)) static void worker_main(const struct child_ctx *c)
+/*
+ * The last steps of every worker, whichever backend built its world, once its capabilities
+ * are gone: no_new_privs, Landlock, only 0, 1, 2 and the spec memfd, a session keyring of its
+ * own, seccomp last, exec.
+ */
+__attribute__((noreturn)) static void worker_finish(const struct child_ctx *c)
 {
 	struct sbx_error err = {0};
 	int err_fd = c->err_fd;
-	sigset_t none;
 
-	/* The worker starts with default signal handling and nothing blocked. */
-	sigemptyset(&none);
-	sigprocmask(SIG_SETMASK, &none, NULL);
-
-	/* A new session: no controlling terminal, so TIOCSTI cannot push input into the
-	 * caller's terminal. */
-	if (setsid() < 0) {
-		sbx_error_set(&err, SBX_ERR_SETUP, errno, "setsid: %s", strerror(errno));
-		child_fail(c->err_fd, &err);
-	}
-	if (sbx_proc_die_with_parent(&err) < 0)
-		child_fail(c->err_fd, &err);
-	if (getppid() != 1) /* init died before PDEATHSIG was armed */
-		_exit(125);
-
-	if (chdir(c->plan->cwd) < 0) {
-		sbx_error_set(&err, SBX_ERR_SETUP, errno,
-		              "cannot change to the working directory %s inside the sandbox: %s",
-		              c->plan->cwd, strerror(errno));
-		sbx_error_hint(&err, "pass --chdir with a directory the sandbox mounts");
-		child_fail(c->err_fd, &err);
-	}
-	if (sbx_caps_drop_all(&err) < 0)
-		child_fail(c->err_fd, &err);
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0) {
 		sbx_error_set(&err, SBX_ERR_SETUP, errno, "cannot set no_new_privs: %s",
 		              strerror(errno));
@@ -119,6 +99,38 @@ __attribute__((noreturn)) static void worker_main(const struct child_ctx *c)
 		child_fail(err_fd, &err);
 	sbx_proc_exec(c->argv, c->plan->envp, &err);
 	child_fail(err_fd, &err);
+}
+
+__attribute__((noreturn)) static void worker_main(const struct child_ctx *c)
+{
+	struct sbx_error err = {0};
+	sigset_t none;
+
+	/* The worker starts with default signal handling and nothing blocked. */
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+
+	/* A new session: no controlling terminal, so TIOCSTI cannot push input into the
+	 * caller's terminal. */
+	if (setsid() < 0) {
+		sbx_error_set(&err, SBX_ERR_SETUP, errno, "setsid: %s", strerror(errno));
+		child_fail(c->err_fd, &err);
+	}
+	if (sbx_proc_die_with_parent(&err) < 0)
+		child_fail(c->err_fd, &err);
+	if (getppid() != 1) /* init died before PDEATHSIG was armed */
+		_exit(125);
+
+	if (chdir(c->plan->cwd) < 0) {
+		sbx_error_set(&err, SBX_ERR_SETUP, errno,
+		              "cannot change to the working directory %s inside the sandbox: %s",
+		              c->plan->cwd, strerror(errno));
+		sbx_error_hint(&err, "pass --chdir with a directory the sandbox mounts");
+		child_fail(c->err_fd, &err);
+	}
+	if (sbx_caps_drop_all(&err) < 0)
+		child_fail(c->err_fd, &err);
+	worker_finish(c);
 }
 
 __attribute__((noreturn)) static void init_main(struct child_ctx *c)
@@ -274,7 +286,6 @@ static int supervise(pid_t child, int sigfd, int err_fd, int *status, struct sbx
 __attribute__((noreturn)) static void landlock_worker(const struct child_ctx *c, pid_t parent)
 {
 	struct sbx_error err = {0};
-	int err_fd = c->err_fd;
 	sigset_t none;
 
 	sigemptyset(&none);
@@ -300,30 +311,7 @@ __attribute__((noreturn)) static void landlock_worker(const struct child_ctx *c,
 	if (sbx_caps_drop_all(&err) < 0 &&
 	    (err.errnum != EPERM || sbx_caps_clear_unprivileged(&err) < 0))
 		child_fail(c->err_fd, &err);
-	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0) {
-		sbx_error_set(&err, SBX_ERR_SETUP, errno, "cannot set no_new_privs: %s",
-		              strerror(errno));
-		child_fail(c->err_fd, &err);
-	}
-	if (sbx_landlock_enforce(&c->plan->landlock, &err) < 0)
-		child_fail(c->err_fd, &err);
-	/* As the namespaces backend's worker: 0, 1, 2 and the spec memfd, a session keyring of
-	 * its own, seccomp last. */
-	if (sbx_proc_cloexec_from(3, &err) < 0)
-		child_fail(c->err_fd, &err);
-	if (err_fd == SBX_SPEC_FD_NUMBER) {
-		err_fd = fcntl(err_fd, F_DUPFD_CLOEXEC, SBX_SPEC_FD_NUMBER + 1);
-		if (err_fd < 0)
-			_exit(125);
-	}
-	if (sbx_proc_pass_fd(c->spec_fd, SBX_SPEC_FD_NUMBER, &err) < 0)
-		child_fail(err_fd, &err);
-	if (sbx_keyring_new_session(&err) < 0)
-		child_fail(err_fd, &err);
-	if (sbx_seccomp_install(c->filter, &err) < 0)
-		child_fail(err_fd, &err);
-	sbx_proc_exec(c->argv, c->plan->envp, &err);
-	child_fail(err_fd, &err);
+	worker_finish(c);
 }
 
 static int launch_landlock(const struct sbx_plan *plan, char *const argv[], int *status,
