@@ -101,33 +101,40 @@ __attribute__((noreturn)) static void worker_finish(const struct child_ctx *c)
 	child_fail(err_fd, &err);
 }
 
-__attribute__((noreturn)) static void worker_main(const struct child_ctx *c)
+/*
+ * The first steps of every worker: default signals, a new session (no controlling terminal,
+ * so TIOCSTI cannot push input into the caller's terminal), death with its parent (`parent`:
+ * the pid it must still see, or it died before PDEATHSIG was armed), and its directory.
+ */
+static void worker_start(const struct child_ctx *c, pid_t parent)
 {
 	struct sbx_error err = {0};
 	sigset_t none;
 
-	/* The worker starts with default signal handling and nothing blocked. */
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
-
-	/* A new session: no controlling terminal, so TIOCSTI cannot push input into the
-	 * caller's terminal. */
 	if (setsid() < 0) {
 		sbx_error_set(&err, SBX_ERR_SETUP, errno, "setsid: %s", strerror(errno));
 		child_fail(c->err_fd, &err);
 	}
 	if (sbx_proc_die_with_parent(&err) < 0)
 		child_fail(c->err_fd, &err);
-	if (getppid() != 1) /* init died before PDEATHSIG was armed */
+	if (getppid() != parent)
 		_exit(125);
-
 	if (chdir(c->plan->cwd) < 0) {
 		sbx_error_set(&err, SBX_ERR_SETUP, errno,
 		              "cannot change to the working directory %s inside the sandbox: %s",
 		              c->plan->cwd, strerror(errno));
-		sbx_error_hint(&err, "pass --chdir with a directory the sandbox mounts");
+		sbx_error_hint(&err, "pass --chdir with a directory the sandbox grants");
 		child_fail(c->err_fd, &err);
 	}
+}
+
+__attribute__((noreturn)) static void worker_main(const struct child_ctx *c)
+{
+	struct sbx_error err = {0};
+
+	worker_start(c, 1); /* init is pid 1 */
 	if (sbx_caps_drop_all(&err) < 0)
 		child_fail(c->err_fd, &err);
 	worker_finish(c);
@@ -286,25 +293,8 @@ static int supervise(pid_t child, int sigfd, int err_fd, int *status, struct sbx
 __attribute__((noreturn)) static void landlock_worker(const struct child_ctx *c, pid_t parent)
 {
 	struct sbx_error err = {0};
-	sigset_t none;
 
-	sigemptyset(&none);
-	sigprocmask(SIG_SETMASK, &none, NULL);
-	if (setsid() < 0) {
-		sbx_error_set(&err, SBX_ERR_SETUP, errno, "setsid: %s", strerror(errno));
-		child_fail(c->err_fd, &err);
-	}
-	if (sbx_proc_die_with_parent(&err) < 0)
-		child_fail(c->err_fd, &err);
-	if (getppid() != parent) /* sbx died before PDEATHSIG was armed */
-		_exit(125);
-	if (chdir(c->plan->cwd) < 0) {
-		sbx_error_set(&err, SBX_ERR_SETUP, errno,
-		              "cannot change to the working directory %s: %s", c->plan->cwd,
-		              strerror(errno));
-		sbx_error_hint(&err, "pass --chdir with a directory the sandbox grants");
-		child_fail(c->err_fd, &err);
-	}
+	worker_start(c, parent);
 	/* An ordinary user (or a container's) has no CAP_SETPCAP to lock securebits and empty
 	 * the bounding set: empty its own sets instead; no_new_privs next keeps exec from
 	 * granting any. */

@@ -5,7 +5,6 @@
 #include <dirent.h>
 #include <netinet/in.h>
 #include <fcntl.h>
-#include <sys/syscall.h>
 #include <sched.h>
 #include <sys/ioctl.h>
 #include <sys/mount.h>
@@ -554,30 +553,3 @@ int it_main(int argc, char **argv, const struct it_case *cases, size_t n)
 		return IT_EXIT_SKIP;
 	return 0;
 }
-
-#if defined(__SANITIZE_ADDRESS__)
-/* LeakSanitizer stops the world with ptrace, which sbx's seccomp filter denies: inside a
- * sandbox (this process already under a seccomp filter) leak checking cannot run and would
- * turn every exit into a failure. Outside, it stays on. */
-const char *__lsan_default_options(void);
-__attribute__((no_sanitize("address", "undefined"))) const char *__lsan_default_options(void)
-{
-	/* Called before the sanitizer's own interceptors work: raw system calls, no libc. */
-	static const char key[] = "\nSeccomp:\t2";
-	char buf[4096];
-	long fd = syscall(SYS_openat, AT_FDCWD, "/proc/self/status", O_RDONLY | O_CLOEXEC);
-	long n = fd < 0 ? -1 : syscall(SYS_read, fd, buf, sizeof(buf));
-
-	if (fd >= 0)
-		syscall(SYS_close, fd);
-	for (long i = 0; i + (long)sizeof(key) - 1 <= n; i++) {
-		long k = 0;
-
-		while (k < (long)sizeof(key) - 1 && buf[i + k] == key[k])
-			k++;
-		if (k == (long)sizeof(key) - 1)
-			return "detect_leaks=0";
-	}
-	return "";
-}
-#endif
