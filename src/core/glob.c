@@ -29,6 +29,7 @@ enum tok_kind {
 struct tok {
 	enum tok_kind kind;
 	unsigned char c; /* T_LIT */
+	bool escaped;    /* T_LIT written as backslash + c */
 	const char *cls; /* T_CLASS: first byte after '[' (and after '!' or '^') */
 	bool negate;     /* T_CLASS */
 };
@@ -133,6 +134,7 @@ static long tokenize(const char *p, struct tok *toks, size_t cap)
 				return -1;
 			t.kind = T_LIT;
 			t.c = (unsigned char)p[i + 1];
+			t.escaped = true;
 			i += 2;
 		} else {
 			t.kind = T_LIT;
@@ -224,29 +226,25 @@ static bool match_one(const char *pattern, const char *text)
 
 	if (n < 0)
 		return false;
-	return match_tokens(toks, (size_t)n, text);
+	if (match_tokens(toks, (size_t)n, text))
+		return true;
+	/* "dir" + '/' + a double star (of any number of stars) also names dir itself. Decided
+	 * on tokens, so that an escaped '/' is not a separator and an escaped backslash
+	 * before the '/' does not hide it. */
+	if (n >= 2 && toks[n - 1].kind == T_DSTAR && toks[n - 2].kind == T_LIT &&
+	    toks[n - 2].c == '/' && !toks[n - 2].escaped) {
+		if (n == 2) /* the whole tree: its prefix of "/" is "/" */
+			return strcmp(text, "/") == 0;
+		return match_tokens(toks, (size_t)n - 2, text);
+	}
+	return false;
 }
 
 bool sbx_glob_match(const char *pattern, const char *text)
 {
-	size_t len = strlen(pattern);
-
-	if (len > SBX_GLOB_MAX)
+	if (strlen(pattern) > SBX_GLOB_MAX)
 		return false;
-	if (match_one(pattern, text))
-		return true;
-	/* "dir" + slash + double star also names dir itself. */
-	if (len >= 3 && strcmp(pattern + len - 3, "/**") == 0 &&
-	    (len == 3 || pattern[len - 4] != '\\')) {
-		char prefix[SBX_GLOB_MAX + 1];
-
-		memcpy(prefix, pattern, len - 3);
-		prefix[len - 3] = '\0';
-		if (len == 3) /* the whole tree: its prefix of "/" is "/" */
-			return strcmp(text, "/") == 0;
-		return match_one(prefix, text);
-	}
-	return false;
+	return match_one(pattern, text);
 }
 
 bool sbx_glob_is_literal(const char *pattern)

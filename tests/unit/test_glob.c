@@ -43,6 +43,9 @@ static const struct {
     {"src/**", "src/a/b", true},
     {"src/**", "srcx", false},
     {"src/**", "srcx/a", false},
+    {"src/***", "src", true},  /* "***" is "**": the directory itself too */
+    {"a\\\\/**", "a\\", true}, /* an escaped backslash does not escape the '/' */
+    {"a\\/**", "a", false},    /* an escaped '/' is no separator */
     {"a/**/b", "a/b", true},
     {"a/**/b", "a/x/b", true},
     {"a/**/b", "a/x/y/b", true},
