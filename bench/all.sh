@@ -64,10 +64,10 @@ for f in launch seccomp nested globwalk load; do
 	echo
 	echo "-- $f"
 	case $f in
-	launch) grep -E '^Results as|agent-like sandbox  |1000 mounts|  100 mounts|bare exec|unshare -U|median of' "$logs/$f.log" ;;
-	seccomp) grep -Ei 'filter:|getppid|ioctl|openat|ratio' "$logs/$f.log" ;;
+	launch) awk '/^Results as/ { p = 1 } p && NF { print } /median of/ { p = 0 }' "$logs/$f.log" ;;
+	seccomp) grep -E '^(filter:|call |getppid|ioctl|openat)' "$logs/$f.log" ;;
 	nested) grep -E 'launch|ratio' "$logs/$f.log" ;;
 	globwalk) grep -E 'tree:|rule' "$logs/$f.log" ;;
-	load) grep -E '^Launches per second|^  [0-9C]|load average after' "$logs/$f.log" ;;
+	load) awk '/^Launches per second/ { p = 1 } p && NF { print } /load average after/ { p = 0 }' "$logs/$f.log" ;;
 	esac
 done
