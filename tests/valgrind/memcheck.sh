@@ -50,9 +50,11 @@ command -v valgrind >/dev/null ||
 
 if [ "$who" = user ] && [ "$(id -u)" = 0 ]; then
 	# Stage what runs where the user can read it, as tests/integration/as-user.sh does.
+	# Temporary names start with sbx-it, which it_faults's leftover count leaves out: the
+	# two run side by side.
 	user=sbx-test
 	id -u "$user" >/dev/null 2>&1 || useradd --create-home --shell /bin/sh "$user"
-	stage=$(mktemp -d /tmp/sbx-vg-bin.XXXXXX)
+	stage=$(mktemp -d /tmp/sbx-it-vg-bin.XXXXXX)
 	trap 'rm -rf "$stage"' EXIT
 	chmod 755 "$stage"
 	cp "$sbx" "$stage/sbx"
@@ -70,7 +72,7 @@ fi
 
 : "${SBX_SOURCE_DIR:?SBX_SOURCE_DIR must name the source tree}"
 export SBX_PROFILE_PATH="$SBX_SOURCE_DIR/profiles"
-work=$(mktemp -d /tmp/sbx-vg.XXXXXX)
+work=$(mktemp -d /tmp/sbx-it-vg.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 ws=$work/ws
 mkdir -p "$ws/src"
