@@ -11,6 +11,8 @@ set -euo pipefail
 
 PROG=${0##*/}
 SELF=$(readlink -f -- "$0")
+# shellcheck source=bench/lib.sh
+. "$(dirname -- "$SELF")/lib.sh"
 
 usage() {
 	cat <<EOF
@@ -220,27 +222,7 @@ measure() {
 	# bubblewrap's system mounts are derived from sbx's own plan, so that both build the
 	# same tree: read-only binds of the same dirs and /etc files, the same symlinks.
 	local plan=$TMP/plan.json
-	"$SBX" run --dry-run --json -v "$proj" -v "$proj/.git:ro" --chdir "$proj" -- "$TRUE" >"$plan" ||
-		die "sbx run --dry-run --json failed"
-	if [ "$JSON" = jq ]; then
-		mapfile -t sys_args < <(jq -r '.operations[] | select(.why | startswith("system")) |
-			if .op == "bind" then "--ro-bind", .source, .target
-			elif .op == "symlink" then "--symlink", .link, .target
-			else empty end' "$plan")
-	else
-		mapfile -t sys_args < <(python3 -c 'import json,sys
-for o in json.load(open(sys.argv[1]))["operations"]:
-    if not o["why"].startswith("system"):
-        continue
-    if o["op"] == "bind":
-        print("--ro-bind"); print(o["source"]); print(o["target"])
-    elif o["op"] == "symlink":
-        print("--symlink"); print(o["link"]); print(o["target"])' "$plan")
-	fi
-	[ "${#sys_args[@]}" -gt 0 ] || die "sbx's plan lists no system mounts"
-	for i in "${sys_args[@]}"; do
-		case $i in *[[:space:]]*) die "system path '$i' has whitespace; hyperfine -N cannot pass it" ;; esac
-	done
+	bench_system_args "$SBX" "$proj" "$plan" sys_args || die "cannot derive bubblewrap's system mounts"
 
 	sbx_cmd=("$SBX" run -v "$proj" -v "$proj/.git:ro" --chdir "$proj")
 	bwrap_cmd=("$BWRAP" --unshare-all --die-with-parent --new-session "${sys_args[@]}"
@@ -361,6 +343,7 @@ if [ -n "$AS_USER" ]; then
 	chmod 755 "$STAGE"
 	install -m 755 -- "$SBX" "$STAGE/sbx"
 	install -m 755 -- "$SELF" "$STAGE/launch.sh"
+	install -m 644 -- "$(dirname -- "$SELF")/lib.sh" "$STAGE/lib.sh"
 	inner_args=(--inner --runs "$RUNS" --warmup "$WARMUP" --mounts "$MOUNTS" --rss-runs "$RSS_RUNS")
 	[ "$QUICK" = 0 ] || inner_args+=(--quick)
 	if [ -n "$EXPORT" ]; then

@@ -26,11 +26,15 @@ trap 'rm -rf "$dir"' EXIT
 mkdir -p "$dir/src"
 bindir=$(dirname "$SBX")
 # one outer sandbox, many launches inside it: what a sub-agent pays per sub-worker
-loop='s=$(date +%s%N); i=0; while [ $i -lt '"$RUNS"' ]; do "$@"; i=$((i+1)); done;
+# A launch that fails ends the loop with its status: a refusal is not a launch.
+loop='s=$(date +%s%N); i=0; while [ $i -lt '"$RUNS"' ]; do "$@" || exit; i=$((i+1)); done;
       e=$(date +%s%N); echo $(( (e - s) / '"$RUNS"' / 1000 ))'
-top=$(sh -c "$loop" sh "$SBX" run -v "$bindir:ro" -v "$dir" -- /bin/true)
-nested=$("$SBX" run -v "$bindir:ro" -v "$dir" -- /bin/sh -c "$loop" sh \
-	"$SBX" run --restrict "$dir/src" -- /bin/true)
+top=$(sh -c "$loop" sh "$SBX" run -v "$bindir:ro" -v "$dir" -- /bin/true) ||
+	{ echo "nested.sh: a top-level launch failed" >&2; exit 1; }
+# The outer sandbox must allow nesting (off by default since the seccomp filter landed).
+nested=$("$SBX" run --allow-nesting -v "$bindir:ro" -v "$dir" -- /bin/sh -c "$loop" sh \
+	"$SBX" run --restrict "$dir/src" -- /bin/true) ||
+	{ echo "nested.sh: a nested launch failed (see above)" >&2; exit 1; }
 echo "runs: $RUNS (each the mean of a loop; the machine is shared and noisy)"
 echo "top-level launch (host -> sandbox):       ${top} us"
 echo "nested launch (sandbox -> sub-sandbox):   ${nested} us"

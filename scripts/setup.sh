@@ -5,7 +5,8 @@ set -eu
 cd "$(dirname "$0")/.."
 
 packages="build-essential cmake pkg-config libseccomp-dev libcap-dev libyaml-dev libcmocka-dev
-util-linux procps bubblewrap hyperfine python3 git clang clang-format cppcheck curl nodejs"
+util-linux procps bubblewrap hyperfine python3 git clang clang-format cppcheck curl nodejs
+valgrind"
 missing=""
 for p in $packages; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||

@@ -51,6 +51,21 @@ struct child_ctx {
 	const struct sbx_seccomp_prog *filter; /* built by sbx before clone */
 };
 
+/* The caller's SIGXFSZ disposition, given back to the worker (sbx_launch_guard_xfsz). */
+static struct sigaction caller_xfsz;
+static bool xfsz_guarded;
+
+void sbx_launch_guard_xfsz(void)
+{
+	struct sigaction ign;
+
+	memset(&ign, 0, sizeof(ign));
+	ign.sa_handler = SIG_IGN;
+	sigemptyset(&ign.sa_mask);
+	if (sigaction(SIGXFSZ, &ign, &caller_xfsz) == 0)
+		xfsz_guarded = true;
+}
+
 __attribute__((noreturn)) static void child_fail(int fd, const struct sbx_error *err)
 {
 	ssize_t n = write(fd, err, sizeof(*err));
@@ -113,6 +128,8 @@ static void worker_start(const struct child_ctx *c, pid_t parent)
 
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
+	if (xfsz_guarded)
+		sigaction(SIGXFSZ, &caller_xfsz, NULL);
 	if (setsid() < 0) {
 		sbx_error_set(&err, SBX_ERR_SETUP, errno, "setsid: %s", strerror(errno));
 		child_fail(c->err_fd, &err);

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "sbx/launch.h"
 
 /* The commands table, as crun's src/crun.c: one entry per subcommand. */
 static const struct command {
@@ -42,6 +43,7 @@ static void ensure_stdio(void)
 int main(int argc, char **argv)
 {
 	ensure_stdio();
+	sbx_launch_guard_xfsz();
 	if (argc < 2) {
 		usage(stderr);
 		return 125;

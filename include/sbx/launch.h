@@ -13,4 +13,12 @@
  */
 int sbx_launch(const struct sbx_plan *plan, char *const argv[], int *status, struct sbx_error *err);
 
+/*
+ * Once, first thing in main: ignore SIGXFSZ, so that sbx's own writes (the spec memfd, the
+ * filter's export, the glob-walk cache) fail with EFBIG under a small file size limit
+ * (ulimit -f), and sbx can say so, instead of dying of the signal without a word. Every
+ * worker gets the caller's disposition back before it execs.
+ */
+void sbx_launch_guard_xfsz(void);
+
 #endif

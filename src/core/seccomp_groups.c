@@ -141,6 +141,10 @@ static const struct sbx_seccomp_entry g_swap[] = {E("swapoff"), E("swapon")};
 static const struct sbx_seccomp_entry g_tty_inject[] = {
     EQ32("ioctl", 1, TIOCSTI),
     EQ32("ioctl", 1, TIOCLINUX),
+    /* A line discipline change: n_hdlc, n_gsm and the like are rarely used kernel code,
+     * loaded on demand where dev.tty.ldisc_autoload is 1, and a source of escapes
+     * (CVE-2017-2636, CVE-2023-6546). No worker needs it; TIOCGETD (reading it) stays. */
+    EQ32("ioctl", 1, TIOCSETD),
 };
 static const struct sbx_seccomp_entry g_userfaultfd[] = {E("userfaultfd")};
 static const struct sbx_seccomp_entry g_vsock[] = {
@@ -185,7 +189,8 @@ const struct sbx_seccomp_group sbx_seccomp_groups[] = {
     GROUP("@reboot", g_reboot, false, "rebooting and loading a new kernel"),
     GROUP("@swap", g_swap, false, "enabling and disabling swap"),
     GROUP("@tty-inject", g_tty_inject, false,
-          "pushing input into a terminal: ioctl TIOCSTI and TIOCLINUX"),
+          "pushing input into a terminal or changing its line discipline: ioctl TIOCSTI, "
+          "TIOCLINUX and TIOCSETD"),
     GROUP("@userfaultfd", g_userfaultfd, false, "user-space page fault handling"),
     GROUP("@vsock", g_vsock, false, "AF_VSOCK sockets, which reach the hypervisor host"),
 };

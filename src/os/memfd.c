@@ -33,10 +33,19 @@ int sbx_memfd_sealed(const void *data, size_t len, struct sbx_error *err)
 
 		if (n < 0 && errno == EINTR)
 			continue;
-		if (n <= 0)
-			return sbx_error_set(err, SBX_ERR_SETUP, n < 0 ? errno : EIO,
-			                     "cannot write the worker's spec: %s",
-			                     strerror(n < 0 ? errno : EIO));
+		if (n <= 0) {
+			int e = n < 0 ? errno : EIO;
+			int r = sbx_error_set(err, SBX_ERR_SETUP, e,
+			                      "cannot write the worker's spec (%zu bytes) into its "
+			                      "memfd: %s",
+			                      len, strerror(e));
+
+			if (e == EFBIG)
+				sbx_error_hint(err,
+				               "the file size limit (ulimit -f) is smaller than "
+				               "that; raise it");
+			return r;
+		}
 		off += (size_t)n;
 	}
 	if (fcntl(fd, F_ADD_SEALS, SPEC_SEALS) < 0)

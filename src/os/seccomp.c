@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -305,6 +306,7 @@ static int export_bpf(scmp_filter_ctx ctx, struct sock_filter **out, size_t *len
 {
 	_cleanup_close_ int fd = memfd_create("sbx-seccomp", MFD_CLOEXEC);
 	_cleanup_free_ struct sock_filter *buf = NULL;
+	struct rlimit fsize;
 	struct stat st;
 	size_t got = 0;
 	int rc;
@@ -319,6 +321,19 @@ static int export_bpf(scmp_filter_ctx ctx, struct sock_filter **out, size_t *len
 	if (fstat(fd, &st) < 0)
 		return sbx_error_set(err, SBX_ERR_SETUP, errno, "seccomp: fstat: %s",
 		                     strerror(errno));
+	/* libseccomp 2.5 writes the program once and does not check for a short write: under
+	 * a file size limit (ulimit -f) the memfd holds a truncated program, which must never
+	 * pass for the filter. A write that the limit cut ends exactly at the limit. */
+	if (getrlimit(RLIMIT_FSIZE, &fsize) == 0 && fsize.rlim_cur != RLIM_INFINITY &&
+	    (unsigned long long)st.st_size >= (unsigned long long)fsize.rlim_cur) {
+		rc = sbx_error_set(err, SBX_ERR_SETUP, EFBIG,
+		                   "seccomp: the compiled filter does not fit under the file size "
+		                   "limit of %llu bytes, which cut it short",
+		                   (unsigned long long)fsize.rlim_cur);
+		sbx_error_hint(err, "raise the file size limit (ulimit -f) so that sbx can "
+		                    "build its filter");
+		return rc;
+	}
 	if (st.st_size <= 0 || st.st_size % (off_t)sizeof(struct sock_filter) != 0 ||
 	    st.st_size > (off_t)(BPF_MAXINSNS * sizeof(struct sock_filter)))
 		return sbx_error_set(err, SBX_ERR_SETUP, EINVAL,

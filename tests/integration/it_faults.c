@@ -6,7 +6,9 @@
  */
 #include <dirent.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <signal.h>
+#include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -294,6 +296,213 @@ static void test_setup_errors_leave_nothing(void)
 	expect_nothing_left(before, fds, tmp);
 }
 
+/* A small tmpfs at dir, in a mount namespace of this case's own (a user namespace too when
+ * not root), so that the host never sees it. */
+static void private_small_tmpfs(const char *dir, const char *opts)
+{
+	if (!it_is_root()) {
+		char map[64];
+		unsigned uid = (unsigned)getuid(), gid = (unsigned)getgid();
+
+		IT_EXPECT_INT(unshare(CLONE_NEWUSER | CLONE_NEWNS), 0);
+		it_write_file("/proc/self/setgroups", "deny");
+		snprintf(map, sizeof(map), "%u %u 1", uid, uid);
+		it_write_file("/proc/self/uid_map", map);
+		snprintf(map, sizeof(map), "%u %u 1", gid, gid);
+		it_write_file("/proc/self/gid_map", map);
+	} else {
+		IT_EXPECT_INT(unshare(CLONE_NEWNS), 0);
+	}
+	IT_EXPECT_INT(mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL), 0);
+	IT_EXPECT_INT(mkdir(dir, 0755), 0);
+	IT_EXPECT_INT(mount("tmpfs", dir, "tmpfs", MS_NOSUID | MS_NODEV, opts), 0);
+}
+
+/* Fill dir's file system: one file until its blocks run out, then empty files until its
+ * inodes do. */
+static void fill_up(const char *dir)
+{
+	static char block[4096];
+	char *name = it_path(dir, "filler");
+	int fd = open(name, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+	ssize_t n;
+
+	IT_EXPECT(fd >= 0);
+	while ((n = write(fd, block, sizeof(block))) > 0)
+		;
+	IT_EXPECT_INT(n < 0 ? errno : 0, ENOSPC);
+	close(fd);
+	for (int i = 0;; i++) {
+		char leaf[32];
+
+		snprintf(leaf, sizeof(leaf), "inode-%d", i);
+		fd = open(it_path(dir, leaf), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+		if (fd < 0) {
+			IT_EXPECT_INT(errno, ENOSPC);
+			break;
+		}
+		close(fd);
+	}
+}
+
+static int count_lines(const char *s)
+{
+	int n = 0;
+
+	for (; *s; s++)
+		n += *s == '\n';
+	return n;
+}
+
+/* A worker that fills a small tmpfs gets ENOSPC like anywhere else; the sandbox exits with
+ * the worker's own status and leaves nothing behind. */
+static void test_worker_fills_a_tmpfs(void)
+{
+	const char *t = it_tmpdir();
+	char *small = it_path(t, "small"), script[4400], *before;
+	struct stat st;
+	struct it_run r;
+	int fds, tmp;
+
+	prctl(PR_SET_CHILD_SUBREAPER, 1);
+	private_small_tmpfs(small, "size=64k,nr_inodes=32,mode=0777");
+	before = mount_table();
+	fds = count_fds();
+	tmp = count_entries("/tmp", "sbx");
+	snprintf(script, sizeof(script), "head -c 1048576 /dev/zero > %s/fill; exit $?", small);
+	it_sbxv(&r, "run", "-v", small, "--", "/bin/sh", "-c", script, NULL);
+	IT_EXPECT_INT(r.status, 1); /* head's own status */
+	IT_EXPECT_CONTAINS(r.err, "No space left on device");
+	IT_EXPECT_NOT_CONTAINS(r.err, "sbx:");
+	IT_EXPECT_INT(stat(it_path(small, "fill"), &st), 0);
+	IT_EXPECT(st.st_size > 0 && st.st_size <= 65536);
+	expect_nothing_left(before, fds, tmp);
+	IT_EXPECT_INT(umount2(small, MNT_DETACH), 0);
+}
+
+/* The glob-walk cache is an optimisation: on a full file system (no blocks, or no inodes
+ * even for its directory) a launch still hides what it must and runs, says nothing, and
+ * leaves no half-written cache file. */
+static void test_full_cache_still_launches(void)
+{
+	static const char *const opts[] = {"size=64k,nr_inodes=1024", "size=1m,nr_inodes=4"};
+	const char *t = it_tmpdir();
+	char *ws = it_path(t, "ws"), hide[4400], script[4400];
+	struct it_run r;
+
+	it_write_file(it_path(ws, "a"), "content-a");
+	it_write_file(it_path(ws, "sub/.env"), "SECRET=1");
+	snprintf(hide, sizeof(hide), "%s/**/.env", ws);
+	snprintf(script, sizeof(script), "! grep -q SECRET %s/sub/.env && cat %s/a", ws, ws);
+	for (size_t i = 0; i < sizeof(opts) / sizeof(opts[0]); i++) {
+		char leaf[16], *cache, *before;
+		int fds, tmp;
+		pid_t pid;
+		int status;
+
+		snprintf(leaf, sizeof(leaf), "cache%zu", i);
+		cache = it_path(t, leaf);
+		/* each in a child: a mount namespace (and user namespace) of its own */
+		pid = fork();
+		IT_EXPECT(pid >= 0);
+		if (pid == 0) {
+			prctl(PR_SET_CHILD_SUBREAPER, 1);
+			private_small_tmpfs(cache, opts[i]);
+			if (i == 0)
+				IT_EXPECT_INT(mkdir(it_path(cache, "sbx"), 0700), 0);
+			fill_up(cache);
+			before = mount_table();
+			fds = count_fds();
+			tmp = count_entries("/tmp", "sbx");
+			setenv("XDG_CACHE_HOME", cache, 1);
+			for (int round = 0; round < 2; round++) {
+				it_sbxv(&r, "run", "-v", ws, "--hide", hide, "--", "/bin/sh", "-c",
+				        script, NULL);
+				IT_EXPECT_INT(r.status, 0);
+				IT_EXPECT_CONTAINS(r.out, "content-a");
+				IT_EXPECT_NOT_CONTAINS(r.err, "sbx:");
+			}
+			/* no cache file, whole or half-written */
+			if (i == 0)
+				IT_EXPECT_INT(count_entries(it_path(cache, "sbx"), "globwalk"), 0);
+			else
+				IT_EXPECT(access(it_path(cache, "sbx"), F_OK) < 0);
+			expect_nothing_left(before, fds, tmp);
+			IT_EXPECT_INT(umount2(cache, MNT_DETACH), 0);
+			_exit(0);
+		}
+		IT_EXPECT_INT(waitpid(pid, &status, 0), pid);
+		IT_EXPECT(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	}
+}
+
+/* sbx under a file size limit (ulimit -f) smaller than its own memfd writes: one clear line
+ * and 125, never a silent death by SIGXFSZ nor a truncated seccomp filter; with a limit that
+ * fits, the worker runs under the caller's limit and SIGXFSZ disposition. */
+static void test_file_size_limit(void)
+{
+	static const struct {
+		rlim_t limit;
+		const char *script;
+		int status;
+		const char *says;
+	} cases[] = {
+	    {0, "exit 0", 125, "ulimit -f"},
+	    {512, "exit 0", 125, "ulimit -f"},
+	    {1024, "exit 0", 125, "ulimit -f"},
+	    {1 << 20, "test \"$(ulimit -f)\" = 2048", 0, NULL},
+	    {1 << 20, "exec head -c 2000000 /dev/zero > /tmp/big", 128 + SIGXFSZ, NULL},
+	};
+	char *before = mount_table();
+	int fds = count_fds(), tmp = count_entries("/tmp", "sbx");
+
+	prctl(PR_SET_CHILD_SUBREAPER, 1);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		int pfd[2], status;
+		char out[2048] = "";
+		size_t len = 0;
+		ssize_t n;
+		pid_t pid;
+
+		IT_EXPECT_INT(pipe(pfd), 0);
+		pid = fork();
+		IT_EXPECT(pid >= 0);
+		if (pid == 0) {
+			struct rlimit rl = {cases[i].limit, cases[i].limit};
+			int devnull = open("/dev/null", O_RDWR);
+
+			dup2(devnull, 0);
+			dup2(devnull, 1);
+			dup2(pfd[1], 2);
+			close(pfd[0]);
+			close(pfd[1]);
+			signal(SIGXFSZ, SIG_DFL);
+			setrlimit(RLIMIT_FSIZE, &rl);
+			execl(it_sbx_path(), "sbx", "run", "--", "/bin/sh", "-c", cases[i].script,
+			      (char *)NULL);
+			_exit(99);
+		}
+		close(pfd[1]);
+		while ((n = read(pfd[0], out + len, sizeof(out) - 1 - len)) > 0)
+			len += (size_t)n;
+		out[len] = '\0';
+		close(pfd[0]);
+		IT_EXPECT_INT(waitpid(pid, &status, 0), pid);
+		if (!WIFEXITED(status))
+			it_fail(__FILE__, __LINE__,
+			        "limit %lu: sbx was killed by signal %d; it said: %s",
+			        (unsigned long)cases[i].limit, WTERMSIG(status), out);
+		IT_EXPECT_INT(WEXITSTATUS(status), cases[i].status);
+		if (cases[i].says) {
+			IT_EXPECT_CONTAINS(out, cases[i].says);
+			IT_EXPECT_INT(count_lines(out), 1);
+		} else {
+			IT_EXPECT_NOT_CONTAINS(out, "sbx:");
+		}
+	}
+	expect_nothing_left(before, fds, tmp);
+}
+
 int main(int argc, char **argv)
 {
 	static const struct it_case cases[] = {
@@ -302,6 +511,9 @@ int main(int argc, char **argv)
 	    IT_CASE(test_worker_killed_by_each_signal),
 	    IT_CASE(test_escaping_grandchild_dies),
 	    IT_CASE(test_setup_errors_leave_nothing),
+	    IT_CASE(test_worker_fills_a_tmpfs),
+	    IT_CASE(test_full_cache_still_launches),
+	    IT_CASE(test_file_size_limit),
 	};
 
 	return it_main(argc, argv, cases, sizeof(cases) / sizeof(cases[0]));

@@ -99,6 +99,9 @@ static const struct {
     {"ioctl_tiocsti", X_DENY, X_DENY},
     {"ioctl_tiocsti_hi", X_DENY, X_DENY},
     {"ioctl_tioclinux", X_DENY, X_DENY},
+    {"ioctl_tiocsetd", X_DENY, X_DENY},
+    {"ioctl_tiocsetd_hi", X_DENY, X_DENY},
+    {"ioctl_tiocgetd", X_ALLOWED, X_ALLOWED},
     {"ioctl_fionread", X_ALLOWED, X_ALLOWED},
     /* @vsock; other families stay (no network is the network namespace's job) */
     {"socket_vsock", X_DENY, X_DENY},

@@ -380,6 +380,24 @@ static long c_ioctl_tioclinux(void)
 {
 	return sys(SYS_ioctl, -1, TIOCLINUX, 0, 0, 0, 0);
 }
+static long c_ioctl_tiocsetd(void)
+{
+	int ldisc = 0; /* N_TTY */
+
+	return sys(SYS_ioctl, -1, TIOCSETD, (long)&ldisc, 0, 0, 0);
+}
+static long c_ioctl_tiocsetd_hi(void)
+{
+	int ldisc = 0;
+
+	return sys(SYS_ioctl, -1, HI | TIOCSETD, (long)&ldisc, 0, 0, 0);
+}
+static long c_ioctl_tiocgetd(void)
+{
+	int ldisc;
+
+	return sys(SYS_ioctl, -1, TIOCGETD, (long)&ldisc, 0, 0, 0);
+}
 static long c_ioctl_fionread(void)
 {
 	int n;
@@ -611,6 +629,9 @@ static const struct {
     C(ioctl_tiocsti),
     C(ioctl_tiocsti_hi),
     C(ioctl_tioclinux),
+    C(ioctl_tiocsetd),
+    C(ioctl_tiocsetd_hi),
+    C(ioctl_tiocgetd),
     C(ioctl_fionread),
     C(socket_vsock),
     C(socket_vsock_hi),

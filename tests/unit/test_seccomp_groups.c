@@ -261,7 +261,8 @@ static void test_resolve_default(void **state)
 	assert_false(rules.log);
 	assert_int_equal(count_rules(&rules, "clone"), 7);
 	assert_int_equal(count_rules(&rules, "unshare"), 8);
-	assert_int_equal(count_rules(&rules, "ioctl"), 2);
+	/* TIOCSTI, TIOCLINUX, TIOCSETD */
+	assert_int_equal(count_rules(&rules, "ioctl"), 3);
 	assert_null(find_rule(&rules, "read"));
 	sbx_seccomp_rules_clear(&rules);
 }
@@ -315,7 +316,7 @@ static void test_resolve_allow_deny(void **state)
 	assert_non_null(r);
 	assert_null(r->group);
 	assert_int_equal(r->errnum, EACCES);
-	/* ioctl denied outright replaces the TIOCSTI/TIOCLINUX conditions */
+	/* ioctl denied outright replaces the TIOCSTI/TIOCLINUX/TIOCSETD conditions */
 	assert_int_equal(count_rules(&rules, "ioctl"), 1);
 	assert_null(find_rule(&rules, "ioctl")->cmp);
 	/* ENOSYS rules keep ENOSYS */
@@ -558,6 +559,10 @@ static void test_program_verdicts(void **state)
 	assert_int_equal(verdict(&p, X86_64, (uint32_t)nr_ioctl, 0, TIOCSTI | 1ull << 32),
 	                 ERR(EPERM));
 	assert_int_equal(verdict(&p, X86_64, (uint32_t)nr_ioctl, 0, TIOCLINUX), ERR(EPERM));
+	assert_int_equal(verdict(&p, X86_64, (uint32_t)nr_ioctl, 0, TIOCSETD), ERR(EPERM));
+	assert_int_equal(verdict(&p, X86_64, (uint32_t)nr_ioctl, 0, TIOCSETD | 1ull << 32),
+	                 ERR(EPERM));
+	assert_int_equal(verdict(&p, X86_64, (uint32_t)nr_ioctl, 0, TIOCGETD), ALLOW);
 	assert_int_equal(verdict(&p, X86_64, (uint32_t)nr_ioctl, 0, FIONREAD), ALLOW);
 	/* clone: namespace flags only */
 	assert_int_equal(verdict(&p, X86_64, (uint32_t)nr_clone, 0x11 /* SIGCHLD */, 0), ALLOW);
