@@ -340,6 +340,38 @@ static int probe_one(const char *op, char **a)
 		printf("%s %s => %s\n", op, a[0], res(rr));
 		if (s >= 0)
 			close(s);
+	} else if (!strcmp(op, "read-size")) {
+		/* how many bytes open and read give (an empty mask reads as 0) */
+		char buf[4096];
+		ssize_t n, total = 0;
+
+		fd = open(a[0], O_RDONLY | O_CLOEXEC);
+		r = fd;
+		while (fd >= 0 && (n = read(fd, buf, sizeof(buf))) != 0) {
+			if (n < 0) {
+				r = -1;
+				break;
+			}
+			total += n;
+		}
+		if (r >= 0)
+			printf("read-size %s => ok %zd\n", a[0], total);
+		else
+			printf("read-size %s => %s\n", a[0], res(-1));
+		if (fd >= 0)
+			close(fd);
+	} else if (!strcmp(op, "udp-send")) {
+		/* one datagram to 127.0.0.1:PORT */
+		struct sockaddr_in sa = {.sin_family = AF_INET,
+		                         .sin_port = htons((uint16_t)atoi(a[0])),
+		                         .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+		int s = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0), rr = s;
+
+		if (s >= 0)
+			rr = sendto(s, "x", 1, 0, (struct sockaddr *)&sa, sizeof(sa)) < 0 ? -1 : 0;
+		printf("%s %s => %s\n", op, a[0], res(rr));
+		if (s >= 0)
+			close(s);
 	} else if (!strcmp(op, "exec")) {
 		/* execve in a child; its exit code carries execve's errno (100 + errno) */
 		pid_t pid = fork();
