@@ -99,18 +99,18 @@ struct pair {
 	const char *probe, *check, *rel, *rel2;
 };
 static const struct pair pairs[] = {
-    {"read", "read", "r.txt", NULL},          {"write", "write", "w.txt", NULL},
-    {"create", "create", "c-new", NULL},      {"unlink", "delete", "u.txt", NULL},
-    {"mkdir", "create", "m-new", NULL},       {"ls", "list", "l", NULL},
-    {"exec", "execute", "x.bin", NULL},       {"rename", "rename", "rn-a", "rn-b"},
-    {"read", "read", "sub/r.txt", NULL},      {"write", "write", "sub/w.txt", NULL},
-    {"create", "create", "sub/c-new", NULL},  {"unlink", "delete", "sub/u.txt", NULL},
-    {"mkdir", "create", "sub/m-new", NULL},   {"ls", "list", "sub/l", NULL},
-    {"exec", "execute", "sub/x.bin", NULL},   {"rename", "rename", "sub/rn-a", "sub/rn-b"},
-    {"create", "create", "out/c-new", NULL},  {"exec", "execute", "/usr/bin/true", NULL},
-    {"read", "read", "/etc/passwd", NULL},    {"write", "write", "/etc/passwd", NULL},
-    {"create", "create", "/usr/c-new", NULL}, {"read-size", "read", ".env", NULL},
-    {"write", "write", ".env", NULL},         {"unlink", "delete", ".env", NULL},
+    {"read-size", "read", "r.txt", NULL},       {"write", "write", "w.txt", NULL},
+    {"create", "create", "c-new", NULL},        {"unlink", "delete", "u.txt", NULL},
+    {"mkdir", "create", "m-new", NULL},         {"ls", "list", "l", NULL},
+    {"exec", "execute", "x.bin", NULL},         {"rename", "rename", "rn-a", "rn-b"},
+    {"read-size", "read", "sub/r.txt", NULL},   {"write", "write", "sub/w.txt", NULL},
+    {"create", "create", "sub/c-new", NULL},    {"unlink", "delete", "sub/u.txt", NULL},
+    {"mkdir", "create", "sub/m-new", NULL},     {"ls", "list", "sub/l", NULL},
+    {"exec", "execute", "sub/x.bin", NULL},     {"rename", "rename", "sub/rn-a", "sub/rn-b"},
+    {"create", "create", "out/c-new", NULL},    {"exec", "execute", "/usr/bin/true", NULL},
+    {"read-size", "read", "/etc/passwd", NULL}, {"write", "write", "/etc/passwd", NULL},
+    {"create", "create", "/usr/c-new", NULL},   {"read-size", "read", ".env", NULL},
+    {"write", "write", ".env", NULL},           {"unlink", "delete", ".env", NULL},
 };
 #define N_PAIRS (sizeof(pairs) / sizeof(pairs[0]))
 
