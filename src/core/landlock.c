@@ -820,8 +820,10 @@ static const char *const always_lost[] = {
     "new pseudo-terminals (the host's /dev/pts is not granted)",
     "/proc is the host's: its kernel settings and state are not masked (they stay read-only "
     "to Landlock)",
-    "unix sockets bound to a path are reachable by their path (Landlock ABI 7 does not "
-    "restrict connect(2) on them): a host service listening on one can be talked to",
+    "unix sockets bound to a path are reachable by that path (Landlock ABI 7 does not "
+    "restrict connecting to them): a host service listening on one can be talked to; "
+    "--net none denies connect(2) (seccomp), though not datagrams sent to one with an "
+    "address",
 };
 
 static void add_line(char *buf, size_t size, size_t *len, const char *prefix, const char *s)
@@ -895,7 +897,7 @@ int sbx_ll_backend_check(const struct sbx_spec *spec, const struct sbx_plan *pla
 	if (plan->new_net)
 		add_line(lost, size, &len, "STRICTER: ",
 		         "--net none: no loopback either (Landlock denies TCP bind and connect, "
-		         "seccomp every socket but AF_UNIX)");
+		         "seccomp every socket but AF_UNIX, and connect(2))");
 	for (size_t i = 0; i < SBX_ARRAY_SIZE(always_lost); i++)
 		add_line(lost, size, &len, "", always_lost[i]);
 	return 0;

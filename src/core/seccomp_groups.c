@@ -129,7 +129,9 @@ static const struct sbx_seccomp_entry g_personality[] = {
       .what = "not PER_LINUX, PER_LINUX32 or the 0xffffffff query"}},
 };
 /* The landlock backend's --net none (no network namespace): UDP, raw and packet sockets are
- * beyond Landlock's TCP rules, so every family but AF_UNIX is denied; no loopback either.
+ * beyond Landlock's TCP rules, so every family but AF_UNIX is denied, and connect(2) itself;
+ * no loopback either. Datagrams sent with an address (sendto, sendmsg) to a unix socket bound
+ * to a path are not stopped: seccomp cannot read the address.
  * socketpair makes only AF_UNIX pairs; io_uring is denied (@io-uring); inherited sockets are
  * closed before exec (only 0, 1, 2 and the spec memfd pass). */
 static const struct sbx_seccomp_entry g_no_network[] = {
@@ -140,6 +142,10 @@ static const struct sbx_seccomp_entry g_no_network[] = {
       .set = {1 /* AF_UNIX */},
       .n_set = 1,
       .what = "not AF_UNIX"}},
+    /* What is left is AF_UNIX, whose sockets bound to a path Landlock does not guard (ABI
+     * 7): a host service listening on one (a container engine's, say) is network enough.
+     * socketpair needs no connect; abstract sockets are scoped by Landlock anyway. */
+    E("connect"),
 };
 const char *const sbx_seccomp_no_network_group = "--net none";
 /* The landlock backend carving around hidden paths: a same-directory hard link needs only
@@ -533,7 +539,7 @@ int sbx_seccomp_resolve(const struct sbx_seccomp_conf *conf, struct sbx_seccomp_
 		res.rules[res.n_rules++] = (struct sbx_seccomp_rule){
 		    .call = en->call,
 		    .group = sbx_seccomp_no_network_group,
-		    .cmp = &en->cmp,
+		    .cmp = en->cmp.op == SBX_SECCOMP_ALWAYS ? NULL : &en->cmp,
 		    .errnum = res.deny_errno,
 		};
 	}

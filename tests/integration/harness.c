@@ -15,6 +15,7 @@
 #include <signal.h>
 #include <stdarg.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -360,6 +361,17 @@ static int probe_one(const char *op, char **a)
 			printf("read-size %s => %s\n", a[0], res(-1));
 		if (fd >= 0)
 			close(fd);
+	} else if (!strcmp(op, "unix-connect")) {
+		/* to a unix socket bound to a path */
+		struct sockaddr_un sa = {.sun_family = AF_UNIX};
+		int s = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0), rr = s;
+
+		snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", a[0]);
+		if (s >= 0)
+			rr = connect(s, (struct sockaddr *)&sa, sizeof(sa));
+		printf("%s %s => %s\n", op, a[0], res(rr));
+		if (s >= 0)
+			close(s);
 	} else if (!strcmp(op, "udp-send")) {
 		/* one datagram to 127.0.0.1:PORT */
 		struct sockaddr_in sa = {.sin_family = AF_INET,

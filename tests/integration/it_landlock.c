@@ -12,7 +12,9 @@
 #include <sched.h>
 #include <stdarg.h>
 #include <sys/stat.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 static char ws[4096], home[4096];
@@ -649,11 +651,22 @@ static void test_landlock_backend_shipped_profiles(void)
 	 * is made in it; no network at all */
 	opts[1] = "ci-job";
 	opts[4] = NULL;
+	/* a host service on a unix socket bound to a path, which Landlock does not guard */
+	{
+		struct sockaddr_un sa = {.sun_family = AF_UNIX};
+		int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+		snprintf(sa.sun_path, sizeof(sa.sun_path), "%s/svc.sock", it_tmpdir());
+		IT_EXPECT(fd >= 0 && bind(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0 &&
+		          listen(fd, 1) == 0);
+		chmod(sa.sun_path, 0777);
+	}
 	it_run_in(&r, opts,
-	          (const char *const[]){
-	              "@probe", "--probe", "read", fmt("%s/.claude/settings.json", home), "create",
-	              fmt("%s/new", home), "ls", home, "write", fmt("%s/w.txt", ws), "udp-send",
-	              "9", "tcp-connect", "9", NULL});
+	          (const char *const[]){"@probe", "--probe", "read",
+	                                fmt("%s/.claude/settings.json", home), "create",
+	                                fmt("%s/new", home), "ls", home, "write",
+	                                fmt("%s/w.txt", ws), "udp-send", "9", "tcp-connect", "9",
+	                                "unix-connect", fmt("%s/svc.sock", it_tmpdir()), NULL});
 	IT_EXPECT_INT(r.status, 0);
 	IT_EXPECT_CONTAINS(r.out, fmt("read %s/.claude/settings.json => EACCES", home));
 	IT_EXPECT_CONTAINS(r.out, fmt("create %s/new => EACCES", home));
@@ -661,6 +674,7 @@ static void test_landlock_backend_shipped_profiles(void)
 	IT_EXPECT_CONTAINS(r.out, fmt("write %s/w.txt => ok", ws));
 	IT_EXPECT_CONTAINS(r.out, "udp-send 9 => EPERM");
 	IT_EXPECT_CONTAINS(r.out, "tcp-connect 9 => EPERM");
+	IT_EXPECT_CONTAINS(r.out, fmt("unix-connect %s/svc.sock => EPERM", it_tmpdir()));
 	IT_EXPECT(access(fmt("%s/new", home), F_OK) != 0);
 	opts[4] = "--dry-run";
 	opts[5] = NULL;
