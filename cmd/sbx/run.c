@@ -672,6 +672,8 @@ static void print_landlock(FILE *f, const struct sbx_ll_plan *ll, bool json)
 		sbx_json_string(f, sbx_ll_fs_format(ll->rules[i].access, acc, sizeof(acc)));
 		fputs(",\"why\":", f);
 		sbx_json_string(f, ll->rules[i].why);
+		if (ll->rules[i].hidden)
+			fputs(",\"hidden\":true", f);
 		fputc('}', f);
 	}
 	fputs("],\"inexact\":[", f);

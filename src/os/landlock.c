@@ -81,6 +81,8 @@ static int open_carved(const struct sbx_ll_rule *rule)
 
 int sbx_landlock_enforce(const struct sbx_ll_plan *p, struct sbx_error *err)
 {
+	/* One ruleset for files, TCP (ABI 4) and scopes (ABI 6), restricted once: each sandbox
+	 * layer adds exactly one Landlock domain (there are at most 16). */
 	struct sbx_landlock_ruleset_attr attr = {
 	    .handled_access_fs = p->handled_fs,
 	    .handled_access_net = p->handled_net,
