@@ -373,6 +373,44 @@ static void test_negotiate(void **state)
 	}
 }
 
+/* Under the landlock backend a hidden path is a rule of its own, denied, and the mount's rule
+ * above it keeps its full rights for carving (nothing is granted it before); under the
+ * namespaces backend a mask does that, and no such rule exists. */
+static void test_compile_hidden(void **state)
+{
+	static const char yaml[] =
+	    "  - {name: a, paths: [\"**\"], operations: [all], decision: allow}\n"
+	    "  - {name: s, paths: [\".env\"], operations: [all], decision: deny}\n";
+
+	(void)state;
+	for (int same_ns = 0; same_ns < 2; same_ns++) {
+		struct sbx_ll_plan ll;
+		struct sbx_plan *plan;
+		struct sbx_spec *spec;
+		struct sbx_policy_set set;
+		const struct sbx_ll_rule *w, *h;
+
+		compile_world(yaml, false, same_ns, &ll, &plan, &spec, &set);
+		w = find_rule(&ll, "/w");
+		h = find_rule(&ll, "/w/.env");
+		assert_non_null(w);
+		if (same_ns) {
+			assert_non_null(h);
+			assert_true(h->hidden);
+			assert_int_equal(h->access, 0);
+			assert_int_equal(w->access, 0);
+			assert_int_equal(w->full, R | L | W | X | MK | RM | SBX_LL_FS_REFER);
+		} else {
+			assert_null(h);
+			assert_int_equal(w->access, R | L | W | X | MK | RM | SBX_LL_FS_REFER);
+		}
+		sbx_ll_plan_clear(&ll);
+		sbx_plan_free(plan);
+		sbx_spec_free(spec);
+		sbx_policy_set_clear(&set);
+	}
+}
+
 /* ---- carving (sbx_ll_expand) over a host given as a table ---- */
 
 struct fake_node {
@@ -591,6 +629,7 @@ int main(void)
 	    cmocka_unit_test(test_compile_table),
 	    cmocka_unit_test(test_ancestor_never_widens),
 	    cmocka_unit_test(test_needed),
+	    cmocka_unit_test(test_compile_hidden),
 	    cmocka_unit_test(test_carve_table),
 	    cmocka_unit_test(test_carve_cap),
 	};
