@@ -38,43 +38,52 @@ int sbx_landlock_abi(void)
 	return abi < 0 ? -errno : (int)abi;
 }
 
+/* The directory carved rules are opened beneath: kept open while consecutive rules share it
+ * (carving appends a rule's entries together), so that a carved rule costs one openat2. */
+struct carved_base {
+	int fd;
+	const struct sbx_ll_rule *of; /* the rule whose path[0..base_len) fd is */
+};
+
 /* A carved rule's path, opened beneath the rule it was carved from without following any
  * symlink: one planted since sbx listed the directory (by a process of an earlier sandbox,
  * say) cannot redirect the rights elsewhere. No allocation: runs in the worker. Sets errno. */
-static int open_carved(const struct sbx_ll_rule *rule)
+static int open_carved(const struct sbx_ll_rule *rule, struct carved_base *cb, struct stat *st)
 {
 	char base[SBX_PATH_MAX];
 	const char *rest = rule->path + rule->base_len;
-	int b, fd, e;
+	int fd;
 
-	if (rule->base_len >= sizeof(base)) {
-		errno = ENAMETOOLONG;
-		return -1;
+	if (!cb->of || cb->of->base_len != rule->base_len ||
+	    memcmp(cb->of->path, rule->path, rule->base_len) != 0) {
+		if (cb->fd >= 0)
+			close(cb->fd);
+		cb->fd = -1;
+		cb->of = NULL;
+		if (rule->base_len >= sizeof(base)) {
+			errno = ENAMETOOLONG;
+			return -1;
+		}
+		memcpy(base, rule->path, rule->base_len);
+		base[rule->base_len] = '\0';
+		cb->fd = open(base, O_PATH | O_DIRECTORY | O_CLOEXEC);
+		if (cb->fd < 0)
+			return -1;
+		cb->of = rule;
 	}
-	memcpy(base, rule->path, rule->base_len);
-	base[rule->base_len] = '\0';
 	while (*rest == '/')
 		rest++;
-	b = open(base, O_PATH | O_DIRECTORY | O_CLOEXEC);
-	if (b < 0)
-		return -1;
-	fd = sbx_openat2(b, *rest ? rest : ".", O_PATH | O_CLOEXEC | O_NOFOLLOW,
+	fd = sbx_openat2(cb->fd, *rest ? rest : ".", O_PATH | O_CLOEXEC | O_NOFOLLOW,
 	                 RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS);
-	e = fd < 0 ? -fd : 0;
-	close(b);
 	if (fd < 0) {
-		errno = e;
+		errno = -fd;
 		return -1;
 	}
 	/* O_PATH | O_NOFOLLOW opens a final symlink itself: no rule for it. */
-	{
-		struct stat st;
-
-		if (fstat(fd, &st) < 0 || S_ISLNK(st.st_mode)) {
-			close(fd);
-			errno = ELOOP;
-			return -1;
-		}
+	if (fstat(fd, st) < 0 || S_ISLNK(st->st_mode)) {
+		close(fd);
+		errno = ELOOP;
+		return -1;
 	}
 	return fd;
 }
@@ -91,7 +100,8 @@ int sbx_landlock_enforce(const struct sbx_ll_plan *p, struct sbx_error *err)
 	/* The attribute's size tells the kernel which fields we use: an older kernel rejects
 	 * a larger one (E2BIG) unless the extra fields are zero, so pass what the ABI has. */
 	size_t size = p->abi >= 6 ? sizeof(attr) : p->abi >= 4 ? 16 : 8;
-	int fd, r;
+	struct carved_base cb = {.fd = -1, .of = NULL};
+	int fd, r = 0;
 
 	if (!p->enabled)
 		return 0;
@@ -104,7 +114,7 @@ int sbx_landlock_enforce(const struct sbx_ll_plan *p, struct sbx_error *err)
 		                    "lacks");
 		return r;
 	}
-	for (size_t i = 0; i < p->n_rules; i++) {
+	for (size_t i = 0; r >= 0 && i < p->n_rules; i++) {
 		const struct sbx_ll_rule *rule = &p->rules[i];
 		struct landlock_path_beneath_attr pb = {0};
 		struct stat st;
@@ -113,7 +123,8 @@ int sbx_landlock_enforce(const struct sbx_ll_plan *p, struct sbx_error *err)
 		/* A hidden path has no rule: denied, and carved around (sbx_ll_expand). */
 		if (rule->hidden || !(rule->access & p->handled_fs))
 			continue;
-		pfd = rule->base_len ? open_carved(rule) : open(rule->path, O_PATH | O_CLOEXEC);
+		pfd = rule->base_len ? open_carved(rule, &cb, &st)
+		                     : open(rule->path, O_PATH | O_CLOEXEC);
 		if (pfd < 0) {
 			/* An optional mount that was skipped: nothing there to grant. A carved
 			 * entry gone, or turned into a symlink, since sbx listed it: nothing
@@ -123,37 +134,31 @@ int sbx_landlock_enforce(const struct sbx_ll_plan *p, struct sbx_error *err)
 			     (errno == ELOOP || errno == EXDEV || errno == ENOTDIR)))
 				continue;
 			r = sbx_error_set(err, SBX_ERR_SETUP, errno,
-			                  "Landlock rule for %s: cannot open it: %s",
-			                  p->rules[i].path, strerror(errno));
-			close(fd);
-			return r;
+			                  "Landlock rule for %s: cannot open it: %s", rule->path,
+			                  strerror(errno));
+			break;
 		}
 		pb.parent_fd = pfd;
-		pb.allowed_access = p->rules[i].access & p->handled_fs;
+		pb.allowed_access = rule->access & p->handled_fs;
 		/* A rule on anything but a directory takes only the rights that apply to a
 		 * file; the others are about entries of a directory. */
-		if (fstat(pfd, &st) == 0 && !S_ISDIR(st.st_mode))
+		if ((rule->base_len || fstat(pfd, &st) == 0) && !S_ISDIR(st.st_mode))
 			pb.allowed_access &= SBX_LL_FS_FILE;
-		if (pb.allowed_access && syscall(__NR_landlock_add_rule, fd,
-		                                 SBX_LANDLOCK_RULE_PATH_BENEATH, &pb, 0) < 0) {
+		if (pb.allowed_access &&
+		    syscall(__NR_landlock_add_rule, fd, SBX_LANDLOCK_RULE_PATH_BENEATH, &pb, 0) < 0)
 			r = sbx_error_set(err, SBX_ERR_SETUP, errno,
-			                  "cannot add the Landlock rule for %s: %s",
-			                  p->rules[i].path, strerror(errno));
-			close(pfd);
-			close(fd);
-			return r;
-		}
+			                  "cannot add the Landlock rule for %s: %s", rule->path,
+			                  strerror(errno));
 		close(pfd);
 	}
+	if (cb.fd >= 0)
+		close(cb.fd);
 	/* TCP: handled with no port rule, so every bind and connect is denied. */
-	if (syscall(__NR_landlock_restrict_self, fd, 0) < 0) {
+	if (r >= 0 && syscall(__NR_landlock_restrict_self, fd, 0) < 0)
 		r = sbx_error_set(err, SBX_ERR_SETUP, errno,
 		                  "cannot enforce the Landlock ruleset: %s", strerror(errno));
-		close(fd);
-		return r;
-	}
 	close(fd);
-	return 0;
+	return r < 0 ? r : 0;
 }
 
 /* ---- the host's directories, for carving (sbx, before the worker exists) ---- */
