@@ -282,10 +282,15 @@ static int policy_ops(struct ctx *x, const struct sbx_policy *p, const char *ps,
 			if (!sbx_glob_is_literal(apat) && is_hidden_glob(x->view->spec, apat)) {
 				r = note(
 				    x,
-				    "%s: stricter: what '%s' matches (policy %s, rule %s) is "
-				    "hidden whole (masked read-only, or denied under the landlock "
-				    "backend), found by one walk at launch",
-				    q, apat, p->name, rule->name);
+				    "%s: stricter: what '%s' matches (policy %s, rule %s) at "
+				    "launch is hidden whole (masked read-only, or denied under the "
+				    "landlock backend)%s; a match created after the walk is not "
+				    "hidden until the next launch",
+				    q, apat, p->name, rule->name,
+				    (rule->ops | SBX_OP_STAT) == SBX_OP_ALL
+				        ? ""
+				        : ", which is more than the "
+				          "rule denies");
 				if (r < 0)
 					return r;
 				continue;
