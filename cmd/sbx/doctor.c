@@ -63,7 +63,10 @@ int sbx_cmd_doctor(int argc, char **argv)
 		item("container", false,
 		     "running inside %s: user namespaces are often denied there", f.container);
 	else
-		item("container", true, "none detected");
+		item("container", true, "none detected%s",
+		     f.hypervisor ? " (a virtual machine with its own kernel)" : "");
+	if (f.container_note[0])
+		printf("     %-16s %s\n", "", f.container_note);
 	if (f.wsl)
 		item("WSL", false,
 		     "running under WSL: Landlock and user namespaces depend on its "
@@ -170,12 +173,14 @@ int sbx_cmd_doctor(int argc, char **argv)
 		return 1;
 	}
 	printf(
-	    "  what it gives up, compared with the namespaces backend:\n"
-	    "  - hiding (hide: and policies that hide exact paths): refused unless --best-effort\n"
-	    "  - private tmpfs mounts, /tmp and /dev/shm: refused or not granted\n"
-	    "  - --net none beyond TCP (UDP, raw sockets): refused unless --net host or "
-	    "--best-effort\n"
+	    "  compiled stricter than the namespaces backend (not refused):\n"
+	    "  - hidden paths are denied (EACCES), not masked; the directories above them are\n"
+	    "    carved into a rule per entry, and new files directly in them cannot be read\n"
+	    "  - a private tmpfs denies the host's directory instead\n"
+	    "  - --net none denies every socket but AF_UNIX, and connect(2): no loopback\n"
+	    "  what it gives up:\n"
 	    "  - pid, ipc and uts isolation; mounts elsewhere than at their own path; --root\n"
-	    "  - stat(2) of denied paths, and metadata changes (chmod, utimes) of granted files\n");
+	    "  - stat(2) of denied paths, and metadata changes (chmod, utimes) of granted files\n"
+	    "  - unix sockets bound to a path stay reachable by that path (--net host)\n");
 	return 1;
 }

@@ -529,6 +529,10 @@ int sbx_cli_plan_landlock(const struct sbx_cli_run *run, struct sbx_plan *plan, 
 		r = sbx_landlock_expand(&plan->landlock, err);
 		if (r < 0)
 			return r;
+		/* A hidden file could be linked under another name in a carved directory,
+		 * which a later launch would not hide: no hard links. */
+		for (size_t i = 0; i < plan->landlock.n_rules; i++)
+			plan->seccomp.no_hardlinks |= plan->landlock.rules[i].hidden;
 	}
 	/* A Landlock domain forbids mounting, so a worker under one could never build a
 	 * nested sandbox's mount namespace. Where nesting is allowed and the mounts alone
@@ -596,6 +600,8 @@ int sbx_cli_pick_backend(const struct sbx_cli_run *run, struct sbx_plan *plan, b
 	plan->landlock.lost = strdup(lost);
 	if (!plan->landlock.lost)
 		return sbx_error_set(err, SBX_ERR_SETUP, ENOMEM, "out of memory");
+	/* --net none without a network namespace: Landlock denies TCP, seccomp the rest. */
+	plan->seccomp.no_network = plan->new_net;
 	/* The worker's effective spec says which backend holds it (sbx status, nesting). */
 	if (plan->spec_blob) {
 		_cleanup_nest_ struct sbx_nest *n = NULL;
@@ -666,6 +672,8 @@ static void print_landlock(FILE *f, const struct sbx_ll_plan *ll, bool json)
 		sbx_json_string(f, sbx_ll_fs_format(ll->rules[i].access, acc, sizeof(acc)));
 		fputs(",\"why\":", f);
 		sbx_json_string(f, ll->rules[i].why);
+		if (ll->rules[i].hidden)
+			fputs(",\"hidden\":true", f);
 		fputc('}', f);
 	}
 	fputs("],\"inexact\":[", f);

@@ -125,6 +125,16 @@ static void print_text(FILE *f, const struct sbx_seccomp_conf *conf,
 			print_calls(f, rules, grp->name, false);
 		fputc('\n', f);
 	}
+	if (conf->no_hardlinks) {
+		fprintf(f, "  %-16s %-18s", sbx_seccomp_no_hardlinks_group, "denied");
+		print_calls(f, rules, sbx_seccomp_no_hardlinks_group, false);
+		fputc('\n', f);
+	}
+	if (conf->no_network) {
+		fprintf(f, "  %-16s %-18s", sbx_seccomp_no_network_group, "denied");
+		print_calls(f, rules, sbx_seccomp_no_network_group, false);
+		fputc('\n', f);
+	}
 	for (size_t i = 0; i < rules->n_rules; i++)
 		if (!rules->rules[i].group)
 			any = true;

@@ -86,6 +86,11 @@ struct sbx_ll_rule {
 	                    away (see sbx_landlock_expand); == access when nothing was */
 	unsigned ops;    /* the sbx operations these rights carry, for --dry-run */
 	const char *why; /* static: where the rule comes from */
+	bool hidden;     /* landlock backend: a path denied whole (hidden, or a private tmpfs):
+	                    no rule is added for it, and the rules above it are carved around it
+	                    (sbx_ll_expand) */
+	size_t base_len; /* > 0: a rule carved from the rule on path[0..base_len): the rest is
+	                    opened beneath that one without following any symlink */
 };
 
 struct sbx_ll_plan {
@@ -136,14 +141,52 @@ int sbx_ll_negotiate(struct sbx_ll_plan *p, int abi, bool landlock_backend, bool
                      char *warn, size_t size, struct sbx_error *err);
 
 /*
- * Give back, entry by entry, what a rule lost because a path beneath it allows less
- * (src/os/landlock.c; reads directories, so it runs where the rules' paths are the host's:
- * the landlock backend, in sbx before it starts the worker). For each such rule, every entry
- * of its directory gets a rule of its own with the full rights, except the entries on the
- * way to the paths beneath that have rules of their own, which are descended into. Entries
- * created later directly in those directories get only the reduced rights (stricter); a
- * note in p->inexact says so.
+ * Carving (the landlock backend, where rules name the host's paths). Landlock only grants,
+ * and a grant reaches everything beneath it: a rule whose rights a path beneath it must not
+ * have (a hidden path, a private tmpfs, a subtree rule that allows less) is compiled as
+ * rules on each of its other entries, walking down the chain of directories that lead to
+ * those paths. Each directory on a chain keeps the rights that cannot reach the paths
+ * beneath it: listing and creating entries where every hidden path beneath is an existing
+ * file (a new entry can never be one of them), nothing where one is a directory; never
+ * delete or moves, which would reach a hidden file. So a hidden path is denied (EACCES),
+ * not masked; other entries keep their rights; entries created later directly in a
+ * directory on a chain get only that directory's rights (no read): stricter, and noted.
+ *
+ * The host is asked through callbacks (src/os/landlock.c reads directories without following
+ * any symlink beneath the carved rule; unit tests give a table), so that the compile stays
+ * pure.
  */
+enum sbx_ll_kind {
+	SBX_LL_ABSENT = 0,
+	SBX_LL_DIR,
+	SBX_LL_FILE, /* anything but a directory or a symlink */
+	SBX_LL_LINK,
+	SBX_LL_UNREADABLE, /* exists, cannot be looked at: treated as a directory */
+};
+
+struct sbx_ll_entry {
+	char name[256];
+	enum sbx_ll_kind kind;
+};
+
+struct sbx_ll_host {
+	/* The entries of base/rel (rel "" for base), at most `max`; returns how many the
+	 * directory holds (which may be more than max), or -errno. *out is malloc'd. */
+	long (*list)(void *ctx, const char *base, const char *rel, size_t max,
+	             struct sbx_ll_entry **out);
+	/* What base/rel is, without following a symlink beneath base. */
+	enum sbx_ll_kind (*kind)(void *ctx, const char *base, const char *rel);
+	void *ctx;
+};
+
+#define SBX_LL_MAX_RULES 20000 /* rules after carving, at most */
+
+/* Carve every rule that lost rights to a path beneath it (see above); refuses (E2BIG, exit
+ * 125) past max_rules, naming the count, the cap and what to do. */
+int sbx_ll_expand(struct sbx_ll_plan *p, const struct sbx_ll_host *host, size_t max_rules,
+                  struct sbx_error *err);
+
+/* sbx_ll_expand with the host's own directories (src/os/landlock.c). */
 int sbx_landlock_expand(struct sbx_ll_plan *p, struct sbx_error *err);
 
 /* Add a line to p->inexact (a copy). */
@@ -156,10 +199,12 @@ struct sbx_plan;
 
 /*
  * Can this spec run under the landlock backend, in the caller's own mount namespace?
- * Refused always: root mode, and mounts seen elsewhere than at their source. Refused unless
- * best_effort: what the profile asks that only namespaces give (hidden paths, private tmpfs
- * mounts, --net none beyond TCP). `lost` gets what the backend gives up, one per line,
- * including those accepted by best_effort (prefixed "NOT ENFORCED:").
+ * Refused: root mode, and mounts seen elsewhere than at their source. What only namespaces
+ * give exactly is compiled stricter, never refused: hidden paths are denied rather than
+ * masked (carved, sbx_ll_expand), a private tmpfs denies the host's directory, --net none
+ * denies loopback too (seccomp: sockets but AF_UNIX). `lost` gets, one per line, what is
+ * stricter (prefixed "STRICTER: ") and what the backend gives up. best_effort is accepted
+ * for the callers' sake: nothing here needs it.
  */
 int sbx_ll_backend_check(const struct sbx_spec *spec, const struct sbx_plan *plan, bool best_effort,
                          char *lost, size_t size, struct sbx_error *err);

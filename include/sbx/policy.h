@@ -155,6 +155,9 @@ struct sbx_policy_effect {
 	bool hide_scope;  /* nothing allowed: the whole scope is masked */
 	char **hide;      /* exact absolute paths to mask */
 	size_t n_hide;
+	char **hide_globs; /* absolute globs whose matches the launch's one walk hides: deny
+	                      rules on globs other than a literal subtree (dir/star-star) */
+	size_t n_hide_globs;
 };
 
 void sbx_policy_effect_clear(struct sbx_policy_effect *e);

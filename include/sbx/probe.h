@@ -43,9 +43,34 @@ struct sbx_system_facts {
 	bool mount_api;                 /* open_tree, mount_setattr */
 	bool cgroup2, cgroup_delegated; /* v2 mounted; our cgroup writable */
 	char cgroup[512];
-	char container[64]; /* "" when none detected */
+	char container[96];       /* "" when none detected (sbx_container_decide) */
+	char container_note[256]; /* what the decision set aside, and why; or "" */
+	bool hypervisor;          /* a virtual machine's CPU: its own kernel */
 	bool wsl;
 };
 void sbx_probe_system(struct sbx_system_facts *f);
+
+/*
+ * Running in a container? Facts gathered by src/os/sysprobe.c, decided by a pure function
+ * (src/core/container.c) so that the decision can be tested. A file such as /.dockerenv
+ * alone is not trusted: images built with Docker keep it when they boot as virtual machines
+ * (Firecracker, Kata), where kernel threads are visible and / is the machine's own disk.
+ */
+struct sbx_container_facts {
+	bool dockerenv;             /* /.dockerenv exists */
+	bool containerenv;          /* /run/.containerenv exists (podman) */
+	bool k8s_secrets;           /* /var/run/secrets/kubernetes.io exists */
+	bool pid1_environ_readable; /* /proc/1/environ could be read */
+	char pid1_container[64];    /* the value of container= there, or "" */
+	char cgroup_engine[32];     /* docker, containerd, kubepods, libpod, lxc named in pid 1's
+	                               or our own cgroup paths, or "" */
+	bool kthreadd_visible;      /* /proc/2 is kthreadd: the machine's initial PID namespace */
+	char root_fs[32];           /* the file system type of / ("overlay", "ext4"), or "" */
+};
+
+/* The container's name for people into what ("" for none), and in note what was set aside
+ * and why ("" for nothing). */
+void sbx_container_decide(const struct sbx_container_facts *f, char *what, size_t wsize, char *note,
+                          size_t nsize);
 
 #endif

@@ -69,6 +69,10 @@ struct sbx_seccomp_group {
 };
 
 extern const struct sbx_seccomp_group sbx_seccomp_groups[];
+/* The name the rules of sbx_seccomp_conf.no_network carry as their group. */
+extern const char *const sbx_seccomp_no_network_group;
+/* ... and those of sbx_seccomp_conf.no_hardlinks. */
+extern const char *const sbx_seccomp_no_hardlinks_group;
 extern const size_t sbx_seccomp_n_groups;
 
 /* Every system call name sbx has classified, sorted (strcmp). A call not in this list cannot
@@ -86,9 +90,14 @@ struct sbx_seccomp_conf {
 	size_t n_allow;
 	char **deny;
 	size_t n_deny;
-	int deny_errno; /* errno answered by SBX_SECCOMP_DENY rules; 0 means EPERM */
-	bool log;       /* SCMP_ACT_LOG instead of every denial: find what a program needs */
-	bool nesting;   /* may start sub-sandboxes: @namespaces and @mount are lifted */
+	int deny_errno;    /* errno answered by SBX_SECCOMP_DENY rules; 0 means EPERM */
+	bool log;          /* SCMP_ACT_LOG instead of every denial: find what a program needs */
+	bool nesting;      /* may start sub-sandboxes: @namespaces and @mount are lifted */
+	bool no_network;   /* the landlock backend's --net none: every socket but AF_UNIX denied
+	                      (no network namespace holds the worker; Landlock covers TCP only) */
+	bool no_hardlinks; /* the landlock backend with hidden paths beneath a grant: link and
+	                      linkat denied, since a hidden file linked under a new name in a
+	                      directory on a carved chain would not be hidden at a later launch */
 };
 
 void sbx_seccomp_conf_clear(struct sbx_seccomp_conf *conf);

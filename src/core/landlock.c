@@ -151,6 +151,7 @@ struct cand {
 	unsigned ops;
 	uint64_t blocked; /* what the mount's own flags stop (namespaces backend) */
 	const char *why;
+	bool hidden; /* landlock backend: denied whole, carved around (sbx_ll_expand) */
 };
 
 struct ctx {
@@ -234,6 +235,15 @@ static bool is_hidden(const struct sbx_spec *spec, const char *path)
 	return false;
 }
 
+/* A glob whose matches the launch's walk hides (a policy's deny rule on a glob, or hide:). */
+static bool is_hidden_glob(const struct sbx_spec *spec, const char *pattern)
+{
+	for (size_t i = 0; i < spec->n_hide_globs; i++)
+		if (strcmp(spec->hide_globs[i], pattern) == 0)
+			return true;
+	return false;
+}
+
 /*
  * The operations a policy (scope ps) allows on every path beneath q: the allow rules whose
  * pattern covers all of q, less every operation a deny rule may deny anywhere beneath q.
@@ -262,19 +272,28 @@ static int policy_ops(struct ctx *x, const struct sbx_policy *p, const char *ps,
 			literal_prefix(apat, lit, sizeof(lit));
 			if (!sbx_path_covers(lit, q) && !sbx_path_covers(q, lit))
 				continue;
+			/* A mask enforces it (namespaces backend), or carving (landlock
+			 * backend: sbx_ll_expand). */
 			if (sbx_glob_is_literal(apat) && strcmp(apat, q) != 0 &&
-			    is_hidden(x->view->spec, apat)) {
-				if (x->opts->same_ns) {
-					r = note(
-					    x,
-					    "%s: hiding it (policy %s, rule %s) is NOT enforced: "
-					    "the "
-					    "landlock backend cannot hide a path beneath a grant",
-					    apat, p->name, rule->name);
-					if (r < 0)
-						return r;
-				}
-				continue; /* a mask enforces it (namespaces backend) */
+			    is_hidden(x->view->spec, apat))
+				continue;
+			/* A glob whose matches the walk hides: hidden whole, which is more
+			 * than the rule denies where it denies less than everything. */
+			if (!sbx_glob_is_literal(apat) && is_hidden_glob(x->view->spec, apat)) {
+				r = note(
+				    x,
+				    "%s: stricter: what '%s' matches (policy %s, rule %s) at "
+				    "launch is hidden whole (masked read-only, or denied under the "
+				    "landlock backend)%s; a match created after the walk is not "
+				    "hidden until the next launch",
+				    q, apat, p->name, rule->name,
+				    (rule->ops | SBX_OP_STAT) == SBX_OP_ALL
+				        ? ""
+				        : ", which is more than the "
+				          "rule denies");
+				if (r < 0)
+					return r;
+				continue;
 			}
 			denied |= rule->ops;
 			if (!(subtree_of(apat, lit, sizeof(lit)) && sbx_path_covers(lit, q))) {
@@ -488,12 +507,21 @@ static int one_op(struct ctx *x, const struct sbx_plan_op *o)
 		return add_cand(x, o->target, SBX_OP_LOOK | SBX_OP_EXECUTE, 0, flags_block(x, o),
 		                "system mount: read and execute");
 	if (m || o->kind == SBX_PLAN_MIRROR) {
-		if (x->opts->same_ns && m && m->kind == SBX_MOUNT_TMPFS)
+		if (x->opts->same_ns && m && m->kind == SBX_MOUNT_TMPFS) {
+			/* No mount of sbx's own: the host's directory must stay out of reach,
+			 * and nothing is made there. */
+			r = add_cand(x, o->target, 0, 0, 0,
+			             "private tmpfs: denied (the landlock backend mounts nothing)");
+			if (r < 0)
+				return r;
+			x->c[x->n - 1].hidden = true;
 			return note(
 			    x,
-			    "%s: a private tmpfs is not possible under the landlock backend; "
-			    "nothing there is granted",
+			    "%s: stricter: a private tmpfs needs a mount namespace; the host's "
+			    "directory is denied instead (nothing of it is reachable, nothing "
+			    "is created there)",
 			    o->target);
+		}
 		r = mount_ops(x, o, m, o->target, &ops);
 		if (r < 0)
 			return r;
@@ -584,6 +612,30 @@ static int scaffold_dirs(struct ctx *x)
 	return 0;
 }
 
+/* Landlock backend: each hidden path beneath a grant, denied whole (carved around later). */
+static int hidden_paths(struct ctx *x)
+{
+	const struct sbx_spec *spec = x->view->spec;
+	size_t n = x->n;
+	int r;
+
+	if (!x->opts->same_ns || !spec)
+		return 0;
+	for (size_t i = 0; i < spec->n_hide; i++) {
+		bool granted = false;
+
+		for (size_t k = 0; k < n && !granted; k++)
+			granted = !x->c[k].hidden && sbx_path_covers(x->c[k].path, spec->hide[i]);
+		if (!granted)
+			continue; /* nothing reaches it: denied already */
+		r = add_cand(x, spec->hide[i], 0, 0, 0, "hidden: denied, not masked");
+		if (r < 0)
+			return r;
+		x->c[x->n - 1].hidden = true;
+	}
+	return 0;
+}
+
 int sbx_ll_compile(const struct sbx_policy_view *view, const struct sbx_ll_opts *opts,
                    struct sbx_ll_plan *out, struct sbx_error *err)
 {
@@ -597,6 +649,8 @@ int sbx_ll_compile(const struct sbx_policy_view *view, const struct sbx_ll_opts 
 		r = one_op(&x, &view->plan->ops[i]);
 	if (r >= 0)
 		r = scaffold_dirs(&x);
+	if (r >= 0)
+		r = hidden_paths(&x);
 
 	/* Rights on a path reach everything beneath it: a rule may not give a path beneath it
 	 * more than that path's own rule (less what its mount flags stop already). */
@@ -611,6 +665,9 @@ int sbx_ll_compile(const struct sbx_policy_view *view, const struct sbx_ll_opts 
 			if (!more)
 				continue;
 			x.c[i].access &= ~more;
+			/* Around a hidden path the landlock backend carves, and says so. */
+			if (x.c[j].hidden)
+				continue;
 			r = note(
 			    &x,
 			    "%s: %s not granted, stricter than its policies: %s beneath it allows "
@@ -636,9 +693,15 @@ int sbx_ll_compile(const struct sbx_policy_view *view, const struct sbx_ll_opts 
 				out->rules[k].access &= x.c[i].access;
 				out->rules[k].full &= x.c[i].full;
 				out->rules[k].ops = sbx_ll_ops_from_fs(out->rules[k].access);
+				out->rules[k].hidden |= x.c[i].hidden;
+				if (x.c[i].hidden)
+					out->rules[k].why = x.c[i].why;
 				dup = true;
 			}
-		if (dup || x.c[i].access == 0)
+		/* Under the landlock backend a rule that lost everything to paths beneath it
+		 * stays, to be carved (sbx_ll_expand); so does a hidden path, for --dry-run. */
+		if (dup || (x.c[i].access == 0 &&
+		            !(x.opts->same_ns && (x.c[i].hidden || x.c[i].full != 0))))
 			continue;
 		struct sbx_ll_rule *rule = &out->rules[out->n_rules++];
 
@@ -647,6 +710,7 @@ int sbx_ll_compile(const struct sbx_policy_view *view, const struct sbx_ll_opts 
 		rule->full = x.c[i].full;
 		rule->ops = sbx_ll_ops_from_fs(x.c[i].access) | (x.c[i].ops & SBX_OP_STAT);
 		rule->why = x.c[i].why;
+		rule->hidden = x.c[i].hidden;
 	}
 	/* What only Landlock denies of what the policies decide: without it, this much of
 	 * the profile would go unenforced. (Device nodes: nodev mounts and no CAP_MKNOD.) */
@@ -761,6 +825,10 @@ static const char *const always_lost[] = {
     "new pseudo-terminals (the host's /dev/pts is not granted)",
     "/proc is the host's: its kernel settings and state are not masked (they stay read-only "
     "to Landlock)",
+    "unix sockets bound to a path are reachable by that path (Landlock ABI 7 does not "
+    "restrict connecting to them): a host service listening on one can be talked to; "
+    "--net none denies connect(2) (seccomp), though not datagrams sent to one with an "
+    "address",
 };
 
 static void add_line(char *buf, size_t size, size_t *len, const char *prefix, const char *s)
@@ -777,11 +845,11 @@ static void add_line(char *buf, size_t size, size_t *len, const char *prefix, co
 int sbx_ll_backend_check(const struct sbx_spec *spec, const struct sbx_plan *plan, bool best_effort,
                          char *lost, size_t size, struct sbx_error *err)
 {
-	const char *need[3] = {NULL, NULL, NULL};
-	size_t n_need = 0, len = 0;
+	size_t len = 0;
 	char line[512];
 	int r;
 
+	(void)best_effort; /* nothing below is refused that best-effort could accept */
 	if (size)
 		lost[0] = '\0';
 	if (spec->root) {
@@ -809,44 +877,32 @@ int sbx_ll_backend_check(const struct sbx_spec *spec, const struct sbx_plan *pla
 			               m->source);
 			return r;
 		}
-		if (m->kind == SBX_MOUNT_TMPFS && !need[1]) {
-			need[1] =
-			    "a private tmpfs (tmpfs mounts): under the landlock backend nothing is "
-			    "granted there";
-			n_need++;
-		}
 	}
+	/* What the namespaces backend gives and this one compiles stricter: said, not
+	 * refused (SPEC section 4: stricter, never looser). */
+	for (size_t i = 0; i < spec->n_mounts; i++)
+		if (spec->mounts[i].kind == SBX_MOUNT_TMPFS) {
+			snprintf(
+			    line, sizeof(line),
+			    "private tmpfs (%s%s): the host's directory is denied instead, and "
+			    "nothing is created there",
+			    spec->mounts[i].target, i + 1 < spec->n_mounts ? ", ..." : "");
+			add_line(lost, size, &len, "STRICTER: ", line);
+			break;
+		}
 	if (spec->n_hide || spec->n_hide_globs) {
 		snprintf(line, sizeof(line),
-		         "hiding (%s%s): a path beneath a grant cannot be made inaccessible",
+		         "hiding (%s%s): denied (EACCES), not masked; the directories above are "
+		         "carved into a rule per entry, and entries created later directly in them "
+		         "cannot be read",
 		         spec->n_hide ? spec->hide[0] : spec->hide_globs[0],
 		         spec->n_hide + spec->n_hide_globs > 1 ? ", ..." : "");
-		need[0] = line;
-		n_need++;
+		add_line(lost, size, &len, "STRICTER: ", line);
 	}
-	if (plan->new_net) {
-		need[2] =
-		    "--net none beyond TCP: UDP, raw and other sockets are not denied (Landlock "
-		    "restricts TCP bind and connect only)";
-		n_need++;
-	}
-	if (n_need && !best_effort) {
-		const char *first = need[0] ? need[0] : need[1] ? need[1] : need[2];
-
-		r = sbx_error_set(err, SBX_ERR_UNSUPPORTED, EOPNOTSUPP,
-		                  "the landlock backend cannot give %s", first);
-		sbx_error_hint(err,
-		               "%s; or pass --best-effort (best_effort: true) to run with it "
-		               "unenforced; 'sbx doctor' says how to allow user namespaces",
-		               need[2] && first == need[2]
-		                   ? "pass --net host (a container's own network namespace still "
-		                     "applies)"
-		                   : "drop it from the profile");
-		return r;
-	}
-	for (size_t i = 0; i < 3; i++)
-		if (need[i])
-			add_line(lost, size, &len, "NOT ENFORCED: ", need[i]);
+	if (plan->new_net)
+		add_line(lost, size, &len, "STRICTER: ",
+		         "--net none: no loopback either (Landlock denies TCP bind and connect, "
+		         "seccomp every socket but AF_UNIX, and connect(2))");
 	for (size_t i = 0; i < SBX_ARRAY_SIZE(always_lost); i++)
 		add_line(lost, size, &len, "", always_lost[i]);
 	return 0;
@@ -863,5 +919,255 @@ int sbx_ll_note(struct sbx_ll_plan *p, const char *text, struct sbx_error *err)
 	if (!p->inexact[p->n_inexact])
 		return sbx_error_set(err, SBX_ERR_SETUP, ENOMEM, "out of memory");
 	p->n_inexact++;
+	return 0;
+}
+
+/* ---- carving around the paths beneath a grant that must have less (landlock backend) ---- */
+
+/* Rights that cannot reach a hidden path from a directory above it: listing and making
+ * entries, where the hidden path is an existing file (a new entry can never be it; a rule on
+ * a directory lists only directories). Nothing where it is a directory, or unknown. */
+#define CARVE_KEEP_OVER_FILE (SBX_LL_FS_READ_DIR | FS_MAKE)
+
+struct carve {
+	struct sbx_ll_plan *p;
+	const struct sbx_ll_host *host;
+	size_t n_orig, max, added, wanted;
+	const size_t *own;       /* the original rules strictly beneath the carved one */
+	const uint64_t *contrib; /* what each may let through from a directory above it */
+	size_t n_own;
+	const char *top; /* the carved rule's path */
+	uint64_t full;
+	struct sbx_error *err;
+};
+
+__attribute__((format(printf, 3, 4))) static int
+plan_note(struct sbx_ll_plan *p, struct sbx_error *err, const char *fmt, ...)
+{
+	char buf[1024];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	return sbx_ll_note(p, buf, err);
+}
+
+static const char *rel_of(const char *top, const char *path)
+{
+	size_t n = strlen(top);
+
+	if (strcmp(top, "/") == 0)
+		return path + 1;
+	return path[n] == '/' ? path + n + 1 : path + n;
+}
+
+/* What a directory on a chain may keep: the rights that reach none of the paths beneath it
+ * that must have less. */
+static uint64_t chain_keep(const struct carve *c, const char *dir)
+{
+	uint64_t keep = c->full;
+
+	for (size_t i = 0; i < c->n_own; i++)
+		if (strcmp(c->p->rules[c->own[i]].path, dir) != 0 &&
+		    sbx_path_covers(dir, c->p->rules[c->own[i]].path))
+			keep &= c->contrib[i];
+	return keep;
+}
+
+static int carve_add(struct carve *c, const char *path, uint64_t access, const char *why)
+{
+	struct sbx_ll_rule *grown;
+
+	if (access == 0)
+		return 0;
+	c->wanted++;
+	if (c->p->n_rules >= c->max)
+		return 0; /* counted: past the cap, the whole carving is refused below */
+	grown = realloc(c->p->rules, (c->p->n_rules + 1) * sizeof(*grown));
+	if (!grown)
+		return sbx_error_set(c->err, SBX_ERR_SETUP, ENOMEM, "out of memory");
+	c->p->rules = grown;
+	grown[c->p->n_rules] = (struct sbx_ll_rule){
+	    .path = strdup(path),
+	    .access = access,
+	    .full = access,
+	    .ops = sbx_ll_ops_from_fs(access) | SBX_OP_STAT,
+	    .why = why,
+	    .base_len = strlen(c->top),
+	};
+	if (!grown[c->p->n_rules].path)
+		return sbx_error_set(c->err, SBX_ERR_SETUP, ENOMEM, "out of memory");
+	c->p->n_rules++;
+	c->added++;
+	return 0;
+}
+
+static int carve_dir(struct carve *c, const char *dir, unsigned depth)
+{
+	struct sbx_ll_entry *e = NULL;
+	char path[SBX_PATH_MAX];
+	long n;
+	int r = 0;
+
+	if (depth > SBX_PATH_MAX / 2)
+		return 0;
+	n = c->host->list(c->host->ctx, c->top, rel_of(c->top, dir), c->max + 1, &e);
+	if (n < 0) {
+		free(e);
+		return 0; /* nothing readable there: nothing to give back (stricter) */
+	}
+	if ((size_t)n > c->max) {
+		c->wanted += (size_t)n - c->max; /* counted, not listed */
+		n = (long)c->max;
+	}
+	for (long i = 0; r >= 0 && i < n; i++) {
+		bool own = false, above = false;
+
+		if (snprintf(path, sizeof(path), "%s/%s", strcmp(dir, "/") ? dir : "", e[i].name) >=
+		    (int)sizeof(path))
+			continue; /* no path that long can be opened: stricter */
+		for (size_t k = 0; k < c->n_own; k++) {
+			const char *o = c->p->rules[c->own[k]].path;
+
+			if (strcmp(o, path) == 0)
+				own = true;
+			else if (sbx_path_covers(path, o))
+				above = true;
+		}
+		/* A symlink gets no rule and is never followed: what it names is decided
+		 * where that lies. */
+		if (own || e[i].kind == SBX_LL_LINK)
+			continue;
+		if (above) {
+			if (e[i].kind != SBX_LL_DIR)
+				continue;
+			r = carve_add(c, path, chain_keep(c, path),
+			              "carved: on the way to a hidden path");
+			if (r >= 0)
+				r = carve_dir(c, path, depth + 1);
+			continue;
+		}
+		r = carve_add(c, path,
+		              e[i].kind == SBX_LL_FILE ? c->full & SBX_LL_FS_FILE : c->full,
+		              "carved: its own rights, beside a hidden path");
+	}
+	free(e);
+	return r;
+}
+
+static size_t depth_of(const char *path)
+{
+	size_t d = 0;
+
+	for (; *path; path++)
+		d += *path == '/';
+	return d;
+}
+
+int sbx_ll_expand(struct sbx_ll_plan *p, const struct sbx_ll_host *host, size_t max_rules,
+                  struct sbx_error *err)
+{
+	size_t n_orig = p->n_rules, total = 0;
+	_cleanup_free_ size_t *order = NULL, *own = NULL;
+	_cleanup_free_ uint64_t *contrib = NULL;
+	char a[256], b[256];
+	int r;
+
+	if (n_orig == 0)
+		return 0;
+	order = calloc(n_orig, sizeof(*order));
+	own = calloc(n_orig, sizeof(*own));
+	contrib = calloc(n_orig, sizeof(*contrib));
+	if (!order || !own || !contrib)
+		return sbx_error_set(err, SBX_ERR_SETUP, ENOMEM, "out of memory");
+	/* Deepest first: a rule carved beneath another has its final rights before the one
+	 * above counts them. */
+	for (size_t i = 0; i < n_orig; i++)
+		order[i] = i;
+	for (size_t i = 1; i < n_orig; i++)
+		for (size_t j = i; j > 0 && depth_of(p->rules[order[j]].path) >
+		                                depth_of(p->rules[order[j - 1]].path);
+		     j--) {
+			size_t t = order[j];
+
+			order[j] = order[j - 1];
+			order[j - 1] = t;
+		}
+
+	for (size_t oi = 0; oi < n_orig; oi++) {
+		struct sbx_ll_rule *t = &p->rules[order[oi]];
+		struct carve c = {.p = p,
+		                  .host = host,
+		                  .n_orig = n_orig,
+		                  .max = max_rules,
+		                  .own = own,
+		                  .contrib = contrib,
+		                  .top = t->path,
+		                  .full = t->full,
+		                  .err = err};
+		bool hidden_beneath = false;
+		uint64_t keep;
+
+		if (t->hidden || t->full == t->access)
+			continue;
+		for (size_t k = 0; k < n_orig; k++) {
+			const struct sbx_ll_rule *o = &p->rules[k];
+
+			if (k == order[oi] || strcmp(o->path, t->path) == 0 ||
+			    !sbx_path_covers(t->path, o->path))
+				continue;
+			if (o->hidden) {
+				enum sbx_ll_kind kind =
+				    host->kind(host->ctx, t->path, rel_of(t->path, o->path));
+
+				/* Absent now: nothing to carve around (as a mask, which needs
+				 * something to cover; see sbx-profile(5)). */
+				if (kind == SBX_LL_ABSENT)
+					continue;
+				contrib[c.n_own] = kind == SBX_LL_FILE || kind == SBX_LL_LINK
+				                       ? CARVE_KEEP_OVER_FILE
+				                       : 0;
+				hidden_beneath = true;
+			} else {
+				contrib[c.n_own] = o->access;
+			}
+			own[c.n_own++] = k;
+		}
+		keep = chain_keep(&c, t->path);
+		t->access = keep;
+		t->ops = sbx_ll_ops_from_fs(keep) | SBX_OP_STAT;
+		if (keep == t->full)
+			continue; /* what took rights away is not there: nothing to carve */
+		r = carve_dir(&c, t->path, 0);
+		if (r < 0)
+			return r;
+		total += c.wanted;
+		/* p->rules may have moved: t is stale from here. */
+		if (total + n_orig > max_rules) {
+			r = sbx_error_set(
+			    err, SBX_ERR_UNSUPPORTED, E2BIG,
+			    "the landlock backend needs at least %zu Landlock rules to "
+			    "carve around the paths beneath %s that must have less "
+			    "(hidden paths, private tmpfs, subtree rules); the cap is %zu",
+			    total + n_orig, p->rules[order[oi]].path, max_rules);
+			sbx_error_hint(
+			    err, "hide a whole directory rather than files in a large one, "
+			         "mount a smaller directory (-v DIR), or run with the "
+			         "namespaces backend, which masks instead (see 'sbx doctor')");
+			return r;
+		}
+		r = plan_note(p, err,
+		              "%s: stricter: carved into %zu rules around what beneath it must "
+		              "have less (%s); entries created later directly in it or in a "
+		              "directory on the way get only %s (no %s)",
+		              p->rules[order[oi]].path, c.added,
+		              hidden_beneath ? "hidden paths are denied, not masked"
+		                             : "rules over part of it",
+		              sbx_ll_fs_format(keep, a, sizeof(a)),
+		              sbx_ll_fs_format(p->rules[order[oi]].full & ~keep, b, sizeof(b)));
+		if (r < 0)
+			return r;
+	}
 	return 0;
 }

@@ -376,6 +376,9 @@ void sbx_policy_effect_clear(struct sbx_policy_effect *e)
 	for (size_t i = 0; i < e->n_hide; i++)
 		free(e->hide[i]);
 	free(e->hide);
+	for (size_t i = 0; i < e->n_hide_globs; i++)
+		free(e->hide_globs[i]);
+	free(e->hide_globs);
 	memset(e, 0, sizeof(*e));
 }
 
@@ -474,6 +477,44 @@ static int effect_hide(struct sbx_policy_effect *e, const char *scope, const cha
 	return 0;
 }
 
+/* "src/ then two stars" (a literal directory and everything beneath): Landlock's, by subtree rules.
+ */
+static bool literal_subtree(const char *pattern)
+{
+	size_t n = strlen(pattern);
+	char lit[SBX_GLOB_MAX + 1];
+
+	if (strcmp(pattern, "**") == 0 || strcmp(pattern, "/**") == 0)
+		return true;
+	if (n < 3 || strcmp(pattern + n - 3, "/**") != 0 || n - 3 >= sizeof(lit))
+		return false;
+	snprintf(lit, sizeof(lit), "%.*s", (int)(n - 3), pattern);
+	return sbx_glob_is_literal(lit);
+}
+
+/* A deny rule on a glob: what it matches is hidden whole, found by the launch's one walk. */
+static int effect_hide_glob(struct sbx_policy_effect *e, const char *scope, const char *pattern,
+                            struct sbx_error *err)
+{
+	char abs[SBX_GLOB_MAX + SBX_PATH_MAX + 2];
+	char *copy;
+	char **grown;
+
+	if (pattern[0] == '/')
+		snprintf(abs, sizeof(abs), "%s", pattern);
+	else
+		snprintf(abs, sizeof(abs), "%s/%s", strcmp(scope, "/") ? scope : "", pattern);
+	copy = strdup(abs);
+	grown = copy ? realloc(e->hide_globs, (e->n_hide_globs + 1) * sizeof(*grown)) : NULL;
+	if (!grown) {
+		free(copy);
+		return sbx_error_set(err, SBX_ERR_SETUP, ENOMEM, "out of memory");
+	}
+	e->hide_globs = grown;
+	e->hide_globs[e->n_hide_globs++] = copy;
+	return 0;
+}
+
 int sbx_policy_compile_one(const struct sbx_policy *p, const char *scope, bool is_base,
                            struct sbx_policy_effect *eff, struct sbx_error *err)
 {
@@ -520,6 +561,15 @@ int sbx_policy_compile_one(const struct sbx_policy *p, const char *scope, bool i
 				continue;
 			if (sbx_glob_is_literal(pat) && (w & ~SBX_OP_STAT & ~rule->ops) == 0) {
 				r = effect_hide(eff, scope, pat, err);
+				if (r < 0)
+					goto fail;
+				continue;
+			}
+			/* A glob (not a literal subtree): one walk at launch finds what it
+			 * matches, which is hidden whole (masked read-only, or denied under
+			 * the landlock backend): stricter where the rule denies less. */
+			if (!sbx_glob_is_literal(pat) && !literal_subtree(pat)) {
+				r = effect_hide_glob(eff, scope, pat, err);
 				if (r < 0)
 					goto fail;
 				continue;
@@ -590,6 +640,8 @@ int sbx_policy_compile(struct sbx_spec *spec, const struct sbx_policy_set *set,
 			spec->readonly = true;
 		for (size_t i = 0; r >= 0 && i < eff.n_hide; i++)
 			r = sbx_spec_add_hide(spec, eff.hide[i], err);
+		for (size_t i = 0; r >= 0 && i < eff.n_hide_globs; i++)
+			r = sbx_spec_add_hide_glob(spec, eff.hide_globs[i], err);
 		sbx_policy_effect_clear(&eff);
 		if (r < 0)
 			return r;
@@ -614,6 +666,8 @@ int sbx_policy_compile(struct sbx_spec *spec, const struct sbx_policy_set *set,
 			r = sbx_spec_add_hide(spec, m->target, err);
 		for (size_t j = 0; r >= 0 && j < eff.n_hide; j++)
 			r = sbx_spec_add_hide(spec, eff.hide[j], err);
+		for (size_t j = 0; r >= 0 && j < eff.n_hide_globs; j++)
+			r = sbx_spec_add_hide_glob(spec, eff.hide_globs[j], err);
 		sbx_policy_effect_clear(&eff);
 		if (r < 0)
 			return r;

@@ -128,6 +128,31 @@ static const struct sbx_seccomp_entry g_personality[] = {
       .n_set = 3,
       .what = "not PER_LINUX, PER_LINUX32 or the 0xffffffff query"}},
 };
+/* The landlock backend's --net none (no network namespace): UDP, raw and packet sockets are
+ * beyond Landlock's TCP rules, so every family but AF_UNIX is denied, and connect(2) itself;
+ * no loopback either. Datagrams sent with an address (sendto, sendmsg) to a unix socket bound
+ * to a path are not stopped: seccomp cannot read the address.
+ * socketpair makes only AF_UNIX pairs; io_uring is denied (@io-uring); inherited sockets are
+ * closed before exec (only 0, 1, 2 and the spec memfd pass). */
+static const struct sbx_seccomp_entry g_no_network[] = {
+    {"socket",
+     SBX_SECCOMP_DENY,
+     {.op = SBX_SECCOMP_NOT_IN32,
+      .arg = 0,
+      .set = {1 /* AF_UNIX */},
+      .n_set = 1,
+      .what = "not AF_UNIX"}},
+    /* What is left is AF_UNIX, whose sockets bound to a path Landlock does not guard (ABI
+     * 7): a host service listening on one (a container engine's, say) is network enough.
+     * socketpair needs no connect; abstract sockets are scoped by Landlock anyway. */
+    E("connect"),
+};
+const char *const sbx_seccomp_no_network_group = "--net none";
+/* The landlock backend carving around hidden paths: a same-directory hard link needs only
+ * the right to make a file there, which a directory on a carved chain keeps. */
+static const struct sbx_seccomp_entry g_no_hardlinks[] = {E("link"), E("linkat")};
+const char *const sbx_seccomp_no_hardlinks_group = "hidden paths";
+
 static const struct sbx_seccomp_entry g_privileged[] = {
     E("acct"), E("open_by_handle_at"), E("quotactl"), E("quotactl_fd"), E("syslog"), E("vhangup"),
 };
@@ -241,8 +266,11 @@ static int push_name(char ***list, size_t *n, const char *name, struct sbx_error
 int sbx_seccomp_conf_copy(struct sbx_seccomp_conf *dst, const struct sbx_seccomp_conf *src,
                           struct sbx_error *err)
 {
-	struct sbx_seccomp_conf c = {
-	    .deny_errno = src->deny_errno, .log = src->log, .nesting = src->nesting};
+	struct sbx_seccomp_conf c = {.deny_errno = src->deny_errno,
+	                             .log = src->log,
+	                             .nesting = src->nesting,
+	                             .no_network = src->no_network,
+	                             .no_hardlinks = src->no_hardlinks};
 	int r;
 
 	for (size_t i = 0; i < src->n_allow; i++)
@@ -458,6 +486,7 @@ int sbx_seccomp_resolve(const struct sbx_seccomp_conf *conf, struct sbx_seccomp_
 	res.deny_errno = conf->deny_errno ? conf->deny_errno : EPERM;
 	for (size_t g = 0; g < sbx_seccomp_n_groups; g++)
 		cap += sbx_seccomp_groups[g].n_entries;
+	cap += SBX_ARRAY_SIZE(g_no_network) + SBX_ARRAY_SIZE(g_no_hardlinks);
 	res.rules = calloc(cap ? cap : 1, sizeof(*res.rules));
 	res.group_state = calloc(sbx_seccomp_n_groups, sizeof(*res.group_state));
 	if (!res.rules || !res.group_state) {
@@ -505,6 +534,30 @@ int sbx_seccomp_resolve(const struct sbx_seccomp_conf *conf, struct sbx_seccomp_
 			continue;
 		res.rules[res.n_rules++] = (struct sbx_seccomp_rule){
 		    .call = call, .group = NULL, .cmp = NULL, .errnum = res.deny_errno};
+	}
+
+	for (size_t i = 0; conf->no_network && i < SBX_ARRAY_SIZE(g_no_network); i++) {
+		const struct sbx_seccomp_entry *en = &g_no_network[i];
+
+		if (has_rule(&res, en->call, true))
+			continue; /* denied outright already */
+		res.rules[res.n_rules++] = (struct sbx_seccomp_rule){
+		    .call = en->call,
+		    .group = sbx_seccomp_no_network_group,
+		    .cmp = en->cmp.op == SBX_SECCOMP_ALWAYS ? NULL : &en->cmp,
+		    .errnum = res.deny_errno,
+		};
+	}
+
+	for (size_t i = 0; conf->no_hardlinks && i < SBX_ARRAY_SIZE(g_no_hardlinks); i++) {
+		if (has_rule(&res, g_no_hardlinks[i].call, true))
+			continue;
+		res.rules[res.n_rules++] = (struct sbx_seccomp_rule){
+		    .call = g_no_hardlinks[i].call,
+		    .group = sbx_seccomp_no_hardlinks_group,
+		    .cmp = NULL,
+		    .errnum = res.deny_errno,
+		};
 	}
 
 	/* clone3 hides its flags from seccomp: allowing it while namespace creation is denied

@@ -6,6 +6,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/openat2.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,8 +38,60 @@ int sbx_landlock_abi(void)
 	return abi < 0 ? -errno : (int)abi;
 }
 
+/* The directory carved rules are opened beneath: kept open while consecutive rules share it
+ * (carving appends a rule's entries together), so that a carved rule costs one openat2. */
+struct carved_base {
+	int fd;
+	const struct sbx_ll_rule *of; /* the rule whose path[0..base_len) fd is */
+};
+
+/* A carved rule's path, opened beneath the rule it was carved from without following any
+ * symlink: one planted since sbx listed the directory (by a process of an earlier sandbox,
+ * say) cannot redirect the rights elsewhere. No allocation: runs in the worker. Sets errno. */
+static int open_carved(const struct sbx_ll_rule *rule, struct carved_base *cb, struct stat *st)
+{
+	char base[SBX_PATH_MAX];
+	const char *rest = rule->path + rule->base_len;
+	int fd;
+
+	if (!cb->of || cb->of->base_len != rule->base_len ||
+	    memcmp(cb->of->path, rule->path, rule->base_len) != 0) {
+		if (cb->fd >= 0)
+			close(cb->fd);
+		cb->fd = -1;
+		cb->of = NULL;
+		if (rule->base_len >= sizeof(base)) {
+			errno = ENAMETOOLONG;
+			return -1;
+		}
+		memcpy(base, rule->path, rule->base_len);
+		base[rule->base_len] = '\0';
+		cb->fd = open(base, O_PATH | O_DIRECTORY | O_CLOEXEC);
+		if (cb->fd < 0)
+			return -1;
+		cb->of = rule;
+	}
+	while (*rest == '/')
+		rest++;
+	fd = sbx_openat2(cb->fd, *rest ? rest : ".", O_PATH | O_CLOEXEC | O_NOFOLLOW,
+	                 RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS);
+	if (fd < 0) {
+		errno = -fd;
+		return -1;
+	}
+	/* O_PATH | O_NOFOLLOW opens a final symlink itself: no rule for it. */
+	if (fstat(fd, st) < 0 || S_ISLNK(st->st_mode)) {
+		close(fd);
+		errno = ELOOP;
+		return -1;
+	}
+	return fd;
+}
+
 int sbx_landlock_enforce(const struct sbx_ll_plan *p, struct sbx_error *err)
 {
+	/* One ruleset for files, TCP (ABI 4) and scopes (ABI 6), restricted once: each sandbox
+	 * layer adds exactly one Landlock domain (there are at most 16). */
 	struct sbx_landlock_ruleset_attr attr = {
 	    .handled_access_fs = p->handled_fs,
 	    .handled_access_net = p->handled_net,
@@ -47,7 +100,8 @@ int sbx_landlock_enforce(const struct sbx_ll_plan *p, struct sbx_error *err)
 	/* The attribute's size tells the kernel which fields we use: an older kernel rejects
 	 * a larger one (E2BIG) unless the extra fields are zero, so pass what the ABI has. */
 	size_t size = p->abi >= 6 ? sizeof(attr) : p->abi >= 4 ? 16 : 8;
-	int fd, r;
+	struct carved_base cb = {.fd = -1, .of = NULL};
+	int fd, r = 0;
 
 	if (!p->enabled)
 		return 0;
@@ -60,179 +114,176 @@ int sbx_landlock_enforce(const struct sbx_ll_plan *p, struct sbx_error *err)
 		                    "lacks");
 		return r;
 	}
-	for (size_t i = 0; i < p->n_rules; i++) {
+	for (size_t i = 0; r >= 0 && i < p->n_rules; i++) {
+		const struct sbx_ll_rule *rule = &p->rules[i];
 		struct landlock_path_beneath_attr pb = {0};
 		struct stat st;
-		int pfd = open(p->rules[i].path, O_PATH | O_CLOEXEC);
+		int pfd;
 
+		/* A hidden path has no rule: denied, and carved around (sbx_ll_expand). */
+		if (rule->hidden || !(rule->access & p->handled_fs))
+			continue;
+		pfd = rule->base_len ? open_carved(rule, &cb, &st)
+		                     : open(rule->path, O_PATH | O_CLOEXEC);
 		if (pfd < 0) {
-			/* An optional mount that was skipped: nothing there to grant. */
-			if (errno == ENOENT)
+			/* An optional mount that was skipped: nothing there to grant. A carved
+			 * entry gone, or turned into a symlink, since sbx listed it: nothing
+			 * granted either (stricter). */
+			if (errno == ENOENT ||
+			    (rule->base_len &&
+			     (errno == ELOOP || errno == EXDEV || errno == ENOTDIR)))
 				continue;
 			r = sbx_error_set(err, SBX_ERR_SETUP, errno,
-			                  "Landlock rule for %s: cannot open it: %s",
-			                  p->rules[i].path, strerror(errno));
-			close(fd);
-			return r;
+			                  "Landlock rule for %s: cannot open it: %s", rule->path,
+			                  strerror(errno));
+			break;
 		}
 		pb.parent_fd = pfd;
-		pb.allowed_access = p->rules[i].access & p->handled_fs;
+		pb.allowed_access = rule->access & p->handled_fs;
 		/* A rule on anything but a directory takes only the rights that apply to a
 		 * file; the others are about entries of a directory. */
-		if (fstat(pfd, &st) == 0 && !S_ISDIR(st.st_mode))
+		if ((rule->base_len || fstat(pfd, &st) == 0) && !S_ISDIR(st.st_mode))
 			pb.allowed_access &= SBX_LL_FS_FILE;
-		if (pb.allowed_access && syscall(__NR_landlock_add_rule, fd,
-		                                 SBX_LANDLOCK_RULE_PATH_BENEATH, &pb, 0) < 0) {
+		if (pb.allowed_access &&
+		    syscall(__NR_landlock_add_rule, fd, SBX_LANDLOCK_RULE_PATH_BENEATH, &pb, 0) < 0)
 			r = sbx_error_set(err, SBX_ERR_SETUP, errno,
-			                  "cannot add the Landlock rule for %s: %s",
-			                  p->rules[i].path, strerror(errno));
-			close(pfd);
-			close(fd);
-			return r;
-		}
+			                  "cannot add the Landlock rule for %s: %s", rule->path,
+			                  strerror(errno));
 		close(pfd);
 	}
+	if (cb.fd >= 0)
+		close(cb.fd);
 	/* TCP: handled with no port rule, so every bind and connect is denied. */
-	if (syscall(__NR_landlock_restrict_self, fd, 0) < 0) {
+	if (r >= 0 && syscall(__NR_landlock_restrict_self, fd, 0) < 0)
 		r = sbx_error_set(err, SBX_ERR_SETUP, errno,
 		                  "cannot enforce the Landlock ruleset: %s", strerror(errno));
-		close(fd);
-		return r;
-	}
 	close(fd);
-	return 0;
+	return r < 0 ? r : 0;
 }
 
-/* ---- giving back, entry by entry, what an ancestor's rule lost ---- */
+/* ---- the host's directories, for carving (sbx, before the worker exists) ---- */
 
-#define SBX_LL_MAX_EXPANDED 20000 /* rules added, at most */
+static const unsigned long long beneath =
+    RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS;
 
-static int add_rule(struct sbx_ll_plan *p, const char *path, uint64_t access, const char *why,
-                    struct sbx_error *err)
+/* base/rel: base as the profile names it (the mount's own path); beneath it, no symlink is
+ * followed, so none planted there can redirect a rule. */
+static int open_beneath(const char *base, const char *rel, int flags)
 {
-	struct sbx_ll_rule *grown;
+	_cleanup_close_ int b = open(base, O_PATH | O_DIRECTORY | O_CLOEXEC);
 
-	if (p->n_rules >= SBX_LL_MAX_EXPANDED)
-		return sbx_error_set(
-		    err, SBX_ERR_UNSUPPORTED, E2BIG,
-		    "giving rights back entry by entry needs more than %d Landlock "
-		    "rules",
-		    SBX_LL_MAX_EXPANDED);
-	grown = realloc(p->rules, (p->n_rules + 1) * sizeof(*grown));
-	if (!grown)
-		return sbx_error_set(err, SBX_ERR_SETUP, ENOMEM, "out of memory");
-	p->rules = grown;
-	grown[p->n_rules] = (struct sbx_ll_rule){
-	    .path = strdup(path), .access = access, .full = access, .why = why};
-	if (!grown[p->n_rules].path)
-		return sbx_error_set(err, SBX_ERR_SETUP, ENOMEM, "out of memory");
-	p->n_rules++;
-	return 0;
+	if (b < 0)
+		return -errno;
+	if (!*rel)
+		return sbx_openat2(b, ".", flags | O_CLOEXEC, beneath);
+	return sbx_openat2(b, rel, flags | O_CLOEXEC | O_NOFOLLOW, beneath);
 }
 
-/* Is `path` one of the rules beneath the expanded one (own == true), or above one? */
-static bool on_the_way(const struct sbx_ll_plan *p, size_t n_orig, const char *top,
-                       const char *path, bool *own)
+static enum sbx_ll_kind kind_of(mode_t mode)
 {
-	bool above = false;
+	return S_ISDIR(mode) ? SBX_LL_DIR : S_ISLNK(mode) ? SBX_LL_LINK : SBX_LL_FILE;
+}
 
-	*own = false;
-	for (size_t i = 0; i < n_orig; i++) {
-		const char *d = p->rules[i].path;
+static enum sbx_ll_kind host_kind(void *ctx, const char *base, const char *rel)
+{
+	_cleanup_close_ int fd = open_beneath(base, rel, O_PATH);
+	struct stat st;
 
-		if (strcmp(d, top) == 0 || !sbx_path_covers(top, d))
-			continue;
-		if (strcmp(d, path) == 0)
-			*own = true;
-		else if (sbx_path_covers(path, d))
-			above = true;
+	(void)ctx;
+	if (fd == -ENOENT || fd == -ENOTDIR)
+		return SBX_LL_ABSENT;
+	if (fd == -ELOOP && *rel) {
+		/* The last component may be a symlink (matched as itself); one on the way
+		 * means the path is not there as named. */
+		_cleanup_free_ char *dir = strdup(rel);
+		char *slash = dir ? strrchr(dir, '/') : NULL;
+		_cleanup_close_ int dfd = -1;
+
+		if (!dir)
+			return SBX_LL_UNREADABLE;
+		if (slash)
+			*slash = '\0';
+		dfd = slash ? open_beneath(base, dir, O_PATH | O_DIRECTORY)
+		            : open_beneath(base, "", O_PATH | O_DIRECTORY);
+		if (dfd < 0)
+			return dfd == -ENOENT || dfd == -ELOOP ? SBX_LL_ABSENT : SBX_LL_UNREADABLE;
+		if (fstatat(dfd, slash ? slash + 1 : rel, &st, AT_SYMLINK_NOFOLLOW) < 0)
+			return errno == ENOENT ? SBX_LL_ABSENT : SBX_LL_UNREADABLE;
+		return kind_of(st.st_mode);
 	}
-	return above;
+	if (fd < 0 || fstat(fd, &st) < 0)
+		return SBX_LL_UNREADABLE;
+	return kind_of(st.st_mode);
 }
 
-static int expand_dir(struct sbx_ll_plan *p, size_t n_orig, const char *top, const char *dir,
-                      uint64_t full, unsigned depth, struct sbx_error *err)
+static long host_list(void *ctx, const char *base, const char *rel, size_t max,
+                      struct sbx_ll_entry **out)
 {
-	_cleanup_free_ char *path = NULL;
-	DIR *d;
+	int fd = open_beneath(base, rel, O_RDONLY | O_DIRECTORY);
+	struct sbx_ll_entry *v = NULL;
+	size_t cap = 0;
+	long n = 0;
 	struct dirent *e;
-	int fd, r = 0;
+	DIR *d;
 
-	if (depth > 64)
-		return 0;
-	fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	(void)ctx;
+	*out = NULL;
 	if (fd < 0)
-		return 0; /* nothing to give back there */
+		return fd;
 	d = fdopendir(fd);
 	if (!d) {
 		close(fd);
-		return 0;
+		return -errno;
 	}
-	path = malloc(SBX_PATH_MAX);
-	if (!path) {
-		closedir(d);
-		return sbx_error_set(err, SBX_ERR_SETUP, ENOMEM, "out of memory");
-	}
-	while (r >= 0 && (e = readdir(d))) {
-		bool own, above;
+	while ((e = readdir(d))) {
+		struct sbx_ll_entry *en;
 
 		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
 			continue;
-		if (snprintf(path, SBX_PATH_MAX, "%s/%s", strcmp(dir, "/") ? dir : "", e->d_name) >=
-		    SBX_PATH_MAX)
-			continue;
-		above = on_the_way(p, n_orig, top, path, &own);
-		if (own)
-			continue; /* its own rule decides beneath it */
-		if (above) {
-			r = expand_dir(p, n_orig, top, path, full, depth + 1, err);
-			continue;
+		if ((size_t)n++ >= max)
+			continue; /* counted only */
+		if ((size_t)n > cap) {
+			size_t c = cap ? cap * 2 : 64;
+			struct sbx_ll_entry *g = realloc(v, c * sizeof(*g));
+
+			if (!g) {
+				free(v);
+				closedir(d);
+				return -ENOMEM;
+			}
+			v = g;
+			cap = c;
 		}
-		/* A symlink gets no rule: what it names is decided where that lies. */
-		if (e->d_type == DT_LNK)
-			continue;
-		r = add_rule(p, path,
-		             e->d_type == DT_DIR || e->d_type == DT_UNKNOWN ? full
-		                                                            : full & SBX_LL_FS_FILE,
-		             "given back entry by entry", err);
+		en = &v[n - 1];
+		snprintf(en->name, sizeof(en->name), "%s", e->d_name);
+		switch (e->d_type) {
+		case DT_DIR:
+			en->kind = SBX_LL_DIR;
+			break;
+		case DT_LNK:
+			en->kind = SBX_LL_LINK;
+			break;
+		case DT_UNKNOWN: {
+			struct stat st;
+
+			en->kind = fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0
+			               ? kind_of(st.st_mode)
+			               : SBX_LL_UNREADABLE;
+			break;
+		}
+		default:
+			en->kind = SBX_LL_FILE;
+			break;
+		}
 	}
 	closedir(d);
-	return r;
+	*out = v;
+	return n;
 }
 
 int sbx_landlock_expand(struct sbx_ll_plan *p, struct sbx_error *err)
 {
-	size_t n_orig = p->n_rules;
-	char *note;
-	int r;
+	const struct sbx_ll_host host = {.list = host_list, .kind = host_kind};
 
-	for (size_t i = 0; i < n_orig; i++) {
-		char top[SBX_PATH_MAX];
-		uint64_t full = p->rules[i].full;
-
-		if (full == p->rules[i].access)
-			continue;
-		snprintf(top, sizeof(top), "%s", p->rules[i].path);
-		r = expand_dir(p, n_orig, top, top, full, 0, err);
-		if (r < 0)
-			return r;
-		if (asprintf(
-		        &note,
-		        "%s: what it lost is given back entry by entry (rules marked 'given "
-		        "back'); entries created later directly in it, or in a directory on the "
-		        "way to a path that allows less, get only the reduced rights",
-		        top) < 0)
-			return sbx_error_set(err, SBX_ERR_SETUP, ENOMEM, "out of memory");
-		{
-			char **grown = realloc(p->inexact, (p->n_inexact + 1) * sizeof(*grown));
-
-			if (!grown) {
-				free(note);
-				return sbx_error_set(err, SBX_ERR_SETUP, ENOMEM, "out of memory");
-			}
-			p->inexact = grown;
-			p->inexact[p->n_inexact++] = note;
-		}
-	}
-	return 0;
+	return sbx_ll_expand(p, &host, SBX_LL_MAX_RULES, err);
 }

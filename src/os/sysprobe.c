@@ -74,8 +74,81 @@ static bool file_contains(const char *path, const char *needle)
 	return strstr(buf, needle) != NULL;
 }
 
+/* Like file_contains, over the whole file (/proc/cpuinfo is longer than one read). */
+static bool file_contains_all(const char *path, const char *needle)
+{
+	char line[4096];
+	FILE *fp = fopen(path, "re");
+	bool found = false;
+
+	if (!fp)
+		return false;
+	while (!found && fgets(line, sizeof(line), fp))
+		found = strstr(line, needle) != NULL;
+	fclose(fp);
+	return found;
+}
+
+/* The engine a cgroup file's paths name, or "". */
+static void cgroup_engine(const char *path, char *out, size_t size)
+{
+	static const char *const engines[] = {"kubepods", "docker", "containerd", "libpod", "lxc"};
+
+	for (size_t i = 0; !out[0] && i < sizeof(engines) / sizeof(engines[0]); i++)
+		if (file_contains(path, engines[i]))
+			snprintf(out, size, "%s", engines[i]);
+}
+
+static void gather_container(struct sbx_container_facts *c)
+{
+	char buf[8192], comm[64];
+	int fd;
+	ssize_t n;
+
+	memset(c, 0, sizeof(*c));
+	c->dockerenv = access("/.dockerenv", F_OK) == 0;
+	c->containerenv = access("/run/.containerenv", F_OK) == 0;
+	c->k8s_secrets = access("/var/run/secrets/kubernetes.io", F_OK) == 0;
+	/* container= in pid 1's environment: readable by root, or by the same user */
+	fd = open("/proc/1/environ", O_RDONLY | O_CLOEXEC);
+	n = fd < 0 ? -1 : read(fd, buf, sizeof(buf) - 1);
+	if (fd >= 0)
+		close(fd);
+	c->pid1_environ_readable = n >= 0;
+	for (ssize_t i = 0; n > 0 && i < n;) {
+		buf[n] = '\0';
+		if (strncmp(buf + i, "container=", 10) == 0) {
+			snprintf(c->pid1_container, sizeof(c->pid1_container), "%s", buf + i + 10);
+			break;
+		}
+		i += (ssize_t)strlen(buf + i) + 1;
+	}
+	cgroup_engine("/proc/1/cgroup", c->cgroup_engine, sizeof(c->cgroup_engine));
+	cgroup_engine("/proc/self/cgroup", c->cgroup_engine, sizeof(c->cgroup_engine));
+	c->kthreadd_visible =
+	    read_line("/proc/2/comm", comm, sizeof(comm)) && strcmp(comm, "kthreadd") == 0;
+	/* the type of / from our mountinfo: the line whose mount point is "/" */
+	{
+		FILE *fp = fopen("/proc/self/mountinfo", "re");
+		char line[4096];
+
+		while (fp && fgets(line, sizeof(line), fp)) {
+			char root[512], point[512], fstype[32];
+			const char *dash = strstr(line, " - ");
+
+			if (!dash || sscanf(line, "%*s %*s %*s %511s %511s", root, point) != 2 ||
+			    strcmp(point, "/") != 0 || sscanf(dash + 3, "%31s", fstype) != 1)
+				continue;
+			snprintf(c->root_fs, sizeof(c->root_fs), "%s", fstype);
+		}
+		if (fp)
+			fclose(fp);
+	}
+}
+
 void sbx_probe_system(struct sbx_system_facts *f)
 {
+	struct sbx_container_facts c;
 	struct utsname u;
 	char buf[1024];
 	bool ok;
@@ -113,14 +186,10 @@ void sbx_probe_system(struct sbx_system_facts *f)
 		f->cgroup_delegated = f->cgroup2 && access(buf, W_OK) == 0;
 	}
 
-	if (access("/.dockerenv", F_OK) == 0)
-		snprintf(f->container, sizeof(f->container), "docker");
-	else if (access("/run/.containerenv", F_OK) == 0)
-		snprintf(f->container, sizeof(f->container), "podman");
-	else if (file_contains("/proc/1/cgroup", "kubepods"))
-		snprintf(f->container, sizeof(f->container), "kubernetes");
-	else if (file_contains("/proc/1/environ", "container="))
-		snprintf(f->container, sizeof(f->container), "a container (container= is set)");
+	gather_container(&c);
+	sbx_container_decide(&c, f->container, sizeof(f->container), f->container_note,
+	                     sizeof(f->container_note));
+	f->hypervisor = file_contains_all("/proc/cpuinfo", " hypervisor");
 	f->wsl = file_contains("/proc/sys/kernel/osrelease", "microsoft") ||
 	         file_contains("/proc/sys/kernel/osrelease", "WSL");
 }

@@ -15,6 +15,7 @@
 #include <signal.h>
 #include <stdarg.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -337,6 +338,49 @@ static int probe_one(const char *op, char **a)
 		if (s >= 0)
 			rr = op[4] == 'c' ? connect(s, (struct sockaddr *)&sa, sizeof(sa))
 			                  : bind(s, (struct sockaddr *)&sa, sizeof(sa));
+		printf("%s %s => %s\n", op, a[0], res(rr));
+		if (s >= 0)
+			close(s);
+	} else if (!strcmp(op, "read-size")) {
+		/* how many bytes open and read give (an empty mask reads as 0) */
+		char buf[4096];
+		ssize_t n, total = 0;
+
+		fd = open(a[0], O_RDONLY | O_CLOEXEC);
+		r = fd;
+		while (fd >= 0 && (n = read(fd, buf, sizeof(buf))) != 0) {
+			if (n < 0) {
+				r = -1;
+				break;
+			}
+			total += n;
+		}
+		if (r >= 0)
+			printf("read-size %s => ok %zd\n", a[0], total);
+		else
+			printf("read-size %s => %s\n", a[0], res(-1));
+		if (fd >= 0)
+			close(fd);
+	} else if (!strcmp(op, "unix-connect")) {
+		/* to a unix socket bound to a path */
+		struct sockaddr_un sa = {.sun_family = AF_UNIX};
+		int s = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0), rr = s;
+
+		snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", a[0]);
+		if (s >= 0)
+			rr = connect(s, (struct sockaddr *)&sa, sizeof(sa));
+		printf("%s %s => %s\n", op, a[0], res(rr));
+		if (s >= 0)
+			close(s);
+	} else if (!strcmp(op, "udp-send")) {
+		/* one datagram to 127.0.0.1:PORT */
+		struct sockaddr_in sa = {.sin_family = AF_INET,
+		                         .sin_port = htons((uint16_t)atoi(a[0])),
+		                         .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+		int s = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0), rr = s;
+
+		if (s >= 0)
+			rr = sendto(s, "x", 1, 0, (struct sockaddr *)&sa, sizeof(sa)) < 0 ? -1 : 0;
 		printf("%s %s => %s\n", op, a[0], res(rr));
 		if (s >= 0)
 			close(s);

@@ -386,8 +386,14 @@ static void test_dry_run_needs_no_namespace(void)
 	IT_EXPECT_INT(r.status, 125);
 	IT_EXPECT_CONTAINS(r.err, "user.max_user_namespaces is 0");
 	IT_EXPECT_CONTAINS(r.err, "sysctl -w user.max_user_namespaces");
-	/* auto falls back to the landlock backend, and says why when that refuses */
+	/* auto falls back to the landlock backend, where --net none (the default) is compiled
+	 * stricter rather than refused, and --dry-run says so */
 	it_sbxv(&r, "run", "--dry-run", "--", "/bin/true", NULL);
+	IT_EXPECT_INT(r.status, 0);
+	IT_EXPECT_CONTAINS(r.out, "backend:    landlock");
+	IT_EXPECT_CONTAINS(r.out, "STRICTER: --net none");
+	/* and says why it chose that backend when that one refuses */
+	it_sbxv(&r, "run", "--dry-run", "--root", "/", "--", "/bin/true", NULL);
 	IT_EXPECT_INT(r.status, 125);
 	IT_EXPECT_CONTAINS(r.err, "user.max_user_namespaces is 0, so sbx chose the landlock "
 	                          "backend");

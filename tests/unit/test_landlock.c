@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "sbx/landlock.h"
+#include "sbx/path.h"
 #include "sbx/plan.h"
 #include "sbx/policy.h"
 #include "sbx/profile.h"
@@ -78,10 +79,11 @@ static const struct {
      "  - {name: a, paths: [\"**\"], operations: [all], decision: allow}\n"
      "  - {name: d, paths: [\"src/**\"], operations: [write], decision: deny}\n",
      false, R | L | MK | RM | SBX_LL_FS_REFER | X, false, NULL, 0},
-    {"a glob deny is stricter",
+    /* the walk hides its matches whole (spec->hide_globs): the mount keeps everything */
+    {"a glob deny is hidden by the walk, stricter",
      "  - {name: a, paths: [\"**\"], operations: [all], decision: allow}\n"
      "  - {name: d, paths: [\"**/*.key\"], operations: [read], decision: deny}\n",
-     false, L | W | X | MK | RM | SBX_LL_FS_REFER, false, NULL, 0},
+     false, R | L | W | X | MK | RM | SBX_LL_FS_REFER, false, NULL, 0},
     {"a glob allow grants nothing more",
      "  - {name: a, paths: [\"**\"], operations: [read, list, stat], decision: allow}\n"
      "  - {name: g, paths: [\"*.sh\"], operations: [execute], decision: allow}\n",
@@ -371,6 +373,253 @@ static void test_negotiate(void **state)
 	}
 }
 
+/* Under the landlock backend a hidden path is a rule of its own, denied, and the mount's rule
+ * above it keeps its full rights for carving (nothing is granted it before); under the
+ * namespaces backend a mask does that, and no such rule exists. */
+static void test_compile_hidden(void **state)
+{
+	static const char yaml[] =
+	    "  - {name: a, paths: [\"**\"], operations: [all], decision: allow}\n"
+	    "  - {name: s, paths: [\".env\"], operations: [all], decision: deny}\n";
+
+	(void)state;
+	for (int same_ns = 0; same_ns < 2; same_ns++) {
+		struct sbx_ll_plan ll;
+		struct sbx_plan *plan;
+		struct sbx_spec *spec;
+		struct sbx_policy_set set;
+		const struct sbx_ll_rule *w, *h;
+
+		compile_world(yaml, false, same_ns, &ll, &plan, &spec, &set);
+		w = find_rule(&ll, "/w");
+		h = find_rule(&ll, "/w/.env");
+		assert_non_null(w);
+		if (same_ns) {
+			assert_non_null(h);
+			assert_true(h->hidden);
+			assert_int_equal(h->access, 0);
+			assert_int_equal(w->access, 0);
+			assert_int_equal(w->full, R | L | W | X | MK | RM | SBX_LL_FS_REFER);
+		} else {
+			assert_null(h);
+			assert_int_equal(w->access, R | L | W | X | MK | RM | SBX_LL_FS_REFER);
+		}
+		sbx_ll_plan_clear(&ll);
+		sbx_plan_free(plan);
+		sbx_spec_free(spec);
+		sbx_policy_set_clear(&set);
+	}
+}
+
+/* ---- carving (sbx_ll_expand) over a host given as a table ---- */
+
+struct fake_node {
+	const char *path;
+	enum sbx_ll_kind kind;
+};
+
+/* The host: /w holds a secret file, a file, a directory with a file and a secret, a
+ * symlink, and a secret directory. */
+static const struct fake_node fake_tree[] = {
+    {"/w", SBX_LL_DIR},     {"/w/.env", SBX_LL_FILE},  {"/w/a", SBX_LL_FILE},
+    {"/w/d", SBX_LL_DIR},   {"/w/d/x", SBX_LL_FILE},   {"/w/d/.env", SBX_LL_FILE},
+    {"/w/ln", SBX_LL_LINK}, {"/w/secret", SBX_LL_DIR}, {"/w/secret/k", SBX_LL_FILE},
+    {"/w/ro", SBX_LL_DIR},  {"/w/ro/f", SBX_LL_FILE},
+};
+
+static void fake_full(const char *base, const char *rel, char *out, size_t size)
+{
+	snprintf(out, size, "%s%s%s", base, *rel ? "/" : "", rel);
+}
+
+static enum sbx_ll_kind fake_kind(void *ctx, const char *base, const char *rel)
+{
+	char full[256];
+
+	(void)ctx;
+	fake_full(base, rel, full, sizeof(full));
+	for (size_t i = 0; i < sizeof(fake_tree) / sizeof(fake_tree[0]); i++)
+		if (strcmp(fake_tree[i].path, full) == 0)
+			return fake_tree[i].kind;
+	return SBX_LL_ABSENT;
+}
+
+static long fake_list(void *ctx, const char *base, const char *rel, size_t max,
+                      struct sbx_ll_entry **out)
+{
+	char dir[256];
+	size_t dl;
+	long n = 0;
+
+	(void)ctx;
+	fake_full(base, rel, dir, sizeof(dir));
+	dl = strlen(dir);
+	*out = calloc(sizeof(fake_tree) / sizeof(fake_tree[0]), sizeof(**out));
+	assert_non_null(*out);
+	for (size_t i = 0; i < sizeof(fake_tree) / sizeof(fake_tree[0]); i++) {
+		const char *p = fake_tree[i].path;
+
+		if (strncmp(p, dir, dl) != 0 || p[dl] != '/' || strchr(p + dl + 1, '/'))
+			continue;
+		if ((size_t)n < max) {
+			snprintf((*out)[n].name, sizeof((*out)[n].name), "%s", p + dl + 1);
+			(*out)[n].kind = fake_tree[i].kind;
+		}
+		n++;
+	}
+	return n;
+}
+
+#define ALLR  (R | L | W | X | MK | RM | SBX_LL_FS_REFER)
+#define FILER (ALLR & SBX_LL_FS_FILE)
+
+struct want_rule {
+	const char *path;
+	uint64_t access; /* 0: no rule granting anything there */
+};
+
+static const struct {
+	const char *name;
+	const char *hidden[3];
+	const char *sub;     /* a subtree rule with less, or NULL */
+	uint64_t sub_access; /* its rights */
+	struct want_rule want[8];
+	size_t n_rules; /* rules granting something, the top and the subtree rule included */
+} carve_cases[] = {
+    {"a hidden file at the top",
+     {"/w/.env"},
+     NULL,
+     0,
+     {{"/w", L | MK},
+      {"/w/.env", 0},
+      {"/w/a", FILER},
+      {"/w/d", ALLR},
+      {"/w/ln", 0},
+      {"/w/secret", ALLR},
+      {"/w/ro", ALLR}},
+     5},
+    {"a hidden file deeper: the chain keeps list and create",
+     {"/w/d/.env"},
+     NULL,
+     0,
+     {{"/w", L | MK}, {"/w/d", L | MK}, {"/w/d/x", FILER}, {"/w/a", FILER}, {"/w/d/.env", 0}},
+     7},
+    {"a hidden directory: its parent keeps nothing",
+     {"/w/secret"},
+     NULL,
+     0,
+     {{"/w", 0}, {"/w/secret", 0}, {"/w/secret/k", 0}, {"/w/a", FILER}, {"/w/d", ALLR}},
+     4},
+    {"a hidden path that does not exist: nothing to carve",
+     {"/w/.npmrc"},
+     NULL,
+     0,
+     {{"/w", ALLR}, {"/w/a", 0}},
+     1},
+    {"a read-only subtree: the chain keeps what it allows",
+     {NULL},
+     "/w/ro",
+     R | L | X,
+     {{"/w", R | L | X}, {"/w/ro", R | L | X}, {"/w/a", FILER}, {"/w/d", ALLR}},
+     6},
+    {"a hidden file beside a read-only subtree",
+     {"/w/.env"},
+     "/w/ro",
+     R | L | X,
+     {{"/w", L}, {"/w/ro", R | L | X}, {"/w/a", FILER}, {"/w/.env", 0}},
+     5},
+};
+
+static void add_plan_rule(struct sbx_ll_plan *p, const char *path, uint64_t access, uint64_t full,
+                          bool hidden)
+{
+	p->rules = realloc(p->rules, (p->n_rules + 1) * sizeof(*p->rules));
+	assert_non_null(p->rules);
+	p->rules[p->n_rules++] = (struct sbx_ll_rule){
+	    .path = strdup(path), .access = access, .full = full, .hidden = hidden, .why = "t"};
+}
+
+static void test_carve_table(void **state)
+{
+	const struct sbx_ll_host fake = {.list = fake_list, .kind = fake_kind};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(carve_cases) / sizeof(carve_cases[0]); i++) {
+		struct sbx_ll_plan p = {0};
+		struct sbx_error err = {0};
+		size_t granting = 0;
+
+		/* as sbx_ll_compile leaves it: the top lost what a path beneath takes */
+		add_plan_rule(&p, "/w", carve_cases[i].sub ? carve_cases[i].sub_access : 0, ALLR,
+		              false);
+		if (carve_cases[i].sub)
+			add_plan_rule(&p, carve_cases[i].sub, carve_cases[i].sub_access,
+			              carve_cases[i].sub_access, false);
+		for (size_t h = 0; h < 3 && carve_cases[i].hidden[h]; h++) {
+			add_plan_rule(&p, carve_cases[i].hidden[h], 0, 0, true);
+			p.rules[0].access = 0;
+		}
+		if (sbx_ll_expand(&p, &fake, 100, &err) < 0)
+			fail_msg("%s: %s", carve_cases[i].name, err.msg);
+		for (size_t k = 0; k < p.n_rules; k++) {
+			granting += p.rules[k].access != 0 && !p.rules[k].hidden;
+			/* nothing carved ever reaches beneath a hidden path */
+			for (size_t h = 0; h < 3 && carve_cases[i].hidden[h]; h++)
+				if (!p.rules[k].hidden && p.rules[k].access &&
+				    sbx_path_covers(carve_cases[i].hidden[h], p.rules[k].path))
+					fail_msg("%s: %s granted beneath hidden %s",
+					         carve_cases[i].name, p.rules[k].path,
+					         carve_cases[i].hidden[h]);
+		}
+		for (size_t w = 0; w < 8 && carve_cases[i].want[w].path; w++) {
+			const struct want_rule *wr = &carve_cases[i].want[w];
+			uint64_t got = 0;
+
+			for (size_t k = 0; k < p.n_rules; k++)
+				if (strcmp(p.rules[k].path, wr->path) == 0 && !p.rules[k].hidden)
+					got = p.rules[k].access;
+			if (got != wr->access)
+				fail_msg("%s: %s has %#llx, want %#llx", carve_cases[i].name,
+				         wr->path, (unsigned long long)got,
+				         (unsigned long long)wr->access);
+		}
+		if (granting != carve_cases[i].n_rules)
+			fail_msg("%s: %zu rules grant something, want %zu", carve_cases[i].name,
+			         granting, carve_cases[i].n_rules);
+		/* carved rules are opened beneath the rule they come from */
+		for (size_t k = 0; k < p.n_rules; k++)
+			if (strncmp(p.rules[k].why, "carved", 6) == 0)
+				assert_int_equal(p.rules[k].base_len, 2);
+		if (p.rules[0].access != ALLR) {
+			bool noted = false;
+
+			for (size_t k = 0; k < p.n_inexact; k++)
+				noted = noted || strstr(p.inexact[k], "/w: stricter: carved into");
+			if (!noted)
+				fail_msg("%s: no 'stricter' note", carve_cases[i].name);
+		}
+		sbx_ll_plan_clear(&p);
+	}
+}
+
+/* Past the cap, the carving is refused, naming the count, the cap and what to do. */
+static void test_carve_cap(void **state)
+{
+	const struct sbx_ll_host fake = {.list = fake_list, .kind = fake_kind};
+	struct sbx_ll_plan p = {0};
+	struct sbx_error err = {0};
+
+	(void)state;
+	add_plan_rule(&p, "/w", 0, ALLR, false);
+	add_plan_rule(&p, "/w/.env", 0, 0, true);
+	assert_int_equal(sbx_ll_expand(&p, &fake, 4, &err), -E2BIG);
+	assert_int_equal(sbx_error_exit_code(&err), 125);
+	assert_non_null(strstr(err.msg, "at least 6 Landlock rules"));
+	assert_non_null(strstr(err.msg, "the cap is 4"));
+	assert_non_null(strstr(err.hint, "namespaces backend"));
+	sbx_ll_plan_clear(&p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -380,6 +629,9 @@ int main(void)
 	    cmocka_unit_test(test_compile_table),
 	    cmocka_unit_test(test_ancestor_never_widens),
 	    cmocka_unit_test(test_needed),
+	    cmocka_unit_test(test_compile_hidden),
+	    cmocka_unit_test(test_carve_table),
+	    cmocka_unit_test(test_carve_cap),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -593,6 +593,48 @@ static void test_program_verdicts(void **state)
 	sbx_seccomp_conf_clear(&conf);
 }
 
+/* The landlock backend's --net none and carving: every socket but AF_UNIX, connect, and hard
+ * links denied; nothing of it without the flags; copied with the configuration. */
+static void test_no_network_no_hardlinks(void **state)
+{
+	struct sbx_seccomp_conf conf = {.no_network = true, .no_hardlinks = true}, copy;
+	struct sbx_seccomp_prog p = {0};
+	struct sbx_seccomp_rules rules;
+	struct sbx_error err = {0};
+	int nr_socket = sbx_seccomp_call_number("socket");
+	int nr_connect = sbx_seccomp_call_number("connect");
+	int nr_linkat = sbx_seccomp_call_number("linkat");
+
+	(void)state;
+	assert_int_equal(sbx_seccomp_resolve(&conf, &rules, NULL), 0);
+	assert_string_equal(find_rule(&rules, "connect")->group, sbx_seccomp_no_network_group);
+	assert_string_equal(find_rule(&rules, "link")->group, sbx_seccomp_no_hardlinks_group);
+	assert_non_null(find_rule(&rules, "linkat"));
+	sbx_seccomp_rules_clear(&rules);
+	assert_int_equal(sbx_seccomp_conf_copy(&copy, &conf, NULL), 0);
+	assert_true(copy.no_network && copy.no_hardlinks);
+	sbx_seccomp_conf_clear(&copy);
+#if defined(__x86_64__)
+	if (sbx_seccomp_build(&conf, &p, &err) < 0)
+		fail_msg("build: %s", err.msg);
+	assert_int_equal(verdict(&p, X86_64, (uint32_t)nr_socket, AF_UNIX, 1), ALLOW);
+	assert_int_equal(verdict(&p, X86_64, (uint32_t)nr_socket, AF_INET, 2), ERR(EPERM));
+	assert_int_equal(verdict(&p, X86_64, (uint32_t)nr_socket, AF_INET6, 2), ERR(EPERM));
+	assert_int_equal(verdict(&p, X86_64, (uint32_t)nr_socket, AF_PACKET, 3), ERR(EPERM));
+	assert_int_equal(verdict(&p, X86_64, (uint32_t)nr_socket, AF_UNIX | 1ull << 32, 1), ALLOW);
+	assert_int_equal(verdict(&p, X86_64, (uint32_t)nr_socket, AF_VSOCK, 1), ERR(EPERM));
+	assert_int_equal(verdict(&p, X86_64, (uint32_t)nr_connect, 3, 0), ERR(EPERM));
+	assert_int_equal(verdict(&p, X86_64, (uint32_t)nr_linkat, 3, 0), ERR(EPERM));
+	sbx_seccomp_prog_clear(&p);
+#endif
+	/* without the flags: none of it */
+	conf.no_network = conf.no_hardlinks = false;
+	assert_int_equal(sbx_seccomp_resolve(&conf, &rules, NULL), 0);
+	assert_null(find_rule(&rules, "connect"));
+	assert_null(find_rule(&rules, "linkat"));
+	sbx_seccomp_rules_clear(&rules);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -608,6 +650,7 @@ int main(void)
 	    cmocka_unit_test(test_setters_validate),
 	    cmocka_unit_test(test_conf_copy_and_plan),
 	    cmocka_unit_test(test_program_verdicts),
+	    cmocka_unit_test(test_no_network_no_hardlinks),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
