@@ -178,9 +178,10 @@ int sbx_cmd_doctor(int argc, char **argv)
 	    "    carved into a rule per entry, and new files directly in them cannot be read\n"
 	    "  - a private tmpfs denies the host's directory instead\n"
 	    "  - --net none denies every socket but AF_UNIX, and connect(2): no loopback\n"
+	    "  - no new unix socket (socket(AF_UNIX) denied; socketpair stays): Landlock does\n"
+	    "    not guard the host's unix sockets bound to a path (docker.sock, a session bus)\n"
 	    "  what it gives up:\n"
 	    "  - pid, ipc and uts isolation; mounts elsewhere than at their own path; --root\n"
-	    "  - stat(2) of denied paths, and metadata changes (chmod, utimes) of granted files\n"
-	    "  - unix sockets bound to a path stay reachable by that path (--net host)\n");
+	    "  - stat(2) of denied paths, and metadata changes (chmod, utimes) of granted files\n");
 	return 1;
 }

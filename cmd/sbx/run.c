@@ -602,6 +602,8 @@ int sbx_cli_pick_backend(const struct sbx_cli_run *run, struct sbx_plan *plan, b
 		return sbx_error_set(err, SBX_ERR_SETUP, ENOMEM, "out of memory");
 	/* --net none without a network namespace: Landlock denies TCP, seccomp the rest. */
 	plan->seccomp.no_network = plan->new_net;
+	/* Unix sockets bound to a path in the caller's mount namespace are beyond Landlock. */
+	plan->seccomp.no_unix_sockets = true;
 	/* The worker's effective spec says which backend holds it (sbx status, nesting). */
 	if (plan->spec_blob) {
 		_cleanup_nest_ struct sbx_nest *n = NULL;

@@ -6,6 +6,7 @@
 
 #include "cli.h"
 #include "seccomp_cli.h"
+#include "sbx/cleanup.h"
 #include "sbx/seccomp.h"
 
 int sbx_cli_seccomp_option(struct sbx_seccomp_conf *conf, enum sbx_cli_seccomp_opt opt,
@@ -130,6 +131,11 @@ static void print_text(FILE *f, const struct sbx_seccomp_conf *conf,
 		print_calls(f, rules, sbx_seccomp_no_hardlinks_group, false);
 		fputc('\n', f);
 	}
+	if (conf->no_unix_sockets) {
+		fprintf(f, "  %-16s %-18s", sbx_seccomp_no_unix_group, "denied");
+		print_calls(f, rules, sbx_seccomp_no_unix_group, false);
+		fputc('\n', f);
+	}
 	if (conf->no_network) {
 		fprintf(f, "  %-16s %-18s", sbx_seccomp_no_network_group, "denied");
 		print_calls(f, rules, sbx_seccomp_no_network_group, false);
@@ -165,6 +171,28 @@ static void print_json(FILE *f, const struct sbx_seccomp_conf *conf,
 		fprintf(f, ",\"state\":\"%s\",\"rules\":[", state_word(rules->group_state[g]));
 		print_calls(f, rules, sbx_seccomp_groups[g].name, true);
 		fputs("]}", f);
+	}
+	/* the landlock backend's own rules */
+	fputs("],\"backend_groups\":[", f);
+	{
+		const struct {
+			bool on;
+			const char *name;
+		} extra[] = {{conf->no_unix_sockets, sbx_seccomp_no_unix_group},
+		             {conf->no_network, sbx_seccomp_no_network_group},
+		             {conf->no_hardlinks, sbx_seccomp_no_hardlinks_group}};
+		bool first = true;
+
+		for (size_t i = 0; i < SBX_ARRAY_SIZE(extra); i++) {
+			if (!extra[i].on)
+				continue;
+			fputs(first ? "{\"name\":" : ",{\"name\":", f);
+			first = false;
+			sbx_json_string(f, extra[i].name);
+			fputs(",\"rules\":[", f);
+			print_calls(f, rules, extra[i].name, true);
+			fputs("]}", f);
+		}
 	}
 	fputs("],\"denied_by_name\":[", f);
 	print_calls(f, rules, NULL, true);

@@ -73,6 +73,8 @@ extern const struct sbx_seccomp_group sbx_seccomp_groups[];
 extern const char *const sbx_seccomp_no_network_group;
 /* ... and those of sbx_seccomp_conf.no_hardlinks. */
 extern const char *const sbx_seccomp_no_hardlinks_group;
+/* ... and those of sbx_seccomp_conf.no_unix_sockets. */
+extern const char *const sbx_seccomp_no_unix_group;
 extern const size_t sbx_seccomp_n_groups;
 
 /* Every system call name sbx has classified, sorted (strcmp). A call not in this list cannot
@@ -90,14 +92,18 @@ struct sbx_seccomp_conf {
 	size_t n_allow;
 	char **deny;
 	size_t n_deny;
-	int deny_errno;    /* errno answered by SBX_SECCOMP_DENY rules; 0 means EPERM */
-	bool log;          /* SCMP_ACT_LOG instead of every denial: find what a program needs */
-	bool nesting;      /* may start sub-sandboxes: @namespaces and @mount are lifted */
-	bool no_network;   /* the landlock backend's --net none: every socket but AF_UNIX denied
-	                      (no network namespace holds the worker; Landlock covers TCP only) */
-	bool no_hardlinks; /* the landlock backend with hidden paths beneath a grant: link and
-	                      linkat denied, since a hidden file linked under a new name in a
-	                      directory on a carved chain would not be hidden at a later launch */
+	int deny_errno;       /* errno answered by SBX_SECCOMP_DENY rules; 0 means EPERM */
+	bool log;             /* SCMP_ACT_LOG instead of every denial: find what a program needs */
+	bool nesting;         /* may start sub-sandboxes: @namespaces and @mount are lifted */
+	bool no_network;      /* the landlock backend's --net none: every socket but AF_UNIX denied
+	                         (no network namespace holds the worker; Landlock covers TCP only) */
+	bool no_hardlinks;    /* the landlock backend with hidden paths beneath a grant: link and
+	                         linkat denied, since a hidden file linked under a new name in a
+	                         directory on a carved chain would not be hidden at a later launch */
+	bool no_unix_sockets; /* the landlock backend: socket(AF_UNIX) denied, since Landlock
+	                         (ABI 7) does not guard connecting or sending to a unix socket
+	                         bound to a path (a container engine's, a session bus); the
+	                         caller's mount namespace has them all. socketpair stays */
 };
 
 void sbx_seccomp_conf_clear(struct sbx_seccomp_conf *conf);

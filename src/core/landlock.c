@@ -825,10 +825,9 @@ static const char *const always_lost[] = {
     "new pseudo-terminals (the host's /dev/pts is not granted)",
     "/proc is the host's: its kernel settings and state are not masked (they stay read-only "
     "to Landlock)",
-    "unix sockets bound to a path are reachable by that path (Landlock ABI 7 does not "
-    "restrict connecting to them): a host service listening on one can be talked to; "
-    "--net none denies connect(2) (seccomp), though not datagrams sent to one with an "
-    "address",
+    "no new unix socket (seccomp denies socket(AF_UNIX); socketpair(2) stays): Landlock ABI "
+    "7 does not guard a unix socket bound to a path, and the caller's mount namespace has "
+    "the host's (a container engine's, a session bus); ssh-agent, D-Bus or X11 clients fail",
 };
 
 static void add_line(char *buf, size_t size, size_t *len, const char *prefix, const char *s)

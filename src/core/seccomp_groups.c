@@ -152,6 +152,20 @@ const char *const sbx_seccomp_no_network_group = "--net none";
  * the right to make a file there, which a directory on a carved chain keeps. */
 static const struct sbx_seccomp_entry g_no_hardlinks[] = {E("link"), E("linkat")};
 const char *const sbx_seccomp_no_hardlinks_group = "hidden paths";
+/* The landlock backend, whatever the network: a unix socket bound to a path is reachable
+ * by its path in the caller's mount namespace (Landlock ABI 7 guards neither connect(2) nor
+ * sendto(2) to it): /run/docker.sock or a session bus would let the worker act outside.
+ * No new AF_UNIX socket; socketpair(2) makes connected pairs without any address. */
+static const struct sbx_seccomp_entry g_no_unix[] = {
+    {"socket",
+     SBX_SECCOMP_DENY,
+     {.op = SBX_SECCOMP_MASKED_EQ,
+      .arg = 0,
+      .mask = 0xffffffffu,
+      .value = 1 /* AF_UNIX */,
+      .what = "AF_UNIX"}},
+};
+const char *const sbx_seccomp_no_unix_group = "unix sockets";
 
 static const struct sbx_seccomp_entry g_privileged[] = {
     E("acct"), E("open_by_handle_at"), E("quotactl"), E("quotactl_fd"), E("syslog"), E("vhangup"),
@@ -270,7 +284,8 @@ int sbx_seccomp_conf_copy(struct sbx_seccomp_conf *dst, const struct sbx_seccomp
 	                             .log = src->log,
 	                             .nesting = src->nesting,
 	                             .no_network = src->no_network,
-	                             .no_hardlinks = src->no_hardlinks};
+	                             .no_hardlinks = src->no_hardlinks,
+	                             .no_unix_sockets = src->no_unix_sockets};
 	int r;
 
 	for (size_t i = 0; i < src->n_allow; i++)
@@ -486,7 +501,8 @@ int sbx_seccomp_resolve(const struct sbx_seccomp_conf *conf, struct sbx_seccomp_
 	res.deny_errno = conf->deny_errno ? conf->deny_errno : EPERM;
 	for (size_t g = 0; g < sbx_seccomp_n_groups; g++)
 		cap += sbx_seccomp_groups[g].n_entries;
-	cap += SBX_ARRAY_SIZE(g_no_network) + SBX_ARRAY_SIZE(g_no_hardlinks);
+	cap += SBX_ARRAY_SIZE(g_no_network) + SBX_ARRAY_SIZE(g_no_hardlinks) +
+	       SBX_ARRAY_SIZE(g_no_unix);
 	res.rules = calloc(cap ? cap : 1, sizeof(*res.rules));
 	res.group_state = calloc(sbx_seccomp_n_groups, sizeof(*res.group_state));
 	if (!res.rules || !res.group_state) {
@@ -545,6 +561,19 @@ int sbx_seccomp_resolve(const struct sbx_seccomp_conf *conf, struct sbx_seccomp_
 		    .call = en->call,
 		    .group = sbx_seccomp_no_network_group,
 		    .cmp = en->cmp.op == SBX_SECCOMP_ALWAYS ? NULL : &en->cmp,
+		    .errnum = res.deny_errno,
+		};
+	}
+
+	for (size_t i = 0; conf->no_unix_sockets && i < SBX_ARRAY_SIZE(g_no_unix); i++) {
+		const struct sbx_seccomp_entry *en = &g_no_unix[i];
+
+		if (has_rule(&res, en->call, true))
+			continue; /* denied outright already */
+		res.rules[res.n_rules++] = (struct sbx_seccomp_rule){
+		    .call = en->call,
+		    .group = sbx_seccomp_no_unix_group,
+		    .cmp = &en->cmp,
 		    .errnum = res.deny_errno,
 		};
 	}

@@ -536,6 +536,51 @@ static void test_signals_scoped(void)
 	IT_EXPECT_CONTAINS(r.out, "kill-init=1");
 }
 
+/* A host service on a unix socket bound to a path (a container engine's, a session bus) is
+ * in the caller's mount namespace and beyond Landlock: under the landlock backend no new unix
+ * socket can be made, whatever the network, while socketpair(2) still works. Under the
+ * namespaces backend the socket is simply not there. */
+static void test_landlock_backend_unix_sockets(void)
+{
+	struct it_run r;
+	struct sockaddr_un sa = {.sun_family = AF_UNIX};
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	const char *sock = fmt("%s/host-svc.sock", it_tmpdir());
+
+	setup();
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", sock);
+	IT_EXPECT(fd >= 0 && bind(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0 &&
+	          listen(fd, 1) == 0);
+	chmod(sock, 0777);
+	/* the probe itself can reach it from outside: the test means something */
+	it_exec(&r, (const char *const[]){it_self(), "--probe", "unix-connect", sock, NULL});
+	IT_EXPECT_CONTAINS(r.out, fmt("unix-connect %s => ok", sock));
+	it_run_in(&r,
+	          (const char *const[]){"--backend", "landlock", "--net", "host", "-v", ws, NULL},
+	          (const char *const[]){"@probe", "--probe", "unix-connect", sock, NULL});
+	IT_EXPECT_INT(r.status, 0);
+	IT_EXPECT_CONTAINS(r.out, fmt("unix-connect %s => EPERM", sock));
+	it_run_in(&r,
+	          (const char *const[]){"--backend", "landlock", "--net", "host", "-v", ws, NULL},
+	          (const char *const[]){"/usr/bin/python3", "-c",
+	                                "import socket; a, b = socket.socketpair(); a.send(b'x'); "
+	                                "print('pair', b.recv(1).decode())",
+	                                NULL});
+	IT_EXPECT_INT(r.status, 0);
+	IT_EXPECT_CONTAINS(r.out, "pair x");
+	it_run_in(&r,
+	          (const char *const[]){"--backend", "landlock", "--net", "host", "-v", ws,
+	                                "--dry-run", NULL},
+	          (const char *const[]){"/bin/true", NULL});
+	IT_EXPECT_CONTAINS(r.out, "socket[AF_UNIX]");
+	it_run_in(&r,
+	          (const char *const[]){"--backend", "namespaces", "--net", "host", "-v", ws, NULL},
+	          (const char *const[]){"@probe", "--probe", "unix-connect", sock, NULL});
+	IT_EXPECT_CONTAINS(r.out, fmt("unix-connect %s => ENOENT", sock));
+	close(fd);
+	unlink(sock);
+}
+
 /* Under the landlock backend, a read-only mount beneath a writable one: Landlock cannot give
  * it less than its parent, so the parent's rule loses writing, and sbx gives it back entry
  * by entry; only new entries at the top are refused (stricter, and said so). */
@@ -815,6 +860,7 @@ int main(int argc, char **argv)
 	    IT_CASE(test_landlock_backend_refusals),
 	    IT_CASE(test_landlock_backend_per_operation),
 	    IT_CASE(test_landlock_backend_nested_readonly),
+	    IT_CASE(test_landlock_backend_unix_sockets),
 	    IT_CASE(test_landlock_backend_shipped_profiles),
 	    IT_CASE(test_doctor),
 	    IT_CASE(test_hide_globs),

@@ -635,6 +635,53 @@ static void test_no_network_no_hardlinks(void **state)
 	sbx_seccomp_rules_clear(&rules);
 }
 
+/* The landlock backend, any network: socket(AF_UNIX) denied (a unix socket bound to a path
+ * is beyond Landlock), socketpair and other families untouched; with --net none as well,
+ * every socket is denied; copied with the configuration. */
+static void test_no_unix_sockets(void **state)
+{
+	struct sbx_seccomp_conf conf = {.no_unix_sockets = true}, copy;
+	struct sbx_seccomp_prog p = {0};
+	struct sbx_seccomp_rules rules;
+	struct sbx_error err = {0};
+	int nr_socket = sbx_seccomp_call_number("socket");
+	int nr_socketpair = sbx_seccomp_call_number("socketpair");
+	const struct sbx_seccomp_rule *rule;
+
+	(void)state;
+	assert_int_equal(sbx_seccomp_resolve(&conf, &rules, NULL), 0);
+	rule = find_rule(&rules, "socket");
+	assert_non_null(rule);
+	sbx_seccomp_rules_clear(&rules);
+	assert_int_equal(sbx_seccomp_conf_copy(&copy, &conf, NULL), 0);
+	assert_true(copy.no_unix_sockets);
+	sbx_seccomp_conf_clear(&copy);
+#if defined(__x86_64__)
+	if (sbx_seccomp_build(&conf, &p, &err) < 0)
+		fail_msg("build: %s", err.msg);
+	assert_int_equal(verdict(&p, X86_64, (uint32_t)nr_socket, AF_UNIX, 1), ERR(EPERM));
+	assert_int_equal(verdict(&p, X86_64, (uint32_t)nr_socket, AF_UNIX | 1ull << 32, 1),
+	                 ERR(EPERM));
+	assert_int_equal(verdict(&p, X86_64, (uint32_t)nr_socket, AF_INET, 1), ALLOW);
+	assert_int_equal(verdict(&p, X86_64, (uint32_t)nr_socketpair, AF_UNIX, 1), ALLOW);
+	sbx_seccomp_prog_clear(&p);
+	conf.no_network = true;
+	if (sbx_seccomp_build(&conf, &p, &err) < 0)
+		fail_msg("build: %s", err.msg);
+	assert_int_equal(verdict(&p, X86_64, (uint32_t)nr_socket, AF_UNIX, 1), ERR(EPERM));
+	assert_int_equal(verdict(&p, X86_64, (uint32_t)nr_socket, AF_INET, 1), ERR(EPERM));
+	assert_int_equal(verdict(&p, X86_64, (uint32_t)nr_socketpair, AF_UNIX, 1), ALLOW);
+	sbx_seccomp_prog_clear(&p);
+#endif
+	/* not without the flag */
+	conf.no_unix_sockets = conf.no_network = false;
+	assert_int_equal(sbx_seccomp_resolve(&conf, &rules, NULL), 0);
+	for (size_t i = 0; i < rules.n_rules; i++)
+		if (strcmp(rules.rules[i].call, "socket") == 0)
+			assert_true(strcmp(rules.rules[i].group, sbx_seccomp_no_unix_group) != 0);
+	sbx_seccomp_rules_clear(&rules);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -651,6 +698,7 @@ int main(void)
 	    cmocka_unit_test(test_conf_copy_and_plan),
 	    cmocka_unit_test(test_program_verdicts),
 	    cmocka_unit_test(test_no_network_no_hardlinks),
+	    cmocka_unit_test(test_no_unix_sockets),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
