@@ -167,15 +167,18 @@ int sbx_cli_nest_plan(const struct sbx_nest *parent, struct sbx_cli_run *run, st
 		return r;
 	if (host->euid == 0) {
 		/* Since Linux 5.12 (verify_root_map in kernel/user_namespace.c) a process may map
-		 * uid 0 of its namespace into a new user namespace only with CAP_SETFCAP there; a
-		 * worker that runs as uid 0 of a root-started sandbox has no capability at all. */
-		r = sbx_error_set(err, SBX_ERR_UNSUPPORTED, EPERM,
-		                  "cannot start a nested sandbox as uid 0: the parent sandbox was "
-		                  "started by root, its worker is uid 0 without capabilities, and "
-		                  "the kernel maps uid 0 into a new user namespace only for a "
-		                  "process with CAP_SETFCAP");
-		sbx_error_hint(err, "start the outer sandbox as an ordinary user (setpriv "
-		                    "--reuid=USER --regid=USER --init-groups sbx run ...) to nest");
+		 * uid 0 of its namespace into a new user namespace only with CAP_SETFCAP there. A
+		 * sandbox that root starts with nesting runs its worker as SBX_ROOT_NEST_ID for
+		 * that reason (plan.h); a uid 0 here is some other sandbox's worker. */
+		r = sbx_error_set(
+		    err, SBX_ERR_UNSUPPORTED, EPERM,
+		    "cannot start a nested sandbox as uid 0: this process is uid 0 "
+		    "without capabilities inside its sandbox, and the kernel maps uid "
+		    "0 into a new user namespace only for a process with CAP_SETFCAP");
+		sbx_error_hint(err,
+		               "start the outer sandbox with nesting allowed (--allow-nesting "
+		               "or nesting: true): as root its worker then runs as uid %u",
+		               SBX_ROOT_NEST_ID);
 		return r;
 	}
 	r = sbx_nest_to_spec(child, host->cwd, &spec, err);

@@ -416,10 +416,13 @@ void sbx_cli_print_plan(FILE *f, const struct sbx_plan *plan, char *const *argv,
 			        "backend:    namespaces (user, mount, pid, ipc, uts, cgroup%s)\n",
 			        plan->new_net ? ", net" : "");
 		fprintf(f, "network:    %s\n", plan->new_net ? "none (loopback only)" : "host");
-		fprintf(f, "identity:   uid %u gid %u inside = host uid %u gid %u (%u id%s)%s\n",
+		fprintf(f, "identity:   uid %u gid %u inside = host uid %u gid %u (%u id%s)%s%s\n",
 		        plan->inner_uid, plan->inner_gid, plan->outer_uid, plan->outer_gid,
 		        plan->map_count, plan->map_count == 1 ? "" : "s",
-		        plan->idmap_binds ? ", binds id-mapped" : "");
+		        plan->idmap_binds ? ", binds id-mapped" : "",
+		        plan->root_swap ? "; 0 and the worker's id swapped (nesting): the host "
+		                          "root's files are the worker's"
+		                        : "");
 		fprintf(f, "cwd:        %s\n", plan->cwd);
 		fprintf(f, "operations (in order):\n");
 		for (size_t i = 0; i < plan->n_ops; i++) {
@@ -460,9 +463,9 @@ void sbx_cli_print_plan(FILE *f, const struct sbx_plan *plan, char *const *argv,
 	fprintf(f, ",\"network\":\"%s\"", plan->new_net ? "none" : "host");
 	fprintf(f,
 	        ",\"identity\":{\"uid\":%u,\"gid\":%u,\"host_uid\":%u,\"host_gid\":%u,"
-	        "\"count\":%u,\"idmap_binds\":%s}",
+	        "\"count\":%u,\"idmap_binds\":%s,\"root_swap\":%s}",
 	        plan->inner_uid, plan->inner_gid, plan->outer_uid, plan->outer_gid, plan->map_count,
-	        plan->idmap_binds ? "true" : "false");
+	        plan->idmap_binds ? "true" : "false", plan->root_swap ? "true" : "false");
 	fputs(",\"cwd\":", f);
 	sbx_json_string(f, plan->cwd);
 	fputs(",\"operations\":[", f);
