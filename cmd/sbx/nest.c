@@ -134,16 +134,6 @@ int sbx_cli_nest_plan(const struct sbx_nest *parent, struct sbx_cli_run *run, st
 	_cleanup_spec_ struct sbx_spec *spec = NULL;
 	int r;
 
-	if (parent->landlocked) {
-		/* TODO(landlock): the Landlock backend (Landlock + seccomp stacked in this mount
-		 * namespace) goes here once it lands; until then, refuse. */
-		r = sbx_error_set(err, SBX_ERR_UNSUPPORTED, EOPNOTSUPP,
-		                  "cannot start a nested sandbox: the parent sandbox runs under "
-		                  "Landlock, which forbids mounting, and this sbx has no Landlock "
-		                  "backend for nested sandboxes yet");
-		sbx_error_hint(err, "run the sub-worker without sbx, inside the parent's limits");
-		return r;
-	}
 	if (!parent->nesting) {
 		r = sbx_error_set(
 		    err, SBX_ERR_ESCALATION, EPERM,
@@ -165,7 +155,26 @@ int sbx_cli_nest_plan(const struct sbx_nest *parent, struct sbx_cli_run *run, st
 	run->req.profile = NULL;
 	if (r < 0)
 		return r;
-	if (host->euid == 0) {
+	if (parent->backend == SBX_BACKEND_LANDLOCK || parent->landlocked) {
+		/* A Landlock domain forbids every mount (and the landlock backend's worker has no
+		 * namespaces to build in): the child stacks its own Landlock layer and seccomp
+		 * filter in the parent's mount namespace, where paths are the same. */
+		if (run->backend == SBX_CLI_BACKEND_NAMESPACES) {
+			r = sbx_error_set(
+			    err, SBX_ERR_UNSUPPORTED, EOPNOTSUPP,
+			    "cannot start a nested sandbox with --backend namespaces: "
+			    "the parent sandbox runs under Landlock (%s), which forbids "
+			    "mounting",
+			    parent->backend == SBX_BACKEND_LANDLOCK
+			        ? "the landlock backend"
+			        : "a Landlock domain for its per-operation rights");
+			sbx_error_hint(err,
+			               "drop --backend namespaces: the nested sandbox then uses "
+			               "the landlock backend, a stacked Landlock layer");
+			return r;
+		}
+		run->backend = SBX_CLI_BACKEND_LANDLOCK;
+	} else if (host->euid == 0) {
 		/* Since Linux 5.12 (verify_root_map in kernel/user_namespace.c) a process may map
 		 * uid 0 of its namespace into a new user namespace only with CAP_SETFCAP there. A
 		 * sandbox that root starts with nesting runs its worker as SBX_ROOT_NEST_ID for
@@ -198,6 +207,9 @@ int sbx_cli_nest_plan(const struct sbx_nest *parent, struct sbx_cli_run *run, st
 	r = sbx_plan_build(spec, host, plan, err);
 	if (r < 0)
 		return r;
+	/* The child stays in its parent's network namespace or gets its own; either way
+	 * "none" is held where the parent's was (sbx_ll_backend_check). */
+	(*plan)->net_inherited = spec->net == parent->net;
 	/* What travels on is what was built, not what was asked. */
 	r = sbx_nest_from_plan(spec, *plan, child->depth, SBX_BACKEND_NAMESPACES, &built, err);
 	if (r >= 0)
@@ -206,6 +218,28 @@ int sbx_cli_nest_plan(const struct sbx_nest *parent, struct sbx_cli_run *run, st
 		return r;
 	sbx_spec_free(run->spec);
 	run->spec = TAKE_PTR(spec);
+	return 0;
+}
+
+int sbx_cli_nest_mark_landlock(struct sbx_plan *plan, struct sbx_error *err)
+{
+	_cleanup_nest_ struct sbx_nest *n = NULL;
+	unsigned char *blob = NULL;
+	size_t len = 0;
+	int r;
+
+	if (!plan->spec_blob || !plan->landlock.enabled)
+		return 0;
+	r = sbx_nest_decode(plan->spec_blob, plan->spec_len, &n, err);
+	if (r < 0)
+		return r;
+	n->landlocked = true;
+	r = sbx_nest_encode(n, &blob, &len, err);
+	if (r < 0)
+		return r;
+	free(plan->spec_blob);
+	plan->spec_blob = blob;
+	plan->spec_len = len;
 	return 0;
 }
 
@@ -260,6 +294,10 @@ static void print_status(FILE *f, const struct sbx_nest *n, bool json)
 	fprintf(f, "backend:  %s\n", sbx_backend_name(n->backend));
 	fprintf(f, "network:  %s\n", n->net == SBX_NET_HOST ? "host" : "none (loopback only)");
 	fprintf(f, "nesting:  %s\n", n->nesting ? "allowed" : "forbidden");
+	if (n->landlocked)
+		fputs("landlock: a Landlock domain holds this worker: nested sandboxes use the "
+		      "landlock backend\n",
+		      f);
 	fputs("mounts:\n", f);
 	for (size_t i = 0; i < n->n_mounts; i++) {
 		const struct sbx_nest_mount *m = &n->mounts[i];
@@ -272,7 +310,10 @@ static void print_status(FILE *f, const struct sbx_nest *n, bool json)
 		        m->flags & SBX_NEST_F_SYSTEM ? " [system]" : "",
 		        m->rights ? sbx_ops_format(m->rights, ops, sizeof(ops)) : "nothing");
 	}
-	fputs("/proc, /dev and /tmp are the sandbox's own.\n", f);
+	if (n->backend == SBX_BACKEND_LANDLOCK)
+		fputs("/proc, /dev and /tmp are the caller's, limited by Landlock.\n", f);
+	else
+		fputs("/proc, /dev and /tmp are the sandbox's own.\n", f);
 }
 
 int sbx_cmd_status(int argc, char **argv)

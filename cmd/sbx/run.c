@@ -563,7 +563,9 @@ int sbx_cli_plan_landlock(const struct sbx_cli_run *run, struct sbx_plan *plan, 
 		for (char *line = strtok(warn, "\n"); line; line = strtok(NULL, "\n"))
 			fprintf(warn_to, "sbx: warning: Landlock %s\n", line);
 	}
-	return 0;
+	/* A worker in a Landlock domain can no longer mount: its effective spec says so, and
+	 * nested sandboxes take the landlock backend (nest.c). */
+	return sbx_cli_nest_mark_landlock(plan, err);
 }
 
 /* Which backend runs: as asked, or for auto, landlock where no user namespace can be made

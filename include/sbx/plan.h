@@ -100,6 +100,8 @@ struct sbx_plan {
 
 	/* Namespaces and identity. */
 	bool new_net;               /* a network namespace with loopback up */
+	bool net_inherited;         /* nested: "none" is the parent's too, already held by the
+	                               parent's network namespace or Landlock TCP rules */
 	uid_t inner_uid, inner_gid; /* the worker's ids inside */
 	uid_t outer_uid, outer_gid; /* what they map to on the host */
 	unsigned map_count;         /* ids mapped from inner_*; 1 when unprivileged */

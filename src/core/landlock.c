@@ -824,7 +824,9 @@ int sbx_ll_backend_check(const struct sbx_spec *spec, const struct sbx_plan *pla
 		need[0] = line;
 		n_need++;
 	}
-	if (plan->new_net) {
+	/* nested with the parent's "none": no wider than the parent, whose own network
+	 * namespace (or, under the landlock backend, its TCP rules) the child cannot leave */
+	if (plan->new_net && !plan->net_inherited) {
 		need[2] =
 		    "--net none beyond TCP: UDP, raw and other sockets are not denied (Landlock "
 		    "restricts TCP bind and connect only)";

@@ -458,7 +458,7 @@ int sbx_nest_from_plan(const struct sbx_spec *spec, const struct sbx_plan *plan,
 	n->backend = backend;
 	n->net = plan->new_net ? SBX_NET_NONE : SBX_NET_HOST;
 	n->nesting = spec->nesting;
-	/* TODO(landlock): set landlocked once the launcher applies a Landlock domain. */
+	/* set once Landlock is planned and on (cmd/sbx: sbx_cli_nest_mark_landlock) */
 	n->landlocked = false;
 
 	for (size_t i = 0; r >= 0 && i < plan->n_ops; i++) {
