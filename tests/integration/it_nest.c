@@ -7,6 +7,7 @@
  * which the kernel would not let it map into a nested user namespace without CAP_SETFCAP), so
  * every case runs as root and as an ordinary user alike.
  */
+#include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
 #include <sys/stat.h>
@@ -24,6 +25,16 @@ static const char *sbx_dir_ro(void)
 
 	snprintf(copy, sizeof(copy), "%s", it_sbx_path());
 	snprintf(buf, sizeof(buf), "%s:ro", dirname(copy));
+	return buf;
+}
+
+/* The directory of the sbx binary. */
+static const char *sbx_dir(void)
+{
+	static char buf[4096];
+
+	snprintf(buf, sizeof(buf), "%s", sbx_dir_ro());
+	buf[strlen(buf) - 3] = '\0'; /* ":ro" */
 	return buf;
 }
 
@@ -452,6 +463,131 @@ static void test_identity_and_ownership(void)
 	IT_EXPECT_INT(st.st_gid, getgid());
 }
 
+/*
+ * The issue's "done when", with the shipped profile: `sbx run -p claude-agent` (a throwaway
+ * HOME and workspace), and inside it a sub-worker with `--restrict SRC --readonly` sees SRC,
+ * not the secret beside it nor the one outside the workspace, and cannot write; asking for
+ * write where the parent is read-only is refused with exit 125, naming the request, the
+ * parent's boundaries and an alternative.
+ */
+static void test_claude_agent_parent(void)
+{
+	const char *t = it_tmpdir(), *srcdir = getenv("SBX_SOURCE_DIR");
+	char *ws = it_path(t, "ws"), *home = it_path(t, "home");
+	const char *opts[] = {"-p", "claude-agent", "-v", sbx_dir_ro(), NULL};
+	char script[16384], line[8192], prof[4200];
+	struct it_run r;
+
+	if (!srcdir || !*srcdir)
+		it_fail(__FILE__, __LINE__, "SBX_SOURCE_DIR is not set (CTest sets it)");
+	it_write_file(it_path(ws, "src/a.c"), "int main;\n");
+	it_write_file(it_path(ws, "secrets/key"), "hunter2\n");
+	it_write_file(it_path(t, "outside/key"), "hunter3\n");
+	it_write_file(it_path(home, ".claude/settings.json"), "{}\n");
+	snprintf(prof, sizeof(prof), "%s/profiles", srcdir);
+	setenv("SBX_PROFILE_PATH", prof, 1);
+	setenv("HOME", home, 1);
+	unsetenv("XDG_CONFIG_HOME");
+	if (chdir(ws) < 0)
+		it_fail(__FILE__, __LINE__, "chdir %s: %s", ws, strerror(errno));
+	snprintf(
+	    script, sizeof(script),
+	    "cat %s/secrets/key >/dev/null && echo parent-sees-secret; "
+	    "%s run --restrict %s/src --readonly --allow-read %s -- %s --probe read %s/src/a.c "
+	    "ls %s/src write %s/src/a.c create %s/src/new read %s/secrets/key read "
+	    "%s/outside/key; echo nested=$?; "
+	    "%s run --allow-write %s/.claude -- true; echo refused=$?",
+	    ws, it_sbx_path(), ws, it_self_dir(), it_self(), ws, ws, ws, ws, ws, t, it_sbx_path(),
+	    home);
+	{
+		const char *cmd[] = {"/bin/sh", "-c", script, NULL};
+
+		it_run_in(&r, parent_opts(opts), cmd);
+	}
+	IT_EXPECT_INT(r.status, 0);
+	IT_EXPECT_CONTAINS(r.out, "parent-sees-secret");
+	IT_EXPECT_CONTAINS(r.out, "nested=0");
+	snprintf(line, sizeof(line), "read %s/src/a.c => ok", ws);
+	IT_EXPECT_CONTAINS(r.out, line);
+	snprintf(line, sizeof(line), "ls %s/src => ok", ws);
+	IT_EXPECT_CONTAINS(r.out, line);
+	snprintf(line, sizeof(line), "write %s/src/a.c => %s", ws, denied("EROFS"));
+	IT_EXPECT_CONTAINS(r.out, line);
+	snprintf(line, sizeof(line), "create %s/src/new => %s", ws, denied("EROFS"));
+	IT_EXPECT_CONTAINS(r.out, line);
+	snprintf(line, sizeof(line), "read %s/secrets/key => %s", ws, denied("ENOENT"));
+	IT_EXPECT_CONTAINS(r.out, line);
+	snprintf(line, sizeof(line), "read %s/outside/key => %s", t, denied("ENOENT"));
+	IT_EXPECT_CONTAINS(r.out, line);
+	IT_EXPECT_CONTAINS(r.out, "refused=125");
+	snprintf(line, sizeof(line),
+	         "cannot grant write on %s/.claude (--allow-write %s/.claude): the parent sandbox "
+	         "has %s/.claude read-only; child sandboxes can only narrow access (parent: read ",
+	         home, home, home);
+	IT_EXPECT_CONTAINS(r.err, line);
+	snprintf(line, sizeof(line), "write %s", ws);
+	IT_EXPECT_CONTAINS(r.err, line);
+	snprintf(line, sizeof(line), "use --allow-read %s/.claude", home);
+	IT_EXPECT_CONTAINS(r.err, line);
+	IT_EXPECT(access(it_path(ws, "src/new"), F_OK) < 0);
+}
+
+static void test_claude_agent_parent_landlock(void)
+{
+	ll_parent = true;
+	test_claude_agent_parent();
+}
+
+/*
+ * A namespaces parent whose policies need Landlock (a mount where nothing may be deleted) runs
+ * in a Landlock domain, which forbids mounting: its nested sandbox takes the landlock backend,
+ * narrows with a stacked layer, and the parent's per-operation rights reach it (no delete).
+ */
+static void test_landlocked_parent(void)
+{
+	const char *t = make_tree();
+	char *prof = it_path(t, "keep.yaml"), yaml[8192], script[8192], line[4300];
+	const char *opts[] = {"-p", prof, "-v", sbx_dir_ro(), NULL};
+	struct it_run r;
+
+	it_write_file(it_path(t, "policies/nodelete.yaml"),
+	              "version: 1\nname: nodelete\nrules:\n  - name: most\n    paths: [\"**\"]\n"
+	              "    operations: [read, list, stat, write, create, execute]\n"
+	              "    decision: allow\n");
+	it_write_file(it_path(t, "src/old"), "x\n");
+	snprintf(yaml, sizeof(yaml),
+	         "version: 1\nname: keep\nnesting: true\nmounts:\n  - path: %s/src\n"
+	         "    policy: nodelete\n  - path: %s/secrets\n    readonly: true\n",
+	         t, t);
+	it_write_file(prof, yaml);
+	snprintf(
+	    script, sizeof(script),
+	    "%s status; %s run --restrict %s/src --allow-read %s --allow-read %s -- /bin/sh -c "
+	    "'%s status; %s "
+	    "--probe read %s/src/a.c write %s/src/a.c unlink %s/src/old read %s/secrets/key'; "
+	    "echo nested=$?",
+	    it_sbx_path(), it_sbx_path(), t, it_self_dir(), sbx_dir(), it_sbx_path(), it_self(), t,
+	    t, t, t);
+	{
+		const char *cmd[] = {"/bin/sh", "-c", script, NULL};
+
+		it_run_in(&r, opts, cmd);
+	}
+	IT_EXPECT_INT(r.status, 0);
+	IT_EXPECT_CONTAINS(r.out, "landlock: a Landlock domain holds this worker");
+	IT_EXPECT_CONTAINS(r.out, "depth:    2\nbackend:  landlock\n");
+	IT_EXPECT_CONTAINS(r.out, "nested=0");
+	snprintf(line, sizeof(line), "read %s/src/a.c => ok", t);
+	IT_EXPECT_CONTAINS(r.out, line);
+	snprintf(line, sizeof(line), "write %s/src/a.c => ok", t);
+	IT_EXPECT_CONTAINS(r.out, line);
+	snprintf(line, sizeof(line), "unlink %s/src/old => EACCES", t);
+	IT_EXPECT_CONTAINS(r.out, line);
+	snprintf(line, sizeof(line), "read %s/secrets/key => EACCES", t);
+	IT_EXPECT_CONTAINS(r.out, line);
+	IT_EXPECT_INT(access(it_path(t, "src/old"), F_OK), 0);
+}
+
 static void test_status(void)
 {
 	const char *t = make_tree();
@@ -527,6 +663,9 @@ int main(int argc, char **argv)
 	    IT_CASE(test_no_parent_secrets_in_env_or_fds_landlock),
 	    IT_CASE(test_forged_or_dropped_spec_gains_nothing_landlock),
 	    IT_CASE(test_eight_deep_landlock),
+	    IT_CASE(test_claude_agent_parent),
+	    IT_CASE(test_claude_agent_parent_landlock),
+	    IT_CASE(test_landlocked_parent),
 	};
 
 	if (argc > 1 && strcmp(argv[1], "--forge") == 0)
