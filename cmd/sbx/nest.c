@@ -218,6 +218,7 @@ int sbx_cli_nest_plan(const struct sbx_nest *parent, struct sbx_cli_run *run, st
 		return r;
 	sbx_spec_free(run->spec);
 	run->spec = TAKE_PTR(spec);
+	run->nest_child = TAKE_PTR(child);
 	return 0;
 }
 
@@ -231,6 +232,8 @@ int sbx_cli_nest_mark_landlock(struct sbx_plan *plan, struct sbx_error *err)
 	if (!plan->spec_blob || !plan->landlock.enabled)
 		return 0;
 	r = sbx_nest_decode(plan->spec_blob, plan->spec_len, &n, err);
+	if (r >= 0)
+		r = sbx_nest_apply_landlock(n, &plan->landlock, err);
 	if (r < 0)
 		return r;
 	n->landlocked = true;

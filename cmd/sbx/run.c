@@ -123,6 +123,8 @@ void sbx_cli_run_clear(struct sbx_cli_run *run)
 	sbx_spec_free(run->spec);
 	sbx_profile_free(run->profile);
 	sbx_nest_request_clear(&run->req);
+	sbx_nest_free(run->nest_child);
+	run->nest_child = NULL;
 	memset(run, 0, sizeof(*run));
 }
 
@@ -530,6 +532,13 @@ int sbx_cli_plan_landlock(const struct sbx_cli_run *run, struct sbx_plan *plan, 
 	 * can be given back entry by entry. */
 	if (plan->backend_landlock) {
 		r = sbx_landlock_expand(&plan->landlock, err);
+		if (r < 0)
+			return r;
+	}
+	/* Nested: the layer holds the per-operation rights of the child's effective spec, which
+	 * mount flags alone cannot (write without delete, say). */
+	if (run->nest_child) {
+		r = sbx_nest_ll_narrow(run->nest_child, &plan->landlock, err);
 		if (r < 0)
 			return r;
 	}

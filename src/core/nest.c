@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "sbx/cleanup.h"
+#include "sbx/landlock.h"
 #include "sbx/path.h"
 #include "sbx/policy.h"
 
@@ -31,7 +32,7 @@ const char *sbx_backend_name(unsigned backend)
 
 const char *sbx_nest_kind_name(unsigned kind)
 {
-	static const char *const names[] = {"bind", "tmpfs", "device", "hidden", "symlink"};
+	static const char *const names[] = {"bind", "tmpfs", "device", "hidden", "symlink", "rule"};
 
 	return kind < SBX_ARRAY_SIZE(names) ? names[kind] : "?";
 }
@@ -198,6 +199,7 @@ static void put_str(struct wbuf *w, const char *s)
 static int check_nest(const struct sbx_nest *n, struct sbx_error *err)
 {
 	const char *bad = NULL;
+	size_t n_rules = 0;
 
 	if (!n->profile || !*n->profile || strlen(n->profile) > SBX_NEST_PROFILE_MAX)
 		bad = "profile name missing or too long";
@@ -226,6 +228,10 @@ static int check_nest(const struct sbx_nest *n, struct sbx_error *err)
 			bad = "a hidden mount has rights";
 		else if ((m->flags & SBX_NEST_F_SYSTEM) && (m->rights & SBX_OP_MODIFY))
 			bad = "a system mount is writable";
+		else if (m->kind == SBX_NEST_RULE && (m->flags || !strcmp(m->target, "/")))
+			bad = "a rule entry is a system mount or '/'";
+		else if (m->kind == SBX_NEST_RULE && ++n_rules > SBX_NEST_MAX_RULES)
+			bad = "too many rule entries";
 	}
 	if (bad)
 		return sbx_error_set(err, SBX_ERR_SETUP, EBADMSG,
@@ -508,6 +514,142 @@ int sbx_nest_from_plan(const struct sbx_spec *spec, const struct sbx_plan *plan,
 	if (r < 0)
 		return r;
 	*out = TAKE_PTR(n);
+	return 0;
+}
+
+/* ---- per-operation rights ---- */
+
+/* What the rules of a domain grant at path (the union of those covering it); *covered says
+ * whether any does. */
+static unsigned ll_ops_at(const struct sbx_ll_plan *ll, const char *path, bool *covered)
+{
+	unsigned ops = 0;
+
+	*covered = false;
+	for (size_t i = 0; i < ll->n_rules; i++)
+		if (sbx_path_covers(ll->rules[i].path, path)) {
+			ops |= sbx_ll_ops_from_fs(ll->rules[i].access);
+			*covered = true;
+		}
+	/* Landlock cannot deny stat: it is whatever the entry says */
+	return ops | SBX_OP_STAT;
+}
+
+/* The longest entry covering path that is a mount (not a rule entry), or NULL. */
+static const struct sbx_nest_mount *lookup_mount(const struct sbx_nest *n, const char *path)
+{
+	const struct sbx_nest_mount *best = NULL;
+
+	for (size_t i = 0; i < n->n_mounts; i++)
+		if (n->mounts[i].kind != SBX_NEST_RULE &&
+		    sbx_path_covers(n->mounts[i].target, path) &&
+		    (!best || strlen(n->mounts[i].target) > strlen(best->target)))
+			best = &n->mounts[i];
+	return best;
+}
+
+/* What an entry allows once the domain's rules are taken into account. */
+static unsigned effective(const struct sbx_nest_mount *e, const struct sbx_ll_plan *ll)
+{
+	bool covered;
+	unsigned ops = ll_ops_at(ll, e->target, &covered);
+
+	if (e->kind == SBX_NEST_RULE || e->kind == SBX_NEST_HIDDEN || e->kind == SBX_NEST_SYMLINK ||
+	    !covered)
+		return e->rights;
+	return e->rights & ops;
+}
+
+int sbx_nest_apply_landlock(struct sbx_nest *n, const struct sbx_ll_plan *ll, struct sbx_error *err)
+{
+	size_t n_rules = 0;
+	int r;
+
+	if (!ll->enabled)
+		return 0;
+	for (size_t i = 0; i < n->n_mounts; i++)
+		n_rules += n->mounts[i].kind == SBX_NEST_RULE;
+	/* First the rule entries, from the mounts' rights as the mounts alone give them: the
+	 * kernel allows beneath a rule what the mount's flags allow there and the rules grant. */
+	for (size_t i = 0; i < ll->n_rules; i++) {
+		const char *path = ll->rules[i].path;
+		const struct sbx_nest_mount *m = lookup_mount(n, path);
+		const struct sbx_nest_mount *cur = sbx_nest_lookup(n, path);
+		unsigned rights;
+		bool covered;
+
+		if (!m || !strcmp(cur->target, path) || m->kind == SBX_NEST_HIDDEN ||
+		    m->kind == SBX_NEST_SYMLINK || (m->flags & SBX_NEST_F_SYSTEM))
+			continue;
+		rights = m->rights & ll_ops_at(ll, path, &covered);
+		if (rights == effective(cur, ll))
+			continue;
+		if (n_rules >= SBX_NEST_MAX_RULES)
+			continue; /* left out: the rights above it, fewer, apply (stricter) */
+		r = sbx_nest_put(n, path, SBX_NEST_RULE, rights, 0, err);
+		if (r < 0)
+			return r;
+		n_rules++;
+	}
+	/* Then each mount keeps only what the rules covering its target grant. */
+	for (size_t i = 0; i < n->n_mounts; i++)
+		n->mounts[i].rights = effective(&n->mounts[i], ll);
+	return 0;
+}
+
+int sbx_nest_ll_narrow(const struct sbx_nest *n, struct sbx_ll_plan *ll, struct sbx_error *err)
+{
+	if (!ll->enabled)
+		return 0;
+	for (size_t i = 0; i < ll->n_rules; i++) {
+		struct sbx_ll_rule *rule = &ll->rules[i];
+		uint64_t allow;
+
+		const struct sbx_nest_mount *m = sbx_nest_lookup(n, rule->path);
+		static const char *const own[] = {"/dev", "/proc", "/tmp"};
+		bool skip = !m;
+
+		/* sbx's own /dev, /proc and private /tmp are fresh in every sandbox: an entry
+		 * above them (a root '/') does not speak of them, one beneath does */
+		for (size_t k = 0; !skip && k < SBX_ARRAY_SIZE(own); k++)
+			skip = sbx_path_covers(own[k], rule->path) &&
+			       !sbx_path_covers(own[k], m->target);
+		if (skip)
+			continue;
+		allow = sbx_ll_fs_from_ops(sbx_nest_rights(n, rule->path));
+		rule->access &= allow;
+		rule->full &= allow;
+		rule->ops = sbx_ll_ops_from_fs(rule->access) | (rule->ops & SBX_OP_STAT);
+	}
+	for (size_t i = 0; i < n->n_mounts; i++) {
+		const struct sbx_nest_mount *e = &n->mounts[i];
+		uint64_t access = sbx_ll_fs_from_ops(e->rights) & ll->handled_fs;
+		unsigned modify = e->rights & SBX_OP_MODIFY;
+		struct sbx_ll_rule *grown;
+
+		if (e->kind == SBX_NEST_HIDDEN || e->kind == SBX_NEST_SYMLINK)
+			continue;
+		/* what mount flags cannot say (some writes but not all, a rule entry), only
+		 * Landlock denies: it must not be left off */
+		if ((modify && modify != SBX_OP_MODIFY) || e->kind == SBX_NEST_RULE)
+			ll->needed_fs |= ll->handled_fs & ~sbx_ll_fs_from_ops(e->rights);
+		if (e->kind != SBX_NEST_RULE)
+			continue;
+		grown = realloc(ll->rules, (ll->n_rules + 1) * sizeof(*grown));
+		if (!grown)
+			return sbx_error_set(err, SBX_ERR_SETUP, ENOMEM, "out of memory");
+		ll->rules = grown;
+		grown[ll->n_rules] = (struct sbx_ll_rule){
+		    .path = strdup(e->target),
+		    .access = access,
+		    .full = access,
+		    .ops = sbx_ll_ops_from_fs(access) | (e->rights & SBX_OP_STAT),
+		    .why = "the parent sandbox's per-operation rights",
+		};
+		if (!grown[ll->n_rules].path)
+			return sbx_error_set(err, SBX_ERR_SETUP, ENOMEM, "out of memory");
+		ll->n_rules++;
+	}
 	return 0;
 }
 
@@ -852,6 +994,10 @@ int sbx_spec_narrow(const struct sbx_nest *parent, const struct sbx_nest_request
 		const struct sbx_nest_mount *e = &parent->mounts[i];
 		bool found;
 
+		/* a rule entry the child does not keep falls back to the rights above it, which a
+		 * rule never exceeds (it only adds) */
+		if (e->kind == SBX_NEST_RULE)
+			continue;
 		find_slot(child, e->target, &found);
 		if (!found && sbx_nest_rights(child, e->target) &&
 		    (r = sbx_nest_put(child, e->target, SBX_NEST_HIDDEN, 0, 0, err)) < 0)
@@ -900,8 +1046,9 @@ int sbx_nest_to_spec(const struct sbx_nest *n, const char *cwd, struct sbx_spec 
 		    .kind = e->kind == SBX_NEST_DEVICE ? SBX_MOUNT_DEVICE : SBX_MOUNT_BIND,
 		    .source = e->target,
 		    .target = e->target,
-		    /* a partial write right (a policy's) is enforced stricter: read-only */
-		    .readonly = (e->rights & SBX_OP_MODIFY) != SBX_OP_MODIFY,
+		    /* a partial write right (a policy's: write without delete, say) is a writable
+		     * mount whose Landlock layer cuts it down (sbx_nest_ll_narrow) */
+		    .readonly = !(e->rights & SBX_OP_MODIFY),
 		    .noexec = !(e->rights & SBX_OP_EXECUTE),
 		    /* what the caller cannot see, the child does not get: less, never more */
 		    .optional = true,
@@ -912,6 +1059,8 @@ int sbx_nest_to_spec(const struct sbx_nest *n, const char *cwd, struct sbx_spec 
 			system = true;
 			continue;
 		}
+		if (e->kind == SBX_NEST_RULE)
+			continue; /* no mount: the Landlock layer (sbx_nest_ll_narrow) */
 		if (e->kind == SBX_NEST_HIDDEN || !(e->rights & SBX_OP_READ)) {
 			r = sbx_spec_add_hide(spec, e->target, err);
 			continue;
