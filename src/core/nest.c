@@ -599,15 +599,21 @@ int sbx_nest_apply_landlock(struct sbx_nest *n, const struct sbx_ll_plan *ll, st
 
 int sbx_nest_ll_narrow(const struct sbx_nest *n, struct sbx_ll_plan *ll, struct sbx_error *err)
 {
+	_cleanup_free_ uint64_t *removed = NULL;
+	size_t n0 = ll->n_rules;
+	bool reduced = false;
+
 	if (!ll->enabled)
 		return 0;
-	for (size_t i = 0; i < ll->n_rules; i++) {
+	removed = calloc(n0 ? n0 : 1, sizeof(*removed));
+	if (!removed)
+		return sbx_error_set(err, SBX_ERR_SETUP, ENOMEM, "out of memory");
+	for (size_t i = 0; i < n0; i++) {
 		struct sbx_ll_rule *rule = &ll->rules[i];
-		uint64_t allow;
-
 		const struct sbx_nest_mount *m = sbx_nest_lookup(n, rule->path);
 		static const char *const own[] = {"/dev", "/proc", "/tmp"};
 		bool skip = !m;
+		uint64_t allow;
 
 		/* sbx's own /dev, /proc and private /tmp are fresh in every sandbox: an entry
 		 * above them (a root '/') does not speak of them, one beneath does */
@@ -617,9 +623,39 @@ int sbx_nest_ll_narrow(const struct sbx_nest *n, struct sbx_ll_plan *ll, struct 
 		if (skip)
 			continue;
 		allow = sbx_ll_fs_from_ops(sbx_nest_rights(n, rule->path));
+		removed[i] = rule->access & ~allow;
 		rule->access &= allow;
 		rule->full &= allow;
 		rule->ops = sbx_ll_ops_from_fs(rule->access) | (rule->ops & SBX_OP_STAT);
+	}
+	/* Landlock grants beneath a rule's path whatever the rule allows, across mounts (the
+	 * private /tmp's rule reaches a bind beneath it): a rule above one that lost rights
+	 * loses them too, which is stricter there. */
+	for (size_t j = 0; j < n0; j++) {
+		if (!removed[j])
+			continue;
+		for (size_t i = 0; i < n0; i++) {
+			struct sbx_ll_rule *up = &ll->rules[i];
+
+			if (i == j || !(up->access & removed[j]) ||
+			    !sbx_path_covers(up->path, ll->rules[j].path) ||
+			    !strcmp(up->path, ll->rules[j].path))
+				continue;
+			up->access &= ~removed[j];
+			up->full &= ~removed[j];
+			up->ops = sbx_ll_ops_from_fs(up->access) | (up->ops & SBX_OP_STAT);
+			reduced = true;
+		}
+	}
+	if (reduced) {
+		int r = sbx_ll_note(ll,
+		                    "a path above one whose per-operation rights the parent "
+		                    "sandbox narrowed gives up those rights too (Landlock rights "
+		                    "reach everything beneath a path)",
+		                    err);
+
+		if (r < 0)
+			return r;
 	}
 	for (size_t i = 0; i < n->n_mounts; i++) {
 		const struct sbx_nest_mount *e = &n->mounts[i];

@@ -576,6 +576,11 @@ static void test_landlocked_parent(void)
 	IT_EXPECT_INT(r.status, 0);
 	IT_EXPECT_CONTAINS(r.out, "landlock: a Landlock domain holds this worker");
 	IT_EXPECT_CONTAINS(r.out, "depth:    2\nbackend:  landlock\n");
+	/* the parent's per-operation rights travel in its effective spec, to the child's */
+	snprintf(line, sizeof(line), "rw  bind     %s/src  (read,list,stat,write,create,execute)\n",
+	         t);
+	IT_EXPECT_CONTAINS(r.out, line);
+	IT_EXPECT(strstr(r.out, line) && strstr(strstr(r.out, line) + 1, line));
 	IT_EXPECT_CONTAINS(r.out, "nested=0");
 	snprintf(line, sizeof(line), "read %s/src/a.c => ok", t);
 	IT_EXPECT_CONTAINS(r.out, line);
@@ -586,6 +591,62 @@ static void test_landlocked_parent(void)
 	snprintf(line, sizeof(line), "read %s/secrets/key => EACCES", t);
 	IT_EXPECT_CONTAINS(r.out, line);
 	IT_EXPECT_INT(access(it_path(t, "src/old"), F_OK), 0);
+}
+
+/*
+ * The child's own Landlock layer holds the per-operation rights its effective spec carries:
+ * a worker whose spec says "no delete on SRC" (here it narrows its own, which it may) starts
+ * a child that cannot delete there, though the worker itself can.
+ */
+static void test_child_layer_holds_carried_rights(void)
+{
+	const char *t = make_tree();
+	const char *opts[] = {"--allow-nesting", "-v", sbx_dir_ro(), "-v", it_path(t, "src"), NULL};
+	char rights[16], line[4300];
+	struct it_run r;
+
+	it_write_file(it_path(t, "src/old"), "x\n");
+	it_write_file(it_path(t, "src/old2"), "x\n");
+	snprintf(rights, sizeof(rights), "%u", SBX_OP_ALL & ~SBX_OP_DELETE);
+	{
+		const char *cmd[] = {"@probe",
+		                     "--forge-rights",
+		                     it_path(t, "src"),
+		                     rights,
+		                     it_sbx_path(),
+		                     "run",
+		                     "--restrict",
+		                     it_path(t, "src"),
+		                     "--allow-read",
+		                     it_self_dir(),
+		                     "--",
+		                     "@probe",
+		                     "--probe",
+		                     "write",
+		                     it_path(t, "src/a.c"),
+		                     "create",
+		                     it_path(t, "src/new"),
+		                     "unlink",
+		                     it_path(t, "src/old"),
+		                     NULL};
+
+		it_run_in(&r, parent_opts(opts), cmd);
+	}
+	IT_EXPECT_INT(r.status, 0);
+	snprintf(line, sizeof(line), "write %s/src/a.c => ok", t);
+	IT_EXPECT_CONTAINS(r.out, line);
+	snprintf(line, sizeof(line), "create %s/src/new => ok", t);
+	IT_EXPECT_CONTAINS(r.out, line);
+	snprintf(line, sizeof(line), "unlink %s/src/old => EACCES", t);
+	IT_EXPECT_CONTAINS(r.out, line);
+	/* while the worker itself may delete there */
+	{
+		const char *cmd[] = {"@probe", "--probe", "unlink", it_path(t, "src/old2"), NULL};
+
+		it_run_in(&r, parent_opts(opts), cmd);
+		snprintf(line, sizeof(line), "unlink %s/src/old2 => ok", t);
+		IT_EXPECT_CONTAINS(r.out, line);
+	}
 }
 
 static void test_status(void)
@@ -647,6 +708,30 @@ static int forge_main(int argc, char **argv)
 	return 127;
 }
 
+/* --forge-rights PATH RIGHTS CMD...: like --forge, but set PATH's rights to RIGHTS. */
+static int forge_rights_main(int argc, char **argv)
+{
+	struct sbx_nest *n = NULL;
+	unsigned char *buf = NULL, *out = NULL;
+	size_t len = 0, olen = 0;
+	char num[16];
+	int fd;
+
+	if (argc < 3 || sbx_memfd_read_spec(atoi(getenv("SBX_SPEC_FD")), &buf, &len, NULL) < 0 ||
+	    sbx_nest_decode(buf, len, &n, NULL) < 0)
+		return 2;
+	if (sbx_nest_put(n, argv[0], SBX_NEST_BIND, (unsigned)atoi(argv[1]), 0, NULL) < 0 ||
+	    sbx_nest_encode(n, &out, &olen, NULL) < 0)
+		return 2;
+	fd = sbx_memfd_sealed(out, olen, NULL);
+	if (fd < 0 || fcntl(fd, F_SETFD, 0) < 0)
+		return 2;
+	snprintf(num, sizeof(num), "%d", fd);
+	setenv("SBX_SPEC_FD", num, 1);
+	execv(argv[2], argv + 2);
+	return 127;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct it_case cases[] = {
@@ -666,9 +751,12 @@ int main(int argc, char **argv)
 	    IT_CASE(test_claude_agent_parent),
 	    IT_CASE(test_claude_agent_parent_landlock),
 	    IT_CASE(test_landlocked_parent),
+	    IT_CASE(test_child_layer_holds_carried_rights),
 	};
 
 	if (argc > 1 && strcmp(argv[1], "--forge") == 0)
 		return forge_main(argc - 2, argv + 2);
+	if (argc > 1 && strcmp(argv[1], "--forge-rights") == 0)
+		return forge_rights_main(argc - 2, argv + 2);
 	return it_main(argc, argv, cases, sizeof(cases) / sizeof(cases[0]));
 }
