@@ -193,6 +193,17 @@ int sbx_cli_nest_plan(const struct sbx_nest *parent, struct sbx_cli_run *run, st
 	r = sbx_nest_to_spec(child, host->cwd, &spec, err);
 	if (r < 0)
 		return r;
+	/* A nested profile's policies stay attached to its mounts, so that the child's Landlock
+	 * layer compiles them (sbx_cli_plan_landlock): they can only take rights away. */
+	for (size_t i = 0; r >= 0 && i < spec->n_mounts; i++) {
+		const struct sbx_mount *asked =
+		    sbx_spec_find_target(run->spec, spec->mounts[i].target);
+
+		if (run->profile && asked && asked->policy)
+			r = sbx_spec_set_str(&spec->mounts[i].policy, asked->policy, err);
+	}
+	if (r < 0)
+		return r;
 	if (run->spec->chdir)
 		r = sbx_spec_set_str(&spec->chdir, run->spec->chdir, err);
 	for (size_t i = 0; r >= 0 && i < run->spec->n_env; i++)

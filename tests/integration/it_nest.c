@@ -649,6 +649,48 @@ static void test_child_layer_holds_carried_rights(void)
 	}
 }
 
+/* A nested --profile's policies reach the child's Landlock layer: they only take away. */
+static void test_nested_profile_policy(void)
+{
+	const char *t = make_tree();
+	char *prof = it_path(t, "out/keep.yaml"), yaml[8192], line[4300];
+	const char *opts[] = {"--allow-nesting", "-v", sbx_dir_ro(),         "-v",
+	                      it_path(t, "src"), "-v", it_path(t, "out:ro"), NULL};
+	struct it_run r;
+
+	it_write_file(it_path(t, "out/policies/nodelete.yaml"),
+	              "version: 1\nname: nodelete\nrules:\n  - name: most\n    paths: [\"**\"]\n"
+	              "    operations: [read, list, stat, write, create, execute]\n"
+	              "    decision: allow\n");
+	it_write_file(it_path(t, "src/old"), "x\n");
+	snprintf(yaml, sizeof(yaml),
+	         "version: 1\nname: keep\nmounts:\n  - path: %s/src\n    policy: nodelete\n"
+	         "  - path: %s\n    readonly: true\n",
+	         t, it_self_dir());
+	it_write_file(prof, yaml);
+	{
+		const char *cmd[] = {it_sbx_path(),
+		                     "run",
+		                     "-p",
+		                     prof,
+		                     "--",
+		                     "@probe",
+		                     "--probe",
+		                     "write",
+		                     it_path(t, "src/a.c"),
+		                     "unlink",
+		                     it_path(t, "src/old"),
+		                     NULL};
+
+		it_run_in(&r, parent_opts(opts), cmd);
+	}
+	IT_EXPECT_INT(r.status, 0);
+	snprintf(line, sizeof(line), "write %s/src/a.c => ok", t);
+	IT_EXPECT_CONTAINS(r.out, line);
+	snprintf(line, sizeof(line), "unlink %s/src/old => EACCES", t);
+	IT_EXPECT_CONTAINS(r.out, line);
+}
+
 static void test_status(void)
 {
 	const char *t = make_tree();
@@ -752,6 +794,7 @@ int main(int argc, char **argv)
 	    IT_CASE(test_claude_agent_parent_landlock),
 	    IT_CASE(test_landlocked_parent),
 	    IT_CASE(test_child_layer_holds_carried_rights),
+	    IT_CASE(test_nested_profile_policy),
 	};
 
 	if (argc > 1 && strcmp(argv[1], "--forge") == 0)
