@@ -204,6 +204,23 @@ int sbx_cli_nest_plan(const struct sbx_nest *parent, struct sbx_cli_run *run, st
 	}
 	if (r < 0)
 		return r;
+	if (run->backend == SBX_CLI_BACKEND_LANDLOCK) {
+		/* What the parent hides stays hidden for a child in its mount namespace (the
+		 * parent's masks, which Landlock forbids it to unmount), or is as unenforced as it
+		 * was for the parent: only what the child hides anew asks the landlock backend
+		 * for hiding (sbx_ll_backend_check). */
+		size_t k = 0;
+
+		for (size_t i = 0; i < spec->n_hide; i++) {
+			const struct sbx_nest_mount *m = sbx_nest_lookup(parent, spec->hide[i]);
+
+			if (m && m->kind == SBX_NEST_HIDDEN && !strcmp(m->target, spec->hide[i]))
+				free(spec->hide[i]);
+			else
+				spec->hide[k++] = spec->hide[i];
+		}
+		spec->n_hide = k;
+	}
 	if (run->spec->chdir)
 		r = sbx_spec_set_str(&spec->chdir, run->spec->chdir, err);
 	for (size_t i = 0; r >= 0 && i < run->spec->n_env; i++)
@@ -223,6 +240,12 @@ int sbx_cli_nest_plan(const struct sbx_nest *parent, struct sbx_cli_run *run, st
 	(*plan)->net_inherited = spec->net == parent->net;
 	/* What travels on is what was built, not what was asked. */
 	r = sbx_nest_from_plan(spec, *plan, child->depth, SBX_BACKEND_NAMESPACES, &built, err);
+	/* what stays hidden by the parent's masks (above) is still hidden for this child */
+	for (size_t i = 0; r >= 0 && i < child->n_mounts; i++)
+		if (child->mounts[i].kind == SBX_NEST_HIDDEN &&
+		    sbx_nest_lookup(built, child->mounts[i].target))
+			r = sbx_nest_put(built, child->mounts[i].target, SBX_NEST_HIDDEN, 0, 0,
+			                 err);
 	if (r >= 0)
 		r = sbx_nest_encode(built, &(*plan)->spec_blob, &(*plan)->spec_len, err);
 	if (r < 0)

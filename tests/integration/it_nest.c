@@ -555,19 +555,21 @@ static void test_landlocked_parent(void)
 	              "    operations: [read, list, stat, write, create, execute]\n"
 	              "    decision: allow\n");
 	it_write_file(it_path(t, "src/old"), "x\n");
+	it_write_file(it_path(t, "src/hidden"), "HIDDEN-CONTENT\n");
 	snprintf(yaml, sizeof(yaml),
-	         "version: 1\nname: keep\nnesting: true\nmounts:\n  - path: %s/src\n"
-	         "    policy: nodelete\n  - path: %s/secrets\n    readonly: true\n",
-	         t, t);
+	         "version: 1\nname: keep\nnesting: true\nhide: [%s/src/hidden]\nmounts:\n"
+	         "  - path: %s/src\n    policy: nodelete\n  - path: %s/secrets\n"
+	         "    readonly: true\n",
+	         t, t, t);
 	it_write_file(prof, yaml);
 	snprintf(
 	    script, sizeof(script),
 	    "%s status; %s run --restrict %s/src --allow-read %s --allow-read %s -- /bin/sh -c "
 	    "'%s status; %s "
-	    "--probe read %s/src/a.c write %s/src/a.c unlink %s/src/old read %s/secrets/key'; "
-	    "echo nested=$?",
+	    "--probe read %s/src/a.c write %s/src/a.c unlink %s/src/old read %s/secrets/key; "
+	    "cat %s/src/hidden'; echo nested=$?",
 	    it_sbx_path(), it_sbx_path(), t, it_self_dir(), sbx_dir(), it_sbx_path(), it_self(), t,
-	    t, t, t);
+	    t, t, t, t);
 	{
 		const char *cmd[] = {"/bin/sh", "-c", script, NULL};
 
@@ -591,6 +593,10 @@ static void test_landlocked_parent(void)
 	snprintf(line, sizeof(line), "read %s/secrets/key => EACCES", t);
 	IT_EXPECT_CONTAINS(r.out, line);
 	IT_EXPECT_INT(access(it_path(t, "src/old"), F_OK), 0);
+	/* the parent's hidden path stays hidden for the child, and its spec says so */
+	IT_EXPECT_NOT_CONTAINS(r.out, "HIDDEN-CONTENT");
+	snprintf(line, sizeof(line), "-   hidden   %s/src/hidden  (nothing)", t);
+	IT_EXPECT(strstr(r.out, line) && strstr(strstr(r.out, line) + 1, line));
 }
 
 /*
