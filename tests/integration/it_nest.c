@@ -31,10 +31,14 @@ static const char *sbx_dir_ro(void)
 /* The directory of the sbx binary. */
 static const char *sbx_dir(void)
 {
-	static char buf[4096];
+	static char buf[4200];
+	const char *ro = sbx_dir_ro();
+	size_t n = strlen(ro) - 3; /* ":ro" */
 
-	snprintf(buf, sizeof(buf), "%s", sbx_dir_ro());
-	buf[strlen(buf) - 3] = '\0'; /* ":ro" */
+	if (n >= sizeof(buf))
+		n = sizeof(buf) - 1;
+	memcpy(buf, ro, n);
+	buf[n] = '\0';
 	return buf;
 }
 
