@@ -117,15 +117,43 @@ int sbx_nest_put(struct sbx_nest *n, const char *target, unsigned kind, unsigned
 	return 0;
 }
 
+/* The longest entry covering path (mounts_only: not a rule entry): the path and each of its
+ * ancestors looked up in the sorted array, so O(depth log n) rather than a scan. */
+static const struct sbx_nest_mount *lookup_in(const struct sbx_nest *n, const char *path,
+                                              bool mounts_only)
+{
+	char buf[SBX_PATH_MAX];
+	size_t len = strlen(path);
+
+	if (len == 0 || len >= sizeof(buf) || path[0] != '/') {
+		const struct sbx_nest_mount *best = NULL;
+
+		for (size_t i = 0; i < n->n_mounts; i++)
+			if ((!mounts_only || n->mounts[i].kind != SBX_NEST_RULE) &&
+			    sbx_path_covers(n->mounts[i].target, path) &&
+			    (!best || strlen(n->mounts[i].target) > strlen(best->target)))
+				best = &n->mounts[i];
+		return best;
+	}
+	memcpy(buf, path, len + 1);
+	for (;;) {
+		bool found;
+		size_t i = find_slot(n, buf, &found);
+		char *slash;
+
+		if (found && (!mounts_only || n->mounts[i].kind != SBX_NEST_RULE))
+			return &n->mounts[i];
+		if (len == 1)
+			return NULL;
+		slash = strrchr(buf, '/');
+		len = slash == buf ? 1 : (size_t)(slash - buf);
+		buf[len] = '\0';
+	}
+}
+
 const struct sbx_nest_mount *sbx_nest_lookup(const struct sbx_nest *n, const char *path)
 {
-	const struct sbx_nest_mount *best = NULL;
-
-	for (size_t i = 0; i < n->n_mounts; i++)
-		if (sbx_path_covers(n->mounts[i].target, path) &&
-		    (!best || strlen(n->mounts[i].target) > strlen(best->target)))
-			best = &n->mounts[i];
-	return best;
+	return lookup_in(n, path, false);
 }
 
 unsigned sbx_nest_rights(const struct sbx_nest *n, const char *path)
@@ -519,40 +547,121 @@ int sbx_nest_from_plan(const struct sbx_spec *spec, const struct sbx_plan *plan,
 
 /* ---- per-operation rights ---- */
 
-/* What the rules of a domain grant at path (the union of those covering it); *covered says
- * whether any does. */
-static unsigned ll_ops_at(const struct sbx_ll_plan *ll, const char *path, bool *covered)
-{
-	unsigned ops = 0;
+/* The rules of a domain sorted by path, so that the rules covering a path (those at it and at
+ * each of its ancestors) are found by binary search: thousands of rules (the landlock
+ * backend's entry-by-entry expansion) must not cost a scan each. */
+struct rule_ref {
+	const char *path;
+	size_t i;
+};
 
-	*covered = false;
-	for (size_t i = 0; i < ll->n_rules; i++)
-		if (sbx_path_covers(ll->rules[i].path, path)) {
-			ops |= sbx_ll_ops_from_fs(ll->rules[i].access);
-			*covered = true;
-		}
-	/* Landlock cannot deny stat: it is whatever the entry says */
-	return ops | SBX_OP_STAT;
+struct rule_index {
+	const struct sbx_ll_plan *ll;
+	struct rule_ref *refs;
+	size_t n;
+};
+
+static int cmp_rule_ref(const void *a, const void *b)
+{
+	const struct rule_ref *x = a, *y = b;
+	int c = strcmp(x->path, y->path);
+
+	return c ? c : (x->i > y->i) - (x->i < y->i);
 }
 
-/* The longest entry covering path that is a mount (not a rule entry), or NULL. */
-static const struct sbx_nest_mount *lookup_mount(const struct sbx_nest *n, const char *path)
+static int index_rules(struct rule_index *x, const struct sbx_ll_plan *ll, size_t n,
+                       struct sbx_error *err)
 {
-	const struct sbx_nest_mount *best = NULL;
+	x->ll = ll;
+	x->n = n;
+	x->refs = calloc(n ? n : 1, sizeof(*x->refs));
+	if (!x->refs)
+		return sbx_error_set(err, SBX_ERR_SETUP, ENOMEM, "out of memory");
+	for (size_t i = 0; i < n; i++)
+		x->refs[i] = (struct rule_ref){ll->rules[i].path, i};
+	qsort(x->refs, n, sizeof(*x->refs), cmp_rule_ref);
+	return 0;
+}
 
-	for (size_t i = 0; i < n->n_mounts; i++)
-		if (n->mounts[i].kind != SBX_NEST_RULE &&
-		    sbx_path_covers(n->mounts[i].target, path) &&
-		    (!best || strlen(n->mounts[i].target) > strlen(best->target)))
-			best = &n->mounts[i];
-	return best;
+/* The first reference whose path is path (*count of them), or n. */
+static size_t rules_at(const struct rule_index *x, const char *path, size_t *count)
+{
+	size_t lo = 0, hi = x->n, k;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (strcmp(x->refs[mid].path, path) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (k = lo; k < x->n && strcmp(x->refs[k].path, path) == 0; k++)
+		;
+	*count = k - lo;
+	return lo;
+}
+
+/* Call fn on every rule at path or at one of its ancestors (but not at path if !self). */
+static void each_covering(const struct rule_index *x, const char *path, bool self,
+                          void (*fn)(size_t i, void *arg), void *arg)
+{
+	char buf[SBX_PATH_MAX];
+	size_t len = strlen(path);
+
+	if (len == 0 || len >= sizeof(buf) || path[0] != '/') {
+		for (size_t i = 0; i < x->n; i++)
+			if (sbx_path_covers(x->ll->rules[i].path, path) &&
+			    (self || strcmp(x->ll->rules[i].path, path)))
+				fn(i, arg);
+		return;
+	}
+	memcpy(buf, path, len + 1);
+	for (bool first = true;; first = false) {
+		size_t count = 0, at = first && !self ? 0 : rules_at(x, buf, &count);
+		char *slash;
+
+		for (size_t k = 0; (!first || self) && k < count; k++)
+			fn(x->refs[at + k].i, arg);
+		if (len == 1)
+			return;
+		slash = strrchr(buf, '/');
+		len = slash == buf ? 1 : (size_t)(slash - buf);
+		buf[len] = '\0';
+	}
+}
+
+struct ops_acc {
+	const struct sbx_ll_plan *ll;
+	unsigned ops;
+	bool covered;
+};
+
+static void add_ops(size_t i, void *arg)
+{
+	struct ops_acc *a = arg;
+
+	a->ops |= sbx_ll_ops_from_fs(a->ll->rules[i].access);
+	a->covered = true;
+}
+
+/* What the rules of a domain grant at path (the union of those covering it); *covered says
+ * whether any does. */
+static unsigned ll_ops_at(const struct rule_index *x, const char *path, bool *covered)
+{
+	struct ops_acc a = {.ll = x->ll};
+
+	each_covering(x, path, true, add_ops, &a);
+	*covered = a.covered;
+	/* Landlock cannot deny stat: it is whatever the entry says */
+	return a.ops | SBX_OP_STAT;
 }
 
 /* What an entry allows once the domain's rules are taken into account. */
-static unsigned effective(const struct sbx_nest_mount *e, const struct sbx_ll_plan *ll)
+static unsigned effective(const struct sbx_nest_mount *e, const struct rule_index *x)
 {
 	bool covered;
-	unsigned ops = ll_ops_at(ll, e->target, &covered);
+	unsigned ops = ll_ops_at(x, e->target, &covered);
 
 	if (e->kind == SBX_NEST_RULE || e->kind == SBX_NEST_HIDDEN || e->kind == SBX_NEST_SYMLINK ||
 	    !covered)
@@ -562,18 +671,22 @@ static unsigned effective(const struct sbx_nest_mount *e, const struct sbx_ll_pl
 
 int sbx_nest_apply_landlock(struct sbx_nest *n, const struct sbx_ll_plan *ll, struct sbx_error *err)
 {
+	struct rule_index x = {0};
 	size_t n_rules = 0;
 	int r;
 
 	if (!ll->enabled)
 		return 0;
+	r = index_rules(&x, ll, ll->n_rules, err);
+	if (r < 0)
+		return r;
 	for (size_t i = 0; i < n->n_mounts; i++)
 		n_rules += n->mounts[i].kind == SBX_NEST_RULE;
 	/* First the rule entries, from the mounts' rights as the mounts alone give them: the
 	 * kernel allows beneath a rule what the mount's flags allow there and the rules grant. */
-	for (size_t i = 0; i < ll->n_rules; i++) {
+	for (size_t i = 0; r >= 0 && i < ll->n_rules; i++) {
 		const char *path = ll->rules[i].path;
-		const struct sbx_nest_mount *m = lookup_mount(n, path);
+		const struct sbx_nest_mount *m = lookup_in(n, path, true);
 		const struct sbx_nest_mount *cur = sbx_nest_lookup(n, path);
 		unsigned rights;
 		bool covered;
@@ -581,20 +694,38 @@ int sbx_nest_apply_landlock(struct sbx_nest *n, const struct sbx_ll_plan *ll, st
 		if (!m || !strcmp(cur->target, path) || m->kind == SBX_NEST_HIDDEN ||
 		    m->kind == SBX_NEST_SYMLINK || (m->flags & SBX_NEST_F_SYSTEM))
 			continue;
-		rights = m->rights & ll_ops_at(ll, path, &covered);
-		if (rights == effective(cur, ll))
+		rights = m->rights & ll_ops_at(&x, path, &covered);
+		if (rights == effective(cur, &x))
 			continue;
 		if (n_rules >= SBX_NEST_MAX_RULES)
 			continue; /* left out: the rights above it, fewer, apply (stricter) */
 		r = sbx_nest_put(n, path, SBX_NEST_RULE, rights, 0, err);
-		if (r < 0)
-			return r;
 		n_rules++;
 	}
 	/* Then each mount keeps only what the rules covering its target grant. */
-	for (size_t i = 0; i < n->n_mounts; i++)
-		n->mounts[i].rights = effective(&n->mounts[i], ll);
-	return 0;
+	for (size_t i = 0; r >= 0 && i < n->n_mounts; i++)
+		n->mounts[i].rights = effective(&n->mounts[i], &x);
+	free(x.refs);
+	return r < 0 ? r : 0;
+}
+
+struct strip {
+	struct sbx_ll_plan *ll;
+	uint64_t bits;
+	bool reduced;
+};
+
+static void strip_bits(size_t i, void *arg)
+{
+	struct strip *s = arg;
+	struct sbx_ll_rule *up = &s->ll->rules[i];
+
+	if (!(up->access & s->bits))
+		return;
+	up->access &= ~s->bits;
+	up->full &= ~s->bits;
+	up->ops = sbx_ll_ops_from_fs(up->access) | (up->ops & SBX_OP_STAT);
+	s->reduced = true;
 }
 
 int sbx_nest_ll_narrow(const struct sbx_nest *n, struct sbx_ll_plan *ll, struct sbx_error *err)
@@ -631,21 +762,21 @@ int sbx_nest_ll_narrow(const struct sbx_nest *n, struct sbx_ll_plan *ll, struct 
 	/* Landlock grants beneath a rule's path whatever the rule allows, across mounts (the
 	 * private /tmp's rule reaches a bind beneath it): a rule above one that lost rights
 	 * loses them too, which is stricter there. */
-	for (size_t j = 0; j < n0; j++) {
-		if (!removed[j])
-			continue;
-		for (size_t i = 0; i < n0; i++) {
-			struct sbx_ll_rule *up = &ll->rules[i];
+	{
+		struct rule_index x = {0};
+		int r = index_rules(&x, ll, n0, err);
 
-			if (i == j || !(up->access & removed[j]) ||
-			    !sbx_path_covers(up->path, ll->rules[j].path) ||
-			    !strcmp(up->path, ll->rules[j].path))
+		if (r < 0)
+			return r;
+		for (size_t j = 0; j < n0; j++) {
+			struct strip st = {.ll = ll, .bits = removed[j]};
+
+			if (!removed[j])
 				continue;
-			up->access &= ~removed[j];
-			up->full &= ~removed[j];
-			up->ops = sbx_ll_ops_from_fs(up->access) | (up->ops & SBX_OP_STAT);
-			reduced = true;
+			each_covering(&x, ll->rules[j].path, false, strip_bits, &st);
+			reduced |= st.reduced;
 		}
+		free(x.refs);
 	}
 	if (reduced) {
 		int r = sbx_ll_note(ll,

@@ -245,6 +245,35 @@ static void test_apply_landlock(void **state)
 	sbx_ll_plan_clear(&ll);
 }
 
+/* The landlock backend's entry-by-entry expansion: thousands of rules beneath a mount give at
+ * most SBX_NEST_MAX_RULES rule entries (the rest stricter), and the spec still encodes. */
+static void test_apply_landlock_many_rules(void **state)
+{
+	_cleanup_nest_ struct sbx_nest *n = parent_fixture();
+	struct sbx_ll_plan ll = {.enabled = true, .handled_fs = SBX_LL_FS_ALL};
+	size_t rules = 0;
+	unsigned char *a = NULL;
+	size_t len;
+
+	(void)state;
+	ll_add(&ll, "/out", RO); /* reduced: a read-only path beneath it */
+	for (unsigned i = 0; i < 3000; i++) {
+		char path[64];
+
+		snprintf(path, sizeof(path), "/out/entry%u", i);
+		ll_add(&ll, path, RW);
+	}
+	assert_int_equal(sbx_nest_apply_landlock(n, &ll, NULL), 0);
+	for (size_t i = 0; i < n->n_mounts; i++)
+		rules += n->mounts[i].kind == SBX_NEST_RULE;
+	assert_int_equal(rules, SBX_NEST_MAX_RULES);
+	assert_int_equal(sbx_nest_rights(n, "/out/x"), RO);
+	assert_int_equal(sbx_nest_rights(n, "/out/entry0/x"), RW);
+	assert_int_equal(sbx_nest_encode(n, &a, &len, NULL), 0);
+	free(a);
+	sbx_ll_plan_clear(&ll);
+}
+
 /* A nested sandbox's layer is cut down to its effective spec, gets its rule entries, and is
  * marked needed where mount flags cannot say the rights (no delete). */
 static void test_ll_narrow(void **state)
@@ -657,6 +686,7 @@ int main(void)
 	    cmocka_unit_test(test_codec_refuses_writable_system_mount),
 	    cmocka_unit_test(test_codec_rule_entries),
 	    cmocka_unit_test(test_apply_landlock),
+	    cmocka_unit_test(test_apply_landlock_many_rules),
 	    cmocka_unit_test(test_ll_narrow),
 	    cmocka_unit_test(test_inherit_by_default),
 	    cmocka_unit_test(test_restrict_readonly),
