@@ -36,6 +36,7 @@ struct sbx_cli_run {
 	struct sbx_nest_request req; /* owned grants */
 	bool net_given;              /* --net was given */
 	bool nest_flags;             /* --restrict, --allow-read or --allow-write was given */
+	struct sbx_nest *nest_child; /* nested: the effective spec asked for (owned) */
 };
 
 void sbx_cli_run_clear(struct sbx_cli_run *run);
@@ -84,6 +85,10 @@ int sbx_cli_nest_request(const struct sbx_cli_run *run, struct sbx_nest_request 
 
 /* Narrow parent by run's request; replace run->spec by the child's and build its plan
  * (host is adjusted: nested, system mounts filtered), with the encoded spec attached. */
+/* Say in the plan's effective spec that its worker runs in a Landlock domain (so that a
+ * nested sbx uses the landlock backend), with the per-operation rights the domain's rules
+ * give (sbx_nest_apply_landlock); nothing if Landlock is off. */
+int sbx_cli_nest_mark_landlock(struct sbx_plan *plan, struct sbx_error *err);
 int sbx_cli_nest_plan(const struct sbx_nest *parent, struct sbx_cli_run *run, struct sbx_host *host,
                       struct sbx_plan **plan, struct sbx_error *err);
 

@@ -134,16 +134,6 @@ int sbx_cli_nest_plan(const struct sbx_nest *parent, struct sbx_cli_run *run, st
 	_cleanup_spec_ struct sbx_spec *spec = NULL;
 	int r;
 
-	if (parent->landlocked) {
-		/* TODO(landlock): the Landlock backend (Landlock + seccomp stacked in this mount
-		 * namespace) goes here once it lands; until then, refuse. */
-		r = sbx_error_set(err, SBX_ERR_UNSUPPORTED, EOPNOTSUPP,
-		                  "cannot start a nested sandbox: the parent sandbox runs under "
-		                  "Landlock, which forbids mounting, and this sbx has no Landlock "
-		                  "backend for nested sandboxes yet");
-		sbx_error_hint(err, "run the sub-worker without sbx, inside the parent's limits");
-		return r;
-	}
 	if (!parent->nesting) {
 		r = sbx_error_set(
 		    err, SBX_ERR_ESCALATION, EPERM,
@@ -165,22 +155,72 @@ int sbx_cli_nest_plan(const struct sbx_nest *parent, struct sbx_cli_run *run, st
 	run->req.profile = NULL;
 	if (r < 0)
 		return r;
-	if (host->euid == 0) {
+	if (parent->backend == SBX_BACKEND_LANDLOCK || parent->landlocked) {
+		/* A Landlock domain forbids every mount (and the landlock backend's worker has no
+		 * namespaces to build in): the child stacks its own Landlock layer and seccomp
+		 * filter in the parent's mount namespace, where paths are the same. */
+		if (run->backend == SBX_CLI_BACKEND_NAMESPACES) {
+			r = sbx_error_set(
+			    err, SBX_ERR_UNSUPPORTED, EOPNOTSUPP,
+			    "cannot start a nested sandbox with --backend namespaces: "
+			    "the parent sandbox runs under Landlock (%s), which forbids "
+			    "mounting",
+			    parent->backend == SBX_BACKEND_LANDLOCK
+			        ? "the landlock backend"
+			        : "a Landlock domain for its per-operation rights");
+			sbx_error_hint(err,
+			               "drop --backend namespaces: the nested sandbox then uses "
+			               "the landlock backend, a stacked Landlock layer");
+			return r;
+		}
+		run->backend = SBX_CLI_BACKEND_LANDLOCK;
+	} else if (host->euid == 0) {
 		/* Since Linux 5.12 (verify_root_map in kernel/user_namespace.c) a process may map
-		 * uid 0 of its namespace into a new user namespace only with CAP_SETFCAP there; a
-		 * worker that runs as uid 0 of a root-started sandbox has no capability at all. */
-		r = sbx_error_set(err, SBX_ERR_UNSUPPORTED, EPERM,
-		                  "cannot start a nested sandbox as uid 0: the parent sandbox was "
-		                  "started by root, its worker is uid 0 without capabilities, and "
-		                  "the kernel maps uid 0 into a new user namespace only for a "
-		                  "process with CAP_SETFCAP");
-		sbx_error_hint(err, "start the outer sandbox as an ordinary user (setpriv "
-		                    "--reuid=USER --regid=USER --init-groups sbx run ...) to nest");
+		 * uid 0 of its namespace into a new user namespace only with CAP_SETFCAP there. A
+		 * sandbox that root starts with nesting runs its worker as SBX_ROOT_NEST_ID for
+		 * that reason (plan.h); a uid 0 here is some other sandbox's worker. */
+		r = sbx_error_set(
+		    err, SBX_ERR_UNSUPPORTED, EPERM,
+		    "cannot start a nested sandbox as uid 0: this process is uid 0 "
+		    "without capabilities inside its sandbox, and the kernel maps uid "
+		    "0 into a new user namespace only for a process with CAP_SETFCAP");
+		sbx_error_hint(err,
+		               "start the outer sandbox with nesting allowed (--allow-nesting "
+		               "or nesting: true): as root its worker then runs as uid %u",
+		               SBX_ROOT_NEST_ID);
 		return r;
 	}
 	r = sbx_nest_to_spec(child, host->cwd, &spec, err);
 	if (r < 0)
 		return r;
+	/* A nested profile's policies stay attached to its mounts, so that the child's Landlock
+	 * layer compiles them (sbx_cli_plan_landlock): they can only take rights away. */
+	for (size_t i = 0; r >= 0 && i < spec->n_mounts; i++) {
+		const struct sbx_mount *asked =
+		    sbx_spec_find_target(run->spec, spec->mounts[i].target);
+
+		if (run->profile && asked && asked->policy)
+			r = sbx_spec_set_str(&spec->mounts[i].policy, asked->policy, err);
+	}
+	if (r < 0)
+		return r;
+	if (run->backend == SBX_CLI_BACKEND_LANDLOCK) {
+		/* What the parent hides stays hidden for a child in its mount namespace (the
+		 * parent's masks, which Landlock forbids it to unmount), or is as unenforced as it
+		 * was for the parent: only what the child hides anew asks the landlock backend
+		 * for hiding (sbx_ll_backend_check). */
+		size_t k = 0;
+
+		for (size_t i = 0; i < spec->n_hide; i++) {
+			const struct sbx_nest_mount *m = sbx_nest_lookup(parent, spec->hide[i]);
+
+			if (m && m->kind == SBX_NEST_HIDDEN && !strcmp(m->target, spec->hide[i]))
+				free(spec->hide[i]);
+			else
+				spec->hide[k++] = spec->hide[i];
+		}
+		spec->n_hide = k;
+	}
 	if (run->spec->chdir)
 		r = sbx_spec_set_str(&spec->chdir, run->spec->chdir, err);
 	for (size_t i = 0; r >= 0 && i < run->spec->n_env; i++)
@@ -197,12 +237,43 @@ int sbx_cli_nest_plan(const struct sbx_nest *parent, struct sbx_cli_run *run, st
 		return r;
 	/* What travels on is what was built, not what was asked. */
 	r = sbx_nest_from_plan(spec, *plan, child->depth, SBX_BACKEND_NAMESPACES, &built, err);
+	/* what stays hidden by the parent's masks (above) is still hidden for this child */
+	for (size_t i = 0; r >= 0 && i < child->n_mounts; i++)
+		if (child->mounts[i].kind == SBX_NEST_HIDDEN &&
+		    sbx_nest_lookup(built, child->mounts[i].target))
+			r = sbx_nest_put(built, child->mounts[i].target, SBX_NEST_HIDDEN, 0, 0,
+			                 err);
 	if (r >= 0)
 		r = sbx_nest_encode(built, &(*plan)->spec_blob, &(*plan)->spec_len, err);
 	if (r < 0)
 		return r;
 	sbx_spec_free(run->spec);
 	run->spec = TAKE_PTR(spec);
+	run->nest_child = TAKE_PTR(child);
+	return 0;
+}
+
+int sbx_cli_nest_mark_landlock(struct sbx_plan *plan, struct sbx_error *err)
+{
+	_cleanup_nest_ struct sbx_nest *n = NULL;
+	unsigned char *blob = NULL;
+	size_t len = 0;
+	int r;
+
+	if (!plan->spec_blob || !plan->landlock.enabled)
+		return 0;
+	r = sbx_nest_decode(plan->spec_blob, plan->spec_len, &n, err);
+	if (r >= 0)
+		r = sbx_nest_apply_landlock(n, &plan->landlock, err);
+	if (r < 0)
+		return r;
+	n->landlocked = true;
+	r = sbx_nest_encode(n, &blob, &len, err);
+	if (r < 0)
+		return r;
+	free(plan->spec_blob);
+	plan->spec_blob = blob;
+	plan->spec_len = len;
 	return 0;
 }
 
@@ -257,6 +328,10 @@ static void print_status(FILE *f, const struct sbx_nest *n, bool json)
 	fprintf(f, "backend:  %s\n", sbx_backend_name(n->backend));
 	fprintf(f, "network:  %s\n", n->net == SBX_NET_HOST ? "host" : "none (loopback only)");
 	fprintf(f, "nesting:  %s\n", n->nesting ? "allowed" : "forbidden");
+	if (n->landlocked)
+		fputs("landlock: a Landlock domain holds this worker: nested sandboxes use the "
+		      "landlock backend\n",
+		      f);
 	fputs("mounts:\n", f);
 	for (size_t i = 0; i < n->n_mounts; i++) {
 		const struct sbx_nest_mount *m = &n->mounts[i];
@@ -269,7 +344,10 @@ static void print_status(FILE *f, const struct sbx_nest *n, bool json)
 		        m->flags & SBX_NEST_F_SYSTEM ? " [system]" : "",
 		        m->rights ? sbx_ops_format(m->rights, ops, sizeof(ops)) : "nothing");
 	}
-	fputs("/proc, /dev and /tmp are the sandbox's own.\n", f);
+	if (n->backend == SBX_BACKEND_LANDLOCK)
+		fputs("/proc, /dev and /tmp are the caller's, limited by Landlock.\n", f);
+	else
+		fputs("/proc, /dev and /tmp are the sandbox's own.\n", f);
 }
 
 int sbx_cmd_status(int argc, char **argv)

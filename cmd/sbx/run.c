@@ -123,6 +123,8 @@ void sbx_cli_run_clear(struct sbx_cli_run *run)
 	sbx_spec_free(run->spec);
 	sbx_profile_free(run->profile);
 	sbx_nest_request_clear(&run->req);
+	sbx_nest_free(run->nest_child);
+	run->nest_child = NULL;
 	memset(run, 0, sizeof(*run));
 }
 
@@ -416,10 +418,13 @@ void sbx_cli_print_plan(FILE *f, const struct sbx_plan *plan, char *const *argv,
 			        "backend:    namespaces (user, mount, pid, ipc, uts, cgroup%s)\n",
 			        plan->new_net ? ", net" : "");
 		fprintf(f, "network:    %s\n", plan->new_net ? "none (loopback only)" : "host");
-		fprintf(f, "identity:   uid %u gid %u inside = host uid %u gid %u (%u id%s)%s\n",
+		fprintf(f, "identity:   uid %u gid %u inside = host uid %u gid %u (%u id%s)%s%s\n",
 		        plan->inner_uid, plan->inner_gid, plan->outer_uid, plan->outer_gid,
 		        plan->map_count, plan->map_count == 1 ? "" : "s",
-		        plan->idmap_binds ? ", binds id-mapped" : "");
+		        plan->idmap_binds ? ", binds id-mapped" : "",
+		        plan->root_swap ? "; 0 and the worker's id swapped (nesting): the host "
+		                          "root's files are the worker's"
+		                        : "");
 		fprintf(f, "cwd:        %s\n", plan->cwd);
 		fprintf(f, "operations (in order):\n");
 		for (size_t i = 0; i < plan->n_ops; i++) {
@@ -460,9 +465,9 @@ void sbx_cli_print_plan(FILE *f, const struct sbx_plan *plan, char *const *argv,
 	fprintf(f, ",\"network\":\"%s\"", plan->new_net ? "none" : "host");
 	fprintf(f,
 	        ",\"identity\":{\"uid\":%u,\"gid\":%u,\"host_uid\":%u,\"host_gid\":%u,"
-	        "\"count\":%u,\"idmap_binds\":%s}",
+	        "\"count\":%u,\"idmap_binds\":%s,\"root_swap\":%s}",
 	        plan->inner_uid, plan->inner_gid, plan->outer_uid, plan->outer_gid, plan->map_count,
-	        plan->idmap_binds ? "true" : "false");
+	        plan->idmap_binds ? "true" : "false", plan->root_swap ? "true" : "false");
 	fputs(",\"cwd\":", f);
 	sbx_json_string(f, plan->cwd);
 	fputs(",\"operations\":[", f);
@@ -534,6 +539,13 @@ int sbx_cli_plan_landlock(const struct sbx_cli_run *run, struct sbx_plan *plan, 
 		for (size_t i = 0; i < plan->landlock.n_rules; i++)
 			plan->seccomp.no_hardlinks |= plan->landlock.rules[i].hidden;
 	}
+	/* Nested: the layer holds the per-operation rights of the child's effective spec, which
+	 * mount flags alone cannot (write without delete, say). */
+	if (run->nest_child) {
+		r = sbx_nest_ll_narrow(run->nest_child, &plan->landlock, err);
+		if (r < 0)
+			return r;
+	}
 	/* A Landlock domain forbids mounting, so a worker under one could never build a
 	 * nested sandbox's mount namespace. Where nesting is allowed and the mounts alone
 	 * enforce every right, Landlock stays off; where per-operation rights need it, it
@@ -564,7 +576,9 @@ int sbx_cli_plan_landlock(const struct sbx_cli_run *run, struct sbx_plan *plan, 
 		for (char *line = strtok(warn, "\n"); line; line = strtok(NULL, "\n"))
 			fprintf(warn_to, "sbx: warning: Landlock %s\n", line);
 	}
-	return 0;
+	/* A worker in a Landlock domain can no longer mount: its effective spec says so, and
+	 * nested sandboxes take the landlock backend (nest.c). */
+	return sbx_cli_nest_mark_landlock(plan, err);
 }
 
 /* Which backend runs: as asked, or for auto, landlock where no user namespace can be made

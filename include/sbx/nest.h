@@ -23,12 +23,13 @@
 #include "sbx/plan.h"
 #include "sbx/spec.h"
 
-#define SBX_NEST_VERSION     1u
-#define SBX_NEST_MAX_DEPTH   16u            /* SPEC: at least 8 */
-#define SBX_NEST_MAX_ENTRIES 4096u          /* mounts in one effective spec */
-#define SBX_NEST_CODEC_MAX   (1u << 20)     /* bytes of an encoded spec */
-#define SBX_NEST_PROFILE_MAX 255u           /* bytes of a profile name */
+#define SBX_NEST_VERSION     2u         /* 2: per-operation rights from policies (SBX_NEST_RULE) */
+#define SBX_NEST_MAX_DEPTH   16u        /* SPEC: at least 8 */
+#define SBX_NEST_MAX_ENTRIES 4096u      /* mounts in one effective spec */
+#define SBX_NEST_CODEC_MAX   (1u << 20) /* bytes of an encoded spec */
+#define SBX_NEST_PROFILE_MAX 255u       /* bytes of a profile name */
 #define SBX_NEST_MAX_GRANTS  SBX_MAX_MOUNTS /* paths named by one nested request */
+#define SBX_NEST_MAX_RULES   512u /* SBX_NEST_RULE entries carried; beyond, stricter (dropped) */
 #define SBX_SPEC_FD_ENV      "SBX_SPEC_FD"
 #define SBX_SPEC_FD_NUMBER   3                /* the worker's spec fd: the first after stdio */
 #define SBX_NEST_PROC_DIR    "/dev/.sbx-nest" /* masked; holds the nesting procfs (plan.c) */
@@ -39,6 +40,8 @@ enum sbx_nest_kind {
 	SBX_NEST_DEVICE,   /* a device node with device access */
 	SBX_NEST_HIDDEN,   /* masked: exists, but nothing may be done to it */
 	SBX_NEST_SYMLINK,  /* a system symlink (/bin -> usr/bin): rights are those of its target */
+	SBX_NEST_RULE,     /* no mount: the per-operation rights a policy gives beneath a mount
+	                      (Landlock holds them; a nested sandbox's layer re-applies them) */
 	SBX_NEST_KIND_MAX_,
 };
 
@@ -112,6 +115,29 @@ int sbx_nest_decode(const unsigned char *buf, size_t len, struct sbx_nest **out,
  */
 int sbx_nest_from_plan(const struct sbx_spec *spec, const struct sbx_plan *plan, unsigned depth,
                        unsigned backend, struct sbx_nest **out, struct sbx_error *err);
+
+/* ---- per-operation rights (policies, Landlock) ---- */
+
+struct sbx_ll_plan;
+
+/*
+ * Carry what a worker's Landlock domain allows into its effective spec: each entry keeps only
+ * the operations the rules covering its target grant (a Landlock domain grants beneath a rule
+ * the union of the rules above), and a rule beneath an entry that grants something else there
+ * becomes an SBX_NEST_RULE entry (at most SBX_NEST_MAX_RULES; beyond, the rest are left out,
+ * which is stricter). Entries no rule covers (sbx's own /dev, say) are left alone. Never
+ * widens: rights(n', p) is a subset of rights(n, p) for every p.
+ */
+int sbx_nest_apply_landlock(struct sbx_nest *n, const struct sbx_ll_plan *ll,
+                            struct sbx_error *err);
+
+/*
+ * The other way, for a nested sandbox: cut the Landlock rules compiled from its spec down to
+ * its effective spec's per-operation rights (a rule covered by an entry keeps only what the
+ * entry allows), add a rule for each SBX_NEST_RULE entry, and mark as needed what only
+ * Landlock can deny (a write without delete, say), so that the layer is not left off.
+ */
+int sbx_nest_ll_narrow(const struct sbx_nest *n, struct sbx_ll_plan *ll, struct sbx_error *err);
 
 /* ---- narrowing ---- */
 

@@ -22,6 +22,17 @@
  * so that the worker is never kernel uid 0; bind mounts are id-mapped to match. */
 #define SBX_ROOT_MAP_BASE  2147418112u /* 0x7fff0000 */
 #define SBX_ROOT_MAP_COUNT 65536u
+/*
+ * As root, with nesting allowed, the worker is this uid and gid inside instead of 0: a nested
+ * sbx must map its own ids into a new user namespace, and the kernel lets a process map uid 0
+ * there only with CAP_SETFCAP (Linux >= 5.12, verify_root_map), which the worker never has.
+ * The sandbox's map swaps 0 and N within the range, so host uid 0's files (through the
+ * id-mapped binds) appear owned by N, the worker, and host uid N's appear owned by 0; every
+ * other id is seen as itself; nothing maps to kernel uid 0. 65533 is next to nobody (65534)
+ * and free on common distributions (Debian's base-passwd leaves 65533 unused).
+ */
+#define SBX_ROOT_NEST_ID   65533u
+#define SBX_ID_EXTENTS_MAX 4u /* lines of one uid_map or gid_map this planner writes */
 
 enum sbx_host_kind {
 	SBX_HOST_ABSENT = 0,
@@ -93,6 +104,8 @@ struct sbx_plan {
 	uid_t outer_uid, outer_gid; /* what they map to on the host */
 	unsigned map_count;         /* ids mapped from inner_*; 1 when unprivileged */
 	bool idmap_binds;           /* root: id-map binds to the worker's mapping */
+	bool root_swap; /* root with nesting: the worker is SBX_ROOT_NEST_ID, its map swaps 0 and
+	                   it (sbx_plan_id_extents); the binds keep the plain range */
 
 	char *cwd;   /* working directory inside */
 	char **envp; /* NULL-terminated */
@@ -135,6 +148,20 @@ int sbx_plan_build(const struct sbx_spec *spec, const struct sbx_host *host, str
                    struct sbx_error *err);
 
 const char *sbx_plan_kind_name(enum sbx_plan_kind kind);
+
+/* One line of a uid_map or gid_map: count ids from inner (in the namespace) onto outer. */
+struct sbx_id_extent {
+	unsigned inner, outer, count;
+};
+
+/*
+ * The extents of the sandbox's uid map (gid: false) or gid map (gid: true), or, with
+ * for_binds, of the user namespace the binds are id-mapped with (root only: the plain range,
+ * host id k seen as kernel id SBX_ROOT_MAP_BASE + k). Returns how many (at most
+ * SBX_ID_EXTENTS_MAX); the extents never overlap, inside or outside, as the kernel requires.
+ */
+size_t sbx_plan_id_extents(const struct sbx_plan *plan, bool gid, bool for_binds,
+                           struct sbx_id_extent out[SBX_ID_EXTENTS_MAX]);
 
 /* True if `path` (normalised) is a directory sbx makes in its own root only to hold mount
  * points: an ancestor of some operation's target that no operation covers (root mode mirrors

@@ -513,6 +513,14 @@ int sbx_plan_build(const struct sbx_spec *spec, const struct sbx_host *host, str
 		p->inner_gid = 0;
 		p->map_count = SBX_ROOT_MAP_COUNT;
 		p->idmap_binds = true;
+		/* With nesting, the worker must be able to map itself into a nested user
+		 * namespace, which uid 0 cannot without CAP_SETFCAP: it runs as
+		 * SBX_ROOT_NEST_ID, and root's files are seen owned by it (plan.h). */
+		if (spec->nesting) {
+			p->root_swap = true;
+			p->inner_uid = SBX_ROOT_NEST_ID;
+			p->inner_gid = SBX_ROOT_NEST_ID;
+		}
 	} else {
 		p->outer_uid = host->uid;
 		p->outer_gid = host->gid;
@@ -638,4 +646,32 @@ bool sbx_plan_is_scaffold_dir(const struct sbx_plan *plan, const char *path)
 			ancestor = true;
 	}
 	return ancestor;
+}
+
+size_t sbx_plan_id_extents(const struct sbx_plan *plan, bool gid, bool for_binds,
+                           struct sbx_id_extent out[SBX_ID_EXTENTS_MAX])
+{
+	unsigned outer = gid ? plan->outer_gid : plan->outer_uid;
+	unsigned inner = gid ? plan->inner_gid : plan->inner_uid;
+	const unsigned n = SBX_ROOT_NEST_ID;
+	size_t k = 0;
+
+	if (plan->map_count <= 1) {
+		out[0] = (struct sbx_id_extent){inner, outer, 1};
+		return 1;
+	}
+	if (!plan->root_swap || for_binds) {
+		/* the worker is 0 inside; or the binds: host id k is kernel id base + k */
+		out[0] = (struct sbx_id_extent){0, outer, plan->map_count};
+		return 1;
+	}
+	/* 0 <-> N swapped, every other id of the range as itself: the binds show host id k as
+	 * kernel id base + k, and this map shows kernel id base as N, base + N as 0. */
+	out[k++] = (struct sbx_id_extent){0, outer + n, 1};
+	if (n > 1)
+		out[k++] = (struct sbx_id_extent){1, outer + 1, n - 1};
+	out[k++] = (struct sbx_id_extent){n, outer, 1};
+	if (n + 1 < plan->map_count)
+		out[k++] = (struct sbx_id_extent){n + 1, outer + n + 1, plan->map_count - n - 1};
+	return k;
 }

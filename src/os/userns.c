@@ -37,9 +37,28 @@ static int write_file_at(int dirfd, const char *name, const char *content)
 	return 0;
 }
 
-static int write_maps_at(int procfd, const struct sbx_plan *plan, struct sbx_error *err)
+/* One map file's text: "inner outer count\n" per extent, written in one write(2). */
+static void format_map(const struct sbx_plan *plan, bool gid, bool for_binds, char *buf,
+                       size_t size)
 {
-	char map[64];
+	struct sbx_id_extent ext[SBX_ID_EXTENTS_MAX];
+	size_t n = sbx_plan_id_extents(plan, gid, for_binds, ext), len = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < n && len < size; i++) {
+		int w = snprintf(buf + len, size - len, "%u %u %u\n", ext[i].inner, ext[i].outer,
+		                 ext[i].count);
+
+		if (w < 0)
+			break;
+		len += (size_t)w;
+	}
+}
+
+static int write_maps_at(int procfd, const struct sbx_plan *plan, bool for_binds,
+                         struct sbx_error *err)
+{
+	char map[SBX_ID_EXTENTS_MAX * 40];
 	int r;
 
 	/* Unprivileged, setgroups must be denied before gid_map can be written; as root we
@@ -50,14 +69,14 @@ static int write_maps_at(int procfd, const struct sbx_plan *plan, struct sbx_err
 		return sbx_error_set(err, SBX_ERR_SETUP, -r,
 		                     "cannot write setgroups of the sandbox's user namespace: %s",
 		                     strerror(-r));
-	snprintf(map, sizeof(map), "%u %u %u\n", plan->inner_uid, plan->outer_uid, plan->map_count);
+	format_map(plan, false, for_binds, map, sizeof(map));
 	r = write_file_at(procfd, "uid_map", map);
 	if (r < 0)
 		return sbx_error_set(err, SBX_ERR_SETUP, -r,
 		                     "cannot map uid %u to host uid %u in the sandbox's user "
 		                     "namespace: %s",
 		                     plan->inner_uid, plan->outer_uid, strerror(-r));
-	snprintf(map, sizeof(map), "%u %u %u\n", plan->inner_gid, plan->outer_gid, plan->map_count);
+	format_map(plan, true, for_binds, map, sizeof(map));
 	r = write_file_at(procfd, "gid_map", map);
 	if (r < 0)
 		return sbx_error_set(err, SBX_ERR_SETUP, -r,
@@ -77,7 +96,7 @@ int sbx_userns_write_maps(pid_t pid, const struct sbx_plan *plan, struct sbx_err
 	if (procfd < 0)
 		return sbx_error_set(err, SBX_ERR_SETUP, errno, "cannot open %s: %s", path,
 		                     strerror(errno));
-	return write_maps_at(procfd, plan, err);
+	return write_maps_at(procfd, plan, false, err);
 }
 
 int sbx_userns_idmap_fd(const struct sbx_plan *plan, struct sbx_error *err)
@@ -108,7 +127,16 @@ int sbx_userns_idmap_fd(const struct sbx_plan *plan, struct sbx_error *err)
 		_exit(0);
 	}
 	close(sync[0]);
-	r = sbx_userns_write_maps(pid, plan, err);
+	snprintf(path, sizeof(path), "/proc/%d", (int)pid);
+	fd = open(path, O_DIRECTORY | O_PATH | O_CLOEXEC);
+	if (fd < 0) {
+		r = sbx_error_set(err, SBX_ERR_SETUP, errno, "cannot open %s: %s", path,
+		                  strerror(errno));
+	} else {
+		/* the binds' mapping: host id k is kernel id base + k, with no swap */
+		r = write_maps_at(fd, plan, true, err);
+		close(fd);
+	}
 	if (r >= 0) {
 		snprintf(path, sizeof(path), "/proc/%d/ns/user", (int)pid);
 		fd = open(path, O_RDONLY | O_CLOEXEC);

@@ -456,6 +456,9 @@ static void test_proc_kernel_knobs_are_readonly(void)
 	IT_EXPECT_CONTAINS(r.out, "0\n0\n0\nrefused\n");
 }
 
+/* Set by the _nesting case: root's worker is then uid 65533 inside, 0 and it swapped. */
+static bool with_nesting;
+
 static void test_worker_is_never_kernel_root(void)
 {
 	const char *t = make_tree();
@@ -471,8 +474,12 @@ static void test_worker_is_never_kernel_root(void)
 		char script[4400];
 
 		snprintf(script, sizeof(script), "echo $$ > %s; exec sleep 20", ready);
-		execl(it_sbx_path(), "sbx", "run", "-v", it_path(t, "ws"), "--", "/bin/sh", "-c",
-		      script, (char *)NULL);
+		if (with_nesting)
+			execl(it_sbx_path(), "sbx", "run", "--allow-nesting", "-v",
+			      it_path(t, "ws"), "--", "/bin/sh", "-c", script, (char *)NULL);
+		else
+			execl(it_sbx_path(), "sbx", "run", "-v", it_path(t, "ws"), "--", "/bin/sh",
+			      "-c", script, (char *)NULL);
 		_exit(99);
 	}
 	for (int i = 0; i < 200 && access(ready, F_OK) < 0; i++)
@@ -507,6 +514,12 @@ static void test_worker_is_never_kernel_root(void)
 	(void)r;
 }
 
+static void test_worker_is_never_kernel_root_nesting(void)
+{
+	with_nesting = true;
+	test_worker_is_never_kernel_root();
+}
+
 int main(int argc, char **argv)
 {
 	static const struct it_case cases[] = {
@@ -520,6 +533,7 @@ int main(int argc, char **argv)
 	    IT_CASE(test_tiocsti_cannot_reach_caller_terminal),
 	    IT_CASE(test_proc_kernel_knobs_are_readonly),
 	    IT_CASE(test_worker_is_never_kernel_root),
+	    IT_CASE(test_worker_is_never_kernel_root_nesting),
 	};
 
 	return it_main(argc, argv, cases, sizeof(cases) / sizeof(cases[0]));

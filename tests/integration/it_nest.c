@@ -3,13 +3,14 @@
  * Nested sandboxes (SPEC section 6): sbx run inside sbx run. The outer sandbox mounts the
  * directory of the sbx binary read-only so the worker can start it again.
  *
- * As root the outer worker is uid 0 without capabilities, and the kernel refuses it a user
- * namespace that maps uid 0 (CAP_SETFCAP, Linux >= 5.12): there, each kernel-enforcement case
- * checks that sbx refuses with its explanation (exit 125) rather than skipping; the refusal
- * messages and `sbx status` are checked under both users.
+ * As root, a sandbox that allows nesting runs its worker as SBX_ROOT_NEST_ID (never uid 0,
+ * which the kernel would not let it map into a nested user namespace without CAP_SETFCAP), so
+ * every case runs as root and as an ordinary user alike.
  */
+#include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "harness.h"
@@ -27,6 +28,20 @@ static const char *sbx_dir_ro(void)
 	return buf;
 }
 
+/* The directory of the sbx binary. */
+static const char *sbx_dir(void)
+{
+	static char buf[4200];
+	const char *ro = sbx_dir_ro();
+	size_t n = strlen(ro) - 3; /* ":ro" */
+
+	if (n >= sizeof(buf))
+		n = sizeof(buf) - 1;
+	memcpy(buf, ro, n);
+	buf[n] = '\0';
+	return buf;
+}
+
 /* t/src/a.c, t/secrets/key, t/out/ */
 static const char *make_tree(void)
 {
@@ -38,15 +53,35 @@ static const char *make_tree(void)
 	return t;
 }
 
-/* Root: the nested run must have been refused with the kernel's reason. */
-static bool refused_as_root(const struct it_run *r)
+/*
+ * The parent's backend. The *_landlock cases run the same bodies with the parent under the
+ * landlock backend (--backend landlock --net host: no namespaces, a Landlock domain, which
+ * forbids mounting): the nested sandbox then stacks a Landlock layer of its own in the same
+ * mount namespace, and what it may not touch is denied (EACCES) rather than absent.
+ */
+static bool ll_parent;
+
+static const char *const *parent_opts(const char *const *own)
 {
-	if (!it_is_root())
-		return false;
-	IT_EXPECT_INT(r->status, 125);
-	IT_EXPECT_CONTAINS(r->err, "cannot start a nested sandbox as uid 0");
-	IT_EXPECT_CONTAINS(r->err, "CAP_SETFCAP");
-	return true;
+	static const char *buf[64];
+	size_t n = 0;
+
+	if (ll_parent) {
+		buf[n++] = "--backend";
+		buf[n++] = "landlock";
+		buf[n++] = "--net";
+		buf[n++] = "host";
+	}
+	for (; *own && n < 63; own++)
+		buf[n++] = *own;
+	buf[n] = NULL;
+	return buf;
+}
+
+/* What a denied access gives: the namespaces backend's errno, or Landlock's EACCES. */
+static const char *denied(const char *ns_errno)
+{
+	return ll_parent ? "EACCES" : ns_errno;
 }
 
 /* The promise, in a claude-agent-like parent (workspace parts rw, secrets visible). */
@@ -71,22 +106,26 @@ static void test_restrict_readonly_sees_src_only(void)
 	struct it_run r;
 	char line[4300];
 
-	it_run_in(&r, opts, cmd);
-	if (refused_as_root(&r))
-		return;
+	it_run_in(&r, parent_opts(opts), cmd);
 	IT_EXPECT_INT(r.status, 0);
 	snprintf(line, sizeof(line), "read %s/src/a.c => ok", t);
 	IT_EXPECT_CONTAINS(r.out, line);
-	snprintf(line, sizeof(line), "write %s/src/a.c => EROFS", t);
+	snprintf(line, sizeof(line), "write %s/src/a.c => %s", t, denied("EROFS"));
 	IT_EXPECT_CONTAINS(r.out, line);
-	snprintf(line, sizeof(line), "create %s/src/new => EROFS", t);
+	snprintf(line, sizeof(line), "create %s/src/new => %s", t, denied("EROFS"));
 	IT_EXPECT_CONTAINS(r.out, line);
-	snprintf(line, sizeof(line), "read %s/secrets/key => ENOENT", t);
+	snprintf(line, sizeof(line), "read %s/secrets/key => %s", t, denied("ENOENT"));
 	IT_EXPECT_CONTAINS(r.out, line);
-	snprintf(line, sizeof(line), "ls %s/out => ENOENT", t);
+	snprintf(line, sizeof(line), "ls %s/out => %s", t, denied("ENOENT"));
 	IT_EXPECT_CONTAINS(r.out, line);
-	snprintf(line, sizeof(line), "create %s/out/x => ENOENT", t);
+	snprintf(line, sizeof(line), "create %s/out/x => %s", t, denied("ENOENT"));
 	IT_EXPECT_CONTAINS(r.out, line);
+}
+
+static void test_restrict_readonly_sees_src_only_landlock(void)
+{
+	ll_parent = true;
+	test_restrict_readonly_sees_src_only();
 }
 
 /* What the parent denies, the child cannot get: write where the parent is read-only, a
@@ -186,20 +225,24 @@ static void test_cannot_signal_or_ptrace_parent(void)
 	{
 		const char *cmd[] = {"/bin/sh", "-c", script, NULL};
 
-		it_run_in(&r, opts, cmd);
-	}
-	if (it_is_root()) {
-		IT_EXPECT_CONTAINS(r.out, "nested=125");
-		IT_EXPECT_CONTAINS(r.err, "cannot start a nested sandbox as uid 0");
-		return;
+		it_run_in(&r, parent_opts(opts), cmd);
 	}
 	IT_EXPECT_INT(r.status, 0);
 	IT_EXPECT_CONTAINS(r.out, "nested=0");
-	IT_EXPECT_CONTAINS(r.out, "=> ESRCH"); /* kill */
+	/* namespaces: the parent's processes are not in the child's pid namespace; Landlock: a
+	 * domain may not signal or ptrace a process outside it (signal scope, ABI 6) */
+	IT_EXPECT_CONTAINS(r.out, ll_parent ? "=> EPERM" : "=> ESRCH"); /* kill */
 	IT_EXPECT_NOT_CONTAINS(r.out, "kill 3 => ok");
 	IT_EXPECT_NOT_CONTAINS(r.out, "ptrace 3 => ok");
-	IT_EXPECT_CONTAINS(r.out, "/environ => ENOENT");
+	IT_EXPECT_NOT_CONTAINS(r.out, "/environ => ok");
+	IT_EXPECT_CONTAINS(r.out, ll_parent ? "/environ => EACCES" : "/environ => ENOENT");
 	IT_EXPECT_CONTAINS(r.out, "sleeper-alive");
+}
+
+static void test_cannot_signal_or_ptrace_parent_landlock(void)
+{
+	ll_parent = true;
+	test_cannot_signal_or_ptrace_parent();
 }
 
 /* No secret of the parent reaches the child: not its environment, not its open files. */
@@ -221,13 +264,9 @@ static void test_no_parent_secrets_in_env_or_fds(void)
 	{
 		const char *cmd[] = {"/bin/sh", "-c", script, NULL};
 
-		it_run_in(&r, opts, cmd);
+		it_run_in(&r, parent_opts(opts), cmd);
 	}
 	IT_EXPECT_CONTAINS(r.out, "outer-env=hunter2");
-	if (it_is_root()) {
-		IT_EXPECT_CONTAINS(r.out, "nested=125");
-		return;
-	}
 	IT_EXPECT_CONTAINS(r.out, "nested=0");
 	/* the probe's fds: stdio, the spec memfd; the shell's fd 7 did not come through */
 	IT_EXPECT_CONTAINS(r.out, "fds => 0 1 2 3\n");
@@ -236,6 +275,12 @@ static void test_no_parent_secrets_in_env_or_fds(void)
 	IT_EXPECT(strstr(r.out, "hunter2") && !strstr(strstr(r.out, "hunter2") + 1, "hunter2"));
 	IT_EXPECT_NOT_CONTAINS(r.out, "SBX_IT_TOKEN");
 	IT_EXPECT_NOT_CONTAINS(r.out, "fd7=0");
+}
+
+static void test_no_parent_secrets_in_env_or_fds_landlock(void)
+{
+	ll_parent = true;
+	test_no_parent_secrets_in_env_or_fds();
 }
 
 /* A worker that forges a wider spec, or drops it, gains nothing: the kernel holds. */
@@ -270,14 +315,12 @@ static void test_forged_or_dropped_spec_gains_nothing(void)
 		                     it_path(t, "secrets/key"),
 		                     NULL};
 
-		it_run_in(&r, opts, cmd);
-		if (!refused_as_root(&r)) {
-			IT_EXPECT_INT(r.status, 0);
-			snprintf(line, sizeof(line), "write %s/src/a.c => EROFS", t);
-			IT_EXPECT_CONTAINS(r.out, line);
-			snprintf(line, sizeof(line), "read %s/secrets/key => ENOENT", t);
-			IT_EXPECT_CONTAINS(r.out, line);
-		}
+		it_run_in(&r, parent_opts(opts), cmd);
+		IT_EXPECT_INT(r.status, 0);
+		snprintf(line, sizeof(line), "write %s/src/a.c => %s", t, denied("EROFS"));
+		IT_EXPECT_CONTAINS(r.out, line);
+		snprintf(line, sizeof(line), "read %s/secrets/key => %s", t, denied("ENOENT"));
+		IT_EXPECT_CONTAINS(r.out, line);
 	}
 	{
 		/* dropped: no SBX_SPEC_FD, so sbx takes itself for a top-level launch */
@@ -299,14 +342,13 @@ static void test_forged_or_dropped_spec_gains_nothing(void)
 		                     it_path(t, "src"),
 		                     NULL};
 
-		it_run_in(&r, opts, cmd);
-		if (!it_is_root()) {
+		it_run_in(&r, parent_opts(opts), cmd);
+		snprintf(line, sizeof(line), "write %s/src/a.c => ok", t);
+		IT_EXPECT_NOT_CONTAINS(r.out, line);
+		if (!ll_parent) {
 			IT_EXPECT_INT(r.status, 0);
 			snprintf(line, sizeof(line), "write %s/src/a.c => EROFS", t);
 			IT_EXPECT_CONTAINS(r.out, line);
-		} else {
-			/* root's worker cannot map uid 0 either way */
-			IT_EXPECT_INT(r.status, 125);
 		}
 	}
 	{
@@ -314,7 +356,7 @@ static void test_forged_or_dropped_spec_gains_nothing(void)
 		const char *cmd[] = {"/usr/bin/env", "SBX_SPEC_FD=0", it_sbx_path(), "run",
 		                     "--",           "true",          NULL};
 
-		it_run_in(&r, opts, cmd);
+		it_run_in(&r, parent_opts(opts), cmd);
 		IT_EXPECT_INT(r.status, 125);
 		IT_EXPECT_CONTAINS(r.err, "SBX_SPEC_FD=0");
 		IT_EXPECT_CONTAINS(r.err, "not a sealed memfd");
@@ -326,10 +368,16 @@ static void test_forged_or_dropped_spec_gains_nothing(void)
 		                     "/proc/self/fd/3; echo trunc=$?",
 		                     NULL};
 
-		it_run_in(&r, opts, cmd);
+		it_run_in(&r, parent_opts(opts), cmd);
 		IT_EXPECT_NOT_CONTAINS(r.out, "append=0");
 		IT_EXPECT_NOT_CONTAINS(r.out, "trunc=0");
 	}
+}
+
+static void test_forged_or_dropped_spec_gains_nothing_landlock(void)
+{
+	ll_parent = true;
+	test_forged_or_dropped_spec_gains_nothing();
 }
 
 /* Nesting 8 deep, inheriting all the way; the deepest one knows its depth. */
@@ -347,12 +395,310 @@ static void test_eight_deep(void)
 	         "exec %s status\n",
 	         it_sbx_path(), script, it_sbx_path());
 	it_write_file(script, body);
-	it_run_in(&r, opts, cmd);
-	if (refused_as_root(&r))
-		return;
+	it_run_in(&r, parent_opts(opts), cmd);
 	IT_EXPECT_INT(r.status, 0);
 	IT_EXPECT_CONTAINS(r.out, "depth:    8\n");
-	IT_EXPECT_CONTAINS(r.out, "backend:  namespaces\n");
+	IT_EXPECT_CONTAINS(r.out, ll_parent ? "backend:  landlock\n" : "backend:  namespaces\n");
+}
+
+static void test_eight_deep_landlock(void)
+{
+	ll_parent = true;
+	test_eight_deep();
+}
+
+/*
+ * Identity, as root and as a user: the worker is never kernel uid 0 (root's sandbox with
+ * nesting runs it as SBX_ROOT_NEST_ID, with 0 and that id swapped in its map), the caller's
+ * own files are the worker's, and what the worker and a nested child write is the caller's on
+ * the host.
+ */
+static void test_identity_and_ownership(void)
+{
+	const char *t = make_tree();
+	const char *opts[] = {"--allow-nesting", "-v", sbx_dir_ro(), "-v", it_path(t, "out"), NULL};
+	unsigned want = it_is_root() ? SBX_ROOT_NEST_ID : (unsigned)getuid();
+	char script[8192], line[4300];
+	struct it_run r;
+	struct stat st;
+	bool worker_line = false;
+
+	snprintf(
+	    script, sizeof(script),
+	    "echo uid=$(id -u) gid=$(id -g); echo HOME=$HOME; cat /proc/self/uid_map; "
+	    "echo owner=$(stat -c %%u %s/out); echo x > %s/out/by-parent && echo parent-wrote; "
+	    "%s run --restrict %s/out -- /bin/sh -c 'echo child-uid=$(id -u); echo y > "
+	    "%s/out/by-child && echo child-wrote'",
+	    t, t, it_sbx_path(), t, t);
+	{
+		const char *cmd[] = {"/bin/sh", "-c", script, NULL};
+
+		it_run_in(&r, opts, cmd);
+	}
+	IT_EXPECT_INT(r.status, 0);
+	snprintf(line, sizeof(line), "uid=%u gid=%u\n", want, it_is_root() ? want : getgid());
+	IT_EXPECT_CONTAINS(r.out, line);
+	IT_EXPECT_NOT_CONTAINS(r.out, "HOME=\n");
+	snprintf(line, sizeof(line), "owner=%u\n", want);
+	IT_EXPECT_CONTAINS(r.out, line);
+	snprintf(line, sizeof(line), "child-uid=%u\n", want);
+	IT_EXPECT_CONTAINS(r.out, line);
+	IT_EXPECT_CONTAINS(r.out, "parent-wrote");
+	IT_EXPECT_CONTAINS(r.out, "child-wrote");
+	/* /proc/self/uid_map: no extent reaches kernel uid 0 (bar an ordinary user's own) */
+	for (const char *l = r.out; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
+		unsigned in, out, count;
+
+		if (sscanf(l, " %u %u %u", &in, &out, &count) != 3)
+			continue;
+		IT_EXPECT(out != 0 && out + count > out);
+		if (in <= want && want - in < count) {
+			worker_line = true;
+			IT_EXPECT_INT(out + (want - in),
+			              it_is_root() ? SBX_ROOT_MAP_BASE : (unsigned)getuid());
+		}
+	}
+	IT_EXPECT(worker_line);
+	/* on the host, both files are the caller's */
+	IT_EXPECT_INT(stat(it_path(t, "out/by-parent"), &st), 0);
+	IT_EXPECT_INT(st.st_uid, getuid());
+	IT_EXPECT_INT(stat(it_path(t, "out/by-child"), &st), 0);
+	IT_EXPECT_INT(st.st_uid, getuid());
+	IT_EXPECT_INT(st.st_gid, getgid());
+}
+
+/*
+ * The issue's "done when", with the shipped profile: `sbx run -p claude-agent` (a throwaway
+ * HOME and workspace), and inside it a sub-worker with `--restrict SRC --readonly` sees SRC,
+ * not the secret beside it nor the one outside the workspace, and cannot write; asking for
+ * write where the parent is read-only is refused with exit 125, naming the request, the
+ * parent's boundaries and an alternative.
+ */
+static void test_claude_agent_parent(void)
+{
+	const char *t = it_tmpdir(), *srcdir = getenv("SBX_SOURCE_DIR");
+	char *ws = it_path(t, "ws"), *home = it_path(t, "home");
+	const char *opts[] = {"-p", "claude-agent", "-v", sbx_dir_ro(), NULL};
+	char script[16384], line[8192], prof[4200];
+	struct it_run r;
+
+	if (!srcdir || !*srcdir)
+		it_fail(__FILE__, __LINE__, "SBX_SOURCE_DIR is not set (CTest sets it)");
+	it_write_file(it_path(ws, "src/a.c"), "int main;\n");
+	it_write_file(it_path(ws, "secrets/key"), "hunter2\n");
+	it_write_file(it_path(t, "outside/key"), "hunter3\n");
+	it_write_file(it_path(home, ".claude/settings.json"), "{}\n");
+	snprintf(prof, sizeof(prof), "%s/profiles", srcdir);
+	setenv("SBX_PROFILE_PATH", prof, 1);
+	setenv("HOME", home, 1);
+	unsetenv("XDG_CONFIG_HOME");
+	if (chdir(ws) < 0)
+		it_fail(__FILE__, __LINE__, "chdir %s: %s", ws, strerror(errno));
+	snprintf(
+	    script, sizeof(script),
+	    "cat %s/secrets/key >/dev/null && echo parent-sees-secret; "
+	    "%s run --restrict %s/src --readonly --allow-read %s -- %s --probe read %s/src/a.c "
+	    "ls %s/src write %s/src/a.c create %s/src/new read %s/secrets/key read "
+	    "%s/outside/key; echo nested=$?; "
+	    "%s run --allow-write %s/.claude -- true; echo refused=$?",
+	    ws, it_sbx_path(), ws, it_self_dir(), it_self(), ws, ws, ws, ws, ws, t, it_sbx_path(),
+	    home);
+	{
+		const char *cmd[] = {"/bin/sh", "-c", script, NULL};
+
+		it_run_in(&r, parent_opts(opts), cmd);
+	}
+	IT_EXPECT_INT(r.status, 0);
+	IT_EXPECT_CONTAINS(r.out, "parent-sees-secret");
+	IT_EXPECT_CONTAINS(r.out, "nested=0");
+	snprintf(line, sizeof(line), "read %s/src/a.c => ok", ws);
+	IT_EXPECT_CONTAINS(r.out, line);
+	snprintf(line, sizeof(line), "ls %s/src => ok", ws);
+	IT_EXPECT_CONTAINS(r.out, line);
+	snprintf(line, sizeof(line), "write %s/src/a.c => %s", ws, denied("EROFS"));
+	IT_EXPECT_CONTAINS(r.out, line);
+	snprintf(line, sizeof(line), "create %s/src/new => %s", ws, denied("EROFS"));
+	IT_EXPECT_CONTAINS(r.out, line);
+	snprintf(line, sizeof(line), "read %s/secrets/key => %s", ws, denied("ENOENT"));
+	IT_EXPECT_CONTAINS(r.out, line);
+	snprintf(line, sizeof(line), "read %s/outside/key => %s", t, denied("ENOENT"));
+	IT_EXPECT_CONTAINS(r.out, line);
+	IT_EXPECT_CONTAINS(r.out, "refused=125");
+	snprintf(line, sizeof(line),
+	         "cannot grant write on %s/.claude (--allow-write %s/.claude): the parent sandbox "
+	         "has %s/.claude read-only; child sandboxes can only narrow access (parent: read ",
+	         home, home, home);
+	IT_EXPECT_CONTAINS(r.err, line);
+	snprintf(line, sizeof(line), "write %s", ws);
+	IT_EXPECT_CONTAINS(r.err, line);
+	snprintf(line, sizeof(line), "use --allow-read %s/.claude", home);
+	IT_EXPECT_CONTAINS(r.err, line);
+	IT_EXPECT(access(it_path(ws, "src/new"), F_OK) < 0);
+}
+
+static void test_claude_agent_parent_landlock(void)
+{
+	ll_parent = true;
+	test_claude_agent_parent();
+}
+
+/*
+ * A namespaces parent whose policies need Landlock (a mount where nothing may be deleted) runs
+ * in a Landlock domain, which forbids mounting: its nested sandbox takes the landlock backend,
+ * narrows with a stacked layer, and the parent's per-operation rights reach it (no delete).
+ */
+static void test_landlocked_parent(void)
+{
+	const char *t = make_tree();
+	char *prof = it_path(t, "keep.yaml"), yaml[8192], script[8192], line[4300];
+	const char *opts[] = {"-p", prof, "-v", sbx_dir_ro(), NULL};
+	struct it_run r;
+
+	it_write_file(it_path(t, "policies/nodelete.yaml"),
+	              "version: 1\nname: nodelete\nrules:\n  - name: most\n    paths: [\"**\"]\n"
+	              "    operations: [read, list, stat, write, create, execute]\n"
+	              "    decision: allow\n");
+	it_write_file(it_path(t, "src/old"), "x\n");
+	it_write_file(it_path(t, "src/hidden"), "HIDDEN-CONTENT\n");
+	snprintf(yaml, sizeof(yaml),
+	         "version: 1\nname: keep\nnesting: true\nhide: [%s/src/hidden]\nmounts:\n"
+	         "  - path: %s/src\n    policy: nodelete\n  - path: %s/secrets\n"
+	         "    readonly: true\n",
+	         t, t, t);
+	it_write_file(prof, yaml);
+	snprintf(
+	    script, sizeof(script),
+	    "%s status; %s run --restrict %s/src --allow-read %s --allow-read %s -- /bin/sh -c "
+	    "'%s status; %s "
+	    "--probe read %s/src/a.c write %s/src/a.c unlink %s/src/old read %s/secrets/key; "
+	    "cat %s/src/hidden'; echo nested=$?",
+	    it_sbx_path(), it_sbx_path(), t, it_self_dir(), sbx_dir(), it_sbx_path(), it_self(), t,
+	    t, t, t, t);
+	{
+		const char *cmd[] = {"/bin/sh", "-c", script, NULL};
+
+		it_run_in(&r, opts, cmd);
+	}
+	IT_EXPECT_INT(r.status, 0);
+	IT_EXPECT_CONTAINS(r.out, "landlock: a Landlock domain holds this worker");
+	IT_EXPECT_CONTAINS(r.out, "depth:    2\nbackend:  landlock\n");
+	/* the parent's per-operation rights travel in its effective spec, to the child's */
+	snprintf(line, sizeof(line), "rw  bind     %s/src  (read,list,stat,write,create,execute)\n",
+	         t);
+	IT_EXPECT_CONTAINS(r.out, line);
+	IT_EXPECT(strstr(r.out, line) && strstr(strstr(r.out, line) + 1, line));
+	IT_EXPECT_CONTAINS(r.out, "nested=0");
+	snprintf(line, sizeof(line), "read %s/src/a.c => ok", t);
+	IT_EXPECT_CONTAINS(r.out, line);
+	snprintf(line, sizeof(line), "write %s/src/a.c => ok", t);
+	IT_EXPECT_CONTAINS(r.out, line);
+	snprintf(line, sizeof(line), "unlink %s/src/old => EACCES", t);
+	IT_EXPECT_CONTAINS(r.out, line);
+	snprintf(line, sizeof(line), "read %s/secrets/key => EACCES", t);
+	IT_EXPECT_CONTAINS(r.out, line);
+	IT_EXPECT_INT(access(it_path(t, "src/old"), F_OK), 0);
+	/* the parent's hidden path stays hidden for the child, and its spec says so */
+	IT_EXPECT_NOT_CONTAINS(r.out, "HIDDEN-CONTENT");
+	snprintf(line, sizeof(line), "-   hidden   %s/src/hidden  (nothing)", t);
+	IT_EXPECT(strstr(r.out, line) && strstr(strstr(r.out, line) + 1, line));
+}
+
+/*
+ * The child's own Landlock layer holds the per-operation rights its effective spec carries:
+ * a worker whose spec says "no delete on SRC" (here it narrows its own, which it may) starts
+ * a child that cannot delete there, though the worker itself can.
+ */
+static void test_child_layer_holds_carried_rights(void)
+{
+	const char *t = make_tree();
+	const char *opts[] = {"--allow-nesting", "-v", sbx_dir_ro(), "-v", it_path(t, "src"), NULL};
+	char rights[16], line[4300];
+	struct it_run r;
+
+	it_write_file(it_path(t, "src/old"), "x\n");
+	it_write_file(it_path(t, "src/old2"), "x\n");
+	snprintf(rights, sizeof(rights), "%u", SBX_OP_ALL & ~SBX_OP_DELETE);
+	{
+		const char *cmd[] = {"@probe",
+		                     "--forge-rights",
+		                     it_path(t, "src"),
+		                     rights,
+		                     it_sbx_path(),
+		                     "run",
+		                     "--restrict",
+		                     it_path(t, "src"),
+		                     "--allow-read",
+		                     it_self_dir(),
+		                     "--",
+		                     "@probe",
+		                     "--probe",
+		                     "write",
+		                     it_path(t, "src/a.c"),
+		                     "create",
+		                     it_path(t, "src/new"),
+		                     "unlink",
+		                     it_path(t, "src/old"),
+		                     NULL};
+
+		it_run_in(&r, parent_opts(opts), cmd);
+	}
+	IT_EXPECT_INT(r.status, 0);
+	snprintf(line, sizeof(line), "write %s/src/a.c => ok", t);
+	IT_EXPECT_CONTAINS(r.out, line);
+	snprintf(line, sizeof(line), "create %s/src/new => ok", t);
+	IT_EXPECT_CONTAINS(r.out, line);
+	snprintf(line, sizeof(line), "unlink %s/src/old => EACCES", t);
+	IT_EXPECT_CONTAINS(r.out, line);
+	/* while the worker itself may delete there */
+	{
+		const char *cmd[] = {"@probe", "--probe", "unlink", it_path(t, "src/old2"), NULL};
+
+		it_run_in(&r, parent_opts(opts), cmd);
+		snprintf(line, sizeof(line), "unlink %s/src/old2 => ok", t);
+		IT_EXPECT_CONTAINS(r.out, line);
+	}
+}
+
+/* A nested --profile's policies reach the child's Landlock layer: they only take away. */
+static void test_nested_profile_policy(void)
+{
+	const char *t = make_tree();
+	char *prof = it_path(t, "out/keep.yaml"), yaml[8192], line[4300];
+	const char *opts[] = {"--allow-nesting", "-v", sbx_dir_ro(),         "-v",
+	                      it_path(t, "src"), "-v", it_path(t, "out:ro"), NULL};
+	struct it_run r;
+
+	it_write_file(it_path(t, "out/policies/nodelete.yaml"),
+	              "version: 1\nname: nodelete\nrules:\n  - name: most\n    paths: [\"**\"]\n"
+	              "    operations: [read, list, stat, write, create, execute]\n"
+	              "    decision: allow\n");
+	it_write_file(it_path(t, "src/old"), "x\n");
+	snprintf(yaml, sizeof(yaml),
+	         "version: 1\nname: keep\nmounts:\n  - path: %s/src\n    policy: nodelete\n"
+	         "  - path: %s\n    readonly: true\n",
+	         t, it_self_dir());
+	it_write_file(prof, yaml);
+	{
+		const char *cmd[] = {it_sbx_path(),
+		                     "run",
+		                     "-p",
+		                     prof,
+		                     "--",
+		                     "@probe",
+		                     "--probe",
+		                     "write",
+		                     it_path(t, "src/a.c"),
+		                     "unlink",
+		                     it_path(t, "src/old"),
+		                     NULL};
+
+		it_run_in(&r, parent_opts(opts), cmd);
+	}
+	IT_EXPECT_INT(r.status, 0);
+	snprintf(line, sizeof(line), "write %s/src/a.c => ok", t);
+	IT_EXPECT_CONTAINS(r.out, line);
+	snprintf(line, sizeof(line), "unlink %s/src/old => EACCES", t);
+	IT_EXPECT_CONTAINS(r.out, line);
 }
 
 static void test_status(void)
@@ -414,6 +760,30 @@ static int forge_main(int argc, char **argv)
 	return 127;
 }
 
+/* --forge-rights PATH RIGHTS CMD...: like --forge, but set PATH's rights to RIGHTS. */
+static int forge_rights_main(int argc, char **argv)
+{
+	struct sbx_nest *n = NULL;
+	unsigned char *buf = NULL, *out = NULL;
+	size_t len = 0, olen = 0;
+	char num[16];
+	int fd;
+
+	if (argc < 3 || sbx_memfd_read_spec(atoi(getenv("SBX_SPEC_FD")), &buf, &len, NULL) < 0 ||
+	    sbx_nest_decode(buf, len, &n, NULL) < 0)
+		return 2;
+	if (sbx_nest_put(n, argv[0], SBX_NEST_BIND, (unsigned)atoi(argv[1]), 0, NULL) < 0 ||
+	    sbx_nest_encode(n, &out, &olen, NULL) < 0)
+		return 2;
+	fd = sbx_memfd_sealed(out, olen, NULL);
+	if (fd < 0 || fcntl(fd, F_SETFD, 0) < 0)
+		return 2;
+	snprintf(num, sizeof(num), "%d", fd);
+	setenv("SBX_SPEC_FD", num, 1);
+	execv(argv[2], argv + 2);
+	return 127;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct it_case cases[] = {
@@ -424,9 +794,22 @@ int main(int argc, char **argv)
 	    IT_CASE(test_forged_or_dropped_spec_gains_nothing),
 	    IT_CASE(test_eight_deep),
 	    IT_CASE(test_status),
+	    IT_CASE(test_identity_and_ownership),
+	    IT_CASE(test_restrict_readonly_sees_src_only_landlock),
+	    IT_CASE(test_cannot_signal_or_ptrace_parent_landlock),
+	    IT_CASE(test_no_parent_secrets_in_env_or_fds_landlock),
+	    IT_CASE(test_forged_or_dropped_spec_gains_nothing_landlock),
+	    IT_CASE(test_eight_deep_landlock),
+	    IT_CASE(test_claude_agent_parent),
+	    IT_CASE(test_claude_agent_parent_landlock),
+	    IT_CASE(test_landlocked_parent),
+	    IT_CASE(test_child_layer_holds_carried_rights),
+	    IT_CASE(test_nested_profile_policy),
 	};
 
 	if (argc > 1 && strcmp(argv[1], "--forge") == 0)
 		return forge_main(argc - 2, argv + 2);
+	if (argc > 1 && strcmp(argv[1], "--forge-rights") == 0)
+		return forge_rights_main(argc - 2, argv + 2);
 	return it_main(argc, argv, cases, sizeof(cases) / sizeof(cases[0]));
 }

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sbx/landlock.h"
 #include "sbx/nest.h"
 #include "sbx/policy.h"
 
@@ -124,9 +125,9 @@ static void test_codec_refuses_truncated_and_garbage(void **state)
 	{
 		struct sbx_nest *out = NULL;
 
-		a[8] = 2;
+		a[8] = 1; /* version 1 carried no per-operation rights from policies */
 		assert_int_equal(sbx_nest_decode(a, len, &out, &err), -EBADMSG);
-		assert_non_null(strstr(err.msg, "version 2"));
+		assert_non_null(strstr(err.msg, "version 1"));
 	}
 	free(a);
 }
@@ -142,6 +143,169 @@ static void test_codec_refuses_writable_system_mount(void **state)
 	n->mounts[0].kind = SBX_NEST_BIND;
 	assert_int_equal(sbx_nest_encode(n, &a, &len, NULL), -EBADMSG);
 	assert_null(a);
+}
+
+/* ---- narrowing ---- */
+
+/* ---- per-operation rights (codec version 2) ---- */
+
+#define NODEL (RW & ~SBX_OP_DELETE)
+
+/* Rule entries travel, canonically; a system or '/' rule entry, or too many, is refused. */
+static void test_codec_rule_entries(void **state)
+{
+	_cleanup_nest_ struct sbx_nest *n = parent_fixture();
+	_cleanup_nest_ struct sbx_nest *back = NULL;
+	unsigned char *a = NULL, *b = NULL;
+	size_t alen, blen;
+	struct sbx_error err;
+
+	(void)state;
+	assert_int_equal(sbx_nest_put(n, "/out/docs", SBX_NEST_RULE, RO, 0, NULL), 0);
+	n->mounts[2].rights = NODEL; /* /out */
+	assert_string_equal(n->mounts[2].target, "/out");
+	n->landlocked = true;
+	assert_int_equal(sbx_nest_encode(n, &a, &alen, NULL), 0);
+	assert_int_equal(sbx_nest_decode(a, alen, &back, NULL), 0);
+	assert_true(back->landlocked);
+	assert_int_equal(sbx_nest_rights(back, "/out/docs/x"), RO);
+	assert_int_equal(sbx_nest_rights(back, "/out/x"), NODEL);
+	assert_int_equal(sbx_nest_encode(back, &b, &blen, NULL), 0);
+	assert_int_equal(alen, blen);
+	assert_memory_equal(a, b, alen);
+	free(a);
+	free(b);
+
+	/* a rule entry may not be a system mount, nor '/' */
+	assert_int_equal(sbx_nest_put(n, "/", SBX_NEST_RULE, RO, 0, NULL), 0);
+	assert_int_equal(sbx_nest_encode(n, &a, &alen, &err), -EBADMSG);
+	assert_non_null(strstr(err.msg, "rule entry"));
+	assert_int_equal(sbx_nest_put(n, "/", SBX_NEST_BIND, RO, 0, NULL), 0);
+	for (unsigned i = 0; i <= SBX_NEST_MAX_RULES; i++) {
+		char path[64];
+
+		snprintf(path, sizeof(path), "/out/r%u", i);
+		assert_int_equal(sbx_nest_put(n, path, SBX_NEST_RULE, RO, 0, NULL), 0);
+	}
+	assert_int_equal(sbx_nest_encode(n, &a, &alen, &err), -EBADMSG);
+	assert_non_null(strstr(err.msg, "too many rule entries"));
+}
+
+static void ll_add(struct sbx_ll_plan *ll, const char *path, unsigned ops)
+{
+	struct sbx_ll_rule *grown = realloc(ll->rules, (ll->n_rules + 1) * sizeof(*grown));
+
+	assert_non_null(grown);
+	ll->rules = grown;
+	grown[ll->n_rules++] = (struct sbx_ll_rule){.path = strdup(path),
+	                                            .access = sbx_ll_fs_from_ops(ops),
+	                                            .full = sbx_ll_fs_from_ops(ops),
+	                                            .ops = ops,
+	                                            .why = "test"};
+}
+
+/* A Landlock domain's rules become the effective spec's rights: never wider, rule entries
+ * where a rule beneath a mount grants more than the mount's target has. */
+static void test_apply_landlock(void **state)
+{
+	_cleanup_nest_ struct sbx_nest *n = parent_fixture();
+	_cleanup_nest_ struct sbx_nest *before = parent_fixture();
+	struct sbx_ll_plan ll = {.enabled = true, .handled_fs = SBX_LL_FS_ALL};
+	static const char *const probe[] = {
+	    "/usr/bin/cc", "/src",     "/src/a.c",   "/src/.git/hooks/x", "/src/.env", "/out",
+	    "/out/keep/x", "/cache/x", "/secrets/k", "/dev/null",         "/elsewhere"};
+
+	(void)state;
+	ll_add(&ll, "/usr", RO);
+	ll_add(&ll, "/src", NODEL);
+	ll_add(&ll, "/out", RO);
+	ll_add(&ll, "/out/keep", RW); /* a rule beneath a mount that gives more */
+	ll_add(&ll, "/cache", RO);
+	/* /secrets: no rule at all, so nothing of it is granted */
+	assert_int_equal(sbx_nest_apply_landlock(n, &ll, NULL), 0);
+	assert_int_equal(sbx_nest_rights(n, "/src/a.c"), NODEL);
+	assert_int_equal(sbx_nest_rights(n, "/src/.git/hooks/x"), RO); /* ro mount, rule NODEL */
+	assert_int_equal(sbx_nest_rights(n, "/src/.env"), 0);
+	assert_int_equal(sbx_nest_rights(n, "/out/x"), RO);
+	assert_int_equal(sbx_nest_rights(n, "/out/keep/x"), RW);
+	assert_int_equal(sbx_nest_lookup(n, "/out/keep/x")->kind, SBX_NEST_RULE);
+	assert_int_equal(sbx_nest_rights(n, "/usr/bin/cc"), RO);
+	/* never wider than the mounts alone */
+	for (size_t i = 0; i < sizeof(probe) / sizeof(probe[0]); i++)
+		assert_int_equal(sbx_nest_rights(n, probe[i]) & ~sbx_nest_rights(before, probe[i]),
+		                 0);
+	/* and it still encodes */
+	{
+		unsigned char *a = NULL;
+		size_t len;
+
+		assert_int_equal(sbx_nest_encode(n, &a, &len, NULL), 0);
+		free(a);
+	}
+	sbx_ll_plan_clear(&ll);
+}
+
+/* The landlock backend's entry-by-entry expansion: thousands of rules beneath a mount give at
+ * most SBX_NEST_MAX_RULES rule entries (the rest stricter), and the spec still encodes. */
+static void test_apply_landlock_many_rules(void **state)
+{
+	_cleanup_nest_ struct sbx_nest *n = parent_fixture();
+	struct sbx_ll_plan ll = {.enabled = true, .handled_fs = SBX_LL_FS_ALL};
+	size_t rules = 0;
+	unsigned char *a = NULL;
+	size_t len;
+
+	(void)state;
+	ll_add(&ll, "/out", RO); /* reduced: a read-only path beneath it */
+	for (unsigned i = 0; i < 3000; i++) {
+		char path[64];
+
+		snprintf(path, sizeof(path), "/out/entry%u", i);
+		ll_add(&ll, path, RW);
+	}
+	assert_int_equal(sbx_nest_apply_landlock(n, &ll, NULL), 0);
+	for (size_t i = 0; i < n->n_mounts; i++)
+		rules += n->mounts[i].kind == SBX_NEST_RULE;
+	assert_int_equal(rules, SBX_NEST_MAX_RULES);
+	assert_int_equal(sbx_nest_rights(n, "/out/x"), RO);
+	assert_int_equal(sbx_nest_rights(n, "/out/entry0/x"), RW);
+	assert_int_equal(sbx_nest_encode(n, &a, &len, NULL), 0);
+	free(a);
+	sbx_ll_plan_clear(&ll);
+}
+
+/* A nested sandbox's layer is cut down to its effective spec, gets its rule entries, and is
+ * marked needed where mount flags cannot say the rights (no delete). */
+static void test_ll_narrow(void **state)
+{
+	_cleanup_nest_ struct sbx_nest *child = sbx_nest_new();
+	struct sbx_ll_plan ll = {.enabled = true, .handled_fs = SBX_LL_FS_ALL};
+	bool saw_rule = false;
+
+	(void)state;
+	child->profile = strdup("p");
+	child->depth = 2;
+	assert_int_equal(sbx_nest_put(child, "/usr", SBX_NEST_BIND, RO, SBX_NEST_F_SYSTEM, NULL),
+	                 0);
+	assert_int_equal(sbx_nest_put(child, "/ws", SBX_NEST_BIND, NODEL, 0, NULL), 0);
+	assert_int_equal(sbx_nest_put(child, "/ws/out", SBX_NEST_RULE, RW, 0, NULL), 0);
+	ll_add(&ll, "/usr", RO);
+	ll_add(&ll, "/ws", RW);  /* compiled from a writable mount */
+	ll_add(&ll, "/tmp", RW); /* sbx's private /tmp: not the spec's to narrow */
+	assert_int_equal(sbx_nest_ll_narrow(child, &ll, NULL), 0);
+	for (size_t i = 0; i < ll.n_rules; i++) {
+		if (!strcmp(ll.rules[i].path, "/ws"))
+			assert_int_equal(ll.rules[i].access, sbx_ll_fs_from_ops(NODEL));
+		if (!strcmp(ll.rules[i].path, "/tmp"))
+			assert_int_equal(ll.rules[i].access, sbx_ll_fs_from_ops(RW));
+		if (!strcmp(ll.rules[i].path, "/ws/out")) {
+			saw_rule = true;
+			assert_int_equal(ll.rules[i].access, sbx_ll_fs_from_ops(RW));
+		}
+	}
+	assert_true(saw_rule);
+	assert_true(ll.needed_fs & SBX_LL_FS_REMOVE_FILE);
+	sbx_ll_plan_clear(&ll);
 }
 
 /* ---- narrowing ---- */
@@ -436,7 +600,10 @@ static void test_property_never_widens(void **state)
 			bool sys = strncmp(t, "/usr", 4) == 0;
 
 			assert_int_equal(sbx_nest_put(cur, t,
-			                              kinds == 3 ? SBX_NEST_HIDDEN : SBX_NEST_BIND,
+			                              kinds == 3 ? SBX_NEST_HIDDEN
+			                              : kinds == 2 && !sys && strcmp(t, "/")
+			                                  ? SBX_NEST_RULE
+			                                  : SBX_NEST_BIND,
 			                              sys ? RO : (rnd(&seed) & SBX_OP_ALL),
 			                              sys ? SBX_NEST_F_SYSTEM : 0, NULL),
 			                 0);
@@ -517,6 +684,10 @@ int main(void)
 	    cmocka_unit_test(test_codec_round_trip),
 	    cmocka_unit_test(test_codec_refuses_truncated_and_garbage),
 	    cmocka_unit_test(test_codec_refuses_writable_system_mount),
+	    cmocka_unit_test(test_codec_rule_entries),
+	    cmocka_unit_test(test_apply_landlock),
+	    cmocka_unit_test(test_apply_landlock_many_rules),
+	    cmocka_unit_test(test_ll_narrow),
 	    cmocka_unit_test(test_inherit_by_default),
 	    cmocka_unit_test(test_restrict_readonly),
 	    cmocka_unit_test(test_allowlists),

@@ -244,7 +244,71 @@ static void test_identity(void **state)
 	assert_true(pr->outer_uid != 0); /* never kernel uid 0 */
 	assert_int_equal(pr->outer_uid, SBX_ROOT_MAP_BASE);
 	assert_true(pr->idmap_binds);
+	assert_false(pr->root_swap); /* without nesting, root's sandbox is as it was */
 	assert_true(find_op(pr, "/w")->flags & SBX_PLAN_F_IDMAP);
+}
+
+/* Two extents overlap if their inner or their outer ranges meet (the kernel refuses it). */
+static bool extents_overlap(const struct sbx_id_extent *a, const struct sbx_id_extent *b)
+{
+	return (a->inner < b->inner + b->count && b->inner < a->inner + a->count) ||
+	       (a->outer < b->outer + b->count && b->outer < a->outer + a->count);
+}
+
+/* Root with nesting: the worker is SBX_ROOT_NEST_ID, 0 and it swapped, a bijection of the
+ * range that never reaches kernel uid 0; the binds keep the plain range. */
+static void test_identity_root_nesting(void **state)
+{
+	_cleanup_spec_ struct sbx_spec *spec = sbx_spec_new();
+	struct sbx_host root = host(0), user = host(1000);
+	_cleanup_plan_ struct sbx_plan *pr = NULL;
+	_cleanup_plan_ struct sbx_plan *pu = NULL;
+	struct sbx_id_extent ext[SBX_ID_EXTENTS_MAX];
+	size_t n, total = 0;
+
+	(void)state;
+	spec->nesting = true;
+	assert_int_equal(sbx_spec_set_str(&spec->workspace, "/w", NULL), 0);
+	assert_int_equal(sbx_spec_finish(spec, NULL), 0);
+	assert_int_equal(sbx_plan_build(spec, &root, &pr, NULL), 0);
+	assert_true(pr->root_swap);
+	assert_int_equal(pr->inner_uid, SBX_ROOT_NEST_ID);
+	assert_int_equal(pr->inner_gid, SBX_ROOT_NEST_ID);
+	assert_true(pr->idmap_binds);
+	for (int gid = 0; gid < 2; gid++) {
+		n = sbx_plan_id_extents(pr, gid, false, ext);
+		assert_true(n >= 2 && n <= SBX_ID_EXTENTS_MAX);
+		total = 0;
+		for (size_t i = 0; i < n; i++) {
+			assert_true(ext[i].count > 0);
+			assert_true(ext[i].outer >= SBX_ROOT_MAP_BASE); /* never kernel id 0 */
+			assert_true(ext[i].outer + ext[i].count <=
+			            SBX_ROOT_MAP_BASE + SBX_ROOT_MAP_COUNT);
+			for (size_t j = 0; j < i; j++)
+				assert_false(extents_overlap(&ext[i], &ext[j]));
+			/* the worker is the kernel id host root's files have through the binds */
+			if (ext[i].inner == SBX_ROOT_NEST_ID)
+				assert_int_equal(ext[i].outer, SBX_ROOT_MAP_BASE);
+			if (ext[i].inner == 0)
+				assert_int_equal(ext[i].outer,
+				                 SBX_ROOT_MAP_BASE + SBX_ROOT_NEST_ID);
+			total += ext[i].count;
+		}
+		assert_int_equal(total, SBX_ROOT_MAP_COUNT); /* a bijection of the range */
+		n = sbx_plan_id_extents(pr, gid, true, ext);
+		assert_int_equal(n, 1);
+		assert_int_equal(ext[0].inner, 0);
+		assert_int_equal(ext[0].outer, SBX_ROOT_MAP_BASE);
+		assert_int_equal(ext[0].count, SBX_ROOT_MAP_COUNT);
+	}
+	/* an ordinary user maps itself, nesting or not */
+	assert_int_equal(sbx_plan_build(spec, &user, &pu, NULL), 0);
+	assert_false(pu->root_swap);
+	n = sbx_plan_id_extents(pu, false, false, ext);
+	assert_int_equal(n, 1);
+	assert_int_equal(ext[0].inner, 1000);
+	assert_int_equal(ext[0].outer, 1000);
+	assert_int_equal(ext[0].count, 1);
 }
 
 static bool env_has(const struct sbx_plan *p, const char *entry)
@@ -361,6 +425,7 @@ int main(void)
 	    cmocka_unit_test(test_system_mounts_adapt),
 	    cmocka_unit_test(test_system_etc_symlink_followed),
 	    cmocka_unit_test(test_identity),
+	    cmocka_unit_test(test_identity_root_nesting),
 	    cmocka_unit_test(test_environment_allowlist),
 	    cmocka_unit_test(test_cwd_rule),
 	    cmocka_unit_test(test_reserved_targets),
