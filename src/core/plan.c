@@ -226,10 +226,13 @@ static int add_system_mounts(struct builder *b, const struct sbx_spec *spec,
 			r = add_op(b, SBX_PLAN_SYMLINK, SBX_PLAN_F_SYSTEM, e->link, e->path, 0,
 			           "system (symlink kept)", err);
 		else
+			/* Never id-mapped: as root, an id-mapped system mount would make the
+			 * worker the owner of root's files there (a 0600 key under /etc/ssl
+			 * included). Unmapped, they read as the overflow id, by their "other"
+			 * bits, as in an ordinary user's sandbox. */
 			r = add_op(b, SBX_PLAN_BIND,
 			           SBX_PLAN_F_READONLY | SBX_PLAN_F_SYSTEM |
-			               (follow ? SBX_PLAN_F_FOLLOW : 0) |
-			               (b->plan->idmap_binds ? SBX_PLAN_F_IDMAP : 0),
+			               (follow ? SBX_PLAN_F_FOLLOW : 0),
 			           e->path, e->path, 0, "system", err);
 		if (r < 0)
 			return r;

@@ -456,6 +456,45 @@ static void test_proc_kernel_knobs_are_readonly(void)
 	IT_EXPECT_CONTAINS(r.out, "0\n0\n0\nrefused\n");
 }
 
+/* As root, the system mounts are not id-mapped: the worker (uid 0, or 65533 with nesting,
+ * inside) must not own root's files there, or it could read a 0600 key under /etc/ssl. The
+ * key is made for the test in /etc/ssl/private when it exists (root only), then removed. */
+static void test_root_files_in_system_mounts_stay_roots(void)
+{
+	const char *dir = "/etc/ssl/private", *key = "/etc/ssl/private/sbx-it-key.pem";
+	struct it_run r;
+	struct stat st;
+
+	if (geteuid() != 0) {
+		/* an ordinary user's sandbox maps only the user: nothing of root's can be owned */
+		it_sh(&r, "cat /etc/shadow 2>/dev/null; echo done", NULL);
+		IT_EXPECT_CONTAINS(r.out, "done");
+		IT_EXPECT_NOT_CONTAINS(r.out, "root:");
+		return;
+	}
+	if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
+		it_sh(&r, "stat -c %u /usr/bin", NULL);
+		IT_EXPECT_CONTAINS(r.out, "65534");
+		return;
+	}
+	it_write_file(key, "-----BEGIN PRIVATE KEY-----\nsecret\n");
+	IT_EXPECT(chmod(key, 0600) == 0 && chown(key, 0, 0) == 0);
+	for (int nesting = 0; nesting < 2; nesting++) {
+		const char *opts[] = {nesting ? "--allow-nesting" : "--net",
+		                      nesting ? NULL : "none", NULL};
+
+		char script[256];
+
+		snprintf(script, sizeof(script), "id -u; stat -c %%u %s; cat %s; echo end", dir,
+		         key);
+		it_run_in(&r, opts, (const char *const[]){"/bin/sh", "-c", script, NULL});
+		IT_EXPECT_CONTAINS(r.out, "65534\n");
+		IT_EXPECT_NOT_CONTAINS(r.out, "secret");
+		IT_EXPECT_CONTAINS(r.out, "end");
+	}
+	unlink(key);
+}
+
 /* Set by the _nesting case: root's worker is then uid 65533 inside, 0 and it swapped. */
 static bool with_nesting;
 
@@ -532,6 +571,7 @@ int main(int argc, char **argv)
 	    IT_CASE(test_no_caps_nnp_fds_env_cwd),
 	    IT_CASE(test_tiocsti_cannot_reach_caller_terminal),
 	    IT_CASE(test_proc_kernel_knobs_are_readonly),
+	    IT_CASE(test_root_files_in_system_mounts_stay_roots),
 	    IT_CASE(test_worker_is_never_kernel_root),
 	    IT_CASE(test_worker_is_never_kernel_root_nesting),
 	};
