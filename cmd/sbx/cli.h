@@ -83,12 +83,16 @@ int sbx_cli_nest_load(struct sbx_nest **out, struct sbx_error *err);
 int sbx_cli_nest_request(const struct sbx_cli_run *run, struct sbx_nest_request *req,
                          struct sbx_error *err);
 
-/* Narrow parent by run's request; replace run->spec by the child's and build its plan
- * (host is adjusted: nested, system mounts filtered), with the encoded spec attached. */
 /* Say in the plan's effective spec that its worker runs in a Landlock domain (so that a
  * nested sbx uses the landlock backend), with the per-operation rights the domain's rules
  * give (sbx_nest_apply_landlock); nothing if Landlock is off. */
 int sbx_cli_nest_mark_landlock(struct sbx_plan *plan, struct sbx_error *err);
+/* Decode the plan's effective spec (if any), let edit change it, and encode it back. */
+int sbx_cli_spec_edit(struct sbx_plan *plan,
+                      int (*edit)(struct sbx_nest *n, struct sbx_plan *plan, struct sbx_error *err),
+                      struct sbx_error *err);
+/* Narrow parent by run's request; replace run->spec by the child's and build its plan
+ * (host is adjusted: nested, system mounts filtered), with the encoded spec attached. */
 int sbx_cli_nest_plan(const struct sbx_nest *parent, struct sbx_cli_run *run, struct sbx_host *host,
                       struct sbx_plan **plan, struct sbx_error *err);
 

@@ -253,28 +253,44 @@ int sbx_cli_nest_plan(const struct sbx_nest *parent, struct sbx_cli_run *run, st
 	return 0;
 }
 
-int sbx_cli_nest_mark_landlock(struct sbx_plan *plan, struct sbx_error *err)
+int sbx_cli_spec_edit(struct sbx_plan *plan,
+                      int (*edit)(struct sbx_nest *n, struct sbx_plan *plan, struct sbx_error *err),
+                      struct sbx_error *err)
 {
 	_cleanup_nest_ struct sbx_nest *n = NULL;
 	unsigned char *blob = NULL;
 	size_t len = 0;
 	int r;
 
-	if (!plan->spec_blob || !plan->landlock.enabled)
+	if (!plan->spec_blob)
 		return 0;
 	r = sbx_nest_decode(plan->spec_blob, plan->spec_len, &n, err);
 	if (r >= 0)
-		r = sbx_nest_apply_landlock(n, &plan->landlock, err);
-	if (r < 0)
-		return r;
-	n->landlocked = true;
-	r = sbx_nest_encode(n, &blob, &len, err);
+		r = edit(n, plan, err);
+	if (r >= 0)
+		r = sbx_nest_encode(n, &blob, &len, err);
 	if (r < 0)
 		return r;
 	free(plan->spec_blob);
 	plan->spec_blob = blob;
 	plan->spec_len = len;
 	return 0;
+}
+
+static int mark_landlocked(struct sbx_nest *n, struct sbx_plan *plan, struct sbx_error *err)
+{
+	int r = sbx_nest_apply_landlock(n, &plan->landlock, err);
+
+	if (r >= 0)
+		n->landlocked = true;
+	return r;
+}
+
+int sbx_cli_nest_mark_landlock(struct sbx_plan *plan, struct sbx_error *err)
+{
+	if (!plan->landlock.enabled)
+		return 0;
+	return sbx_cli_spec_edit(plan, mark_landlocked, err);
 }
 
 int sbx_cli_nest_attach(const struct sbx_spec *spec, struct sbx_plan *plan, struct sbx_error *err)

@@ -581,6 +581,14 @@ int sbx_cli_plan_landlock(const struct sbx_cli_run *run, struct sbx_plan *plan, 
 	return sbx_cli_nest_mark_landlock(plan, err);
 }
 
+static int mark_backend_landlock(struct sbx_nest *n, struct sbx_plan *plan, struct sbx_error *err)
+{
+	(void)plan;
+	(void)err;
+	n->backend = SBX_BACKEND_LANDLOCK;
+	return 0;
+}
+
 /* Which backend runs: as asked, or for auto, landlock where no user namespace can be made
  * (probed). A refusal of the landlock backend names what it cannot give. */
 int sbx_cli_pick_backend(const struct sbx_cli_run *run, struct sbx_plan *plan, bool probe,
@@ -619,22 +627,7 @@ int sbx_cli_pick_backend(const struct sbx_cli_run *run, struct sbx_plan *plan, b
 	/* Unix sockets bound to a path in the caller's mount namespace are beyond Landlock. */
 	plan->seccomp.no_unix_sockets = true;
 	/* The worker's effective spec says which backend holds it (sbx status, nesting). */
-	if (plan->spec_blob) {
-		_cleanup_nest_ struct sbx_nest *n = NULL;
-		unsigned char *blob = NULL;
-		size_t len = 0;
-
-		r = sbx_nest_decode(plan->spec_blob, plan->spec_len, &n, err);
-		if (r < 0)
-			return r;
-		n->backend = SBX_BACKEND_LANDLOCK;
-		r = sbx_nest_encode(n, &blob, &len, err);
-		if (r < 0)
-			return r;
-		free(plan->spec_blob);
-		plan->spec_blob = blob;
-		plan->spec_len = len;
-	}
+	return sbx_cli_spec_edit(plan, mark_backend_landlock, err);
 	return 0;
 }
 
