@@ -138,13 +138,17 @@ void sbx_cli_print_notes(FILE *f, const struct sbx_profile *p, const struct sbx_
 		    lstat(host, &st) == 0 || (plan->ops[op].flags & SBX_PLAN_F_READONLY))
 			continue;
 		if (n++ == 0)
-			fputs("sbx: note: paths to hide that do not exist now, and would not be "
-			      "hidden if created later (that needs Landlock):",
-			      f);
+			fputs(
+			    "sbx: note: paths to hide that do not exist now, and would not be "
+			    "hidden if created later (a mask or a Landlock rule needs a path that "
+			    "exists):",
+			    f);
 		fprintf(f, " %s", o->target);
 	}
 	if (n)
-		fputc('\n', f);
+		fputs("\nsbx: note: to hide them anyway, create them (empty) before the launch, "
+		      "or hide the directory that will hold them\n",
+		      f);
 }
 
 int sbx_cli_build_view(const char *profile, const char *workspace, bool compile,
