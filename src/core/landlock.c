@@ -41,7 +41,7 @@ const struct sbx_ll_abi_step sbx_ll_abi_steps[] = {
     {3, SBX_LL_FS_TRUNCATE, 0, 0,
      "truncation (TRUNCATE): truncate(2) and O_TRUNC are not restricted by Landlock", "6.2"},
     {4, 0, SBX_LL_NET_BIND_TCP | SBX_LL_NET_CONNECT_TCP, 0,
-     "TCP bind and connect rules: the landlock backend cannot deny the network", "6.7"},
+     "TCP bind and connect rules (the landlock backend's --net none relies on seccomp)", "6.7"},
     {5, SBX_LL_FS_IOCTL_DEV, 0, 0,
      "device ioctls (IOCTL_DEV): ioctl(2) on device files is not restricted", "6.10"},
     {6, 0, 0, SBX_LL_SCOPE_ABSTRACT_UNIX | SBX_LL_SCOPE_SIGNAL,
@@ -766,7 +766,10 @@ int sbx_ll_negotiate(struct sbx_ll_plan *p, int abi, bool landlock_backend, bool
 			needed = (p->needed_fs & SBX_LL_FS_TRUNCATE) != 0;
 			break;
 		case 4:
-			needed = p->handled_net != 0;
+			/* The TCP rules are asked only by the landlock backend's --net none, whose
+			 * seccomp filter denies every socket but AF_UNIX, and connect(2), anyway:
+			 * without them the network stays closed. */
+			needed = false;
 			break;
 		case 6:
 			needed = landlock_backend && p->scoped;
