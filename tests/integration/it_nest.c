@@ -701,6 +701,60 @@ static void test_nested_profile_policy(void)
 	IT_EXPECT_CONTAINS(r.out, line);
 }
 
+/* A nested --profile that hides something its parent shows: hidden in the child (masked
+ * under a namespaces parent, denied by the child's carved Landlock layer under a landlock
+ * one), while the rest of the mount stays readable and the parent still reads it. */
+static void test_nested_profile_hides_anew(void)
+{
+	const char *t = make_tree();
+	char *prof = it_path(t, "out/hider.yaml"), yaml[8192], line[4300];
+	const char *opts[] = {"--allow-nesting", "-v", sbx_dir_ro(),         "-v",
+	                      it_path(t, "src"), "-v", it_path(t, "out:ro"), NULL};
+	struct it_run r;
+
+	it_write_file(it_path(t, "src/.env"), "TOKEN=hunter3\n");
+	snprintf(yaml, sizeof(yaml),
+	         "version: 1\nname: hider\nmounts:\n  - path: %s/src\n  - path: %s\n"
+	         "    readonly: true\nhide: [%s/src/.env]\n",
+	         t, it_self_dir(), t);
+	it_write_file(prof, yaml);
+	{
+		const char *cmd[] = {it_sbx_path(),
+		                     "run",
+		                     "-p",
+		                     prof,
+		                     "--",
+		                     "@probe",
+		                     "--probe",
+		                     "read",
+		                     it_path(t, "src/a.c"),
+		                     "read",
+		                     it_path(t, "src/.env"),
+		                     NULL};
+
+		it_run_in(&r, parent_opts(opts), cmd);
+	}
+	IT_EXPECT_INT(r.status, 0);
+	IT_EXPECT_NOT_CONTAINS(r.out, "hunter3");
+	snprintf(line, sizeof(line), "read %s/src/a.c => ok", t);
+	IT_EXPECT_CONTAINS(r.out, line);
+	/* masked: an empty read-only file reads as nothing; denied: EACCES */
+	snprintf(line, sizeof(line), "read %s/src/.env => %s", t, ll_parent ? "EACCES" : "ok");
+	IT_EXPECT_CONTAINS(r.out, line);
+	{
+		const char *cmd[] = {"/bin/cat", it_path(t, "src/.env"), NULL};
+
+		it_run_in(&r, parent_opts(opts), cmd);
+		IT_EXPECT_CONTAINS(r.out, "hunter3");
+	}
+}
+
+static void test_nested_profile_hides_anew_landlock(void)
+{
+	ll_parent = true;
+	test_nested_profile_hides_anew();
+}
+
 static void test_status(void)
 {
 	const char *t = make_tree();
@@ -805,6 +859,8 @@ int main(int argc, char **argv)
 	    IT_CASE(test_landlocked_parent),
 	    IT_CASE(test_child_layer_holds_carried_rights),
 	    IT_CASE(test_nested_profile_policy),
+	    IT_CASE(test_nested_profile_hides_anew),
+	    IT_CASE(test_nested_profile_hides_anew_landlock),
 	};
 
 	if (argc > 1 && strcmp(argv[1], "--forge") == 0)
