@@ -188,7 +188,7 @@ static bool ref_match_toks(const struct ref_tok *toks, size_t n, const char *tex
 
 static bool ref_match(const char *pattern, const char *text)
 {
-	struct ref_tok toks[CAP];
+	struct ref_tok toks[CAP] = {0}; /* zeroed: GCC's sanitizer build cannot see it is set */
 	long n = ref_tokenize(pattern, toks);
 
 	if (n < 0)
