@@ -7,17 +7,28 @@ cd "$(dirname "$0")/.."
 packages="build-essential cmake pkg-config libseccomp-dev libcap-dev libyaml-dev libcmocka-dev
 util-linux procps bubblewrap hyperfine python3 git clang clang-format cppcheck curl nodejs
 valgrind"
+# Debian's nodejs comes without npm (images with NodeSource's nodejs bring their own).
+command -v npm >/dev/null 2>&1 || packages="$packages npm"
 missing=""
 for p in $packages; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||
 		missing="$missing $p"
 done
+sudo=""
+[ "$(id -u)" = 0 ] || sudo=sudo
 if [ -n "$missing" ]; then
-	sudo=""
-	[ "$(id -u)" = 0 ] || sudo=sudo
 	echo "installing:$missing"
 	$sudo apt-get update -qq
 	DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends $missing
+fi
+
+# The real agent, for the claude-agent profile's end-to-end test (it_profiles), from the npm
+# registry and pinned so that every machine tests the same one.
+claude_version=2.1.197
+if ! command -v claude >/dev/null 2>&1; then
+	echo "installing Claude Code $claude_version (npm)"
+	$sudo npm install -g --no-audit --no-fund --loglevel=error \
+		"@anthropic-ai/claude-code@$claude_version"
 fi
 
 werror=OFF

@@ -467,7 +467,8 @@ static void test_run_policy_noexec(void)
 	IT_EXPECT_CONTAINS(r.out, "w\n");
 }
 
-/* The real agent, when installed (npm install -g @anthropic-ai/claude-code). */
+/* The real agent, which scripts/setup.sh installs (npm install -g @anthropic-ai/claude-code):
+ * missing, the case fails rather than skip, since nothing of the kernel is lacking. */
 static void test_run_real_claude(void)
 {
 	char before[4096];
@@ -476,7 +477,10 @@ static void test_run_real_claude(void)
 	setup();
 	need_launcher();
 	if (!exists("/usr/bin/claude") && !exists("/usr/local/bin/claude"))
-		it_skip("Claude Code is not installed (npm install -g @anthropic-ai/claude-code)");
+		it_fail(
+		    __FILE__, __LINE__,
+		    "Claude Code is not installed: scripts/setup.sh installs it (npm install -g "
+		    "@anthropic-ai/claude-code)");
 	snprintf(before, sizeof(before), "%s", slurp(it_path(home, ".claude.json")));
 	it_sbxv(&r, "run", "-p", "claude-agent", "--", "claude", "--version", NULL);
 	IT_EXPECT_INT(r.status, 0);
