@@ -321,6 +321,22 @@ __attribute__((noreturn)) static void landlock_worker(const struct child_ctx *c,
 	worker_finish(c);
 }
 
+/* What both backends need before any process of the sandbox exists: the worker's effective
+ * spec sealed in a memfd (a launch without one is refused: SBX_SPEC_FD in the worker's
+ * environment would name nothing, and a nested sbx would then refuse to start), and the
+ * seccomp filter compiled, so that a bad one refuses early. *spec_fd is the caller's. */
+static int seal_spec_and_build_filter(const struct sbx_plan *plan, int *spec_fd,
+                                      struct sbx_seccomp_prog *filter, struct sbx_error *err)
+{
+	if (!plan->spec_blob)
+		return sbx_error_set(err, SBX_ERR_SETUP, EINVAL,
+		                     "internal: the plan carries no effective spec");
+	*spec_fd = sbx_memfd_sealed(plan->spec_blob, plan->spec_len, err);
+	if (*spec_fd < 0)
+		return *spec_fd;
+	return sbx_seccomp_build(&plan->seccomp, filter, err);
+}
+
 static int launch_landlock(const struct sbx_plan *plan, char *const argv[], int *status,
                            struct sbx_error *err)
 {
@@ -336,13 +352,7 @@ static int launch_landlock(const struct sbx_plan *plan, char *const argv[], int 
 		return sbx_error_set(
 		    err, SBX_ERR_UNSUPPORTED, EOPNOTSUPP,
 		    "the landlock backend needs Landlock, which this kernel lacks");
-	if (!plan->spec_blob)
-		return sbx_error_set(err, SBX_ERR_SETUP, EINVAL,
-		                     "internal: the plan carries no effective spec");
-	spec_fd = sbx_memfd_sealed(plan->spec_blob, plan->spec_len, err);
-	if (spec_fd < 0)
-		return spec_fd;
-	r = sbx_seccomp_build(&plan->seccomp, &filter, err);
+	r = seal_spec_and_build_filter(plan, &spec_fd, &filter, err);
 	if (r < 0)
 		return r;
 	if (pipe2(err_pipe, O_CLOEXEC) < 0) {
@@ -400,17 +410,7 @@ int sbx_launch(const struct sbx_plan *plan, char *const argv[], int *status, str
 	if (plan->new_net)
 		flags |= CLONE_NEWNET;
 
-	/* The worker's effective spec, sealed before any process of the sandbox exists. A
-	 * launch without one is refused: SBX_SPEC_FD in the worker's environment would name
-	 * nothing, and a nested sbx would then refuse to start. */
-	if (!plan->spec_blob)
-		return sbx_error_set(err, SBX_ERR_SETUP, EINVAL,
-		                     "internal: the plan carries no effective spec");
-	spec_fd = sbx_memfd_sealed(plan->spec_blob, plan->spec_len, err);
-	if (spec_fd < 0)
-		return spec_fd;
-	/* The filter is compiled before anything exists, so that a bad one refuses early. */
-	r = sbx_seccomp_build(&plan->seccomp, &filter, err);
+	r = seal_spec_and_build_filter(plan, &spec_fd, &filter, err);
 	if (r < 0)
 		return r;
 
