@@ -234,6 +234,51 @@ static void test_escaping_grandchild_dies(void)
 	IT_EXPECT_INT(living_descendants(), 0);
 }
 
+/* Run sbx (argv[0] is its name) with one resource limit set to limit, stdin and stdout on
+ * /dev/null, no descriptor but 0-2, SIGXFSZ at its default; its stderr into out. Returns
+ * the wait status. */
+static int run_sbx_limited(int resource, rlim_t limit, const char *const *argv, char *out,
+                           size_t size)
+{
+	int pfd[2], status;
+	size_t len = 0;
+	ssize_t n;
+	pid_t pid;
+
+	IT_EXPECT_INT(pipe(pfd), 0);
+	pid = fork();
+	IT_EXPECT(pid >= 0);
+	if (pid == 0) {
+		struct rlimit rl = {limit, limit};
+		int devnull = open("/dev/null", O_RDWR);
+
+		dup2(devnull, 0);
+		dup2(devnull, 1);
+		dup2(pfd[1], 2);
+		for (int fd = 3; fd < 1024; fd++)
+			close(fd);
+		signal(SIGXFSZ, SIG_DFL);
+		setrlimit(resource, &rl);
+		{
+			char *a[16];
+			size_t k = 0;
+
+			for (; argv[k] && k < 15; k++)
+				a[k] = strdup(argv[k]);
+			a[k] = NULL;
+			execv(it_sbx_path(), a);
+		}
+		_exit(99);
+	}
+	close(pfd[1]);
+	while (len + 1 < size && (n = read(pfd[0], out + len, size - 1 - len)) > 0)
+		len += (size_t)n;
+	out[len] = '\0';
+	close(pfd[0]);
+	IT_EXPECT_INT(waitpid(pid, &status, 0), pid);
+	return status;
+}
+
 static void test_setup_errors_leave_nothing(void)
 {
 	const char *t = it_tmpdir();
@@ -260,34 +305,10 @@ static void test_setup_errors_leave_nothing(void)
 	IT_EXPECT_CONTAINS(r.err, "beneath a file");
 	/* EMFILE: sbx with almost no descriptors to spare fails cleanly, and says what to do */
 	{
-		int pfd[2], status;
-		char out[2048] = "";
-		size_t len = 0;
-		ssize_t n;
-		pid_t pid;
+		const char *const argv[] = {"sbx", "run", "--", "/bin/true", NULL};
+		char out[2048];
+		int status = run_sbx_limited(RLIMIT_NOFILE, 6, argv, out, sizeof(out));
 
-		IT_EXPECT_INT(pipe(pfd), 0);
-		pid = fork();
-		IT_EXPECT(pid >= 0);
-		if (pid == 0) {
-			struct rlimit rl = {6, 6};
-			int devnull = open("/dev/null", O_RDWR);
-
-			dup2(devnull, 0);
-			dup2(devnull, 1);
-			dup2(pfd[1], 2);
-			for (int fd = 3; fd < 1024; fd++)
-				close(fd);
-			setrlimit(RLIMIT_NOFILE, &rl);
-			execl(it_sbx_path(), "sbx", "run", "--", "/bin/true", (char *)NULL);
-			_exit(99);
-		}
-		close(pfd[1]);
-		while ((n = read(pfd[0], out + len, sizeof(out) - 1 - len)) > 0)
-			len += (size_t)n;
-		out[len] = '\0';
-		close(pfd[0]);
-		IT_EXPECT_INT(waitpid(pid, &status, 0), pid);
 		IT_EXPECT(WIFEXITED(status));
 		IT_EXPECT_INT(WEXITSTATUS(status), 125);
 		IT_EXPECT_CONTAINS(out, "Too many open files");
@@ -458,36 +479,11 @@ static void test_file_size_limit(void)
 
 	prctl(PR_SET_CHILD_SUBREAPER, 1);
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		int pfd[2], status;
-		char out[2048] = "";
-		size_t len = 0;
-		ssize_t n;
-		pid_t pid;
+		const char *const argv[] = {"sbx", "run",           "--", "/bin/sh",
+		                            "-c",  cases[i].script, NULL};
+		char out[2048];
+		int status = run_sbx_limited(RLIMIT_FSIZE, cases[i].limit, argv, out, sizeof(out));
 
-		IT_EXPECT_INT(pipe(pfd), 0);
-		pid = fork();
-		IT_EXPECT(pid >= 0);
-		if (pid == 0) {
-			struct rlimit rl = {cases[i].limit, cases[i].limit};
-			int devnull = open("/dev/null", O_RDWR);
-
-			dup2(devnull, 0);
-			dup2(devnull, 1);
-			dup2(pfd[1], 2);
-			close(pfd[0]);
-			close(pfd[1]);
-			signal(SIGXFSZ, SIG_DFL);
-			setrlimit(RLIMIT_FSIZE, &rl);
-			execl(it_sbx_path(), "sbx", "run", "--", "/bin/sh", "-c", cases[i].script,
-			      (char *)NULL);
-			_exit(99);
-		}
-		close(pfd[1]);
-		while ((n = read(pfd[0], out + len, sizeof(out) - 1 - len)) > 0)
-			len += (size_t)n;
-		out[len] = '\0';
-		close(pfd[0]);
-		IT_EXPECT_INT(waitpid(pid, &status, 0), pid);
 		if (!WIFEXITED(status))
 			it_fail(__FILE__, __LINE__,
 			        "limit %lu: sbx was killed by signal %d; it said: %s",
