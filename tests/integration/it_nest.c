@@ -78,6 +78,14 @@ static const char *const *parent_opts(const char *const *own)
 	return buf;
 }
 
+/* The same case with the parent under the landlock backend: NAME_landlock. */
+#define LANDLOCK_VARIANT(name)                                                                     \
+	static void name##_landlock(void)                                                          \
+	{                                                                                          \
+		ll_parent = true;                                                                  \
+		name();                                                                            \
+	}
+
 /* What a denied access gives: the namespaces backend's errno, or Landlock's EACCES. */
 static const char *denied(const char *ns_errno)
 {
@@ -122,11 +130,7 @@ static void test_restrict_readonly_sees_src_only(void)
 	IT_EXPECT_CONTAINS(r.out, line);
 }
 
-static void test_restrict_readonly_sees_src_only_landlock(void)
-{
-	ll_parent = true;
-	test_restrict_readonly_sees_src_only();
-}
+LANDLOCK_VARIANT(test_restrict_readonly_sees_src_only)
 
 /* What the parent denies, the child cannot get: write where the parent is read-only, a
  * path the parent does not see, --net host under none, nesting under nesting: false. */
@@ -239,11 +243,7 @@ static void test_cannot_signal_or_ptrace_parent(void)
 	IT_EXPECT_CONTAINS(r.out, "sleeper-alive");
 }
 
-static void test_cannot_signal_or_ptrace_parent_landlock(void)
-{
-	ll_parent = true;
-	test_cannot_signal_or_ptrace_parent();
-}
+LANDLOCK_VARIANT(test_cannot_signal_or_ptrace_parent)
 
 /* No secret of the parent reaches the child: not its environment, not its open files. */
 static void test_no_parent_secrets_in_env_or_fds(void)
@@ -277,11 +277,7 @@ static void test_no_parent_secrets_in_env_or_fds(void)
 	IT_EXPECT_NOT_CONTAINS(r.out, "fd7=0");
 }
 
-static void test_no_parent_secrets_in_env_or_fds_landlock(void)
-{
-	ll_parent = true;
-	test_no_parent_secrets_in_env_or_fds();
-}
+LANDLOCK_VARIANT(test_no_parent_secrets_in_env_or_fds)
 
 /* A worker that forges a wider spec, or drops it, gains nothing: the kernel holds. */
 static void test_forged_or_dropped_spec_gains_nothing(void)
@@ -374,11 +370,7 @@ static void test_forged_or_dropped_spec_gains_nothing(void)
 	}
 }
 
-static void test_forged_or_dropped_spec_gains_nothing_landlock(void)
-{
-	ll_parent = true;
-	test_forged_or_dropped_spec_gains_nothing();
-}
+LANDLOCK_VARIANT(test_forged_or_dropped_spec_gains_nothing)
 
 /* Nesting 8 deep, inheriting all the way; the deepest one knows its depth. */
 static void test_eight_deep(void)
@@ -401,11 +393,7 @@ static void test_eight_deep(void)
 	IT_EXPECT_CONTAINS(r.out, ll_parent ? "backend:  landlock\n" : "backend:  namespaces\n");
 }
 
-static void test_eight_deep_landlock(void)
-{
-	ll_parent = true;
-	test_eight_deep();
-}
+LANDLOCK_VARIANT(test_eight_deep)
 
 /*
  * Identity, as root and as a user: the worker is never kernel uid 0 (root's sandbox with
@@ -536,11 +524,7 @@ static void test_claude_agent_parent(void)
 	IT_EXPECT(access(it_path(ws, "src/new"), F_OK) < 0);
 }
 
-static void test_claude_agent_parent_landlock(void)
-{
-	ll_parent = true;
-	test_claude_agent_parent();
-}
+LANDLOCK_VARIANT(test_claude_agent_parent)
 
 /*
  * A namespaces parent whose policies need Landlock (a mount where nothing may be deleted) runs
@@ -749,11 +733,7 @@ static void test_nested_profile_hides_anew(void)
 	}
 }
 
-static void test_nested_profile_hides_anew_landlock(void)
-{
-	ll_parent = true;
-	test_nested_profile_hides_anew();
-}
+LANDLOCK_VARIANT(test_nested_profile_hides_anew)
 
 static void test_status(void)
 {
