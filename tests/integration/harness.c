@@ -63,17 +63,25 @@ void it_skip(const char *fmt, ...)
 	_exit(IT_EXIT_SKIP);
 }
 
+/* Each case's directory is made by it_main before the case forks, so that it_main removes
+ * it afterwards whatever the case did: passed, failed, skipped or was killed by its alarm. */
+static void make_case_tmpdir(void)
+{
+	const char *base = getenv("TMPDIR");
+
+	snprintf(case_tmpdir, sizeof(case_tmpdir), "%s/sbx-it.XXXXXX",
+	         base && *base ? base : "/tmp");
+	if (!mkdtemp(case_tmpdir)) {
+		fprintf(stderr, "mkdtemp %s: %s\n", case_tmpdir, strerror(errno));
+		exit(1);
+	}
+	chmod(case_tmpdir, 0755);
+}
+
 const char *it_tmpdir(void)
 {
-	if (!case_tmpdir[0]) {
-		const char *base = getenv("TMPDIR");
-
-		snprintf(case_tmpdir, sizeof(case_tmpdir), "%s/sbx-it.XXXXXX",
-		         base && *base ? base : "/tmp");
-		if (!mkdtemp(case_tmpdir))
-			it_fail(__FILE__, __LINE__, "mkdtemp: %s", strerror(errno));
-		chmod(case_tmpdir, 0755);
-	}
+	if (!case_tmpdir[0])
+		make_case_tmpdir();
 	return case_tmpdir;
 }
 
@@ -236,18 +244,28 @@ void it_sh(struct it_run *r, const char *script, ...)
 	it_sbx(r, args);
 }
 
+/* A case may leave directories read-only (a test of read-only mounts makes some): they are
+ * made writable on the way down, before their entries are removed on the way up. */
+static int make_writable(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)ftw;
+	if (flag == FTW_D && (st->st_mode & 0700) != 0700)
+		chmod(path, (st->st_mode & 07777) | 0700);
+	return 0;
+}
+
 static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
 {
 	(void)st;
+	(void)flag;
 	(void)ftw;
-	if (flag == FTW_DP || flag == FTW_D)
-		chmod(path, 0700);
 	remove(path);
 	return 0;
 }
 
 static void remove_tree(const char *path)
 {
+	nftw(path, make_writable, 32, FTW_PHYS);
 	nftw(path, rm_one, 32, FTW_DEPTH | FTW_PHYS);
 }
 
@@ -558,7 +576,7 @@ int it_main(int argc, char **argv, const struct it_case *cases, size_t n)
 
 		if (filter && !strstr(cases[i].name, filter))
 			continue;
-		snprintf(case_tmpdir, sizeof(case_tmpdir), "%s", "");
+		make_case_tmpdir();
 		pid = fork();
 		if (pid < 0) {
 			perror("fork");
@@ -569,14 +587,13 @@ int it_main(int argc, char **argv, const struct it_case *cases, size_t n)
 			alarm(IT_CASE_TIMEOUT);
 			cases[i].fn();
 			fflush(stdout);
-			if (case_tmpdir[0])
-				remove_tree(case_tmpdir);
 			_exit(0);
 		}
 		while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
 			;
-		/* A case's own leftovers (a sandbox it started) go with it. */
+		/* A case's own leftovers (a sandbox it started, its directory) go with it. */
 		kill(-pid, SIGKILL);
+		remove_tree(case_tmpdir);
 		if (WIFEXITED(status) && WEXITSTATUS(status) == 0) {
 			printf("ok      %s (%lds)\n", cases[i].name, (long)(time(NULL) - start));
 			passed++;

@@ -150,10 +150,14 @@ static const char *result_of(const char *out, const char *check, char *buf, size
 	it_fail(__FILE__, __LINE__, "no result for check '%s' in:\n%s", check, out);
 }
 
+/* out is a run whose filter answers errnum. An allowed call must reach the kernel: in a run
+ * whose filter answers MARK (an errno no kernel call returns) it must not answer MARK; in an
+ * EPERM run, where the filter's answer looks like the kernel's, it must answer exactly what
+ * the same call answered in the MARK run (baseline) of the same launcher. */
 static void expect_result(const char *out, const char *check, enum expect x, int errnum,
-                          const char *how)
+                          const char *baseline, const char *how)
 {
-	char buf[64], want[64];
+	char buf[64], want[64], base[64];
 	const char *got = result_of(out, check, buf, sizeof(buf));
 
 	switch (x) {
@@ -165,13 +169,22 @@ static void expect_result(const char *out, const char *check, enum expect x, int
 		break;
 	case X_ALLOWED:
 		snprintf(want, sizeof(want), "errno %d", MARK);
-		if (errnum == MARK && strcmp(got, want) != 0 && strncmp(got, "signal", 6) != 0 &&
-		    strncmp(got, "error", 5) != 0)
+		if (strcmp(got, want) == 0 || strncmp(got, "signal", 6) == 0 ||
+		    strncmp(got, "error", 5) == 0)
+			it_fail(__FILE__, __LINE__,
+			        "%s: %s answered '%s'; it must reach the kernel", how, check, got);
+		if (errnum == MARK)
 			return;
-		if (errnum != MARK)
-			return; /* EPERM runs cannot tell a kernel EPERM from the filter's */
-		it_fail(__FILE__, __LINE__, "%s: %s answered '%s'; it must reach the kernel", how,
-		        check, got);
+		if (!baseline)
+			it_fail(__FILE__, __LINE__, "%s: no MARK run to compare %s with", how,
+			        check);
+		result_of(baseline, check, base, sizeof(base));
+		if (strcmp(got, base) != 0)
+			it_fail(__FILE__, __LINE__,
+			        "%s: %s answered '%s', but '%s' where the filter answers %d: the "
+			        "filter, not the kernel, answered it",
+			        how, check, got, base, MARK);
+		return;
 	}
 	if (strcmp(got, want) != 0)
 		it_fail(__FILE__, __LINE__, "%s: %s answered '%s', expected '%s'", how, check, got,
@@ -199,11 +212,13 @@ static void probe_under(struct it_run *r, const char *opt1, const char *opt2, co
 		        r->out, r->err);
 }
 
-static void check_table(const struct it_run *r, bool nesting, int errnum, const char *how)
+/* baseline: a run of the same launcher whose filter answers MARK, for errnum != MARK. */
+static void check_table(const struct it_run *r, bool nesting, int errnum,
+                        const struct it_run *baseline, const char *how)
 {
 	for (size_t i = 0; i < sizeof(table) / sizeof(table[0]); i++)
 		expect_result(r->out, table[i].check, nesting ? table[i].nesting : table[i].def,
-		              errnum, how);
+		              errnum, baseline ? baseline->out : NULL, how);
 }
 
 static void denials_answer_the_configured_errno(void)
@@ -211,15 +226,16 @@ static void denials_answer_the_configured_errno(void)
 	static struct it_run r;
 
 	probe_under(&r, "--errno", "1234", NULL, NULL);
-	check_table(&r, false, MARK, "default filter, --errno 1234");
+	check_table(&r, false, MARK, NULL, "default filter, --errno 1234");
 }
 
 static void denials_answer_eperm_by_default(void)
 {
-	static struct it_run r;
+	static struct it_run r, mark;
 
+	probe_under(&mark, "--errno", "1234", NULL, NULL);
 	probe_under(&r, NULL, NULL, NULL, NULL);
-	check_table(&r, false, EPERM, "default filter");
+	check_table(&r, false, EPERM, &mark, "default filter");
 }
 
 static void nesting_lifts_namespaces_and_mounts_only(void)
@@ -227,7 +243,7 @@ static void nesting_lifts_namespaces_and_mounts_only(void)
 	static struct it_run r;
 
 	probe_under(&r, "--nesting", "--errno", "1234", NULL);
-	check_table(&r, true, MARK, "nesting, --errno 1234");
+	check_table(&r, true, MARK, NULL, "nesting, --errno 1234");
 }
 
 static void log_mode_denies_nothing_but_foreign_arches(void)
@@ -238,7 +254,7 @@ static void log_mode_denies_nothing_but_foreign_arches(void)
 	probe_under(&r, "--log", "--errno", "1234", NULL);
 	for (size_t i = 0; i < sizeof(table) / sizeof(table[0]); i++)
 		if (table[i].def == X_DENY)
-			expect_result(r.out, table[i].check, X_ALLOWED, MARK, "log mode");
+			expect_result(r.out, table[i].check, X_ALLOWED, MARK, NULL, "log mode");
 	/* ENOSYS rules are logged too: the kernel answers clone3(NULL, 0) with EINVAL. */
 	IT_EXPECT_NOT_CONTAINS(result_of(r.out, "clone3", buf, sizeof(buf)), "errno 38");
 	IT_EXPECT_NOT_CONTAINS(result_of(r.out, "io_uring_setup", buf, sizeof(buf)), "errno 38");
@@ -258,11 +274,11 @@ static void allow_and_deny_by_name(void)
 		it_exec(&r, argv);
 		IT_EXPECT_INT(r.status, 0);
 	}
-	expect_result(r.out, "ptrace", X_ALLOWED, MARK, "--allow @debug");
-	expect_result(r.out, "kcmp", X_ALLOWED, MARK, "--allow @debug");
-	expect_result(r.out, "keyctl", X_ALLOWED, MARK, "--allow @keyring");
-	expect_result(r.out, "getppid", X_DENY, MARK, "--deny getppid");
-	expect_result(r.out, "bpf", X_DENY, MARK, "other groups stay");
+	expect_result(r.out, "ptrace", X_ALLOWED, MARK, NULL, "--allow @debug");
+	expect_result(r.out, "kcmp", X_ALLOWED, MARK, NULL, "--allow @debug");
+	expect_result(r.out, "keyctl", X_ALLOWED, MARK, NULL, "--allow @keyring");
+	expect_result(r.out, "getppid", X_DENY, MARK, NULL, "--deny getppid");
+	expect_result(r.out, "bpf", X_DENY, MARK, NULL, "other groups stay");
 	IT_EXPECT_CONTAINS(result_of(r.out, "getpid", buf, sizeof(buf)), "ok");
 }
 
@@ -276,8 +292,9 @@ static void deny_wins_over_allow(void)
 
 	it_exec(&r, argv);
 	IT_EXPECT_INT(r.status, 0);
-	expect_result(r.out, "ptrace", X_DENY, MARK, "--deny @debug with --allow ptrace");
-	expect_result(r.out, "process_vm_readv", X_DENY, MARK, "--deny @debug, --allow @debug");
+	expect_result(r.out, "ptrace", X_DENY, MARK, NULL, "--deny @debug with --allow ptrace");
+	expect_result(r.out, "process_vm_readv", X_DENY, MARK, NULL,
+	              "--deny @debug, --allow @debug");
 }
 
 static void incoherent_configurations_are_refused(void)
@@ -455,7 +472,7 @@ static void cli_refuses_unknown_names(void)
 /* The same table inside a real sandbox: the launcher's filter, not the helper's. */
 static void denials_inside_sbx_run(void)
 {
-	static struct it_run r;
+	static struct it_run r, mark;
 	char vol[4200];
 
 	snprintf(vol, sizeof(vol), "%s:%s:ro", it_self_dir(), it_self_dir());
@@ -463,10 +480,11 @@ static void denials_inside_sbx_run(void)
 	if (r.status != 0)
 		it_fail(__FILE__, __LINE__, "sbx run probe exited %d:\n%s%s", r.status, r.out,
 		        r.err);
-	check_table(&r, false, MARK, "sbx run --seccomp-errno 1234");
+	check_table(&r, false, MARK, NULL, "sbx run --seccomp-errno 1234");
+	mark = r;
 	it_sbxv(&r, "run", "-v", vol, "--", it_self(), "--probe", NULL);
 	IT_EXPECT_INT(r.status, 0);
-	check_table(&r, false, EPERM, "sbx run");
+	check_table(&r, false, EPERM, &mark, "sbx run");
 	IT_EXPECT_CONTAINS(r.out, "x32_getpid signal 31");
 }
 

@@ -112,6 +112,14 @@ static void test_help(void **state)
 
 int main(void)
 {
+	/* The parser reads the environment it runs in (SBX_SPEC_FD says "nested", HOME and USER
+	 * expand in profiles): the test gives it a fixed one, so that it answers the same run
+	 * from a shell, from CI, or inside an sbx sandbox (sbx's own suite under ci-job). */
+	clearenv();
+	setenv("HOME", "/home/u", 1);
+	setenv("USER", "u", 1);
+	setenv("PATH", "/usr/bin:/bin", 1);
+
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_defaults),
 	    cmocka_unit_test(test_options_fill_the_spec),
