@@ -39,8 +39,8 @@ static int openat2_walk(int dirfd, const char *path, int flags, unsigned long lo
 	struct stat st;
 	int fd;
 
-	if ((resolve & ~known) || !(resolve & RESOLVE_NO_SYMLINKS) ||
-	    (flags & (O_CREAT | O_TMPFILE)))
+	if ((resolve & ~known) || !(resolve & RESOLVE_NO_SYMLINKS) || (flags & O_CREAT) ||
+	    (flags & O_TMPFILE) == O_TMPFILE)
 		return -ENOSYS; /* not a walk sbx needs: fail closed */
 	if (!path || !*path)
 		return -ENOENT;
