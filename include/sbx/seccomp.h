@@ -38,6 +38,8 @@
 enum sbx_seccomp_action {
 	SBX_SECCOMP_DENY = 0, /* the configured errno: EPERM unless --seccomp-errno */
 	SBX_SECCOMP_ENOSYS,   /* ENOSYS, whatever the configured errno: the caller falls back */
+	SBX_SECCOMP_ENOTSUP,  /* EOPNOTSUPP, whatever the configured errno: "not supported here",
+	                         which cp -a, tar and shutil.copy2 take as no xattrs and go on */
 };
 
 enum sbx_seccomp_cmp_op {

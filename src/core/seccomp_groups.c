@@ -35,6 +35,10 @@
 	{                                                                                          \
 		.call = name, .action = SBX_SECCOMP_ENOSYS                                         \
 	}
+#define ENOTSUP_(name)                                                                             \
+	{                                                                                          \
+		.call = name, .action = SBX_SECCOMP_ENOTSUP                                        \
+	}
 /* A comparison: denied when every bit of `bits` is set in argument `a`. */
 #define BITS_(a, bits, words)                                                                      \
 	{                                                                                          \
@@ -253,13 +257,16 @@ static const struct sbx_seccomp_entry g_reboot[] = {
  * nesting is allowed, a user namespace's root writes one on the id-mapped workspace bind,
  * and the kernel stores it for the root id the bind maps that root to: host root, when sbx
  * runs as root. seccomp cannot read the attribute's name, so every writer is denied in every
- * sandbox; reading, listing and removing attributes stay. io_uring's SETXATTR operations are
- * closed with io_uring itself (@io-uring). */
+ * sandbox; reading, listing and removing attributes stay. The answer is EOPNOTSUPP, as from a
+ * file system without extended attributes: cp -a (which writes even a trivial ACL as
+ * system.posix_acl_access, then falls back to chmod on that answer only), tar --xattrs and
+ * shutil.copy2 go on without them; EPERM would fail cp -a on every file. io_uring's SETXATTR
+ * operations are closed with io_uring itself (@io-uring). */
 static const struct sbx_seccomp_entry g_setxattr[] = {
-    E("fsetxattr"),
-    E("lsetxattr"),
-    E("setxattr"),
-    E("setxattrat"),
+    ENOTSUP_("fsetxattr"),
+    ENOTSUP_("lsetxattr"),
+    ENOTSUP_("setxattr"),
+    ENOTSUP_("setxattrat"),
 };
 /* Set-user-ID and set-group-ID files, as systemd's RestrictSUIDSGID=: the workspace bind is
  * id-mapped, so what the worker makes there is owned by the caller (host root, when sbx runs
@@ -355,7 +362,7 @@ const struct sbx_seccomp_group sbx_seccomp_groups[] = {
     GROUP("@reboot", g_reboot, false, "rebooting and loading a new kernel"),
     LOCKED_GROUP("@setxattr", g_setxattr,
                  "writing extended attributes, security.capability (file capabilities) "
-                 "among them (locked: always denied)"),
+                 "among them (EOPNOTSUPP) (locked: always denied)"),
     LOCKED_GROUP("@suid", g_suid,
                  "set-user-ID and set-group-ID bits in any mode: chmod, creating files and "
                  "directories; openat2 (ENOSYS) (locked: always denied)"),
@@ -682,7 +689,9 @@ static struct sbx_seccomp_rule entry_rule(const struct sbx_seccomp_entry *en, co
 	    .group = group,
 	    .cmp = n ? en->cmp : NULL,
 	    .n_cmp = n,
-	    .errnum = en->action == SBX_SECCOMP_ENOSYS ? ENOSYS : deny_errno,
+	    .errnum = en->action == SBX_SECCOMP_ENOSYS    ? ENOSYS
+	              : en->action == SBX_SECCOMP_ENOTSUP ? EOPNOTSUPP
+	                                                  : deny_errno,
 	    .locked = locked,
 	};
 }
