@@ -114,6 +114,8 @@ static const struct sbx_seccomp_entry g_cpu_emulation[] = {E("modify_ldt")};
 static const struct sbx_seccomp_entry g_debug[] = {
     E("kcmp"), E("pidfd_getfd"), E("process_vm_readv"), E("process_vm_writev"), E("ptrace"),
 };
+/* Locked: what io_uring submits (IORING_OP_OPENAT with a mode, IORING_OP_SETXATTR) never
+ * meets the filter, so opening it would open @suid and @setxattr too. */
 static const struct sbx_seccomp_entry g_io_uring[] = {
     ENOSYS_("io_uring_enter"),
     ENOSYS_("io_uring_register"),
@@ -340,9 +342,10 @@ const struct sbx_seccomp_group sbx_seccomp_groups[] = {
     GROUP("@cpu-emulation", g_cpu_emulation, false, "per-process LDT segments (modify_ldt)"),
     GROUP("@debug", g_debug, false,
           "ptrace and reading or writing other processes' memory and files"),
-    GROUP("@io-uring", g_io_uring, false,
-          "io_uring, which bypasses the filter for what it submits (ENOSYS: programs fall "
-          "back)"),
+    LOCKED_GROUP("@io-uring", g_io_uring,
+                 "io_uring, which bypasses the filter for what it submits (ENOSYS: programs "
+                 "fall back) (locked: its opens and SETXATTR would bypass @suid and "
+                 "@setxattr)"),
     GROUP("@keyring", g_keyring, false, "the kernel's key retention service"),
     GROUP("@module", g_module, false, "loading and unloading kernel modules"),
     GROUP("@mount", g_mount, true,

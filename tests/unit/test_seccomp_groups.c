@@ -846,9 +846,10 @@ static void test_suid_and_xattr_verdicts(void **state)
  * profile's list (the same setter), not by building the configuration by hand. */
 static void test_locked_groups_cannot_be_allowed(void **state)
 {
-	static const char *const names[] = {"@suid",     "@setxattr",  "chmod",     "fchmodat2",
-	                                    "openat",    "openat2",    "mknod",     "setxattr",
-	                                    "fsetxattr", "setxattrat", "lsetxattr", "creat"};
+	static const char *const names[] = {
+	    "@io-uring", "io_uring_setup", "@suid",     "@setxattr", "chmod",
+	    "fchmodat2", "openat",         "openat2",   "mknod",     "setxattr",
+	    "fsetxattr", "setxattrat",     "lsetxattr", "creat"};
 	struct sbx_seccomp_conf conf = {0};
 	struct sbx_seccomp_rules rules;
 	size_t n_locked = 0;
@@ -856,7 +857,8 @@ static void test_locked_groups_cannot_be_allowed(void **state)
 	(void)state;
 	for (size_t g = 0; g < sbx_seccomp_n_groups; g++)
 		n_locked += sbx_seccomp_groups[g].locked;
-	assert_int_equal(n_locked, 2);
+	assert_int_equal(n_locked, 3);
+	assert_true(sbx_seccomp_group_find("@io-uring")->locked);
 	assert_true(sbx_seccomp_group_find("@suid")->locked);
 	assert_true(sbx_seccomp_group_find("@setxattr")->locked);
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
