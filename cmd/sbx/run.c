@@ -626,6 +626,8 @@ int sbx_cli_pick_backend(const struct sbx_cli_run *run, struct sbx_plan *plan, b
 	plan->seccomp.no_network = plan->new_net;
 	/* Unix sockets bound to a path in the caller's mount namespace are beyond Landlock. */
 	plan->seccomp.no_unix_sockets = true;
+	/* No pid or IPC namespace: the caller's processes and System V IPC objects are near. */
+	plan->seccomp.same_ns = true;
 	/* The worker's effective spec says which backend holds it (sbx status, nesting). */
 	return sbx_cli_spec_edit(plan, mark_backend_landlock, err);
 	return 0;

@@ -58,11 +58,35 @@ static const char *state_word(enum sbx_seccomp_group_state s)
 		return "allowed";
 	case SBX_SECCOMP_GROUP_NESTING:
 		return "allowed (nesting)";
+	case SBX_SECCOMP_GROUP_OWN_NS:
+		return "allowed (own namespace)";
 	}
 	return "?";
 }
 
-/* The rules of `group` (NULL: the calls denied by name). Text: "clone[CLONE_NEWNS|...] setns". */
+/* A rule's condition in words: its comparisons joined by `and` ("O_CREAT&S_ISUID"). */
+static void print_condition(FILE *f, const struct sbx_seccomp_rule *r, const char *and, bool json)
+{
+	char buf[256];
+	size_t len = 0;
+
+	buf[0] = '\0';
+	for (size_t c = 0; c < r->n_cmp && len < sizeof(buf); c++) {
+		int w =
+		    snprintf(buf + len, sizeof(buf) - len, "%s%s", c ? and : "", r->cmp[c].what);
+
+		if (w < 0)
+			break;
+		len += (size_t)w;
+	}
+	if (json)
+		sbx_json_string(f, buf);
+	else
+		fputs(buf, f);
+}
+
+/* The rules of `group` (NULL: the calls denied by name). Text: "clone[CLONE_NEWNS|...] setns
+ * open[O_CREAT&S_ISUID|...]": | between the conditions of one call, & within one. */
 static void print_calls(FILE *f, const struct sbx_seccomp_rules *rules, const char *group,
                         bool json)
 {
@@ -79,17 +103,21 @@ static void print_calls(FILE *f, const struct sbx_seccomp_rules *rules, const ch
 			sbx_json_string(f, r->call);
 			if (r->cmp) {
 				fputs(",\"when\":", f);
-				sbx_json_string(f, r->cmp->what);
+				print_condition(f, r, " and ", true);
 			}
-			fprintf(f, ",\"errno\":%d}", r->errnum);
+			fprintf(f, ",\"errno\":%d%s}", r->errnum,
+			        r->locked ? ",\"locked\":true" : "");
 		} else if (r->cmp && prev && prev->cmp && strcmp(prev->call, r->call) == 0) {
-			fprintf(f, "|%s", r->cmp->what);
+			fputc('|', f);
+			print_condition(f, r, "&", false);
 		} else {
 			if (open)
 				fputc(']', f);
 			fprintf(f, "%s%s", prev ? " " : "", r->call);
-			if (r->cmp)
-				fprintf(f, "[%s", r->cmp->what);
+			if (r->cmp) {
+				fputc('[', f);
+				print_condition(f, r, "&", false);
+			}
 			open = r->cmp != NULL;
 		}
 		prev = r;
@@ -120,6 +148,7 @@ static void print_text(FILE *f, const struct sbx_seccomp_conf *conf,
 		bool enosys = grp->entries[0].action == SBX_SECCOMP_ENOSYS;
 		fprintf(f, "  %-16s %-18s", grp->name,
 		        st != SBX_SECCOMP_GROUP_DENIED ? state_word(st)
+		        : grp->locked                  ? "denied (locked)"
 		        : enosys                       ? "denied (ENOSYS)"
 		                                       : "denied");
 		if (st == SBX_SECCOMP_GROUP_DENIED)
@@ -139,6 +168,11 @@ static void print_text(FILE *f, const struct sbx_seccomp_conf *conf,
 	if (conf->no_network) {
 		fprintf(f, "  %-16s %-18s", sbx_seccomp_no_network_group, "denied");
 		print_calls(f, rules, sbx_seccomp_no_network_group, false);
+		fputc('\n', f);
+	}
+	if (conf->same_ns) {
+		fprintf(f, "  %-16s %-18s", sbx_seccomp_processes_group, "denied");
+		print_calls(f, rules, sbx_seccomp_processes_group, false);
 		fputc('\n', f);
 	}
 	for (size_t i = 0; i < rules->n_rules; i++)
@@ -168,7 +202,9 @@ static void print_json(FILE *f, const struct sbx_seccomp_conf *conf,
 	for (size_t g = 0; g < sbx_seccomp_n_groups; g++) {
 		fputs(g ? ",{\"name\":" : "{\"name\":", f);
 		sbx_json_string(f, sbx_seccomp_groups[g].name);
-		fprintf(f, ",\"state\":\"%s\",\"rules\":[", state_word(rules->group_state[g]));
+		fprintf(f, ",\"state\":\"%s\",\"locked\":%s,\"rules\":[",
+		        state_word(rules->group_state[g]),
+		        sbx_seccomp_groups[g].locked ? "true" : "false");
 		print_calls(f, rules, sbx_seccomp_groups[g].name, true);
 		fputs("]}", f);
 	}
@@ -180,6 +216,7 @@ static void print_json(FILE *f, const struct sbx_seccomp_conf *conf,
 			const char *name;
 		} extra[] = {{conf->no_unix_sockets, sbx_seccomp_no_unix_group},
 		             {conf->no_network, sbx_seccomp_no_network_group},
+		             {conf->same_ns, sbx_seccomp_processes_group},
 		             {conf->no_hardlinks, sbx_seccomp_no_hardlinks_group}};
 		bool first = true;
 

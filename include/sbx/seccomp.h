@@ -32,11 +32,14 @@
 #define SBX_SECCOMP_MAX_NAMES 512 /* allow + deny entries */
 #define SBX_SECCOMP_NAME_MAX  64
 #define SBX_SECCOMP_SET_MAX   4 /* values of a NOT_IN32 comparison */
+#define SBX_SECCOMP_CMP_MAX   2 /* comparisons ANDed in one entry: "O_CREAT and S_ISUID" */
 
 /* What a denied call answers. Under log mode both become "allowed, logged". */
 enum sbx_seccomp_action {
 	SBX_SECCOMP_DENY = 0, /* the configured errno: EPERM unless --seccomp-errno */
 	SBX_SECCOMP_ENOSYS,   /* ENOSYS, whatever the configured errno: the caller falls back */
+	SBX_SECCOMP_ENOTSUP,  /* EOPNOTSUPP, whatever the configured errno: "not supported here",
+	                         which cp -a, tar and shutil.copy2 take as no xattrs and go on */
 };
 
 enum sbx_seccomp_cmp_op {
@@ -54,11 +57,17 @@ struct sbx_seccomp_cmp {
 	const char *what; /* the condition in words, for --dry-run: "CLONE_NEWUSER" */
 };
 
+/* A denied call, under every one of its comparisons (ANDed; none: unconditionally). The
+ * comparisons in use come first; the rest are zeroed (SBX_SECCOMP_ALWAYS). A NOT_IN32
+ * comparison stands alone: the filter's prologue tests it (see src/os/seccomp.c). */
 struct sbx_seccomp_entry {
 	const char *call;
 	enum sbx_seccomp_action action;
-	struct sbx_seccomp_cmp cmp;
+	struct sbx_seccomp_cmp cmp[SBX_SECCOMP_CMP_MAX];
 };
+
+/* How many comparisons an entry ANDs: 0 for an unconditional denial. */
+size_t sbx_seccomp_entry_n_cmp(const struct sbx_seccomp_entry *entry);
 
 struct sbx_seccomp_group {
 	const char *name; /* "@module" */
@@ -66,6 +75,10 @@ struct sbx_seccomp_group {
 	const struct sbx_seccomp_entry *entries;
 	size_t n_entries;
 	bool nesting; /* lifted when the sandbox may start sub-sandboxes */
+	bool locked;  /* denied in every sandbox: no configuration can allow the group or any of
+	                 its calls, and log mode does not lift it (set-uid files, file caps) */
+	bool same_ns; /* denied only where the worker shares the caller's namespaces (the
+	                 landlock backend): elsewhere the worker's own namespace holds it */
 };
 
 extern const struct sbx_seccomp_group sbx_seccomp_groups[];
@@ -75,6 +88,8 @@ extern const char *const sbx_seccomp_no_network_group;
 extern const char *const sbx_seccomp_no_hardlinks_group;
 /* ... and those of sbx_seccomp_conf.no_unix_sockets. */
 extern const char *const sbx_seccomp_no_unix_group;
+/* ... and those of sbx_seccomp_conf.same_ns that reach other processes. */
+extern const char *const sbx_seccomp_processes_group;
 extern const size_t sbx_seccomp_n_groups;
 
 /* Every system call name sbx has classified, sorted (strcmp). A call not in this list cannot
@@ -103,7 +118,13 @@ struct sbx_seccomp_conf {
 	bool no_unix_sockets; /* the landlock backend: socket(AF_UNIX) denied, since Landlock
 	                         (ABI 7) does not guard connecting or sending to a unix socket
 	                         bound to a path (a container engine's, a session bus); the
-	                         caller's mount namespace has them all. socketpair stays */
+	                         caller's mount namespace has them all. Datagram pairs from
+	                         socketpair too (sendto(2) with a path reaches any datagram
+	                         socket); stream and seqpacket pairs stay */
+	bool same_ns;         /* the landlock backend: the worker shares the caller's pid and IPC
+	                         namespaces, so calls that act on another process by its id
+	                         (prlimit64, setpriority, sched_set*, ioprio_set, ...) are denied
+	                         and so are the groups marked same_ns (@sysvipc) */
 };
 
 void sbx_seccomp_conf_clear(struct sbx_seccomp_conf *conf);
@@ -122,15 +143,19 @@ const char *sbx_seccomp_errno_name(int errnum);
 /* One rule of the effective filter. Pointers are to static tables. */
 struct sbx_seccomp_rule {
 	const char *call;
-	const char *group;                 /* "@debug", or NULL when denied by name */
-	const struct sbx_seccomp_cmp *cmp; /* NULL: unconditional */
-	int errnum;                        /* the errno answered (log mode: would have answered) */
+	const char *group; /* "@debug", or NULL when denied by name */
+	const struct sbx_seccomp_cmp
+	    *cmp;     /* the entry's comparisons (ANDed); NULL: unconditional */
+	size_t n_cmp; /* how many; 0 when cmp is NULL */
+	int errnum;   /* the errno answered (log mode: would have answered) */
+	bool locked;  /* answers errnum even in log mode */
 };
 
 enum sbx_seccomp_group_state {
 	SBX_SECCOMP_GROUP_DENIED = 0,
 	SBX_SECCOMP_GROUP_ALLOWED, /* allowed by the configuration */
 	SBX_SECCOMP_GROUP_NESTING, /* lifted because nesting is allowed */
+	SBX_SECCOMP_GROUP_OWN_NS,  /* a same_ns group where the worker has namespaces of its own */
 };
 
 struct sbx_seccomp_rules {
@@ -144,7 +169,8 @@ struct sbx_seccomp_rules {
 /*
  * Resolve a configuration into the effective rules: every group denied, less the groups
  * nesting lifts and those allowed, less calls allowed by name (unless a deny names their
- * group or them), plus calls denied by name. Refuses what would be incoherent: allowing a
+ * group or them), plus calls denied by name. Locked groups stay denied whatever is asked.
+ * Refuses what would be incoherent: allowing a locked group or any call of one, allowing a
  * call that is only denied under a condition, allowing clone3 while namespace creation is
  * denied (seccomp cannot read clone3's flags), denying execve (sbx execs the worker after
  * the filter is in place).

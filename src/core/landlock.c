@@ -817,8 +817,10 @@ int sbx_ll_negotiate(struct sbx_ll_plan *p, int abi, bool landlock_backend, bool
 
 /* What the landlock backend never gives, whatever the profile. */
 static const char *const always_lost[] = {
-    "no pid, ipc, uts or mount namespace: the worker sees the host's processes in /proc and "
-    "shares System V IPC (signals to them are scoped by Landlock, ABI 6)",
+    "no pid, ipc, uts or mount namespace: the worker sees the host's processes in /proc "
+    "(signals and ptrace to them are scoped by Landlock, ABI 6; seccomp denies the calls "
+    "that change another process's limits, priority or scheduling) and shares System V IPC "
+    "(seccomp denies it unless the profile allows @sysvipc)",
     "denied is not absent: every host path can still be stat(2)ed, as Landlock does not "
     "control it",
     "metadata of granted files (chmod, chown, utimes, xattrs) is not controlled by Landlock, "
@@ -828,7 +830,8 @@ static const char *const always_lost[] = {
     "new pseudo-terminals (the host's /dev/pts is not granted)",
     "/proc is the host's: its kernel settings and state are not masked (they stay read-only "
     "to Landlock)",
-    "no new unix socket (seccomp denies socket(AF_UNIX); socketpair(2) stays): Landlock ABI "
+    "no new unix socket (seccomp denies socket(AF_UNIX) and datagram socketpair(2); stream "
+    "pairs stay): Landlock ABI "
     "7 does not guard a unix socket bound to a path, and the caller's mount namespace has "
     "the host's (a container engine's, a session bus); ssh-agent, D-Bus or X11 clients fail",
 };

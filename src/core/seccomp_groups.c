@@ -2,11 +2,15 @@
 #include "sbx/seccomp.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <linux/ioprio.h>
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 
 #include "sbx/cleanup.h"
 
@@ -25,40 +29,76 @@
 
 #define E(name)                                                                                    \
 	{                                                                                          \
-		name, SBX_SECCOMP_DENY,                                                            \
-		{                                                                                  \
-			0                                                                          \
-		}                                                                                  \
+		.call = name, .action = SBX_SECCOMP_DENY                                           \
 	}
 #define ENOSYS_(name)                                                                              \
 	{                                                                                          \
-		name, SBX_SECCOMP_ENOSYS,                                                          \
-		{                                                                                  \
-			0                                                                          \
-		}                                                                                  \
+		.call = name, .action = SBX_SECCOMP_ENOSYS                                         \
+	}
+#define ENOTSUP_(name)                                                                             \
+	{                                                                                          \
+		.call = name, .action = SBX_SECCOMP_ENOTSUP                                        \
+	}
+/* A comparison: denied when every bit of `bits` is set in argument `a`. */
+#define BITS_(a, bits, words)                                                                      \
+	{                                                                                          \
+		.op = SBX_SECCOMP_MASKED_EQ, .arg = a, .mask = (bits), .value = (bits),            \
+		.what = words                                                                      \
 	}
 /* Denied when the bits of `flag` are set in argument `a`: clone/unshare namespace flags. The
  * kernel reads clone's flags as their low 32 bits; a 64-bit mask with no high bits compares
  * exactly that. */
 #define FLAG(name, a, flag)                                                                        \
 	{                                                                                          \
-		name, SBX_SECCOMP_DENY,                                                            \
-		{                                                                                  \
-			.op = SBX_SECCOMP_MASKED_EQ, .arg = a, .mask = (flag), .value = (flag),    \
-			.what = #flag                                                              \
-		}                                                                                  \
+		.call = name, .action = SBX_SECCOMP_DENY, .cmp = { BITS_(a, flag, #flag) }         \
+	}
+/* Denied when the bits of `flag` are set in argument `fa` and those of `bit` in `ma`. */
+#define FLAG2(name, fa, flag, flag_words, ma, bit)                                                 \
+	{                                                                                          \
+		.call = name, .action = SBX_SECCOMP_DENY,                                          \
+		.cmp = { BITS_(fa, flag, flag_words),                                              \
+			 BITS_(ma, bit, #bit) }                                                    \
 	}
 /* Denied when the low 32 bits of argument `a` equal `v`: ioctl's request and socket's domain
  * are int in the kernel, whatever the register's upper half holds (CVE-2019-10063: a filter
  * comparing 64 bits let TIOCSTI | 1 << 32 through). */
 #define EQ32(name, a, v)                                                                           \
 	{                                                                                          \
-		name, SBX_SECCOMP_DENY,                                                            \
-		{                                                                                  \
-			.op = SBX_SECCOMP_MASKED_EQ, .arg = a, .mask = 0xffffffffu, .value = (v),  \
-			.what = #v                                                                 \
-		}                                                                                  \
+		.call = name, .action = SBX_SECCOMP_DENY,                                          \
+		.cmp = { {.op = SBX_SECCOMP_MASKED_EQ,                                             \
+			  .arg = a,                                                                \
+			  .mask = 0xffffffffu,                                                     \
+			  .value = (v),                                                            \
+			  .what = #v} }                                                            \
 	}
+/* Denied when argument `a`, a socket type, is `type` once SOCK_NONBLOCK and SOCK_CLOEXEC are
+ * masked off (the kernel's SOCK_TYPE_MASK). */
+#define SOCKTYPE(name, a, type)                                                                    \
+	{                                                                                          \
+		.call = name, .action = SBX_SECCOMP_DENY,                                          \
+		.cmp = { {.op = SBX_SECCOMP_MASKED_EQ,                                             \
+			  .arg = a,                                                                \
+			  .mask = 0xf,                                                             \
+			  .value = (type),                                                         \
+			  .what = #type} }                                                         \
+	}
+/* Denied when the low 32 bits of argument `a` (a pid_t or an id the kernel reads as int) are
+ * not 0, that is, when the call names a process other than the caller. */
+#define NOT0(name, a, words)                                                                       \
+	{                                                                                          \
+		.call = name, .action = SBX_SECCOMP_DENY,                                          \
+		.cmp =                                                                             \
+		{ {.op = SBX_SECCOMP_NOT_IN32, .arg = a, .set = {0}, .n_set = 1, .what = words} }  \
+	}
+
+size_t sbx_seccomp_entry_n_cmp(const struct sbx_seccomp_entry *entry)
+{
+	size_t n = 0;
+
+	while (n < SBX_SECCOMP_CMP_MAX && entry->cmp[n].op != SBX_SECCOMP_ALWAYS)
+		n++;
+	return n;
+}
 
 static const struct sbx_seccomp_entry g_bpf[] = {E("bpf")};
 static const struct sbx_seccomp_entry g_clock[] = {
@@ -74,6 +114,8 @@ static const struct sbx_seccomp_entry g_cpu_emulation[] = {E("modify_ldt")};
 static const struct sbx_seccomp_entry g_debug[] = {
     E("kcmp"), E("pidfd_getfd"), E("process_vm_readv"), E("process_vm_writev"), E("ptrace"),
 };
+/* Locked: what io_uring submits (IORING_OP_OPENAT with a mode, IORING_OP_SETXATTR) never
+ * meets the filter, so opening it would open @suid and @setxattr too. */
 static const struct sbx_seccomp_entry g_io_uring[] = {
     ENOSYS_("io_uring_enter"),
     ENOSYS_("io_uring_register"),
@@ -120,28 +162,36 @@ static const struct sbx_seccomp_entry g_perf[] = {E("perf_event_open")};
  * other persona sets flags such as ADDR_NO_RANDOMIZE, READ_IMPLIES_EXEC or MMAP_PAGE_ZERO
  * that weaken the worker's own address space. The kernel reads the argument as unsigned int. */
 static const struct sbx_seccomp_entry g_personality[] = {
-    {"personality",
-     SBX_SECCOMP_DENY,
-     {.op = SBX_SECCOMP_NOT_IN32,
-      .arg = 0,
-      .set = {0x0000 /* PER_LINUX */, 0x0008 /* PER_LINUX32 */, 0xffffffffu /* query */},
-      .n_set = 3,
-      .what = "not PER_LINUX, PER_LINUX32 or the 0xffffffff query"}},
+    {.call = "personality",
+     .action = SBX_SECCOMP_DENY,
+     .cmp = {{.op = SBX_SECCOMP_NOT_IN32,
+              .arg = 0,
+              .set = {0x0000 /* PER_LINUX */, 0x0008 /* PER_LINUX32 */, 0xffffffffu /* query */},
+              .n_set = 3,
+              .what = "not PER_LINUX, PER_LINUX32 or the 0xffffffff query"}}},
 };
 /* The landlock backend's --net none (no network namespace): UDP, raw and packet sockets are
  * beyond Landlock's TCP rules, so every family but AF_UNIX is denied, and connect(2) itself;
- * no loopback either. Datagrams sent with an address (sendto, sendmsg) to a unix socket bound
- * to a path are not stopped: seccomp cannot read the address.
- * socketpair makes only AF_UNIX pairs; io_uring is denied (@io-uring); inherited sockets are
- * closed before exec (only 0, 1, 2 and the spec memfd pass). */
+ * no loopback either. The AF_UNIX sockets left are the datagram-free pairs of g_no_unix;
+ * io_uring is denied (@io-uring); inherited sockets are closed before exec (only 0, 1, 2 and
+ * the spec memfd pass). */
 static const struct sbx_seccomp_entry g_no_network[] = {
-    {"socket",
-     SBX_SECCOMP_DENY,
-     {.op = SBX_SECCOMP_NOT_IN32,
-      .arg = 0,
-      .set = {1 /* AF_UNIX */},
-      .n_set = 1,
-      .what = "not AF_UNIX"}},
+    {.call = "socket",
+     .action = SBX_SECCOMP_DENY,
+     .cmp = {{.op = SBX_SECCOMP_NOT_IN32,
+              .arg = 0,
+              .set = {AF_UNIX},
+              .n_set = 1,
+              .what = "not AF_UNIX"}}},
+    /* socketpair makes pairs of a few other families too (AF_TIPC's reach the host's
+     * network namespace, and ask for a module): AF_UNIX only. */
+    {.call = "socketpair",
+     .action = SBX_SECCOMP_DENY,
+     .cmp = {{.op = SBX_SECCOMP_NOT_IN32,
+              .arg = 0,
+              .set = {AF_UNIX},
+              .n_set = 1,
+              .what = "not AF_UNIX"}}},
     /* What is left is AF_UNIX, whose sockets bound to a path Landlock does not guard (ABI
      * 7): a host service listening on one (a container engine's, say) is network enough.
      * socketpair needs no connect; abstract sockets are scoped by Landlock anyway. */
@@ -154,18 +204,47 @@ static const struct sbx_seccomp_entry g_no_hardlinks[] = {E("link"), E("linkat")
 const char *const sbx_seccomp_no_hardlinks_group = "hidden paths";
 /* The landlock backend, whatever the network: a unix socket bound to a path is reachable
  * by its path in the caller's mount namespace (Landlock ABI 7 guards neither connect(2) nor
- * sendto(2) to it): /run/docker.sock or a session bus would let the worker act outside.
- * No new AF_UNIX socket; socketpair(2) makes connected pairs without any address. */
+ * sendto(2) to it): /run/docker.sock, a session bus or syslog's /dev/log would let the
+ * worker act outside. No new AF_UNIX socket, and no datagram pair from socketpair(2): a
+ * datagram socket, connected or not, sends to any path given to sendto(2) or sendmsg(2), and
+ * connect(2) on it names a path too. The kernel (net/unix/af_unix.c) makes SOCK_RAW pairs
+ * datagram pairs, so both types are denied; the type is compared under SOCK_TYPE_MASK (0xf),
+ * so SOCK_NONBLOCK and SOCK_CLOEXEC do not hide it. Stream and seqpacket pairs stay: they are
+ * born connected, connect(2) on them fails with EISCONN, a stream socket refuses sendmsg(2)
+ * with an address (EISCONN or EOPNOTSUPP) and a seqpacket socket drops the address
+ * (unix_seqpacket_sendmsg clears msg_namelen). */
 static const struct sbx_seccomp_entry g_no_unix[] = {
-    {"socket",
-     SBX_SECCOMP_DENY,
-     {.op = SBX_SECCOMP_MASKED_EQ,
-      .arg = 0,
-      .mask = 0xffffffffu,
-      .value = 1 /* AF_UNIX */,
-      .what = "AF_UNIX"}},
+    EQ32("socket", 0, AF_UNIX),
+    SOCKTYPE("socketpair", 1, SOCK_DGRAM),
+    SOCKTYPE("socketpair", 1, SOCK_RAW),
 };
 const char *const sbx_seccomp_no_unix_group = "unix sockets";
+
+/* The landlock backend: no pid namespace, so every process of the caller's uid (as root,
+ * every root process, pid 1 included) is in reach of the calls that name a process by id and
+ * that the kernel allows between processes of one uid. Landlock scopes signals (kill and its
+ * kin) and ptrace_may_access, which also guards process_vm_*, process_madvise, kcmp,
+ * pidfd_getfd, get_robust_list, migrate_pages and move_pages; the rest are denied here when
+ * they name another process (an id other than 0, "the caller"). PRIO_USER and
+ * IOPRIO_WHO_USER name every process of a uid, the caller's own when the id is 0: denied
+ * outright. PRIO_PGRP and IOPRIO_WHO_PGRP with 0 name the caller's process group, which is
+ * the worker's own (it runs in a session of its own). migrate_pages and move_pages are listed
+ * although Landlock covers them: a process id is all it takes. glibc's getrlimit and setrlimit
+ * call prlimit64 with pid 0, nice(3) setpriority(PRIO_PROCESS, 0). */
+static const struct sbx_seccomp_entry g_processes[] = {
+    NOT0("ioprio_set", 1, "who is not 0"),
+    EQ32("ioprio_set", 0, IOPRIO_WHO_USER),
+    NOT0("migrate_pages", 0, "pid is not 0"),
+    NOT0("move_pages", 0, "pid is not 0"),
+    NOT0("prlimit64", 0, "pid is not 0"),
+    NOT0("sched_setaffinity", 0, "pid is not 0"),
+    NOT0("sched_setattr", 0, "pid is not 0"),
+    NOT0("sched_setparam", 0, "pid is not 0"),
+    NOT0("sched_setscheduler", 0, "pid is not 0"),
+    NOT0("setpriority", 1, "who is not 0"),
+    EQ32("setpriority", 0, PRIO_USER),
+};
+const char *const sbx_seccomp_processes_group = "other processes";
 
 static const struct sbx_seccomp_entry g_privileged[] = {
     E("acct"), E("open_by_handle_at"), E("quotactl"), E("quotactl_fd"), E("syslog"), E("vhangup"),
@@ -176,7 +255,53 @@ static const struct sbx_seccomp_entry g_reboot[] = {
     E("kexec_load"),
     E("reboot"),
 };
+/* Writing extended attributes: among them security.capability, a file capability. Where
+ * nesting is allowed, a user namespace's root writes one on the id-mapped workspace bind,
+ * and the kernel stores it for the root id the bind maps that root to: host root, when sbx
+ * runs as root. seccomp cannot read the attribute's name, so every writer is denied in every
+ * sandbox; reading, listing and removing attributes stay. The answer is EOPNOTSUPP, as from a
+ * file system without extended attributes: cp -a (which writes even a trivial ACL as
+ * system.posix_acl_access, then falls back to chmod on that answer only), tar --xattrs and
+ * shutil.copy2 go on without them; EPERM would fail cp -a on every file. io_uring's SETXATTR
+ * operations are closed with io_uring itself (@io-uring). */
+static const struct sbx_seccomp_entry g_setxattr[] = {
+    ENOTSUP_("fsetxattr"),
+    ENOTSUP_("lsetxattr"),
+    ENOTSUP_("setxattr"),
+    ENOTSUP_("setxattrat"),
+};
+/* Set-user-ID and set-group-ID files, as systemd's RestrictSUIDSGID=: the workspace bind is
+ * id-mapped, so what the worker makes there is owned by the caller (host root, when sbx runs
+ * as root), and under the landlock backend the worker is the caller. Every way to put either
+ * bit in a mode is denied: chmod and its kin, and making a file with a mode (open, openat and
+ * creat with O_CREAT or O_TMPFILE, which takes a mode without O_CREAT; mkdir; mknod, which
+ * makes regular files too). The kernel reads a mode as umode_t and the flags as int; the
+ * comparisons test single bits, so the upper half of a register cannot hide them. openat2
+ * keeps its mode behind a pointer seccomp cannot read: ENOSYS, so that programs fall back to
+ * openat (glibc never calls it for open(3); sbx walks the path with openat itself). */
+#define SBX_O_TMPFILE_BIT 020000000 /* the kernel's __O_TMPFILE, without O_DIRECTORY */
+#define SUID_OPEN(name, fa, ma)                                                                    \
+	FLAG2(name, fa, O_CREAT, "O_CREAT", ma, S_ISUID),                                          \
+	    FLAG2(name, fa, O_CREAT, "O_CREAT", ma, S_ISGID),                                      \
+	    FLAG2(name, fa, SBX_O_TMPFILE_BIT, "O_TMPFILE", ma, S_ISUID),                          \
+	    FLAG2(name, fa, SBX_O_TMPFILE_BIT, "O_TMPFILE", ma, S_ISGID)
+#define SUID_MODE(name, ma) FLAG(name, ma, S_ISUID), FLAG(name, ma, S_ISGID)
+static const struct sbx_seccomp_entry g_suid[] = {
+    SUID_MODE("chmod", 1),    SUID_MODE("creat", 1),     SUID_MODE("fchmod", 1),
+    SUID_MODE("fchmodat", 2), SUID_MODE("fchmodat2", 2), SUID_MODE("mkdir", 1),
+    SUID_MODE("mkdirat", 2),  SUID_MODE("mknod", 1),     SUID_MODE("mknodat", 2),
+    SUID_OPEN("open", 1, 2),  SUID_OPEN("openat", 2, 3), ENOSYS_("openat2"),
+};
 static const struct sbx_seccomp_entry g_swap[] = {E("swapoff"), E("swapon")};
+/* System V IPC objects live in the IPC namespace, not in the file system: Landlock cannot see
+ * them. The namespaces backend gives the worker an IPC namespace of its own; the landlock
+ * backend shares the caller's, whose segments, queues and semaphores the worker could read and
+ * write with the caller's uid. (x86_64 and aarch64 have no multiplexed ipc(2).) shmdt stays: it
+ * only unmaps what the caller attached. */
+static const struct sbx_seccomp_entry g_sysvipc[] = {
+    E("msgctl"), E("msgget"), E("msgrcv"), E("msgsnd"),     E("semctl"), E("semget"),
+    E("semop"),  E("shmat"),  E("shmctl"), E("semtimedop"), E("shmget"),
+};
 static const struct sbx_seccomp_entry g_tty_inject[] = {
     EQ32("ioctl", 1, TIOCSTI),
     EQ32("ioctl", 1, TIOCLINUX),
@@ -193,7 +318,18 @@ static const struct sbx_seccomp_entry g_vsock[] = {
 
 #define GROUP(n, tbl, nest, h)                                                                     \
 	{                                                                                          \
-		n, h, tbl, SBX_ARRAY_SIZE(tbl), nest                                               \
+		.name = n, .help = h, .entries = tbl, .n_entries = SBX_ARRAY_SIZE(tbl),            \
+		.nesting = nest                                                                    \
+	}
+#define LOCKED_GROUP(n, tbl, h)                                                                    \
+	{                                                                                          \
+		.name = n, .help = h, .entries = tbl, .n_entries = SBX_ARRAY_SIZE(tbl),            \
+		.locked = true                                                                     \
+	}
+#define SAME_NS_GROUP(n, tbl, h)                                                                   \
+	{                                                                                          \
+		.name = n, .help = h, .entries = tbl, .n_entries = SBX_ARRAY_SIZE(tbl),            \
+		.same_ns = true                                                                    \
 	}
 
 /* Sorted by name: --dry-run and the manual list them in this order. man/sbx-seccomp.7 says
@@ -206,9 +342,10 @@ const struct sbx_seccomp_group sbx_seccomp_groups[] = {
     GROUP("@cpu-emulation", g_cpu_emulation, false, "per-process LDT segments (modify_ldt)"),
     GROUP("@debug", g_debug, false,
           "ptrace and reading or writing other processes' memory and files"),
-    GROUP("@io-uring", g_io_uring, false,
-          "io_uring, which bypasses the filter for what it submits (ENOSYS: programs fall "
-          "back)"),
+    LOCKED_GROUP("@io-uring", g_io_uring,
+                 "io_uring, which bypasses the filter for what it submits (ENOSYS: programs "
+                 "fall back) (locked: its opens and SETXATTR would bypass @suid and "
+                 "@setxattr)"),
     GROUP("@keyring", g_keyring, false, "the kernel's key retention service"),
     GROUP("@module", g_module, false, "loading and unloading kernel modules"),
     GROUP("@mount", g_mount, true,
@@ -226,7 +363,16 @@ const struct sbx_seccomp_group sbx_seccomp_groups[] = {
           "administration: process accounting, quotas, the kernel log, file handles"),
     GROUP("@raw-io", g_raw_io, false, "raw I/O port access"),
     GROUP("@reboot", g_reboot, false, "rebooting and loading a new kernel"),
+    LOCKED_GROUP("@setxattr", g_setxattr,
+                 "writing extended attributes, security.capability (file capabilities) "
+                 "among them (EOPNOTSUPP) (locked: always denied)"),
+    LOCKED_GROUP("@suid", g_suid,
+                 "set-user-ID and set-group-ID bits in any mode: chmod, creating files and "
+                 "directories; openat2 (ENOSYS) (locked: always denied)"),
     GROUP("@swap", g_swap, false, "enabling and disabling swap"),
+    SAME_NS_GROUP("@sysvipc", g_sysvipc,
+                  "System V IPC: shared memory, message queues, semaphores (denied under the "
+                  "landlock backend, which shares the caller's IPC namespace)"),
     GROUP("@tty-inject", g_tty_inject, false,
           "pushing input into a terminal or changing its line discipline: ioctl TIOCSTI, "
           "TIOCLINUX and TIOCSETD"),
@@ -285,7 +431,8 @@ int sbx_seccomp_conf_copy(struct sbx_seccomp_conf *dst, const struct sbx_seccomp
 	                             .nesting = src->nesting,
 	                             .no_network = src->no_network,
 	                             .no_hardlinks = src->no_hardlinks,
-	                             .no_unix_sockets = src->no_unix_sockets};
+	                             .no_unix_sockets = src->no_unix_sockets,
+	                             .same_ns = src->same_ns};
 	int r;
 
 	for (size_t i = 0; i < src->n_allow; i++)
@@ -351,8 +498,55 @@ static int add_entry(char ***list, size_t *n, size_t other, const char *verb, co
 	return push_name(list, n, name, err);
 }
 
+/* The locked group that `name` (a group or a call) is or belongs to, if any. */
+static const struct sbx_seccomp_group *locked_group(const char *name)
+{
+	for (size_t g = 0; g < sbx_seccomp_n_groups; g++) {
+		const struct sbx_seccomp_group *grp = &sbx_seccomp_groups[g];
+
+		if (!grp->locked)
+			continue;
+		if (strcmp(grp->name, name) == 0)
+			return grp;
+		for (size_t e = 0; e < grp->n_entries; e++)
+			if (strcmp(grp->entries[e].call, name) == 0)
+				return grp;
+	}
+	return NULL;
+}
+
+/* Locked groups hold what must never leave a sandbox (set-uid files, file capabilities): no
+ * profile or flag may open them, not even for one call, since a call allowed by name would
+ * lose the argument conditions that make the group safe to leave partly open. */
+static int refuse_locked(const char *name, struct sbx_error *err)
+{
+	const struct sbx_seccomp_group *g = locked_group(name);
+	int r;
+
+	if (!g)
+		return 0;
+	if (strcmp(g->name, name) == 0)
+		r = sbx_error_set(err, SBX_ERR_USAGE, EPERM,
+		                  "cannot allow seccomp group %s: it is locked, denied in every "
+		                  "sandbox (%s)",
+		                  g->name, g->help);
+	else
+		r = sbx_error_set(err, SBX_ERR_USAGE, EPERM,
+		                  "cannot allow '%s': the locked seccomp group %s denies it in "
+		                  "every sandbox (%s)",
+		                  name, g->name, g->help);
+	sbx_error_hint(err, "remove it from --seccomp-allow or the profile's seccomp: allow: "
+	                    "list; what the group denies is never needed inside a sandbox (see "
+	                    "sbx-seccomp(7))");
+	return r;
+}
+
 int sbx_seccomp_conf_allow(struct sbx_seccomp_conf *conf, const char *name, struct sbx_error *err)
 {
+	int r = check_name("allow", name, err);
+
+	if (r < 0 || (r = refuse_locked(name, err)) < 0)
+		return r;
 	return add_entry(&conf->allow, &conf->n_allow, conf->n_deny, "allow", name, err);
 }
 
@@ -431,7 +625,7 @@ static const struct sbx_seccomp_group *conditional_group(const char *call)
 		for (size_t e = 0; e < sbx_seccomp_groups[g].n_entries; e++) {
 			const struct sbx_seccomp_entry *en = &sbx_seccomp_groups[g].entries[e];
 
-			if (en->cmp.op != SBX_SECCOMP_ALWAYS && strcmp(en->call, call) == 0)
+			if (en->cmp[0].op != SBX_SECCOMP_ALWAYS && strcmp(en->call, call) == 0)
 				return &sbx_seccomp_groups[g];
 		}
 	return NULL;
@@ -453,6 +647,8 @@ static int check_conf(const struct sbx_seccomp_conf *conf, struct sbx_error *err
 		const struct sbx_seccomp_group *g;
 
 		if ((r = check_name("allow", conf->allow[i], err)) < 0)
+			return r;
+		if ((r = refuse_locked(conf->allow[i], err)) < 0)
 			return r;
 		g = conditional_group(conf->allow[i]);
 		if (conf->allow[i][0] != '@' && g) {
@@ -486,6 +682,34 @@ static int check_conf(const struct sbx_seccomp_conf *conf, struct sbx_error *err
 	return 0;
 }
 
+static struct sbx_seccomp_rule entry_rule(const struct sbx_seccomp_entry *en, const char *group,
+                                          int deny_errno, bool locked)
+{
+	size_t n = sbx_seccomp_entry_n_cmp(en);
+
+	return (struct sbx_seccomp_rule){
+	    .call = en->call,
+	    .group = group,
+	    .cmp = n ? en->cmp : NULL,
+	    .n_cmp = n,
+	    .errnum = en->action == SBX_SECCOMP_ENOSYS    ? ENOSYS
+	              : en->action == SBX_SECCOMP_ENOTSUP ? EOPNOTSUPP
+	                                                  : deny_errno,
+	    .locked = locked,
+	};
+}
+
+/* The rules of one of the landlock backend's tables, less what is denied outright already. */
+static void add_backend_rules(struct sbx_seccomp_rules *res, const struct sbx_seccomp_entry *tbl,
+                              size_t n, const char *group)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (has_rule(res, tbl[i].call, true))
+			continue; /* denied outright already */
+		res->rules[res->n_rules++] = entry_rule(&tbl[i], group, res->deny_errno, false);
+	}
+}
+
 int sbx_seccomp_resolve(const struct sbx_seccomp_conf *conf, struct sbx_seccomp_rules *out,
                         struct sbx_error *err)
 {
@@ -502,7 +726,7 @@ int sbx_seccomp_resolve(const struct sbx_seccomp_conf *conf, struct sbx_seccomp_
 	for (size_t g = 0; g < sbx_seccomp_n_groups; g++)
 		cap += sbx_seccomp_groups[g].n_entries;
 	cap += SBX_ARRAY_SIZE(g_no_network) + SBX_ARRAY_SIZE(g_no_hardlinks) +
-	       SBX_ARRAY_SIZE(g_no_unix);
+	       SBX_ARRAY_SIZE(g_no_unix) + SBX_ARRAY_SIZE(g_processes);
 	res.rules = calloc(cap ? cap : 1, sizeof(*res.rules));
 	res.group_state = calloc(sbx_seccomp_n_groups, sizeof(*res.group_state));
 	if (!res.rules || !res.group_state) {
@@ -514,13 +738,16 @@ int sbx_seccomp_resolve(const struct sbx_seccomp_conf *conf, struct sbx_seccomp_
 		const struct sbx_seccomp_group *grp = &sbx_seccomp_groups[g];
 		bool denied_by_name = listed(conf->deny, conf->n_deny, grp->name);
 
-		/* A deny always wins: the most restrictive answer (SPEC section 4). */
-		if (denied_by_name)
+		/* A deny always wins: the most restrictive answer (SPEC section 4). A locked
+		 * group is denied whatever is asked (check_conf refused any allow of it). */
+		if (denied_by_name || grp->locked)
 			res.group_state[g] = SBX_SECCOMP_GROUP_DENIED;
 		else if (listed(conf->allow, conf->n_allow, grp->name))
 			res.group_state[g] = SBX_SECCOMP_GROUP_ALLOWED;
 		else if (grp->nesting && conf->nesting)
 			res.group_state[g] = SBX_SECCOMP_GROUP_NESTING;
+		else if (grp->same_ns && !conf->same_ns)
+			res.group_state[g] = SBX_SECCOMP_GROUP_OWN_NS;
 		else
 			res.group_state[g] = SBX_SECCOMP_GROUP_DENIED;
 		if (res.group_state[g] != SBX_SECCOMP_GROUP_DENIED)
@@ -528,19 +755,17 @@ int sbx_seccomp_resolve(const struct sbx_seccomp_conf *conf, struct sbx_seccomp_
 		for (size_t e = 0; e < grp->n_entries; e++) {
 			const struct sbx_seccomp_entry *en = &grp->entries[e];
 
-			if (!denied_by_name && listed(conf->allow, conf->n_allow, en->call) &&
+			if (!grp->locked && !denied_by_name &&
+			    listed(conf->allow, conf->n_allow, en->call) &&
 			    !listed(conf->deny, conf->n_deny, en->call))
 				continue;
-			/* Denied by name outright: the conditional rules are subsumed below. */
-			if (en->cmp.op != SBX_SECCOMP_ALWAYS &&
+			/* Denied by name outright: the conditional rules are subsumed below (a
+			 * locked call's by-name rule is locked too). */
+			if (en->cmp[0].op != SBX_SECCOMP_ALWAYS &&
 			    listed(conf->deny, conf->n_deny, en->call))
 				continue;
-			res.rules[res.n_rules++] = (struct sbx_seccomp_rule){
-			    .call = en->call,
-			    .group = grp->name,
-			    .cmp = en->cmp.op == SBX_SECCOMP_ALWAYS ? NULL : &en->cmp,
-			    .errnum = en->action == SBX_SECCOMP_ENOSYS ? ENOSYS : res.deny_errno,
-			};
+			res.rules[res.n_rules++] =
+			    entry_rule(en, grp->name, res.deny_errno, grp->locked);
 		}
 	}
 	for (size_t i = 0; i < conf->n_deny; i++) {
@@ -549,45 +774,25 @@ int sbx_seccomp_resolve(const struct sbx_seccomp_conf *conf, struct sbx_seccomp_
 		if (conf->deny[i][0] == '@' || !call || has_rule(&res, call, true))
 			continue;
 		res.rules[res.n_rules++] = (struct sbx_seccomp_rule){
-		    .call = call, .group = NULL, .cmp = NULL, .errnum = res.deny_errno};
-	}
-
-	for (size_t i = 0; conf->no_network && i < SBX_ARRAY_SIZE(g_no_network); i++) {
-		const struct sbx_seccomp_entry *en = &g_no_network[i];
-
-		if (has_rule(&res, en->call, true))
-			continue; /* denied outright already */
-		res.rules[res.n_rules++] = (struct sbx_seccomp_rule){
-		    .call = en->call,
-		    .group = sbx_seccomp_no_network_group,
-		    .cmp = en->cmp.op == SBX_SECCOMP_ALWAYS ? NULL : &en->cmp,
+		    .call = call,
+		    .group = NULL,
 		    .errnum = res.deny_errno,
+		    .locked = locked_group(call) != NULL,
 		};
 	}
 
-	for (size_t i = 0; conf->no_unix_sockets && i < SBX_ARRAY_SIZE(g_no_unix); i++) {
-		const struct sbx_seccomp_entry *en = &g_no_unix[i];
-
-		if (has_rule(&res, en->call, true))
-			continue; /* denied outright already */
-		res.rules[res.n_rules++] = (struct sbx_seccomp_rule){
-		    .call = en->call,
-		    .group = sbx_seccomp_no_unix_group,
-		    .cmp = &en->cmp,
-		    .errnum = res.deny_errno,
-		};
-	}
-
-	for (size_t i = 0; conf->no_hardlinks && i < SBX_ARRAY_SIZE(g_no_hardlinks); i++) {
-		if (has_rule(&res, g_no_hardlinks[i].call, true))
-			continue;
-		res.rules[res.n_rules++] = (struct sbx_seccomp_rule){
-		    .call = g_no_hardlinks[i].call,
-		    .group = sbx_seccomp_no_hardlinks_group,
-		    .cmp = NULL,
-		    .errnum = res.deny_errno,
-		};
-	}
+	if (conf->no_network)
+		add_backend_rules(&res, g_no_network, SBX_ARRAY_SIZE(g_no_network),
+		                  sbx_seccomp_no_network_group);
+	if (conf->no_unix_sockets)
+		add_backend_rules(&res, g_no_unix, SBX_ARRAY_SIZE(g_no_unix),
+		                  sbx_seccomp_no_unix_group);
+	if (conf->same_ns)
+		add_backend_rules(&res, g_processes, SBX_ARRAY_SIZE(g_processes),
+		                  sbx_seccomp_processes_group);
+	if (conf->no_hardlinks)
+		add_backend_rules(&res, g_no_hardlinks, SBX_ARRAY_SIZE(g_no_hardlinks),
+		                  sbx_seccomp_no_hardlinks_group);
 
 	/* clone3 hides its flags from seccomp: allowing it while namespace creation is denied
 	 * would deny nothing. */

@@ -36,8 +36,10 @@
  *    that uses a call the list forgot would break with a misleading ENOSYS. A deny list with a
  *    ceiling keeps the list short and still leaves a call added by a later kernel unreachable
  *    until someone has classified it (runc's patchbpf does the same for the same reason).
- *  - "personality's argument is one of three values": libseccomp refuses two comparisons of
- *    one argument in one rule, and an ALLOW rule under a default of ALLOW.
+ *  - "personality's argument is one of three values", "prlimit64's pid is not 0": libseccomp
+ *    refuses two comparisons of one argument in one rule, and an ALLOW rule under a default
+ *    of ALLOW. Each such NOT_IN32 comparison stands alone in its entry; comparisons ANDed in
+ *    one entry ("O_CREAT and S_ISUID") are libseccomp's, which ANDs a rule's comparisons.
  *
  * The prologue also kills x32 calls explicitly (the x86_64 audit arch with __X32_SYSCALL_BIT
  * set in the number) rather than relying on libseccomp's handling of them.
@@ -129,10 +131,19 @@ static uint32_t deny_action(const struct sbx_seccomp_rules *rules, int errnum)
 	return SCMP_ACT_ERRNO((uint16_t)errnum);
 }
 
+/* A rule's action: a locked rule (set-uid files, file capabilities) is enforced even in log
+ * mode, which exists to find what a program needs, never to let such a file out. */
+static uint32_t rule_action(const struct sbx_seccomp_rules *rules, const struct sbx_seccomp_rule *r)
+{
+	if (r->locked)
+		return SCMP_ACT_ERRNO((uint16_t)r->errnum);
+	return deny_action(rules, r->errnum);
+}
+
 /* ---- the prologue: a tiny assembler with forward labels ---- */
 
 enum { L_NONE = -1, L_END = 0, L_ENOSYS, L_KILL, L_N_FIXED };
-#define PRO_MAX 64
+#define PRO_MAX 160
 
 struct pro {
 	struct sock_filter insn[PRO_MAX];
@@ -221,14 +232,20 @@ static int build_prologue(const struct sbx_seccomp_rules *rules, struct pro *p,
 #endif
 	pro_emit(p, BPF_JMP | BPF_JGT | BPF_K, SBX_KNOWN_MAX, L_ENOSYS, L_NONE);
 
-	/* NOT_IN32 rules: the call passes on to libseccomp's program only with an argument
-	 * whose low 32 bits are in the set. A is reloaded with nr before each block. */
+	/* NOT_IN32 rules: the call passes on (to the next block, then libseccomp's program)
+	 * only with an argument whose low 32 bits are in the set. A is reloaded with nr before
+	 * each block, so that two blocks of one call (two tables) are both tested. */
 	for (size_t i = 0; i < rules->n_rules; i++) {
 		const struct sbx_seccomp_rule *r = &rules->rules[i];
 		int nr, next;
 
-		if (!r->cmp || r->cmp->op != SBX_SECCOMP_NOT_IN32)
+		if (!r->cmp || r->cmp[0].op != SBX_SECCOMP_NOT_IN32)
 			continue;
+		if (r->n_cmp != 1)
+			return sbx_error_set(err, SBX_ERR_SETUP, EINVAL,
+			                     "seccomp: '%s': a NOT_IN32 comparison must stand "
+			                     "alone (internal)",
+			                     r->call);
 		nr = sbx_seccomp_call_number(r->call);
 		if (nr == -1)
 			continue;
@@ -244,8 +261,8 @@ static int build_prologue(const struct sbx_seccomp_rules *rules, struct pro *p,
 		pro_emit(p, BPF_LD | BPF_W | BPF_ABS, (uint32_t)SECCOMP_ARG_LO(r->cmp->arg), L_NONE,
 		         L_NONE);
 		for (unsigned k = 0; k < r->cmp->n_set; k++)
-			pro_emit(p, BPF_JMP | BPF_JEQ | BPF_K, r->cmp->set[k], L_END, L_NONE);
-		pro_emit(p, BPF_RET | BPF_K, deny_action(rules, r->errnum), L_NONE, L_NONE);
+			pro_emit(p, BPF_JMP | BPF_JEQ | BPF_K, r->cmp->set[k], next, L_NONE);
+		pro_emit(p, BPF_RET | BPF_K, rule_action(rules, r), L_NONE, L_NONE);
 		pro_place(p, next);
 	}
 	/* Everything else goes on to libseccomp's program, which loads what it needs itself. */
@@ -263,6 +280,7 @@ static int add_rules(scmp_filter_ctx ctx, const struct sbx_seccomp_rules *rules,
 {
 	for (size_t i = 0; i < rules->n_rules; i++) {
 		const struct sbx_seccomp_rule *r = &rules->rules[i];
+		struct scmp_arg_cmp cmps[SBX_SECCOMP_CMP_MAX];
 		int nr = sbx_seccomp_call_number(r->call);
 		int rc;
 
@@ -282,14 +300,20 @@ static int add_rules(scmp_filter_ctx ctx, const struct sbx_seccomp_rules *rules,
 			               r->call);
 			return e;
 		}
-		if (!r->cmp)
-			rc = seccomp_rule_add(ctx, deny_action(rules, r->errnum), nr, 0);
-		else if (r->cmp->op == SBX_SECCOMP_MASKED_EQ)
-			rc = seccomp_rule_add(
-			    ctx, deny_action(rules, r->errnum), nr, 1,
-			    SCMP_CMP(r->cmp->arg, SCMP_CMP_MASKED_EQ, r->cmp->mask, r->cmp->value));
-		else
-			continue; /* NOT_IN32: in the prologue */
+		if (r->cmp && r->cmp[0].op == SBX_SECCOMP_NOT_IN32)
+			continue; /* in the prologue */
+		/* libseccomp ANDs the comparisons of one rule (each on its own argument). */
+		for (size_t c = 0; c < r->n_cmp; c++) {
+			if (r->cmp[c].op != SBX_SECCOMP_MASKED_EQ)
+				return sbx_error_set(err, SBX_ERR_SETUP, EINVAL,
+				                     "seccomp: '%s': comparison %zu cannot be "
+				                     "compiled (internal)",
+				                     r->call, c);
+			cmps[c] = SCMP_CMP(r->cmp[c].arg, SCMP_CMP_MASKED_EQ, r->cmp[c].mask,
+			                   r->cmp[c].value);
+		}
+		rc = seccomp_rule_add_array(ctx, rule_action(rules, r), nr, (unsigned)r->n_cmp,
+		                            r->n_cmp ? cmps : NULL);
 		if (rc < 0)
 			return sbx_error_set(err, SBX_ERR_SETUP, -rc,
 			                     "seccomp: cannot add the rule for '%s'%s%s (%s): %s",

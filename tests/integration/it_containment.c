@@ -5,6 +5,7 @@
  */
 #include <dirent.h>
 #include <fcntl.h>
+#include <linux/openat2.h>
 #include <ftw.h>
 #include <sched.h>
 #include <signal.h>
@@ -13,7 +14,9 @@
 #include <sys/ioctl.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 
 #include "harness.h"
@@ -563,6 +566,241 @@ static void test_worker_is_never_kernel_root_nesting(void)
 	test_worker_is_never_kernel_root();
 }
 
+/* ---- no set-uid, set-gid or file-capability file leaves a sandbox (issue 11) ---- */
+
+#define MARK 1234 /* --seccomp-errno: a denial only the filter can have made */
+
+static void say(const char *what, long r)
+{
+	if (r >= 0)
+		printf("%s => ok\n", what);
+	else if (errno == MARK)
+		printf("%s => MARK\n", what);
+	else
+		printf("%s => %s\n", what, strerrorname_np(errno) ? strerrorname_np(errno) : "?");
+}
+
+/* Copy a host program into the workspace, as a worker's cp would. */
+static void copy_file(const char *from, const char *to)
+{
+	char buf[65536];
+	int in = open(from, O_RDONLY | O_CLOEXEC), out;
+	ssize_t n;
+
+	out = open(to, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0755);
+	while (in >= 0 && out >= 0 && (n = read(in, buf, sizeof(buf))) > 0)
+		if (write(out, buf, (size_t)n) != n)
+			break;
+	say(to, in >= 0 && out >= 0 ? 0 : -1);
+	close(in);
+	close(out);
+}
+
+/* A v2 file capability: cap_setuid in the permitted set, effective. */
+static const unsigned char cap_setuid_v2[20] = {0x01, 0x00, 0x00, 0x02, 0x80};
+
+/* In the sandbox: every way to put a set-uid or set-gid bit in a mode, every way to write
+ * security.capability (directly, and as root of a nested user namespace where nesting lets
+ * one be made), each printed "NAME => ok|MARK|ERRNO". */
+static int suid_probe(const char *dir)
+{
+	int d = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC), fd;
+	struct open_how how = {.flags = O_CREAT | O_WRONLY | O_CLOEXEC, .mode = 04755};
+	char path[4200];
+	uid_t outer = getuid();
+
+	if (d < 0 || chdir(dir) < 0)
+		return 2;
+	copy_file("/usr/bin/id", "rid");
+	copy_file("/usr/bin/python3", "py");
+	say("chmod_suid", chmod("rid", 04755));
+	say("chmod_sgid", chmod("rid", 02755));
+	say("chmod_plain", chmod("rid", 0700));
+	fd = open("rid", O_RDONLY | O_CLOEXEC);
+	say("fchmod_suid", fchmod(fd, 04711));
+	close(fd);
+	say("fchmodat_suid", fchmodat(d, "rid", 04755, 0));
+	say("fchmodat2_suid", syscall(452, d, "rid", 06755, 0));
+	fd = open("f_open", O_CREAT | O_WRONLY | O_CLOEXEC, 04755);
+	say("open_creat_suid", fd);
+	close(fd);
+	fd = openat(d, "f_openat", O_CREAT | O_EXCL | O_RDWR | O_CLOEXEC, 02755);
+	say("openat_creat_sgid", fd);
+	close(fd);
+	fd = creat("f_creat", 04755);
+	say("creat_suid", fd);
+	close(fd);
+	fd = open(".", O_TMPFILE | O_RDWR | O_CLOEXEC, 04755);
+	say("open_tmpfile_suid", fd);
+	if (fd >= 0) { /* make it visible, as a worker would */
+		snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+		say("link_tmpfile", linkat(AT_FDCWD, path, d, "f_tmpfile", AT_SYMLINK_FOLLOW));
+		close(fd);
+	}
+	fd = (int)syscall(SYS_openat2, d, "f_openat2", &how, sizeof(how));
+	say("openat2_creat_suid", fd);
+	if (fd >= 0)
+		close(fd);
+	say("mkdir_sgid", mkdir("d_mkdir", 02755));
+	say("mkdirat_sgid", mkdirat(d, "d_mkdirat", 02775));
+	say("mknod_suid", mknod("f_mknod", S_IFREG | 04755, 0));
+	say("mknodat_sgid", mknodat(d, "f_mknodat", S_IFREG | 02755, 0));
+	say("mkdir_plain", mkdir("d_plain", 0755));
+	fd = open("f_plain", O_CREAT | O_WRONLY | O_CLOEXEC, 0644);
+	say("open_creat_plain", fd);
+	say("setxattr_user", setxattr("f_plain", "user.sbx", "1", 1, 0));
+	say("lsetxattr_user", lsetxattr("f_plain", "user.sbx", "1", 1, 0));
+	say("fsetxattr_user", fsetxattr(fd, "user.sbx", "1", 1, 0));
+	close(fd);
+	say("setxattrat_user", syscall(463, d, "f_plain", 0, "user.sbx", NULL, 0));
+	say("setxattr_cap",
+	    setxattr("py", "security.capability", cap_setuid_v2, sizeof(cap_setuid_v2), 0));
+	/* The nesting route: root of a user namespace of its own writes the capability, which
+	 * the id-mapped workspace would store for host root. */
+	if (unshare(CLONE_NEWUSER) < 0) {
+		say("userns", -1);
+	} else {
+		char map[64];
+		int m = open("/proc/self/uid_map", O_WRONLY | O_CLOEXEC);
+
+		snprintf(map, sizeof(map), "0 %u 1\n", (unsigned)outer);
+		say("userns_map", m >= 0 && write(m, map, strlen(map)) > 0 ? 0 : -1);
+		close(m);
+		say("setxattr_cap_userns",
+		    setxattr("py", "security.capability", cap_setuid_v2, sizeof(cap_setuid_v2), 0));
+		say("fsetxattr_cap_userns",
+		    (fd = open("py", O_RDONLY | O_CLOEXEC)) < 0
+		        ? -1
+		        : fsetxattr(fd, "security.capability", cap_setuid_v2, sizeof(cap_setuid_v2),
+		                    0));
+		close(fd);
+	}
+	return 0;
+}
+
+static int nftw_check(const char *path, const struct stat *st, int type, struct FTW *ftw)
+{
+	char value[64];
+
+	(void)type;
+	(void)ftw;
+	if (st->st_mode & (S_ISUID | S_ISGID))
+		it_fail(__FILE__, __LINE__, "%s left the sandbox with mode %o", path,
+		        (unsigned)st->st_mode);
+	if (lgetxattr(path, "security.capability", value, sizeof(value)) >= 0)
+		it_fail(__FILE__, __LINE__, "%s left the sandbox with a file capability", path);
+	IT_EXPECT(errno == ENODATA || errno == ENOTSUP);
+	return 0;
+}
+
+/* As root: an ordinary user (sbx-test) runs what the worker left and gains nothing. */
+static void run_as_test_user(struct it_run *r, const char *prog, const char *arg1, const char *arg2)
+{
+	const char *argv[] = {"/usr/bin/setpriv",
+	                      "--reuid=sbx-test",
+	                      "--regid=sbx-test",
+	                      "--clear-groups",
+	                      prog,
+	                      arg1,
+	                      arg2,
+	                      NULL};
+
+	it_exec(r, argv);
+}
+
+static void suid_case(const char *name, const char *const *variant)
+{
+	const char *w = it_path(it_tmpdir(), name);
+	const char *opts[32];
+	const char *cmd[] = {it_self(), "--suid-probe", w, NULL};
+	static const char *const filtered[] = {
+	    "chmod_suid",        "chmod_sgid",      "fchmod_suid",       "fchmodat_suid",
+	    "fchmodat2_suid",    "open_creat_suid", "openat_creat_sgid", "creat_suid",
+	    "open_tmpfile_suid", "mkdir_sgid",      "mkdirat_sgid",      "mknod_suid",
+	    "mknodat_sgid",
+	};
+	/* xattr writers answer EOPNOTSUPP whatever errno is configured (cp -a goes on) */
+	static const char *const unsupported[] = {
+	    "setxattr_user", "lsetxattr_user", "fsetxattr_user", "setxattrat_user", "setxattr_cap"};
+	static struct it_run r;
+	char line[128];
+	size_t n = 0;
+
+	IT_EXPECT(mkdir(w, 0755) == 0);
+	IT_EXPECT(chmod(it_tmpdir(), 0755) == 0);
+	for (; *variant; variant++)
+		opts[n++] = *variant;
+	opts[n++] = "-v";
+	opts[n++] = w;
+	opts[n++] = "--seccomp-errno";
+	opts[n++] = "1234";
+	opts[n] = NULL;
+	it_run_in(&r, opts, cmd);
+	if (r.status != 0)
+		it_fail(__FILE__, __LINE__, "%s: the probe exited %d:\n%s%s", name, r.status, r.out,
+		        r.err);
+	printf("    %s:\n%s", name, r.out);
+	for (size_t i = 0; i < sizeof(filtered) / sizeof(filtered[0]); i++) {
+		snprintf(line, sizeof(line), "%s => MARK\n", filtered[i]);
+		IT_EXPECT_CONTAINS(r.out, line);
+	}
+	for (size_t i = 0; i < sizeof(unsupported) / sizeof(unsupported[0]); i++) {
+		snprintf(line, sizeof(line), "%s => EOPNOTSUPP\n", unsupported[i]);
+		IT_EXPECT_CONTAINS(r.out, line);
+	}
+	IT_EXPECT_CONTAINS(r.out, "openat2_creat_suid => ENOSYS\n");
+	IT_EXPECT_CONTAINS(r.out, "chmod_plain => ok\n");
+	IT_EXPECT_CONTAINS(r.out, "mkdir_plain => ok\n");
+	IT_EXPECT_CONTAINS(r.out, "open_creat_plain => ok\n");
+	/* where nesting lets the worker make a user namespace, its root is filtered too */
+	if (strstr(r.out, "userns_map => ok")) {
+		IT_EXPECT_CONTAINS(r.out, "setxattr_cap_userns => EOPNOTSUPP\n");
+		IT_EXPECT_CONTAINS(r.out, "fsetxattr_cap_userns => EOPNOTSUPP\n");
+	}
+	/* on the host: no set-uid or set-gid bit, no security.capability anywhere */
+	IT_EXPECT(nftw(w, nftw_check, 16, FTW_PHYS) == 0);
+	if (it_is_root()) {
+		run_as_test_user(&r, it_path(w, "rid"), "-u", NULL);
+		IT_EXPECT_INT(r.status, 0);
+		IT_EXPECT(strtol(r.out, NULL, 10) > 0); /* sbx-test's euid, never 0 */
+		run_as_test_user(&r, it_path(w, "py"), "-c",
+		                 "import os\ntry:\n os.setuid(0); print('ROOT')\nexcept OSError:"
+		                 " print('refused')");
+		IT_EXPECT_CONTAINS(r.out, "refused");
+		IT_EXPECT_NOT_CONTAINS(r.out, "ROOT");
+	}
+}
+
+static void test_no_setuid_or_capability_file_leaves(void)
+{
+	suid_case("default", (const char *const[]){NULL});
+	suid_case("nesting", (const char *const[]){"--allow-nesting", NULL});
+	suid_case("landlock", (const char *const[]){"--backend", "landlock", NULL});
+	suid_case("landlock_nesting",
+	          (const char *const[]){"--backend", "landlock", "--allow-nesting", NULL});
+}
+
+static void test_no_setuid_or_capability_file_leaves_profiles(void)
+{
+	static const char *const profiles[] = {"ci-job", "restricted-agent", "claude-agent"};
+	const char *src = getenv("SBX_SOURCE_DIR");
+	const char *home = it_path(it_tmpdir(), "home");
+
+	if (!src)
+		it_fail(__FILE__, __LINE__, "SBX_SOURCE_DIR is not set (CTest sets it)");
+	/* the shipped profiles from the source tree, and a home of the case's own */
+	setenv("SBX_PROFILE_PATH", it_path(src, "profiles"), 1);
+	it_write_file(it_path(home, ".claude/settings.json"), "{}\n");
+	setenv("HOME", home, 1);
+	unsetenv("XDG_CONFIG_HOME");
+	for (size_t i = 0; i < sizeof(profiles) / sizeof(profiles[0]); i++) {
+		char *ws = it_path(it_tmpdir(), profiles[i]);
+		const char *opts[] = {"-p", profiles[i], "--workspace", ws, NULL};
+
+		suid_case(profiles[i], opts);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	static const struct it_case cases[] = {
@@ -578,7 +816,12 @@ int main(int argc, char **argv)
 	    IT_CASE(test_root_files_in_system_mounts_stay_roots),
 	    IT_CASE(test_worker_is_never_kernel_root),
 	    IT_CASE(test_worker_is_never_kernel_root_nesting),
+	    IT_CASE(test_no_setuid_or_capability_file_leaves),
+	    IT_CASE(test_no_setuid_or_capability_file_leaves_profiles),
 	};
+
+	if (argc == 3 && strcmp(argv[1], "--suid-probe") == 0)
+		return suid_probe(argv[2]);
 
 	return it_main(argc, argv, cases, sizeof(cases) / sizeof(cases[0]));
 }

@@ -10,8 +10,14 @@
 
 #include <fcntl.h>
 #include <sched.h>
+#include <stdint.h>
 #include <stdarg.h>
+#include <sys/ipc.h>
+#include <sys/msg.h>
+#include <sys/resource.h>
+#include <sys/shm.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/un.h>
@@ -847,6 +853,195 @@ static void test_hide_glob_profile(void)
 	IT_EXPECT_NOT_CONTAINS(r.out, "secret");
 }
 
+/* ---- the landlock backend reaches no further than the worker's files (issue 11) ---- */
+
+#define MARK 1234 /* --seccomp-errno: a denial only the filter can have made */
+
+static void say(const char *what, long r)
+{
+	if (r >= 0)
+		printf("%s => ok\n", what);
+	else if (errno == MARK)
+		printf("%s => MARK\n", what);
+	else
+		printf("%s => %s\n", what, strerrorname_np(errno) ? strerrorname_np(errno) : "?");
+}
+
+static long send_pair(int domain_type, const char *path)
+{
+	struct sockaddr_un a = {.sun_family = AF_UNIX};
+	int sv[2];
+	long r;
+
+	if (socketpair(AF_UNIX, domain_type, 0, sv) < 0)
+		return -1;
+	snprintf(a.sun_path, sizeof(a.sun_path), "%s", path);
+	r = sendto(sv[0], "x", 1, MSG_DONTWAIT, (struct sockaddr *)&a, sizeof(a));
+	close(sv[0]);
+	close(sv[1]);
+	return r;
+}
+
+/* In the sandbox: PID is a host process of the same uid, KEY a System V IPC key the host
+ * made, SOCK a host datagram socket bound to a path. Each attempt prints its answer. */
+static int reach_probe(pid_t pid, key_t key, const char *sock)
+{
+	struct rlimit zero = {0, 0}, own;
+	struct sched_param sp = {0};
+	struct {
+		uint32_t size, policy;
+		uint64_t flags;
+		int32_t nice;
+		uint32_t prio;
+		uint64_t runtime, deadline, period;
+	} attr = {.size = 48, .policy = SCHED_IDLE};
+	cpu_set_t cpus;
+
+	CPU_ZERO(&cpus);
+	CPU_SET(0, &cpus);
+	say("prlimit_other", prlimit(pid, RLIMIT_NOFILE, &zero, NULL));
+	say("setpriority_other", setpriority(PRIO_PROCESS, (id_t)pid, 19));
+	say("sched_setscheduler_other", sched_setscheduler(pid, SCHED_IDLE, &sp));
+	say("sched_setparam_other", sched_setparam(pid, &sp));
+	say("sched_setattr_other", syscall(SYS_sched_setattr, pid, &attr, 0));
+	say("sched_setaffinity_other", sched_setaffinity(pid, sizeof(cpus), &cpus));
+	say("ioprio_set_other", syscall(SYS_ioprio_set, 1 /* PROCESS */, pid, 3 << 13 /* IDLE */));
+	/* every process of the uid, with a priority the kernel refuses (EINVAL) anyway */
+	say("ioprio_set_user", syscall(SYS_ioprio_set, 3 /* USER */, 0, 7 << 13));
+	/* the worker's own limits and priority still work */
+	say("getrlimit_own", getrlimit(RLIMIT_NOFILE, &own));
+	own.rlim_cur = own.rlim_cur > 64 ? 64 : own.rlim_cur;
+	say("setrlimit_own", setrlimit(RLIMIT_NOFILE, &own));
+	errno = 0;
+	say("nice_own", nice(1) == -1 && errno ? -1 : 0);
+	say("sched_setaffinity_own", sched_setaffinity(0, sizeof(cpus), &cpus));
+	/* System V IPC of the host */
+	say("shmget", shmget(key, 0, 0));
+	say("msgget", msgget(key, 0));
+	/* datagrams to a host socket bound to a path */
+	say("socketpair_dgram", send_pair(SOCK_DGRAM | SOCK_CLOEXEC, sock));
+	say("socketpair_raw", send_pair(SOCK_RAW, sock));
+	say("socketpair_stream", send_pair(SOCK_STREAM, sock));
+	say("socketpair_seqpacket", send_pair(SOCK_SEQPACKET, sock));
+	return 0;
+}
+
+struct host_state {
+	struct rlimit nofile;
+	int nice, policy;
+};
+
+static void host_state(pid_t pid, struct host_state *s)
+{
+	IT_EXPECT(prlimit(pid, RLIMIT_NOFILE, NULL, &s->nofile) == 0);
+	errno = 0;
+	s->nice = getpriority(PRIO_PROCESS, (id_t)pid);
+	IT_EXPECT(errno == 0);
+	s->policy = sched_getscheduler(pid);
+	IT_EXPECT(s->policy >= 0);
+}
+
+static void expect_line(const char *out, const char *what, const char *answer)
+{
+	char line[128];
+
+	snprintf(line, sizeof(line), "%s => %s\n", what, answer);
+	IT_EXPECT_CONTAINS(out, line);
+}
+
+static void test_landlock_backend_reaches_no_host_process_ipc_or_socket(void)
+{
+	const char *dir = it_tmpdir(), *sock = it_path(dir, "dg.sock");
+	struct sockaddr_un a = {.sun_family = AF_UNIX};
+	struct host_state before, after;
+	key_t key = (key_t)(0x5b000000 | (getpid() & 0xffffff));
+	int pipefd[2], shm, msq, s;
+	char pidarg[32], keyarg[32], buf[8];
+	struct it_run *r = calloc(1, sizeof(*r));
+	pid_t child;
+
+	IT_EXPECT(r != NULL && pipe(pipefd) == 0);
+	/* a host process of the same uid, outside any sandbox: it waits for its pipe */
+	child = fork();
+	IT_EXPECT(child >= 0);
+	if (child == 0) {
+		close(pipefd[1]);
+		_exit(read(pipefd[0], buf, 1) < 0);
+	}
+	close(pipefd[0]);
+	shm = shmget(key, 4096, IPC_CREAT | IPC_EXCL | 0600);
+	msq = msgget(key, IPC_CREAT | IPC_EXCL | 0600);
+	IT_EXPECT(shm >= 0 && msq >= 0);
+	s = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	snprintf(a.sun_path, sizeof(a.sun_path), "%s", sock);
+	IT_EXPECT(s >= 0 && bind(s, (struct sockaddr *)&a, sizeof(a)) == 0);
+	host_state(child, &before);
+	snprintf(pidarg, sizeof(pidarg), "%d", (int)child);
+	snprintf(keyarg, sizeof(keyarg), "%d", (int)key);
+
+	it_run_in(r,
+	          (const char *const[]){"--backend", "landlock", "--seccomp-errno", "1234", NULL},
+	          (const char *const[]){it_self(), "--reach-probe", pidarg, keyarg, sock, NULL});
+	printf("%s", r->out);
+	host_state(child, &after);
+	/* the host side first: nothing changed, nothing arrived */
+	IT_EXPECT_INT(after.nofile.rlim_cur, before.nofile.rlim_cur);
+	IT_EXPECT_INT(after.nofile.rlim_max, before.nofile.rlim_max);
+	IT_EXPECT_INT(after.nice, before.nice);
+	IT_EXPECT_INT(after.policy, before.policy);
+	IT_EXPECT(recv(s, buf, sizeof(buf), MSG_DONTWAIT) < 0 && errno == EAGAIN);
+	IT_EXPECT_INT(r->status, 0);
+	for (const char *const *w =
+	         (const char *const[]){"prlimit_other", "setpriority_other",
+	                               "sched_setscheduler_other", "sched_setparam_other",
+	                               "sched_setattr_other", "sched_setaffinity_other",
+	                               "ioprio_set_other", "ioprio_set_user", "shmget", "msgget",
+	                               "socketpair_dgram", "socketpair_raw", NULL};
+	     *w; w++)
+		expect_line(r->out, *w, "MARK");
+	for (const char *const *w =
+	         (const char *const[]){"getrlimit_own", "setrlimit_own", "nice_own",
+	                               "sched_setaffinity_own", "socketpair_seqpacket", NULL};
+	     *w; w++)
+		expect_line(r->out, *w, "ok");
+	/* a stream pair refuses an address (the kernel's EISCONN) */
+	expect_line(r->out, "socketpair_stream", "EISCONN");
+
+	/* a profile that asks for System V IPC gets it; the rest stays */
+	it_run_in(r,
+	          (const char *const[]){"--backend", "landlock", "--seccomp-errno", "1234",
+	                                "--seccomp-allow", "@sysvipc", NULL},
+	          (const char *const[]){it_self(), "--reach-probe", pidarg, keyarg, sock, NULL});
+	expect_line(r->out, "shmget", "ok");
+	expect_line(r->out, "prlimit_other", "MARK");
+	/* the namespaces backend: an IPC namespace of its own, the host's pids out of sight */
+	it_run_in(r, (const char *const[]){"--seccomp-errno", "1234", NULL},
+	          (const char *const[]){it_self(), "--reach-probe", pidarg, keyarg, sock, NULL});
+	expect_line(r->out, "shmget", "ENOENT");
+	expect_line(r->out, "msgget", "ENOENT");
+	host_state(child, &after);
+	IT_EXPECT_INT(after.nofile.rlim_cur, before.nofile.rlim_cur);
+	IT_EXPECT_INT(after.nice, before.nice);
+
+	/* --dry-run says so, in text and JSON */
+	it_sbxv(r, "run", "--backend", "landlock", "--dry-run", "--", "/bin/true", NULL);
+	IT_EXPECT_CONTAINS(r->out, "@sysvipc         denied");
+	IT_EXPECT_CONTAINS(r->out, "other processes  denied");
+	IT_EXPECT_CONTAINS(r->out, "prlimit64[pid is not 0]");
+	IT_EXPECT_CONTAINS(r->out, "socketpair[SOCK_DGRAM|SOCK_RAW]");
+	it_sbxv(r, "run", "--backend", "landlock", "--dry-run", "--json", "--", "/bin/true", NULL);
+	IT_EXPECT_CONTAINS(r->out, "{\"name\":\"@sysvipc\",\"state\":\"denied\"");
+	IT_EXPECT_CONTAINS(r->out, "{\"name\":\"other processes\",\"rules\":[");
+	it_sbxv(r, "run", "--dry-run", "--", "/bin/true", NULL);
+	IT_EXPECT_CONTAINS(r->out, "@sysvipc         allowed (own namespace)");
+	IT_EXPECT_NOT_CONTAINS(r->out, "other processes");
+
+	shmctl(shm, IPC_RMID, NULL);
+	msgctl(msq, IPC_RMID, NULL);
+	close(pipefd[1]);
+	IT_EXPECT_INT(waitpid(child, NULL, 0), child);
+}
+
 int main(int argc, char **argv)
 {
 	static const struct it_case cases[] = {
@@ -865,7 +1060,11 @@ int main(int argc, char **argv)
 	    IT_CASE(test_doctor),
 	    IT_CASE(test_hide_globs),
 	    IT_CASE(test_hide_glob_profile),
+	    IT_CASE(test_landlock_backend_reaches_no_host_process_ipc_or_socket),
 	};
+
+	if (argc == 5 && strcmp(argv[1], "--reach-probe") == 0)
+		return reach_probe((pid_t)atoi(argv[2]), (key_t)atoi(argv[3]), argv[4]);
 
 	return it_main(argc, argv, cases, sizeof(cases) / sizeof(cases[0]));
 }

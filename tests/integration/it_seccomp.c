@@ -257,7 +257,8 @@ static void log_mode_denies_nothing_but_foreign_arches(void)
 			expect_result(r.out, table[i].check, X_ALLOWED, MARK, NULL, "log mode");
 	/* ENOSYS rules are logged too: the kernel answers clone3(NULL, 0) with EINVAL. */
 	IT_EXPECT_NOT_CONTAINS(result_of(r.out, "clone3", buf, sizeof(buf)), "errno 38");
-	IT_EXPECT_NOT_CONTAINS(result_of(r.out, "io_uring_setup", buf, sizeof(buf)), "errno 38");
+	/* ... but io_uring is locked: it would bypass @suid and @setxattr */
+	IT_EXPECT_CONTAINS(result_of(r.out, "io_uring_setup", buf, sizeof(buf)), "errno 38");
 	IT_EXPECT_CONTAINS(result_of(r.out, "x32_getpid", buf, sizeof(buf)), "signal 31");
 }
 
@@ -307,6 +308,12 @@ static void incoherent_configurations_are_refused(void)
 	    {"--allow", "ioctl", "@tty-inject"},
 	    {"--allow", "personality", "@personality"},
 	    {"--deny", "execve", "execve"},
+	    {"--allow", "@suid", "locked"},
+	    {"--allow", "@io-uring", "locked"},
+	    {"--allow", "@setxattr", "locked"},
+	    {"--allow", "chmod", "@suid"},
+	    {"--allow", "openat2", "@suid"},
+	    {"--allow", "fsetxattr", "@setxattr"},
 	    {"--allow", "@nosuch", "no such group"},
 	    {"--deny", "nosuchcall", "not a system call"},
 	    {"--errno", "0", "errno"},
@@ -469,6 +476,38 @@ static void cli_refuses_unknown_names(void)
 	IT_EXPECT_CONTAINS(r.err, "clone3");
 }
 
+/* The locked groups: no flag or profile opens them, log mode does not lift them, and
+ * --dry-run shows them with their conditions. */
+static void locked_groups_hold(void)
+{
+	static struct it_run r;
+	const char *prof = it_path(it_tmpdir(), "open.yaml");
+
+	it_sbxv(&r, "run", "--dry-run", "--seccomp-allow", "chmod", "--", "/bin/true", NULL);
+	IT_EXPECT_INT(r.status, 125);
+	IT_EXPECT_CONTAINS(r.err, "locked seccomp group @suid");
+	it_write_file(prof, "version: 1\nname: open\nseccomp:\n  allow: [\"@setxattr\"]\n");
+	it_sbxv(&r, "run", "--dry-run", "-p", prof, "--", "/bin/true", NULL);
+	IT_EXPECT_INT(r.status, 125);
+	IT_EXPECT_CONTAINS(r.err, "open.yaml:4:");
+	IT_EXPECT_CONTAINS(r.err, "locked");
+	/* log mode: everything else is logged, not denied; set-uid bits still are */
+	it_sbxv(&r, "run", "-v", it_tmpdir(), "--seccomp-log", "--", "/bin/sh", "-c",
+	        "cd \"$1\" && touch f && chmod u+s f; echo rc=$?; stat -c %a f", "sh", it_tmpdir(),
+	        NULL);
+	IT_EXPECT_INT(r.status, 0);
+	IT_EXPECT_CONTAINS(r.out, "rc=1\n644\n");
+	it_sbxv(&r, "run", "--dry-run", "--", "/bin/true", NULL);
+	IT_EXPECT_CONTAINS(r.out, "@suid            denied (locked)");
+	IT_EXPECT_CONTAINS(r.out, "open[O_CREAT&S_ISUID|O_CREAT&S_ISGID|O_TMPFILE&S_ISUID");
+	IT_EXPECT_CONTAINS(r.out, "@setxattr        denied (locked)");
+	it_sbxv(&r, "run", "--dry-run", "--json", "--", "/bin/true", NULL);
+	IT_EXPECT_CONTAINS(r.out, "{\"call\":\"open\",\"when\":\"O_CREAT and S_ISUID\","
+	                          "\"errno\":1,\"locked\":true}");
+	IT_EXPECT_CONTAINS(r.out, "{\"call\":\"setxattr\",\"errno\":95,\"locked\":true}");
+	IT_EXPECT_CONTAINS(r.out, "\"name\":\"@suid\",\"state\":\"denied\",\"locked\":true");
+}
+
 /* The same table inside a real sandbox: the launcher's filter, not the helper's. */
 static void denials_inside_sbx_run(void)
 {
@@ -505,6 +544,7 @@ int main(int argc, char **argv)
 	    IT_CASE(dry_run_lists_effective_groups_and_calls),
 	    IT_CASE(cli_refuses_unknown_names),
 	    IT_CASE(denials_inside_sbx_run),
+	    IT_CASE(locked_groups_hold),
 	};
 
 	if (argc > 1 && strcmp(argv[1], "--exec") == 0)

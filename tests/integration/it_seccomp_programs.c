@@ -124,6 +124,15 @@ static const struct row rows[] = {
         "r, w = os.pipe(); os.write(w, b'fd'); print(os.read(r, 2).decode())\n"
         "EOF",
      "pair\ndgram\nSTREAM\nfd\n", NULL},
+    /* xattr writers answer EOPNOTSUPP (@setxattr): copies that preserve what they can go on,
+     * set-uid bits aside (@suid) */
+    {"copies_keep_going", "cp tar " PY,
+     "set -e; echo data > f; mkdir d; echo in > d/g; chmod 640 d/g; cp -a f f.a; cp -a d d.a;"
+     " cp -p f f.p; " PY " -c 'import shutil; shutil.copy2(\"f\", \"f.c\");"
+     " shutil.copytree(\"d\", \"d.c\"); print(\"copy2 ok\")';"
+     " tar --xattrs -cf t.tar f d; mkdir x; tar --xattrs -xpf t.tar -C x; stat -c %a x/d/g;"
+     " cat f.a d.a/g x/f; chmod u+s f 2>/dev/null || echo no-suid",
+     "copy2 ok\n640\ndata\nin\ndata\nno-suid\n", NULL},
     {"curl_loopback", "curl " PY,
      /* The server says "Serving HTTP on 127.0.0.1 port N" once it listens: read that line
       * from a fifo (a blocking read, no polling), then connect. */
@@ -210,7 +219,8 @@ ROW(5, cmake)
 ROW(6, node_worker_threads)
 ROW(7, glibc_clone3_threads)
 ROW(8, af_unix)
-ROW(9, curl_loopback)
+ROW(9, copies_keep_going)
+ROW(10, curl_loopback)
 
 int main(int argc, char **argv)
 {
@@ -224,6 +234,7 @@ int main(int argc, char **argv)
 	    IT_CASE(filter_node_worker_threads),
 	    IT_CASE(filter_glibc_clone3_threads),
 	    IT_CASE(filter_af_unix),
+	    IT_CASE(filter_copies_keep_going),
 	    IT_CASE(filter_curl_loopback),
 	    IT_CASE(sbx_run_bash),
 	    IT_CASE(sbx_run_coreutils),
@@ -234,10 +245,11 @@ int main(int argc, char **argv)
 	    IT_CASE(sbx_run_node_worker_threads),
 	    IT_CASE(sbx_run_glibc_clone3_threads),
 	    IT_CASE(sbx_run_af_unix),
+	    IT_CASE(sbx_run_copies_keep_going),
 	    IT_CASE(sbx_run_curl_loopback),
 	};
 
-	_Static_assert(sizeof(rows) / sizeof(rows[0]) == 10, "a ROW() per row");
+	_Static_assert(sizeof(rows) / sizeof(rows[0]) == 11, "a ROW() per row");
 	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++)
 		if (strcmp(rows[i].name, cases[i].name + strlen("filter_")) != 0) {
 			fprintf(stderr, "row %zu (%s) and case %s disagree\n", i, rows[i].name,

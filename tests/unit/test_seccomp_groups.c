@@ -17,8 +17,11 @@
 #include <seccomp.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/ioctl.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 
 #include "sbx/plan.h"
 #include "sbx/seccomp.h"
@@ -85,6 +88,41 @@ static void test_known_calls_match_libseccomp(void **state)
 	free(seen);
 }
 
+/* An entry's comparisons: in use ones first, each well formed; a NOT_IN32 one alone; no two
+ * on one argument (libseccomp refuses that in one rule). */
+static void check_entry(const char *group, const struct sbx_seccomp_entry *en)
+{
+	size_t n = sbx_seccomp_entry_n_cmp(en);
+
+	for (size_t c = n; c < SBX_SECCOMP_CMP_MAX; c++)
+		if (en->cmp[c].op != SBX_SECCOMP_ALWAYS)
+			fail_msg("%s: %s has a comparison after an empty one", group, en->call);
+	for (size_t c = 0; c < n; c++) {
+		const struct sbx_seccomp_cmp *cmp = &en->cmp[c];
+
+		assert_true(cmp->arg < 6);
+		assert_non_null(cmp->what);
+		assert_true(strlen(cmp->what) > 0);
+		for (size_t d = 0; d < c; d++)
+			if (en->cmp[d].arg == cmp->arg)
+				fail_msg("%s: %s compares argument %u twice", group, en->call,
+				         cmp->arg);
+		switch (cmp->op) {
+		case SBX_SECCOMP_MASKED_EQ:
+			assert_true(cmp->mask != 0);
+			assert_int_equal(cmp->value & ~cmp->mask, 0);
+			break;
+		case SBX_SECCOMP_NOT_IN32:
+			if (n != 1)
+				fail_msg("%s: %s: NOT_IN32 must stand alone", group, en->call);
+			assert_true(cmp->n_set >= 1 && cmp->n_set <= SBX_SECCOMP_SET_MAX);
+			break;
+		default:
+			fail_msg("%s: %s has an unknown comparison", group, en->call);
+		}
+	}
+}
+
 static void test_groups_well_formed(void **state)
 {
 	(void)state;
@@ -109,27 +147,22 @@ static void test_groups_well_formed(void **state)
 			    seccomp_syscall_resolve_name(en->call) == __NR_SCMP_ERROR)
 				fail_msg("%s: neither libseccomp nor sbx numbers %s", grp->name,
 				         en->call);
-			switch (en->cmp.op) {
-			case SBX_SECCOMP_ALWAYS:
-				break;
-			case SBX_SECCOMP_MASKED_EQ:
-				assert_true(en->cmp.arg < 6);
-				assert_true(en->cmp.mask != 0);
-				assert_int_equal(en->cmp.value & ~en->cmp.mask, 0);
-				assert_non_null(en->cmp.what);
-				break;
-			case SBX_SECCOMP_NOT_IN32:
-				assert_true(en->cmp.arg < 6);
-				assert_true(en->cmp.n_set >= 1 &&
-				            en->cmp.n_set <= SBX_SECCOMP_SET_MAX);
-				assert_non_null(en->cmp.what);
-				break;
-			default:
-				fail_msg("%s: %s has an unknown comparison", grp->name, en->call);
-			}
+			check_entry(grp->name, en);
 		}
+		/* a locked group is never lifted by nesting or the backend */
+		if (grp->locked)
+			assert_false(grp->nesting || grp->same_ns);
 	}
 	assert_null(sbx_seccomp_group_find("@nosuch"));
+}
+
+static bool memcmp_cmps(const struct sbx_seccomp_entry *a, const struct sbx_seccomp_entry *b)
+{
+	for (size_t c = 0; c < SBX_SECCOMP_CMP_MAX; c++)
+		if (a->cmp[c].op != b->cmp[c].op || a->cmp[c].arg != b->cmp[c].arg ||
+		    a->cmp[c].mask != b->cmp[c].mask || a->cmp[c].value != b->cmp[c].value)
+			return false;
+	return true;
 }
 
 /* A call belongs to one group; within it, no entry repeats and no call is both unconditional
@@ -152,13 +185,11 @@ static void test_no_duplicates(void **state)
 						fail_msg("%s is in %s and %s", a->call,
 						         sbx_seccomp_groups[g].name,
 						         sbx_seccomp_groups[h].name);
-					if (a->cmp.op == SBX_SECCOMP_ALWAYS ||
-					    b->cmp.op == SBX_SECCOMP_ALWAYS)
+					if (a->cmp[0].op == SBX_SECCOMP_ALWAYS ||
+					    b->cmp[0].op == SBX_SECCOMP_ALWAYS)
 						fail_msg("%s: unconditional and repeated in %s",
 						         a->call, sbx_seccomp_groups[g].name);
-					if (a->cmp.op == b->cmp.op && a->cmp.arg == b->cmp.arg &&
-					    a->cmp.mask == b->cmp.mask &&
-					    a->cmp.value == b->cmp.value)
+					if (memcmp_cmps(a, b))
 						fail_msg("%s: the same condition twice in %s",
 						         a->call, sbx_seccomp_groups[g].name);
 				}
@@ -253,6 +284,11 @@ static void test_resolve_default(void **state)
 	(void)state;
 	assert_int_equal(sbx_seccomp_resolve(&conf, &rules, NULL), 0);
 	for (size_t g = 0; g < sbx_seccomp_n_groups; g++) {
+		/* the namespaces backend: same_ns groups are held by the worker's namespaces */
+		if (sbx_seccomp_groups[g].same_ns) {
+			assert_int_equal(rules.group_state[g], SBX_SECCOMP_GROUP_OWN_NS);
+			continue;
+		}
 		assert_int_equal(rules.group_state[g], SBX_SECCOMP_GROUP_DENIED);
 		total += sbx_seccomp_groups[g].n_entries;
 	}
@@ -510,6 +546,18 @@ static uint32_t verdict(const struct sbx_seccomp_prog *p, uint32_t arch, uint32_
 	return bpf_run(p, &d);
 }
 
+/* x86_64, up to four arguments, the call by name. */
+static uint32_t verdict4(const struct sbx_seccomp_prog *p, const char *call, uint64_t a0,
+                         uint64_t a1, uint64_t a2, uint64_t a3)
+{
+	int nr = sbx_seccomp_call_number(call);
+	struct seccomp_data d = {.nr = nr, .arch = AUDIT_ARCH_X86_64, .args = {a0, a1, a2, a3}};
+
+	if (nr < 0)
+		fail_msg("no number for %s", call);
+	return bpf_run(p, &d);
+}
+
 #define ALLOW  SECCOMP_RET_ALLOW
 #define KILL   SECCOMP_RET_KILL_PROCESS
 #define ERR(e) (SECCOMP_RET_ERRNO | (e))
@@ -682,6 +730,274 @@ static void test_no_unix_sockets(void **state)
 	sbx_seccomp_rules_clear(&rules);
 }
 
+/* Set-uid and set-gid bits never reach a mode, whatever else the configuration says: every
+ * call that takes a mode, each with its argument position, and what stays allowed. */
+static void check_suid_verdicts(const struct sbx_seccomp_prog *p, uint32_t deny)
+{
+	const uint64_t HI = 1ull << 32, TMPFILE = 020000000 | O_DIRECTORY;
+	static const struct {
+		const char *call;
+		unsigned mode_arg;
+	} modes[] = {
+	    {"chmod", 1}, {"fchmod", 1},  {"fchmodat", 2}, {"fchmodat2", 2}, {"creat", 1},
+	    {"mkdir", 1}, {"mkdirat", 2}, {"mknod", 1},    {"mknodat", 2},
+	};
+
+	for (size_t i = 0; i < sizeof(modes) / sizeof(modes[0]); i++) {
+		uint64_t a[4] = {AT_FDCWD, 0, 0, 0};
+		const char *c = modes[i].call;
+		unsigned m = modes[i].mode_arg;
+		uint64_t base = strncmp(c, "mknod", 5) == 0 ? S_IFREG : 0;
+
+		a[m] = base | 0755;
+		if (verdict4(p, c, a[0], a[1], a[2], a[3]) != ALLOW)
+			fail_msg("%s 0755 is not allowed", c);
+		a[m] = base | 01777; /* the sticky bit is no privilege */
+		if (verdict4(p, c, a[0], a[1], a[2], a[3]) != ALLOW)
+			fail_msg("%s 01777 is not allowed", c);
+		a[m] = HI | base | 0755;
+		if (verdict4(p, c, a[0], a[1], a[2], a[3]) != ALLOW)
+			fail_msg("%s 0755 with a high bit is not allowed", c);
+		for (uint64_t bit = S_ISGID; bit <= S_ISUID; bit <<= 1) {
+			a[m] = base | bit | 0755;
+			if (verdict4(p, c, a[0], a[1], a[2], a[3]) != deny)
+				fail_msg("%s %llo is not denied", c, (unsigned long long)a[m]);
+			a[m] = HI | base | bit | 0755;
+			if (verdict4(p, c, a[0], a[1], a[2], a[3]) != deny)
+				fail_msg("%s %llo (high bit) is not denied", c,
+				         (unsigned long long)a[m]);
+		}
+	}
+	/* open(path, flags, mode) and openat(dirfd, path, flags, mode): a mode counts only
+	 * when the call creates (O_CREAT, or O_TMPFILE, which lacks O_CREAT) */
+	for (int at = 0; at < 2; at++) {
+		const char *c = at ? "openat" : "open";
+		uint64_t a[4] = {AT_FDCWD, 0, 0, 0};
+		unsigned fl = at ? 2 : 1, mo = at ? 3 : 2;
+		const uint64_t creating[] = {O_CREAT | O_WRONLY, O_CREAT | O_EXCL | O_RDWR,
+		                             TMPFILE | O_RDWR, HI | O_CREAT};
+
+		a[fl] = O_RDONLY;
+		a[mo] = 04755; /* ignored by the kernel without O_CREAT */
+		assert_int_equal(verdict4(p, c, a[0], a[1], a[2], a[3]), ALLOW);
+		a[fl] = O_WRONLY | O_TRUNC;
+		assert_int_equal(verdict4(p, c, a[0], a[1], a[2], a[3]), ALLOW);
+		for (size_t k = 0; k < sizeof(creating) / sizeof(creating[0]); k++) {
+			a[fl] = creating[k];
+			a[mo] = 0644;
+			assert_int_equal(verdict4(p, c, a[0], a[1], a[2], a[3]), ALLOW);
+			a[mo] = 04755;
+			assert_int_equal(verdict4(p, c, a[0], a[1], a[2], a[3]), deny);
+			a[mo] = 02755 | HI;
+			assert_int_equal(verdict4(p, c, a[0], a[1], a[2], a[3]), deny);
+		}
+	}
+	/* openat2's mode is behind a pointer: ENOSYS, always */
+	assert_int_equal(verdict4(p, "openat2", AT_FDCWD, 0, 0, 24), ERR(ENOSYS));
+	/* extended attributes: written never (EOPNOTSUPP, whatever errno is configured, so
+	 * that cp -a and tar go on), removed and read still */
+	assert_int_equal(verdict4(p, "setxattr", 0, 0, 0, 0), ERR(EOPNOTSUPP));
+	assert_int_equal(verdict4(p, "lsetxattr", 0, 0, 0, 0), ERR(EOPNOTSUPP));
+	assert_int_equal(verdict4(p, "fsetxattr", 3, 0, 0, 0), ERR(EOPNOTSUPP));
+	assert_int_equal(verdict4(p, "setxattrat", AT_FDCWD, 0, 0, 0), ERR(EOPNOTSUPP));
+	assert_int_equal(verdict4(p, "removexattr", 0, 0, 0, 0), ALLOW);
+	assert_int_equal(verdict4(p, "fremovexattr", 3, 0, 0, 0), ALLOW);
+	assert_int_equal(verdict4(p, "getxattr", 0, 0, 0, 0), ALLOW);
+}
+
+static void test_suid_and_xattr_verdicts(void **state)
+{
+	struct sbx_seccomp_conf conf = {0};
+	struct sbx_seccomp_prog p = {0};
+	struct sbx_error err = {0};
+
+	(void)state;
+#if !defined(__x86_64__)
+	skip();
+#endif
+	if (sbx_seccomp_build(&conf, &p, &err) < 0)
+		fail_msg("build: %s", err.msg);
+	check_suid_verdicts(&p, ERR(EPERM));
+	sbx_seccomp_prog_clear(&p);
+	/* nesting, the landlock backend's flags, another errno: the same, with that errno */
+	conf.nesting = conf.same_ns = conf.no_unix_sockets = conf.no_network = true;
+	assert_int_equal(sbx_seccomp_conf_set_errno(&conf, "EACCES", NULL), 0);
+	assert_int_equal(sbx_seccomp_build(&conf, &p, NULL), 0);
+	check_suid_verdicts(&p, ERR(EACCES));
+	sbx_seccomp_prog_clear(&p);
+	/* log mode lifts every other denial, never these */
+	conf.log = true;
+	assert_int_equal(sbx_seccomp_build(&conf, &p, NULL), 0);
+	check_suid_verdicts(&p, ERR(EACCES));
+	assert_int_equal(verdict4(&p, "init_module", 0, 0, 0, 0), SECCOMP_RET_LOG);
+	sbx_seccomp_prog_clear(&p);
+	/* denying chmod outright keeps it denied in log mode too (its rule is locked) */
+	assert_int_equal(sbx_seccomp_conf_deny(&conf, "chmod", NULL), 0);
+	assert_int_equal(sbx_seccomp_conf_deny(&conf, "@suid", NULL), 0);
+	assert_int_equal(sbx_seccomp_build(&conf, &p, NULL), 0);
+	assert_int_equal(verdict4(&p, "chmod", 0, 0644, 0, 0), ERR(EACCES));
+	assert_int_equal(verdict4(&p, "fchmod", 3, 04755, 0, 0), ERR(EACCES));
+	assert_int_equal(verdict4(&p, "fchmod", 3, 0644, 0, 0), ALLOW);
+	sbx_seccomp_prog_clear(&p);
+	sbx_seccomp_conf_clear(&conf);
+}
+
+/* No configuration opens a locked group: not the group, not one of its calls, not through a
+ * profile's list (the same setter), not by building the configuration by hand. */
+static void test_locked_groups_cannot_be_allowed(void **state)
+{
+	static const char *const names[] = {
+	    "@io-uring", "io_uring_setup", "@suid",     "@setxattr", "chmod",
+	    "fchmodat2", "openat",         "openat2",   "mknod",     "setxattr",
+	    "fsetxattr", "setxattrat",     "lsetxattr", "creat"};
+	struct sbx_seccomp_conf conf = {0};
+	struct sbx_seccomp_rules rules;
+	size_t n_locked = 0;
+
+	(void)state;
+	for (size_t g = 0; g < sbx_seccomp_n_groups; g++)
+		n_locked += sbx_seccomp_groups[g].locked;
+	assert_int_equal(n_locked, 3);
+	assert_true(sbx_seccomp_group_find("@io-uring")->locked);
+	assert_true(sbx_seccomp_group_find("@suid")->locked);
+	assert_true(sbx_seccomp_group_find("@setxattr")->locked);
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		struct sbx_error err = {0};
+
+		if (sbx_seccomp_conf_allow(&conf, names[i], &err) >= 0)
+			fail_msg("allowing %s was accepted", names[i]);
+		assert_int_equal(err.kind, SBX_ERR_USAGE);
+		assert_non_null(strstr(err.msg, "locked"));
+		assert_non_null(strstr(err.msg, names[i]));
+		assert_true(err.hint[0] != '\0');
+	}
+	assert_int_equal(conf.n_allow, 0);
+	/* a configuration made without the setter is refused when resolved */
+	{
+		char *allow[] = {(char *)"chmod"};
+		struct sbx_seccomp_conf forged = {.allow = allow, .n_allow = 1};
+		struct sbx_error err = {0};
+
+		assert_true(sbx_seccomp_resolve(&forged, &rules, &err) < 0);
+		assert_non_null(strstr(err.msg, "@suid"));
+	}
+	/* removexattr and plain open are no part of them */
+	assert_int_equal(sbx_seccomp_conf_allow(&conf, "removexattr", NULL), 0);
+	assert_int_equal(sbx_seccomp_conf_deny(&conf, "@suid", NULL), 0); /* denying is fine */
+	assert_int_equal(sbx_seccomp_resolve(&conf, &rules, NULL), 0);
+	assert_int_equal(rules.group_state[group_index("@suid")], SBX_SECCOMP_GROUP_DENIED);
+	assert_int_equal(count_rules(&rules, "open"), 4);
+	assert_int_equal(count_rules(&rules, "openat"), 4);
+	assert_true(find_rule(&rules, "open")->locked);
+	assert_int_equal(find_rule(&rules, "open")->n_cmp, 2);
+	assert_int_equal(find_rule(&rules, "chmod")->n_cmp, 1);
+	assert_true(find_rule(&rules, "setxattr")->locked);
+	assert_null(find_rule(&rules, "setxattr")->cmp);
+	assert_false(find_rule(&rules, "bpf")->locked);
+	sbx_seccomp_rules_clear(&rules);
+	sbx_seccomp_conf_clear(&conf);
+}
+
+/* The landlock backend (same_ns): calls naming another process, and System V IPC unless
+ * allowed; datagram socketpairs; none of it on the namespaces backend. */
+static void test_same_ns_processes_and_ipc(void **state)
+{
+	struct sbx_seccomp_conf conf = {.same_ns = true, .no_unix_sockets = true};
+	struct sbx_seccomp_prog p = {0};
+	struct sbx_seccomp_rules rules;
+	struct sbx_error err = {0};
+	const uint64_t HI = 1ull << 32;
+	static const char *const by_pid[] = {
+	    "prlimit64",          "sched_setaffinity", "sched_setattr", "sched_setparam",
+	    "sched_setscheduler", "migrate_pages",     "move_pages"};
+	static const char *const ipc[] = {"shmget", "shmat",  "shmctl",    "msgget",
+	                                  "msgsnd", "msgrcv", "msgctl",    "semget",
+	                                  "semop",  "semctl", "semtimedop"};
+
+	(void)state;
+#if !defined(__x86_64__)
+	skip();
+#endif
+	assert_int_equal(sbx_seccomp_resolve(&conf, &rules, NULL), 0);
+	assert_int_equal(rules.group_state[group_index("@sysvipc")], SBX_SECCOMP_GROUP_DENIED);
+	assert_string_equal(find_rule(&rules, "prlimit64")->group, sbx_seccomp_processes_group);
+	sbx_seccomp_rules_clear(&rules);
+	if (sbx_seccomp_build(&conf, &p, &err) < 0)
+		fail_msg("build: %s", err.msg);
+	for (size_t i = 0; i < sizeof(by_pid) / sizeof(by_pid[0]); i++) {
+		assert_int_equal(verdict4(&p, by_pid[i], 0, 7, 0, 0), ALLOW);
+		assert_int_equal(verdict4(&p, by_pid[i], HI, 7, 0, 0), ALLOW); /* pid_t is int */
+		assert_int_equal(verdict4(&p, by_pid[i], 1, 7, 0, 0), ERR(EPERM));
+		assert_int_equal(verdict4(&p, by_pid[i], 4242, 7, 0, 0), ERR(EPERM));
+		assert_int_equal(verdict4(&p, by_pid[i], (uint32_t)-1, 7, 0, 0), ERR(EPERM));
+	}
+	assert_int_equal(verdict4(&p, "setpriority", PRIO_PROCESS, 0, 19, 0), ALLOW);
+	assert_int_equal(verdict4(&p, "setpriority", PRIO_PGRP, 0, 19, 0), ALLOW);
+	assert_int_equal(verdict4(&p, "setpriority", PRIO_PROCESS, 1, 19, 0), ERR(EPERM));
+	assert_int_equal(verdict4(&p, "setpriority", PRIO_PGRP, 77, 19, 0), ERR(EPERM));
+	/* PRIO_USER with who 0 is every process of the caller's uid */
+	assert_int_equal(verdict4(&p, "setpriority", PRIO_USER, 0, 19, 0), ERR(EPERM));
+	assert_int_equal(verdict4(&p, "setpriority", PRIO_USER | HI, 0, 19, 0), ERR(EPERM));
+	assert_int_equal(verdict4(&p, "getpriority", PRIO_USER, 0, 0, 0), ALLOW);
+	assert_int_equal(verdict4(&p, "ioprio_set", 1 /* PROCESS */, 0, 0, 0), ALLOW);
+	assert_int_equal(verdict4(&p, "ioprio_set", 1, 55, 0, 0), ERR(EPERM));
+	assert_int_equal(verdict4(&p, "ioprio_set", 3 /* USER */, 0, 0, 0), ERR(EPERM));
+	assert_int_equal(verdict4(&p, "sched_getaffinity", 1, 0, 0, 0), ALLOW);
+	for (size_t i = 0; i < sizeof(ipc) / sizeof(ipc[0]); i++)
+		if (verdict4(&p, ipc[i], 0, 0, 0, 0) != ERR(EPERM))
+			fail_msg("%s is not denied", ipc[i]);
+	assert_int_equal(verdict4(&p, "shmdt", 0, 0, 0, 0), ALLOW);
+	/* socketpair: datagram pairs (SOCK_RAW is one for AF_UNIX) whatever the flags */
+	assert_int_equal(verdict4(&p, "socketpair", AF_UNIX, SOCK_DGRAM, 0, 0), ERR(EPERM));
+	assert_int_equal(
+	    verdict4(&p, "socketpair", AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0, 0),
+	    ERR(EPERM));
+	assert_int_equal(verdict4(&p, "socketpair", AF_UNIX, SOCK_DGRAM | HI, 0, 0), ERR(EPERM));
+	assert_int_equal(verdict4(&p, "socketpair", AF_UNIX, SOCK_RAW, 0, 0), ERR(EPERM));
+	assert_int_equal(verdict4(&p, "socketpair", AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, 0),
+	                 ALLOW);
+	assert_int_equal(verdict4(&p, "socketpair", AF_UNIX, SOCK_SEQPACKET, 0, 0), ALLOW);
+	/* without --net none, other families' pairs are the kernel's business */
+	assert_int_equal(verdict4(&p, "socketpair", AF_INET, SOCK_STREAM, 0, 0), ALLOW);
+	sbx_seccomp_prog_clear(&p);
+
+	/* --net none as well: pairs of AF_UNIX only */
+	conf.no_network = true;
+	assert_int_equal(sbx_seccomp_build(&conf, &p, NULL), 0);
+	assert_int_equal(verdict4(&p, "socketpair", AF_INET, SOCK_STREAM, 0, 0), ERR(EPERM));
+	assert_int_equal(verdict4(&p, "socketpair", 30 /* AF_TIPC */, 4, 0, 0), ERR(EPERM));
+	assert_int_equal(verdict4(&p, "socketpair", AF_UNIX, SOCK_STREAM, 0, 0), ALLOW);
+	assert_int_equal(verdict4(&p, "socketpair", AF_UNIX, SOCK_DGRAM, 0, 0), ERR(EPERM));
+	/* both NOT_IN32 blocks and libseccomp's rules still apply to the other calls */
+	assert_int_equal(verdict4(&p, "prlimit64", 9, 7, 0, 0), ERR(EPERM));
+	assert_int_equal(verdict4(&p, "socket", AF_INET, 1, 0, 0), ERR(EPERM));
+	sbx_seccomp_prog_clear(&p);
+
+	/* the profile asks for System V IPC: allowed, the rest stays */
+	assert_int_equal(sbx_seccomp_conf_allow(&conf, "@sysvipc", NULL), 0);
+	assert_int_equal(sbx_seccomp_resolve(&conf, &rules, NULL), 0);
+	assert_int_equal(rules.group_state[group_index("@sysvipc")], SBX_SECCOMP_GROUP_ALLOWED);
+	sbx_seccomp_rules_clear(&rules);
+	assert_int_equal(sbx_seccomp_build(&conf, &p, NULL), 0);
+	assert_int_equal(verdict4(&p, "shmget", 0, 4096, 0, 0), ALLOW);
+	assert_int_equal(verdict4(&p, "prlimit64", 9, 7, 0, 0), ERR(EPERM));
+	sbx_seccomp_prog_clear(&p);
+	sbx_seccomp_conf_clear(&conf);
+
+	/* the namespaces backend: none of it */
+	conf = (struct sbx_seccomp_conf){0};
+	assert_int_equal(sbx_seccomp_build(&conf, &p, NULL), 0);
+	assert_int_equal(verdict4(&p, "prlimit64", 1, 7, 0, 0), ALLOW);
+	assert_int_equal(verdict4(&p, "setpriority", PRIO_USER, 0, 19, 0), ALLOW);
+	assert_int_equal(verdict4(&p, "shmget", 0, 4096, 0, 0), ALLOW);
+	assert_int_equal(verdict4(&p, "socketpair", AF_UNIX, SOCK_DGRAM, 0, 0), ALLOW);
+	sbx_seccomp_prog_clear(&p);
+	assert_int_equal(
+	    sbx_seccomp_conf_copy(&conf, &(struct sbx_seccomp_conf){.same_ns = true}, NULL), 0);
+	assert_true(conf.same_ns);
+	sbx_seccomp_conf_clear(&conf);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -699,6 +1015,9 @@ int main(void)
 	    cmocka_unit_test(test_program_verdicts),
 	    cmocka_unit_test(test_no_network_no_hardlinks),
 	    cmocka_unit_test(test_no_unix_sockets),
+	    cmocka_unit_test(test_suid_and_xattr_verdicts),
+	    cmocka_unit_test(test_locked_groups_cannot_be_allowed),
+	    cmocka_unit_test(test_same_ns_processes_and_ipc),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
