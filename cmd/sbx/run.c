@@ -628,6 +628,9 @@ int sbx_cli_pick_backend(const struct sbx_cli_run *run, struct sbx_plan *plan, b
 	plan->seccomp.no_unix_sockets = true;
 	/* No pid or IPC namespace: the caller's processes and System V IPC objects are near. */
 	plan->seccomp.same_ns = true;
+	/* As root there, the worker owns every root-owned file, and Landlock has no right for
+	 * modes or owners. */
+	plan->seccomp.host_root = geteuid() == 0;
 	/* The worker's effective spec says which backend holds it (sbx status, nesting). */
 	return sbx_cli_spec_edit(plan, mark_backend_landlock, err);
 	return 0;

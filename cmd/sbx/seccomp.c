@@ -175,6 +175,11 @@ static void print_text(FILE *f, const struct sbx_seccomp_conf *conf,
 		print_calls(f, rules, sbx_seccomp_processes_group, false);
 		fputc('\n', f);
 	}
+	if (conf->host_root) {
+		fprintf(f, "  %-16s %-18s", sbx_seccomp_host_root_group, "denied (locked)");
+		print_calls(f, rules, sbx_seccomp_host_root_group, false);
+		fputc('\n', f);
+	}
 	for (size_t i = 0; i < rules->n_rules; i++)
 		if (!rules->rules[i].group)
 			any = true;
@@ -217,6 +222,7 @@ static void print_json(FILE *f, const struct sbx_seccomp_conf *conf,
 		} extra[] = {{conf->no_unix_sockets, sbx_seccomp_no_unix_group},
 		             {conf->no_network, sbx_seccomp_no_network_group},
 		             {conf->same_ns, sbx_seccomp_processes_group},
+		             {conf->host_root, sbx_seccomp_host_root_group},
 		             {conf->no_hardlinks, sbx_seccomp_no_hardlinks_group}};
 		bool first = true;
 

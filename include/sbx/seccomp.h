@@ -90,6 +90,8 @@ extern const char *const sbx_seccomp_no_hardlinks_group;
 extern const char *const sbx_seccomp_no_unix_group;
 /* ... and those of sbx_seccomp_conf.same_ns that reach other processes. */
 extern const char *const sbx_seccomp_processes_group;
+/* ... and those of sbx_seccomp_conf.host_root. */
+extern const char *const sbx_seccomp_host_root_group;
 extern const size_t sbx_seccomp_n_groups;
 
 /* Every system call name sbx has classified, sorted (strcmp). A call not in this list cannot
@@ -125,6 +127,9 @@ struct sbx_seccomp_conf {
 	                         namespaces, so calls that act on another process by its id
 	                         (prlimit64, setpriority, sched_set*, ioprio_set, ...) are denied
 	                         and so are the groups marked same_ns (@sysvipc) */
+	bool host_root;       /* the landlock backend as root: the worker owns every root-owned
+	                         file of the machine and Landlock governs no mode or owner, so
+	                         chmod, chown and their kin are denied (locked, even in log mode) */
 };
 
 void sbx_seccomp_conf_clear(struct sbx_seccomp_conf *conf);

@@ -823,8 +823,10 @@ static const char *const always_lost[] = {
     "(seccomp denies it unless the profile allows @sysvipc)",
     "denied is not absent: every host path can still be stat(2)ed, as Landlock does not "
     "control it",
-    "metadata of granted files (chmod, chown, utimes, xattrs) is not controlled by Landlock, "
-    "even where writes are denied: read-only is weaker than a read-only mount",
+    "modes and times are not controlled by Landlock, granted or not: a worker may chmod or "
+    "utimes any file its uid owns anywhere on the host, even where writes are denied (as "
+    "root seccomp denies chmod and chown outright, since root owns the system; extended "
+    "attributes are denied in every sandbox): read-only is weaker than a read-only mount",
     "no private /tmp or /dev/shm: the host's are shared with every process there, so they "
     "are not granted (mount a directory of your own with -v DIR and set TMPDIR to it); no "
     "new pseudo-terminals (the host's /dev/pts is not granted)",

@@ -245,6 +245,20 @@ static const struct sbx_seccomp_entry g_processes[] = {
     EQ32("setpriority", 0, PRIO_USER),
 };
 const char *const sbx_seccomp_processes_group = "other processes";
+/* The landlock backend as root: the worker is host uid 0 in the caller's namespaces, the
+ * owner of every root-owned file on the machine, and Landlock (ABI 7) governs neither modes
+ * nor ownership. chmod 0666 /etc/shadow needs no capability, only ownership; fchmod on a file
+ * a read grant lets it open (/usr/bin/python3) would make a system binary writable by all;
+ * chown to a group of its own takes a file from its group. Every call that changes a mode or
+ * an owner is denied, by path and by fd; no configuration and no log mode lifts it. The
+ * namespaces backend keeps them: there root's files outside the workspace are nobody's, and
+ * read-only mounts refuse the rest. (A supervisor that performs the call where Landlock lets
+ * the worker write could allow them again.) */
+static const struct sbx_seccomp_entry g_host_root[] = {
+    E("chmod"),     E("chown"),  E("fchmod"),   E("fchmodat"),
+    E("fchmodat2"), E("fchown"), E("fchownat"), E("lchown"),
+};
+const char *const sbx_seccomp_host_root_group = "root's files";
 
 static const struct sbx_seccomp_entry g_privileged[] = {
     E("acct"), E("open_by_handle_at"), E("quotactl"), E("quotactl_fd"), E("syslog"), E("vhangup"),
@@ -432,7 +446,8 @@ int sbx_seccomp_conf_copy(struct sbx_seccomp_conf *dst, const struct sbx_seccomp
 	                             .no_network = src->no_network,
 	                             .no_hardlinks = src->no_hardlinks,
 	                             .no_unix_sockets = src->no_unix_sockets,
-	                             .same_ns = src->same_ns};
+	                             .same_ns = src->same_ns,
+	                             .host_root = src->host_root};
 	int r;
 
 	for (size_t i = 0; i < src->n_allow; i++)
@@ -726,7 +741,8 @@ int sbx_seccomp_resolve(const struct sbx_seccomp_conf *conf, struct sbx_seccomp_
 	for (size_t g = 0; g < sbx_seccomp_n_groups; g++)
 		cap += sbx_seccomp_groups[g].n_entries;
 	cap += SBX_ARRAY_SIZE(g_no_network) + SBX_ARRAY_SIZE(g_no_hardlinks) +
-	       SBX_ARRAY_SIZE(g_no_unix) + SBX_ARRAY_SIZE(g_processes);
+	       SBX_ARRAY_SIZE(g_no_unix) + SBX_ARRAY_SIZE(g_processes) +
+	       SBX_ARRAY_SIZE(g_host_root);
 	res.rules = calloc(cap ? cap : 1, sizeof(*res.rules));
 	res.group_state = calloc(sbx_seccomp_n_groups, sizeof(*res.group_state));
 	if (!res.rules || !res.group_state) {
@@ -793,6 +809,11 @@ int sbx_seccomp_resolve(const struct sbx_seccomp_conf *conf, struct sbx_seccomp_
 	if (conf->no_hardlinks)
 		add_backend_rules(&res, g_no_hardlinks, SBX_ARRAY_SIZE(g_no_hardlinks),
 		                  sbx_seccomp_no_hardlinks_group);
+	/* Locked: log mode must not hand root the machine's modes and owners. */
+	for (size_t i = 0; conf->host_root && i < SBX_ARRAY_SIZE(g_host_root); i++)
+		if (!has_rule(&res, g_host_root[i].call, true))
+			res.rules[res.n_rules++] = entry_rule(
+			    &g_host_root[i], sbx_seccomp_host_root_group, res.deny_errno, true);
 
 	/* clone3 hides its flags from seccomp: allowing it while namespace creation is denied
 	 * would deny nothing. */

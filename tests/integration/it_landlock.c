@@ -1042,6 +1042,46 @@ static void test_landlock_backend_reaches_no_host_process_ipc_or_socket(void)
 	IT_EXPECT_INT(waitpid(child, NULL, 0), child);
 }
 
+/* As root the landlock backend's worker is host uid 0, the owner of every root-owned file of
+ * the machine, and Landlock has no right for modes or owners: chmod and chown are denied
+ * there, by path and by fd, even on a file outside every grant. An ordinary user keeps them
+ * in the workspace (the rule is root's). */
+static void test_landlock_backend_root_changes_no_mode_or_owner(void)
+{
+	const char *dir = it_tmpdir();
+	char *outside = it_path(dir, "outside/key"), *wsdir = it_path(dir, "wsdir");
+	char script[8400];
+	struct stat st;
+	struct it_run r;
+
+	it_write_file(outside, "secret\n");
+	IT_EXPECT(chmod(outside, 0600) == 0);
+	it_write_file(it_path(wsdir, "tool"), "#!/bin/sh\n");
+	snprintf(script, sizeof(script),
+	         "chmod 0666 %s 2>/dev/null; echo outside=$?; chown 0:1 %s 2>/dev/null; "
+	         "echo chown=$?; chmod +x tool 2>/dev/null; echo wsdir=$?; exec 3<tool; "
+	         "python3 -c 'import os\ntry:\n os.fchmod(3, 0o777); print(\"fchmod=0\")\n"
+	         "except OSError as e: print(\"fchmod=\" + str(e.errno))'",
+	         outside, outside);
+	it_sh(&r, script, "--backend", "landlock", "-v", wsdir, "--chdir", wsdir, NULL);
+	IT_EXPECT_INT(r.status, 0);
+	if (it_is_root()) {
+		IT_EXPECT_CONTAINS(r.out, "outside=1\nchown=1\nwsdir=1\nfchmod=1\n");
+		IT_EXPECT(stat(outside, &st) == 0);
+		IT_EXPECT_INT(st.st_mode & 07777, 0600);
+		IT_EXPECT_INT(st.st_gid, 0);
+	} else {
+		IT_EXPECT_CONTAINS(r.out, "wsdir=0\nfchmod=0\n");
+	}
+	it_sbxv(&r, "run", "--backend", "landlock", "-v", wsdir, "--dry-run", "--", "/bin/true",
+	        NULL);
+	IT_EXPECT_INT(r.status, 0);
+	if (it_is_root())
+		IT_EXPECT_CONTAINS(r.out, "root's files     denied (locked)   chmod chown fchmod");
+	else
+		IT_EXPECT_NOT_CONTAINS(r.out, "root's files");
+}
+
 int main(int argc, char **argv)
 {
 	static const struct it_case cases[] = {
@@ -1061,6 +1101,7 @@ int main(int argc, char **argv)
 	    IT_CASE(test_hide_globs),
 	    IT_CASE(test_hide_glob_profile),
 	    IT_CASE(test_landlock_backend_reaches_no_host_process_ipc_or_socket),
+	    IT_CASE(test_landlock_backend_root_changes_no_mode_or_owner),
 	};
 
 	if (argc == 5 && strcmp(argv[1], "--reach-probe") == 0)
