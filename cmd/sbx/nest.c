@@ -237,6 +237,11 @@ int sbx_cli_nest_plan(const struct sbx_nest *parent, struct sbx_cli_run *run, st
 		return r;
 	/* What travels on is what was built, not what was asked. */
 	r = sbx_nest_from_plan(spec, *plan, child->depth, SBX_BACKEND_NAMESPACES, &built, err);
+	/* the parent's Landlock scopes and origin hold for the child too */
+	if (r >= 0) {
+		built->scoped = child->scoped;
+		built->parent_unknown = child->parent_unknown;
+	}
 	/* what stays hidden by the parent's masks (above) is still hidden for this child */
 	for (size_t i = 0; r >= 0 && i < child->n_mounts; i++)
 		if (child->mounts[i].kind == SBX_NEST_HIDDEN &&
