@@ -13,6 +13,7 @@
 
 #include "cli.h"
 #include "sbx/cleanup.h"
+#include "sbx/landlock.h"
 #include "sbx/nest.h"
 #include "sbx/policy.h"
 #include "sbx/specfd.h"
@@ -284,8 +285,14 @@ int sbx_cli_spec_edit(struct sbx_plan *plan,
 
 static int mark_landlocked(struct sbx_nest *n, struct sbx_plan *plan, struct sbx_error *err)
 {
-	int r = sbx_nest_apply_landlock(n, &plan->landlock, err);
+	int r;
 
+	n->scoped |= (unsigned)plan->landlock.scoped;
+	/* Scopes only: a domain that handles no file right lets its processes mount, so nested
+	 * sandboxes keep the namespaces backend. */
+	if (!plan->landlock.handled_fs)
+		return 0;
+	r = sbx_nest_apply_landlock(n, &plan->landlock, err);
 	if (r >= 0)
 		n->landlocked = true;
 	return r;
@@ -325,10 +332,13 @@ static void print_status(FILE *f, const struct sbx_nest *n, bool json)
 		sbx_json_string(f, n->profile);
 		fprintf(f,
 		        ",\"depth\":%u,\"backend\":\"%s\",\"network\":\"%s\",\"nesting\":%s,"
-		        "\"landlock\":%s,\"mounts\":[",
+		        "\"landlock\":%s,\"scoped\":[%s%s%s],\"mounts\":[",
 		        n->depth, sbx_backend_name(n->backend),
 		        n->net == SBX_NET_HOST ? "host" : "none", n->nesting ? "true" : "false",
-		        n->landlocked ? "true" : "false");
+		        n->landlocked ? "true" : "false",
+		        n->scoped & SBX_LL_SCOPE_ABSTRACT_UNIX ? "\"abstract_unix\"" : "",
+		        n->scoped == (SBX_LL_SCOPE_ABSTRACT_UNIX | SBX_LL_SCOPE_SIGNAL) ? "," : "",
+		        n->scoped & SBX_LL_SCOPE_SIGNAL ? "\"signal\"" : "");
 		for (size_t i = 0; i < n->n_mounts; i++) {
 			const struct sbx_nest_mount *m = &n->mounts[i];
 
@@ -353,6 +363,16 @@ static void print_status(FILE *f, const struct sbx_nest *n, bool json)
 		fputs("landlock: a Landlock domain holds this worker: nested sandboxes use the "
 		      "landlock backend\n",
 		      f);
+	if (n->scoped)
+		fprintf(f, "scopes:   %s%s%s: nothing here reaches outside the sandbox that way\n",
+		        n->scoped & SBX_LL_SCOPE_ABSTRACT_UNIX ? "abstract unix sockets" : "",
+		        n->scoped == (SBX_LL_SCOPE_ABSTRACT_UNIX | SBX_LL_SCOPE_SIGNAL) ? ", " : "",
+		        n->scoped & SBX_LL_SCOPE_SIGNAL ? "signals" : "");
+	else
+		fputs(
+		    "scopes:   none (this kernel's Landlock has no scopes): abstract unix sockets "
+		    "and signals outside the sandbox are not restricted by Landlock\n",
+		    f);
 	fputs("mounts:\n", f);
 	for (size_t i = 0; i < n->n_mounts; i++) {
 		const struct sbx_nest_mount *m = &n->mounts[i];

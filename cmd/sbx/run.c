@@ -546,24 +546,20 @@ int sbx_cli_plan_landlock(const struct sbx_cli_run *run, struct sbx_plan *plan, 
 		if (r < 0)
 			return r;
 	}
-	/* A Landlock domain forbids mounting, so a worker under one could never build a
-	 * nested sandbox's mount namespace. Where nesting is allowed and the mounts alone
-	 * enforce every right, Landlock stays off; where per-operation rights need it, it
-	 * stays on and nested sandboxes fall back to the landlock backend. */
+	/* A Landlock domain that handles file rights forbids mounting, so a worker under one
+	 * could never build a nested sandbox's mount namespace. Where nesting is allowed and
+	 * the mounts alone enforce every right, only the scopes are kept (a domain handling no
+	 * file access lets its processes mount); where per-operation rights need Landlock, it
+	 * stays whole and nested sandboxes fall back to the landlock backend. */
 	if (!plan->backend_landlock && run->spec->nesting) {
-		if (plan->landlock.needed_fs == 0) {
-			plan->landlock.enabled = false;
-			plan->landlock.off =
-			    "this sandbox may nest, a Landlock domain would forbid the "
-			    "mounts of nested sandboxes, and its mounts enforce every "
-			    "right by themselves";
-			return 0;
-		}
-		r = sbx_ll_note(
-		    &plan->landlock,
-		    "nested sandboxes cannot build mount namespaces under this Landlock "
-		    "domain (it forbids mounting): they use the landlock backend",
-		    err);
+		if (plan->landlock.needed_fs == 0)
+			sbx_ll_scopes_only(&plan->landlock);
+		else
+			r = sbx_ll_note(
+			    &plan->landlock,
+			    "nested sandboxes cannot build mount namespaces under this Landlock "
+			    "domain (it forbids mounting): they use the landlock backend",
+			    err);
 		if (r < 0)
 			return r;
 	}
@@ -645,6 +641,11 @@ static void print_landlock(FILE *f, const struct sbx_ll_plan *ll, bool json)
 		        ll->handled_net ? "bind and connect denied" : "not restricted",
 		        ll->scoped & SBX_LL_SCOPE_ABSTRACT_UNIX ? "abstract-unix " : "",
 		        ll->scoped & SBX_LL_SCOPE_SIGNAL ? "signal" : "", ll->scoped ? "" : "none");
+		if (!ll->handled_fs) {
+			fprintf(f, "landlock files: not handled (scopes only): the mounts enforce "
+			           "every right, and nested sandboxes can still mount\n");
+			return;
+		}
 		fprintf(f, "landlock rules (everything else denied):\n");
 		for (size_t i = 0; i < ll->n_rules; i++)
 			fprintf(f, "  %-28s %-34s (%s)\n", ll->rules[i].path,
@@ -663,9 +664,10 @@ static void print_landlock(FILE *f, const struct sbx_ll_plan *ll, bool json)
 		return;
 	}
 	fprintf(f,
-	        ",\"landlock\":{\"enabled\":%s,\"abi\":%d,\"exact\":%s,\"tcp_denied\":%s,"
-	        "\"scoped\":[%s%s%s],\"rules\":[",
-	        ll->enabled ? "true" : "false", ll->abi, ll->n_inexact ? "false" : "true",
+	        ",\"landlock\":{\"enabled\":%s,\"abi\":%d,\"files\":%s,\"exact\":%s,"
+	        "\"tcp_denied\":%s,\"scoped\":[%s%s%s],\"rules\":[",
+	        ll->enabled ? "true" : "false", ll->abi,
+	        ll->enabled && ll->handled_fs ? "true" : "false", ll->n_inexact ? "false" : "true",
 	        ll->handled_net ? "true" : "false",
 	        ll->scoped & SBX_LL_SCOPE_ABSTRACT_UNIX ? "\"abstract_unix\"" : "",
 	        (ll->scoped & SBX_LL_SCOPE_ABSTRACT_UNIX) && (ll->scoped & SBX_LL_SCOPE_SIGNAL)

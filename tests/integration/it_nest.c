@@ -10,10 +10,14 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
+#include <stddef.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include "harness.h"
+#include "sbx/probe.h"
 #include "sbx/nest.h"
 #include "sbx/policy.h"
 #include "sbx/specfd.h"
@@ -394,6 +398,121 @@ static void test_eight_deep(void)
 }
 
 LANDLOCK_VARIANT(test_eight_deep)
+
+/* An abstract unix socket at @NAME, listening in the test's (the host's) network namespace. */
+static int listen_abstract(const char *name)
+{
+	struct sockaddr_un sa = {.sun_family = AF_UNIX};
+	size_t n = strlen(name);
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+	IT_EXPECT(fd >= 0 && n < sizeof(sa.sun_path) - 1);
+	memcpy(sa.sun_path + 1, name, n);
+	IT_EXPECT_INT(bind(fd, (struct sockaddr *)&sa,
+	                   (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + n)),
+	              0);
+	IT_EXPECT_INT(listen(fd, 8), 0);
+	return fd;
+}
+
+/*
+ * claude-agent's shape: nesting allowed, every right enforced by the mounts, the host's
+ * network. Its worker runs under a Landlock domain with the scopes only: it can neither
+ * connect to an abstract unix socket of the host's network namespace (X11, D-Bus, @anything)
+ * nor signal a process outside its sandbox (sbx's init, pid 1; under the landlock backend,
+ * this test), and a nested sbx run under it still builds its namespaces, since a domain that
+ * handles no file right does not forbid mounting. The nested worker is held the same way.
+ */
+static void test_scopes_in_a_nesting_parent(void)
+{
+	const char *t = make_tree();
+	const char *opts[] = {"--allow-nesting", "--net", "host", "-v", sbx_dir_ro(), "-v",
+	                      it_path(t, "src"), NULL};
+	char name[64], script[8192], line[256];
+	struct it_run r;
+	int fd;
+
+	if (sbx_landlock_abi() < 6)
+		it_skip("Landlock ABI %d has no scopes (ABI 6, Linux 6.12)", sbx_landlock_abi());
+	snprintf(name, sizeof(name), "sbx-it-scope-%d", (int)getpid());
+	fd = listen_abstract(name);
+	/* from outside the probe reaches it: the test means something */
+	it_exec(&r, (const char *const[]){it_self(), "--probe", "abstract-connect", name, NULL});
+	snprintf(line, sizeof(line), "abstract-connect %s => ok", name);
+	IT_EXPECT_CONTAINS(r.out, line);
+	snprintf(script, sizeof(script),
+	         "%s --probe abstract-connect %s kill0 1 kill0 %d; %s status; "
+	         "%s run --restrict %s/src --allow-read %s --allow-read %s -- /bin/sh -c '%s "
+	         "status; %s --probe abstract-connect %s'; echo nested=$?",
+	         it_self(), name, (int)getpid(), it_sbx_path(), it_sbx_path(), t, it_self_dir(),
+	         sbx_dir(), it_sbx_path(), it_self(), name);
+	{
+		const char *cmd[] = {"/bin/sh", "-c", script, NULL};
+
+		it_run_in(&r, parent_opts(opts), cmd);
+	}
+	close(fd);
+	IT_EXPECT_INT(r.status, 0);
+	IT_EXPECT_CONTAINS(r.out, "nested=0");
+	/* the parent's worker and the nested one: both refused by the abstract-unix scope */
+	snprintf(line, sizeof(line), "abstract-connect %s => ok", name);
+	IT_EXPECT_NOT_CONTAINS(r.out, line);
+	snprintf(line, sizeof(line), "abstract-connect %s => EPERM", name);
+	IT_EXPECT_CONTAINS(r.out, line);
+	IT_EXPECT_CONTAINS(strstr(r.out, line) + 1, line);
+	/* signals: sbx's init is outside the worker's domain; so is this test, which only the
+	 * landlock backend's worker can name (the namespaces backend has a pid namespace) */
+	if (ll_parent) {
+		snprintf(line, sizeof(line), "kill0 %d => EPERM", (int)getpid());
+		IT_EXPECT_CONTAINS(r.out, line);
+	} else {
+		IT_EXPECT_CONTAINS(r.out, "kill0 1 => EPERM");
+		snprintf(line, sizeof(line), "kill0 %d => ESRCH", (int)getpid());
+		IT_EXPECT_CONTAINS(r.out, line);
+	}
+	/* status says so, at both depths; the nested sandbox kept the namespaces backend */
+	IT_EXPECT_CONTAINS(r.out, "scopes:   abstract unix sockets, signals");
+	IT_EXPECT_NOT_CONTAINS(r.out, "scopes:   none");
+	IT_EXPECT_CONTAINS(r.out, ll_parent ? "depth:    2\nbackend:  landlock\n"
+	                                    : "depth:    2\nbackend:  namespaces\n");
+	if (!ll_parent)
+		IT_EXPECT_NOT_CONTAINS(r.out, "landlock: a Landlock domain holds this worker");
+}
+
+LANDLOCK_VARIANT(test_scopes_in_a_nesting_parent)
+
+/* --dry-run says the scopes are on for claude-agent (nesting, mounts enforce every right):
+ * never "landlock: none" on a kernel with scopes. */
+static void test_scopes_dry_run_claude_agent(void)
+{
+	const char *t = it_tmpdir(), *srcdir = getenv("SBX_SOURCE_DIR");
+	char prof[4200];
+	struct it_run r;
+
+	if (sbx_landlock_abi() < 6)
+		it_skip("Landlock ABI %d has no scopes (ABI 6, Linux 6.12)", sbx_landlock_abi());
+	if (!srcdir || !*srcdir)
+		it_fail(__FILE__, __LINE__, "SBX_SOURCE_DIR is not set (CTest sets it)");
+	snprintf(prof, sizeof(prof), "%s/profiles", srcdir);
+	setenv("SBX_PROFILE_PATH", prof, 1);
+	it_write_file(it_path(t, "home/.claude/settings.json"), "{}\n");
+	it_write_file(it_path(t, "ws/a.c"), "int main;\n");
+	setenv("HOME", it_path(t, "home"), 1);
+	if (chdir(it_path(t, "ws")) < 0)
+		it_fail(__FILE__, __LINE__, "chdir %s/ws: %s", t, strerror(errno));
+	it_sbxv(&r, "run", "--profile", "claude-agent", "--backend", "namespaces", "--dry-run",
+	        "--", "true", NULL);
+	IT_EXPECT_INT(r.status, 0);
+	IT_EXPECT_NOT_CONTAINS(r.out, "landlock:   none");
+	IT_EXPECT_CONTAINS(r.out, "scopes abstract-unix signal\n");
+	IT_EXPECT_CONTAINS(r.out, "landlock files: not handled (scopes only)");
+	it_sbxv(&r, "run", "--profile", "claude-agent", "--backend", "namespaces", "--dry-run",
+	        "--json", "--", "true", NULL);
+	IT_EXPECT_INT(r.status, 0);
+	IT_EXPECT_CONTAINS(r.out, "\"landlock\":{\"enabled\":true,");
+	IT_EXPECT_CONTAINS(r.out, "\"files\":false,");
+	IT_EXPECT_CONTAINS(r.out, "\"scoped\":[\"abstract_unix\",\"signal\"]");
+}
 
 /*
  * Identity, as root and as a user: the worker is never kernel uid 0 (root's sandbox with
@@ -841,6 +960,9 @@ int main(int argc, char **argv)
 	    IT_CASE(test_nested_profile_policy),
 	    IT_CASE(test_nested_profile_hides_anew),
 	    IT_CASE(test_nested_profile_hides_anew_landlock),
+	    IT_CASE(test_scopes_in_a_nesting_parent),
+	    IT_CASE(test_scopes_in_a_nesting_parent_landlock),
+	    IT_CASE(test_scopes_dry_run_claude_agent),
 	};
 
 	if (argc > 1 && strcmp(argv[1], "--forge") == 0)
