@@ -323,6 +323,43 @@ static const char status_usage[] =
     "Inside an sbx sandbox: the effective spec this process runs under (mounts and their\n"
     "rights, network, depth, backend). Outside: says so, and exits 1.\n";
 
+/* The worker's ids as the kernel has them: under the landlock backend its caller's own (no
+ * user namespace, nothing id-mapped), under the namespaces backend those of the sandbox's
+ * user namespace, and what they are outside it. */
+static void print_identity(FILE *f, const struct sbx_nest *n, bool json)
+{
+	unsigned uid = (unsigned)getuid(), gid = (unsigned)getgid(), ou = 0, og = 0;
+	bool whole = false, gwhole = false, own = n->backend == SBX_BACKEND_NAMESPACES;
+	bool known = sbx_probe_outer_id(false, uid, &ou, &whole) == 0 &&
+	             sbx_probe_outer_id(true, gid, &og, &gwhole) == 0;
+
+	whole = whole && gwhole && known;
+	if (json) {
+		fprintf(f, ",\"identity\":{\"uid\":%u,\"gid\":%u", uid, gid);
+		if (known)
+			fprintf(f, ",\"outer_uid\":%u,\"outer_gid\":%u", ou, og);
+		fprintf(f, ",\"own_user_namespace\":%s,\"kernel_ids\":%s}", own ? "true" : "false",
+		        whole ? "true" : "false");
+		return;
+	}
+	if (own) {
+		fprintf(f, "identity: uid %u gid %u in the sandbox's user namespace", uid, gid);
+		if (known)
+			fprintf(f, " = uid %u gid %u outside it", ou, og);
+		fputc('\n', f);
+		return;
+	}
+	fprintf(f,
+	        "identity: uid %u gid %u, the caller's own (the landlock backend makes no user "
+	        "namespace and id-maps no bind)",
+	        uid, gid);
+	if (whole)
+		fprintf(f, ": kernel ids%s", uid == 0 ? ", uid 0 without capabilities" : "");
+	else if (known)
+		fprintf(f, " = uid %u gid %u in the parent user namespace", ou, og);
+	fputc('\n', f);
+}
+
 static void print_status(FILE *f, const struct sbx_nest *n, bool json)
 {
 	char ops[128];
@@ -332,13 +369,15 @@ static void print_status(FILE *f, const struct sbx_nest *n, bool json)
 		sbx_json_string(f, n->profile);
 		fprintf(f,
 		        ",\"depth\":%u,\"backend\":\"%s\",\"network\":\"%s\",\"nesting\":%s,"
-		        "\"landlock\":%s,\"scoped\":[%s%s%s],\"mounts\":[",
+		        "\"landlock\":%s,\"scoped\":[%s%s%s]",
 		        n->depth, sbx_backend_name(n->backend),
 		        n->net == SBX_NET_HOST ? "host" : "none", n->nesting ? "true" : "false",
 		        n->landlocked ? "true" : "false",
 		        n->scoped & SBX_LL_SCOPE_ABSTRACT_UNIX ? "\"abstract_unix\"" : "",
 		        n->scoped == (SBX_LL_SCOPE_ABSTRACT_UNIX | SBX_LL_SCOPE_SIGNAL) ? "," : "",
 		        n->scoped & SBX_LL_SCOPE_SIGNAL ? "\"signal\"" : "");
+		print_identity(f, n, true);
+		fputs(",\"mounts\":[", f);
 		for (size_t i = 0; i < n->n_mounts; i++) {
 			const struct sbx_nest_mount *m = &n->mounts[i];
 
@@ -357,6 +396,7 @@ static void print_status(FILE *f, const struct sbx_nest *n, bool json)
 	fprintf(f, "profile:  %s\n", n->profile);
 	fprintf(f, "depth:    %u%s\n", n->depth, n->depth == 1 ? " (started from outside)" : "");
 	fprintf(f, "backend:  %s\n", sbx_backend_name(n->backend));
+	print_identity(f, n, false);
 	fprintf(f, "network:  %s\n", n->net == SBX_NET_HOST ? "host" : "none (loopback only)");
 	fprintf(f, "nesting:  %s\n", n->nesting ? "allowed" : "forbidden");
 	if (n->landlocked)

@@ -418,13 +418,26 @@ void sbx_cli_print_plan(FILE *f, const struct sbx_plan *plan, char *const *argv,
 			        "backend:    namespaces (user, mount, pid, ipc, uts, cgroup%s)\n",
 			        plan->new_net ? ", net" : "");
 		fprintf(f, "network:    %s\n", plan->new_net ? "none (loopback only)" : "host");
-		fprintf(f, "identity:   uid %u gid %u inside = host uid %u gid %u (%u id%s)%s%s\n",
-		        plan->inner_uid, plan->inner_gid, plan->outer_uid, plan->outer_gid,
-		        plan->map_count, plan->map_count == 1 ? "" : "s",
-		        plan->idmap_binds ? ", binds id-mapped" : "",
-		        plan->root_swap ? "; 0 and the worker's id swapped (nesting): the host "
-		                          "root's files are the worker's"
-		                        : "");
+		if (plan->map_count == 0)
+			fprintf(f,
+			        "identity:   uid %u gid %u, the caller's own (no user namespace: "
+			        "the landlock backend maps nothing, binds are not id-mapped)%s\n",
+			        plan->inner_uid, plan->inner_gid,
+			        plan->inner_uid == 0
+			            ? "; uid 0 without capabilities owns root's "
+			              "files, whose metadata (chmod, utimes) Landlock "
+			              "does not control"
+			            : "");
+		else
+			fprintf(
+			    f,
+			    "identity:   uid %u gid %u inside = host uid %u gid %u (%u id%s)%s%s\n",
+			    plan->inner_uid, plan->inner_gid, plan->outer_uid, plan->outer_gid,
+			    plan->map_count, plan->map_count == 1 ? "" : "s",
+			    plan->idmap_binds ? ", binds id-mapped" : "",
+			    plan->root_swap ? "; 0 and the worker's id swapped (nesting): the "
+			                      "host root's files are the worker's"
+			                    : "");
 		fprintf(f, "cwd:        %s\n", plan->cwd);
 		fprintf(f, "operations (in order):\n");
 		for (size_t i = 0; i < plan->n_ops; i++) {
@@ -465,9 +478,10 @@ void sbx_cli_print_plan(FILE *f, const struct sbx_plan *plan, char *const *argv,
 	fprintf(f, ",\"network\":\"%s\"", plan->new_net ? "none" : "host");
 	fprintf(f,
 	        ",\"identity\":{\"uid\":%u,\"gid\":%u,\"host_uid\":%u,\"host_gid\":%u,"
-	        "\"count\":%u,\"idmap_binds\":%s,\"root_swap\":%s}",
+	        "\"count\":%u,\"idmap_binds\":%s,\"root_swap\":%s,\"user_namespace\":%s}",
 	        plan->inner_uid, plan->inner_gid, plan->outer_uid, plan->outer_gid, plan->map_count,
-	        plan->idmap_binds ? "true" : "false", plan->root_swap ? "true" : "false");
+	        plan->idmap_binds ? "true" : "false", plan->root_swap ? "true" : "false",
+	        plan->map_count ? "true" : "false");
 	fputs(",\"cwd\":", f);
 	sbx_json_string(f, plan->cwd);
 	fputs(",\"operations\":[", f);
@@ -608,6 +622,8 @@ int sbx_cli_pick_backend(const struct sbx_cli_run *run, struct sbx_plan *plan, b
 	}
 	if (!plan->backend_landlock)
 		return 0;
+	/* No user namespace: the worker keeps the caller's ids, and --dry-run must say so. */
+	sbx_plan_no_userns(plan);
 	r = sbx_ll_backend_check(run->spec, plan, run->spec->best_effort, lost, sizeof(lost), err);
 	if (r < 0) {
 		/* Say why that backend was chosen: the user namespace failure, with its fix. */

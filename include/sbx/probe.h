@@ -23,6 +23,11 @@ int sbx_userns_probe(void);
  * what blocks them (sysctl, AppArmor, a container's seccomp profile) and the fix. */
 int sbx_userns_explain(int errnum, struct sbx_error *err);
 
+/* What id `id` of this process's user namespace is in its parent user namespace (read from
+ * /proc/self/uid_map, or gid_map): 0 and *outer, or -errno (-ENOENT: unmapped). *whole: the
+ * map is the identity over every id, as in the initial user namespace. */
+int sbx_probe_outer_id(bool gid, unsigned id, unsigned *outer, bool *whole);
+
 /* The Landlock ABI of this kernel (>= 1), or -ENOSYS / -EOPNOTSUPP when it has none
  * (src/os/landlock.c). */
 int sbx_landlock_abi(void);
