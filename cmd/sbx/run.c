@@ -57,7 +57,9 @@ const char sbx_run_usage[] =
     "      --backend auto|namespaces|landlock\n"
     "                           namespaces (a mount namespace plus Landlock), or Landlock\n"
     "                           alone in the caller's mount namespace; auto (default)\n"
-    "                           takes landlock where user namespaces cannot be made\n"
+    "                           takes landlock where user namespaces are off by\n"
+    "                           configuration, and refuses on a passing shortage (a\n"
+    "                           used-up namespace quota, memory)\n"
     "      --best-effort        run even where the kernel or backend cannot enforce all of\n"
     "                           the profile, with a warning naming what is missing\n"
     "      --allow-nesting      let the worker start sub-sandboxes (sbx run inside): the\n"
@@ -616,9 +618,17 @@ int sbx_cli_pick_backend(const struct sbx_cli_run *run, struct sbx_plan *plan, b
 		why = *failed;
 	} else if (run->backend == SBX_CLI_BACKEND_AUTO && probe) {
 		r = sbx_userns_probe();
-		plan->backend_landlock = r < 0;
-		if (r < 0)
-			sbx_userns_explain(-r, &why);
+		if (r < 0) {
+			sbx_userns_explain(-r, false, &why);
+			/* Only namespaces that are off by configuration make way for the landlock
+			 * backend; a passing shortage is refused (sbx_userns_decide). */
+			if (why.kind != SBX_ERR_UNSUPPORTED) {
+				if (err)
+					*err = why;
+				return -(why.errnum ? why.errnum : EINVAL);
+			}
+			plan->backend_landlock = true;
+		}
 	}
 	if (!plan->backend_landlock)
 		return 0;
@@ -826,7 +836,8 @@ int sbx_cmd_run(int argc, char **argv)
 	r = sbx_launch(plan, run.argv, &status, &err);
 	if (r < 0 && err.kind == SBX_ERR_UNSUPPORTED && run.backend == SBX_CLI_BACKEND_AUTO &&
 	    !plan->backend_landlock && !parent) {
-		/* Namespaces could not be made, and nothing ran: the landlock backend. */
+		/* Namespaces are off here by configuration (sbx_userns_decide: a passing shortage
+		 * is a SETUP error, refused as is), and nothing ran: the landlock backend. */
 		struct sbx_error first = err;
 
 		sbx_plan_free(plan);
