@@ -96,8 +96,18 @@ int sbx_cli_spec_edit(struct sbx_plan *plan,
 int sbx_cli_nest_plan(const struct sbx_nest *parent, struct sbx_cli_run *run, struct sbx_host *host,
                       struct sbx_plan **plan, struct sbx_error *err);
 
-/* A top-level plan: attach its worker's encoded effective spec (depth 1). */
-int sbx_cli_nest_attach(const struct sbx_spec *spec, struct sbx_plan *plan, struct sbx_error *err);
+/* A top-level plan: attach its worker's encoded effective spec (depth 1; parent_unknown: see
+ * sbx_cli_origin). */
+int sbx_cli_nest_attach(const struct sbx_spec *spec, struct sbx_plan *plan, bool parent_unknown,
+                        struct sbx_error *err);
+
+/* No SBX_SPEC_FD: gather where this sbx runs and decide (sbx_origin_decide): -errno with err
+ * to refuse (SBX=1 without a spec), else 0 with *parent_unknown set when something already
+ * confines this process. */
+int sbx_cli_origin(bool *parent_unknown, struct sbx_error *err);
+
+/* The parent of the sandbox an effective spec describes, in words (json: one word). */
+const char *sbx_cli_parent_words(const struct sbx_nest *n, bool json);
 
 /* ---- profiles (profile_cli.c) ---- */
 

@@ -16,6 +16,7 @@
 #include "sbx/landlock.h"
 #include "sbx/nest.h"
 #include "sbx/policy.h"
+#include "sbx/probe.h"
 #include "sbx/specfd.h"
 
 int sbx_cli_nest_load(struct sbx_nest **out, struct sbx_error *err)
@@ -305,14 +306,45 @@ int sbx_cli_nest_mark_landlock(struct sbx_plan *plan, struct sbx_error *err)
 	return sbx_cli_spec_edit(plan, mark_landlocked, err);
 }
 
-int sbx_cli_nest_attach(const struct sbx_spec *spec, struct sbx_plan *plan, struct sbx_error *err)
+int sbx_cli_nest_attach(const struct sbx_spec *spec, struct sbx_plan *plan, bool parent_unknown,
+                        struct sbx_error *err)
 {
 	_cleanup_nest_ struct sbx_nest *n = NULL;
 	int r = sbx_nest_from_plan(spec, plan, 1, SBX_BACKEND_NAMESPACES, &n, err);
 
-	if (r >= 0)
+	if (r >= 0) {
+		n->parent_unknown = parent_unknown;
 		r = sbx_nest_encode(n, &plan->spec_blob, &plan->spec_len, err);
+	}
 	return r;
+}
+
+int sbx_cli_origin(bool *parent_unknown, struct sbx_error *err)
+{
+	struct sbx_origin_facts f;
+	int r;
+
+	sbx_probe_origin(&f);
+	r = sbx_origin_decide(&f, err);
+	if (r < 0)
+		return r;
+	*parent_unknown = r == SBX_ORIGIN_UNKNOWN;
+	return 0;
+}
+
+const char *sbx_cli_parent_words(const struct sbx_nest *n, bool json)
+{
+	if (n->depth > 1)
+		return json ? "sbx"
+		       : n->parent_unknown
+		           ? "an sbx sandbox, itself below a parent that sbx does not know"
+		           : "an sbx sandbox";
+	if (n->parent_unknown)
+		return json ? "unknown"
+		            : "unknown: this sandbox's sbx was started confined (no_new_privs or a "
+		              "seccomp filter) without SBX_SPEC_FD, in a container or by a worker "
+		              "that dropped its spec";
+	return json ? "none" : "none, started from outside any sandbox";
 }
 
 /* ---- sbx status ---- */
@@ -321,7 +353,9 @@ static const char status_usage[] =
     "Usage: sbx status [--json]\n"
     "\n"
     "Inside an sbx sandbox: the effective spec this process runs under (mounts and their\n"
-    "rights, network, depth, backend). Outside: says so, and exits 1.\n";
+    "rights, network, depth and parent, backend, the worker's real ids, Landlock scopes).\n"
+    "Outside: says so (and whether something else confines this process), and exits 1.\n"
+    "With SBX=1 but no SBX_SPEC_FD (a worker that dropped its spec): refuses, exit 125.\n";
 
 /* The worker's ids as the kernel has them: under the landlock backend its caller's own (no
  * user namespace, nothing id-mapped), under the namespaces backend those of the sandbox's
@@ -367,6 +401,8 @@ static void print_status(FILE *f, const struct sbx_nest *n, bool json)
 	if (json) {
 		fputs("{\"sandboxed\":true,\"profile\":", f);
 		sbx_json_string(f, n->profile);
+		fprintf(f, ",\"parent\":\"%s\",\"parent_unknown\":%s",
+		        sbx_cli_parent_words(n, true), n->parent_unknown ? "true" : "false");
 		fprintf(f,
 		        ",\"depth\":%u,\"backend\":\"%s\",\"network\":\"%s\",\"nesting\":%s,"
 		        "\"landlock\":%s,\"scoped\":[%s%s%s]",
@@ -394,11 +430,13 @@ static void print_status(FILE *f, const struct sbx_nest *n, bool json)
 		return;
 	}
 	fprintf(f, "profile:  %s\n", n->profile);
-	fprintf(f, "depth:    %u%s\n", n->depth, n->depth == 1 ? " (started from outside)" : "");
+	fprintf(f, "depth:    %u%s\n", n->depth,
+	        n->parent_unknown ? " (counted from a parent that sbx does not know)" : "");
 	fprintf(f, "backend:  %s\n", sbx_backend_name(n->backend));
 	print_identity(f, n, false);
 	fprintf(f, "network:  %s\n", n->net == SBX_NET_HOST ? "host" : "none (loopback only)");
 	fprintf(f, "nesting:  %s\n", n->nesting ? "allowed" : "forbidden");
+	fprintf(f, "parent:   %s\n", sbx_cli_parent_words(n, false));
 	if (n->landlocked)
 		fputs("landlock: a Landlock domain holds this worker: nested sandboxes use the "
 		      "landlock backend\n",
@@ -469,8 +507,23 @@ int sbx_cmd_status(int argc, char **argv)
 		return sbx_error_exit_code(&err);
 	}
 	if (r == 0) {
+		struct sbx_origin_facts f;
+
+		/* SBX=1 without its spec: an sbx worker that dropped SBX_SPEC_FD. */
+		sbx_probe_origin(&f);
+		if (sbx_origin_decide(&f, &err) < 0) {
+			sbx_cli_report(stderr, &err);
+			return sbx_error_exit_code(&err);
+		}
 		if (json)
-			puts("{\"sandboxed\":false}");
+			printf("{\"sandboxed\":false,\"confined\":%s}\n",
+			       *sbx_origin_evidence(&f) ? "true" : "false");
+		else if (*sbx_origin_evidence(&f))
+			printf(
+			    "not inside an sbx sandbox that sbx can identify (no SBX_SPEC_FD), but "
+			    "confined by %s: a container, or a sandbox whose worker dropped its "
+			    "spec\n",
+			    sbx_origin_evidence(&f));
 		else
 			puts("not inside an sbx sandbox");
 		return 1;

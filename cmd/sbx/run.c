@@ -408,10 +408,17 @@ static const char *flag_words(unsigned flags, char *buf, size_t size)
 
 void sbx_cli_print_plan(FILE *f, const struct sbx_plan *plan, char *const *argv, bool json)
 {
+	_cleanup_nest_ struct sbx_nest *spec = NULL;
 	char fl[64];
 
+	/* where the sandbox stands: its effective spec knows */
+	if (plan->spec_blob)
+		(void)sbx_nest_decode(plan->spec_blob, plan->spec_len, &spec, NULL);
 	if (!json) {
 		fprintf(f, "profile:    %s\n", plan->profile);
+		if (spec)
+			fprintf(f, "parent:     %s; depth %u\n", sbx_cli_parent_words(spec, false),
+			        spec->depth);
 		if (plan->backend_landlock)
 			fprintf(f, "backend:    landlock (no namespaces: Landlock alone, in the "
 			           "caller's mount namespace)\n");
@@ -470,6 +477,10 @@ void sbx_cli_print_plan(FILE *f, const struct sbx_plan *plan, char *const *argv,
 
 	fputs("{\"profile\":", f);
 	sbx_json_string(f, plan->profile);
+	if (spec)
+		fprintf(f, ",\"parent\":\"%s\",\"parent_unknown\":%s,\"depth\":%u",
+		        sbx_cli_parent_words(spec, true), spec->parent_unknown ? "true" : "false",
+		        spec->depth);
 	if (plan->backend_landlock)
 		fputs(",\"backend\":\"landlock\",\"namespaces\":[]", f);
 	else
@@ -774,6 +785,7 @@ int sbx_cmd_run(int argc, char **argv)
 	struct sbx_error err = {0};
 	struct sbx_globwalk_stats walk = {0};
 	_cleanup_nest_ struct sbx_nest *parent = NULL;
+	bool parent_unknown = false;
 	int status = 125;
 	int r;
 
@@ -781,13 +793,25 @@ int sbx_cmd_run(int argc, char **argv)
 	if (r < 0)
 		goto fail;
 	r = sbx_cli_parse_run(argc, argv, host.cwd, &run, &err);
-	if (r < 0)
-		goto fail;
-	if (run.help) {
+	if (r >= 0 && run.help) {
 		fputs(sbx_run_usage, stdout);
 		status = 0;
 		goto out;
 	}
+	/* No spec: outside any sandbox, or inside one that sbx cannot identify: refused where
+	 * SBX=1 says it is sbx's own worker (before any complaint about the flags, which would
+	 * be judged as a top-level launch's), marked "parent unknown" where something else
+	 * confines it. */
+	if (!getenv(SBX_SPEC_FD_ENV)) {
+		struct sbx_error why = {0};
+
+		if (sbx_cli_origin(&parent_unknown, &why) < 0) {
+			err = why;
+			goto fail;
+		}
+	}
+	if (r < 0)
+		goto fail;
 	/* Inside a sandbox (SBX_SPEC_FD), the sub-worker's spec is its parent's, narrowed. */
 	r = sbx_cli_nest_load(&parent, &err);
 	if (r < 0)
@@ -805,7 +829,7 @@ int sbx_cmd_run(int argc, char **argv)
 		if (r >= 0)
 			r = sbx_plan_build(run.spec, &host, &plan, &err);
 		if (r >= 0)
-			r = sbx_cli_nest_attach(run.spec, plan, &err);
+			r = sbx_cli_nest_attach(run.spec, plan, parent_unknown, &err);
 	}
 	if (r < 0)
 		goto fail;
@@ -844,7 +868,7 @@ int sbx_cmd_run(int argc, char **argv)
 		plan = NULL;
 		r = sbx_plan_build(run.spec, &host, &plan, &err);
 		if (r >= 0)
-			r = sbx_cli_nest_attach(run.spec, plan, &err);
+			r = sbx_cli_nest_attach(run.spec, plan, parent_unknown, &err);
 		if (r >= 0)
 			r = sbx_cli_pick_backend(&run, plan, false, &first, &err);
 		if (r >= 0)

@@ -64,6 +64,36 @@ int sbx_probe_outer_id(bool gid, unsigned id, unsigned *outer, bool *whole);
  * (src/os/landlock.c). */
 int sbx_landlock_abi(void);
 
+/*
+ * Where does an sbx without a valid SBX_SPEC_FD run? Facts gathered by src/os/sysprobe.c,
+ * decided by a pure function (src/core/origin.c). sbx gives every worker SBX=1, no_new_privs
+ * and a seccomp filter; ordinary containers (Docker, Kubernetes with
+ * allowPrivilegeEscalation: false, systemd's NoNewPrivileges=) give the last two as well, and
+ * sbx must keep working there as a top-level sandbox.
+ */
+struct sbx_origin_facts {
+	bool sbx_env;     /* SBX=1 in the environment: what sbx sets for its workers */
+	int no_new_privs; /* prctl(PR_GET_NO_NEW_PRIVS): 1, 0, or -1 when unknown */
+	int seccomp_mode; /* "Seccomp:" of /proc/self/status: 0, 1, 2, or -1 when unknown */
+};
+
+enum sbx_origin {
+	SBX_ORIGIN_TOP = 0, /* nothing confines this process: a sandbox started from outside */
+	SBX_ORIGIN_UNKNOWN, /* confined (no_new_privs, a seccomp filter) without a spec: a
+	                       container, or a sandbox whose worker dropped its spec; the new
+	                       sandbox's effective spec says its parent is unknown */
+};
+
+/* Decide for an sbx that found no SBX_SPEC_FD: the origin, or a refusal (-EPERM, err: SBX=1
+ * says this is an sbx worker whose spec is gone; a top-level launch would be a lie). */
+int sbx_origin_decide(const struct sbx_origin_facts *f, struct sbx_error *err);
+
+/* What confines the process, for messages: "no_new_privs and a seccomp filter", ... or "". */
+const char *sbx_origin_evidence(const struct sbx_origin_facts *f);
+
+/* Gather the facts of this process (src/os/sysprobe.c). */
+void sbx_probe_origin(struct sbx_origin_facts *f);
+
 /* What this kernel and system allow (src/os/sysprobe.c), for `sbx doctor`. */
 struct sbx_system_facts {
 	char kernel[65];

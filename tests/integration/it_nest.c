@@ -323,10 +323,23 @@ static void test_forged_or_dropped_spec_gains_nothing(void)
 		IT_EXPECT_CONTAINS(r.out, line);
 	}
 	{
-		/* dropped: no SBX_SPEC_FD, so sbx takes itself for a top-level launch */
+		/* dropped: no SBX_SPEC_FD, but SBX=1 says this is sbx's worker: refused */
+		const char *cmd[] = {"/usr/bin/env", "-u", "SBX_SPEC_FD", it_sbx_path(),
+		                     "run",          "--", "true",        NULL};
+
+		it_run_in(&r, parent_opts(opts), cmd);
+		IT_EXPECT_INT(r.status, 125);
+		IT_EXPECT_CONTAINS(r.err, "runs inside an sbx sandbox (SBX=1) whose effective spec "
+		                          "is gone");
+	}
+	{
+		/* dropped with SBX too: confined (no_new_privs, seccomp), so its parent is unknown,
+		 * never "top-level"; and the parent's layers still hold */
 		const char *cmd[] = {"/usr/bin/env",
 		                     "-u",
 		                     "SBX_SPEC_FD",
+		                     "-u",
+		                     "SBX",
 		                     it_sbx_path(),
 		                     "run",
 		                     "-v",
@@ -398,6 +411,88 @@ static void test_eight_deep(void)
 }
 
 LANDLOCK_VARIANT(test_eight_deep)
+
+/*
+ * Inside restricted-agent ("no sub-sandboxes"), a worker that drops its spec fd gets no sandbox
+ * that calls itself top-level: with SBX=1 still set sbx refuses (run and status); with SBX
+ * gone too, the confinement it finds (no_new_privs, seccomp) makes the new sandbox's parent
+ * "unknown" in its effective spec, sbx status and --dry-run, and the parent's layers still
+ * hold. A SBX_SPEC_FD that names no valid sealed spec (a regular file, a closed fd, a sealed
+ * memfd of garbage, not a number) is refused, never taken for top-level.
+ */
+static void test_dropped_spec_in_restricted_agent(void)
+{
+	const char *t = it_tmpdir(), *srcdir = getenv("SBX_SOURCE_DIR");
+	char *ws = it_path(t, "ws"), script[16384], prof[4200], line[4300];
+	const char *opts[] = {"-p", "restricted-agent", "-v", sbx_dir_ro(), NULL};
+	const char *drop = "/usr/bin/env -u SBX_SPEC_FD -u SBX";
+	struct it_run r;
+
+	if (!srcdir || !*srcdir)
+		it_fail(__FILE__, __LINE__, "SBX_SOURCE_DIR is not set (CTest sets it)");
+	it_write_file(it_path(ws, "a.c"), "int main;\n");
+	it_write_file(it_path(ws, ".git/hooks/pre-commit"), "#!/bin/sh\n");
+	it_write_file(it_path(ws, "plain"), "not a spec\n");
+	snprintf(prof, sizeof(prof), "%s/profiles", srcdir);
+	setenv("SBX_PROFILE_PATH", prof, 1);
+	setenv("HOME", t, 1);
+	if (chdir(ws) < 0)
+		it_fail(__FILE__, __LINE__, "chdir %s: %s", ws, strerror(errno));
+	snprintf(script, sizeof(script),
+	         "S=%s; /usr/bin/env -u SBX_SPEC_FD $S run -- true; echo refused=$?; "
+	         "/usr/bin/env -u SBX_SPEC_FD $S status; echo status-refused=$?; "
+	         "%s $S run -v %s -v %s -- /bin/sh -c '$0 status; $0 status --json' $S; "
+	         "echo nested=$?; %s $S run --dry-run -- true; %s $S run --dry-run --json -- true; "
+	         "%s $S run -v %s -v %s -- %s --probe write %s/.git/hooks/pre-commit write %s/a.c; "
+	         "%s $S status; echo outer-status=$?; "
+	         "SBX_SPEC_FD=5 $S run -- true 5<%s; echo file=$?; "
+	         "SBX_SPEC_FD=9 $S run -- true; echo closed=$?; "
+	         "SBX_SPEC_FD=x $S run -- true; echo nan=$?; "
+	         "%s --sealed-garbage $S run -- true; echo garbage=$?",
+	         it_sbx_path(), drop, sbx_dir_ro(), it_self_dir(), drop, drop, drop, it_self_dir(),
+	         ws, it_self(), ws, ws, drop, it_path(ws, "plain"), it_self());
+	{
+		const char *cmd[] = {"/bin/sh", "-c", script, NULL};
+
+		it_run_in(&r, opts, cmd);
+	}
+	IT_EXPECT_INT(r.status, 0);
+	/* SBX=1 without its spec: refused, run and status alike, in one line each */
+	IT_EXPECT_CONTAINS(r.out, "refused=125\n");
+	IT_EXPECT_CONTAINS(r.out, "status-refused=125\n");
+	IT_EXPECT_CONTAINS(r.err, "sbx: this process runs inside an sbx sandbox (SBX=1) whose "
+	                          "effective spec is gone (SBX_SPEC_FD is not set)");
+	/* SBX gone too: it runs, and says its parent is unknown, never "started from outside" */
+	IT_EXPECT_CONTAINS(r.out, "nested=0\n");
+	IT_EXPECT_CONTAINS(r.out, "depth:    1 (counted from a parent that sbx does not know)\n");
+	IT_EXPECT_CONTAINS(r.out, "parent:   unknown: this sandbox's sbx was started confined");
+	IT_EXPECT_CONTAINS(r.out, "\"parent\":\"unknown\",\"parent_unknown\":true");
+	IT_EXPECT_CONTAINS(r.out, "parent:     unknown: this sandbox's sbx was started confined");
+	IT_EXPECT_CONTAINS(r.out, "\"parent\":\"unknown\",\"parent_unknown\":true,\"depth\":1");
+	IT_EXPECT_NOT_CONTAINS(r.out, "started from outside");
+	IT_EXPECT_NOT_CONTAINS(r.out, "\"parent\":\"none\"");
+	/* no right widened: the parent's read-only hooks stay read-only */
+	snprintf(line, sizeof(line), "write %s/.git/hooks/pre-commit => ok", ws);
+	IT_EXPECT_NOT_CONTAINS(r.out, line);
+	snprintf(line, sizeof(line), "write %s/.git/hooks/pre-commit => E", ws);
+	IT_EXPECT_CONTAINS(r.out, line);
+	snprintf(line, sizeof(line), "write %s/a.c => ok", ws);
+	IT_EXPECT_CONTAINS(r.out, line);
+	/* sbx status without any spec, confined: says so, exit 1 */
+	IT_EXPECT_CONTAINS(r.out,
+	                   "not inside an sbx sandbox that sbx can identify (no "
+	                   "SBX_SPEC_FD), but confined by no_new_privs and a seccomp filter");
+	IT_EXPECT_CONTAINS(r.out, "outer-status=1\n");
+	/* a SBX_SPEC_FD that names no valid sealed spec: refused */
+	IT_EXPECT_CONTAINS(r.out, "file=125\n");
+	IT_EXPECT_CONTAINS(r.err, "SBX_SPEC_FD=5: fd 5 is not a sealed memfd");
+	IT_EXPECT_CONTAINS(r.out, "closed=125\n");
+	IT_EXPECT_CONTAINS(r.err, "SBX_SPEC_FD=9: fd 9 is not open");
+	IT_EXPECT_CONTAINS(r.out, "nan=125\n");
+	IT_EXPECT_CONTAINS(r.err, "SBX_SPEC_FD='x' is not a file descriptor number");
+	IT_EXPECT_CONTAINS(r.out, "garbage=125\n");
+	IT_EXPECT_CONTAINS(r.err, "is not an sbx spec (bad magic)");
+}
 
 /* An abstract unix socket at @NAME, listening in the test's (the host's) network namespace. */
 static int listen_abstract(const char *name)
@@ -937,6 +1032,21 @@ static int forge_rights_main(int argc, char **argv)
 	return 127;
 }
 
+/* --sealed-garbage CMD...: SBX_SPEC_FD names a sealed memfd that holds no spec. */
+static int sealed_garbage_main(char **argv)
+{
+	static const char junk[] = "this is not an effective spec, though sealed like one";
+	char num[16];
+	int fd = sbx_memfd_sealed(junk, sizeof(junk), NULL);
+
+	if (fd < 0 || fcntl(fd, F_SETFD, 0) < 0 || !argv[0])
+		return 2;
+	snprintf(num, sizeof(num), "%d", fd);
+	setenv("SBX_SPEC_FD", num, 1);
+	execv(argv[0], argv);
+	return 127;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct it_case cases[] = {
@@ -963,10 +1073,13 @@ int main(int argc, char **argv)
 	    IT_CASE(test_scopes_in_a_nesting_parent),
 	    IT_CASE(test_scopes_in_a_nesting_parent_landlock),
 	    IT_CASE(test_scopes_dry_run_claude_agent),
+	    IT_CASE(test_dropped_spec_in_restricted_agent),
 	};
 
 	if (argc > 1 && strcmp(argv[1], "--forge") == 0)
 		return forge_main(argc - 2, argv + 2);
+	if (argc > 1 && strcmp(argv[1], "--sealed-garbage") == 0)
+		return sealed_garbage_main(argv + 2);
 	if (argc > 1 && strcmp(argv[1], "--forge-rights") == 0)
 		return forge_rights_main(argc - 2, argv + 2);
 	return it_main(argc, argv, cases, sizeof(cases) / sizeof(cases[0]));
