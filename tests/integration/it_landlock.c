@@ -598,17 +598,15 @@ static void test_landlock_backend_identity(void)
 	IT_EXPECT(dir && (slash = strrchr(dir, '/')) != NULL);
 	*slash = '\0';
 	for (int nest = 0; nest < 2; nest++) {
-		const char *opts[] = {"--backend",
-		                      "landlock",
-		                      "--net",
-		                      "host",
-		                      "-v",
-		                      ws,
-		                      "-v",
-		                      fmt("%s:ro", dir),
-		                      nest ? "--allow-nesting" : NULL,
-		                      NULL,
-		                      NULL};
+		const char *opts[12] = {"--backend",
+		                        "landlock",
+		                        "--net",
+		                        "host",
+		                        "-v",
+		                        ws,
+		                        "-v",
+		                        fmt("%s:ro", dir),
+		                        nest ? "--allow-nesting" : NULL};
 		size_t n = nest ? 9 : 8;
 
 		opts[n] = "--dry-run";
