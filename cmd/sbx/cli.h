@@ -51,8 +51,11 @@ int sbx_cli_plan_landlock(const struct sbx_cli_run *run, struct sbx_plan *plan, 
                           struct sbx_error *err);
 
 /* Choose the backend (sets plan->backend_landlock) and check the spec fits it. With
- * --backend auto: `failed` (the namespaces backend's error) means landlock; else `probe`
- * tries a user namespace now; else the namespaces backend is assumed, to be tried. */
+ * --backend auto: `failed` (the namespaces backend's error, off by configuration) means
+ * landlock; else `probe` tries a user namespace now, and takes landlock only where
+ * sbx_userns_decide finds them off by configuration (a passing shortage is refused); else the
+ * namespaces backend is assumed, to be tried. The landlock backend keeps the caller's ids
+ * (sbx_plan_no_userns). */
 int sbx_cli_pick_backend(const struct sbx_cli_run *run, struct sbx_plan *plan, bool probe,
                          const struct sbx_error *failed, struct sbx_error *err);
 
