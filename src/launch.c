@@ -39,6 +39,7 @@
 #include "os/os.h"
 #include "sbx/cleanup.h"
 #include "sbx/nest.h"
+#include "sbx/probe.h"
 #include "sbx/seccomp.h"
 
 struct child_ctx {
@@ -441,7 +442,7 @@ int sbx_launch(const struct sbx_plan *plan, char *const argv[], int *status, str
 
 	pid = (pid_t)syscall(SYS_clone, flags | SIGCHLD, NULL, NULL, NULL, NULL);
 	if (pid < 0) {
-		r = sbx_userns_explain(errno, err);
+		r = sbx_userns_explain(errno, plan->new_net, err);
 		goto out;
 	}
 	if (pid == 0) {

@@ -51,8 +51,11 @@ int sbx_cli_plan_landlock(const struct sbx_cli_run *run, struct sbx_plan *plan, 
                           struct sbx_error *err);
 
 /* Choose the backend (sets plan->backend_landlock) and check the spec fits it. With
- * --backend auto: `failed` (the namespaces backend's error) means landlock; else `probe`
- * tries a user namespace now; else the namespaces backend is assumed, to be tried. */
+ * --backend auto: `failed` (the namespaces backend's error, off by configuration) means
+ * landlock; else `probe` tries a user namespace now, and takes landlock only where
+ * sbx_userns_decide finds them off by configuration (a passing shortage is refused); else the
+ * namespaces backend is assumed, to be tried. The landlock backend keeps the caller's ids
+ * (sbx_plan_no_userns). */
 int sbx_cli_pick_backend(const struct sbx_cli_run *run, struct sbx_plan *plan, bool probe,
                          const struct sbx_error *failed, struct sbx_error *err);
 
@@ -96,8 +99,18 @@ int sbx_cli_spec_edit(struct sbx_plan *plan,
 int sbx_cli_nest_plan(const struct sbx_nest *parent, struct sbx_cli_run *run, struct sbx_host *host,
                       struct sbx_plan **plan, struct sbx_error *err);
 
-/* A top-level plan: attach its worker's encoded effective spec (depth 1). */
-int sbx_cli_nest_attach(const struct sbx_spec *spec, struct sbx_plan *plan, struct sbx_error *err);
+/* A top-level plan: attach its worker's encoded effective spec (depth 1; parent_unknown: see
+ * sbx_cli_origin). */
+int sbx_cli_nest_attach(const struct sbx_spec *spec, struct sbx_plan *plan, bool parent_unknown,
+                        struct sbx_error *err);
+
+/* No SBX_SPEC_FD: gather where this sbx runs and decide (sbx_origin_decide): -errno with err
+ * to refuse (SBX=1 without a spec), else 0 with *parent_unknown set when something already
+ * confines this process. */
+int sbx_cli_origin(bool *parent_unknown, struct sbx_error *err);
+
+/* The parent of the sandbox an effective spec describes, in words (json: one word). */
+const char *sbx_cli_parent_words(const struct sbx_nest *n, bool json);
 
 /* ---- profiles (profile_cli.c) ---- */
 

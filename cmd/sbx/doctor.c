@@ -77,7 +77,7 @@ int sbx_cmd_doctor(int argc, char **argv)
 		item("user namespaces", true, "can be created (max_user_namespaces %ld)",
 		     f.max_user_namespaces);
 	} else {
-		sbx_userns_explain(f.userns_errno, &why);
+		sbx_userns_explain(f.userns_errno, false, &why);
 		item("user namespaces", false, "%s", why.msg);
 		if (why.hint[0])
 			fix(why.hint);
@@ -162,6 +162,13 @@ int sbx_cmd_doctor(int argc, char **argv)
 		    "backend: namespaces (user, mount, pid, ipc, uts, cgroup, net namespaces%s)\n",
 		    f.landlock_abi >= 1 ? ", plus Landlock" : "; NO Landlock");
 		return f.landlock_abi >= 1 ? 0 : 1;
+	}
+	if (why.kind != SBX_ERR_UNSUPPORTED) {
+		/* a passing shortage: sbx run refuses rather than take the weaker backend */
+		printf("backend: none right now: user namespaces are short, not off, so 'sbx run' "
+		       "refuses (exit 125) until they can be made again, rather than fall back to "
+		       "the landlock backend (choose it with --backend landlock)\n");
+		return 1;
 	}
 	printf("backend: landlock (no user namespaces here): Landlock ABI %d alone, in the "
 	       "caller's mount namespace\n",

@@ -13,8 +13,10 @@
 
 #include "cli.h"
 #include "sbx/cleanup.h"
+#include "sbx/landlock.h"
 #include "sbx/nest.h"
 #include "sbx/policy.h"
+#include "sbx/probe.h"
 #include "sbx/specfd.h"
 
 int sbx_cli_nest_load(struct sbx_nest **out, struct sbx_error *err)
@@ -237,6 +239,11 @@ int sbx_cli_nest_plan(const struct sbx_nest *parent, struct sbx_cli_run *run, st
 		return r;
 	/* What travels on is what was built, not what was asked. */
 	r = sbx_nest_from_plan(spec, *plan, child->depth, SBX_BACKEND_NAMESPACES, &built, err);
+	/* the parent's Landlock scopes and origin hold for the child too */
+	if (r >= 0) {
+		built->scoped = child->scoped;
+		built->parent_unknown = child->parent_unknown;
+	}
 	/* what stays hidden by the parent's masks (above) is still hidden for this child */
 	for (size_t i = 0; r >= 0 && i < child->n_mounts; i++)
 		if (child->mounts[i].kind == SBX_NEST_HIDDEN &&
@@ -279,8 +286,14 @@ int sbx_cli_spec_edit(struct sbx_plan *plan,
 
 static int mark_landlocked(struct sbx_nest *n, struct sbx_plan *plan, struct sbx_error *err)
 {
-	int r = sbx_nest_apply_landlock(n, &plan->landlock, err);
+	int r;
 
+	n->scoped |= (unsigned)plan->landlock.scoped;
+	/* Scopes only: a domain that handles no file right lets its processes mount, so nested
+	 * sandboxes keep the namespaces backend. */
+	if (!plan->landlock.handled_fs)
+		return 0;
+	r = sbx_nest_apply_landlock(n, &plan->landlock, err);
 	if (r >= 0)
 		n->landlocked = true;
 	return r;
@@ -293,14 +306,45 @@ int sbx_cli_nest_mark_landlock(struct sbx_plan *plan, struct sbx_error *err)
 	return sbx_cli_spec_edit(plan, mark_landlocked, err);
 }
 
-int sbx_cli_nest_attach(const struct sbx_spec *spec, struct sbx_plan *plan, struct sbx_error *err)
+int sbx_cli_nest_attach(const struct sbx_spec *spec, struct sbx_plan *plan, bool parent_unknown,
+                        struct sbx_error *err)
 {
 	_cleanup_nest_ struct sbx_nest *n = NULL;
 	int r = sbx_nest_from_plan(spec, plan, 1, SBX_BACKEND_NAMESPACES, &n, err);
 
-	if (r >= 0)
+	if (r >= 0) {
+		n->parent_unknown = parent_unknown;
 		r = sbx_nest_encode(n, &plan->spec_blob, &plan->spec_len, err);
+	}
 	return r;
+}
+
+int sbx_cli_origin(bool *parent_unknown, struct sbx_error *err)
+{
+	struct sbx_origin_facts f;
+	int r;
+
+	sbx_probe_origin(&f);
+	r = sbx_origin_decide(&f, err);
+	if (r < 0)
+		return r;
+	*parent_unknown = r == SBX_ORIGIN_UNKNOWN;
+	return 0;
+}
+
+const char *sbx_cli_parent_words(const struct sbx_nest *n, bool json)
+{
+	if (n->depth > 1)
+		return json ? "sbx"
+		       : n->parent_unknown
+		           ? "an sbx sandbox, itself below a parent that sbx does not know"
+		           : "an sbx sandbox";
+	if (n->parent_unknown)
+		return json ? "unknown"
+		            : "unknown: this sandbox's sbx was started confined (no_new_privs or a "
+		              "seccomp filter) without SBX_SPEC_FD, in a container or by a worker "
+		              "that dropped its spec";
+	return json ? "none" : "none, started from outside any sandbox";
 }
 
 /* ---- sbx status ---- */
@@ -309,7 +353,46 @@ static const char status_usage[] =
     "Usage: sbx status [--json]\n"
     "\n"
     "Inside an sbx sandbox: the effective spec this process runs under (mounts and their\n"
-    "rights, network, depth, backend). Outside: says so, and exits 1.\n";
+    "rights, network, depth and parent, backend, the worker's real ids, Landlock scopes).\n"
+    "Outside: says so (and whether something else confines this process), and exits 1.\n"
+    "With SBX=1 but no SBX_SPEC_FD (a worker that dropped its spec): refuses, exit 125.\n";
+
+/* The worker's ids as the kernel has them: under the landlock backend its caller's own (no
+ * user namespace, nothing id-mapped), under the namespaces backend those of the sandbox's
+ * user namespace, and what they are outside it. */
+static void print_identity(FILE *f, const struct sbx_nest *n, bool json)
+{
+	unsigned uid = (unsigned)getuid(), gid = (unsigned)getgid(), ou = 0, og = 0;
+	bool whole = false, gwhole = false, own = n->backend == SBX_BACKEND_NAMESPACES;
+	bool known = sbx_probe_outer_id(false, uid, &ou, &whole) == 0 &&
+	             sbx_probe_outer_id(true, gid, &og, &gwhole) == 0;
+
+	whole = whole && gwhole && known;
+	if (json) {
+		fprintf(f, ",\"identity\":{\"uid\":%u,\"gid\":%u", uid, gid);
+		if (known)
+			fprintf(f, ",\"outer_uid\":%u,\"outer_gid\":%u", ou, og);
+		fprintf(f, ",\"own_user_namespace\":%s,\"kernel_ids\":%s}", own ? "true" : "false",
+		        whole ? "true" : "false");
+		return;
+	}
+	if (own) {
+		fprintf(f, "identity: uid %u gid %u in the sandbox's user namespace", uid, gid);
+		if (known)
+			fprintf(f, " = uid %u gid %u outside it", ou, og);
+		fputc('\n', f);
+		return;
+	}
+	fprintf(f,
+	        "identity: uid %u gid %u, the caller's own (the landlock backend makes no user "
+	        "namespace and id-maps no bind)",
+	        uid, gid);
+	if (whole)
+		fprintf(f, ": kernel ids%s", uid == 0 ? ", uid 0 without capabilities" : "");
+	else if (known)
+		fprintf(f, " = uid %u gid %u in the parent user namespace", ou, og);
+	fputc('\n', f);
+}
 
 static void print_status(FILE *f, const struct sbx_nest *n, bool json)
 {
@@ -318,12 +401,19 @@ static void print_status(FILE *f, const struct sbx_nest *n, bool json)
 	if (json) {
 		fputs("{\"sandboxed\":true,\"profile\":", f);
 		sbx_json_string(f, n->profile);
+		fprintf(f, ",\"parent\":\"%s\",\"parent_unknown\":%s",
+		        sbx_cli_parent_words(n, true), n->parent_unknown ? "true" : "false");
 		fprintf(f,
 		        ",\"depth\":%u,\"backend\":\"%s\",\"network\":\"%s\",\"nesting\":%s,"
-		        "\"landlock\":%s,\"mounts\":[",
+		        "\"landlock\":%s,\"scoped\":[%s%s%s]",
 		        n->depth, sbx_backend_name(n->backend),
 		        n->net == SBX_NET_HOST ? "host" : "none", n->nesting ? "true" : "false",
-		        n->landlocked ? "true" : "false");
+		        n->landlocked ? "true" : "false",
+		        n->scoped & SBX_LL_SCOPE_ABSTRACT_UNIX ? "\"abstract_unix\"" : "",
+		        n->scoped == (SBX_LL_SCOPE_ABSTRACT_UNIX | SBX_LL_SCOPE_SIGNAL) ? "," : "",
+		        n->scoped & SBX_LL_SCOPE_SIGNAL ? "\"signal\"" : "");
+		print_identity(f, n, true);
+		fputs(",\"mounts\":[", f);
 		for (size_t i = 0; i < n->n_mounts; i++) {
 			const struct sbx_nest_mount *m = &n->mounts[i];
 
@@ -340,14 +430,27 @@ static void print_status(FILE *f, const struct sbx_nest *n, bool json)
 		return;
 	}
 	fprintf(f, "profile:  %s\n", n->profile);
-	fprintf(f, "depth:    %u%s\n", n->depth, n->depth == 1 ? " (started from outside)" : "");
+	fprintf(f, "depth:    %u%s\n", n->depth,
+	        n->parent_unknown ? " (counted from a parent that sbx does not know)" : "");
 	fprintf(f, "backend:  %s\n", sbx_backend_name(n->backend));
+	print_identity(f, n, false);
 	fprintf(f, "network:  %s\n", n->net == SBX_NET_HOST ? "host" : "none (loopback only)");
 	fprintf(f, "nesting:  %s\n", n->nesting ? "allowed" : "forbidden");
+	fprintf(f, "parent:   %s\n", sbx_cli_parent_words(n, false));
 	if (n->landlocked)
 		fputs("landlock: a Landlock domain holds this worker: nested sandboxes use the "
 		      "landlock backend\n",
 		      f);
+	if (n->scoped)
+		fprintf(f, "scopes:   %s%s%s: nothing here reaches outside the sandbox that way\n",
+		        n->scoped & SBX_LL_SCOPE_ABSTRACT_UNIX ? "abstract unix sockets" : "",
+		        n->scoped == (SBX_LL_SCOPE_ABSTRACT_UNIX | SBX_LL_SCOPE_SIGNAL) ? ", " : "",
+		        n->scoped & SBX_LL_SCOPE_SIGNAL ? "signals" : "");
+	else
+		fputs(
+		    "scopes:   none (this kernel's Landlock has no scopes): abstract unix sockets "
+		    "and signals outside the sandbox are not restricted by Landlock\n",
+		    f);
 	fputs("mounts:\n", f);
 	for (size_t i = 0; i < n->n_mounts; i++) {
 		const struct sbx_nest_mount *m = &n->mounts[i];
@@ -404,8 +507,23 @@ int sbx_cmd_status(int argc, char **argv)
 		return sbx_error_exit_code(&err);
 	}
 	if (r == 0) {
+		struct sbx_origin_facts f;
+
+		/* SBX=1 without its spec: an sbx worker that dropped SBX_SPEC_FD. */
+		sbx_probe_origin(&f);
+		if (sbx_origin_decide(&f, &err) < 0) {
+			sbx_cli_report(stderr, &err);
+			return sbx_error_exit_code(&err);
+		}
 		if (json)
-			puts("{\"sandboxed\":false}");
+			printf("{\"sandboxed\":false,\"confined\":%s}\n",
+			       *sbx_origin_evidence(&f) ? "true" : "false");
+		else if (*sbx_origin_evidence(&f))
+			printf(
+			    "not inside an sbx sandbox that sbx can identify (no SBX_SPEC_FD), but "
+			    "confined by %s: a container, or a sandbox whose worker dropped its "
+			    "spec\n",
+			    sbx_origin_evidence(&f));
 		else
 			puts("not inside an sbx sandbox");
 		return 1;

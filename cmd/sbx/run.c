@@ -57,7 +57,9 @@ const char sbx_run_usage[] =
     "      --backend auto|namespaces|landlock\n"
     "                           namespaces (a mount namespace plus Landlock), or Landlock\n"
     "                           alone in the caller's mount namespace; auto (default)\n"
-    "                           takes landlock where user namespaces cannot be made\n"
+    "                           takes landlock where user namespaces are off by\n"
+    "                           configuration, and refuses on a passing shortage (a\n"
+    "                           used-up namespace quota, memory)\n"
     "      --best-effort        run even where the kernel or backend cannot enforce all of\n"
     "                           the profile, with a warning naming what is missing\n"
     "      --allow-nesting      let the worker start sub-sandboxes (sbx run inside): the\n"
@@ -406,10 +408,17 @@ static const char *flag_words(unsigned flags, char *buf, size_t size)
 
 void sbx_cli_print_plan(FILE *f, const struct sbx_plan *plan, char *const *argv, bool json)
 {
+	_cleanup_nest_ struct sbx_nest *spec = NULL;
 	char fl[64];
 
+	/* where the sandbox stands: its effective spec knows */
+	if (plan->spec_blob)
+		(void)sbx_nest_decode(plan->spec_blob, plan->spec_len, &spec, NULL);
 	if (!json) {
 		fprintf(f, "profile:    %s\n", plan->profile);
+		if (spec)
+			fprintf(f, "parent:     %s; depth %u\n", sbx_cli_parent_words(spec, false),
+			        spec->depth);
 		if (plan->backend_landlock)
 			fprintf(f, "backend:    landlock (no namespaces: Landlock alone, in the "
 			           "caller's mount namespace)\n");
@@ -418,13 +427,26 @@ void sbx_cli_print_plan(FILE *f, const struct sbx_plan *plan, char *const *argv,
 			        "backend:    namespaces (user, mount, pid, ipc, uts, cgroup%s)\n",
 			        plan->new_net ? ", net" : "");
 		fprintf(f, "network:    %s\n", plan->new_net ? "none (loopback only)" : "host");
-		fprintf(f, "identity:   uid %u gid %u inside = host uid %u gid %u (%u id%s)%s%s\n",
-		        plan->inner_uid, plan->inner_gid, plan->outer_uid, plan->outer_gid,
-		        plan->map_count, plan->map_count == 1 ? "" : "s",
-		        plan->idmap_binds ? ", binds id-mapped" : "",
-		        plan->root_swap ? "; 0 and the worker's id swapped (nesting): the host "
-		                          "root's files are the worker's"
-		                        : "");
+		if (plan->map_count == 0)
+			fprintf(f,
+			        "identity:   uid %u gid %u, the caller's own (no user namespace: "
+			        "the landlock backend maps nothing, binds are not id-mapped)%s\n",
+			        plan->inner_uid, plan->inner_gid,
+			        plan->inner_uid == 0
+			            ? "; uid 0 without capabilities owns root's "
+			              "files, whose metadata (chmod, utimes) Landlock "
+			              "does not control"
+			            : "");
+		else
+			fprintf(
+			    f,
+			    "identity:   uid %u gid %u inside = host uid %u gid %u (%u id%s)%s%s\n",
+			    plan->inner_uid, plan->inner_gid, plan->outer_uid, plan->outer_gid,
+			    plan->map_count, plan->map_count == 1 ? "" : "s",
+			    plan->idmap_binds ? ", binds id-mapped" : "",
+			    plan->root_swap ? "; 0 and the worker's id swapped (nesting): the "
+			                      "host root's files are the worker's"
+			                    : "");
 		fprintf(f, "cwd:        %s\n", plan->cwd);
 		fprintf(f, "operations (in order):\n");
 		for (size_t i = 0; i < plan->n_ops; i++) {
@@ -455,6 +477,10 @@ void sbx_cli_print_plan(FILE *f, const struct sbx_plan *plan, char *const *argv,
 
 	fputs("{\"profile\":", f);
 	sbx_json_string(f, plan->profile);
+	if (spec)
+		fprintf(f, ",\"parent\":\"%s\",\"parent_unknown\":%s,\"depth\":%u",
+		        sbx_cli_parent_words(spec, true), spec->parent_unknown ? "true" : "false",
+		        spec->depth);
 	if (plan->backend_landlock)
 		fputs(",\"backend\":\"landlock\",\"namespaces\":[]", f);
 	else
@@ -465,9 +491,10 @@ void sbx_cli_print_plan(FILE *f, const struct sbx_plan *plan, char *const *argv,
 	fprintf(f, ",\"network\":\"%s\"", plan->new_net ? "none" : "host");
 	fprintf(f,
 	        ",\"identity\":{\"uid\":%u,\"gid\":%u,\"host_uid\":%u,\"host_gid\":%u,"
-	        "\"count\":%u,\"idmap_binds\":%s,\"root_swap\":%s}",
+	        "\"count\":%u,\"idmap_binds\":%s,\"root_swap\":%s,\"user_namespace\":%s}",
 	        plan->inner_uid, plan->inner_gid, plan->outer_uid, plan->outer_gid, plan->map_count,
-	        plan->idmap_binds ? "true" : "false", plan->root_swap ? "true" : "false");
+	        plan->idmap_binds ? "true" : "false", plan->root_swap ? "true" : "false",
+	        plan->map_count ? "true" : "false");
 	fputs(",\"cwd\":", f);
 	sbx_json_string(f, plan->cwd);
 	fputs(",\"operations\":[", f);
@@ -546,24 +573,20 @@ int sbx_cli_plan_landlock(const struct sbx_cli_run *run, struct sbx_plan *plan, 
 		if (r < 0)
 			return r;
 	}
-	/* A Landlock domain forbids mounting, so a worker under one could never build a
-	 * nested sandbox's mount namespace. Where nesting is allowed and the mounts alone
-	 * enforce every right, Landlock stays off; where per-operation rights need it, it
-	 * stays on and nested sandboxes fall back to the landlock backend. */
+	/* A Landlock domain that handles file rights forbids mounting, so a worker under one
+	 * could never build a nested sandbox's mount namespace. Where nesting is allowed and
+	 * the mounts alone enforce every right, only the scopes are kept (a domain handling no
+	 * file access lets its processes mount); where per-operation rights need Landlock, it
+	 * stays whole and nested sandboxes fall back to the landlock backend. */
 	if (!plan->backend_landlock && run->spec->nesting) {
-		if (plan->landlock.needed_fs == 0) {
-			plan->landlock.enabled = false;
-			plan->landlock.off =
-			    "this sandbox may nest, a Landlock domain would forbid the "
-			    "mounts of nested sandboxes, and its mounts enforce every "
-			    "right by themselves";
-			return 0;
-		}
-		r = sbx_ll_note(
-		    &plan->landlock,
-		    "nested sandboxes cannot build mount namespaces under this Landlock "
-		    "domain (it forbids mounting): they use the landlock backend",
-		    err);
+		if (plan->landlock.needed_fs == 0)
+			sbx_ll_scopes_only(&plan->landlock);
+		else
+			r = sbx_ll_note(
+			    &plan->landlock,
+			    "nested sandboxes cannot build mount namespaces under this Landlock "
+			    "domain (it forbids mounting): they use the landlock backend",
+			    err);
 		if (r < 0)
 			return r;
 	}
@@ -606,12 +629,22 @@ int sbx_cli_pick_backend(const struct sbx_cli_run *run, struct sbx_plan *plan, b
 		why = *failed;
 	} else if (run->backend == SBX_CLI_BACKEND_AUTO && probe) {
 		r = sbx_userns_probe();
-		plan->backend_landlock = r < 0;
-		if (r < 0)
-			sbx_userns_explain(-r, &why);
+		if (r < 0) {
+			sbx_userns_explain(-r, false, &why);
+			/* Only namespaces that are off by configuration make way for the landlock
+			 * backend; a passing shortage is refused (sbx_userns_decide). */
+			if (why.kind != SBX_ERR_UNSUPPORTED) {
+				if (err)
+					*err = why;
+				return -(why.errnum ? why.errnum : EINVAL);
+			}
+			plan->backend_landlock = true;
+		}
 	}
 	if (!plan->backend_landlock)
 		return 0;
+	/* No user namespace: the worker keeps the caller's ids, and --dry-run must say so. */
+	sbx_plan_no_userns(plan);
 	r = sbx_ll_backend_check(run->spec, plan, run->spec->best_effort, lost, sizeof(lost), err);
 	if (r < 0) {
 		/* Say why that backend was chosen: the user namespace failure, with its fix. */
@@ -650,6 +683,11 @@ static void print_landlock(FILE *f, const struct sbx_ll_plan *ll, bool json)
 		        ll->handled_net ? "bind and connect denied" : "not restricted",
 		        ll->scoped & SBX_LL_SCOPE_ABSTRACT_UNIX ? "abstract-unix " : "",
 		        ll->scoped & SBX_LL_SCOPE_SIGNAL ? "signal" : "", ll->scoped ? "" : "none");
+		if (!ll->handled_fs) {
+			fprintf(f, "landlock files: not handled (scopes only): the mounts enforce "
+			           "every right, and nested sandboxes can still mount\n");
+			return;
+		}
 		fprintf(f, "landlock rules (everything else denied):\n");
 		for (size_t i = 0; i < ll->n_rules; i++)
 			fprintf(f, "  %-28s %-34s (%s)\n", ll->rules[i].path,
@@ -668,9 +706,10 @@ static void print_landlock(FILE *f, const struct sbx_ll_plan *ll, bool json)
 		return;
 	}
 	fprintf(f,
-	        ",\"landlock\":{\"enabled\":%s,\"abi\":%d,\"exact\":%s,\"tcp_denied\":%s,"
-	        "\"scoped\":[%s%s%s],\"rules\":[",
-	        ll->enabled ? "true" : "false", ll->abi, ll->n_inexact ? "false" : "true",
+	        ",\"landlock\":{\"enabled\":%s,\"abi\":%d,\"files\":%s,\"exact\":%s,"
+	        "\"tcp_denied\":%s,\"scoped\":[%s%s%s],\"rules\":[",
+	        ll->enabled ? "true" : "false", ll->abi,
+	        ll->enabled && ll->handled_fs ? "true" : "false", ll->n_inexact ? "false" : "true",
 	        ll->handled_net ? "true" : "false",
 	        ll->scoped & SBX_LL_SCOPE_ABSTRACT_UNIX ? "\"abstract_unix\"" : "",
 	        (ll->scoped & SBX_LL_SCOPE_ABSTRACT_UNIX) && (ll->scoped & SBX_LL_SCOPE_SIGNAL)
@@ -751,6 +790,7 @@ int sbx_cmd_run(int argc, char **argv)
 	struct sbx_error err = {0};
 	struct sbx_globwalk_stats walk = {0};
 	_cleanup_nest_ struct sbx_nest *parent = NULL;
+	bool parent_unknown = false;
 	int status = 125;
 	int r;
 
@@ -758,13 +798,25 @@ int sbx_cmd_run(int argc, char **argv)
 	if (r < 0)
 		goto fail;
 	r = sbx_cli_parse_run(argc, argv, host.cwd, &run, &err);
-	if (r < 0)
-		goto fail;
-	if (run.help) {
+	if (r >= 0 && run.help) {
 		fputs(sbx_run_usage, stdout);
 		status = 0;
 		goto out;
 	}
+	/* No spec: outside any sandbox, or inside one that sbx cannot identify: refused where
+	 * SBX=1 says it is sbx's own worker (before any complaint about the flags, which would
+	 * be judged as a top-level launch's), marked "parent unknown" where something else
+	 * confines it. */
+	if (!getenv(SBX_SPEC_FD_ENV)) {
+		struct sbx_error why = {0};
+
+		if (sbx_cli_origin(&parent_unknown, &why) < 0) {
+			err = why;
+			goto fail;
+		}
+	}
+	if (r < 0)
+		goto fail;
 	/* Inside a sandbox (SBX_SPEC_FD), the sub-worker's spec is its parent's, narrowed. */
 	r = sbx_cli_nest_load(&parent, &err);
 	if (r < 0)
@@ -782,7 +834,7 @@ int sbx_cmd_run(int argc, char **argv)
 		if (r >= 0)
 			r = sbx_plan_build(run.spec, &host, &plan, &err);
 		if (r >= 0)
-			r = sbx_cli_nest_attach(run.spec, plan, &err);
+			r = sbx_cli_nest_attach(run.spec, plan, parent_unknown, &err);
 	}
 	if (r < 0)
 		goto fail;
@@ -813,14 +865,15 @@ int sbx_cmd_run(int argc, char **argv)
 	r = sbx_launch(plan, run.argv, &status, &err);
 	if (r < 0 && err.kind == SBX_ERR_UNSUPPORTED && run.backend == SBX_CLI_BACKEND_AUTO &&
 	    !plan->backend_landlock && !parent) {
-		/* Namespaces could not be made, and nothing ran: the landlock backend. */
+		/* Namespaces are off here by configuration (sbx_userns_decide: a passing shortage
+		 * is a SETUP error, refused as is), and nothing ran: the landlock backend. */
 		struct sbx_error first = err;
 
 		sbx_plan_free(plan);
 		plan = NULL;
 		r = sbx_plan_build(run.spec, &host, &plan, &err);
 		if (r >= 0)
-			r = sbx_cli_nest_attach(run.spec, plan, &err);
+			r = sbx_cli_nest_attach(run.spec, plan, parent_unknown, &err);
 		if (r >= 0)
 			r = sbx_cli_pick_backend(&run, plan, false, &first, &err);
 		if (r >= 0)

@@ -94,7 +94,8 @@ struct sbx_ll_rule {
 };
 
 struct sbx_ll_plan {
-	bool enabled;         /* false: no Landlock at all (nothing to enforce) */
+	bool enabled; /* false: no Landlock at all (nothing to enforce) */
+	/* handled_fs == 0 with enabled: scopes only (sbx_ll_scopes_only) */
 	uint64_t handled_fs;  /* rights the ruleset handles (denied unless a rule grants) */
 	uint64_t needed_fs;   /* rights only Landlock denies where the policies deny them
 	                         (mount flags do not): what an older kernel would lose */
@@ -188,6 +189,18 @@ int sbx_ll_expand(struct sbx_ll_plan *p, const struct sbx_ll_host *host, size_t 
 
 /* sbx_ll_expand with the host's own directories (src/os/landlock.c). */
 int sbx_landlock_expand(struct sbx_ll_plan *p, struct sbx_error *err);
+
+/*
+ * Keep only the scopes (abstract unix sockets, signals): for a namespaces sandbox that may nest
+ * and whose mounts enforce every file right. The rules and the notes about them go; nothing of
+ * the file system or TCP is handled. A domain that handles no file access does not forbid
+ * mounting (the kernel's mount hooks in security/landlock/fs.c deny only where a layer of the
+ * domain handles some file access), so nested sandboxes still build their mount namespaces,
+ * while the worker can neither connect to an abstract unix socket nor signal a process outside
+ * its sandbox (its own init included). With --net host the abstract sockets of the host's
+ * network namespace (X11, D-Bus, anything bound to @name) would otherwise be in reach.
+ */
+void sbx_ll_scopes_only(struct sbx_ll_plan *p);
 
 /* Add a line to p->inexact (a copy). */
 int sbx_ll_note(struct sbx_ll_plan *p, const char *text, struct sbx_error *err);

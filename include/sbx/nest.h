@@ -23,11 +23,11 @@
 #include "sbx/plan.h"
 #include "sbx/spec.h"
 
-#define SBX_NEST_VERSION     2u         /* 2: per-operation rights from policies (SBX_NEST_RULE) */
-#define SBX_NEST_MAX_DEPTH   16u        /* SPEC: at least 8 */
-#define SBX_NEST_MAX_ENTRIES 4096u      /* mounts in one effective spec */
-#define SBX_NEST_CODEC_MAX   (1u << 20) /* bytes of an encoded spec */
-#define SBX_NEST_PROFILE_MAX 255u       /* bytes of a profile name */
+#define SBX_NEST_VERSION     3u    /* 2: per-operation rights (SBX_NEST_RULE); 3: scopes, origin */
+#define SBX_NEST_MAX_DEPTH   16u   /* SPEC: at least 8 */
+#define SBX_NEST_MAX_ENTRIES 4096u /* mounts in one effective spec */
+#define SBX_NEST_CODEC_MAX   (1u << 20)     /* bytes of an encoded spec */
+#define SBX_NEST_PROFILE_MAX 255u           /* bytes of a profile name */
 #define SBX_NEST_MAX_GRANTS  SBX_MAX_MOUNTS /* paths named by one nested request */
 #define SBX_NEST_MAX_RULES   512u /* SBX_NEST_RULE entries carried; beyond, stricter (dropped) */
 #define SBX_SPEC_FD_ENV      "SBX_SPEC_FD"
@@ -69,7 +69,14 @@ struct sbx_nest {
 	unsigned backend;
 	unsigned net;    /* enum sbx_net_mode */
 	bool nesting;    /* may this sandbox's worker start sub-sandboxes */
-	bool landlocked; /* the worker runs in a Landlock domain: it can no longer mount */
+	bool landlocked; /* the worker runs in a Landlock domain that handles file rights: it can
+	                    no longer mount */
+	unsigned scoped; /* SBX_LL_SCOPE_* the worker's Landlock domains hold (abstract unix
+	                    sockets, signals): it cannot reach what runs outside its sandbox */
+	bool parent_unknown; /* sbx found itself confined (no_new_privs, a seccomp filter) with
+	                        no SBX_SPEC_FD when it started the outermost sandbox it knows of:
+	                        a container, or a sandbox whose worker dropped its spec; depth
+	                        counts from there */
 	struct sbx_nest_mount *mounts; /* sorted by target (strcmp), targets unique */
 	size_t n_mounts;
 };

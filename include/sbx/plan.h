@@ -99,11 +99,13 @@ struct sbx_plan {
 	size_t n_ops;
 
 	/* Namespaces and identity. */
-	bool new_net;               /* a network namespace with loopback up */
-	uid_t inner_uid, inner_gid; /* the worker's ids inside */
-	uid_t outer_uid, outer_gid; /* what they map to on the host */
-	unsigned map_count;         /* ids mapped from inner_*; 1 when unprivileged */
-	bool idmap_binds;           /* root: id-map binds to the worker's mapping */
+	bool new_net;                 /* a network namespace with loopback up */
+	uid_t inner_uid, inner_gid;   /* the worker's ids inside */
+	uid_t outer_uid, outer_gid;   /* what they map to on the host */
+	uid_t caller_uid, caller_gid; /* the caller's own ids (struct sbx_host) */
+	unsigned map_count; /* ids mapped from inner_*; 1 when unprivileged; 0: no user namespace
+	                       (the landlock backend, sbx_plan_no_userns) */
+	bool idmap_binds;   /* root: id-map binds to the worker's mapping */
 	bool root_swap; /* root with nesting: the worker is SBX_ROOT_NEST_ID, its map swaps 0 and
 	                   it (sbx_plan_id_extents); the binds keep the plain range */
 
@@ -153,6 +155,13 @@ const char *sbx_plan_kind_name(enum sbx_plan_kind kind);
 struct sbx_id_extent {
 	unsigned inner, outer, count;
 };
+
+/*
+ * The landlock backend makes no user namespace: the worker keeps the caller's own ids (kernel
+ * uid 0, without capabilities, when root starts it), nothing is mapped (map_count 0), and no
+ * bind is id-mapped (the flag leaves every operation).
+ */
+void sbx_plan_no_userns(struct sbx_plan *plan);
 
 /*
  * The extents of the sandbox's uid map (gid: false) or gid map (gid: true), or, with

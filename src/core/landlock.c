@@ -812,7 +812,34 @@ int sbx_ll_negotiate(struct sbx_ll_plan *p, int abi, bool landlock_backend, bool
 		p->rules[i].access &= p->handled_fs;
 		p->rules[i].full &= p->handled_fs;
 	}
+	/* A scopes-only ruleset on a kernel without scopes handles nothing, which the kernel
+	 * refuses (ENOMSG): there is nothing to enforce. */
+	if (!p->handled_fs && !p->handled_net && !p->scoped) {
+		p->enabled = false;
+		p->off = "this kernel's Landlock has no scopes (ABI 6, Linux 6.12), and the mounts "
+		         "enforce every file right by themselves";
+	}
 	return 0;
+}
+
+void sbx_ll_scopes_only(struct sbx_ll_plan *p)
+{
+	for (size_t i = 0; i < p->n_rules; i++)
+		free(p->rules[i].path);
+	free(p->rules);
+	p->rules = NULL;
+	p->n_rules = 0;
+	for (size_t i = 0; i < p->n_inexact; i++)
+		free(p->inexact[i]);
+	free(p->inexact);
+	p->inexact = NULL;
+	p->n_inexact = 0;
+	p->handled_fs = 0;
+	p->needed_fs = 0;
+	p->handled_net = 0;
+	p->scoped = SBX_LL_SCOPE_ABSTRACT_UNIX | SBX_LL_SCOPE_SIGNAL;
+	p->enabled = true;
+	p->off = NULL;
 }
 
 /* What the landlock backend never gives, whatever the profile. */

@@ -235,6 +235,8 @@ static int check_nest(const struct sbx_nest *n, struct sbx_error *err)
 		bad = "depth out of range";
 	else if (n->backend >= SBX_BACKEND_MAX_ || n->net > SBX_NET_HOST)
 		bad = "unknown backend or network mode";
+	else if (n->scoped & ~(unsigned)(SBX_LL_SCOPE_ABSTRACT_UNIX | SBX_LL_SCOPE_SIGNAL))
+		bad = "unknown Landlock scope";
 	else if (n->n_mounts > SBX_NEST_MAX_ENTRIES)
 		bad = "too many mounts";
 	for (const char *p = n->profile; !bad && p && *p; p++)
@@ -283,6 +285,8 @@ int sbx_nest_encode(const struct sbx_nest *n, unsigned char **out, size_t *len,
 	put_u8(&w, n->net);
 	put_u8(&w, n->nesting);
 	put_u8(&w, n->landlocked);
+	put_u8(&w, n->scoped);
+	put_u8(&w, n->parent_unknown);
 	put_str(&w, n->profile);
 	put_u32(&w, (uint32_t)n->n_mounts);
 	for (size_t i = 0; i < n->n_mounts; i++) {
@@ -423,6 +427,8 @@ int sbx_nest_decode(const unsigned char *buf, size_t len, struct sbx_nest **out,
 	n->net = get_u8(&b);
 	n->nesting = get_bool(&b);
 	n->landlocked = get_bool(&b);
+	n->scoped = get_u8(&b);
+	n->parent_unknown = get_bool(&b);
 	n->profile = get_str(&b, SBX_NEST_PROFILE_MAX);
 	count = get_u32(&b);
 	/* Each entry takes at least 6 bytes: a count larger than the rest can hold is a lie,
@@ -1105,6 +1111,9 @@ int sbx_spec_narrow(const struct sbx_nest *parent, const struct sbx_nest_request
 	child->net = req->net_given ? req->net : parent->net;
 	child->nesting = parent->nesting && !req->no_nesting;
 	child->landlocked = parent->landlocked;
+	/* the parent's domains hold its scopes for every process beneath it */
+	child->scoped = parent->scoped;
+	child->parent_unknown = parent->parent_unknown;
 
 	/* System mounts stay, read-only, so that the sub-worker can run programs. */
 	for (size_t i = 0; !req->no_system && i < parent->n_mounts; i++) {

@@ -503,6 +503,8 @@ int sbx_plan_build(const struct sbx_spec *spec, const struct sbx_host *host, str
 	}
 
 	p->new_net = spec->net == SBX_NET_NONE;
+	p->caller_uid = host->uid;
+	p->caller_gid = host->gid;
 	p->inner_uid = host->uid;
 	p->inner_gid = host->gid;
 	if (host->euid == 0 && !host->nested) {
@@ -649,6 +651,17 @@ bool sbx_plan_is_scaffold_dir(const struct sbx_plan *plan, const char *path)
 			ancestor = true;
 	}
 	return ancestor;
+}
+
+void sbx_plan_no_userns(struct sbx_plan *plan)
+{
+	plan->inner_uid = plan->outer_uid = plan->caller_uid;
+	plan->inner_gid = plan->outer_gid = plan->caller_gid;
+	plan->map_count = 0;
+	plan->idmap_binds = false;
+	plan->root_swap = false;
+	for (size_t i = 0; i < plan->n_ops; i++)
+		plan->ops[i].flags &= ~(unsigned)SBX_PLAN_F_IDMAP;
 }
 
 size_t sbx_plan_id_extents(const struct sbx_plan *plan, bool gid, bool for_binds,

@@ -29,8 +29,8 @@ int sbx_userns_idmap_fd(const struct sbx_plan *plan, struct sbx_error *err);
 /* In the new user namespace, after the maps are written: become the plan's inner ids. */
 int sbx_userns_become(const struct sbx_plan *plan, struct sbx_error *err);
 
-/* Translate a failure to create namespaces into one actionable line. */
-int sbx_userns_explain(int errnum, struct sbx_error *err);
+/* sbx_userns_explain (sbx/probe.h): a failure to create namespaces as one actionable line,
+ * with the verdict (may the landlock backend stand in?) in err->kind. */
 
 /* ---- mounts.c ---- */
 

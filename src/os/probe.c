@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -66,4 +67,25 @@ void sbx_probe_host_clear(struct sbx_host *host)
 	free(host->entries);
 	free(host->cwd);
 	memset(host, 0, sizeof(*host));
+}
+
+int sbx_probe_outer_id(bool gid, unsigned id, unsigned *outer, bool *whole)
+{
+	FILE *f = fopen(gid ? "/proc/self/gid_map" : "/proc/self/uid_map", "re");
+	unsigned in, out, count;
+	int r = -ENOENT;
+
+	*whole = false;
+	if (!f)
+		return -errno;
+	while (fscanf(f, "%u %u %u", &in, &out, &count) == 3) {
+		if (in == 0 && out == 0 && count == 4294967295u)
+			*whole = true;
+		if (id >= in && id - in < count) {
+			*outer = out + (id - in);
+			r = 0;
+		}
+	}
+	fclose(f);
+	return r;
 }

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
+#include <sys/prctl.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
@@ -144,6 +145,15 @@ static void gather_container(struct sbx_container_facts *c)
 		if (fp)
 			fclose(fp);
 	}
+}
+
+void sbx_probe_origin(struct sbx_origin_facts *f)
+{
+	const char *sbx = getenv("SBX");
+
+	f->sbx_env = sbx && strcmp(sbx, "1") == 0;
+	f->no_new_privs = prctl(PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0);
+	f->seccomp_mode = (int)status_field("Seccomp:");
 }
 
 void sbx_probe_system(struct sbx_system_facts *f)

@@ -201,7 +201,7 @@ int sbx_userns_idmap_fd(const struct sbx_plan *plan, struct sbx_error *err)
 		r = errno;
 		close(sync[0]);
 		close(sync[1]);
-		return sbx_userns_explain(r, err);
+		return sbx_userns_explain(r, false, err);
 	}
 	if (pid == 0) {
 		char c;
@@ -264,54 +264,39 @@ static long read_long(const char *path)
 	return strtol(buf, NULL, 10);
 }
 
-int sbx_userns_explain(int errnum, struct sbx_error *err)
+int sbx_userns_explain(int errnum, bool net, struct sbx_error *err)
 {
-	int r;
+	static const struct {
+		const char *name, *path;
+		bool net;
+	} others[] = {
+	    {"max_mnt_namespaces", "/proc/sys/user/max_mnt_namespaces", false},
+	    {"max_pid_namespaces", "/proc/sys/user/max_pid_namespaces", false},
+	    {"max_ipc_namespaces", "/proc/sys/user/max_ipc_namespaces", false},
+	    {"max_uts_namespaces", "/proc/sys/user/max_uts_namespaces", false},
+	    {"max_cgroup_namespaces", "/proc/sys/user/max_cgroup_namespaces", false},
+	    {"max_net_namespaces", "/proc/sys/user/max_net_namespaces", true},
+	};
+	struct sbx_userns_facts f = {
+	    .errnum = errnum,
+	    .root = geteuid() == 0,
+	    .max_user_namespaces = read_long("/proc/sys/user/max_user_namespaces"),
+	    .max_other_namespaces = -1,
+	    .apparmor_restrict =
+	        read_long("/proc/sys/kernel/apparmor_restrict_unprivileged_userns"),
+	    .unprivileged_userns_clone = read_long("/proc/sys/kernel/unprivileged_userns_clone"),
+	};
 
-	if (read_long("/proc/sys/user/max_user_namespaces") == 0) {
-		r = sbx_error_set(err, SBX_ERR_UNSUPPORTED, errnum,
-		                  "cannot create a user namespace: user.max_user_namespaces is 0");
-		sbx_error_hint(err, "allow them with 'sysctl -w user.max_user_namespaces=15000' "
-		                    "(as root), or run sbx as root");
-		return r;
+	for (size_t i = 0; i < sizeof(others) / sizeof(others[0]); i++) {
+		long v = others[i].net && !net ? -1 : read_long(others[i].path);
+
+		if (v >= 0 && (f.max_other_namespaces < 0 || v < f.max_other_namespaces)) {
+			f.max_other_namespaces = v;
+			f.max_other_name = others[i].name;
+		}
 	}
-	if (read_long("/proc/sys/kernel/apparmor_restrict_unprivileged_userns") == 1) {
-		r = sbx_error_set(
-		    err, SBX_ERR_UNSUPPORTED, errnum,
-		    "cannot create a user namespace: AppArmor restricts unprivileged "
-		    "user namespaces (kernel.apparmor_restrict_unprivileged_userns=1)");
-		sbx_error_hint(err, "install an AppArmor profile for sbx granting 'userns,' "
-		                    "(see sbx(1)), or set the sysctl to 0");
-		return r;
-	}
-	if (read_long("/proc/sys/kernel/unprivileged_userns_clone") == 0) {
-		r = sbx_error_set(err, SBX_ERR_UNSUPPORTED, errnum,
-		                  "cannot create a user namespace: "
-		                  "kernel.unprivileged_userns_clone is 0");
-		sbx_error_hint(err,
-		               "enable it with 'sysctl -w kernel.unprivileged_userns_clone=1'");
-		return r;
-	}
-	if (errnum == EPERM) {
-		r = sbx_error_set(err, SBX_ERR_UNSUPPORTED, errnum,
-		                  "cannot create namespaces: the kernel said EPERM, as it does "
-		                  "inside a container whose seccomp profile denies unshare/clone, "
-		                  "or inside a sandbox that forbids nesting");
-		sbx_error_hint(err, "run the container with a seccomp profile that allows user "
-		                    "namespaces, or run sbx on the host");
-		return r;
-	}
-	if (errnum == ENOSPC) {
-		r = sbx_error_set(err, SBX_ERR_UNSUPPORTED, errnum,
-		                  "cannot create namespaces: a namespace limit "
-		                  "(/proc/sys/user/max_*_namespaces) is reached");
-		sbx_error_hint(err, "raise the limit in /proc/sys/user/ or end other sandboxes");
-		return r;
-	}
-	r = sbx_error_set(err, SBX_ERR_UNSUPPORTED, errnum, "cannot create namespaces: %s",
-	                  strerror(errnum));
-	sbx_error_hint(err, "check that this kernel has user namespaces (CONFIG_USER_NS)");
-	return r;
+	sbx_userns_decide(&f, err);
+	return -(errnum ? errnum : EINVAL);
 }
 
 int sbx_userns_probe(void)

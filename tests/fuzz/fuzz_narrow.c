@@ -114,6 +114,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	parent->net = flags & 2 ? SBX_NET_HOST : SBX_NET_NONE;
 	parent->nesting = flags & 4;
 	parent->landlocked = flags & 8;
+	parent->scoped = (flags >> 4) & 3;
+	parent->parent_unknown = flags & 64;
 
 	flags = take(&in);
 	req.readonly = flags & 1;
@@ -151,6 +153,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (child->nesting && !parent->nesting)
 		abort();
 	if (parent->landlocked && !child->landlocked)
+		abort();
+	/* the parent's scopes hold beneath it; an unknown origin never becomes a known one */
+	if ((parent->scoped & ~child->scoped) || (parent->parent_unknown && !child->parent_unknown))
 		abort();
 	for (size_t i = 0; i < N_PATHS; i++)
 		check_path(parent, child, &req, paths[i]);

@@ -2,6 +2,7 @@
 #include "harness.h"
 
 #include <arpa/inet.h>
+#include <stddef.h>
 #include <dirent.h>
 #include <netinet/in.h>
 #include <fcntl.h>
@@ -390,6 +391,19 @@ static int probe_one(const char *op, char **a)
 		printf("%s %s => %s\n", op, a[0], res(rr));
 		if (s >= 0)
 			close(s);
+	} else if (!strcmp(op, "abstract-connect")) {
+		/* to a unix socket in the abstract namespace: @NAME */
+		struct sockaddr_un sa = {.sun_family = AF_UNIX};
+		size_t n = strnlen(a[0], sizeof(sa.sun_path) - 1);
+		int s = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0), rr = s;
+
+		memcpy(sa.sun_path + 1, a[0], n);
+		if (s >= 0)
+			rr = connect(s, (struct sockaddr *)&sa,
+			             (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + n));
+		printf("%s %s => %s\n", op, a[0], res(rr));
+		if (s >= 0)
+			close(s);
 	} else if (!strcmp(op, "udp-send")) {
 		/* one datagram to 127.0.0.1:PORT */
 		struct sockaddr_in sa = {.sin_family = AF_INET,
@@ -461,6 +475,9 @@ static int probe_one(const char *op, char **a)
 		printf("tiocsti => %s\n", res(ioctl(0, TIOCSTI, &c)));
 	} else if (!strcmp(op, "kill")) {
 		printf("kill %s => %s\n", a[0], res(kill(atoi(a[0]), SIGTERM)));
+	} else if (!strcmp(op, "kill0")) {
+		/* may a signal be sent? (signal 0: nothing is delivered) */
+		printf("kill0 %s => %s\n", a[0], res(kill(atoi(a[0]), 0)));
 	} else if (!strcmp(op, "ptrace")) {
 		r = (int)ptrace(PTRACE_ATTACH, atoi(a[0]), NULL, NULL);
 		printf("ptrace %s => %s\n", a[0], res(r));

@@ -217,10 +217,11 @@ static unsigned differential(const char *const *prof, const char *const *extra)
 	cmd[c] = NULL;
 	it_run_in(&r, opts, cmd);
 	IT_EXPECT_INT(r.status, 0);
-	/* Landlock is on, or off only because the sandbox may nest and its mounts enforce
-	 * every right (a Landlock domain would forbid nested mounts). */
-	if (!strstr(r.out, "\"landlock\":{\"enabled\":true"))
-		IT_EXPECT_CONTAINS(r.out, "\"off\":\"this sandbox may nest");
+	/* Landlock is on: with file rules, or only its scopes where the sandbox may nest and
+	 * its mounts enforce every right (a domain handling file rights would forbid nested
+	 * mounts); off only on a kernel without scopes. */
+	if (syscall(444 /* landlock_create_ruleset */, NULL, 0, 1 /* VERSION */) >= 6)
+		IT_EXPECT_CONTAINS(r.out, "\"landlock\":{\"enabled\":true");
 	json = strdup(r.out);
 	n -= 2;
 	opts[n] = NULL;
@@ -585,6 +586,75 @@ static void test_landlock_backend_unix_sockets(void)
 	IT_EXPECT_CONTAINS(r.out, fmt("unix-connect %s => ENOENT", sock));
 	close(fd);
 	unlink(sock);
+}
+
+/*
+ * The landlock backend makes no user namespace: --dry-run (text and JSON) and sbx status say
+ * the worker has the caller's own ids (kernel uid 0 as root), maps nothing and id-maps no
+ * bind, and `id` inside agrees; with nesting allowed too (root's namespaces sandbox would swap
+ * in uid 65533 there).
+ */
+static void test_landlock_backend_identity(void)
+{
+	char *dir = strdup(it_sbx_path()), *slash;
+	unsigned uid = (unsigned)getuid(), gid = (unsigned)getgid();
+	struct it_run r;
+
+	setup();
+	IT_EXPECT(dir && (slash = strrchr(dir, '/')) != NULL);
+	*slash = '\0';
+	for (int nest = 0; nest < 2; nest++) {
+		const char *opts[12] = {"--backend",
+		                        "landlock",
+		                        "--net",
+		                        "host",
+		                        "-v",
+		                        ws,
+		                        "-v",
+		                        fmt("%s:ro", dir),
+		                        nest ? "--allow-nesting" : NULL};
+		size_t n = nest ? 9 : 8;
+
+		opts[n] = "--dry-run";
+		it_run_in(&r, opts, (const char *const[]){"/bin/true", NULL});
+		IT_EXPECT_INT(r.status, 0);
+		IT_EXPECT_CONTAINS(
+		    r.out, fmt("identity:   uid %u gid %u, the caller's own (no user "
+		               "namespace: the landlock backend maps nothing, binds are not "
+		               "id-mapped)",
+		               uid, gid));
+		IT_EXPECT_NOT_CONTAINS(r.out, "2147418112");
+		IT_EXPECT_NOT_CONTAINS(r.out, ",idmap");
+		opts[n + 1] = "--json";
+		it_run_in(&r, opts, (const char *const[]){"/bin/true", NULL});
+		IT_EXPECT_INT(r.status, 0);
+		IT_EXPECT_CONTAINS(r.out, fmt("\"identity\":{\"uid\":%u,\"gid\":%u,\"host_uid\":%u,"
+		                              "\"host_gid\":%u,\"count\":0,\"idmap_binds\":false,"
+		                              "\"root_swap\":false,\"user_namespace\":false}",
+		                              uid, gid, uid, gid));
+		IT_EXPECT_NOT_CONTAINS(r.out, "\"idmap\":true");
+		opts[n] = NULL;
+		opts[n + 1] = NULL;
+		it_run_in(
+		    &r, opts,
+		    (const char *const[]){"/bin/sh", "-c",
+		                          fmt("echo id=$(id -u):$(id -g); %s status; %s status "
+		                              "--json",
+		                              it_sbx_path(), it_sbx_path()),
+		                          NULL});
+		IT_EXPECT_INT(r.status, 0);
+		IT_EXPECT_CONTAINS(r.out, fmt("id=%u:%u\n", uid, gid));
+		IT_EXPECT_CONTAINS(r.out,
+		                   fmt("identity: uid %u gid %u, the caller's own (the landlock "
+		                       "backend makes no user namespace and id-maps no bind): "
+		                       "kernel ids",
+		                       uid, gid));
+		IT_EXPECT_CONTAINS(r.out,
+		                   fmt("\"identity\":{\"uid\":%u,\"gid\":%u,\"outer_uid\":%u,"
+		                       "\"outer_gid\":%u,\"own_user_namespace\":false,"
+		                       "\"kernel_ids\":true}",
+		                       uid, gid, uid, gid));
+	}
 }
 
 /* Under the landlock backend, a read-only mount beneath a writable one: Landlock cannot give
@@ -1096,6 +1166,7 @@ int main(int argc, char **argv)
 	    IT_CASE(test_landlock_backend_per_operation),
 	    IT_CASE(test_landlock_backend_nested_readonly),
 	    IT_CASE(test_landlock_backend_unix_sockets),
+	    IT_CASE(test_landlock_backend_identity),
 	    IT_CASE(test_landlock_backend_shipped_profiles),
 	    IT_CASE(test_doctor),
 	    IT_CASE(test_hide_globs),

@@ -10,10 +10,14 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
+#include <stddef.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include "harness.h"
+#include "sbx/probe.h"
 #include "sbx/nest.h"
 #include "sbx/policy.h"
 #include "sbx/specfd.h"
@@ -319,10 +323,23 @@ static void test_forged_or_dropped_spec_gains_nothing(void)
 		IT_EXPECT_CONTAINS(r.out, line);
 	}
 	{
-		/* dropped: no SBX_SPEC_FD, so sbx takes itself for a top-level launch */
+		/* dropped: no SBX_SPEC_FD, but SBX=1 says this is sbx's worker: refused */
+		const char *cmd[] = {"/usr/bin/env", "-u", "SBX_SPEC_FD", it_sbx_path(),
+		                     "run",          "--", "true",        NULL};
+
+		it_run_in(&r, parent_opts(opts), cmd);
+		IT_EXPECT_INT(r.status, 125);
+		IT_EXPECT_CONTAINS(r.err, "runs inside an sbx sandbox (SBX=1) whose effective spec "
+		                          "is gone");
+	}
+	{
+		/* dropped with SBX too: confined (no_new_privs, seccomp), so its parent is unknown,
+		 * never "top-level"; and the parent's layers still hold */
 		const char *cmd[] = {"/usr/bin/env",
 		                     "-u",
 		                     "SBX_SPEC_FD",
+		                     "-u",
+		                     "SBX",
 		                     it_sbx_path(),
 		                     "run",
 		                     "-v",
@@ -394,6 +411,203 @@ static void test_eight_deep(void)
 }
 
 LANDLOCK_VARIANT(test_eight_deep)
+
+/*
+ * Inside restricted-agent ("no sub-sandboxes"), a worker that drops its spec fd gets no sandbox
+ * that calls itself top-level: with SBX=1 still set sbx refuses (run and status); with SBX
+ * gone too, the confinement it finds (no_new_privs, seccomp) makes the new sandbox's parent
+ * "unknown" in its effective spec, sbx status and --dry-run, and the parent's layers still
+ * hold. A SBX_SPEC_FD that names no valid sealed spec (a regular file, a closed fd, a sealed
+ * memfd of garbage, not a number) is refused, never taken for top-level.
+ */
+static void test_dropped_spec_in_restricted_agent(void)
+{
+	const char *t = it_tmpdir(), *srcdir = getenv("SBX_SOURCE_DIR");
+	char *ws = it_path(t, "ws"), script[16384], prof[4200], line[4300];
+	const char *opts[] = {"-p", "restricted-agent", "-v", sbx_dir_ro(), NULL};
+	const char *drop = "/usr/bin/env -u SBX_SPEC_FD -u SBX";
+	struct it_run r;
+
+	if (!srcdir || !*srcdir)
+		it_fail(__FILE__, __LINE__, "SBX_SOURCE_DIR is not set (CTest sets it)");
+	it_write_file(it_path(ws, "a.c"), "int main;\n");
+	it_write_file(it_path(ws, ".git/hooks/pre-commit"), "#!/bin/sh\n");
+	it_write_file(it_path(ws, "plain"), "not a spec\n");
+	snprintf(prof, sizeof(prof), "%s/profiles", srcdir);
+	setenv("SBX_PROFILE_PATH", prof, 1);
+	setenv("HOME", t, 1);
+	if (chdir(ws) < 0)
+		it_fail(__FILE__, __LINE__, "chdir %s: %s", ws, strerror(errno));
+	snprintf(script, sizeof(script),
+	         "S=%s; /usr/bin/env -u SBX_SPEC_FD $S run -- true; echo refused=$?; "
+	         "/usr/bin/env -u SBX_SPEC_FD $S status; echo status-refused=$?; "
+	         "%s $S run -v %s -v %s -- /bin/sh -c '$0 status; $0 status --json' $S; "
+	         "echo nested=$?; %s $S run --dry-run -- true; %s $S run --dry-run --json -- true; "
+	         "%s $S run -v %s -v %s -- %s --probe write %s/.git/hooks/pre-commit write %s/a.c; "
+	         "%s $S status; echo outer-status=$?; "
+	         "SBX_SPEC_FD=5 $S run -- true 5<%s; echo file=$?; "
+	         "SBX_SPEC_FD=9 $S run -- true; echo closed=$?; "
+	         "SBX_SPEC_FD=x $S run -- true; echo nan=$?; "
+	         "%s --sealed-garbage $S run -- true; echo garbage=$?",
+	         it_sbx_path(), drop, sbx_dir_ro(), it_self_dir(), drop, drop, drop, it_self_dir(),
+	         ws, it_self(), ws, ws, drop, it_path(ws, "plain"), it_self());
+	{
+		const char *cmd[] = {"/bin/sh", "-c", script, NULL};
+
+		it_run_in(&r, opts, cmd);
+	}
+	IT_EXPECT_INT(r.status, 0);
+	/* SBX=1 without its spec: refused, run and status alike, in one line each */
+	IT_EXPECT_CONTAINS(r.out, "refused=125\n");
+	IT_EXPECT_CONTAINS(r.out, "status-refused=125\n");
+	IT_EXPECT_CONTAINS(r.err, "sbx: this process runs inside an sbx sandbox (SBX=1) whose "
+	                          "effective spec is gone (SBX_SPEC_FD is not set)");
+	/* SBX gone too: it runs, and says its parent is unknown, never "started from outside" */
+	IT_EXPECT_CONTAINS(r.out, "nested=0\n");
+	IT_EXPECT_CONTAINS(r.out, "depth:    1 (counted from a parent that sbx does not know)\n");
+	IT_EXPECT_CONTAINS(r.out, "parent:   unknown: this sandbox's sbx was started confined");
+	IT_EXPECT_CONTAINS(r.out, "\"parent\":\"unknown\",\"parent_unknown\":true");
+	IT_EXPECT_CONTAINS(r.out, "parent:     unknown: this sandbox's sbx was started confined");
+	IT_EXPECT_CONTAINS(r.out, "\"parent\":\"unknown\",\"parent_unknown\":true,\"depth\":1");
+	IT_EXPECT_NOT_CONTAINS(r.out, "started from outside");
+	IT_EXPECT_NOT_CONTAINS(r.out, "\"parent\":\"none\"");
+	/* no right widened: the parent's read-only hooks stay read-only */
+	snprintf(line, sizeof(line), "write %s/.git/hooks/pre-commit => ok", ws);
+	IT_EXPECT_NOT_CONTAINS(r.out, line);
+	snprintf(line, sizeof(line), "write %s/.git/hooks/pre-commit => E", ws);
+	IT_EXPECT_CONTAINS(r.out, line);
+	snprintf(line, sizeof(line), "write %s/a.c => ok", ws);
+	IT_EXPECT_CONTAINS(r.out, line);
+	/* sbx status without any spec, confined: says so, exit 1 */
+	IT_EXPECT_CONTAINS(r.out,
+	                   "not inside an sbx sandbox that sbx can identify (no "
+	                   "SBX_SPEC_FD), but confined by no_new_privs and a seccomp filter");
+	IT_EXPECT_CONTAINS(r.out, "outer-status=1\n");
+	/* a SBX_SPEC_FD that names no valid sealed spec: refused */
+	IT_EXPECT_CONTAINS(r.out, "file=125\n");
+	IT_EXPECT_CONTAINS(r.err, "SBX_SPEC_FD=5: fd 5 is not a sealed memfd");
+	IT_EXPECT_CONTAINS(r.out, "closed=125\n");
+	IT_EXPECT_CONTAINS(r.err, "SBX_SPEC_FD=9: fd 9 is not open");
+	IT_EXPECT_CONTAINS(r.out, "nan=125\n");
+	IT_EXPECT_CONTAINS(r.err, "SBX_SPEC_FD='x' is not a file descriptor number");
+	IT_EXPECT_CONTAINS(r.out, "garbage=125\n");
+	IT_EXPECT_CONTAINS(r.err, "is not an sbx spec (bad magic)");
+}
+
+/* An abstract unix socket at @NAME, listening in the test's (the host's) network namespace. */
+static int listen_abstract(const char *name)
+{
+	struct sockaddr_un sa = {.sun_family = AF_UNIX};
+	size_t n = strlen(name);
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+	IT_EXPECT(fd >= 0 && n < sizeof(sa.sun_path) - 1);
+	memcpy(sa.sun_path + 1, name, n);
+	IT_EXPECT_INT(bind(fd, (struct sockaddr *)&sa,
+	                   (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + n)),
+	              0);
+	IT_EXPECT_INT(listen(fd, 8), 0);
+	return fd;
+}
+
+/*
+ * claude-agent's shape: nesting allowed, every right enforced by the mounts, the host's
+ * network. Its worker runs under a Landlock domain with the scopes only: it can neither
+ * connect to an abstract unix socket of the host's network namespace (X11, D-Bus, @anything)
+ * nor signal a process outside its sandbox (sbx's init, pid 1; under the landlock backend,
+ * this test), and a nested sbx run under it still builds its namespaces, since a domain that
+ * handles no file right does not forbid mounting. The nested worker is held the same way.
+ */
+static void test_scopes_in_a_nesting_parent(void)
+{
+	const char *t = make_tree();
+	const char *opts[] = {"--allow-nesting", "--net", "host", "-v", sbx_dir_ro(), "-v",
+	                      it_path(t, "src"), NULL};
+	char name[64], script[8192], line[256];
+	struct it_run r;
+	int fd;
+
+	if (sbx_landlock_abi() < 6)
+		it_skip("Landlock ABI %d has no scopes (ABI 6, Linux 6.12)", sbx_landlock_abi());
+	snprintf(name, sizeof(name), "sbx-it-scope-%d", (int)getpid());
+	fd = listen_abstract(name);
+	/* from outside the probe reaches it: the test means something */
+	it_exec(&r, (const char *const[]){it_self(), "--probe", "abstract-connect", name, NULL});
+	snprintf(line, sizeof(line), "abstract-connect %s => ok", name);
+	IT_EXPECT_CONTAINS(r.out, line);
+	snprintf(script, sizeof(script),
+	         "%s --probe abstract-connect %s kill0 1 kill0 %d; %s status; "
+	         "%s run --restrict %s/src --allow-read %s --allow-read %s -- /bin/sh -c '%s "
+	         "status; %s --probe abstract-connect %s'; echo nested=$?",
+	         it_self(), name, (int)getpid(), it_sbx_path(), it_sbx_path(), t, it_self_dir(),
+	         sbx_dir(), it_sbx_path(), it_self(), name);
+	{
+		const char *cmd[] = {"/bin/sh", "-c", script, NULL};
+
+		it_run_in(&r, parent_opts(opts), cmd);
+	}
+	close(fd);
+	IT_EXPECT_INT(r.status, 0);
+	IT_EXPECT_CONTAINS(r.out, "nested=0");
+	/* the parent's worker and the nested one: both refused by the abstract-unix scope */
+	snprintf(line, sizeof(line), "abstract-connect %s => ok", name);
+	IT_EXPECT_NOT_CONTAINS(r.out, line);
+	snprintf(line, sizeof(line), "abstract-connect %s => EPERM", name);
+	IT_EXPECT_CONTAINS(r.out, line);
+	IT_EXPECT_CONTAINS(strstr(r.out, line) + 1, line);
+	/* signals: sbx's init is outside the worker's domain; so is this test, which only the
+	 * landlock backend's worker can name (the namespaces backend has a pid namespace) */
+	if (ll_parent) {
+		snprintf(line, sizeof(line), "kill0 %d => EPERM", (int)getpid());
+		IT_EXPECT_CONTAINS(r.out, line);
+	} else {
+		IT_EXPECT_CONTAINS(r.out, "kill0 1 => EPERM");
+		snprintf(line, sizeof(line), "kill0 %d => ESRCH", (int)getpid());
+		IT_EXPECT_CONTAINS(r.out, line);
+	}
+	/* status says so, at both depths; the nested sandbox kept the namespaces backend */
+	IT_EXPECT_CONTAINS(r.out, "scopes:   abstract unix sockets, signals");
+	IT_EXPECT_NOT_CONTAINS(r.out, "scopes:   none");
+	IT_EXPECT_CONTAINS(r.out, ll_parent ? "depth:    2\nbackend:  landlock\n"
+	                                    : "depth:    2\nbackend:  namespaces\n");
+	if (!ll_parent)
+		IT_EXPECT_NOT_CONTAINS(r.out, "landlock: a Landlock domain holds this worker");
+}
+
+LANDLOCK_VARIANT(test_scopes_in_a_nesting_parent)
+
+/* --dry-run says the scopes are on for claude-agent (nesting, mounts enforce every right):
+ * never "landlock: none" on a kernel with scopes. */
+static void test_scopes_dry_run_claude_agent(void)
+{
+	const char *t = it_tmpdir(), *srcdir = getenv("SBX_SOURCE_DIR");
+	char prof[4200];
+	struct it_run r;
+
+	if (sbx_landlock_abi() < 6)
+		it_skip("Landlock ABI %d has no scopes (ABI 6, Linux 6.12)", sbx_landlock_abi());
+	if (!srcdir || !*srcdir)
+		it_fail(__FILE__, __LINE__, "SBX_SOURCE_DIR is not set (CTest sets it)");
+	snprintf(prof, sizeof(prof), "%s/profiles", srcdir);
+	setenv("SBX_PROFILE_PATH", prof, 1);
+	it_write_file(it_path(t, "home/.claude/settings.json"), "{}\n");
+	it_write_file(it_path(t, "ws/a.c"), "int main;\n");
+	setenv("HOME", it_path(t, "home"), 1);
+	if (chdir(it_path(t, "ws")) < 0)
+		it_fail(__FILE__, __LINE__, "chdir %s/ws: %s", t, strerror(errno));
+	it_sbxv(&r, "run", "--profile", "claude-agent", "--backend", "namespaces", "--dry-run",
+	        "--", "true", NULL);
+	IT_EXPECT_INT(r.status, 0);
+	IT_EXPECT_NOT_CONTAINS(r.out, "landlock:   none");
+	IT_EXPECT_CONTAINS(r.out, "scopes abstract-unix signal\n");
+	IT_EXPECT_CONTAINS(r.out, "landlock files: not handled (scopes only)");
+	it_sbxv(&r, "run", "--profile", "claude-agent", "--backend", "namespaces", "--dry-run",
+	        "--json", "--", "true", NULL);
+	IT_EXPECT_INT(r.status, 0);
+	IT_EXPECT_CONTAINS(r.out, "\"landlock\":{\"enabled\":true,");
+	IT_EXPECT_CONTAINS(r.out, "\"files\":false,");
+	IT_EXPECT_CONTAINS(r.out, "\"scoped\":[\"abstract_unix\",\"signal\"]");
+}
 
 /*
  * Identity, as root and as a user: the worker is never kernel uid 0 (root's sandbox with
@@ -818,6 +1032,21 @@ static int forge_rights_main(int argc, char **argv)
 	return 127;
 }
 
+/* --sealed-garbage CMD...: SBX_SPEC_FD names a sealed memfd that holds no spec. */
+static int sealed_garbage_main(char **argv)
+{
+	static const char junk[] = "this is not an effective spec, though sealed like one";
+	char num[16];
+	int fd = sbx_memfd_sealed(junk, sizeof(junk), NULL);
+
+	if (fd < 0 || fcntl(fd, F_SETFD, 0) < 0 || !argv[0])
+		return 2;
+	snprintf(num, sizeof(num), "%d", fd);
+	setenv("SBX_SPEC_FD", num, 1);
+	execv(argv[0], argv);
+	return 127;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct it_case cases[] = {
@@ -841,10 +1070,16 @@ int main(int argc, char **argv)
 	    IT_CASE(test_nested_profile_policy),
 	    IT_CASE(test_nested_profile_hides_anew),
 	    IT_CASE(test_nested_profile_hides_anew_landlock),
+	    IT_CASE(test_scopes_in_a_nesting_parent),
+	    IT_CASE(test_scopes_in_a_nesting_parent_landlock),
+	    IT_CASE(test_scopes_dry_run_claude_agent),
+	    IT_CASE(test_dropped_spec_in_restricted_agent),
 	};
 
 	if (argc > 1 && strcmp(argv[1], "--forge") == 0)
 		return forge_main(argc - 2, argv + 2);
+	if (argc > 1 && strcmp(argv[1], "--sealed-garbage") == 0)
+		return sealed_garbage_main(argv + 2);
 	if (argc > 1 && strcmp(argv[1], "--forge-rights") == 0)
 		return forge_rights_main(argc - 2, argv + 2);
 	return it_main(argc, argv, cases, sizeof(cases) / sizeof(cases[0]));

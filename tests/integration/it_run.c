@@ -412,6 +412,90 @@ static void test_dry_run_needs_no_namespace(void)
 	                          "backend");
 }
 
+static int write_proc(const char *path, const char *text)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC);
+	ssize_t n = fd < 0 ? -1 : write(fd, text, strlen(text));
+
+	if (fd >= 0)
+		close(fd);
+	return n == (ssize_t)strlen(text) ? 0 : -1;
+}
+
+/*
+ * --backend auto falls back to the landlock backend only where namespaces are off by
+ * configuration. A quota used up by other processes is a passing shortage: the kernel says
+ * ENOSPC as it does for user.max_user_namespaces = 0, and sbx must tell the two apart by the
+ * sysctl and refuse. The limit is per user namespace: in one of our own (with our ids mapped,
+ * so that namespaces can be made in it) the limit is lowered to 1 and a child holds that one;
+ * then the same namespace with the limit at 0 is "off", and falls back.
+ */
+static void test_auto_refuses_on_a_used_up_quota(void)
+{
+	char map[64], c = 0;
+	int ready[2], hold[2];
+	unsigned uid = (unsigned)getuid(), gid = (unsigned)getgid();
+	struct it_run r;
+	pid_t holder;
+
+	if (unshare(CLONE_NEWUSER) < 0)
+		it_skip("cannot make a user namespace to test in: %s", strerror(errno));
+	snprintf(map, sizeof(map), "%u %u 1", uid, uid);
+	IT_EXPECT_INT(write_proc("/proc/self/uid_map", map), 0);
+	IT_EXPECT_INT(write_proc("/proc/self/setgroups", "deny"), 0);
+	snprintf(map, sizeof(map), "%u %u 1", gid, gid);
+	IT_EXPECT_INT(write_proc("/proc/self/gid_map", map), 0);
+	if (write_proc("/proc/sys/user/max_user_namespaces", "1") < 0)
+		it_skip("cannot lower user.max_user_namespaces in a user namespace here");
+	IT_EXPECT_INT(pipe2(ready, O_CLOEXEC), 0);
+	IT_EXPECT_INT(pipe2(hold, O_CLOEXEC), 0);
+	holder = fork();
+	IT_EXPECT(holder >= 0);
+	if (holder == 0) {
+		/* the one namespace the quota allows, held until the test closes the pipe */
+		close(ready[0]);
+		close(hold[1]);
+		if (unshare(CLONE_NEWUSER) < 0)
+			_exit(1);
+		if (write(ready[1], "r", 1) != 1)
+			_exit(1);
+		while (read(hold[0], &c, 1) < 0 && errno == EINTR)
+			;
+		_exit(0);
+	}
+	close(ready[1]);
+	close(hold[0]);
+	IT_EXPECT_INT(read(ready[0], &c, 1), 1);
+	/* the quota is used up: nothing more can be made, and that is not "off" */
+	IT_EXPECT_INT(unshare(CLONE_NEWUSER), -1);
+	IT_EXPECT_INT(errno, ENOSPC);
+
+	it_sbxv(&r, "run", "--", "/bin/true", NULL);
+	IT_EXPECT_INT(r.status, 125);
+	IT_EXPECT_CONTAINS(r.err, "a namespace quota is used up (ENOSPC; user.max_user_namespaces "
+	                          "is 1 and not 0");
+	IT_EXPECT_CONTAINS(r.err, "end other sandboxes or containers of this user");
+	IT_EXPECT_NOT_CONTAINS(r.err, "running with the landlock backend");
+	/* one line */
+	IT_EXPECT(strchr(r.err, '\n') == r.err + strlen(r.err) - 1);
+	it_sbxv(&r, "run", "--dry-run", "--", "/bin/true", NULL);
+	IT_EXPECT_INT(r.status, 125);
+	IT_EXPECT_CONTAINS(r.err, "a namespace quota is used up");
+	IT_EXPECT_NOT_CONTAINS(r.out, "backend:    landlock");
+	/* asked for by name, the landlock backend still runs */
+	it_sbxv(&r, "run", "--backend", "landlock", "--net", "host", "--", "/bin/true", NULL);
+	IT_EXPECT_INT(r.status, 0);
+
+	/* the same namespace, off by configuration: auto falls back, and says why */
+	IT_EXPECT_INT(write_proc("/proc/sys/user/max_user_namespaces", "0"), 0);
+	it_sbxv(&r, "run", "--", "/bin/true", NULL);
+	IT_EXPECT_INT(r.status, 0);
+	IT_EXPECT_CONTAINS(r.err, "user.max_user_namespaces is 0; running with the landlock "
+	                          "backend");
+	close(hold[1]);
+	IT_EXPECT_INT(waitpid(holder, NULL, 0), holder);
+}
+
 static void test_a_thousand_mounts(void)
 {
 	const char *t = it_tmpdir();
@@ -554,6 +638,7 @@ int main(int argc, char **argv)
 	    IT_CASE(test_network_modes),
 	    IT_CASE(test_devices),
 	    IT_CASE(test_dry_run_needs_no_namespace),
+	    IT_CASE(test_auto_refuses_on_a_used_up_quota),
 	    IT_CASE(test_a_thousand_mounts),
 	    IT_CASE(test_job_control_stops_and_continues),
 	    IT_CASE(test_root_mode_with_its_own_etc),

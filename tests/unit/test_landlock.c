@@ -376,6 +376,54 @@ static void test_negotiate(void **state)
 	}
 }
 
+/* Scopes only (a nesting sandbox whose mounts enforce every right): no rule, no file or TCP
+ * right handled, both scopes; kept where the kernel has them (ABI >= 6), off with a reason
+ * below, since an empty ruleset is what the kernel refuses. */
+static void test_scopes_only(void **state)
+{
+	static const int abis[] = {7, 6, 5, 1, -38};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(abis) / sizeof(abis[0]); i++) {
+		struct sbx_ll_plan p = {0};
+		struct sbx_error err = {0};
+		char warn[256];
+
+		p.enabled = true;
+		p.handled_fs = SBX_LL_FS_ALL;
+		p.handled_net = SBX_LL_NET_CONNECT_TCP;
+		p.rules = calloc(1, sizeof(*p.rules));
+		assert_non_null(p.rules);
+		p.rules[0].path = strdup("/w");
+		p.rules[0].access = SBX_LL_FS_ALL;
+		p.n_rules = 1;
+		assert_int_equal(sbx_ll_note(&p, "a note about rules", NULL), 0);
+		sbx_ll_scopes_only(&p);
+		assert_int_equal(p.n_rules, 0);
+		assert_int_equal(p.n_inexact, 0);
+		assert_int_equal(p.handled_fs, 0);
+		assert_int_equal(p.needed_fs, 0);
+		assert_int_equal(p.handled_net, 0);
+		assert_int_equal(p.scoped, SBX_LL_SCOPE_ABSTRACT_UNIX | SBX_LL_SCOPE_SIGNAL);
+		assert_true(p.enabled);
+		/* never refused, never warned: the namespaces separate what the scopes add */
+		assert_int_equal(
+		    sbx_ll_negotiate(&p, abis[i], false, false, warn, sizeof(warn), &err), 0);
+		assert_string_equal(warn, "");
+		if (abis[i] >= 6) {
+			assert_true(p.enabled);
+			assert_int_equal(p.scoped,
+			                 SBX_LL_SCOPE_ABSTRACT_UNIX | SBX_LL_SCOPE_SIGNAL);
+			assert_null(p.off);
+		} else {
+			assert_false(p.enabled);
+			if (abis[i] >= 1)
+				assert_non_null(strstr(p.off, "has no scopes"));
+		}
+		sbx_ll_plan_clear(&p);
+	}
+}
+
 /* Under the landlock backend a hidden path is a rule of its own, denied, and the mount's rule
  * above it keeps its full rights for carving (nothing is granted it before); under the
  * namespaces backend a mask does that, and no such rule exists. */
@@ -626,15 +674,11 @@ static void test_carve_cap(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_mapping),
-	    cmocka_unit_test(test_abi_table),
-	    cmocka_unit_test(test_negotiate),
-	    cmocka_unit_test(test_compile_table),
-	    cmocka_unit_test(test_ancestor_never_widens),
-	    cmocka_unit_test(test_needed),
-	    cmocka_unit_test(test_compile_hidden),
-	    cmocka_unit_test(test_carve_table),
-	    cmocka_unit_test(test_carve_cap),
+	    cmocka_unit_test(test_mapping),       cmocka_unit_test(test_abi_table),
+	    cmocka_unit_test(test_negotiate),     cmocka_unit_test(test_scopes_only),
+	    cmocka_unit_test(test_compile_table), cmocka_unit_test(test_ancestor_never_widens),
+	    cmocka_unit_test(test_needed),        cmocka_unit_test(test_compile_hidden),
+	    cmocka_unit_test(test_carve_table),   cmocka_unit_test(test_carve_cap),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -132,6 +132,40 @@ static void test_codec_refuses_truncated_and_garbage(void **state)
 	free(a);
 }
 
+/* Version 3: the Landlock scopes a worker is held by and an unknown parent travel; a scope
+ * this version does not know, or an origin byte that is not 0 or 1, is refused. */
+static void test_codec_scopes_and_origin(void **state)
+{
+	_cleanup_nest_ struct sbx_nest *n = parent_fixture();
+	_cleanup_nest_ struct sbx_nest *back = NULL;
+	struct sbx_nest *bad = NULL;
+	unsigned char *a = NULL;
+	size_t len;
+
+	(void)state;
+	n->scoped = SBX_LL_SCOPE_ABSTRACT_UNIX | SBX_LL_SCOPE_SIGNAL;
+	n->parent_unknown = true;
+	assert_int_equal(sbx_nest_encode(n, &a, &len, NULL), 0);
+	assert_int_equal(sbx_nest_decode(a, len, &back, NULL), 0);
+	assert_int_equal(back->scoped, SBX_LL_SCOPE_ABSTRACT_UNIX | SBX_LL_SCOPE_SIGNAL);
+	assert_true(back->parent_unknown);
+	assert_false(back->landlocked);
+	/* header (16), depth (4), backend, net, nesting, landlocked, then scoped and origin */
+	assert_int_equal(a[24], 3);
+	assert_int_equal(a[25], 1);
+	a[24] = 4;
+	assert_int_equal(sbx_nest_decode(a, len, &bad, NULL), -EBADMSG);
+	assert_null(bad);
+	a[24] = 3;
+	a[25] = 2;
+	assert_int_equal(sbx_nest_decode(a, len, &bad, NULL), -EBADMSG);
+	assert_null(bad);
+	free(a);
+	/* and the encoder refuses to write an unknown scope */
+	n->scoped = 4;
+	assert_int_equal(sbx_nest_encode(n, &a, &len, NULL), -EBADMSG);
+}
+
 static void test_codec_refuses_writable_system_mount(void **state)
 {
 	_cleanup_nest_ struct sbx_nest *n = parent_fixture();
@@ -337,8 +371,12 @@ static void test_inherit_by_default(void **state)
 	struct sbx_nest_request req = {0};
 
 	(void)state;
+	p->scoped = SBX_LL_SCOPE_SIGNAL;
+	p->parent_unknown = true;
 	assert_int_equal(narrow(p, &req, &c, NULL), 0);
 	assert_int_equal(c->depth, 2);
+	assert_int_equal(c->scoped, SBX_LL_SCOPE_SIGNAL);
+	assert_true(c->parent_unknown);
 	assert_int_equal(c->n_mounts, p->n_mounts);
 	assert_int_equal(sbx_nest_rights(c, "/src/a.c"), RW);
 	assert_int_equal(sbx_nest_rights(c, "/cache/x"), RO);
@@ -685,6 +723,7 @@ int main(void)
 	    cmocka_unit_test(test_codec_refuses_truncated_and_garbage),
 	    cmocka_unit_test(test_codec_refuses_writable_system_mount),
 	    cmocka_unit_test(test_codec_rule_entries),
+	    cmocka_unit_test(test_codec_scopes_and_origin),
 	    cmocka_unit_test(test_apply_landlock),
 	    cmocka_unit_test(test_apply_landlock_many_rules),
 	    cmocka_unit_test(test_ll_narrow),

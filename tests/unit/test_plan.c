@@ -248,6 +248,38 @@ static void test_identity(void **state)
 	assert_true(find_op(pr, "/w")->flags & SBX_PLAN_F_IDMAP);
 }
 
+/* The landlock backend: no user namespace, so the worker is the caller (root: kernel uid 0,
+ * with nesting too), nothing is mapped, no bind is id-mapped. */
+static void test_identity_no_userns(void **state)
+{
+	static const struct {
+		uid_t caller;
+		bool nesting;
+	} t[] = {{0, false}, {0, true}, {1000, false}, {1000, true}};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		_cleanup_spec_ struct sbx_spec *spec = sbx_spec_new();
+		_cleanup_plan_ struct sbx_plan *p = NULL;
+		struct sbx_host h = host(t[i].caller);
+
+		spec->nesting = t[i].nesting;
+		assert_int_equal(sbx_spec_set_str(&spec->workspace, "/w", NULL), 0);
+		assert_int_equal(sbx_spec_finish(spec, NULL), 0);
+		assert_int_equal(sbx_plan_build(spec, &h, &p, NULL), 0);
+		sbx_plan_no_userns(p);
+		assert_int_equal(p->inner_uid, t[i].caller);
+		assert_int_equal(p->inner_gid, t[i].caller);
+		assert_int_equal(p->outer_uid, t[i].caller);
+		assert_int_equal(p->outer_gid, t[i].caller);
+		assert_int_equal(p->map_count, 0);
+		assert_false(p->idmap_binds);
+		assert_false(p->root_swap);
+		for (size_t k = 0; k < p->n_ops; k++)
+			assert_false(p->ops[k].flags & SBX_PLAN_F_IDMAP);
+	}
+}
+
 /* Two extents overlap if their inner or their outer ranges meet (the kernel refuses it). */
 static bool extents_overlap(const struct sbx_id_extent *a, const struct sbx_id_extent *b)
 {
@@ -426,6 +458,7 @@ int main(void)
 	    cmocka_unit_test(test_system_etc_symlink_followed),
 	    cmocka_unit_test(test_identity),
 	    cmocka_unit_test(test_identity_root_nesting),
+	    cmocka_unit_test(test_identity_no_userns),
 	    cmocka_unit_test(test_environment_allowlist),
 	    cmocka_unit_test(test_cwd_rule),
 	    cmocka_unit_test(test_reserved_targets),
