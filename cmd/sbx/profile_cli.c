@@ -19,6 +19,7 @@
 #include "sbx/path.h"
 #include "sbx/probe.h"
 #include "sbx/profile.h"
+#include "sbx/trust.h"
 
 extern char **environ;
 
@@ -93,6 +94,8 @@ int sbx_cli_profile_env_init(struct sbx_cli_profile_env *e, const char *workspac
 	    .search = e->search,
 	    .n_search = n,
 	    .exists = host_exists,
+	    /* only files that no one but the caller or root could have written */
+	    .read = sbx_trust_read,
 	};
 	return 0;
 }
