@@ -99,6 +99,23 @@ int sbx_cli_nest_plan(const struct sbx_nest *parent, struct sbx_cli_run *run, st
 /* A top-level plan: attach its worker's encoded effective spec (depth 1). */
 int sbx_cli_nest_attach(const struct sbx_spec *spec, struct sbx_plan *plan, struct sbx_error *err);
 
+/* ---- guards (guard_cli.c) ---- */
+
+struct sbx_gitguard;
+
+/* Survey git's control surface (guard.h), plan again with its guards if it added any, and
+ * drop the guards the host lacks. */
+int sbx_cli_guard_plan(struct sbx_spec *spec, const struct sbx_host *host, struct sbx_plan **plan,
+                       struct sbx_gitguard *git, struct sbx_error *err);
+/* plan->limits: execute denials Landlock holds alone, git files that cannot be guarded (once
+ * the backend is settled). */
+int sbx_cli_guard_limits(const struct sbx_cli_run *run, struct sbx_plan *plan,
+                         const struct sbx_gitguard *git, struct sbx_error *err);
+/* The one line at launch naming what of git's control surface cannot be guarded. */
+void sbx_cli_guard_warn(FILE *f, const struct sbx_plan *plan, const struct sbx_gitguard *git);
+/* After the run: name what appeared in git's control surface. */
+void sbx_cli_guard_after(FILE *f, const struct sbx_gitguard *git);
+
 /* ---- profiles (profile_cli.c) ---- */
 
 /* Host facts for the profile loader: variables and the search path. */

@@ -9,6 +9,7 @@
 #include "cli.h"
 #include "sbx/cleanup.h"
 #include "sbx/globwalk.h"
+#include "sbx/guard.h"
 #include "sbx/landlock.h"
 #include "sbx/launch.h"
 #include "sbx/nest.h"
@@ -398,7 +399,8 @@ static void print_landlock(FILE *f, const struct sbx_ll_plan *ll, bool json);
 
 static const char *flag_words(unsigned flags, char *buf, size_t size)
 {
-	snprintf(buf, size, "%s%s%s%s", flags & SBX_PLAN_F_READONLY ? "ro" : "rw",
+	snprintf(buf, size, "%s%s%s%s%s", flags & SBX_PLAN_F_READONLY ? "ro" : "rw",
+	         flags & SBX_PLAN_F_NOEXEC ? ",noexec" : "",
 	         flags & SBX_PLAN_F_DEVICE ? ",dev" : "", flags & SBX_PLAN_F_IDMAP ? ",idmap" : "",
 	         flags & SBX_PLAN_F_OPTIONAL ? ",optional" : "");
 	return buf;
@@ -443,6 +445,10 @@ void sbx_cli_print_plan(FILE *f, const struct sbx_plan *plan, char *const *argv,
 		}
 		sbx_cli_print_seccomp(f, &plan->seccomp, false);
 		print_landlock(f, &plan->landlock, false);
+		if (plan->n_limits)
+			fprintf(f, "limits (what the kernel does not keep of the profile):\n");
+		for (size_t i = 0; i < plan->n_limits; i++)
+			fprintf(f, "  %s\n", plan->limits[i]);
 		fprintf(f, "environment:\n");
 		for (size_t i = 0; i < plan->n_env; i++)
 			fprintf(f, "  %s\n", plan->envp[i]);
@@ -481,8 +487,11 @@ void sbx_cli_print_plan(FILE *f, const struct sbx_plan *plan, char *const *argv,
 			fputs(o->kind == SBX_PLAN_SYMLINK ? ",\"link\":" : ",\"source\":", f);
 			sbx_json_string(f, o->source);
 		}
-		fprintf(f, ",\"readonly\":%s,\"device\":%s,\"idmap\":%s,\"optional\":%s",
+		fprintf(f,
+		        ",\"readonly\":%s,\"noexec\":%s,\"device\":%s,\"idmap\":%s,"
+		        "\"optional\":%s",
 		        o->flags & SBX_PLAN_F_READONLY ? "true" : "false",
+		        o->flags & SBX_PLAN_F_NOEXEC ? "true" : "false",
 		        o->flags & SBX_PLAN_F_DEVICE ? "true" : "false",
 		        o->flags & SBX_PLAN_F_IDMAP ? "true" : "false",
 		        o->flags & SBX_PLAN_F_OPTIONAL ? "true" : "false");
@@ -493,7 +502,13 @@ void sbx_cli_print_plan(FILE *f, const struct sbx_plan *plan, char *const *argv,
 	fputs("],\"seccomp\":", f);
 	sbx_cli_print_seccomp(f, &plan->seccomp, true);
 	print_landlock(f, &plan->landlock, true);
-	fputs(",\"env\":[", f);
+	fputs(",\"limits\":[", f);
+	for (size_t i = 0; i < plan->n_limits; i++) {
+		if (i)
+			fputc(',', f);
+		sbx_json_string(f, plan->limits[i]);
+	}
+	fputs("],\"env\":[", f);
 	for (size_t i = 0; i < plan->n_env; i++) {
 		if (i)
 			fputc(',', f);
@@ -745,6 +760,7 @@ int sbx_cmd_run(int argc, char **argv)
 	struct sbx_host host = {0};
 	struct sbx_error err = {0};
 	struct sbx_globwalk_stats walk = {0};
+	struct sbx_gitguard git = {0};
 	_cleanup_nest_ struct sbx_nest *parent = NULL;
 	int status = 125;
 	int r;
@@ -776,6 +792,9 @@ int sbx_cmd_run(int argc, char **argv)
 		r = run_globwalk(&run, &walk, &err);
 		if (r >= 0)
 			r = sbx_plan_build(run.spec, &host, &plan, &err);
+		/* git's control surface guarded; guards the host lacks dropped */
+		if (r >= 0)
+			r = sbx_cli_guard_plan(run.spec, &host, &plan, &git, &err);
 		if (r >= 0)
 			r = sbx_cli_nest_attach(run.spec, plan, &err);
 	}
@@ -788,10 +807,14 @@ int sbx_cmd_run(int argc, char **argv)
 	if (r < 0)
 		goto fail;
 	r = sbx_cli_plan_landlock(&run, plan, stderr, &err);
+	if (r >= 0)
+		r = sbx_cli_guard_limits(&run, plan, &git, &err);
 	if (r < 0)
 		goto fail;
 	warn_not_enforced(&run, plan);
 	sbx_cli_print_notes(stderr, run.profile, plan);
+	if (!run.dry_run)
+		sbx_cli_guard_warn(stderr, plan, &git);
 	if (run.dry_run) {
 		sbx_cli_print_plan(stdout, plan, run.argv, run.json);
 		if (!run.json && run.spec->n_hide_globs)
@@ -815,25 +838,33 @@ int sbx_cmd_run(int argc, char **argv)
 		plan = NULL;
 		r = sbx_plan_build(run.spec, &host, &plan, &err);
 		if (r >= 0)
+			r = sbx_guards_prune(plan, &err);
+		if (r >= 0)
 			r = sbx_cli_nest_attach(run.spec, plan, &err);
 		if (r >= 0)
 			r = sbx_cli_pick_backend(&run, plan, false, &first, &err);
 		if (r >= 0)
 			r = sbx_cli_plan_landlock(&run, plan, stderr, &err);
+		if (r >= 0)
+			r = sbx_cli_guard_limits(&run, plan, &git, &err);
 		if (r >= 0) {
 			fprintf(stderr, "sbx: note: %s; running with the landlock backend\n",
 			        first.msg);
 			warn_not_enforced(&run, plan);
+			sbx_cli_guard_warn(stderr, plan, &git);
 			r = sbx_launch(plan, run.argv, &status, &err);
 		}
 	}
 	if (r < 0)
 		goto fail;
+	/* The worker ran: name what appeared in git's control surface meanwhile. */
+	sbx_cli_guard_after(stderr, &git);
 	goto out;
 fail:
 	sbx_cli_report(stderr, &err);
 	status = sbx_error_exit_code(&err);
 out:
+	sbx_gitguard_clear(&git);
 	sbx_cli_run_clear(&run);
 	sbx_probe_host_clear(&host);
 	return status;

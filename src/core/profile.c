@@ -1044,6 +1044,11 @@ static int p_nesting(struct loader *l, const struct sbx_ynode *k, const struct s
 	return get_bool(l, k, v, &l->spec->nesting);
 }
 
+static int p_protect_git(struct loader *l, const struct sbx_ynode *k, const struct sbx_ynode *v)
+{
+	return get_bool(l, k, v, &l->spec->protect_git);
+}
+
 static int p_network(struct loader *l, const struct sbx_ynode *k, const struct sbx_ynode *v)
 {
 	int r;
@@ -1427,6 +1432,7 @@ static const struct key_entry profile_keys[] = {
     {"network", W_ANY, p_network, NULL},
     {"nesting", W_SCALAR, p_nesting, NULL},
     {"best_effort", W_SCALAR, p_best_effort, NULL},
+    {"protect_git", W_SCALAR, p_protect_git, NULL},
     {"seccomp", W_MAP, p_seccomp, NULL},
     {"approvals", W_REFUSED, NULL,
      "approvals need the supervisor (SPEC section 9), which "
