@@ -497,7 +497,7 @@ static bool inside_repo(const char *host)
 }
 
 /* One top: the workspace, or a writable bind's target. */
-static int survey_top(struct survey *s, const char *sandbox)
+static int survey_top(struct survey *s, const char *sandbox, bool workspace)
 {
 	const struct sbx_plan_op *cov = sbx_plan_guarded_by(s->plan, sandbox);
 	char host[SBX_PATH_MAX], sb[SBX_PATH_MAX], hb[SBX_PATH_MAX], text[SBX_PATH_MAX];
@@ -519,7 +519,9 @@ static int survey_top(struct survey *s, const char *sandbox)
 	    !join(hb, sizeof(hb), host, ".git"))
 		return 0;
 	if (fstatat(dir, ".git", &st, AT_SYMLINK_NOFOLLOW) < 0) {
-		if (errno == ENOENT && inside_repo(host))
+		/* a workspace inside a repository (a subfolder of a checkout): a .git made in
+		 * it is the one git finds there first */
+		if (errno == ENOENT && workspace && inside_repo(host))
 			return add_absent(s, hb, false);
 		return 0;
 	}
@@ -572,13 +574,13 @@ int sbx_gitguard_survey(struct sbx_spec *spec, const struct sbx_plan *plan,
 	if (!spec->protect_git)
 		return 0;
 	if (spec->workspace)
-		r = survey_top(&s, spec->workspace);
+		r = survey_top(&s, spec->workspace, true);
 	for (size_t i = 0; r >= 0 && i < spec->n_mounts; i++) {
 		const struct sbx_mount *m = &spec->mounts[i];
 
 		if (m->kind == SBX_MOUNT_BIND && !m->readonly &&
 		    (!spec->workspace || strcmp(m->target, spec->workspace) != 0))
-			r = survey_top(&s, m->target);
+			r = survey_top(&s, m->target, false);
 	}
 	for (size_t i = 0; i < s.n_visited; i++)
 		free(s.visited[i]);
