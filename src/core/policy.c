@@ -801,6 +801,8 @@ static int exec_limits_of(const struct sbx_policy *p, const char *scope,
 				    "execve(2) only, since a glob over single files cannot be a "
 				    "noexec mount; %s",
 				    apat, p->name, rule->name, loader_words);
+			} else if (!sbx_plan_guarded_by(plan, path)) {
+				continue; /* no bind shows it: nothing there to execute */
 			} else if (plan->backend_landlock) {
 				snprintf(line, sizeof(line),
 				         "execute on '%s' (policy %s, rule %s): Landlock refuses "
@@ -808,8 +810,7 @@ static int exec_limits_of(const struct sbx_policy *p, const char *scope,
 				         "nothing (the "
 				         "namespaces backend makes %s a noexec mount); %s",
 				         apat, p->name, rule->name, path, loader_words);
-			} else if (sbx_plan_guarded_by(plan, path) &&
-			           !noexec_mount_at(plan, path) &&
+			} else if (!noexec_mount_at(plan, path) &&
 			           !(sbx_plan_guarded_by(plan, path)->flags & SBX_PLAN_F_NOEXEC)) {
 				snprintf(line, sizeof(line),
 				         "execute on '%s' (policy %s, rule %s): Landlock refuses "
