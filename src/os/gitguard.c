@@ -475,6 +475,119 @@ static int survey_gitdir(struct survey *s, const char *sandbox, const char *host
 	return r;
 }
 
+/*
+ * Where a config sends git for hooks and more config: core.hooksPath (relative to the
+ * working tree), include.path and includeIf.*.path (relative to the config's folder). Husky,
+ * lefthook and shared configs put them in the working tree, which the worker may write: each
+ * that a writable bind shows is made read-only where it exists, and noted absent where not.
+ * Programs a config names by path (a filter driver ./tools/x) are not followed: see
+ * sbx-profile(5).
+ */
+static int config_path(struct survey *s, const char *value, const char *base)
+{
+	char joined[SBX_PATH_MAX * 2], host[SBX_PATH_MAX], sandbox[SBX_PATH_MAX];
+	const char *home = getenv("HOME");
+	struct stat st;
+
+	if (value[0] == '~' && value[1] == '/') {
+		if (!home || home[0] != '/')
+			return 0;
+		snprintf(joined, sizeof(joined), "%s/%s", home, value + 2);
+	} else if (value[0] == '/') {
+		snprintf(joined, sizeof(joined), "%s", value);
+	} else {
+		snprintf(joined, sizeof(joined), "%s/%s", base, value);
+	}
+	if (sbx_path_normalize(joined, host, sizeof(host), NULL) < 0 ||
+	    !host_to_sandbox(s->plan, host, sandbox, sizeof(sandbox)))
+		return 0; /* not in view, or read-only there */
+	if (lstat(host, &st) == 0 && (S_ISREG(st.st_mode) || S_ISDIR(st.st_mode)))
+		return guard(s, sandbox, true);
+	return add_absent(s, host, false);
+}
+
+/* One value of a config line, unquoted, its comment dropped. */
+static void config_value(const char *in, char *out, size_t size)
+{
+	size_t n = 0;
+	bool quoted = false;
+
+	while (*in == ' ' || *in == '\t')
+		in++;
+	for (; *in && n + 1 < size; in++) {
+		if (*in == '"') {
+			quoted = !quoted;
+			continue;
+		}
+		if (!quoted && (*in == '#' || *in == ';'))
+			break;
+		if (*in == '\\' && in[1])
+			in++;
+		out[n++] = *in;
+	}
+	while (n > 0 && (out[n - 1] == ' ' || out[n - 1] == '\t'))
+		n--;
+	out[n] = '\0';
+}
+
+static int survey_config(struct survey *s, int gitdir, const char *name, const char *gitdir_host,
+                         const char *worktree_host)
+{
+	char buf[65536], section[128] = "";
+	int fd = openat(gitdir, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	ssize_t n;
+	int r = 0;
+
+	if (fd < 0)
+		return 0;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	for (char *line = strtok(buf, "\n"); r >= 0 && line; line = strtok(NULL, "\n")) {
+		char key[64], value[SBX_PATH_MAX];
+		size_t k = 0;
+
+		while (*line == ' ' || *line == '\t')
+			line++;
+		if (*line == '[') {
+			/* [core], [include], [includeIf "gitdir:..."]: the name, lower-cased */
+			size_t i = 0;
+
+			for (line++; *line && *line != ']' && *line != ' ' && *line != '"' &&
+			             *line != '.' && i + 1 < sizeof(section);
+			     line++)
+				section[i++] = (char)tolower((unsigned char)*line);
+			section[i] = '\0';
+			line = strchr(line, ']');
+			if (!line)
+				continue;
+			line++;
+			while (*line == ' ' || *line == '\t')
+				line++;
+			if (!*line)
+				continue; /* a key may follow the header on its line */
+		}
+		while ((isalnum((unsigned char)*line) || *line == '-') && k + 1 < sizeof(key))
+			key[k++] = (char)tolower((unsigned char)*line++);
+		key[k] = '\0';
+		while (*line == ' ' || *line == '\t')
+			line++;
+		if (*line != '=')
+			continue;
+		config_value(line + 1, value, sizeof(value));
+		if (!value[0])
+			continue;
+		if (strcmp(section, "core") == 0 && strcmp(key, "hookspath") == 0)
+			r = config_path(s, value, worktree_host);
+		else if ((strcmp(section, "include") == 0 || strcmp(section, "includeif") == 0) &&
+		         strcmp(key, "path") == 0)
+			r = config_path(s, value, gitdir_host);
+	}
+	return r;
+}
+
 /* A host directory with no .git of its own: is it inside a repository? Then a .git made in
  * it is the one git finds there first. */
 static bool inside_repo(const char *host)
@@ -545,7 +658,18 @@ static int survey_top(struct survey *s, const char *sandbox, bool workspace)
 		snprintf(head, sizeof(head), "%s/HEAD", hb);
 		if (r >= 0)
 			r = add_later(s, &s->out->heads, &s->out->n_heads, head);
-		return r < 0 ? r : survey_gitdir(s, sb, hb, GITDIR_MAIN, true, 0);
+		if (r >= 0)
+			r = survey_gitdir(s, sb, hb, GITDIR_MAIN, true, 0);
+		if (r >= 0) {
+			_cleanup_close_ int g =
+			    openat(dir, ".git", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+
+			if (g >= 0)
+				r = survey_config(s, g, "config", hb, host);
+			if (g >= 0 && r >= 0)
+				r = survey_config(s, g, "config.worktree", hb, host);
+		}
+		return r;
 	}
 	if (S_ISREG(st.st_mode)) {
 		/* a worktree or submodule checkout: .git names its git dir */

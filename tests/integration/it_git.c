@@ -49,7 +49,8 @@ static void host_sh(const char *script)
 /*
  * t/ws: a repository with a commit, a submodule's git dir (.git/modules/sub, its config and
  * hooks), and a linked worktree t/wt (.git/worktrees/wt, given a config.worktree); t/up.git a
- * bare upstream; t/ws/decoy, a folder to rename over .git.
+ * bare upstream; t/ws/decoy, a folder to rename over .git; hooks in the working tree (husky's
+ * .husky, which core.hooksPath names).
  */
 static void setup(void)
 {
@@ -63,8 +64,10 @@ static void setup(void)
 	            "%s worktree add -q %s; mkdir -p .git/modules/sub/hooks; "
 	            "echo 'ref: refs/heads/main' > .git/modules/sub/HEAD; "
 	            "echo '[core]' > .git/modules/sub/config; "
-	            "echo '[core]' > .git/worktrees/wt/config.worktree; mkdir decoy",
-	            git, up, git, ws, ws, git, git, git, up, git, git, wt));
+	            "echo '[core]' > .git/worktrees/wt/config.worktree; mkdir decoy; "
+	            "%s config core.hooksPath .husky; mkdir .husky; "
+	            "echo '# husky' > .husky/pre-commit",
+	            git, up, git, ws, ws, git, git, git, up, git, git, wt, git));
 	setenv("HOME", t, 1);
 }
 
@@ -77,8 +80,8 @@ static char *probes(void)
 	    "create %s/.git/modules/sub/hooks/post-checkout write %s/.git/modules/sub/config "
 	    "write %s/.git/worktrees/wt/config.worktree write %s/.git/worktrees/wt/commondir "
 	    "write %s/.git/worktrees/wt/gitdir write %s/.git rename %s/.git %s/x "
-	    "create %s/.git/commondir",
-	    it_self(), ws, ws, ws, ws, ws, ws, ws, ws, ws, ws, ws, wt, wt, wt, ws);
+	    "write %s/.husky/pre-commit create %s/.git/commondir",
+	    it_self(), ws, ws, ws, ws, ws, ws, ws, ws, ws, ws, ws, wt, wt, wt, ws, ws);
 }
 
 /* ro: what a write to a read-only control file gives; busy: what renaming a guard gives */
@@ -94,6 +97,8 @@ static void expect_probes(const struct it_run *r, const char *ro, const char *bu
 	IT_EXPECT_CONTAINS(r->out, fmt("write %s/.git/worktrees/wt/config.worktree => %s", ws, ro));
 	IT_EXPECT_CONTAINS(r->out, fmt("write %s/.git/worktrees/wt/commondir => %s", ws, ro));
 	IT_EXPECT_CONTAINS(r->out, fmt("write %s/.git/worktrees/wt/gitdir => %s", ws, ro));
+	/* hooks in the working tree, which the (read-only) config names */
+	IT_EXPECT_CONTAINS(r->out, fmt("write %s/.husky/pre-commit => %s", ws, ro));
 	/* the linked worktree's .git file */
 	IT_EXPECT_CONTAINS(r->out, fmt("write %s/.git => %s", wt, ro));
 	IT_EXPECT_CONTAINS(r->out, fmt("rename %s/.git => %s", wt, busy));
