@@ -30,7 +30,9 @@ int sbx_guards_prune(struct sbx_plan *plan, struct sbx_error *err);
  * renamed, removed or replaced: EBUSY), and read-only every file and folder git reads to find
  * hooks, a config or another git dir that exists at launch: config, config.worktree, hooks/,
  * commondir, and the same beneath modules/ (submodules' git dirs, nested) and worktrees/
- * (with their gitdir); a .git file, and the git dir it names where a writable bind shows it.
+ * (with their gitdir); a .git file, and the git dir it names where a writable bind shows it;
+ * each submodule's checkout (the gitlinks of the index); and where the config sends git for
+ * hooks or more config (core.hooksPath, include.path).
  *
  * What mounts cannot guard: a name that does not exist at launch in a folder git must be able
  * to write (.git/commondir in an ordinary repository; hooks/ or config.worktree where absent;
@@ -48,6 +50,11 @@ struct sbx_gitguard {
 	size_t n_appear;
 	char **heads; /* .git/HEAD files: still valid after the run? */
 	size_t n_heads;
+	char **indexes; /* each repository's .git/index, and the gitlinks (submodules) it held at
+	                   launch, '\n'-separated: a gitlink added during the run makes git run
+	                   git in that folder, with its own config, at the next git status */
+	char **links;
+	size_t n_indexes;
 	char **watch; /* folders whose entries are compared after the run (modules/, worktrees/) */
 	char **seen;  /* for each of watch: its entries at launch, '\n'-separated */
 	size_t n_watch;

@@ -21,6 +21,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/openat2.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,6 +42,7 @@ static const char why_ro[] = "git control file";
 #define GIT_MAX_VISITED 64 /* git dirs surveyed by one survey */
 
 struct survey {
+	int top_depth;                  /* submodules' checkouts surveyed within one another */
 	char *visited[GIT_MAX_VISITED]; /* host paths of the git dirs surveyed */
 	size_t n_visited;
 	struct sbx_spec *spec;
@@ -62,6 +64,12 @@ void sbx_gitguard_clear(struct sbx_gitguard *g)
 	for (size_t i = 0; i < g->n_heads; i++)
 		free(g->heads[i]);
 	free(g->heads);
+	for (size_t i = 0; i < g->n_indexes; i++) {
+		free(g->indexes[i]);
+		free(g->links[i]);
+	}
+	free(g->indexes);
+	free(g->links);
 	for (size_t i = 0; i < g->n_watch; i++) {
 		free(g->watch[i]);
 		free(g->seen[i]);
@@ -588,6 +596,160 @@ static int survey_config(struct survey *s, int gitdir, const char *name, const c
 	return r;
 }
 
+#define INDEX_MAX (256u << 20) /* an index larger than this is not read */
+
+static uint32_t be32(const unsigned char *p)
+{
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+/*
+ * The paths of the gitlinks (mode 160000: submodules) in a git index, '\n'-separated and
+ * '\n'-led ("\nsub\nlib/x\n"), or NULL if it cannot be read. Index versions 2, 3 and 4
+ * (gitformat-index(5)): 40 bytes of stat data, mode at byte 24, the object name (hashsz
+ * bytes), 16 bits of flags (and 16 more in version 3 when the extended bit is set), then the
+ * path: NUL-terminated and padded to a multiple of 8 in versions 2 and 3, prefix-compressed
+ * against the previous path in version 4.
+ */
+static char *index_gitlinks(const char *file, size_t hashsz)
+{
+	_cleanup_free_ unsigned char *buf = NULL;
+	_cleanup_free_ char *out = NULL;
+	char name[SBX_PATH_MAX];
+	size_t len = 0, cap = 0, have = 1, pos = 12, prev = 0;
+	uint32_t version, count;
+	struct stat st;
+	int fd = open(file, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+
+	if (fd < 0)
+		return NULL;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size < 12 ||
+	    (unsigned long long)st.st_size > INDEX_MAX || !(buf = malloc((size_t)st.st_size))) {
+		close(fd);
+		return NULL;
+	}
+	while (len < (size_t)st.st_size) {
+		ssize_t n = read(fd, buf + len, (size_t)st.st_size - len);
+
+		if (n <= 0)
+			break;
+		len += (size_t)n;
+	}
+	close(fd);
+	if (len < 12 || memcmp(buf, "DIRC", 4) != 0)
+		return NULL;
+	version = be32(buf + 4);
+	count = be32(buf + 8);
+	if (version < 2 || version > 4)
+		return NULL;
+	out = malloc(2);
+	if (!out)
+		return NULL;
+	cap = 2;
+	out[0] = '\n';
+	out[1] = '\0';
+	name[0] = '\0';
+	for (uint32_t e = 0; e < count; e++) {
+		size_t start = pos, fixed = 40 + hashsz + 2, nlen;
+		uint32_t mode;
+		uint16_t flags;
+
+		if (pos + fixed > len)
+			return NULL;
+		mode = be32(buf + pos + 24);
+		flags = (uint16_t)(buf[pos + 40 + hashsz] << 8 | buf[pos + 41 + hashsz]);
+		pos += fixed;
+		if (version >= 3 && (flags & 0x4000))
+			pos += 2;
+		if (version == 4) {
+			/* varint: bytes to drop from the end of the previous name */
+			size_t drop = 0;
+			unsigned char c;
+
+			do {
+				if (pos >= len)
+					return NULL;
+				c = buf[pos++];
+				drop = (drop << 7) | (c & 127);
+				if (c & 128)
+					drop++;
+			} while ((c & 128) && drop < SBX_PATH_MAX);
+			if (drop > prev)
+				return NULL;
+			prev -= drop;
+		} else {
+			prev = 0;
+		}
+		nlen = strnlen((const char *)buf + pos, len - pos);
+		if (pos + nlen >= len || prev + nlen >= sizeof(name))
+			return NULL;
+		memcpy(name + prev, buf + pos, nlen);
+		prev += nlen;
+		name[prev] = '\0';
+		pos += nlen + 1;
+		if (version < 4)
+			pos = start + ((pos - start + 7) & ~(size_t)7);
+		if ((mode & 0170000) != 0160000)
+			continue;
+		while (have + prev + 2 > cap) {
+			char *grown = realloc(out, cap * 2 + prev + 2);
+
+			if (!grown)
+				return NULL;
+			out = grown;
+			cap = cap * 2 + prev + 2;
+		}
+		memcpy(out + have, name, prev);
+		have += prev;
+		out[have++] = '\n';
+		out[have] = '\0';
+	}
+	return TAKE_PTR(out);
+}
+
+/* Does a config name sha256 as the object format? (The index then holds 32-byte names.) */
+static bool sha256_repo(int gitdir)
+{
+	char buf[65536];
+	int fd = openat(gitdir, "config", O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return false;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return false;
+	buf[n] = '\0';
+	for (char *p = buf; *p; p++)
+		*p = (char)tolower((unsigned char)*p);
+	return strstr(buf, "objectformat") && strstr(buf, "sha256");
+}
+
+static int watch_index(struct survey *s, int gitdir, const char *gitdir_host)
+{
+	struct sbx_gitguard *g = s->out;
+	char file[SBX_PATH_MAX + 8];
+	char *links, **grown;
+
+	snprintf(file, sizeof(file), "%s/index", gitdir_host);
+	links = index_gitlinks(file, sha256_repo(gitdir) ? 32 : 20);
+	if (!links)
+		links = strdup("\n"); /* none yet, or not readable now: compared after the run */
+	grown = links ? realloc(g->indexes, (g->n_indexes + 1) * sizeof(*grown)) : NULL;
+	if (grown)
+		g->indexes = grown;
+	grown = grown ? realloc(g->links, (g->n_indexes + 1) * sizeof(*grown)) : NULL;
+	if (grown)
+		g->links = grown;
+	if (!grown || !(g->indexes[g->n_indexes] = strdup(file))) {
+		free(links);
+		return sbx_error_set(s->err, SBX_ERR_SETUP, ENOMEM, "out of memory");
+	}
+	g->links[g->n_indexes++] = links;
+	return 0;
+}
+
 /* A host directory with no .git of its own: is it inside a repository? Then a .git made in
  * it is the one git finds there first. */
 static bool inside_repo(const char *host)
@@ -609,7 +771,7 @@ static bool inside_repo(const char *host)
 	}
 }
 
-/* One top: the workspace, or a writable bind's target. */
+/* One top: the workspace, a writable bind's target, or a submodule's checkout. */
 static int survey_top(struct survey *s, const char *sandbox, bool workspace)
 {
 	const struct sbx_plan_op *cov = sbx_plan_guarded_by(s->plan, sandbox);
@@ -668,6 +830,27 @@ static int survey_top(struct survey *s, const char *sandbox, bool workspace)
 				r = survey_config(s, g, "config", hb, host);
 			if (g >= 0 && r >= 0)
 				r = survey_config(s, g, "config.worktree", hb, host);
+			if (g >= 0 && r >= 0)
+				r = watch_index(s, g, hb);
+			/* its submodules' checkouts: each .git (a file naming a git dir under
+			 * modules/, or a git dir of its own) as this one */
+			if (r >= 0 && s->top_depth < GIT_MAX_DEPTH && s->out->n_indexes) {
+				const char *links = s->out->links[s->out->n_indexes - 1];
+
+				s->top_depth++;
+				for (const char *p = links + 1; r >= 0 && *p;) {
+					const char *end = strchr(p, '\n');
+					char sub[SBX_PATH_MAX];
+
+					if (!end)
+						break;
+					if ((size_t)snprintf(sub, sizeof(sub), "%s/%.*s", sandbox,
+					                     (int)(end - p), p) < sizeof(sub))
+						r = survey_top(s, sub, false);
+					p = end + 1;
+				}
+				s->top_depth--;
+			}
 		}
 		return r;
 	}
@@ -802,6 +985,44 @@ size_t sbx_gitguard_after(const struct sbx_gitguard *g, void (*report)(const cha
 		    g->heads[i]);
 		report(line, ctx);
 		found++;
+	}
+	for (size_t i = 0; i < g->n_indexes; i++) {
+		char *dir = strdup(g->indexes[i]), *slash;
+		_cleanup_free_ char *now = NULL;
+		int gd;
+
+		if (!dir)
+			continue;
+		slash = strrchr(dir, '/');
+		if (slash)
+			*slash = '\0';
+		gd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		now = index_gitlinks(g->indexes[i], gd >= 0 && sha256_repo(gd) ? 32 : 20);
+		if (gd >= 0)
+			close(gd);
+		for (char *p = now ? now + 1 : NULL; p && *p;) {
+			char *end = strchr(p, '\n'), key[SBX_PATH_MAX + 2];
+
+			if (!end)
+				break;
+			snprintf(key, sizeof(key), "\n%.*s\n", (int)(end - p), p);
+			if (!strstr(g->links[i], key)) {
+				/* the working tree is the folder that holds .git */
+				char *top = strrchr(dir, '/');
+
+				snprintf(
+				    line, sizeof(line),
+				    "git: %.*s/%.*s was made a submodule during the run (a gitlink "
+				    "in %s): git status and other commands run git there, with its "
+				    "own config and hooks: look at it before running git here",
+				    top ? (int)(top - dir) : 0, dir, (int)(end - p), p,
+				    g->indexes[i]);
+				report(line, ctx);
+				found++;
+			}
+			p = end + 1;
+		}
+		free(dir);
 	}
 	for (size_t i = 0; i < g->n_watch; i++) {
 		DIR *d = opendir(g->watch[i]);

@@ -50,7 +50,8 @@ static void host_sh(const char *script)
  * t/ws: a repository with a commit, a submodule's git dir (.git/modules/sub, its config and
  * hooks), and a linked worktree t/wt (.git/worktrees/wt, given a config.worktree); t/up.git a
  * bare upstream; t/ws/decoy, a folder to rename over .git; hooks in the working tree (husky's
- * .husky, which core.hooksPath names).
+ * .husky, which core.hooksPath names); a real submodule at t/ws/lib (its .git a file naming
+ * .git/modules/lib).
  */
 static void setup(void)
 {
@@ -66,8 +67,9 @@ static void setup(void)
 	            "echo '[core]' > .git/modules/sub/config; "
 	            "echo '[core]' > .git/worktrees/wt/config.worktree; mkdir decoy; "
 	            "%s config core.hooksPath .husky; mkdir .husky; "
-	            "echo '# husky' > .husky/pre-commit",
-	            git, up, git, ws, ws, git, git, git, up, git, git, wt, git));
+	            "echo '# husky' > .husky/pre-commit; %s submodule add -q %s lib; "
+	            "%s commit -qm lib",
+	            git, up, git, ws, ws, git, git, git, up, git, git, wt, git, git, up, git));
 	setenv("HOME", t, 1);
 }
 
@@ -80,8 +82,9 @@ static char *probes(void)
 	    "create %s/.git/modules/sub/hooks/post-checkout write %s/.git/modules/sub/config "
 	    "write %s/.git/worktrees/wt/config.worktree write %s/.git/worktrees/wt/commondir "
 	    "write %s/.git/worktrees/wt/gitdir write %s/.git rename %s/.git %s/x "
-	    "write %s/.husky/pre-commit create %s/.git/commondir",
-	    it_self(), ws, ws, ws, ws, ws, ws, ws, ws, ws, ws, ws, wt, wt, wt, ws, ws);
+	    "write %s/.husky/pre-commit write %s/lib/.git write %s/.git/modules/lib/config "
+	    "create %s/.git/commondir",
+	    it_self(), ws, ws, ws, ws, ws, ws, ws, ws, ws, ws, ws, wt, wt, wt, ws, ws, ws, ws);
 }
 
 /* ro: what a write to a read-only control file gives; busy: what renaming a guard gives */
@@ -99,6 +102,9 @@ static void expect_probes(const struct it_run *r, const char *ro, const char *bu
 	IT_EXPECT_CONTAINS(r->out, fmt("write %s/.git/worktrees/wt/gitdir => %s", ws, ro));
 	/* hooks in the working tree, which the (read-only) config names */
 	IT_EXPECT_CONTAINS(r->out, fmt("write %s/.husky/pre-commit => %s", ws, ro));
+	/* a submodule's checkout and its git dir */
+	IT_EXPECT_CONTAINS(r->out, fmt("write %s/lib/.git => %s", ws, ro));
+	IT_EXPECT_CONTAINS(r->out, fmt("write %s/.git/modules/lib/config => %s", ws, ro));
 	/* the linked worktree's .git file */
 	IT_EXPECT_CONTAINS(r->out, fmt("write %s/.git => %s", wt, ro));
 	IT_EXPECT_CONTAINS(r->out, fmt("rename %s/.git => %s", wt, busy));
@@ -112,12 +118,21 @@ static void test_control_surface_namespaces(void)
 
 	setup();
 	{
-		const char *cmd[] = {"/bin/sh", "-c", probes(), NULL};
+		/* and a repository of the worker's own registered as a submodule: git would run
+		 * git in it, with its config, at the next git status */
+		char *script = fmt("cd %s; export GIT_CONFIG_NOSYSTEM=1; git update-index --add "
+		                   "--cacheinfo 160000,$(git rev-parse HEAD),evil; %s",
+		                   ws, probes());
+		const char *cmd[] = {"/bin/sh", "-c", script, NULL};
 
 		it_run_in(&r, opts, cmd);
 	}
 	IT_EXPECT_INT(r.status, 0);
 	expect_probes(&r, "EROFS", "EBUSY");
+	IT_EXPECT_CONTAINS(r.err, fmt("sbx: warning: git: %s/evil was made a submodule during the "
+	                              "run",
+	                              ws));
+	IT_EXPECT_NOT_CONTAINS(r.err, fmt("%s/lib was made a submodule", ws));
 	/* the hard case: a name that does not exist in a .git git must write */
 	IT_EXPECT_CONTAINS(r.out, fmt("create %s/.git/commondir => ok", ws));
 	/* said once at launch, and named after the run */
