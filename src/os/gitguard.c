@@ -538,11 +538,14 @@ static void config_value(const char *in, char *out, size_t size)
 	out[n] = '\0';
 }
 
-static int survey_config(struct survey *s, int gitdir, const char *name, const char *gitdir_host,
+/* A config file (name in dir; dir AT_FDCWD and a path for the user's own, which may be a
+ * symlink a dotfiles manager made), its include paths relative to base. */
+static int survey_config(struct survey *s, int dir, const char *name, const char *base,
                          const char *worktree_host)
 {
 	char buf[65536], section[128] = "";
-	int fd = openat(gitdir, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	int fd = openat(dir, name,
+	                O_RDONLY | O_NONBLOCK | O_CLOEXEC | (dir == AT_FDCWD ? 0 : O_NOFOLLOW));
 	ssize_t n;
 	int r = 0;
 
@@ -591,7 +594,36 @@ static int survey_config(struct survey *s, int gitdir, const char *name, const c
 			r = config_path(s, value, worktree_host);
 		else if ((strcmp(section, "include") == 0 || strcmp(section, "includeif") == 0) &&
 		         strcmp(key, "path") == 0)
-			r = config_path(s, value, gitdir_host);
+			r = config_path(s, value, base);
+	}
+	return r;
+}
+
+/*
+ * The user's and the system's configs apply to every repository: a core.hooksPath there that
+ * is relative (".githooks") names a folder in each working tree. Read where git reads them
+ * (git-config(1), FILES), as the caller.
+ */
+static int survey_global_configs(struct survey *s, const char *worktree_host)
+{
+	const char *home = getenv("HOME"), *xdg = getenv("XDG_CONFIG_HOME");
+	char file[SBX_PATH_MAX + 16], dir[SBX_PATH_MAX];
+	int r = 0;
+
+	if (getenv("GIT_CONFIG_NOSYSTEM") == NULL)
+		r = survey_config(s, AT_FDCWD, "/etc/gitconfig", "/etc", worktree_host);
+	if (r >= 0 && xdg && xdg[0] == '/') {
+		snprintf(dir, sizeof(dir), "%s/git", xdg);
+		snprintf(file, sizeof(file), "%s/config", dir);
+		r = survey_config(s, AT_FDCWD, file, dir, worktree_host);
+	} else if (r >= 0 && home && home[0] == '/') {
+		snprintf(dir, sizeof(dir), "%s/.config/git", home);
+		snprintf(file, sizeof(file), "%s/config", dir);
+		r = survey_config(s, AT_FDCWD, file, dir, worktree_host);
+	}
+	if (r >= 0 && home && home[0] == '/') {
+		snprintf(file, sizeof(file), "%s/.gitconfig", home);
+		r = survey_config(s, AT_FDCWD, file, home, worktree_host);
 	}
 	return r;
 }
@@ -830,6 +862,8 @@ static int survey_top(struct survey *s, const char *sandbox, bool workspace)
 				r = survey_config(s, g, "config", hb, host);
 			if (g >= 0 && r >= 0)
 				r = survey_config(s, g, "config.worktree", hb, host);
+			if (r >= 0)
+				r = survey_global_configs(s, host);
 			if (g >= 0 && r >= 0)
 				r = watch_index(s, g, hb);
 			/* its submodules' checkouts: each .git (a file naming a git dir under
@@ -888,6 +922,24 @@ int sbx_gitguard_survey(struct sbx_spec *spec, const struct sbx_plan *plan,
 		if (m->kind == SBX_MOUNT_BIND && !m->readonly &&
 		    (!spec->workspace || strcmp(m->target, spec->workspace) != 0))
 			r = survey_top(&s, m->target, false);
+	}
+	/* The user's own git config applies to every repository: where a writable mount shows
+	 * it (a sandbox of the home folder), it is read-only, or named if absent. */
+	if (r >= 0) {
+		const char *home = getenv("HOME"), *xdg = getenv("XDG_CONFIG_HOME");
+		char file[SBX_PATH_MAX + 16];
+
+		if (home && home[0] == '/') {
+			snprintf(file, sizeof(file), "%s/.gitconfig", home);
+			r = config_path(&s, file, "/");
+		}
+		if (r >= 0 && ((xdg && xdg[0] == '/') || (home && home[0] == '/'))) {
+			if (xdg && xdg[0] == '/')
+				snprintf(file, sizeof(file), "%s/git/config", xdg);
+			else
+				snprintf(file, sizeof(file), "%s/.config/git/config", home);
+			r = config_path(&s, file, "/");
+		}
 	}
 	for (size_t i = 0; i < s.n_visited; i++)
 		free(s.visited[i]);

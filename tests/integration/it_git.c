@@ -221,9 +221,15 @@ static void test_dry_run_and_opt_out(void)
 	char *prof = fmt("%s/open.yaml", it_tmpdir());
 
 	setup();
+	/* the user's own config (HOME is t here, which the sandbox shows writable), and a
+	 * relative core.hooksPath there, which names a folder in every working tree */
+	it_write_file(fmt("%s/.gitconfig", t), "[core]\n\thooksPath = .githooks\n");
+	IT_EXPECT_INT(mkdir(fmt("%s/.githooks", ws), 0755), 0);
 	it_sbxv(&r, "run", "-v", t, "-w", ws, "--backend", "namespaces", "--dry-run", "--",
 	        "/bin/true", NULL);
 	IT_EXPECT_INT(r.status, 0);
+	IT_EXPECT_CONTAINS(r.out, fmt("%s/.gitconfig <- %s/.gitconfig  (git control file)", t, t));
+	IT_EXPECT_CONTAINS(r.out, fmt("%s/.githooks <- %s/.githooks  (git control file)", ws, ws));
 	IT_EXPECT_CONTAINS(r.out, fmt("%s/.git <- %s/.git  (git directory, pinned", ws, ws));
 	IT_EXPECT_CONTAINS(r.out,
 	                   fmt("%s/.git/config <- %s/.git/config  (git control file)", ws, ws));
