@@ -827,9 +827,10 @@ static int survey_top(struct survey *s, const char *sandbox, bool workspace)
 		return 0;
 	if (fstatat(dir, ".git", &st, AT_SYMLINK_NOFOLLOW) < 0) {
 		/* a workspace inside a repository (a subfolder of a checkout): a .git made in
-		 * it is the one git finds there first */
+		 * it is the one git finds there first. Named after the run if it appears (not
+		 * warned of at launch: every run in a subfolder would say it). */
 		if (errno == ENOENT && workspace && inside_repo(host))
-			return add_absent(s, hb, false);
+			return add_later(s, &s->out->appear, &s->out->n_appear, hb);
 		return 0;
 	}
 	s->out->n_repos++;
