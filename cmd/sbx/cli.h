@@ -111,8 +111,10 @@ int sbx_cli_guard_plan(struct sbx_spec *spec, const struct sbx_host *host, struc
  * the backend is settled). */
 int sbx_cli_guard_limits(const struct sbx_cli_run *run, struct sbx_plan *plan,
                          const struct sbx_gitguard *git, struct sbx_error *err);
-/* The one line at launch naming what of git's control surface cannot be guarded. */
-void sbx_cli_guard_warn(FILE *f, const struct sbx_plan *plan, const struct sbx_gitguard *git);
+/* The one line at launch naming what of git's control surface cannot be guarded (again: a
+ * fallback to the landlock backend in the same launch, which only adds its note). */
+void sbx_cli_guard_warn(FILE *f, const struct sbx_plan *plan, const struct sbx_gitguard *git,
+                        bool again);
 /* After the run: name what appeared in git's control surface. */
 void sbx_cli_guard_after(FILE *f, const struct sbx_gitguard *git);
 

@@ -52,7 +52,8 @@ int sbx_cli_guard_limits(const struct sbx_cli_run *run, struct sbx_plan *plan,
 	return r;
 }
 
-void sbx_cli_guard_warn(FILE *f, const struct sbx_plan *plan, const struct sbx_gitguard *git)
+void sbx_cli_guard_warn(FILE *f, const struct sbx_plan *plan, const struct sbx_gitguard *git,
+                        bool again)
 {
 	char line[8192];
 
@@ -62,7 +63,9 @@ void sbx_cli_guard_warn(FILE *f, const struct sbx_plan *plan, const struct sbx_g
 		      "above it takes no new entries; a profile with 'protect_git: false' leaves "
 		      "them writable\n",
 		      f);
-	if (git && sbx_gitguard_warning(git, plan->backend_landlock, line, sizeof(line)))
+	/* again: the same launch falling back to the landlock backend, which keeps more of
+	 * .git (read-only whole) than the line said already */
+	if (!again && git && sbx_gitguard_warning(git, plan->backend_landlock, line, sizeof(line)))
 		fprintf(f, "sbx: warning: %s\n", line);
 }
 

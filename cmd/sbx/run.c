@@ -818,7 +818,7 @@ int sbx_cmd_run(int argc, char **argv)
 	warn_not_enforced(&run, plan);
 	sbx_cli_print_notes(stderr, run.profile, plan);
 	if (!run.dry_run)
-		sbx_cli_guard_warn(stderr, plan, &git);
+		sbx_cli_guard_warn(stderr, plan, &git, false);
 	if (run.dry_run) {
 		sbx_cli_print_plan(stdout, plan, run.argv, run.json);
 		if (!run.json && run.spec->n_hide_globs)
@@ -855,7 +855,7 @@ int sbx_cmd_run(int argc, char **argv)
 			fprintf(stderr, "sbx: note: %s; running with the landlock backend\n",
 			        first.msg);
 			warn_not_enforced(&run, plan);
-			sbx_cli_guard_warn(stderr, plan, &git);
+			sbx_cli_guard_warn(stderr, plan, &git, true);
 			r = sbx_launch(plan, run.argv, &status, &err);
 		}
 	}
