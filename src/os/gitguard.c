@@ -104,13 +104,13 @@ static int add_absent(struct survey *s, const char *host, bool pinned)
 			return 0;
 		}
 	grown = copy ? realloc(g->absent_pinned, (g->n_absent + 1) * sizeof(*grown)) : NULL;
-	if (!grown || push(&g->absent, g->n_absent, copy) < 0) {
-		if (!grown)
-			free(copy);
+	if (grown)
+		g->absent_pinned = grown;
+	else
+		free(copy);
+	if (!grown || push(&g->absent, g->n_absent, copy) < 0)
 		return sbx_error_set(s->err, SBX_ERR_SETUP, ENOMEM, "out of memory");
-	}
-	g->absent_pinned = grown;
-	grown[g->n_absent++] = pinned;
+	g->absent_pinned[g->n_absent++] = pinned;
 	return 0;
 }
 
@@ -1078,25 +1078,36 @@ size_t sbx_gitguard_after(const struct sbx_gitguard *g, void (*report)(const cha
 		free(dir);
 	}
 	for (size_t i = 0; i < g->n_watch; i++) {
-		DIR *d = opendir(g->watch[i]);
+		/* not followed if it is a symlink now: that is what is reported */
+		int fd = open(g->watch[i], O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
 		struct dirent *de;
+		size_t here = 0;
 
-		while (d && (de = readdir(d))) {
-			char key[NAME_MAX + 3];
+		if (!d) {
+			if (fd >= 0)
+				close(fd);
+			snprintf(
+			    line, sizeof(line),
+			    "git: %s is no longer the folder it was at launch: look at it before "
+			    "running git there",
+			    g->watch[i]);
+			report(line, ctx);
+			found++;
+			continue;
+		}
+		while ((de = readdir(d))) {
+			char key[NAME_MAX + 3], mid[NAME_MAX + 4];
 
 			if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
 				continue;
+			/* entries are '\n'-terminated: a leading "NAME\n" or a "\nNAME\n" */
 			snprintf(key, sizeof(key), "%s\n", de->d_name);
-			/* entries are '\n'-terminated: look for "\nNAME\n" or a leading "NAME\n" */
-			if (strncmp(g->seen[i], key, strlen(key)) == 0)
+			snprintf(mid, sizeof(mid), "\n%s", key);
+			if (strncmp(g->seen[i], key, strlen(key)) == 0 || strstr(g->seen[i], mid))
 				continue;
-			{
-				char mid[NAME_MAX + 4];
-
-				snprintf(mid, sizeof(mid), "\n%s", key);
-				if (strstr(g->seen[i], mid))
-					continue;
-			}
+			if (++here > 8)
+				continue; /* counted below, not each named */
 			snprintf(
 			    line, sizeof(line),
 			    "git: %s/%s appeared during the run: a git dir (a submodule's or a "
@@ -1104,10 +1115,14 @@ size_t sbx_gitguard_after(const struct sbx_gitguard *g, void (*report)(const cha
 			    "before running git there",
 			    g->watch[i], de->d_name);
 			report(line, ctx);
-			found++;
 		}
-		if (d)
-			closedir(d);
+		closedir(d);
+		if (here > 8) {
+			snprintf(line, sizeof(line), "git: and %zu more appeared in %s", here - 8,
+			         g->watch[i]);
+			report(line, ctx);
+		}
+		found += here;
 	}
 	return found;
 }
