@@ -9,6 +9,7 @@
  * covers there.
  */
 #include <fcntl.h>
+#include <libgen.h>
 #include <link.h>
 #include <stdarg.h>
 #include <sys/stat.h>
@@ -207,10 +208,40 @@ static void test_landlock_backend_says_the_limit(void)
 	                              ws));
 }
 
+/* A nested sandbox's own profile denies execute on uploads/: its noexec mount is the child's
+ * (a nested sandbox builds its own mount namespace), and the loader fails there too. */
+static void test_loader_refused_nested(void)
+{
+	char *parent, *script, vsbx[4200], sbxdir[4096];
+	struct it_run r;
+
+	setup();
+	IT_EXPECT_INT(mkdir(fmt("%s/cache", ws), 0755), 0);
+	parent = fmt("%s/parent.yaml", it_tmpdir());
+	it_write_file(parent, "version: 1\nname: parent\nnesting: true\n");
+	snprintf(sbxdir, sizeof(sbxdir), "%s", it_sbx_path());
+	snprintf(vsbx, sizeof(vsbx), "%s:ro", dirname(sbxdir));
+	script = fmt("%s run -p %s -w %s -v %s:ro --backend namespaces -- /bin/sh -c '%s "
+	             "%s/uploads/tool; echo loader=$?; %s --probe mmap-exec %s/uploads/tool'",
+	             it_sbx_path(), profile, ws, it_self_dir(), loader, ws, it_self(), ws);
+	{
+		const char *opts[] = {"-p", parent, "-v", it_tmpdir(), "-v", vsbx, NULL};
+		const char *cmd[] = {"/bin/sh", "-c", script, NULL};
+
+		it_run_in(&r, opts, cmd);
+	}
+	if (r.status != 0)
+		it_fail(__FILE__, __LINE__, "status %d:\n%s%s", r.status, r.out, r.err);
+	IT_EXPECT_CONTAINS(r.out, fmt("mmap-exec %s/uploads/tool => EPERM", ws));
+	IT_EXPECT_NOT_CONTAINS(r.out, "loader=0\n");
+	IT_EXPECT_CONTAINS(r.err, "failed to map segment");
+}
+
 int main(int argc, char **argv)
 {
 	static const struct it_case cases[] = {
 	    IT_CASE(test_loader_refused_namespaces),
+	    IT_CASE(test_loader_refused_nested),
 	    IT_CASE(test_dry_run_says_namespaces),
 	    IT_CASE(test_landlock_backend_says_the_limit),
 	};
