@@ -162,6 +162,10 @@ int sbx_cmd_check(int argc, char **argv)
 			all_allowed &= d.allow;
 			printf("%-5s %-7s %s  %s\n", d.allow ? "allow" : "deny", sbx_op_name(bit),
 			       argv[i], sbx_decision_format(&d, why, sizeof(why)));
+			/* what a denial of execute holds: execve only, or a loader's mmap too */
+			if (bit == SBX_OP_EXECUTE &&
+			    sbx_policy_exec_note(&pv, &d, why, sizeof(why)))
+				fprintf(stderr, "sbx: note: %s\n", why);
 		}
 	}
 	status = all_allowed ? 0 : 1;

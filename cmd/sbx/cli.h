@@ -112,6 +112,25 @@ int sbx_cli_origin(bool *parent_unknown, struct sbx_error *err);
 /* The parent of the sandbox an effective spec describes, in words (json: one word). */
 const char *sbx_cli_parent_words(const struct sbx_nest *n, bool json);
 
+/* ---- guards (guard_cli.c) ---- */
+
+struct sbx_gitguard;
+
+/* Survey git's control surface (guard.h), plan again with its guards if it added any, and
+ * drop the guards the host lacks. */
+int sbx_cli_guard_plan(struct sbx_spec *spec, const struct sbx_host *host, struct sbx_plan **plan,
+                       struct sbx_gitguard *git, struct sbx_error *err);
+/* plan->limits: execute denials Landlock holds alone, git files that cannot be guarded (once
+ * the backend is settled). */
+int sbx_cli_guard_limits(const struct sbx_cli_run *run, struct sbx_plan *plan,
+                         const struct sbx_gitguard *git, struct sbx_error *err);
+/* The one line at launch naming what of git's control surface cannot be guarded (again: a
+ * fallback to the landlock backend in the same launch, which only adds its note). */
+void sbx_cli_guard_warn(FILE *f, const struct sbx_plan *plan, const struct sbx_gitguard *git,
+                        bool again);
+/* After the run: name what appeared in git's control surface. */
+void sbx_cli_guard_after(FILE *f, const struct sbx_gitguard *git);
+
 /* ---- profiles (profile_cli.c) ---- */
 
 /* Host facts for the profile loader: variables and the search path. */

@@ -14,6 +14,7 @@
 #include "cli.h"
 #include "sbx/cleanup.h"
 #include "sbx/landlock.h"
+#include "sbx/guard.h"
 #include "sbx/nest.h"
 #include "sbx/policy.h"
 #include "sbx/probe.h"
@@ -234,7 +235,15 @@ int sbx_cli_nest_plan(const struct sbx_nest *parent, struct sbx_cli_run *run, st
 		if (!sbx_nest_system_allowed(child, host->entries[i].path))
 			host->entries[i].kind = SBX_HOST_ABSENT;
 	host->nested = true;
-	r = sbx_plan_build(spec, host, plan, err);
+	/* The guards the child's own policies ask for (a noexec subtree) only narrow it. */
+	for (size_t i = 0; r >= 0 && i < run->spec->n_guards; i++)
+		r = sbx_spec_add_guard(spec, run->spec->guards[i].path,
+		                       run->spec->guards[i].readonly, run->spec->guards[i].noexec,
+		                       run->spec->guards[i].why, err);
+	if (r >= 0)
+		r = sbx_plan_build(spec, host, plan, err);
+	if (r >= 0)
+		r = sbx_guards_prune(*plan, err);
 	if (r < 0)
 		return r;
 	/* What travels on is what was built, not what was asked. */

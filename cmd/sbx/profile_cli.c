@@ -16,9 +16,11 @@
 
 #include "cli.h"
 #include "sbx/cleanup.h"
+#include "sbx/guard.h"
 #include "sbx/path.h"
 #include "sbx/probe.h"
 #include "sbx/profile.h"
+#include "sbx/trust.h"
 
 extern char **environ;
 
@@ -93,6 +95,8 @@ int sbx_cli_profile_env_init(struct sbx_cli_profile_env *e, const char *workspac
 	    .search = e->search,
 	    .n_search = n,
 	    .exists = host_exists,
+	    /* only files that no one but the caller or root could have written */
+	    .read = sbx_trust_read,
 	};
 	return 0;
 }
@@ -179,7 +183,15 @@ int sbx_cli_build_view(const char *profile, const char *workspace, bool compile,
 	r = sbx_spec_finish(v->spec, err);
 	if (r < 0)
 		return r;
-	return sbx_plan_build(v->spec, &v->host, &v->plan, err);
+	r = sbx_plan_build(v->spec, &v->host, &v->plan, err);
+	if (r >= 0) {
+		/* as `sbx run` plans it: git's control surface guarded where the host has it */
+		struct sbx_gitguard git;
+
+		r = sbx_cli_guard_plan(v->spec, &v->host, &v->plan, &git, err);
+		sbx_gitguard_clear(&git);
+	}
+	return r;
 }
 
 void sbx_cli_view_clear(struct sbx_cli_view *v)

@@ -193,6 +193,7 @@ static void show(FILE *f, const struct sbx_profile *p, const struct sbx_spec *s)
 	fprintf(f, "network: %s\n", s->net == SBX_NET_HOST ? "host" : "none");
 	fprintf(f, "nesting: %s\n", s->nesting ? "true" : "false");
 	fprintf(f, "best_effort: %s\n", s->best_effort ? "true" : "false");
+	fprintf(f, "protect_git: %s\n", s->protect_git ? "true" : "false");
 	any = false;
 	for (size_t i = 0; i < s->n_mounts; i++) {
 		const struct sbx_mount *m = &s->mounts[i];

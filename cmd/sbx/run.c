@@ -9,6 +9,7 @@
 #include "cli.h"
 #include "sbx/cleanup.h"
 #include "sbx/globwalk.h"
+#include "sbx/guard.h"
 #include "sbx/landlock.h"
 #include "sbx/launch.h"
 #include "sbx/nest.h"
@@ -66,9 +67,13 @@ const char sbx_run_usage[] =
     "                           filter then allows namespaces and mounts\n"
     "\n" SBX_CLI_SECCOMP_USAGE "\n"
     "Other:\n"
-    "      --dry-run            print the plan and run nothing (no privilege needed)\n"
+    "      --dry-run            print the plan and run nothing (no privilege needed),\n"
+    "                           with what the kernel does not keep of it (limits)\n"
     "      --json               with --dry-run: print the plan as JSON\n"
     "  -h, --help               show this help\n"
+    "\n"
+    "Where a writable mount shows a git repository, .git cannot be renamed and the files\n"
+    "git reads to find hooks and config are read-only (profile key protect_git).\n"
     "\n"
     "Exit status: CMD's own; 128+N if CMD was killed by signal N; 125 if sbx failed or\n"
     "refused; 126 if CMD cannot be executed; 127 if CMD was not found.\n"
@@ -400,7 +405,8 @@ static void print_landlock(FILE *f, const struct sbx_ll_plan *ll, bool json);
 
 static const char *flag_words(unsigned flags, char *buf, size_t size)
 {
-	snprintf(buf, size, "%s%s%s%s", flags & SBX_PLAN_F_READONLY ? "ro" : "rw",
+	snprintf(buf, size, "%s%s%s%s%s", flags & SBX_PLAN_F_READONLY ? "ro" : "rw",
+	         flags & SBX_PLAN_F_NOEXEC ? ",noexec" : "",
 	         flags & SBX_PLAN_F_DEVICE ? ",dev" : "", flags & SBX_PLAN_F_IDMAP ? ",idmap" : "",
 	         flags & SBX_PLAN_F_OPTIONAL ? ",optional" : "");
 	return buf;
@@ -465,6 +471,10 @@ void sbx_cli_print_plan(FILE *f, const struct sbx_plan *plan, char *const *argv,
 		}
 		sbx_cli_print_seccomp(f, &plan->seccomp, false);
 		print_landlock(f, &plan->landlock, false);
+		if (plan->n_limits)
+			fprintf(f, "limits (what the kernel does not keep of the profile):\n");
+		for (size_t i = 0; i < plan->n_limits; i++)
+			fprintf(f, "  %s\n", plan->limits[i]);
 		fprintf(f, "environment:\n");
 		for (size_t i = 0; i < plan->n_env; i++)
 			fprintf(f, "  %s\n", plan->envp[i]);
@@ -508,8 +518,11 @@ void sbx_cli_print_plan(FILE *f, const struct sbx_plan *plan, char *const *argv,
 			fputs(o->kind == SBX_PLAN_SYMLINK ? ",\"link\":" : ",\"source\":", f);
 			sbx_json_string(f, o->source);
 		}
-		fprintf(f, ",\"readonly\":%s,\"device\":%s,\"idmap\":%s,\"optional\":%s",
+		fprintf(f,
+		        ",\"readonly\":%s,\"noexec\":%s,\"device\":%s,\"idmap\":%s,"
+		        "\"optional\":%s",
 		        o->flags & SBX_PLAN_F_READONLY ? "true" : "false",
+		        o->flags & SBX_PLAN_F_NOEXEC ? "true" : "false",
 		        o->flags & SBX_PLAN_F_DEVICE ? "true" : "false",
 		        o->flags & SBX_PLAN_F_IDMAP ? "true" : "false",
 		        o->flags & SBX_PLAN_F_OPTIONAL ? "true" : "false");
@@ -520,7 +533,13 @@ void sbx_cli_print_plan(FILE *f, const struct sbx_plan *plan, char *const *argv,
 	fputs("],\"seccomp\":", f);
 	sbx_cli_print_seccomp(f, &plan->seccomp, true);
 	print_landlock(f, &plan->landlock, true);
-	fputs(",\"env\":[", f);
+	fputs(",\"limits\":[", f);
+	for (size_t i = 0; i < plan->n_limits; i++) {
+		if (i)
+			fputc(',', f);
+		sbx_json_string(f, plan->limits[i]);
+	}
+	fputs("],\"env\":[", f);
 	for (size_t i = 0; i < plan->n_env; i++) {
 		if (i)
 			fputc(',', f);
@@ -789,6 +808,7 @@ int sbx_cmd_run(int argc, char **argv)
 	struct sbx_host host = {0};
 	struct sbx_error err = {0};
 	struct sbx_globwalk_stats walk = {0};
+	struct sbx_gitguard git = {0};
 	_cleanup_nest_ struct sbx_nest *parent = NULL;
 	bool parent_unknown = false;
 	int status = 125;
@@ -833,6 +853,9 @@ int sbx_cmd_run(int argc, char **argv)
 		r = run_globwalk(&run, &walk, &err);
 		if (r >= 0)
 			r = sbx_plan_build(run.spec, &host, &plan, &err);
+		/* git's control surface guarded; guards the host lacks dropped */
+		if (r >= 0)
+			r = sbx_cli_guard_plan(run.spec, &host, &plan, &git, &err);
 		if (r >= 0)
 			r = sbx_cli_nest_attach(run.spec, plan, parent_unknown, &err);
 	}
@@ -845,10 +868,14 @@ int sbx_cmd_run(int argc, char **argv)
 	if (r < 0)
 		goto fail;
 	r = sbx_cli_plan_landlock(&run, plan, stderr, &err);
+	if (r >= 0)
+		r = sbx_cli_guard_limits(&run, plan, &git, &err);
 	if (r < 0)
 		goto fail;
 	warn_not_enforced(&run, plan);
 	sbx_cli_print_notes(stderr, run.profile, plan);
+	if (!run.dry_run)
+		sbx_cli_guard_warn(stderr, plan, &git, false);
 	if (run.dry_run) {
 		sbx_cli_print_plan(stdout, plan, run.argv, run.json);
 		if (!run.json && run.spec->n_hide_globs)
@@ -873,25 +900,33 @@ int sbx_cmd_run(int argc, char **argv)
 		plan = NULL;
 		r = sbx_plan_build(run.spec, &host, &plan, &err);
 		if (r >= 0)
+			r = sbx_guards_prune(plan, &err);
+		if (r >= 0)
 			r = sbx_cli_nest_attach(run.spec, plan, parent_unknown, &err);
 		if (r >= 0)
 			r = sbx_cli_pick_backend(&run, plan, false, &first, &err);
 		if (r >= 0)
 			r = sbx_cli_plan_landlock(&run, plan, stderr, &err);
+		if (r >= 0)
+			r = sbx_cli_guard_limits(&run, plan, &git, &err);
 		if (r >= 0) {
 			fprintf(stderr, "sbx: note: %s; running with the landlock backend\n",
 			        first.msg);
 			warn_not_enforced(&run, plan);
+			sbx_cli_guard_warn(stderr, plan, &git, true);
 			r = sbx_launch(plan, run.argv, &status, &err);
 		}
 	}
 	if (r < 0)
 		goto fail;
+	/* The worker ran: name what appeared in git's control surface meanwhile. */
+	sbx_cli_guard_after(stderr, &git);
 	goto out;
 fail:
 	sbx_cli_report(stderr, &err);
 	status = sbx_error_exit_code(&err);
 out:
+	sbx_gitguard_clear(&git);
 	sbx_cli_run_clear(&run);
 	sbx_probe_host_clear(&host);
 	return status;

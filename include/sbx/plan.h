@@ -83,6 +83,8 @@ enum {
 	SBX_PLAN_F_SYSTEM = 1u << 4,   /* one of the system mounts */
 	SBX_PLAN_F_NOEXEC = 1u << 5,
 	SBX_PLAN_F_IDMAP = 1u << 6, /* id-map the bind with the worker's mapping (root) */
+	SBX_PLAN_F_GUARD = 1u << 7, /* a guard (spec.h): a path of the bind above it bound onto
+	                               itself; decisions take that mount's policy */
 };
 
 struct sbx_plan_op {
@@ -127,7 +129,16 @@ struct sbx_plan {
 	/* The seccomp configuration, copied from the spec: src/os/seccomp.c compiles it, the
 	 * dry-run prints its resolution (sbx_seccomp_resolve). */
 	struct sbx_seccomp_conf seccomp;
+
+	/* What this sandbox does not keep of what the profile says, one line each, for
+	 * --dry-run (sbx_plan_add_limit): an execute denial Landlock holds for execve(2) only,
+	 * a git control file that cannot be protected. Owned. */
+	char **limits;
+	size_t n_limits;
 };
+
+/* Add a line to plan->limits (a copy; a repeat is ignored). */
+int sbx_plan_add_limit(struct sbx_plan *plan, const char *line, struct sbx_error *err);
 
 void sbx_plan_free(struct sbx_plan *plan);
 static inline void sbx_plan_freep(struct sbx_plan **p)
@@ -144,6 +155,10 @@ struct sbx_system_candidate {
 };
 extern const struct sbx_system_candidate sbx_system_candidates[];
 extern const size_t sbx_n_system_candidates;
+
+/* The bind or root mount a guard at `path` lies in: the longest non-guard BIND or MIRROR
+ * operation covering it, or NULL. */
+const struct sbx_plan_op *sbx_plan_guarded_by(const struct sbx_plan *plan, const char *path);
 
 /* Build the plan for a finished spec on a host. */
 int sbx_plan_build(const struct sbx_spec *spec, const struct sbx_host *host, struct sbx_plan **out,

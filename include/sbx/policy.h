@@ -142,6 +142,30 @@ struct sbx_policy_view {
 int sbx_policy_decide(const struct sbx_policy_view *view, unsigned op, const char *path,
                       struct sbx_decision *out, struct sbx_error *err);
 
+/*
+ * What a denial of execute holds (sbx check, --dry-run). Landlock's execute right is checked
+ * at execve(2) only: a loader (ld.so FILE) maps the file and runs it anyway, and an
+ * interpreter reading a script does a read. A noexec mount refuses the loader's executable
+ * mmap too. A rule's pattern becomes a noexec mount (a guard) when it names a whole subtree
+ * (dir/star-star) or one literal path, under the namespaces backend, where the path exists at
+ * launch; a glob over single files is hidden whole at launch instead (what matches then).
+ */
+
+/* Can a deny-execute pattern (relative to scope, or absolute) be a noexec mount? Fills the
+ * absolute path that mount would be (size bytes) when it can. */
+bool sbx_policy_exec_mountable(const char *pattern, const char *scope, char *path, size_t size);
+
+/* Add to plan->limits a line for each rule of the view's policies that denies execute where
+ * the plan holds it with Landlock alone (execve only), or only for what exists at launch.
+ * plan->backend_landlock must be settled, and the guards pruned to what the host has. */
+int sbx_policy_exec_limits(const struct sbx_policy_view *view, struct sbx_plan *plan,
+                           struct sbx_error *err);
+
+/* For a decision that denies execute by a policy: what holds it, under either backend, in
+ * buf; NULL when there is nothing to say. */
+const char *sbx_policy_exec_note(const struct sbx_policy_view *view, const struct sbx_decision *d,
+                                 char *buf, size_t size);
+
 /* One line for people: "deny (policy config-readonly, rule deny-write; mount /x)". */
 const char *sbx_decision_format(const struct sbx_decision *d, char *buf, size_t size);
 
@@ -158,6 +182,10 @@ struct sbx_policy_effect {
 	char **hide_globs; /* absolute globs whose matches the launch's one walk hides: deny
 	                      rules on globs other than a literal subtree (dir/star-star) */
 	size_t n_hide_globs;
+	char **noexec_paths; /* absolute literal paths whose subtree a rule denies execute on (a
+	                  literal subtree dir/star-star, or a literal path): a noexec guard
+	                  each (spec.h), which the loader cannot get around as it can Landlock */
+	size_t n_noexec_paths;
 };
 
 void sbx_policy_effect_clear(struct sbx_policy_effect *e);
@@ -173,7 +201,8 @@ int sbx_policy_compile_one(const struct sbx_policy *p, const char *scope, bool i
 
 /*
  * Compile every policy of a spec into the spec itself: a mount whose policy denies writing
- * becomes read-only, one that denies execute noexec, exact denied paths are hidden; a base
+ * becomes read-only, one that denies execute noexec (and a subtree it denies execute on a
+ * noexec guard), exact denied paths are hidden; a base
  * policy that denies writing makes the whole sandbox read-only. After this the spec alone
  * (and so the plan and the launcher) enforces what the policies decide. Fails closed with
  * -EOPNOTSUPP when a rule cannot be compiled, and -ENOENT when a mount names a policy the

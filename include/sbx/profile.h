@@ -9,7 +9,8 @@
  * The loader reads files (the profile, what it extends, its policies) but makes no other
  * system call: host facts it needs (variables, the search path, whether an optional mount's
  * source exists) come in through struct sbx_profile_opts, so tests and the fuzzer drive it
- * without a host.
+ * without a host. Whether a file may be trusted (who could have written it) is the caller's
+ * question too: opts->read, which the command line points at src/os/trust.c.
  *
  * Every error names the file, line and column (struct sbx_error's file/line/column) and the
  * caller prints it with the source line and a caret.
@@ -45,6 +46,12 @@ struct sbx_profile_opts {
 	 * with a note. NULL: keep every optional mount (the launcher skips missing ones). */
 	bool (*exists)(const char *host_path, void *ctx);
 	void *exists_ctx;
+	/* Read a profile or policy file (what: "profile" or "policy") of at most max bytes into
+	 * *data (NUL-terminated, the caller frees) and *len, or refuse it. The command line
+	 * refuses a file that someone other than the caller or root could have written
+	 * (sbx_trust_read). NULL: sbx_read_file, no such check (tests, the fuzzer). */
+	int (*read)(const char *file, const char *what, size_t max, char **data, size_t *len,
+	            struct sbx_error *err);
 };
 
 struct sbx_profile {
@@ -99,11 +106,19 @@ int sbx_profile_load_buffer(const char *data, size_t len, const char *file,
 /* Load one policy file. `expected` (or NULL) is the name it must carry. */
 int sbx_policy_load_file(const char *file, const char *expected, struct sbx_policy **out,
                          struct sbx_error *err);
+/* The same, read through opts->read when opts and opts->read are not NULL. */
+int sbx_policy_load_file_with(const char *file, const char *expected,
+                              const struct sbx_profile_opts *opts, struct sbx_policy **out,
+                              struct sbx_error *err);
 int sbx_policy_load_buffer(const char *data, size_t len, const char *file, const char *expected,
                            struct sbx_policy **out, struct sbx_error *err);
 
 /* Read a whole file of at most `max` bytes (the loaders' cap); *data is NUL-terminated. */
 int sbx_read_file(const char *file, size_t max, char **data, size_t *len, struct sbx_error *err);
+/* The same from an open descriptor (fstat'ed here: a regular file, at most max bytes);
+ * `file` names it in errors. The descriptor stays the caller's. */
+int sbx_read_fd(int fd, const char *file, size_t max, char **data, size_t *len,
+                struct sbx_error *err);
 
 /*
  * Expand the variables of one value: a leading "~" (alone or before '/'), ${HOME},

@@ -24,6 +24,7 @@
 #define SBX_MAX_ARGS    65536
 #define SBX_ENV_VAL_MAX (128 * 1024)
 #define SBX_MAX_HIDE    1024
+#define SBX_MAX_GUARDS  4096
 
 enum sbx_mount_kind {
 	SBX_MOUNT_BIND = 0, /* host source seen at target */
@@ -47,6 +48,21 @@ struct sbx_mount {
 	bool noexec;   /* nothing beneath may be executed (a policy that denies execute) */
 	enum sbx_mount_origin origin;
 	char *policy; /* name of the policy attached to this mount, or NULL */
+};
+
+/*
+ * A guard: a path bound onto itself beneath the mount that shows it, so that it is a mount
+ * point of its own (rename(2), rmdir(2) and unlink(2) of it, or a rename over it, fail with
+ * EBUSY), with the mount's flags and what the guard adds: read-only (git's control files,
+ * src/os/gitguard.c), noexec (a policy that denies execute on a whole subtree: a noexec mount
+ * refuses the loader's executable mmap too, which Landlock's execute right does not). The
+ * plan binds a guard only where a bind mount shows it; the launcher only where it exists.
+ */
+struct sbx_guard {
+	char *path; /* absolute, normalised sandbox path */
+	bool readonly;
+	bool noexec;
+	const char *why; /* static: for --dry-run */
 };
 
 struct sbx_env_entry {
@@ -102,6 +118,12 @@ struct sbx_spec {
 	 * paths in `hide`; files created after the walk are not hidden. */
 	char **hide_globs;
 	size_t n_hide_globs;
+	/* Guards (above): from the policies (noexec) and git's control surface (read-only). */
+	struct sbx_guard *guards;
+	size_t n_guards;
+	/* Protect git's control surface where a writable mount shows a repository (profile key
+	 * `protect_git`, default true; src/os/gitguard.c). */
+	bool protect_git;
 	/* seccomp: groups and calls allowed or denied, errno, log mode, nesting (seccomp.h) */
 	struct sbx_seccomp_conf seccomp;
 };
@@ -134,6 +156,10 @@ int sbx_spec_add_hide(struct sbx_spec *spec, const char *path, struct sbx_error 
 
 /* Add an absolute glob to hide (checked with sbx_glob_check; a repeat is ignored). */
 int sbx_spec_add_hide_glob(struct sbx_spec *spec, const char *pattern, struct sbx_error *err);
+
+/* Add a guard (a repeat of a path adds its flags to the first; `why` must be static). */
+int sbx_spec_add_guard(struct sbx_spec *spec, const char *path, bool readonly, bool noexec,
+                       const char *why, struct sbx_error *err);
 
 /* Find the mount whose target is exactly `target`, or NULL. */
 struct sbx_mount *sbx_spec_find_target(const struct sbx_spec *spec, const char *target);

@@ -244,6 +244,22 @@ static bool is_hidden_glob(const struct sbx_spec *spec, const char *pattern)
 	return false;
 }
 
+/* Does a noexec mount of the plan sit exactly where an absolute deny pattern's literal
+ * subtree (or literal path) starts? Then it denies execute beneath, mmap included. */
+static bool noexec_backed(const struct sbx_plan *plan, const char *apat)
+{
+	char path[SBX_PATH_MAX];
+
+	if (!sbx_policy_exec_mountable(apat, "/", path, sizeof(path)))
+		return false;
+	for (size_t i = 0; i < plan->n_ops; i++)
+		if (plan->ops[i].kind == SBX_PLAN_BIND &&
+		    (plan->ops[i].flags & SBX_PLAN_F_NOEXEC) &&
+		    strcmp(plan->ops[i].target, path) == 0)
+			return true;
+	return false;
+}
+
 /*
  * The operations a policy (scope ps) allows on every path beneath q: the allow rules whose
  * pattern covers all of q, less every operation a deny rule may deny anywhere beneath q.
@@ -295,7 +311,18 @@ static int policy_ops(struct ctx *x, const struct sbx_policy *p, const char *ps,
 					return r;
 				continue;
 			}
-			denied |= rule->ops;
+			/* A noexec mount (a guard, or the mount itself) holds execute there, the
+			 * loader's mmap too: Landlock need not take it from the whole tree. */
+			if (!x->opts->same_ns && (rule->ops & SBX_OP_EXECUTE) &&
+			    noexec_backed(x->view->plan, apat)) {
+				unsigned rest = rule->ops & ~SBX_OP_EXECUTE;
+
+				if (!(rest & ~SBX_OP_STAT))
+					continue;
+				denied |= rest;
+			} else {
+				denied |= rule->ops;
+			}
 			if (!(subtree_of(apat, lit, sizeof(lit)) && sbx_path_covers(lit, q))) {
 				r = note(
 				    x,
@@ -481,6 +508,40 @@ unsigned sbx_ll_ops_from_fs(uint64_t a)
 	return ops;
 }
 
+/*
+ * A guard (spec.h): the rights the policies of the mount it lies in give there, less what its
+ * own flags take. Under the landlock backend nothing is mounted, so a pin (a guard that only
+ * keeps a directory from being renamed: git's .git) cannot be one; its tree is read-only
+ * instead, which Landlock can hold, and the directories above it are carved (stricter).
+ */
+static int guard_op(struct ctx *x, const struct sbx_plan_op *o)
+{
+	const struct sbx_plan_op *under = sbx_plan_guarded_by(x->view->plan, o->target);
+	const struct sbx_mount *m = NULL;
+	struct sbx_plan_op g = *o;
+	unsigned ops;
+	int r;
+
+	if (!under)
+		return 0;
+	if (x->opts->same_ns && !(o->flags & (SBX_PLAN_F_READONLY | SBX_PLAN_F_NOEXEC)))
+		g.flags |= SBX_PLAN_F_READONLY;
+	if (under->flags & SBX_PLAN_F_SYSTEM)
+		return add_cand(x, o->target,
+		                SBX_OP_LOOK | ((g.flags & SBX_PLAN_F_NOEXEC) ? 0 : SBX_OP_EXECUTE),
+		                0, flags_block(x, &g), o->why);
+	if (under->kind == SBX_PLAN_BIND)
+		m = sbx_spec_find_target(x->view->spec, under->target);
+	r = mount_ops(x, &g, m, o->target, &ops);
+	if (r < 0)
+		return r;
+	r = add_cand(x, o->target, ops, 0, flags_block(x, &g), o->why);
+	if (r < 0)
+		return r;
+	x->c[x->n - 1].policy = true;
+	return 0;
+}
+
 static int one_op(struct ctx *x, const struct sbx_plan_op *o)
 {
 	const struct sbx_spec *spec = x->view->spec;
@@ -499,6 +560,8 @@ static int one_op(struct ctx *x, const struct sbx_plan_op *o)
 	default:
 		break;
 	}
+	if (o->flags & SBX_PLAN_F_GUARD)
+		return guard_op(x, o);
 	if (!(o->flags & SBX_PLAN_F_SYSTEM) &&
 	    (o->kind == SBX_PLAN_BIND || o->kind == SBX_PLAN_TMPFS))
 		m = sbx_spec_find_target(spec, o->target);

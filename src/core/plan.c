@@ -123,7 +123,46 @@ void sbx_plan_free(struct sbx_plan *plan)
 	free(plan->profile);
 	free(plan->spec_blob);
 	sbx_seccomp_conf_clear(&plan->seccomp);
+	for (size_t i = 0; i < plan->n_limits; i++)
+		free(plan->limits[i]);
+	free(plan->limits);
 	free(plan);
+}
+
+int sbx_plan_add_limit(struct sbx_plan *plan, const char *line, struct sbx_error *err)
+{
+	char **grown;
+
+	for (size_t i = 0; i < plan->n_limits; i++)
+		if (strcmp(plan->limits[i], line) == 0)
+			return 0;
+	grown = realloc(plan->limits, (plan->n_limits + 1) * sizeof(*grown));
+	if (!grown)
+		return sbx_error_set(err, SBX_ERR_SETUP, ENOMEM, "out of memory");
+	plan->limits = grown;
+	grown[plan->n_limits] = strdup(line);
+	if (!grown[plan->n_limits])
+		return sbx_error_set(err, SBX_ERR_SETUP, ENOMEM, "out of memory");
+	plan->n_limits++;
+	return 0;
+}
+
+const struct sbx_plan_op *sbx_plan_guarded_by(const struct sbx_plan *plan, const char *path)
+{
+	const struct sbx_plan_op *best = NULL;
+
+	for (size_t i = 0; i < plan->n_ops; i++) {
+		const struct sbx_plan_op *o = &plan->ops[i];
+
+		if (o->kind == SBX_PLAN_SEAL || (o->flags & SBX_PLAN_F_GUARD) ||
+		    !sbx_path_covers(o->target, path))
+			continue;
+		if (!best || strlen(o->target) >= strlen(best->target))
+			best = o;
+	}
+	if (best && best->kind != SBX_PLAN_BIND && best->kind != SBX_PLAN_MIRROR)
+		return NULL;
+	return best;
 }
 
 struct builder {
@@ -280,6 +319,54 @@ static int add_spec_mounts(struct builder *b, const struct sbx_spec *spec, struc
 		default:
 			r = sbx_error_set(err, SBX_ERR_USAGE, EINVAL, "unknown mount kind");
 		}
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
+static bool hidden_at_or_above(const struct sbx_spec *spec, const char *path)
+{
+	for (size_t i = 0; i < spec->n_hide; i++)
+		if (sbx_path_covers(spec->hide[i], path))
+			return true;
+	return false;
+}
+
+/*
+ * Guards (spec.h): each bound onto itself beneath the bind that shows it, with that mount's
+ * flags and its own, after the spec's mounts (a deeper mount of the spec is mounted on top of
+ * it) and before the masks (a hidden path stays hidden). Nothing where no bind shows the path
+ * (a tmpfs, /proc, nothing at all), where it is hidden, where a mount of the spec sits
+ * already (the user's choice wins), or where the mount's flags hold already what the guard
+ * adds in a read-only mount (nothing can be renamed there anyway).
+ */
+static int add_guards(struct builder *b, const struct sbx_spec *spec, struct sbx_error *err)
+{
+	for (size_t i = 0; i < spec->n_guards; i++) {
+		const struct sbx_guard *g = &spec->guards[i];
+		const struct sbx_plan_op *cov;
+		char source[SBX_PATH_MAX];
+		const char *rest;
+		unsigned flags, add;
+		int n, r;
+
+		if (hidden_at_or_above(spec, g->path))
+			continue;
+		cov = sbx_plan_guarded_by(b->plan, g->path);
+		if (!cov || (cov->flags & SBX_PLAN_F_DEVICE) || strcmp(cov->target, g->path) == 0)
+			continue;
+		flags = cov->flags & (SBX_PLAN_F_READONLY | SBX_PLAN_F_NOEXEC | SBX_PLAN_F_IDMAP);
+		add = (g->readonly ? SBX_PLAN_F_READONLY : 0) | (g->noexec ? SBX_PLAN_F_NOEXEC : 0);
+		if ((flags & SBX_PLAN_F_READONLY) && (add & ~flags) == 0)
+			continue;
+		rest = sbx_path_rest(cov->target, g->path);
+		n = snprintf(source, sizeof(source), "%s%s%s", cov->source,
+		             strcmp(cov->source, "/") ? "/" : "", rest);
+		if (n < 0 || (size_t)n >= sizeof(source))
+			continue; /* no such path can be opened */
+		r = add_op(b, SBX_PLAN_BIND, flags | add | SBX_PLAN_F_GUARD, source, g->path, 0,
+		           g->why, err);
 		if (r < 0)
 			return r;
 	}
@@ -542,6 +629,8 @@ int sbx_plan_build(const struct sbx_spec *spec, const struct sbx_host *host, str
 		r = add_system_mounts(&b, spec, host, err);
 	if (r >= 0)
 		r = add_spec_mounts(&b, spec, err);
+	if (r >= 0)
+		r = add_guards(&b, spec, err);
 	if (r >= 0)
 		r = add_hide_masks(&b, spec, err);
 	if (r >= 0)

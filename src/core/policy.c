@@ -208,7 +208,7 @@ static bool is_sealed(const struct sbx_plan *plan, const char *target)
 int sbx_policy_decide(const struct sbx_policy_view *view, unsigned op, const char *path,
                       struct sbx_decision *out, struct sbx_error *err)
 {
-	const struct sbx_plan_op *o;
+	const struct sbx_plan_op *o, *guard = NULL;
 	const struct sbx_mount *m = NULL;
 	const struct sbx_policy *base = view->policies ? view->policies->base : NULL;
 	const struct sbx_rule *rule = NULL;
@@ -241,6 +241,15 @@ int sbx_policy_decide(const struct sbx_policy_view *view, unsigned op, const cha
 		out->by = SBX_BY_UNMOUNTED;
 		snprintf(out->rule, sizeof(out->rule), "no mount covers it");
 		return 0;
+	}
+	/* A guard (spec.h) adds its flags to the mount it lies in, whose policy decides. */
+	if (o->flags & SBX_PLAN_F_GUARD) {
+		const struct sbx_plan_op *under = sbx_plan_guarded_by(view->plan, out->path);
+
+		if (under) {
+			guard = o;
+			o = under;
+		}
 	}
 	snprintf(out->mount, sizeof(out->mount), "%s", o->target);
 	/* A glob to hide: matched by the launch's walk (what exists then). */
@@ -275,6 +284,13 @@ int sbx_policy_decide(const struct sbx_policy_view *view, unsigned op, const cha
 		bool ro = (o->flags & SBX_PLAN_F_READONLY) || o->kind == SBX_PLAN_REBIND_RO ||
 		          o->kind == SBX_PLAN_SYMLINK || is_sealed(view->plan, o->target);
 
+		if (!ro && guard && (guard->flags & SBX_PLAN_F_READONLY)) {
+			out->by = SBX_BY_READONLY;
+			out->mount_what = guard->why;
+			snprintf(out->mount, sizeof(out->mount), "%s", guard->target);
+			snprintf(out->rule, sizeof(out->rule), "%s is read-only", guard->target);
+			return 0;
+		}
 		if (ro) {
 			out->by = SBX_BY_READONLY;
 			snprintf(out->rule, sizeof(out->rule), "%s is read-only", o->target);
@@ -379,6 +395,9 @@ void sbx_policy_effect_clear(struct sbx_policy_effect *e)
 	for (size_t i = 0; i < e->n_hide_globs; i++)
 		free(e->hide_globs[i]);
 	free(e->hide_globs);
+	for (size_t i = 0; i < e->n_noexec_paths; i++)
+		free(e->noexec_paths[i]);
+	free(e->noexec_paths);
 	memset(e, 0, sizeof(*e));
 }
 
@@ -515,6 +534,43 @@ static int effect_hide_glob(struct sbx_policy_effect *e, const char *scope, cons
 	return 0;
 }
 
+bool sbx_policy_exec_mountable(const char *pattern, const char *scope, char *path, size_t size)
+{
+	char apat[SBX_GLOB_MAX + SBX_PATH_MAX + 2];
+	size_t n;
+
+	if (pattern[0] == '/')
+		snprintf(apat, sizeof(apat), "%s", pattern);
+	else
+		snprintf(apat, sizeof(apat), "%s/%s", strcmp(scope, "/") ? scope : "", pattern);
+	n = strlen(apat);
+	if (n >= 3 && strcmp(apat + n - 3, "/**") == 0)
+		apat[n - 3] = '\0';
+	if (!apat[0] || !sbx_glob_is_literal(apat))
+		return false;
+	return sbx_path_normalize(apat, path, size, NULL) >= 0;
+}
+
+static int effect_noexec(struct sbx_policy_effect *e, const char *scope, const char *pattern,
+                         struct sbx_error *err)
+{
+	char path[SBX_PATH_MAX];
+	char *copy;
+	char **grown;
+
+	if (!sbx_policy_exec_mountable(pattern, scope, path, sizeof(path)))
+		return 0; /* a glob over files: Landlock's alone (sbx_policy_exec_limits) */
+	copy = strdup(path);
+	grown = copy ? realloc(e->noexec_paths, (e->n_noexec_paths + 1) * sizeof(*grown)) : NULL;
+	if (!grown) {
+		free(copy);
+		return sbx_error_set(err, SBX_ERR_SETUP, ENOMEM, "out of memory");
+	}
+	e->noexec_paths = grown;
+	e->noexec_paths[e->n_noexec_paths++] = copy;
+	return 0;
+}
+
 int sbx_policy_compile_one(const struct sbx_policy *p, const char *scope, bool is_base,
                            struct sbx_policy_effect *eff, struct sbx_error *err)
 {
@@ -574,6 +630,13 @@ int sbx_policy_compile_one(const struct sbx_policy *p, const char *scope, bool i
 					goto fail;
 				continue;
 			}
+			/* A literal subtree or path: execute denied there by a noexec mount
+			 * too (Landlock's execute right stops execve(2), not a loader). */
+			if (rule->ops & w & SBX_OP_EXECUTE) {
+				r = effect_noexec(eff, scope, pat, err);
+				if (r < 0)
+					goto fail;
+			}
 			if (!(rule->ops & w & SBX_OP_STAT))
 				continue;
 			r = refuse(
@@ -626,6 +689,8 @@ fail:
 	return r;
 }
 
+static const char noexec_why[] = "execute denied by a policy: noexec";
+
 int sbx_policy_compile(struct sbx_spec *spec, const struct sbx_policy_set *set,
                        struct sbx_error *err)
 {
@@ -642,6 +707,9 @@ int sbx_policy_compile(struct sbx_spec *spec, const struct sbx_policy_set *set,
 			r = sbx_spec_add_hide(spec, eff.hide[i], err);
 		for (size_t i = 0; r >= 0 && i < eff.n_hide_globs; i++)
 			r = sbx_spec_add_hide_glob(spec, eff.hide_globs[i], err);
+		for (size_t i = 0; r >= 0 && i < eff.n_noexec_paths; i++)
+			r = sbx_spec_add_guard(spec, eff.noexec_paths[i], false, true, noexec_why,
+			                       err);
 		sbx_policy_effect_clear(&eff);
 		if (r < 0)
 			return r;
@@ -668,9 +736,162 @@ int sbx_policy_compile(struct sbx_spec *spec, const struct sbx_policy_set *set,
 			r = sbx_spec_add_hide(spec, eff.hide[j], err);
 		for (size_t j = 0; r >= 0 && j < eff.n_hide_globs; j++)
 			r = sbx_spec_add_hide_glob(spec, eff.hide_globs[j], err);
+		for (size_t j = 0; r >= 0 && j < eff.n_noexec_paths; j++)
+			r = sbx_spec_add_guard(spec, eff.noexec_paths[j], false, true, noexec_why,
+			                       err);
 		sbx_policy_effect_clear(&eff);
 		if (r < 0)
 			return r;
 	}
 	return 0;
+}
+
+/* ---- what a denial of execute holds ---- */
+
+static const char loader_words[] =
+    "a loader (ld.so FILE) still maps and runs such a file, and an interpreter reading a "
+    "script does a read, not an execution";
+
+/* Is there a noexec mount at path in the plan (a guard, or a mount of its own)? */
+static bool noexec_mount_at(const struct sbx_plan *plan, const char *path)
+{
+	for (size_t i = 0; i < plan->n_ops; i++)
+		if ((plan->ops[i].kind == SBX_PLAN_BIND || plan->ops[i].kind == SBX_PLAN_MIRROR ||
+		     plan->ops[i].kind == SBX_PLAN_TMPFS) &&
+		    (plan->ops[i].flags & SBX_PLAN_F_NOEXEC) &&
+		    strcmp(plan->ops[i].target, path) == 0)
+			return true;
+	return false;
+}
+
+static int exec_limits_of(const struct sbx_policy *p, const char *scope,
+                          const struct sbx_spec *spec, struct sbx_plan *plan, struct sbx_error *err)
+{
+	char path[SBX_PATH_MAX], apat[SBX_GLOB_MAX + SBX_PATH_MAX + 2];
+	char line[SBX_GLOB_MAX + 2 * SBX_PATH_MAX + 512];
+
+	for (size_t i = 0; i < p->n_rules; i++) {
+		const struct sbx_rule *rule = &p->rules[i];
+
+		if (rule->allow || !(rule->ops & SBX_OP_EXECUTE))
+			continue;
+		for (size_t j = 0; j < rule->n_paths; j++) {
+			const char *pat = rule->paths[j];
+			bool glob_hidden = false;
+			int r;
+
+			if (pat[0] == '/')
+				snprintf(apat, sizeof(apat), "%s", pat);
+			else
+				snprintf(apat, sizeof(apat), "%s/%s",
+				         strcmp(scope, "/") ? scope : "", pat);
+			for (size_t k = 0; spec && k < spec->n_hide_globs; k++)
+				glob_hidden |= strcmp(spec->hide_globs[k], apat) == 0;
+			if (glob_hidden) {
+				snprintf(
+				    line, sizeof(line),
+				    "execute on '%s' (policy %s, rule %s): what matches at launch "
+				    "is hidden whole; a match created later is neither hidden nor "
+				    "denied execute (the launch's one walk sees what exists)",
+				    apat, p->name, rule->name);
+			} else if (!sbx_policy_exec_mountable(pat, scope, path, sizeof(path))) {
+				snprintf(
+				    line, sizeof(line),
+				    "execute on '%s' (policy %s, rule %s): Landlock refuses "
+				    "execve(2) only, since a glob over single files cannot be a "
+				    "noexec mount; %s",
+				    apat, p->name, rule->name, loader_words);
+			} else if (!sbx_plan_guarded_by(plan, path)) {
+				continue; /* no bind shows it: nothing there to execute */
+			} else if (plan->backend_landlock) {
+				snprintf(line, sizeof(line),
+				         "execute on '%s' (policy %s, rule %s): Landlock refuses "
+				         "execve(2) only, since the landlock backend mounts "
+				         "nothing (the "
+				         "namespaces backend makes %s a noexec mount); %s",
+				         apat, p->name, rule->name, path, loader_words);
+			} else if (!noexec_mount_at(plan, path) &&
+			           !(sbx_plan_guarded_by(plan, path)->flags & SBX_PLAN_F_NOEXEC)) {
+				snprintf(line, sizeof(line),
+				         "execute on '%s' (policy %s, rule %s): Landlock refuses "
+				         "execve(2) only, since %s does not exist at launch and "
+				         "cannot be "
+				         "a noexec mount; %s",
+				         apat, p->name, rule->name, path, loader_words);
+			} else {
+				continue; /* a noexec mount holds it, or nothing shows the path */
+			}
+			r = sbx_plan_add_limit(plan, line, err);
+			if (r < 0)
+				return r;
+		}
+	}
+	return 0;
+}
+
+int sbx_policy_exec_limits(const struct sbx_policy_view *view, struct sbx_plan *plan,
+                           struct sbx_error *err)
+{
+	const struct sbx_policy_set *set = view->policies;
+	int r = 0;
+
+	if (!set)
+		return 0;
+	if (set->base)
+		r = exec_limits_of(set->base, "/", view->spec, plan, err);
+	for (size_t i = 0; r >= 0 && view->spec && i < view->spec->n_mounts; i++) {
+		const struct sbx_mount *m = &view->spec->mounts[i];
+		const struct sbx_policy *p = m->policy ? sbx_policy_set_find(set, m->policy) : NULL;
+
+		if (p)
+			r = exec_limits_of(p, m->target, view->spec, plan, err);
+	}
+	return r;
+}
+
+const char *sbx_policy_exec_note(const struct sbx_policy_view *view, const struct sbx_decision *d,
+                                 char *buf, size_t size)
+{
+	const struct sbx_policy *p;
+	const struct sbx_mount *m;
+	const char *scope = "/";
+	char path[SBX_PATH_MAX];
+
+	if (d->allow || (d->by != SBX_BY_POLICY && d->by != SBX_BY_BASE_POLICY) || !view->policies)
+		return NULL;
+	p = sbx_policy_set_find(view->policies, d->policy);
+	if (!p)
+		return NULL;
+	if (d->by == SBX_BY_POLICY) {
+		m = sbx_spec_find_target(view->spec, d->mount);
+		scope = m ? m->target : d->mount;
+	}
+	for (size_t i = 0; i < p->n_rules; i++) {
+		const struct sbx_rule *rule = &p->rules[i];
+
+		if (rule->allow || !(rule->ops & SBX_OP_EXECUTE) ||
+		    strcmp(rule->name, d->rule) != 0)
+			continue;
+		for (size_t j = 0; j < rule->n_paths; j++) {
+			if (!pattern_matches(rule->paths[j], scope, d->path))
+				continue;
+			if (sbx_policy_exec_mountable(rule->paths[j], scope, path, sizeof(path)))
+				snprintf(
+				    buf, size,
+				    "execute on %s: under the namespaces backend %s is a noexec "
+				    "mount (if it exists at launch), which refuses execve(2) and a "
+				    "loader's mmap; under the landlock backend Landlock refuses "
+				    "execve(2) only, and a loader (ld.so FILE) still runs it",
+				    d->path, path);
+			else
+				snprintf(
+				    buf, size,
+				    "execute on %s: '%s' is a glob over single files: what matches "
+				    "at launch is hidden whole, and a match created later is "
+				    "neither hidden nor denied execute",
+				    d->path, rule->paths[j]);
+			return buf;
+		}
+	}
+	return NULL;
 }

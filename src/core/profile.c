@@ -73,16 +73,21 @@ void sbx_profile_free(struct sbx_profile *p)
 int sbx_read_file(const char *file, size_t max, char **data, size_t *len, struct sbx_error *err)
 {
 	_cleanup_close_ int fd = open(file, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+
+	if (fd < 0)
+		return sbx_error_set(err, SBX_ERR_PROFILE, errno, "cannot open %s: %s", file,
+		                     strerror(errno));
+	return sbx_read_fd(fd, file, max, data, len, err);
+}
+
+int sbx_read_fd(int fd, const char *file, size_t max, char **data, size_t *len,
+                struct sbx_error *err)
+{
 	_cleanup_free_ char *buf = NULL;
 	struct stat st;
 	size_t got = 0;
 	int r;
 
-	if (fd < 0) {
-		r = sbx_error_set(err, SBX_ERR_PROFILE, errno, "cannot open %s: %s", file,
-		                  strerror(errno));
-		return r;
-	}
 	if (fstat(fd, &st) < 0)
 		return sbx_error_set(err, SBX_ERR_PROFILE, errno, "cannot stat %s: %s", file,
 		                     strerror(errno));
@@ -123,6 +128,15 @@ int sbx_read_file(const char *file, size_t max, char **data, size_t *len, struct
 	*data = TAKE_PTR(buf);
 	*len = got;
 	return 0;
+}
+
+/* A profile or policy file, read by the caller's reader when it has one. */
+static int read_config(const struct sbx_profile_opts *o, const char *file, const char *what,
+                       char **data, size_t *len, struct sbx_error *err)
+{
+	if (o && o->read)
+		return o->read(file, what, SBX_YAML_MAX_BYTES, data, len, err);
+	return sbx_read_file(file, SBX_YAML_MAX_BYTES, data, len, err);
 }
 
 /* ---- variables ---- */
@@ -928,16 +942,23 @@ int sbx_policy_load_buffer(const char *data, size_t len, const char *file, const
 	return 0;
 }
 
-int sbx_policy_load_file(const char *file, const char *expected, struct sbx_policy **out,
-                         struct sbx_error *err)
+int sbx_policy_load_file_with(const char *file, const char *expected,
+                              const struct sbx_profile_opts *opts, struct sbx_policy **out,
+                              struct sbx_error *err)
 {
 	_cleanup_free_ char *data = NULL;
 	size_t len;
-	int r = sbx_read_file(file, SBX_YAML_MAX_BYTES, &data, &len, err);
+	int r = read_config(opts, file, "policy", &data, &len, err);
 
 	if (r < 0)
 		return r;
 	return sbx_policy_load_buffer(data, len, file, expected, out, err);
+}
+
+int sbx_policy_load_file(const char *file, const char *expected, struct sbx_policy **out,
+                         struct sbx_error *err)
+{
+	return sbx_policy_load_file_with(file, expected, NULL, out, err);
 }
 
 /* Load policy NAME for the current file (once per effective profile). */
@@ -955,7 +976,7 @@ static int need_policy(struct loader *l, const struct sbx_ynode *node, const cha
 	            l->err);
 	if (r < 0)
 		return locate(l, node, r);
-	r = sbx_policy_load_file(file, name, &p, l->err);
+	r = sbx_policy_load_file_with(file, name, l->o, &p, l->err);
 	if (r < 0)
 		return r; /* located in the policy file */
 	r = sbx_policy_set_add(&l->prof->policies, p, l->err);
@@ -1021,6 +1042,11 @@ static int p_best_effort(struct loader *l, const struct sbx_ynode *k, const stru
 static int p_nesting(struct loader *l, const struct sbx_ynode *k, const struct sbx_ynode *v)
 {
 	return get_bool(l, k, v, &l->spec->nesting);
+}
+
+static int p_protect_git(struct loader *l, const struct sbx_ynode *k, const struct sbx_ynode *v)
+{
+	return get_bool(l, k, v, &l->spec->protect_git);
 }
 
 static int p_network(struct loader *l, const struct sbx_ynode *k, const struct sbx_ynode *v)
@@ -1406,6 +1432,7 @@ static const struct key_entry profile_keys[] = {
     {"network", W_ANY, p_network, NULL},
     {"nesting", W_SCALAR, p_nesting, NULL},
     {"best_effort", W_SCALAR, p_best_effort, NULL},
+    {"protect_git", W_SCALAR, p_protect_git, NULL},
     {"seccomp", W_MAP, p_seccomp, NULL},
     {"approvals", W_REFUSED, NULL,
      "approvals need the supervisor (SPEC section 9), which "
@@ -1501,7 +1528,7 @@ static int load_file(struct loader *l, const char *file, const struct sbx_ynode 
 		         SBX_PROFILE_MAX_EXTENDS);
 		return r;
 	}
-	r = sbx_read_file(file, SBX_YAML_MAX_BYTES, &data, &len, l->err);
+	r = read_config(l->o, file, "profile", &data, &len, l->err);
 	if (r < 0)
 		return from && !l->err->file[0] ? locate(l, from, r) : r;
 	l->stack[l->depth++] = real;

@@ -15,7 +15,13 @@ struct sbx_spec *sbx_spec_new(void)
 	/* Sub-sandboxes are forbidden unless a profile says `nesting: true` or the caller
 	 * passes --allow-nesting: making namespaces opens kernel surface (user namespaces
 	 * above all) that a worker which starts no sub-worker never needs (SPEC section 8). */
-	return calloc(1, sizeof(struct sbx_spec));
+	struct sbx_spec *spec = calloc(1, sizeof(struct sbx_spec));
+
+	/* git's control surface is protected unless a profile says `protect_git: false`: a
+	 * hook or a config planted by a worker runs on the host at the next git command. */
+	if (spec)
+		spec->protect_git = true;
+	return spec;
 }
 
 void sbx_mount_clear(struct sbx_mount *m)
@@ -51,6 +57,9 @@ void sbx_spec_free(struct sbx_spec *spec)
 	for (size_t i = 0; i < spec->n_hide_globs; i++)
 		free(spec->hide_globs[i]);
 	free(spec->hide_globs);
+	for (size_t i = 0; i < spec->n_guards; i++)
+		free(spec->guards[i].path);
+	free(spec->guards);
 	sbx_seccomp_conf_clear(&spec->seccomp);
 	free(spec);
 }
@@ -237,6 +246,46 @@ int sbx_spec_add_hide(struct sbx_spec *spec, const char *path, struct sbx_error 
 		return sbx_error_set(err, SBX_ERR_SETUP, ENOMEM, "out of memory");
 	spec->hide = grown;
 	spec->hide[spec->n_hide++] = TAKE_PTR(norm);
+	return 0;
+}
+
+int sbx_spec_add_guard(struct sbx_spec *spec, const char *path, bool readonly, bool noexec,
+                       const char *why, struct sbx_error *err)
+{
+	_cleanup_free_ char *norm = NULL;
+	struct sbx_guard *grown;
+	int r;
+
+	if (!path || path[0] != '/')
+		return sbx_error_set(err, SBX_ERR_USAGE, EINVAL,
+		                     "the path to guard '%s' is not an absolute path",
+		                     path ? path : "");
+	r = sbx_path_absolute(path, "/", &norm, err);
+	if (r < 0)
+		return r;
+	if (strcmp(norm, "/") == 0)
+		return 0; /* the root is no mount point of its own; its mount has the flags */
+	for (size_t i = 0; i < spec->n_guards; i++) {
+		struct sbx_guard *g = &spec->guards[i];
+
+		if (strcmp(g->path, norm) != 0)
+			continue;
+		if ((readonly && !g->readonly) || (noexec && !g->noexec))
+			g->why = why;
+		g->readonly |= readonly;
+		g->noexec |= noexec;
+		return 0;
+	}
+	if (spec->n_guards >= SBX_MAX_GUARDS)
+		return sbx_error_set(err, SBX_ERR_USAGE, E2BIG,
+		                     "too many guarded paths: at most %d are allowed",
+		                     SBX_MAX_GUARDS);
+	grown = realloc(spec->guards, (spec->n_guards + 1) * sizeof(*grown));
+	if (!grown)
+		return sbx_error_set(err, SBX_ERR_SETUP, ENOMEM, "out of memory");
+	spec->guards = grown;
+	spec->guards[spec->n_guards++] = (struct sbx_guard){
+	    .path = TAKE_PTR(norm), .readonly = readonly, .noexec = noexec, .why = why};
 	return 0;
 }
 

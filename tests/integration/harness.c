@@ -8,6 +8,7 @@
 #include <fcntl.h>
 #include <sched.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/ptrace.h>
 #include <termios.h>
@@ -436,6 +437,18 @@ static int probe_one(const char *op, char **a)
 				errno = ECHILD;
 		}
 		printf("exec %s => %s\n", a[0], res(rr));
+	} else if (!strcmp(op, "mmap-exec")) {
+		/* what a loader does with a program: map it executable (noexec mounts refuse) */
+		void *m = MAP_FAILED;
+
+		fd = open(a[0], O_RDONLY | O_CLOEXEC);
+		if (fd >= 0)
+			m = mmap(NULL, 4096, PROT_READ | PROT_EXEC, MAP_PRIVATE, fd, 0);
+		printf("mmap-exec %s => %s\n", a[0], res(fd < 0 || m == MAP_FAILED ? -1 : 0));
+		if (m != MAP_FAILED)
+			munmap(m, 4096);
+		if (fd >= 0)
+			close(fd);
 	} else if (!strcmp(op, "ls")) {
 		DIR *d = opendir(a[0]);
 		int n = 0;

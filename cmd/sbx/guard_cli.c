@@ -1,0 +1,135 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Guards on the command line (include/sbx/guard.h): git's control surface surveyed and the
+ * plan rebuilt with its guards, guards the host lacks dropped, what the kernel does not keep
+ * said (--dry-run's limits, one warning line at launch), and what appeared in git's control
+ * surface during the run named afterwards.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+#include "sbx/guard.h"
+#include "sbx/policy.h"
+
+/*
+ * Names in these lines come from the host and from what a worker made (a folder under
+ * .git/modules): nothing printed may carry a byte a terminal acts on (SPEC section 3). C0
+ * controls, DEL, C1 controls written as UTF-8 and bytes that are not well-formed UTF-8 become
+ * \xNN; other UTF-8 passes. (The same rule as the command line's one escaper, kept here so
+ * that this file stands alone.)
+ */
+static void escape_line(char *out, size_t size, const char *in)
+{
+	const unsigned char *p = (const unsigned char *)in;
+	size_t n = 0;
+
+	while (*p && n + 5 < size) {
+		size_t len = 0;
+
+		if (*p >= 0x20 && *p < 0x7f) {
+			out[n++] = (char)*p++;
+			continue;
+		}
+		if (*p >= 0xc2 && *p <= 0xf4) {
+			size_t want = *p >= 0xf0 ? 4 : *p >= 0xe0 ? 3 : 2;
+
+			len = 1;
+			while (len < want && (p[len] & 0xc0) == 0x80)
+				len++;
+			if (len != want || (p[0] == 0xc2 && p[1] < 0xa0) ||
+			    (p[0] == 0xe0 && p[1] < 0xa0) || (p[0] == 0xed && p[1] > 0x9f) ||
+			    (p[0] == 0xf0 && p[1] < 0x90) || (p[0] == 0xf4 && p[1] > 0x8f))
+				len =
+				    0; /* truncated, overlong, a surrogate, past U+10FFFF, or C1 */
+		}
+		if (len && n + len < size) {
+			memcpy(out + n, p, len);
+			n += len;
+			p += len;
+			continue;
+		}
+		n += (size_t)snprintf(out + n, size - n, "\\x%02x", *p++);
+	}
+	out[n] = '\0';
+}
+
+int sbx_cli_guard_plan(struct sbx_spec *spec, const struct sbx_host *host, struct sbx_plan **plan,
+                       struct sbx_gitguard *git, struct sbx_error *err)
+{
+	int r = sbx_gitguard_survey(spec, *plan, git, err);
+
+	if (r < 0)
+		return r;
+	if (git->n_guarded) {
+		/* the guards are the spec's now: plan again with them */
+		sbx_plan_free(*plan);
+		*plan = NULL;
+		r = sbx_plan_build(spec, host, plan, err);
+		if (r < 0)
+			return r;
+	}
+	return sbx_guards_prune(*plan, err);
+}
+
+int sbx_cli_guard_limits(const struct sbx_cli_run *run, struct sbx_plan *plan,
+                         const struct sbx_gitguard *git, struct sbx_error *err)
+{
+	struct sbx_policy_view view = {
+	    .plan = plan,
+	    .spec = run->spec,
+	    .policies = run->profile ? &run->profile->policies : NULL,
+	};
+	char line[8192], esc[8192];
+	int r = sbx_policy_exec_limits(&view, plan, err);
+
+	if (r >= 0 && git &&
+	    sbx_gitguard_warning(git, plan->backend_landlock, line, sizeof(line))) {
+		escape_line(esc, sizeof(esc), line);
+		r = sbx_plan_add_limit(plan, esc, err);
+	}
+	if (r >= 0 && git && git->n_repos && plan->backend_landlock)
+		r = sbx_plan_add_limit(
+		    plan,
+		    "git: the landlock backend mounts nothing, so .git cannot be a mount point of "
+		    "its own: it is read-only whole (git can read, not commit), and the folders "
+		    "above it are carved; a profile with protect_git: false leaves it writable",
+		    err);
+	return r;
+}
+
+void sbx_cli_guard_warn(FILE *f, const struct sbx_plan *plan, const struct sbx_gitguard *git,
+                        bool again)
+{
+	char line[8192];
+
+	if (git && git->n_repos && plan->backend_landlock)
+		fputs("sbx: note: git: the landlock backend cannot make .git a mount point of its "
+		      "own, so it is read-only whole (git can read, not commit) and the folder "
+		      "above it takes no new entries; a profile with 'protect_git: false' leaves "
+		      "them writable\n",
+		      f);
+	/* again: the same launch falling back to the landlock backend, which keeps more of
+	 * .git (read-only whole) than the line said already */
+	if (!again && git &&
+	    sbx_gitguard_warning(git, plan->backend_landlock, line, sizeof(line))) {
+		char esc[8192];
+
+		escape_line(esc, sizeof(esc), line);
+		fprintf(f, "sbx: warning: %s\n", esc);
+	}
+}
+
+static void print_line(const char *line, void *ctx)
+{
+	char esc[16384];
+
+	escape_line(esc, sizeof(esc), line);
+	fprintf((FILE *)ctx, "sbx: warning: %s\n", esc);
+}
+
+void sbx_cli_guard_after(FILE *f, const struct sbx_gitguard *git)
+{
+	if (git)
+		sbx_gitguard_after(git, print_line, f);
+}

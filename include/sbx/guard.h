@@ -1,0 +1,81 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef SBX_GUARD_H
+#define SBX_GUARD_H
+
+/*
+ * Guards on the host (spec.h: paths bound onto themselves beneath their mount): which the host
+ * has (src/os/guard.c), and git's control surface (src/os/gitguard.c).
+ */
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "sbx/error.h"
+#include "sbx/plan.h"
+#include "sbx/spec.h"
+
+/* Drop the plan's guard binds whose source is not, now, a directory or a regular file reached
+ * without a symlink: a guard needs something to bind (what it would have held is then held by
+ * Landlock alone, and sbx_policy_exec_limits says so). */
+int sbx_guards_prune(struct sbx_plan *plan, struct sbx_error *err);
+
+/*
+ * git's control surface. Where a writable bind of the plan shows a git repository at launch
+ * (a .git folder, or a .git file naming a git dir, at the top of the workspace or of a
+ * writable mount), git runs programs named there: hooks/, and the config (core.hooksPath,
+ * core.fsmonitor, aliases, filters, core.sshCommand, includes); commondir redirects all of it
+ * to another git dir. A hook planted by a worker runs on the host at the next git command.
+ *
+ * sbx_gitguard_survey adds guards to the spec: .git bound onto itself (a mount point cannot be
+ * renamed, removed or replaced: EBUSY), and read-only every file and folder git reads to find
+ * hooks, a config or another git dir that exists at launch: config, config.worktree, hooks/,
+ * commondir, and the same beneath modules/ (submodules' git dirs, nested) and worktrees/
+ * (with their gitdir); a .git file, and the git dir it names where a writable bind shows it;
+ * each submodule's checkout (the gitlinks of the index); and where the config sends git for
+ * hooks or more config (core.hooksPath, include.path).
+ *
+ * What mounts cannot guard: a name that does not exist at launch in a folder git must be able
+ * to write (.git/commondir in an ordinary repository; hooks/ or config.worktree where absent;
+ * new submodules' and worktrees' git dirs). Those are listed in `absent` for one warning line
+ * at launch, and sbx_gitguard_after names any that appeared during the run.
+ */
+struct sbx_gitguard {
+	char **absent;       /* host paths git would read that do not exist and cannot be guarded */
+	bool *absent_pinned; /* each in a pinned git dir (read-only whole under landlock) */
+	size_t n_absent;
+	char **appear; /* host paths that do not exist at launch, named after the run if they
+	                  appear, but not warned of at launch: a workspace's own HEAD, config,
+	                  hooks (git takes a folder for a bare repository when its .git is not
+	                  valid), a git dir's modules/ and worktrees/ */
+	size_t n_appear;
+	char **heads; /* .git/HEAD files: still valid after the run? */
+	size_t n_heads;
+	char **indexes; /* each repository's .git/index, and the gitlinks (submodules) it held at
+	                   launch, '\n'-separated: a gitlink added during the run makes git run
+	                   git in that folder, with its own config, at the next git status */
+	char **links;
+	size_t n_indexes;
+	char **watch; /* folders whose entries are compared after the run (modules/, worktrees/) */
+	char **seen;  /* for each of watch: its entries at launch, '\n'-separated */
+	size_t n_watch;
+	size_t n_repos;   /* repositories found */
+	size_t n_guarded; /* guards added */
+};
+
+void sbx_gitguard_clear(struct sbx_gitguard *g);
+
+/* Survey the repositories the plan shows writable (spec->workspace, and the top of each
+ * writable bind of the spec) and add their guards to spec; the caller rebuilds the plan. */
+int sbx_gitguard_survey(struct sbx_spec *spec, const struct sbx_plan *plan,
+                        struct sbx_gitguard *out, struct sbx_error *err);
+
+/* One line for stderr (in buf) naming what cannot be guarded, or NULL if nothing. */
+const char *sbx_gitguard_warning(const struct sbx_gitguard *g, bool landlock_backend, char *buf,
+                                 size_t size);
+
+/* After the run: call report(line, ctx) once per control file or git dir that appeared since
+ * the survey (read-only: nothing on the host is changed). Returns how many. */
+size_t sbx_gitguard_after(const struct sbx_gitguard *g, void (*report)(const char *line, void *ctx),
+                          void *ctx);
+
+#endif

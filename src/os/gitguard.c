@@ -1,0 +1,1128 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * git's control surface (include/sbx/guard.h): what in a repository can make git run a
+ * program, and which of it exists at launch.
+ *
+ * git finds hooks in hooks/ or where core.hooksPath says, and runs programs the config names
+ * (core.fsmonitor, core.sshCommand, core.editor, aliases with '!', filter, diff and merge
+ * drivers, credential helpers, include.path pulling in more config). It reads the config of
+ * the common dir (commondir redirects it, hooks and refs to another git dir), and
+ * config.worktree when extensions.worktreeConfig is set. info/attributes only selects drivers
+ * that a config defines, so it runs nothing by itself. Submodules keep their git dirs in
+ * modules/, linked worktrees in worktrees/ (each with commondir and gitdir), and a checkout
+ * whose .git is a file follows its "gitdir:" line.
+ *
+ * Everything here only reads the host: directories are opened without following symlinks.
+ */
+#include "sbx/guard.h"
+
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/openat2.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "os.h"
+#include "sbx/cleanup.h"
+#include "sbx/path.h"
+
+#define GIT_MAX_DEPTH   4   /* git dirs within git dirs (submodules of submodules) */
+#define GIT_MAX_ENTRIES 256 /* entries of modules/ or worktrees/ looked at */
+#define GIT_MAX_GUARDS  512 /* guards one survey adds */
+
+static const char why_pin[] = "git directory, pinned: it cannot be renamed or replaced";
+static const char why_ro[] = "git control file";
+
+#define GIT_MAX_VISITED 64 /* git dirs surveyed by one survey */
+
+struct survey {
+	int top_depth;                  /* submodules' checkouts surveyed within one another */
+	char *visited[GIT_MAX_VISITED]; /* host paths of the git dirs surveyed */
+	size_t n_visited;
+	struct sbx_spec *spec;
+	const struct sbx_plan *plan;
+	struct sbx_gitguard *out;
+	bool *absent_pinned; /* parallel to out->absent: inside a pinned git dir */
+	struct sbx_error *err;
+};
+
+void sbx_gitguard_clear(struct sbx_gitguard *g)
+{
+	for (size_t i = 0; i < g->n_absent; i++)
+		free(g->absent[i]);
+	free(g->absent);
+	free(g->absent_pinned);
+	for (size_t i = 0; i < g->n_appear; i++)
+		free(g->appear[i]);
+	free(g->appear);
+	for (size_t i = 0; i < g->n_heads; i++)
+		free(g->heads[i]);
+	free(g->heads);
+	for (size_t i = 0; i < g->n_indexes; i++) {
+		free(g->indexes[i]);
+		free(g->links[i]);
+	}
+	free(g->indexes);
+	free(g->links);
+	for (size_t i = 0; i < g->n_watch; i++) {
+		free(g->watch[i]);
+		free(g->seen[i]);
+	}
+	free(g->watch);
+	free(g->seen);
+	memset(g, 0, sizeof(*g));
+}
+
+static int push(char ***v, size_t n, char *s)
+{
+	char **grown = realloc(*v, (n + 1) * sizeof(*grown));
+
+	if (!grown) {
+		free(s);
+		return -ENOMEM;
+	}
+	*v = grown;
+	grown[n] = s;
+	return 0;
+}
+
+static int add_absent(struct survey *s, const char *host, bool pinned)
+{
+	struct sbx_gitguard *g = s->out;
+	bool *grown;
+	char *copy = strdup(host);
+
+	for (size_t i = 0; copy && i < g->n_absent; i++)
+		if (strcmp(g->absent[i], host) == 0) {
+			free(copy);
+			return 0;
+		}
+	grown = copy ? realloc(g->absent_pinned, (g->n_absent + 1) * sizeof(*grown)) : NULL;
+	if (grown)
+		g->absent_pinned = grown;
+	else
+		free(copy);
+	if (!grown || push(&g->absent, g->n_absent, copy) < 0)
+		return sbx_error_set(s->err, SBX_ERR_SETUP, ENOMEM, "out of memory");
+	g->absent_pinned[g->n_absent++] = pinned;
+	return 0;
+}
+
+/* A host path to look at after the run (appear: if it exists then; heads: if still valid). */
+static int add_later(struct survey *s, char ***v, size_t *n, const char *host)
+{
+	char *copy = strdup(host);
+
+	if (!copy || push(v, *n, copy) < 0)
+		return sbx_error_set(s->err, SBX_ERR_SETUP, ENOMEM, "out of memory");
+	(*n)++;
+	return 0;
+}
+
+static int guard(struct survey *s, const char *sandbox, bool readonly)
+{
+	if (s->out->n_guarded >= GIT_MAX_GUARDS)
+		return 0;
+	s->out->n_guarded++;
+	return sbx_spec_add_guard(s->spec, sandbox, readonly, false, readonly ? why_ro : why_pin,
+	                          s->err);
+}
+
+/* A directory, opened without following any symlink. */
+static int open_dir(const char *host)
+{
+	return sbx_openat2(AT_FDCWD, host, O_RDONLY | O_DIRECTORY | O_CLOEXEC,
+	                   RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS);
+}
+
+/* The first line of a small file in dir (a gitdir: or commondir file), trimmed. */
+static bool read_line(int dir, const char *name, char *buf, size_t size)
+{
+	int fd = openat(dir, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return false;
+	n = read(fd, buf, size - 1);
+	close(fd);
+	if (n <= 0)
+		return false;
+	buf[n] = '\0';
+	buf[strcspn(buf, "\r\n")] = '\0';
+	while (n > 0 && isspace((unsigned char)buf[strlen(buf) - 1]))
+		buf[strlen(buf) - 1] = '\0', n--;
+	return buf[0] != '\0';
+}
+
+/* Does the config mention extensions.worktreeConfig? (Any mention counts: stricter.) */
+static bool mentions_worktree_config(int dir)
+{
+	char buf[65536];
+	int fd = openat(dir, "config", O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return false;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return false;
+	buf[n] = '\0';
+	for (char *p = buf; *p; p++)
+		*p = (char)tolower((unsigned char)*p);
+	return strstr(buf, "worktreeconfig") != NULL;
+}
+
+/* The sandbox path that shows host path h through a writable bind of the plan, if any. */
+static bool host_to_sandbox(const struct sbx_plan *plan, const char *h, char *out, size_t size)
+{
+	const struct sbx_plan_op *best = NULL;
+
+	for (size_t i = 0; i < plan->n_ops; i++) {
+		const struct sbx_plan_op *o = &plan->ops[i];
+
+		if ((o->kind != SBX_PLAN_BIND && o->kind != SBX_PLAN_MIRROR) ||
+		    (o->flags & (SBX_PLAN_F_GUARD | SBX_PLAN_F_SYSTEM)) || !o->source ||
+		    !sbx_path_covers(o->source, h))
+			continue;
+		if (!best || strlen(o->source) > strlen(best->source))
+			best = o;
+	}
+	if (!best || (best->flags & SBX_PLAN_F_READONLY))
+		return false;
+	{
+		const char *rest = sbx_path_rest(best->source, h);
+		int n = snprintf(out, size, "%s%s%s", best->target,
+		                 *rest && strcmp(best->target, "/") ? "/" : "", rest);
+
+		if (n < 0 || (size_t)n >= size)
+			return false;
+	}
+	/* shown there, not beneath a deeper mount or a mask */
+	return sbx_plan_guarded_by(plan, out) == best;
+}
+
+enum gitdir_kind { GITDIR_MAIN, GITDIR_MODULE, GITDIR_WORKTREE };
+
+static int survey_gitdir(struct survey *s, const char *sandbox, const char *host,
+                         enum gitdir_kind kind, bool pinned, int depth);
+
+/* A stream over a directory descriptor that stays ours; dup shares the offset, so rewind. */
+static DIR *list_dir(int dir)
+{
+	int fd = dup(dir);
+	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+
+	if (!d && fd >= 0)
+		close(fd);
+	if (d)
+		rewinddir(d);
+	return d;
+}
+
+/* Record a folder's entries, to name what appears there during the run. */
+static int watch_dir(struct survey *s, int dir, const char *host)
+{
+	struct sbx_gitguard *g = s->out;
+	DIR *d = list_dir(dir);
+	struct dirent *de;
+	size_t len = 0, cap = 256;
+	char *seen = malloc(cap), *copy = strdup(host);
+	int r = 0;
+
+	if (!d || !seen || !copy) {
+		if (d)
+			closedir(d);
+		free(seen);
+		free(copy);
+		return d ? sbx_error_set(s->err, SBX_ERR_SETUP, ENOMEM, "out of memory") : 0;
+	}
+	seen[0] = '\0';
+	while ((de = readdir(d))) {
+		size_t n = strlen(de->d_name);
+
+		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+			continue;
+		if (len + n + 2 > cap) {
+			char *grown = realloc(seen, cap * 2 + n);
+
+			if (!grown) {
+				r = -ENOMEM;
+				break;
+			}
+			seen = grown;
+			cap = cap * 2 + n;
+		}
+		memcpy(seen + len, de->d_name, n);
+		len += n;
+		seen[len++] = '\n';
+		seen[len] = '\0';
+	}
+	closedir(d);
+	if (r >= 0) {
+		char **w = realloc(g->watch, (g->n_watch + 1) * sizeof(*w));
+
+		if (w)
+			g->watch = w;
+		w = w ? realloc(g->seen, (g->n_watch + 1) * sizeof(*w)) : NULL;
+		if (w)
+			g->seen = w;
+		else
+			r = -ENOMEM;
+	}
+	if (r < 0) {
+		free(seen);
+		free(copy);
+		return sbx_error_set(s->err, SBX_ERR_SETUP, ENOMEM, "out of memory");
+	}
+	g->watch[g->n_watch] = copy;
+	g->seen[g->n_watch++] = seen;
+	return 0;
+}
+
+static bool join(char *out, size_t size, const char *a, const char *b)
+{
+	int n = snprintf(out, size, "%s%s%s", a, strcmp(a, "/") ? "/" : "", b);
+
+	return n >= 0 && (size_t)n < size;
+}
+
+/* A git dir named by a path in a file (gitdir:, commondir): relative to `base`. */
+static int follow(struct survey *s, const char *base, const char *text, enum gitdir_kind kind,
+                  int depth)
+{
+	char host[SBX_PATH_MAX], joined[SBX_PATH_MAX * 2], sandbox[SBX_PATH_MAX];
+
+	if (text[0] == '/')
+		snprintf(joined, sizeof(joined), "%s", text);
+	else
+		snprintf(joined, sizeof(joined), "%s/%s", base, text);
+	if (sbx_path_normalize(joined, host, sizeof(host), NULL) < 0)
+		return 0;
+	if (!host_to_sandbox(s->plan, host, sandbox, sizeof(sandbox)))
+		return 0; /* not in view, or read-only there: nothing a worker can change */
+	/* the common dir of a worktree: a .git of its own that must not be renamed either */
+	if (kind == GITDIR_MAIN) {
+		int r = guard(s, sandbox, false);
+
+		if (r < 0)
+			return r;
+	}
+	return survey_gitdir(s, sandbox, host, kind, kind == GITDIR_MAIN, depth + 1);
+}
+
+/* The git dirs in a modules/ folder (names may hold '/': modules/a/b is module "a/b"). */
+static int survey_modules(struct survey *s, int dir, const char *sandbox, const char *host,
+                          bool pinned, int depth)
+{
+	DIR *d;
+	struct dirent *de;
+	size_t n = 0;
+	int r = 0;
+
+	if (depth > GIT_MAX_DEPTH)
+		return 0;
+	d = list_dir(dir);
+	if (!d)
+		return 0;
+	while (r >= 0 && (de = readdir(d)) && n++ < GIT_MAX_ENTRIES) {
+		char sb[SBX_PATH_MAX], hb[SBX_PATH_MAX];
+		struct stat st;
+		int sub;
+
+		if (de->d_name[0] == '.' &&
+		    (!de->d_name[1] || (de->d_name[1] == '.' && !de->d_name[2])))
+			continue;
+		if (fstatat(dir, de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISDIR(st.st_mode))
+			continue;
+		if (!join(sb, sizeof(sb), sandbox, de->d_name) ||
+		    !join(hb, sizeof(hb), host, de->d_name))
+			continue;
+		sub = openat(dir, de->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (sub < 0)
+			continue;
+		/* a git dir has HEAD; anything else is a folder of module names */
+		if (faccessat(sub, "HEAD", F_OK, AT_SYMLINK_NOFOLLOW) == 0)
+			r = survey_gitdir(s, sb, hb, GITDIR_MODULE, pinned, depth + 1);
+		else
+			r = survey_modules(s, sub, sb, hb, pinned, depth + 1);
+		close(sub);
+	}
+	closedir(d);
+	return r;
+}
+
+static int survey_worktrees(struct survey *s, int dir, const char *sandbox, const char *host,
+                            bool pinned, int depth)
+{
+	DIR *d = list_dir(dir);
+	struct dirent *de;
+	size_t n = 0;
+	int r = 0;
+
+	if (!d)
+		return 0;
+	while (r >= 0 && (de = readdir(d)) && n++ < GIT_MAX_ENTRIES) {
+		char sb[SBX_PATH_MAX], hb[SBX_PATH_MAX];
+		struct stat st;
+
+		if (de->d_name[0] == '.' &&
+		    (!de->d_name[1] || (de->d_name[1] == '.' && !de->d_name[2])))
+			continue;
+		if (fstatat(dir, de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISDIR(st.st_mode))
+			continue;
+		if (join(sb, sizeof(sb), sandbox, de->d_name) &&
+		    join(hb, sizeof(hb), host, de->d_name))
+			r = survey_gitdir(s, sb, hb, GITDIR_WORKTREE, pinned, depth + 1);
+	}
+	closedir(d);
+	return r;
+}
+
+/*
+ * One git dir: its control files read-only where they exist, the ones git would read that do
+ * not noted as absent, and its submodules' and worktrees' git dirs in turn.
+ */
+static int survey_gitdir(struct survey *s, const char *sandbox, const char *host,
+                         enum gitdir_kind kind, bool pinned, int depth)
+{
+	static const char *const names[] = {"config", "config.worktree", "hooks", "commondir",
+	                                    "gitdir"};
+	_cleanup_close_ int dir = -1;
+	char text[SBX_PATH_MAX];
+	int r = 0;
+
+	if (depth > GIT_MAX_DEPTH || s->n_visited == GIT_MAX_VISITED)
+		return 0;
+	for (size_t i = 0; i < s->n_visited; i++)
+		if (strcmp(s->visited[i], host) == 0)
+			return 0; /* a worktree's common dir is its main repository's .git */
+	s->visited[s->n_visited] = strdup(host);
+	if (!s->visited[s->n_visited])
+		return sbx_error_set(s->err, SBX_ERR_SETUP, ENOMEM, "out of memory");
+	s->n_visited++;
+	dir = open_dir(host);
+	if (dir < 0)
+		return 0;
+	for (size_t i = 0; r >= 0 && i < SBX_ARRAY_SIZE(names); i++) {
+		char sb[SBX_PATH_MAX], hb[SBX_PATH_MAX];
+		struct stat st;
+		bool want_absent;
+
+		if (!join(sb, sizeof(sb), sandbox, names[i]) ||
+		    !join(hb, sizeof(hb), host, names[i]))
+			continue;
+		if (fstatat(dir, names[i], &st, AT_SYMLINK_NOFOLLOW) == 0) {
+			if (S_ISREG(st.st_mode) || S_ISDIR(st.st_mode))
+				r = guard(s, sb, true);
+			else /* a symlink (hooks -> elsewhere) cannot be bound: it can be swapped */
+				r = add_absent(s, hb, pinned);
+			continue;
+		}
+		/* what git would read if a worker made it */
+		switch (i) {
+		case 0: /* config */
+		case 2: /* hooks */
+			want_absent = kind != GITDIR_WORKTREE;
+			break;
+		case 1: /* config.worktree: read only with extensions.worktreeConfig */
+			want_absent = mentions_worktree_config(dir);
+			break;
+		case 3: /* commondir: a worktree's git dir has one already */
+			want_absent = kind != GITDIR_WORKTREE;
+			break;
+		default:
+			want_absent = false;
+			break;
+		}
+		if (want_absent)
+			r = add_absent(s, hb, pinned);
+	}
+	if (r >= 0 && read_line(dir, "commondir", text, sizeof(text)))
+		r = follow(s, host, text, GITDIR_MAIN, depth);
+	/* a linked worktree's checkout: its .git file, which names this git dir */
+	if (r >= 0 && kind == GITDIR_WORKTREE && read_line(dir, "gitdir", text, sizeof(text)) &&
+	    text[0] == '/') {
+		char norm[SBX_PATH_MAX], sb[SBX_PATH_MAX];
+
+		if (sbx_path_normalize(text, norm, sizeof(norm), NULL) >= 0 &&
+		    host_to_sandbox(s->plan, norm, sb, sizeof(sb)))
+			r = guard(s, sb, true);
+	}
+	if (r >= 0 && kind != GITDIR_WORKTREE) {
+		_cleanup_close_ int mod =
+		    openat(dir, "modules", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		_cleanup_close_ int wt =
+		    openat(dir, "worktrees", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		char sb[SBX_PATH_MAX], hb[SBX_PATH_MAX];
+
+		if (mod >= 0 && join(sb, sizeof(sb), sandbox, "modules") &&
+		    join(hb, sizeof(hb), host, "modules")) {
+			r = watch_dir(s, mod, hb);
+			if (r >= 0)
+				r = survey_modules(s, mod, sb, hb, pinned, depth);
+		}
+		if (r >= 0 && wt >= 0 && join(sb, sizeof(sb), sandbox, "worktrees") &&
+		    join(hb, sizeof(hb), host, "worktrees")) {
+			r = watch_dir(s, wt, hb);
+			if (r >= 0)
+				r = survey_worktrees(s, wt, sb, hb, pinned, depth);
+		}
+		/* new submodules' and worktrees' git dirs: named if they appear */
+		if (r >= 0 && mod < 0 && join(hb, sizeof(hb), host, "modules"))
+			r = add_later(s, &s->out->appear, &s->out->n_appear, hb);
+		if (r >= 0 && wt < 0 && join(hb, sizeof(hb), host, "worktrees"))
+			r = add_later(s, &s->out->appear, &s->out->n_appear, hb);
+	}
+	return r;
+}
+
+/*
+ * Where a config sends git for hooks and more config: core.hooksPath (relative to the
+ * working tree), include.path and includeIf.*.path (relative to the config's folder). Husky,
+ * lefthook and shared configs put them in the working tree, which the worker may write: each
+ * that a writable bind shows is made read-only where it exists, and noted absent where not.
+ * Programs a config names by path (a filter driver ./tools/x) are not followed: see
+ * sbx-profile(5).
+ */
+static int config_path(struct survey *s, const char *value, const char *base)
+{
+	char joined[SBX_PATH_MAX * 2], host[SBX_PATH_MAX], sandbox[SBX_PATH_MAX];
+	const char *home = getenv("HOME");
+	struct stat st;
+
+	if (value[0] == '~' && value[1] == '/') {
+		if (!home || home[0] != '/')
+			return 0;
+		snprintf(joined, sizeof(joined), "%s/%s", home, value + 2);
+	} else if (value[0] == '/') {
+		snprintf(joined, sizeof(joined), "%s", value);
+	} else {
+		snprintf(joined, sizeof(joined), "%s/%s", base, value);
+	}
+	if (sbx_path_normalize(joined, host, sizeof(host), NULL) < 0 ||
+	    !host_to_sandbox(s->plan, host, sandbox, sizeof(sandbox)))
+		return 0; /* not in view, or read-only there */
+	if (lstat(host, &st) == 0 && (S_ISREG(st.st_mode) || S_ISDIR(st.st_mode)))
+		return guard(s, sandbox, true);
+	return add_absent(s, host, false);
+}
+
+/* One value of a config line, unquoted, its comment dropped. */
+static void config_value(const char *in, char *out, size_t size)
+{
+	size_t n = 0;
+	bool quoted = false;
+
+	while (*in == ' ' || *in == '\t')
+		in++;
+	for (; *in && n + 1 < size; in++) {
+		if (*in == '"') {
+			quoted = !quoted;
+			continue;
+		}
+		if (!quoted && (*in == '#' || *in == ';'))
+			break;
+		if (*in == '\\' && in[1])
+			in++;
+		out[n++] = *in;
+	}
+	while (n > 0 && (out[n - 1] == ' ' || out[n - 1] == '\t'))
+		n--;
+	out[n] = '\0';
+}
+
+/* A config file (name in dir; dir AT_FDCWD and a path for the user's own, which may be a
+ * symlink a dotfiles manager made), its include paths relative to base. */
+static int survey_config(struct survey *s, int dir, const char *name, const char *base,
+                         const char *worktree_host)
+{
+	char buf[65536], section[128] = "";
+	int fd = openat(dir, name,
+	                O_RDONLY | O_NONBLOCK | O_CLOEXEC | (dir == AT_FDCWD ? 0 : O_NOFOLLOW));
+	ssize_t n;
+	int r = 0;
+
+	if (fd < 0)
+		return 0;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	for (char *line = strtok(buf, "\n"); r >= 0 && line; line = strtok(NULL, "\n")) {
+		char key[64], value[SBX_PATH_MAX];
+		size_t k = 0;
+
+		while (*line == ' ' || *line == '\t')
+			line++;
+		if (*line == '[') {
+			/* [core], [include], [includeIf "gitdir:..."]: the name, lower-cased */
+			size_t i = 0;
+
+			for (line++; *line && *line != ']' && *line != ' ' && *line != '"' &&
+			             *line != '.' && i + 1 < sizeof(section);
+			     line++)
+				section[i++] = (char)tolower((unsigned char)*line);
+			section[i] = '\0';
+			line = strchr(line, ']');
+			if (!line)
+				continue;
+			line++;
+			while (*line == ' ' || *line == '\t')
+				line++;
+			if (!*line)
+				continue; /* a key may follow the header on its line */
+		}
+		while ((isalnum((unsigned char)*line) || *line == '-') && k + 1 < sizeof(key))
+			key[k++] = (char)tolower((unsigned char)*line++);
+		key[k] = '\0';
+		while (*line == ' ' || *line == '\t')
+			line++;
+		if (*line != '=')
+			continue;
+		config_value(line + 1, value, sizeof(value));
+		if (!value[0])
+			continue;
+		if (strcmp(section, "core") == 0 && strcmp(key, "hookspath") == 0)
+			r = config_path(s, value, worktree_host);
+		else if ((strcmp(section, "include") == 0 || strcmp(section, "includeif") == 0) &&
+		         strcmp(key, "path") == 0)
+			r = config_path(s, value, base);
+	}
+	return r;
+}
+
+/*
+ * The user's and the system's configs apply to every repository: a core.hooksPath there that
+ * is relative (".githooks") names a folder in each working tree. Read where git reads them
+ * (git-config(1), FILES), as the caller.
+ */
+static int survey_global_configs(struct survey *s, const char *worktree_host)
+{
+	const char *home = getenv("HOME"), *xdg = getenv("XDG_CONFIG_HOME");
+	char file[SBX_PATH_MAX + 16], dir[SBX_PATH_MAX];
+	int r = 0;
+
+	if (getenv("GIT_CONFIG_NOSYSTEM") == NULL)
+		r = survey_config(s, AT_FDCWD, "/etc/gitconfig", "/etc", worktree_host);
+	if (r >= 0 && xdg && xdg[0] == '/') {
+		snprintf(dir, sizeof(dir), "%s/git", xdg);
+		snprintf(file, sizeof(file), "%s/config", dir);
+		r = survey_config(s, AT_FDCWD, file, dir, worktree_host);
+	} else if (r >= 0 && home && home[0] == '/') {
+		snprintf(dir, sizeof(dir), "%s/.config/git", home);
+		snprintf(file, sizeof(file), "%s/config", dir);
+		r = survey_config(s, AT_FDCWD, file, dir, worktree_host);
+	}
+	if (r >= 0 && home && home[0] == '/') {
+		snprintf(file, sizeof(file), "%s/.gitconfig", home);
+		r = survey_config(s, AT_FDCWD, file, home, worktree_host);
+	}
+	return r;
+}
+
+#define INDEX_MAX (256u << 20) /* an index larger than this is not read */
+
+static uint32_t be32(const unsigned char *p)
+{
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+/*
+ * The paths of the gitlinks (mode 160000: submodules) in a git index, '\n'-separated and
+ * '\n'-led ("\nsub\nlib/x\n"), or NULL if it cannot be read. Index versions 2, 3 and 4
+ * (gitformat-index(5)): 40 bytes of stat data, mode at byte 24, the object name (hashsz
+ * bytes), 16 bits of flags (and 16 more in version 3 when the extended bit is set), then the
+ * path: NUL-terminated and padded to a multiple of 8 in versions 2 and 3, prefix-compressed
+ * against the previous path in version 4.
+ */
+static char *index_gitlinks(const char *file, size_t hashsz)
+{
+	_cleanup_free_ unsigned char *buf = NULL;
+	_cleanup_free_ char *out = NULL;
+	char name[SBX_PATH_MAX];
+	size_t len = 0, cap = 0, have = 1, pos = 12, prev = 0;
+	uint32_t version, count;
+	struct stat st;
+	int fd = open(file, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+
+	if (fd < 0)
+		return NULL;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size < 12 ||
+	    (unsigned long long)st.st_size > INDEX_MAX || !(buf = malloc((size_t)st.st_size))) {
+		close(fd);
+		return NULL;
+	}
+	while (len < (size_t)st.st_size) {
+		ssize_t n = read(fd, buf + len, (size_t)st.st_size - len);
+
+		if (n <= 0)
+			break;
+		len += (size_t)n;
+	}
+	close(fd);
+	if (len < 12 || memcmp(buf, "DIRC", 4) != 0)
+		return NULL;
+	version = be32(buf + 4);
+	count = be32(buf + 8);
+	if (version < 2 || version > 4)
+		return NULL;
+	out = malloc(2);
+	if (!out)
+		return NULL;
+	cap = 2;
+	out[0] = '\n';
+	out[1] = '\0';
+	name[0] = '\0';
+	for (uint32_t e = 0; e < count; e++) {
+		size_t start = pos, fixed = 40 + hashsz + 2, nlen;
+		uint32_t mode;
+		uint16_t flags;
+
+		if (pos + fixed > len)
+			return NULL;
+		mode = be32(buf + pos + 24);
+		flags = (uint16_t)(buf[pos + 40 + hashsz] << 8 | buf[pos + 41 + hashsz]);
+		pos += fixed;
+		if (version >= 3 && (flags & 0x4000))
+			pos += 2;
+		if (version == 4) {
+			/* varint: bytes to drop from the end of the previous name */
+			size_t drop = 0;
+			unsigned char c;
+
+			do {
+				if (pos >= len)
+					return NULL;
+				c = buf[pos++];
+				drop = (drop << 7) | (c & 127);
+				if (c & 128)
+					drop++;
+			} while ((c & 128) && drop < SBX_PATH_MAX);
+			if (drop > prev)
+				return NULL;
+			prev -= drop;
+		} else {
+			prev = 0;
+		}
+		nlen = strnlen((const char *)buf + pos, len - pos);
+		if (pos + nlen >= len || prev + nlen >= sizeof(name))
+			return NULL;
+		memcpy(name + prev, buf + pos, nlen);
+		prev += nlen;
+		name[prev] = '\0';
+		pos += nlen + 1;
+		if (version < 4)
+			pos = start + ((pos - start + 7) & ~(size_t)7);
+		if ((mode & 0170000) != 0160000)
+			continue;
+		while (have + prev + 2 > cap) {
+			char *grown = realloc(out, cap * 2 + prev + 2);
+
+			if (!grown)
+				return NULL;
+			out = grown;
+			cap = cap * 2 + prev + 2;
+		}
+		memcpy(out + have, name, prev);
+		have += prev;
+		out[have++] = '\n';
+		out[have] = '\0';
+	}
+	return TAKE_PTR(out);
+}
+
+/* Does a config name sha256 as the object format? (The index then holds 32-byte names.) */
+static bool sha256_repo(int gitdir)
+{
+	char buf[65536];
+	int fd = openat(gitdir, "config", O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return false;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return false;
+	buf[n] = '\0';
+	for (char *p = buf; *p; p++)
+		*p = (char)tolower((unsigned char)*p);
+	return strstr(buf, "objectformat") && strstr(buf, "sha256");
+}
+
+static int watch_index(struct survey *s, int gitdir, const char *gitdir_host)
+{
+	struct sbx_gitguard *g = s->out;
+	char file[SBX_PATH_MAX + 8];
+	char *links, **grown;
+
+	snprintf(file, sizeof(file), "%s/index", gitdir_host);
+	links = index_gitlinks(file, sha256_repo(gitdir) ? 32 : 20);
+	if (!links)
+		links = strdup("\n"); /* none yet, or not readable now: compared after the run */
+	grown = links ? realloc(g->indexes, (g->n_indexes + 1) * sizeof(*grown)) : NULL;
+	if (grown)
+		g->indexes = grown;
+	grown = grown ? realloc(g->links, (g->n_indexes + 1) * sizeof(*grown)) : NULL;
+	if (grown)
+		g->links = grown;
+	if (!grown || !(g->indexes[g->n_indexes] = strdup(file))) {
+		free(links);
+		return sbx_error_set(s->err, SBX_ERR_SETUP, ENOMEM, "out of memory");
+	}
+	g->links[g->n_indexes++] = links;
+	return 0;
+}
+
+/* A host directory with no .git of its own: is it inside a repository? Then a .git made in
+ * it is the one git finds there first. */
+static bool inside_repo(const char *host)
+{
+	char dir[SBX_PATH_MAX];
+
+	snprintf(dir, sizeof(dir), "%s", host);
+	for (;;) {
+		char *slash = strrchr(dir, '/');
+		char probe[SBX_PATH_MAX + 8];
+		struct stat st;
+
+		if (!slash || slash == dir)
+			return false;
+		*slash = '\0';
+		snprintf(probe, sizeof(probe), "%s/.git", dir);
+		if (lstat(probe, &st) == 0)
+			return true;
+	}
+}
+
+/* One top: the workspace, a writable bind's target, or a submodule's checkout. */
+static int survey_top(struct survey *s, const char *sandbox, bool workspace)
+{
+	const struct sbx_plan_op *cov = sbx_plan_guarded_by(s->plan, sandbox);
+	char host[SBX_PATH_MAX], sb[SBX_PATH_MAX], hb[SBX_PATH_MAX], text[SBX_PATH_MAX];
+	_cleanup_close_ int dir = -1;
+	struct stat st;
+
+	if (!cov || (cov->flags & SBX_PLAN_F_READONLY))
+		return 0; /* not shown, or nothing there can be written */
+	{
+		const char *rest = sbx_path_rest(cov->target, sandbox);
+		int n = snprintf(host, sizeof(host), "%s%s%s", cov->source,
+		                 *rest && strcmp(cov->source, "/") ? "/" : "", rest);
+
+		if (n < 0 || (size_t)n >= sizeof(host))
+			return 0;
+	}
+	dir = open_dir(host);
+	if (dir < 0 || !join(sb, sizeof(sb), sandbox, ".git") ||
+	    !join(hb, sizeof(hb), host, ".git"))
+		return 0;
+	if (fstatat(dir, ".git", &st, AT_SYMLINK_NOFOLLOW) < 0) {
+		/* a workspace inside a repository (a subfolder of a checkout): a .git made in
+		 * it is the one git finds there first. Named after the run if it appears (not
+		 * warned of at launch: every run in a subfolder would say it). */
+		if (errno == ENOENT && workspace && inside_repo(host))
+			return add_later(s, &s->out->appear, &s->out->n_appear, hb);
+		return 0;
+	}
+	s->out->n_repos++;
+	if (S_ISDIR(st.st_mode)) {
+		/* git takes the folder itself for a bare repository when its .git is not a valid
+		 * git dir (a HEAD that names nothing): then its own HEAD, config and hooks
+		 * would count. .git/HEAD must stay writable (git switches branches there), so
+		 * both are looked at after the run. */
+		static const char *const bare[] = {"HEAD", "config", "hooks", "objects", "refs"};
+		char head[SBX_PATH_MAX + 8];
+		int r = guard(s, sb, false);
+
+		for (size_t i = 0; r >= 0 && i < SBX_ARRAY_SIZE(bare); i++) {
+			char p[SBX_PATH_MAX];
+
+			if (faccessat(dir, bare[i], F_OK, AT_SYMLINK_NOFOLLOW) < 0 &&
+			    join(p, sizeof(p), host, bare[i]))
+				r = add_later(s, &s->out->appear, &s->out->n_appear, p);
+		}
+		snprintf(head, sizeof(head), "%s/HEAD", hb);
+		if (r >= 0)
+			r = add_later(s, &s->out->heads, &s->out->n_heads, head);
+		if (r >= 0)
+			r = survey_gitdir(s, sb, hb, GITDIR_MAIN, true, 0);
+		if (r >= 0) {
+			_cleanup_close_ int g =
+			    openat(dir, ".git", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+
+			if (g >= 0)
+				r = survey_config(s, g, "config", hb, host);
+			if (g >= 0 && r >= 0)
+				r = survey_config(s, g, "config.worktree", hb, host);
+			if (r >= 0)
+				r = survey_global_configs(s, host);
+			if (g >= 0 && r >= 0)
+				r = watch_index(s, g, hb);
+			/* its submodules' checkouts: each .git (a file naming a git dir under
+			 * modules/, or a git dir of its own) as this one */
+			if (r >= 0 && s->top_depth < GIT_MAX_DEPTH && s->out->n_indexes) {
+				const char *links = s->out->links[s->out->n_indexes - 1];
+
+				s->top_depth++;
+				for (const char *p = links + 1; r >= 0 && *p;) {
+					const char *end = strchr(p, '\n');
+					char sub[SBX_PATH_MAX];
+
+					if (!end)
+						break;
+					if ((size_t)snprintf(sub, sizeof(sub), "%s/%.*s", sandbox,
+					                     (int)(end - p), p) < sizeof(sub))
+						r = survey_top(s, sub, false);
+					p = end + 1;
+				}
+				s->top_depth--;
+			}
+		}
+		return r;
+	}
+	if (S_ISREG(st.st_mode)) {
+		/* a worktree or submodule checkout: .git names its git dir */
+		int r = guard(s, sb, true);
+
+		if (r >= 0 && read_line(dir, ".git", text, sizeof(text)) &&
+		    strncmp(text, "gitdir:", 7) == 0) {
+			const char *p = text + 7;
+
+			while (*p == ' ' || *p == '\t')
+				p++;
+			r = follow(s, host, p, GITDIR_WORKTREE, 0);
+		}
+		return r;
+	}
+	return add_absent(s, hb, false); /* a symlink: cannot be bound, can be swapped */
+}
+
+int sbx_gitguard_survey(struct sbx_spec *spec, const struct sbx_plan *plan,
+                        struct sbx_gitguard *out, struct sbx_error *err)
+{
+	struct survey s = {.spec = spec, .plan = plan, .out = out, .err = err};
+	int r = 0;
+
+	memset(out, 0, sizeof(*out));
+	if (!spec->protect_git)
+		return 0;
+	if (spec->workspace)
+		r = survey_top(&s, spec->workspace, true);
+	for (size_t i = 0; r >= 0 && i < spec->n_mounts; i++) {
+		const struct sbx_mount *m = &spec->mounts[i];
+
+		if (m->kind == SBX_MOUNT_BIND && !m->readonly &&
+		    (!spec->workspace || strcmp(m->target, spec->workspace) != 0))
+			r = survey_top(&s, m->target, false);
+	}
+	/* The user's own git config applies to every repository: where a writable mount shows
+	 * it (a sandbox of the home folder), it is read-only, or named if absent. */
+	if (r >= 0) {
+		const char *home = getenv("HOME"), *xdg = getenv("XDG_CONFIG_HOME");
+		char file[SBX_PATH_MAX + 16];
+
+		if (home && home[0] == '/') {
+			snprintf(file, sizeof(file), "%s/.gitconfig", home);
+			r = config_path(&s, file, "/");
+		}
+		if (r >= 0 && ((xdg && xdg[0] == '/') || (home && home[0] == '/'))) {
+			if (xdg && xdg[0] == '/')
+				snprintf(file, sizeof(file), "%s/git/config", xdg);
+			else
+				snprintf(file, sizeof(file), "%s/.config/git/config", home);
+			r = config_path(&s, file, "/");
+		}
+	}
+	for (size_t i = 0; i < s.n_visited; i++)
+		free(s.visited[i]);
+	return r;
+}
+
+const char *sbx_gitguard_warning(const struct sbx_gitguard *g, bool landlock_backend, char *buf,
+                                 size_t size)
+{
+	size_t n = 0, len = 0;
+	const char *first = NULL, *second = NULL;
+
+	for (size_t i = 0; i < g->n_absent; i++) {
+		/* under the landlock backend a pinned git dir is read-only whole: nothing can
+		 * be made in it */
+		if (landlock_backend && g->absent_pinned[i])
+			continue;
+		if (!first)
+			first = g->absent[i];
+		else if (!second)
+			second = g->absent[i];
+		n++;
+	}
+	if (!n)
+		return NULL;
+	len = (size_t)snprintf(buf, size, "git: %s%s%s", first, second ? ", " : "",
+	                       second ? second : "");
+	if (n > 2 && len < size)
+		len += (size_t)snprintf(buf + len, size - len, " and %zu more", n - 2);
+	if (len < size)
+		snprintf(buf + len, size - len,
+		         " %s not exist and cannot be protected until sbx has a supervisor; a "
+		         "worker could create %s to redirect git's config and hooks (sbx names any "
+		         "that appear when the run ends)",
+		         n == 1 ? "does" : "do", n == 1 ? "it" : "one");
+	return buf;
+}
+
+size_t sbx_gitguard_after(const struct sbx_gitguard *g, void (*report)(const char *line, void *ctx),
+                          void *ctx)
+{
+	char line[SBX_PATH_MAX * 2 + 256];
+	size_t found = 0;
+
+	for (size_t i = 0; i < g->n_absent; i++) {
+		struct stat st;
+
+		if (lstat(g->absent[i], &st) < 0)
+			continue;
+		snprintf(
+		    line, sizeof(line),
+		    "git: %s appeared during the run (it did not exist at launch); git reads it "
+		    "to find its config and hooks: look at it before running git there",
+		    g->absent[i]);
+		report(line, ctx);
+		found++;
+	}
+	for (size_t i = 0; i < g->n_appear; i++) {
+		struct stat st;
+
+		if (lstat(g->appear[i], &st) < 0)
+			continue;
+		snprintf(
+		    line, sizeof(line),
+		    "git: %s appeared during the run (it did not exist at launch): git may read "
+		    "a config, hooks or a repository there: look at it before running git there",
+		    g->appear[i]);
+		report(line, ctx);
+		found++;
+	}
+	for (size_t i = 0; i < g->n_heads; i++) {
+		char head[256];
+		int fd = open(g->heads[i], O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+		ssize_t n = fd < 0 ? -1 : read(fd, head, sizeof(head) - 1);
+		bool valid = false;
+
+		if (fd >= 0)
+			close(fd);
+		if (n > 0) {
+			size_t hex = 0;
+
+			head[n] = '\0';
+			while (isxdigit((unsigned char)head[hex]))
+				hex++;
+			valid = strncmp(head, "ref: refs/", 10) == 0 ||
+			        ((hex == 40 || hex == 64) && (head[hex] == '\n' || !head[hex]));
+		}
+		if (valid)
+			continue;
+		snprintf(
+		    line, sizeof(line),
+		    "git: %s no longer names a branch or a commit: git would not take its folder "
+		    "for a repository, and may take the folder above it for a bare one: look "
+		    "at it before running git there",
+		    g->heads[i]);
+		report(line, ctx);
+		found++;
+	}
+	for (size_t i = 0; i < g->n_indexes; i++) {
+		char *dir = strdup(g->indexes[i]), *slash;
+		_cleanup_free_ char *now = NULL;
+		int gd;
+
+		if (!dir)
+			continue;
+		slash = strrchr(dir, '/');
+		if (slash)
+			*slash = '\0';
+		gd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		now = index_gitlinks(g->indexes[i], gd >= 0 && sha256_repo(gd) ? 32 : 20);
+		if (gd >= 0)
+			close(gd);
+		for (char *p = now ? now + 1 : NULL; p && *p;) {
+			char *end = strchr(p, '\n'), key[SBX_PATH_MAX + 2];
+
+			if (!end)
+				break;
+			snprintf(key, sizeof(key), "\n%.*s\n", (int)(end - p), p);
+			if (!strstr(g->links[i], key)) {
+				/* the working tree is the folder that holds .git */
+				char *top = strrchr(dir, '/');
+
+				snprintf(
+				    line, sizeof(line),
+				    "git: %.*s/%.*s was made a submodule during the run (a gitlink "
+				    "in %s): git status and other commands run git there, with its "
+				    "own config and hooks: look at it before running git here",
+				    top ? (int)(top - dir) : 0, dir, (int)(end - p), p,
+				    g->indexes[i]);
+				report(line, ctx);
+				found++;
+			}
+			p = end + 1;
+		}
+		free(dir);
+	}
+	for (size_t i = 0; i < g->n_watch; i++) {
+		/* not followed if it is a symlink now: that is what is reported */
+		int fd = open(g->watch[i], O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+		struct dirent *de;
+		size_t here = 0;
+
+		if (!d) {
+			if (fd >= 0)
+				close(fd);
+			snprintf(
+			    line, sizeof(line),
+			    "git: %s is no longer the folder it was at launch: look at it before "
+			    "running git there",
+			    g->watch[i]);
+			report(line, ctx);
+			found++;
+			continue;
+		}
+		while ((de = readdir(d))) {
+			char key[NAME_MAX + 3], mid[NAME_MAX + 4];
+
+			if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+				continue;
+			/* entries are '\n'-terminated: a leading "NAME\n" or a "\nNAME\n" */
+			snprintf(key, sizeof(key), "%s\n", de->d_name);
+			snprintf(mid, sizeof(mid), "\n%s", key);
+			if (strncmp(g->seen[i], key, strlen(key)) == 0 || strstr(g->seen[i], mid))
+				continue;
+			if (++here > 8)
+				continue; /* counted below, not each named */
+			snprintf(
+			    line, sizeof(line),
+			    "git: %s/%s appeared during the run: a git dir (a submodule's or a "
+			    "worktree's) whose config and hooks sbx did not guard: look at it "
+			    "before running git there",
+			    g->watch[i], de->d_name);
+			report(line, ctx);
+		}
+		closedir(d);
+		if (here > 8) {
+			snprintf(line, sizeof(line), "git: and %zu more appeared in %s", here - 8,
+			         g->watch[i]);
+			report(line, ctx);
+		}
+		found += here;
+	}
+	return found;
+}

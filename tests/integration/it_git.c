@@ -1,0 +1,263 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * git's control surface (include/sbx/guard.h). A hook or a config a worker plants in a
+ * repository runs on the host at the user's next git command, so where a writable mount shows
+ * a repository at launch, .git is a mount point of its own (it cannot be renamed or replaced:
+ * EBUSY) and every control file that exists is read-only (EROFS): config, hooks/, submodules'
+ * git dirs under modules/, linked worktrees' under worktrees/ (config.worktree, commondir,
+ * gitdir), and a checkout's .git file. A name that does not exist at launch in a .git that git
+ * must write (.git/commondir) cannot be guarded by a mount: sbx says so at launch and names it
+ * after the run if it appeared. Under the landlock backend .git is read-only whole (EACCES).
+ * git add, commit, stash, rebase, fetch and gc keep working under the namespaces backend.
+ * As root and as the user.
+ */
+#include <stdarg.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "harness.h"
+
+static char t[4096], ws[4200], wt[4200], up[4200];
+
+__attribute__((format(printf, 1, 2))) static char *fmt(const char *f, ...)
+{
+	va_list ap;
+	char *p;
+	int n;
+
+	va_start(ap, f);
+	n = vasprintf(&p, f, ap);
+	va_end(ap);
+	if (n < 0)
+		it_fail(__FILE__, __LINE__, "out of memory");
+	return p;
+}
+
+static const char git[] = "git -c user.name=sbx -c user.email=sbx@x.invalid "
+                          "-c init.defaultBranch=main -c protocol.file.allow=always";
+
+static void host_sh(const char *script)
+{
+	struct it_run r;
+	const char *argv[] = {"/bin/sh", "-c", script, NULL};
+
+	it_exec(&r, argv);
+	if (r.status != 0)
+		it_fail(__FILE__, __LINE__, "%s: status %d\n%s%s", script, r.status, r.out, r.err);
+}
+
+/*
+ * t/ws: a repository with a commit, a submodule's git dir (.git/modules/sub, its config and
+ * hooks), and a linked worktree t/wt (.git/worktrees/wt, given a config.worktree); t/up.git a
+ * bare upstream; t/ws/decoy, a folder to rename over .git; hooks in the working tree (husky's
+ * .husky, which core.hooksPath names); a real submodule at t/ws/lib (its .git a file naming
+ * .git/modules/lib).
+ */
+static void setup(void)
+{
+	snprintf(t, sizeof(t), "%s", it_tmpdir());
+	snprintf(ws, sizeof(ws), "%s/ws", t);
+	snprintf(wt, sizeof(wt), "%s/wt", t);
+	snprintf(up, sizeof(up), "%s/up.git", t);
+	host_sh(fmt("set -e; export GIT_CONFIG_NOSYSTEM=1; %s init -q --bare %s; %s init -q %s; cd "
+	            "%s; echo one > f; %s add f; "
+	            "%s commit -qm one; %s remote add origin %s; %s push -q origin main; "
+	            "%s worktree add -q %s; mkdir -p .git/modules/sub/hooks; "
+	            "echo 'ref: refs/heads/main' > .git/modules/sub/HEAD; "
+	            "echo '[core]' > .git/modules/sub/config; "
+	            "echo '[core]' > .git/worktrees/wt/config.worktree; mkdir decoy; "
+	            "%s config core.hooksPath .husky; mkdir .husky; "
+	            "echo '# husky' > .husky/pre-commit; %s submodule add -q %s lib; "
+	            "%s commit -qm lib",
+	            git, up, git, ws, ws, git, git, git, up, git, git, wt, git, git, up, git));
+	setenv("HOME", t, 1);
+}
+
+/* Every probe of git's control surface in ws, and the workspace's own ones. */
+static char *probes(void)
+{
+	return fmt(
+	    "%s --probe rename %s/.git %s/.git-orig rename %s/decoy %s/.git "
+	    "create %s/.git/hooks/pre-commit write %s/.git/config "
+	    "create %s/.git/modules/sub/hooks/post-checkout write %s/.git/modules/sub/config "
+	    "write %s/.git/worktrees/wt/config.worktree write %s/.git/worktrees/wt/commondir "
+	    "write %s/.git/worktrees/wt/gitdir write %s/.git rename %s/.git %s/x "
+	    "write %s/.husky/pre-commit write %s/lib/.git write %s/.git/modules/lib/config "
+	    "create %s/.git/commondir",
+	    it_self(), ws, ws, ws, ws, ws, ws, ws, ws, ws, ws, ws, wt, wt, wt, ws, ws, ws, ws);
+}
+
+/* ro: what a write to a read-only control file gives; busy: what renaming a guard gives */
+static void expect_probes(const struct it_run *r, const char *ro, const char *busy)
+{
+	IT_EXPECT_CONTAINS(r->out, fmt("rename %s/.git => %s", ws, busy));
+	IT_EXPECT_CONTAINS(r->out, fmt("rename %s/decoy => %s", ws, busy));
+	IT_EXPECT_CONTAINS(r->out, fmt("create %s/.git/hooks/pre-commit => %s", ws, ro));
+	IT_EXPECT_CONTAINS(r->out, fmt("write %s/.git/config => %s", ws, ro));
+	IT_EXPECT_CONTAINS(r->out,
+	                   fmt("create %s/.git/modules/sub/hooks/post-checkout => %s", ws, ro));
+	IT_EXPECT_CONTAINS(r->out, fmt("write %s/.git/modules/sub/config => %s", ws, ro));
+	IT_EXPECT_CONTAINS(r->out, fmt("write %s/.git/worktrees/wt/config.worktree => %s", ws, ro));
+	IT_EXPECT_CONTAINS(r->out, fmt("write %s/.git/worktrees/wt/commondir => %s", ws, ro));
+	IT_EXPECT_CONTAINS(r->out, fmt("write %s/.git/worktrees/wt/gitdir => %s", ws, ro));
+	/* hooks in the working tree, which the (read-only) config names */
+	IT_EXPECT_CONTAINS(r->out, fmt("write %s/.husky/pre-commit => %s", ws, ro));
+	/* a submodule's checkout and its git dir */
+	IT_EXPECT_CONTAINS(r->out, fmt("write %s/lib/.git => %s", ws, ro));
+	IT_EXPECT_CONTAINS(r->out, fmt("write %s/.git/modules/lib/config => %s", ws, ro));
+	/* the linked worktree's .git file */
+	IT_EXPECT_CONTAINS(r->out, fmt("write %s/.git => %s", wt, ro));
+	IT_EXPECT_CONTAINS(r->out, fmt("rename %s/.git => %s", wt, busy));
+}
+
+/* Namespaces backend, the default profile over t (both checkouts in view). */
+static void test_control_surface_namespaces(void)
+{
+	struct it_run r;
+	const char *opts[] = {"-v", t, "-w", ws, "--backend", "namespaces", NULL};
+
+	setup();
+	{
+		/* and a repository of the worker's own registered as a submodule: git would run
+		 * git in it, with its config, at the next git status */
+		char *script = fmt("cd %s; export GIT_CONFIG_NOSYSTEM=1; git update-index --add "
+		                   "--cacheinfo 160000,$(git rev-parse HEAD),evil; %s",
+		                   ws, probes());
+		const char *cmd[] = {"/bin/sh", "-c", script, NULL};
+
+		it_run_in(&r, opts, cmd);
+	}
+	IT_EXPECT_INT(r.status, 0);
+	expect_probes(&r, "EROFS", "EBUSY");
+	IT_EXPECT_CONTAINS(r.err, fmt("sbx: warning: git: %s/evil was made a submodule during the "
+	                              "run",
+	                              ws));
+	IT_EXPECT_NOT_CONTAINS(r.err, fmt("%s/lib was made a submodule", ws));
+	/* the hard case: a name that does not exist in a .git git must write */
+	IT_EXPECT_CONTAINS(r.out, fmt("create %s/.git/commondir => ok", ws));
+	/* said once at launch, and named after the run */
+	IT_EXPECT_CONTAINS(r.err, fmt("sbx: warning: git: %s/.git/commondir", ws));
+	IT_EXPECT_CONTAINS(r.err, "cannot be protected until sbx has a supervisor");
+	IT_EXPECT_CONTAINS(r.err,
+	                   fmt("sbx: warning: git: %s/.git/commondir appeared during the run", ws));
+	/* nothing written on the host but the one file the kernel could not refuse */
+	{
+		struct stat st;
+
+		IT_EXPECT_INT(lstat(fmt("%s/.git-orig", ws), &st), -1);
+		IT_EXPECT_INT(lstat(fmt("%s/.git/hooks/pre-commit", ws), &st), -1);
+		IT_EXPECT_INT(lstat(fmt("%s/.git/modules/sub/hooks/post-checkout", ws), &st), -1);
+	}
+}
+
+/* The landlock backend mounts nothing: .git is read-only whole, and the name that does not
+ * exist cannot be made either. */
+static void test_control_surface_landlock(void)
+{
+	struct it_run r;
+	const char *opts[] = {"-v", t, "-w", ws, "--backend", "landlock", NULL};
+
+	setup();
+	{
+		const char *cmd[] = {"/bin/sh", "-c", probes(), NULL};
+
+		it_run_in(&r, opts, cmd);
+	}
+	IT_EXPECT_INT(r.status, 0);
+	expect_probes(&r, "EACCES", "EACCES");
+	IT_EXPECT_CONTAINS(r.out, fmt("create %s/.git/commondir => EACCES", ws));
+	IT_EXPECT_CONTAINS(r.err, "sbx: note: git: the landlock backend cannot make .git a mount "
+	                          "point of its own");
+	IT_EXPECT_NOT_CONTAINS(r.err, "appeared during the run");
+}
+
+/* git works in a claude-agent sandbox: add, commit, stash, rebase, fetch, push, gc, and in the
+ * linked worktree too; the config and hooks stay as they were. */
+static void test_git_works_claude_agent(void)
+{
+	const char *src = getenv("SBX_SOURCE_DIR");
+	struct it_run r;
+	char *script;
+
+	setup();
+	if (!src || !*src)
+		it_fail(__FILE__, __LINE__, "SBX_SOURCE_DIR is not set (CTest sets it)");
+	it_write_file(fmt("%s/.claude/settings.json", t), "{}\n");
+	setenv("SBX_PROFILE_PATH", fmt("%s/profiles", src), 1);
+	unsetenv("XDG_CONFIG_HOME");
+	if (chdir(ws) < 0)
+		it_fail(__FILE__, __LINE__, "chdir %s", ws);
+	script = fmt("set -e; export GIT_CONFIG_NOSYSTEM=1; g='%s'; cd %s; echo two >> f; $g add "
+	             "f; $g commit -qm two; "
+	             "echo three >> f; $g stash -q; $g stash pop -q; $g commit -qam three; "
+	             "$g checkout -qb side HEAD~1; echo s > s; $g add s; $g commit -qm side; "
+	             "$g rebase -q main; $g fetch -q origin; $g push -q origin side; $g gc -q; "
+	             "$g checkout -q main; cd %s; echo w > w; $g add w; $g commit -qm wt; "
+	             "cd %s; $g log --format=%%s --all | sort | tr '\\n' ' '; echo; echo GIT-OK",
+	             git, ws, wt, ws);
+	it_sbxv(&r, "run", "-p", "claude-agent", "-v", t, "--", "/bin/sh", "-c", script, NULL);
+	if (r.status != 0)
+		it_fail(__FILE__, __LINE__, "status %d:\n%s%s", r.status, r.out, r.err);
+	IT_EXPECT_CONTAINS(r.out, "one side three two wt \nGIT-OK\n");
+	IT_EXPECT_NOT_CONTAINS(r.err, "appeared during the run");
+	/* the runs changed no control file */
+	{
+		struct it_run h;
+		const char *argv[] = {"/bin/sh", "-c",
+		                      fmt("cd %s && ls .git/hooks | grep -v sample | wc -l && "
+		                          "cat .git/worktrees/wt/config.worktree",
+		                          ws),
+		                      NULL};
+
+		it_exec(&h, argv);
+		IT_EXPECT_CONTAINS(h.out, "0\n[core]\n");
+	}
+}
+
+/* A profile may turn the guards off; --dry-run shows them when on. */
+static void test_dry_run_and_opt_out(void)
+{
+	struct it_run r;
+	char *prof = fmt("%s/open.yaml", it_tmpdir());
+
+	setup();
+	/* the user's own config (HOME is t here, which the sandbox shows writable), and a
+	 * relative core.hooksPath there, which names a folder in every working tree */
+	it_write_file(fmt("%s/.gitconfig", t), "[core]\n\thooksPath = .githooks\n");
+	IT_EXPECT_INT(mkdir(fmt("%s/.githooks", ws), 0755), 0);
+	it_sbxv(&r, "run", "-v", t, "-w", ws, "--backend", "namespaces", "--dry-run", "--",
+	        "/bin/true", NULL);
+	IT_EXPECT_INT(r.status, 0);
+	IT_EXPECT_CONTAINS(r.out, fmt("%s/.gitconfig <- %s/.gitconfig  (git control file)", t, t));
+	IT_EXPECT_CONTAINS(r.out, fmt("%s/.githooks <- %s/.githooks  (git control file)", ws, ws));
+	IT_EXPECT_CONTAINS(r.out, fmt("%s/.git <- %s/.git  (git directory, pinned", ws, ws));
+	IT_EXPECT_CONTAINS(r.out,
+	                   fmt("%s/.git/config <- %s/.git/config  (git control file)", ws, ws));
+	IT_EXPECT_CONTAINS(r.out, fmt("%s/.git/modules/sub/hooks <- ", ws));
+	IT_EXPECT_CONTAINS(r.out, fmt("%s/.git/worktrees/wt/gitdir <- ", ws));
+	IT_EXPECT_CONTAINS(r.out, fmt("%s/.git <- %s/.git  (git control file)", wt, wt));
+	IT_EXPECT_CONTAINS(r.out, fmt("  git: %s/.git/commondir", ws));
+	it_sbxv(&r, "check", "-w", ws, "write", fmt("%s/.git/config", ws), NULL);
+	IT_EXPECT_INT(r.status, 1);
+	IT_EXPECT_CONTAINS(r.out,
+	                   fmt("readonly: git control file %s/.git/config is read-only", ws));
+
+	it_write_file(prof, "version: 1\nname: open\nprotect_git: false\nmounts:\n"
+	                    "  - path: ${WORKSPACE}\n");
+	it_sbxv(&r, "run", "-p", prof, "-w", ws, "--dry-run", "--", "/bin/true", NULL);
+	IT_EXPECT_INT(r.status, 0);
+	IT_EXPECT_NOT_CONTAINS(r.out, "git control file");
+	IT_EXPECT_NOT_CONTAINS(r.out, "git directory, pinned");
+}
+
+int main(int argc, char **argv)
+{
+	static const struct it_case cases[] = {
+	    IT_CASE(test_control_surface_namespaces),
+	    IT_CASE(test_control_surface_landlock),
+	    IT_CASE(test_git_works_claude_agent),
+	    IT_CASE(test_dry_run_and_opt_out),
+	};
+
+	return it_main(argc, argv, cases, sizeof(cases) / sizeof(cases[0]));
+}
