@@ -109,9 +109,9 @@ void it_run_in(struct it_run *r, const char *const *opts, const char *const *cmd
 
 /* Probe operations: read write create unlink mkdir rmdir chmod truncate stat ls PATH;
  * rename link OLD NEW; symlink TEXT PATH; remount-rw umount setattr-rw open-tree
- * open-tree-rw exec mmap-exec PATH; tcp-connect tcp-bind PORT (127.0.0.1); nested (enter a nested user+mount
- * namespace); tiocsti; fds; kill PID; kill0 PID (signal 0); ptrace PID; abstract-connect NAME
- * (a unix socket at @NAME); sleep N. */
+ * open-tree-rw exec mmap-exec PATH; tcp-connect tcp-bind PORT (127.0.0.1); nested (enter a nested
+ * user+mount namespace); tiocsti; fds; kill PID; kill0 PID (signal 0); ptrace PID; abstract-connect
+ * NAME (a unix socket at @NAME); sleep N. */
 const char *it_self(void);
 const char *it_self_dir(void);
 
