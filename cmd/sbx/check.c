@@ -161,7 +161,8 @@ int sbx_cmd_check(int argc, char **argv)
 				goto fail;
 			all_allowed &= d.allow;
 			printf("%-5s %-7s %s  %s\n", d.allow ? "allow" : "deny", sbx_op_name(bit),
-			       argv[i], sbx_decision_format(&d, why, sizeof(why)));
+			       sbx_cli_esc(argv[i]),
+			       sbx_cli_esc(sbx_decision_format(&d, why, sizeof(why))));
 		}
 	}
 	status = all_allowed ? 0 : 1;
@@ -224,11 +225,12 @@ int sbx_cmd_resolve(int argc, char **argv)
 		if (r == 0) {
 			const struct sbx_plan_op *o = &v.plan->ops[op];
 
-			printf("%s -> %s  (%s %s, %s)\n", argv[i], host, o->why, o->target,
+			printf("%s -> %s  (%s %s, %s)\n", sbx_cli_esc(argv[i]), sbx_cli_esc(host),
+			       sbx_cli_esc(o->why), sbx_cli_esc(o->target),
 			       o->flags & SBX_PLAN_F_READONLY ? "read-only" : "read-write");
 		} else if (r == -ENOENT) {
 			all = false;
-			printf("%s: %s\n", argv[i], e.msg);
+			printf("%s: %s\n", sbx_cli_esc(argv[i]), sbx_cli_esc(e.msg));
 		} else {
 			err = e;
 			goto fail;

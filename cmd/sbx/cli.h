@@ -62,8 +62,18 @@ void sbx_cli_report(FILE *f, const struct sbx_error *err);
 /* Print a plan for --dry-run, as text or JSON. */
 void sbx_cli_print_plan(FILE *f, const struct sbx_plan *plan, char *const *argv, bool json);
 
-/* JSON string output with escaping. */
+/* A JSON string (quotes included): control bytes and ill-formed UTF-8 escaped (sbx_escape's
+ * SBX_ESCAPE_JSON). Also a valid YAML double-quoted string. */
 void sbx_json_string(FILE *f, const char *s);
+
+/*
+ * Every path, name, argument or message that reaches a terminal goes through this: s with
+ * its control bytes and ill-formed UTF-8 escaped as \xNN (sbx_escape's SBX_ESCAPE_TEXT), or
+ * s itself when nothing needs escaping. The result lives until 8 more calls have been made,
+ * so that one printf can escape several arguments: printf("%s -> %s", sbx_cli_esc(a),
+ * sbx_cli_esc(b)).
+ */
+const char *sbx_cli_esc(const char *s);
 
 /* Subcommands: each returns the process exit status. */
 int sbx_cmd_run(int argc, char **argv);

@@ -339,7 +339,7 @@ static void print_status(FILE *f, const struct sbx_nest *n, bool json)
 		fputs("]}\n", f);
 		return;
 	}
-	fprintf(f, "profile:  %s\n", n->profile);
+	fprintf(f, "profile:  %s\n", sbx_cli_esc(n->profile));
 	fprintf(f, "depth:    %u%s\n", n->depth, n->depth == 1 ? " (started from outside)" : "");
 	fprintf(f, "backend:  %s\n", sbx_backend_name(n->backend));
 	fprintf(f, "network:  %s\n", n->net == SBX_NET_HOST ? "host" : "none (loopback only)");
@@ -356,7 +356,7 @@ static void print_status(FILE *f, const struct sbx_nest *n, bool json)
 		        m->kind == SBX_NEST_HIDDEN  ? "-"
 		        : m->rights & SBX_OP_MODIFY ? "rw"
 		                                    : "ro",
-		        sbx_nest_kind_name(m->kind), m->target,
+		        sbx_nest_kind_name(m->kind), sbx_cli_esc(m->target),
 		        m->flags & SBX_NEST_F_SYSTEM ? " [system]" : "",
 		        m->rights ? sbx_ops_format(m->rights, ops, sizeof(ops)) : "nothing");
 	}
@@ -390,7 +390,7 @@ int sbx_cmd_status(int argc, char **argv)
 			fprintf(stderr,
 			        "sbx: unknown option '%s' for sbx status; see 'sbx status "
 			        "--help'\n",
-			        argv[optind - 1]);
+			        sbx_cli_esc(argv[optind - 1]));
 			return 125;
 		}
 	}

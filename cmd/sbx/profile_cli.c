@@ -117,7 +117,7 @@ void sbx_cli_print_notes(FILE *f, const struct sbx_profile *p, const struct sbx_
 		fprintf(f, "sbx: note: optional mount%s skipped, not on this host:",
 		        p->n_skipped == 1 ? "" : "s");
 		for (size_t i = 0; i < p->n_skipped; i++)
-			fprintf(f, " %s", p->skipped[i]);
+			fprintf(f, " %s", sbx_cli_esc(p->skipped[i]));
 		fputc('\n', f);
 	}
 	/* A mask over a path that does not exist at launch hides nothing; a file the worker
@@ -143,7 +143,7 @@ void sbx_cli_print_notes(FILE *f, const struct sbx_profile *p, const struct sbx_
 			    "hidden if created later (a mask or a Landlock rule needs a path that "
 			    "exists):",
 			    f);
-		fprintf(f, " %s", o->target);
+		fprintf(f, " %s", sbx_cli_esc(o->target));
 	}
 	if (n)
 		fputs("\nsbx: note: to hide them anyway, create them (empty) before the launch, "

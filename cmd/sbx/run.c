@@ -409,7 +409,7 @@ void sbx_cli_print_plan(FILE *f, const struct sbx_plan *plan, char *const *argv,
 	char fl[64];
 
 	if (!json) {
-		fprintf(f, "profile:    %s\n", plan->profile);
+		fprintf(f, "profile:    %s\n", sbx_cli_esc(plan->profile));
 		if (plan->backend_landlock)
 			fprintf(f, "backend:    landlock (no namespaces: Landlock alone, in the "
 			           "caller's mount namespace)\n");
@@ -425,7 +425,7 @@ void sbx_cli_print_plan(FILE *f, const struct sbx_plan *plan, char *const *argv,
 		        plan->root_swap ? "; 0 and the worker's id swapped (nesting): the host "
 		                          "root's files are the worker's"
 		                        : "");
-		fprintf(f, "cwd:        %s\n", plan->cwd);
+		fprintf(f, "cwd:        %s\n", sbx_cli_esc(plan->cwd));
 		fprintf(f, "operations (in order):\n");
 		for (size_t i = 0; i < plan->n_ops; i++) {
 			const struct sbx_plan_op *o = &plan->ops[i];
@@ -435,20 +435,20 @@ void sbx_cli_print_plan(FILE *f, const struct sbx_plan *plan, char *const *argv,
 			                o->kind == SBX_PLAN_TMPFS
 			            ? flag_words(o->flags, fl, sizeof(fl))
 			            : "",
-			        o->target);
+			        sbx_cli_esc(o->target));
 			if (o->source)
 				fprintf(f, o->kind == SBX_PLAN_SYMLINK ? " -> %s" : " <- %s",
-				        o->source);
-			fprintf(f, "  (%s)\n", o->why);
+				        sbx_cli_esc(o->source));
+			fprintf(f, "  (%s)\n", sbx_cli_esc(o->why));
 		}
 		sbx_cli_print_seccomp(f, &plan->seccomp, false);
 		print_landlock(f, &plan->landlock, false);
 		fprintf(f, "environment:\n");
 		for (size_t i = 0; i < plan->n_env; i++)
-			fprintf(f, "  %s\n", plan->envp[i]);
+			fprintf(f, "  %s\n", sbx_cli_esc(plan->envp[i]));
 		fprintf(f, "command:   ");
 		for (char *const *a = argv; a && *a; a++)
-			fprintf(f, " %s", *a);
+			fprintf(f, " %s", sbx_cli_esc(*a));
 		fputc('\n', f);
 		return;
 	}
@@ -574,7 +574,7 @@ int sbx_cli_plan_landlock(const struct sbx_cli_run *run, struct sbx_plan *plan, 
 		return r;
 	if (warn_to) {
 		for (char *line = strtok(warn, "\n"); line; line = strtok(NULL, "\n"))
-			fprintf(warn_to, "sbx: warning: Landlock %s\n", line);
+			fprintf(warn_to, "sbx: warning: Landlock %s\n", sbx_cli_esc(line));
 	}
 	/* A worker in a Landlock domain can no longer mount: its effective spec says so, and
 	 * nested sandboxes take the landlock backend (nest.c). */
@@ -638,7 +638,7 @@ static void print_landlock(FILE *f, const struct sbx_ll_plan *ll, bool json)
 	if (!json) {
 		if (!ll->enabled) {
 			fprintf(f, "landlock:   none%s%s%s\n", ll->off ? " (" : "",
-			        ll->off ? ll->off : "", ll->off ? ")" : "");
+			        ll->off ? sbx_cli_esc(ll->off) : "", ll->off ? ")" : "");
 			return;
 		}
 		fprintf(f, "landlock:   ABI %d; tcp %s; scopes %s%s%s\n", ll->abi,
@@ -647,18 +647,22 @@ static void print_landlock(FILE *f, const struct sbx_ll_plan *ll, bool json)
 		        ll->scoped & SBX_LL_SCOPE_SIGNAL ? "signal" : "", ll->scoped ? "" : "none");
 		fprintf(f, "landlock rules (everything else denied):\n");
 		for (size_t i = 0; i < ll->n_rules; i++)
-			fprintf(f, "  %-28s %-34s (%s)\n", ll->rules[i].path,
+			fprintf(f, "  %-28s %-34s (%s)\n", sbx_cli_esc(ll->rules[i].path),
 			        sbx_ops_format(ll->rules[i].ops, ops, sizeof(ops)),
-			        ll->rules[i].why);
+			        sbx_cli_esc(ll->rules[i].why));
 		fprintf(f, "landlock compile: %s\n",
 		        ll->n_inexact ? "INEXACT (stricter than the policies):" : "exact");
 		for (size_t i = 0; i < ll->n_inexact; i++)
-			fprintf(f, "  %s\n", ll->inexact[i]);
+			fprintf(f, "  %s\n", sbx_cli_esc(ll->inexact[i]));
 		if (ll->lost) {
 			fprintf(f, "landlock backend gives up:\n");
 			for (const char *l = ll->lost; *l;
-			     l += strcspn(l, "\n") + (l[strcspn(l, "\n")] != 0))
-				fprintf(f, "  %.*s\n", (int)strcspn(l, "\n"), l);
+			     l += strcspn(l, "\n") + (l[strcspn(l, "\n")] != 0)) {
+				char line[2048];
+
+				snprintf(line, sizeof(line), "%.*s", (int)strcspn(l, "\n"), l);
+				fprintf(f, "  %s\n", sbx_cli_esc(line));
+			}
 		}
 		return;
 	}
@@ -734,8 +738,12 @@ static void warn_not_enforced(const struct sbx_cli_run *run, const struct sbx_pl
 	if (!plan->backend_landlock || !run->spec->best_effort || !plan->landlock.lost)
 		return;
 	for (const char *l = strstr(plan->landlock.lost, "NOT ENFORCED: "); l;
-	     l = strstr(l + 1, "NOT ENFORCED: "))
-		fprintf(stderr, "sbx: warning: landlock backend: %.*s\n", (int)strcspn(l, "\n"), l);
+	     l = strstr(l + 1, "NOT ENFORCED: ")) {
+		char line[2048];
+
+		snprintf(line, sizeof(line), "%.*s", (int)strcspn(l, "\n"), l);
+		fprintf(stderr, "sbx: warning: landlock backend: %s\n", sbx_cli_esc(line));
+	}
 }
 
 int sbx_cmd_run(int argc, char **argv)
@@ -822,7 +830,7 @@ int sbx_cmd_run(int argc, char **argv)
 			r = sbx_cli_plan_landlock(&run, plan, stderr, &err);
 		if (r >= 0) {
 			fprintf(stderr, "sbx: note: %s; running with the landlock backend\n",
-			        first.msg);
+			        sbx_cli_esc(first.msg));
 			warn_not_enforced(&run, plan);
 			r = sbx_launch(plan, run.argv, &status, &err);
 		}

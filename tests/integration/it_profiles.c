@@ -121,7 +121,7 @@ static void test_validate_bad(void)
 	} cases[] = {
 	    {"unknown-key", "unknown-key.yaml:4:5: unknown key 'redonly' in a mount",
 	     "\n    redonly: true\n", "\n    ^\n"},
-	    {"tab", "tab.yaml:4:1: a tab character", "\n\treadonly: true\n", "\n^\n"},
+	    {"tab", "tab.yaml:4:1: a tab character", "\n\\x09readonly: true\n", "\n^\n"},
 	    {"alias-bomb",
 	     "alias-bomb.yaml:2:4: YAML anchors ('&') and aliases ('*') are not allowed",
 	     "\na: &a [x", "\n   ^\n"},
