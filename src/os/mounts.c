@@ -523,6 +523,14 @@ static int do_mirror(struct builder *b, const struct sbx_plan_op *op, struct sbx
 	return 0;
 }
 
+/*
+ * The source of every mask: a tmpfs of sbx's own, read-only, holding an empty directory "d"
+ * (a hidden directory is an empty read-only directory, SPEC section 3) and a file "f" of mode
+ * 0000. A hidden file cannot be opened at all, for reading or writing (EACCES), as under the
+ * landlock backend, rather than reading as empty: no bit of its mode lets anyone in, the
+ * worker has no CAP_DAC_OVERRIDE (capabilities are dropped), and the read-only mount stops a
+ * chmod (EROFS) by whoever owns it.
+ */
 static int make_mask_source(struct builder *b, struct sbx_error *err)
 {
 	_cleanup_close_ int fd = new_tmpfs(NULL, 0555, SBX_PLAN_F_NOEXEC, "masking", err);
@@ -531,7 +539,8 @@ static int make_mask_source(struct builder *b, struct sbx_error *err)
 
 	if (fd < 0)
 		return fd;
-	f = openat(fd, "f", O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0444);
+	/* O_CREAT's mode is masked by the umask, and 0000 has nothing to mask */
+	f = openat(fd, "f", O_CREAT | O_EXCL | O_RDONLY | O_CLOEXEC, 0000);
 	if (f < 0 || mkdirat(fd, "d", 0555) < 0)
 		return sbx_error_set(err, SBX_ERR_SETUP, errno, "cannot prepare masking: %s",
 		                     strerror(errno));

@@ -446,14 +446,15 @@ static void test_proc_kernel_knobs_are_readonly(void)
 	IT_EXPECT_NOT_CONTAINS(r.out, "exe => ok");
 	if (access("/proc/keys", F_OK) < 0)
 		it_skip("this kernel has no /proc/keys to mask");
-	IT_EXPECT_CONTAINS(r.out, "read /proc/keys => ok"); /* an empty file: reads nothing */
-	/* Masked entries read empty: an empty read-only file, an empty read-only directory. */
+	IT_EXPECT_CONTAINS(r.out, "read /proc/keys => EACCES"); /* a masked file: not opened */
+	/* Masked entries: a file that cannot be opened at all, an empty read-only directory. */
 	it_sbxv(&r, "run", "--", "/bin/sh", "-c",
-	        "wc -c < /proc/keys; wc -c < /proc/timer_list; ls -A /proc/acpi | wc -l; "
-	        "(: > /proc/keys) 2>/dev/null || echo refused",
+	        "cat /proc/keys 2>/dev/null || echo keys-refused; "
+	        "cat /proc/timer_list 2>/dev/null || echo timer-refused; "
+	        "ls -A /proc/acpi | wc -l; (: > /proc/keys) 2>/dev/null || echo refused",
 	        NULL);
 	IT_EXPECT_INT(r.status, 0);
-	IT_EXPECT_CONTAINS(r.out, "0\n0\n0\nrefused\n");
+	IT_EXPECT_CONTAINS(r.out, "keys-refused\ntimer-refused\n0\nrefused\n");
 }
 
 /* As root, the system mounts are not id-mapped: the worker (uid 0, or 65533 with nesting,
@@ -559,6 +560,86 @@ static void test_worker_is_never_kernel_root_nesting(void)
 	test_worker_is_never_kernel_root();
 }
 
+/*
+ * A hidden file cannot be opened, for reading or for writing (EACCES), under both backends,
+ * so that what `sbx check` says (deny) does not depend on the backend; a hidden directory is
+ * an empty read-only directory under the namespaces backend, and denied under the landlock
+ * one. The file's content never shows, and the host keeps it unchanged.
+ */
+static void hidden_is_denied(const char *backend)
+{
+	const char *t = make_tree();
+	bool ns = strcmp(backend, "namespaces") == 0;
+	char *key = it_path(t, "ws/.env"), *dir = it_path(t, "ws/secrets");
+	char line[4300];
+	struct it_run r;
+
+	it_write_file(key, "TOKEN=host-secret\n");
+	chmod(key, 0666); /* even a file anyone may write on the host */
+	it_write_file(it_path(t, "ws/secrets/inner"), "inner-secret\n");
+	{
+		const char *opts[] = {
+		    "--backend", backend, "--net",  "host", "-v", it_path(t, "ws"),
+		    "--hide",    key,     "--hide", dir,    NULL};
+		const char *cmd[] = {"@probe",   "--probe",
+		                     "read",     key,
+		                     "write",    key,
+		                     "truncate", key,
+		                     "read",     it_path(t, "ws/secrets/inner"),
+		                     "create",   it_path(t, "ws/secrets/new"),
+		                     "read",     it_path(t, "ws/file"),
+		                     NULL};
+
+		it_run_in(&r, opts, cmd);
+	}
+	IT_EXPECT_INT(r.status, 0);
+	snprintf(line, sizeof(line), "read %s => EACCES", key);
+	IT_EXPECT_CONTAINS(r.out, line);
+	snprintf(line, sizeof(line), "write %s => EACCES", key);
+	IT_EXPECT_CONTAINS(r.out, line);
+	/* EROFS (the read-only mask) or EACCES (a Landlock layer): either is denied */
+	snprintf(line, sizeof(line), "truncate %s => E", key);
+	IT_EXPECT_CONTAINS(r.out, line);
+	/* the hidden directory: empty under the namespaces backend, denied under landlock */
+	snprintf(line, sizeof(line), "read %s/ws/secrets/inner => %s", t, ns ? "ENOENT" : "EACCES");
+	IT_EXPECT_CONTAINS(r.out, line);
+	snprintf(line, sizeof(line), "create %s/ws/secrets/new => %s", t, ns ? "EROFS" : "EACCES");
+	IT_EXPECT_CONTAINS(r.out, line);
+	snprintf(line, sizeof(line), "read %s/ws/file => ok", t);
+	IT_EXPECT_CONTAINS(r.out, line);
+	/* cat, as a person would try it */
+	{
+		const char *opts[] = {"--backend",      backend,  "--net", "host", "-v",
+		                      it_path(t, "ws"), "--hide", key,     NULL};
+		const char *cmd[] = {"/bin/cat", key, NULL};
+
+		it_run_in(&r, opts, cmd);
+		IT_EXPECT_INT(r.status, 1);
+		IT_EXPECT_CONTAINS(r.err, "Permission denied");
+		IT_EXPECT_NOT_CONTAINS(r.out, "host-secret");
+	}
+	/* the host's file is untouched */
+	{
+		FILE *f = fopen(key, "r");
+		char buf[64] = "";
+
+		IT_EXPECT(f != NULL);
+		IT_EXPECT(fgets(buf, sizeof(buf), f) != NULL);
+		fclose(f);
+		IT_EXPECT_CONTAINS(buf, "TOKEN=host-secret");
+	}
+}
+
+static void test_hidden_file_cannot_be_opened(void)
+{
+	hidden_is_denied("namespaces");
+}
+
+static void test_hidden_file_cannot_be_opened_landlock(void)
+{
+	hidden_is_denied("landlock");
+}
+
 int main(int argc, char **argv)
 {
 	static const struct it_case cases[] = {
@@ -574,6 +655,8 @@ int main(int argc, char **argv)
 	    IT_CASE(test_root_files_in_system_mounts_stay_roots),
 	    IT_CASE(test_worker_is_never_kernel_root),
 	    IT_CASE(test_worker_is_never_kernel_root_nesting),
+	    IT_CASE(test_hidden_file_cannot_be_opened),
+	    IT_CASE(test_hidden_file_cannot_be_opened_landlock),
 	};
 
 	return it_main(argc, argv, cases, sizeof(cases) / sizeof(cases[0]));
