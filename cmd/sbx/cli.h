@@ -11,6 +11,7 @@
 #include <stdio.h>
 
 #include "sbx/error.h"
+#include "sbx/globwalk.h"
 #include "sbx/nest.h"
 #include "sbx/plan.h"
 #include "sbx/probe.h"
@@ -33,10 +34,11 @@ struct sbx_cli_run {
 		SBX_CLI_BACKEND_LANDLOCK,
 	} backend;
 	/* nesting (nest.c): --restrict, --allow-read, --allow-write, and -v/--mount as grants */
-	struct sbx_nest_request req; /* owned grants */
-	bool net_given;              /* --net was given */
-	bool nest_flags;             /* --restrict, --allow-read or --allow-write was given */
-	struct sbx_nest *nest_child; /* nested: the effective spec asked for (owned) */
+	struct sbx_nest_request req;    /* owned grants */
+	bool net_given;                 /* --net was given */
+	bool nest_flags;                /* --restrict, --allow-read or --allow-write was given */
+	struct sbx_nest *nest_child;    /* nested: the effective spec asked for (owned) */
+	struct sbx_globwalk_stats walk; /* the walk for hide globs (top-level or nested) */
 };
 
 void sbx_cli_run_clear(struct sbx_cli_run *run);

@@ -13,6 +13,7 @@
 
 #include "cli.h"
 #include "sbx/cleanup.h"
+#include "sbx/globwalk.h"
 #include "sbx/nest.h"
 #include "sbx/policy.h"
 #include "sbx/specfd.h"
@@ -202,6 +203,16 @@ int sbx_cli_nest_plan(const struct sbx_nest *parent, struct sbx_cli_run *run, st
 		if (run->profile && asked && asked->policy)
 			r = sbx_spec_set_str(&spec->mounts[i].policy, asked->policy, err);
 	}
+	if (r < 0)
+		return r;
+	/* The child's hide globs (--hide, a nested profile's hide: and policy globs) become
+	 * exact paths by one walk of what this process sees, under either backend: the child
+	 * masks them in its own mount namespace, or denies them in its Landlock layer. Never
+	 * with the cache: a cache this sandbox could reach is one a sub-worker could forge. */
+	for (size_t i = 0; r >= 0 && i < run->spec->n_hide_globs; i++)
+		r = sbx_spec_add_hide_glob(spec, run->spec->hide_globs[i], err);
+	if (r >= 0)
+		r = sbx_globwalk_apply(spec, NULL, &run->walk, err);
 	if (r < 0)
 		return r;
 	if (run->backend == SBX_CLI_BACKEND_LANDLOCK) {

@@ -718,8 +718,7 @@ static void print_landlock(FILE *f, const struct sbx_ll_plan *ll, bool json)
 extern char **environ;
 
 /* Hide globs: one walk of the host, cached under $XDG_CACHE_HOME/sbx (or ~/.cache/sbx). */
-static int run_globwalk(struct sbx_cli_run *run, struct sbx_globwalk_stats *stats,
-                        struct sbx_error *err)
+static int run_globwalk(struct sbx_cli_run *run, struct sbx_error *err)
 {
 	const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
 	_cleanup_free_ char *dir = NULL;
@@ -729,7 +728,7 @@ static int run_globwalk(struct sbx_cli_run *run, struct sbx_globwalk_stats *stat
 	if ((xdg && xdg[0] == '/' && asprintf(&dir, "%s/sbx", xdg) < 0) ||
 	    (!dir && home && home[0] == '/' && asprintf(&dir, "%s/.cache/sbx", home) < 0))
 		dir = NULL; /* no cache: every launch walks */
-	return sbx_globwalk_apply(run->spec, dir, stats, err);
+	return sbx_globwalk_apply(run->spec, dir, &run->walk, err);
 }
 
 /* With --best-effort, say what the landlock backend does not enforce. */
@@ -752,7 +751,6 @@ int sbx_cmd_run(int argc, char **argv)
 	_cleanup_plan_ struct sbx_plan *plan = NULL;
 	struct sbx_host host = {0};
 	struct sbx_error err = {0};
-	struct sbx_globwalk_stats walk = {0};
 	_cleanup_nest_ struct sbx_nest *parent = NULL;
 	int status = 125;
 	int r;
@@ -781,7 +779,7 @@ int sbx_cmd_run(int argc, char **argv)
 		sbx_error_hint(&err, "outside a sandbox, choose what is visible with -v PATH[:ro]");
 	} else {
 		/* Hide globs become exact paths to mask: one walk, cached. */
-		r = run_globwalk(&run, &walk, &err);
+		r = run_globwalk(&run, &err);
 		if (r >= 0)
 			r = sbx_plan_build(run.spec, &host, &plan, &err);
 		if (r >= 0)
@@ -805,11 +803,11 @@ int sbx_cmd_run(int argc, char **argv)
 		if (!run.json && run.spec->n_hide_globs)
 			printf("glob walk:  %zu globs, %zu directories, %zu entries, %zu matches, "
 			       "%.1f ms, cpu %.1f ms (%s)\n",
-			       run.spec->n_hide_globs, walk.dirs, walk.entries, walk.matches,
-			       walk.ms, walk.cpu_ms,
-			       !walk.cache_used ? "no cache"
-			       : walk.cache_hit ? "cache revalidated"
-			                        : "walked, cached");
+			       run.spec->n_hide_globs, run.walk.dirs, run.walk.entries,
+			       run.walk.matches, run.walk.ms, run.walk.cpu_ms,
+			       !run.walk.cache_used ? "no cache"
+			       : run.walk.cache_hit ? "cache revalidated"
+			                            : "walked, cached");
 		status = fflush(stdout) == 0 ? 0 : 125;
 		goto out;
 	}

@@ -62,6 +62,7 @@ struct walk {
 	char **matches;
 	size_t n_matches, cap_matches;
 	size_t entries;
+	bool root_top; /* walking the top of a --root: sbx makes /proc and /dev itself */
 	struct sbx_error *err;
 };
 
@@ -164,6 +165,9 @@ static int walk_dir(struct walk *w, int fd, const char *name, unsigned depth, ch
 		bool is_dir;
 
 		if (n[0] == '.' && (n[1] == '\0' || (n[1] == '.' && n[2] == '\0')))
+			continue;
+		/* a root's own proc and dev are never shown (mounts.c, prepare_mirror) */
+		if (depth == 0 && w->root_top && (!strcmp(n, "proc") || !strcmp(n, "dev")))
 			continue;
 		if (++w->entries > SBX_GLOBWALK_MAX_ENTRIES) {
 			r = sbx_error_set(w->err, SBX_ERR_UNSUPPORTED, E2BIG,
@@ -555,6 +559,10 @@ int sbx_globwalk_apply(struct sbx_spec *spec, const char *cache_dir,
 			h = fnv(h, spec->mounts[i].source);
 			h = fnv(h, spec->mounts[i].target);
 		}
+	if (spec->root) {
+		h = fnv(h, spec->root);
+		h = fnv(h, "/");
+	}
 
 	if (cache_dir && cache_is_safe(spec, cache_dir) && mkdir_p(cache_dir) == 0) {
 		snprintf(cache_file, sizeof(cache_file), "%s/globwalk-%016llx", cache_dir,
@@ -567,14 +575,17 @@ int sbx_globwalk_apply(struct sbx_spec *spec, const char *cache_dir,
 			free(w.matches[i]);
 		w.n_matches = 0;
 		w.n_dirs = 0;
-		/* Each bind mount, walked once from the shallowest directory any glob needs. */
-		for (size_t i = 0; r >= 0 && i < spec->n_mounts; i++) {
-			const struct sbx_mount *m = &spec->mounts[i];
+		/* Each bind mount, and the root (--root, or a nested sandbox's view of its
+		 * parent's /), walked once from the shallowest directory any glob needs. */
+		for (size_t i = 0; r >= 0 && i <= spec->n_mounts; i++) {
+			const struct sbx_mount root = {
+			    .kind = SBX_MOUNT_BIND, .source = spec->root, .target = (char *)"/"};
+			const struct sbx_mount *m = i < spec->n_mounts ? &spec->mounts[i] : &root;
 			char start[SBX_PATH_MAX] = "", dir[SBX_PATH_MAX];
 			char host[SBX_PATH_MAX], sbx[SBX_PATH_MAX];
 			int fd;
 
-			if (m->kind != SBX_MOUNT_BIND)
+			if (m->kind != SBX_MOUNT_BIND || !m->source)
 				continue;
 			for (size_t g = 0; g < w.n_globs; g++) {
 				literal_dir(w.globs[g].pattern, dir, sizeof(dir));
@@ -599,14 +610,16 @@ int sbx_globwalk_apply(struct sbx_spec *spec, const char *cache_dir,
 				continue;
 			/* Another mount at or beneath this one is walked on its own. */
 			snprintf(sbx, sizeof(sbx), "%s", start);
-			snprintf(host, sizeof(host), "%s%s%s", m->source,
+			snprintf(host, sizeof(host), "%s%s%s",
+			         strcmp(m->source, "/") != 0 ? m->source : "",
 			         sbx_path_rest(m->target, start)[0] ? "/" : "",
 			         sbx_path_rest(m->target, start));
-			if (strcmp(host, "/") != 0 && host[strlen(host) - 1] == '/')
-				host[strlen(host) - 1] = '\0';
+			if (!host[0])
+				snprintf(host, sizeof(host), "/");
 			fd = open(host, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 			if (fd < 0)
 				continue; /* nothing there: nothing to hide */
+			w.root_top = m == &root && strcmp(start, "/") == 0;
 			r = walk_dir(&w, fd, host, 0, host, strlen(host), sbx, strlen(sbx));
 		}
 		if (r >= 0 && cache_file[0])

@@ -735,6 +735,90 @@ static void test_nested_profile_hides_anew(void)
 
 LANDLOCK_VARIANT(test_nested_profile_hides_anew)
 
+/*
+ * Hide globs in a nested run (--hide GLOB, and a nested profile's hide: glob) are walked in
+ * the nested run too, under every kind of parent: the matches are masked in the child's own
+ * mount namespace, or denied by its stacked Landlock layer (a parent on the landlock backend,
+ * or one a Landlock domain holds). The parent still reads them. The walk uses no cache.
+ */
+static void nested_hide_globs(bool landlocked_parent)
+{
+	const char *t = make_tree();
+	char *prof = it_path(t, "out/globber.yaml"), *keep = it_path(t, "keep.yaml");
+	char yaml[8192], script[16384], line[4300];
+	const char *ns_opts[] = {"--allow-nesting", "-v", sbx_dir_ro(),         "-v",
+	                         it_path(t, "src"), "-v", it_path(t, "out:ro"), NULL};
+	const char *ll_opts[] = {"-p", keep, "-v", sbx_dir_ro(), NULL};
+	struct it_run r;
+
+	it_write_file(it_path(t, "src/.env"), "TOKEN=top\n");
+	it_write_file(it_path(t, "src/sub/deep/.env"), "TOKEN=deep\n");
+	snprintf(yaml, sizeof(yaml),
+	         "version: 1\nname: globber\nmounts:\n  - path: %s/src\n    readonly: true\n"
+	         "  - path: %s\n    readonly: true\nhide: [\"%s/src/**/.env\"]\n",
+	         t, it_self_dir(), t);
+	it_write_file(prof, yaml);
+	/* a parent whose per-operation rights need a Landlock domain: nested runs then take
+	 * the landlock backend although the parent has namespaces */
+	it_write_file(it_path(t, "policies/nodelete.yaml"),
+	              "version: 1\nname: nodelete\nrules:\n  - name: most\n    paths: [\"**\"]\n"
+	              "    operations: [read, list, stat, write, create, execute]\n"
+	              "    decision: allow\n");
+	snprintf(yaml, sizeof(yaml),
+	         "version: 1\nname: keep\nnesting: true\nmounts:\n  - path: %s/src\n"
+	         "    policy: nodelete\n  - path: %s/out\n    readonly: true\n",
+	         t, t);
+	it_write_file(keep, yaml);
+	snprintf(script, sizeof(script),
+	         "%s status | grep '^backend'; "
+	         "%s run --hide '%s/src/**/.env' -- %s --probe read %s/src/.env read "
+	         "%s/src/sub/deep/.env read %s/src/a.c; echo flag=$?; "
+	         "%s run -p %s -- %s --probe read %s/src/.env read %s/src/sub/deep/.env; "
+	         "echo profile=$?; "
+	         "%s run --hide '%s/src/**/.env' --dry-run -- /bin/true | grep '^glob walk'; "
+	         "cat %s/src/sub/deep/.env",
+	         it_sbx_path(), it_sbx_path(), t, it_self(), t, t, t, it_sbx_path(), prof,
+	         it_self(), t, t, it_sbx_path(), t, t);
+	{
+		const char *cmd[] = {"/bin/sh", "-c", script, NULL};
+
+		it_run_in(&r, landlocked_parent ? ll_opts : parent_opts(ns_opts), cmd);
+	}
+	IT_EXPECT_INT(r.status, 0);
+	IT_EXPECT_CONTAINS(r.out, "flag=0\n");
+	IT_EXPECT_CONTAINS(r.out, "profile=0\n");
+	IT_EXPECT_NOT_CONTAINS(r.out, "TOKEN=top");
+	snprintf(line, sizeof(line),
+	         "read %s/src/.env => EACCES\nread %s/src/sub/deep/.env => "
+	         "EACCES\nread %s/src/a.c => ok\n",
+	         t, t, t);
+	IT_EXPECT_CONTAINS(r.out, line);
+	snprintf(line, sizeof(line),
+	         "read %s/src/.env => EACCES\nread %s/src/sub/deep/.env => "
+	         "EACCES\nprofile=0\n",
+	         t, t);
+	IT_EXPECT_CONTAINS(r.out, line);
+	/* walked without the cache */
+	IT_EXPECT_CONTAINS(r.out, "2 matches");
+	IT_EXPECT_CONTAINS(r.out, "(no cache)");
+	/* the parent itself still reads what only its children hide */
+	IT_EXPECT_CONTAINS(r.out, "TOKEN=deep\n");
+	if (landlocked_parent)
+		IT_EXPECT_CONTAINS(r.out, "backend:  namespaces\n");
+}
+
+static void test_nested_hide_globs(void)
+{
+	nested_hide_globs(false);
+}
+
+LANDLOCK_VARIANT(test_nested_hide_globs)
+
+static void test_nested_hide_globs_landlocked_parent(void)
+{
+	nested_hide_globs(true);
+}
+
 static void test_status(void)
 {
 	const char *t = make_tree();
@@ -841,6 +925,9 @@ int main(int argc, char **argv)
 	    IT_CASE(test_nested_profile_policy),
 	    IT_CASE(test_nested_profile_hides_anew),
 	    IT_CASE(test_nested_profile_hides_anew_landlock),
+	    IT_CASE(test_nested_hide_globs),
+	    IT_CASE(test_nested_hide_globs_landlock),
+	    IT_CASE(test_nested_hide_globs_landlocked_parent),
 	};
 
 	if (argc > 1 && strcmp(argv[1], "--forge") == 0)

@@ -638,6 +638,21 @@ static void test_planted_names_are_escaped_and_hidden_landlock(void)
 	planted_names("landlock");
 }
 
+/* A hide glob under --root is walked in the root too (it was walked in bind mounts only). */
+static void test_hide_glob_in_root(void)
+{
+	const char *t = it_tmpdir();
+	struct it_run r;
+
+	it_write_file(it_path(t, "proj/a/.env"), "TOKEN=root-secret\n");
+	it_write_file(it_path(t, "proj/a/file"), "visible\n");
+	it_sbxv(&r, "run", "--root", it_path(t, "proj"), "--hide", "/**/.env", "--", "/bin/sh",
+	        "-c", "cat /a/.env 2>/dev/null || echo denied; cat /a/file", NULL);
+	IT_EXPECT_INT(r.status, 0);
+	IT_EXPECT_CONTAINS(r.out, "denied\nvisible\n");
+	IT_EXPECT_NOT_CONTAINS(r.out, "root-secret");
+}
+
 int main(int argc, char **argv)
 {
 	static const struct it_case cases[] = {
@@ -658,6 +673,7 @@ int main(int argc, char **argv)
 	    IT_CASE(test_exec_errors_name_the_cause),
 	    IT_CASE(test_planted_names_are_escaped_and_hidden),
 	    IT_CASE(test_planted_names_are_escaped_and_hidden_landlock),
+	    IT_CASE(test_hide_glob_in_root),
 	};
 
 	return it_main(argc, argv, cases, sizeof(cases) / sizeof(cases[0]));
