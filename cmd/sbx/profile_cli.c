@@ -19,6 +19,7 @@
 #include "sbx/path.h"
 #include "sbx/probe.h"
 #include "sbx/profile.h"
+#include "sbx/state.h"
 
 extern char **environ;
 
@@ -177,6 +178,9 @@ int sbx_cli_build_view(const char *profile, const char *workspace, bool compile,
 		}
 	}
 	r = sbx_spec_finish(v->spec, err);
+	/* sbx's own state is hidden as a launch would hide it (nothing is made here) */
+	if (r >= 0)
+		r = sbx_state_guard(v->spec, &v->host, false, NULL, err);
 	if (r < 0)
 		return r;
 	return sbx_plan_build(v->spec, &v->host, &v->plan, err);

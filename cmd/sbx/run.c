@@ -15,6 +15,7 @@
 #include "sbx/path.h"
 #include "sbx/policy.h"
 #include "sbx/probe.h"
+#include "sbx/state.h"
 #include "seccomp_cli.h"
 
 const char sbx_run_usage[] =
@@ -717,17 +718,18 @@ static void print_landlock(FILE *f, const struct sbx_ll_plan *ll, bool json)
 
 extern char **environ;
 
-/* Hide globs: one walk of the host, cached under $XDG_CACHE_HOME/sbx (or ~/.cache/sbx). */
-static int run_globwalk(struct sbx_cli_run *run, struct sbx_error *err)
+/*
+ * sbx's own state first: its cache directory is made if missing and hidden wherever a mount
+ * shows it (src/os/state.c), before any worker runs. Then hide globs: one walk of the host,
+ * cached there ($XDG_CACHE_HOME/sbx or ~/.cache/sbx) when sbx can trust the directory.
+ */
+static int run_globwalk(struct sbx_cli_run *run, const struct sbx_host *host, struct sbx_error *err)
 {
-	const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
 	_cleanup_free_ char *dir = NULL;
+	int r = sbx_state_guard(run->spec, host, true, &dir, err);
 
-	if (run->spec->n_hide_globs == 0)
-		return 0;
-	if ((xdg && xdg[0] == '/' && asprintf(&dir, "%s/sbx", xdg) < 0) ||
-	    (!dir && home && home[0] == '/' && asprintf(&dir, "%s/.cache/sbx", home) < 0))
-		dir = NULL; /* no cache: every launch walks */
+	if (r < 0 || run->spec->n_hide_globs == 0)
+		return r;
 	return sbx_globwalk_apply(run->spec, dir, &run->walk, err);
 }
 
@@ -779,7 +781,7 @@ int sbx_cmd_run(int argc, char **argv)
 		sbx_error_hint(&err, "outside a sandbox, choose what is visible with -v PATH[:ro]");
 	} else {
 		/* Hide globs become exact paths to mask: one walk, cached. */
-		r = run_globwalk(&run, &err);
+		r = run_globwalk(&run, &host, &err);
 		if (r >= 0)
 			r = sbx_plan_build(run.spec, &host, &plan, &err);
 		if (r >= 0)

@@ -83,6 +83,9 @@ enum {
 	SBX_PLAN_F_SYSTEM = 1u << 4,   /* one of the system mounts */
 	SBX_PLAN_F_NOEXEC = 1u << 5,
 	SBX_PLAN_F_IDMAP = 1u << 6, /* id-map the bind with the worker's mapping (root) */
+	SBX_PLAN_F_PIN = 1u << 7,   /* a MASK of sbx's own state: first bind every directory
+	                               above target onto itself, up to the mount that holds it,
+	                               so that none can be renamed or removed (spec->pin) */
 };
 
 struct sbx_plan_op {

@@ -102,6 +102,12 @@ struct sbx_spec {
 	 * paths in `hide`; files created after the walk are not hidden. */
 	char **hide_globs;
 	size_t n_hide_globs;
+	/* sbx's own state (its cache directory, src/os/state.c), hidden wherever a mount shows
+	 * it: each path is in `hide` too, and its mask also pins every directory above it up to
+	 * the mount that holds it (bound onto itself), so that a worker can neither rename one
+	 * of them away nor remove it, and plant a directory of its own at the path. */
+	char **pin;
+	size_t n_pin;
 	/* seccomp: groups and calls allowed or denied, errno, log mode, nesting (seccomp.h) */
 	struct sbx_seccomp_conf seccomp;
 };
@@ -131,6 +137,9 @@ int sbx_spec_add_env(struct sbx_spec *spec, const char *name, const char *value,
 
 /* Add an exact sandbox path to hide (absolute; normalised; a repeat is ignored). */
 int sbx_spec_add_hide(struct sbx_spec *spec, const char *path, struct sbx_error *err);
+
+/* Hide a path of sbx's own state, pinned (see `pin` above): added to `hide` and `pin`. */
+int sbx_spec_add_pin(struct sbx_spec *spec, const char *path, struct sbx_error *err);
 
 /* Add an absolute glob to hide (checked with sbx_glob_check; a repeat is ignored). */
 int sbx_spec_add_hide_glob(struct sbx_spec *spec, const char *pattern, struct sbx_error *err);

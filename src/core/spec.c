@@ -51,6 +51,9 @@ void sbx_spec_free(struct sbx_spec *spec)
 	for (size_t i = 0; i < spec->n_hide_globs; i++)
 		free(spec->hide_globs[i]);
 	free(spec->hide_globs);
+	for (size_t i = 0; i < spec->n_pin; i++)
+		free(spec->pin[i]);
+	free(spec->pin);
 	sbx_seccomp_conf_clear(&spec->seccomp);
 	free(spec);
 }
@@ -237,6 +240,32 @@ int sbx_spec_add_hide(struct sbx_spec *spec, const char *path, struct sbx_error 
 		return sbx_error_set(err, SBX_ERR_SETUP, ENOMEM, "out of memory");
 	spec->hide = grown;
 	spec->hide[spec->n_hide++] = TAKE_PTR(norm);
+	return 0;
+}
+
+int sbx_spec_add_pin(struct sbx_spec *spec, const char *path, struct sbx_error *err)
+{
+	_cleanup_free_ char *norm = NULL;
+	char **grown;
+	int r;
+
+	r = sbx_spec_add_hide(spec, path, err);
+	if (r >= 0)
+		r = sbx_path_absolute(path, "/", &norm, err);
+	if (r < 0)
+		return r;
+	for (size_t i = 0; i < spec->n_pin; i++)
+		if (strcmp(spec->pin[i], norm) == 0)
+			return 0;
+	if (spec->n_pin >= SBX_MAX_HIDE)
+		return sbx_error_set(err, SBX_ERR_USAGE, E2BIG,
+		                     "too many paths of sbx's own state to hide: at most %d",
+		                     SBX_MAX_HIDE);
+	grown = realloc(spec->pin, (spec->n_pin + 1) * sizeof(*grown));
+	if (!grown)
+		return sbx_error_set(err, SBX_ERR_SETUP, ENOMEM, "out of memory");
+	spec->pin = grown;
+	spec->pin[spec->n_pin++] = TAKE_PTR(norm);
 	return 0;
 }
 

@@ -29,6 +29,8 @@
 #include "sbx/path.h"
 #include "sbx/policy.h"
 
+#define MAX_DEPTH 512 /* directories below a walk's root */
+
 /* A directory walked, in depth-first order: the first of each walk (depth 0) by its host
  * path, the others by their name in the directory before them at depth - 1. */
 struct dirrec {
@@ -232,25 +234,122 @@ static uint64_t fnv(uint64_t h, const char *s)
 	return (h ^ 0xff) * 1099511628211ull;
 }
 
-/* ---- cache: a text file, one record a line; paths are %-escaped ---- */
+/* ---- the cache: a text file, one record a line; names are %-escaped ---- */
+
+#define CACHE_HEADER "sbx-globwalk 3\n"
+
+/* Every byte that is not printable ASCII (space included), and '%' itself. */
+static bool needs_escape(unsigned char c)
+{
+	return c <= 0x20 || c >= 0x7f || c == '%';
+}
+
+static int put_escaped(char **buf, size_t *len, size_t *cap, const char *s)
+{
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+		if (*len + 4 >= *cap) {
+			size_t c = *cap ? *cap * 2 : 4096;
+			char *g = realloc(*buf, c);
+
+			if (!g)
+				return -ENOMEM;
+			*buf = g;
+			*cap = c;
+		}
+		if (needs_escape(*p))
+			*len += (size_t)snprintf(*buf + *len, 4, "%%%02x", *p);
+		else
+			(*buf)[(*len)++] = (char)*p;
+	}
+	(*buf)[*len] = '\0';
+	return 0;
+}
+
+static int put_raw(char **buf, size_t *len, size_t *cap, const char *s)
+{
+	size_t n = strlen(s);
+
+	if (*len + n + 1 >= *cap) {
+		size_t c = (*cap ? *cap * 2 : 4096) + n;
+		char *g = realloc(*buf, c);
+
+		if (!g)
+			return -ENOMEM;
+		*buf = g;
+		*cap = c;
+	}
+	memcpy(*buf + *len, s, n + 1);
+	*len += n;
+	return 0;
+}
+
+/*
+ * What a cache answers for: every glob, every bind mount and the root, in the spec's order,
+ * as key lines ("G GLOB", "B SOURCE TARGET", "R ROOT"). The file repeats them and is used only
+ * if they are the same, so that its name (a hash of them) never has to be trusted.
+ */
+static int cache_key(const struct sbx_spec *spec, char **out)
+{
+	char *buf = NULL;
+	size_t len = 0, cap = 0;
+	int r = 0;
+
+	for (size_t i = 0; r >= 0 && i < spec->n_hide_globs; i++) {
+		r = put_raw(&buf, &len, &cap, "G ");
+		if (r >= 0)
+			r = put_escaped(&buf, &len, &cap, spec->hide_globs[i]);
+		if (r >= 0)
+			r = put_raw(&buf, &len, &cap, "\n");
+	}
+	for (size_t i = 0; r >= 0 && i < spec->n_mounts; i++) {
+		if (spec->mounts[i].kind != SBX_MOUNT_BIND)
+			continue;
+		r = put_raw(&buf, &len, &cap, "B ");
+		if (r >= 0)
+			r = put_escaped(&buf, &len, &cap, spec->mounts[i].source);
+		if (r >= 0)
+			r = put_raw(&buf, &len, &cap, " ");
+		if (r >= 0)
+			r = put_escaped(&buf, &len, &cap, spec->mounts[i].target);
+		if (r >= 0)
+			r = put_raw(&buf, &len, &cap, "\n");
+	}
+	if (r >= 0 && spec->root) {
+		r = put_raw(&buf, &len, &cap, "R ");
+		if (r >= 0)
+			r = put_escaped(&buf, &len, &cap, spec->root);
+		if (r >= 0)
+			r = put_raw(&buf, &len, &cap, "\n");
+	}
+	if (r >= 0 && !buf)
+		r = put_raw(&buf, &len, &cap, "");
+	if (r < 0) {
+		free(buf);
+		return r;
+	}
+	*out = buf;
+	return 0;
+}
 
 static void put_path(FILE *f, const char *p)
 {
 	for (; *p; p++)
-		if (*p == '%' || *p == '\n' || *p == ' ')
+		if (needs_escape((unsigned char)*p))
 			fprintf(f, "%%%02x", (unsigned char)*p);
 		else
 			fputc(*p, f);
 }
 
-static void cache_write(const char *file, const struct walk *w)
+/* Written to a private temporary file in the (trusted, private) cache directory, then renamed
+ * into place, so that a reader never sees half a file. */
+static void cache_write(const char *file, const char *key, const struct walk *w)
 {
 	char tmp[SBX_PATH_MAX + 16];
 	FILE *f;
 	int fd;
 
 	snprintf(tmp, sizeof(tmp), "%s.XXXXXX", file);
-	fd = mkstemp(tmp);
+	fd = mkostemp(tmp, O_CLOEXEC);
 	if (fd < 0)
 		return; /* a cache that cannot be written only costs the next launch a walk */
 	f = fdopen(fd, "w");
@@ -259,7 +358,8 @@ static void cache_write(const char *file, const struct walk *w)
 		unlink(tmp);
 		return;
 	}
-	fputs("sbx-globwalk 2\n", f);
+	fputs(CACHE_HEADER, f);
+	fputs(key, f);
 	for (size_t i = 0; i < w->n_dirs; i++) {
 		fprintf(f, "D %u %llu %lld %ld ", w->dirs[i].depth,
 		        (unsigned long long)w->dirs[i].ino, (long long)w->dirs[i].sec,
@@ -277,17 +377,154 @@ static void cache_write(const char *file, const struct walk *w)
 		unlink(tmp);
 }
 
-/* A cached directory: where it was and what it was. */
-struct crec {
-	const char *name; /* into the file's buffer (unescaped in place) */
-	unsigned depth;
-	unsigned long long ino;
-	long long sec;
-	long nsec;
-};
+/* A field: one or more decimal digits, at most max, then exactly one space. */
+static bool take_num(char **s, unsigned long long max, unsigned long long *out)
+{
+	unsigned long long v = 0;
+	char *p = *s;
+
+	if (*p < '0' || *p > '9')
+		return false;
+	for (; *p >= '0' && *p <= '9'; p++) {
+		unsigned d = (unsigned)(*p - '0');
+
+		if (v > (max - d) / 10)
+			return false;
+		v = v * 10 + d;
+	}
+	if (*p != ' ')
+		return false;
+	*s = p + 1;
+	*out = v;
+	return true;
+}
+
+static int hexval(char c)
+{
+	return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+}
+
+/* Unescape a name in place: the rest of the line, not empty, every byte that needs escaping
+ * escaped (%xx, lower-case hex, never %00). */
+static bool take_name(char *s)
+{
+	char *o = s;
+
+	if (!*s)
+		return false;
+	for (; *s; s++) {
+		if (needs_escape((unsigned char)*s) && *s != '%')
+			return false;
+		if (*s == '%') {
+			int hi = hexval(s[1]), lo = hi < 0 ? -1 : hexval(s[2]);
+
+			if (lo < 0 || (hi == 0 && lo == 0))
+				return false;
+			*o++ = (char)(hi * 16 + lo);
+			s += 2;
+		} else {
+			*o++ = *s;
+		}
+	}
+	*o = '\0';
+	return true;
+}
+
+static bool is_normal_abs(const char *p)
+{
+	char norm[SBX_PATH_MAX];
+
+	return p[0] == '/' && sbx_path_normalize(p, norm, sizeof(norm), NULL) >= 0 &&
+	       strcmp(norm, p) == 0;
+}
+
+void sbx_globwalk_cache_clear(struct sbx_globwalk_cache *c)
+{
+	free(c->dirs);
+	free(c->matches);
+	memset(c, 0, sizeof(*c));
+}
+
+int sbx_globwalk_cache_parse(char *buf, size_t len, const char *key, struct sbx_globwalk_cache *out)
+{
+	size_t hl = strlen(CACHE_HEADER), kl = strlen(key), cap_d = 0, cap_m = 0;
+	unsigned prev_depth = 0;
+	bool end = false;
+	char *p, *stop = buf + len;
+
+	memset(out, 0, sizeof(*out));
+	/* the header and the key, byte for byte; no NUL anywhere */
+	if (len > SBX_GLOBWALK_CACHE_MAX || memchr(buf, '\0', len) || len < hl + kl ||
+	    memcmp(buf, CACHE_HEADER, hl) != 0 || memcmp(buf + hl, key, kl) != 0)
+		return -EBADMSG;
+	for (p = buf + hl + kl; p < stop;) {
+		char *nl = memchr(p, '\n', (size_t)(stop - p)), *f = p + 2;
+
+		if (!nl || end)
+			goto bad; /* an unended line, or anything after "end" */
+		*nl = '\0';
+		if (strcmp(p, "end") == 0) {
+			end = true;
+		} else if (p[0] == 'D' && p[1] == ' ') {
+			unsigned long long depth, ino, sec, nsec;
+			struct sbx_globwalk_dir *d;
+
+			if (out->n_matches || !take_num(&f, MAX_DEPTH - 1, &depth) ||
+			    !take_num(&f, UINT64_MAX, &ino) || !take_num(&f, INT64_MAX, &sec) ||
+			    !take_num(&f, 999999999, &nsec) || !take_name(f))
+				goto bad;
+			/* depth-first: a walk's root (a host path), or one below its parent */
+			if (out->n_dirs == 0 ? depth != 0 : depth > prev_depth + 1)
+				goto bad;
+			if (depth == 0 ? !is_normal_abs(f)
+			               : strchr(f, '/') || !strcmp(f, ".") || !strcmp(f, ".."))
+				goto bad;
+			if (out->n_dirs == SBX_GLOBWALK_MAX_ENTRIES)
+				goto bad;
+			if (out->n_dirs == cap_d) {
+				size_t c = cap_d ? cap_d * 2 : 256;
+				void *g = realloc(out->dirs, c * sizeof(*out->dirs));
+
+				if (!g)
+					goto nomem;
+				out->dirs = g;
+				cap_d = c;
+			}
+			d = &out->dirs[out->n_dirs++];
+			*d = (struct sbx_globwalk_dir){f, (unsigned)depth, ino, (long long)sec,
+			                               (long)nsec};
+			prev_depth = (unsigned)depth;
+		} else if (p[0] == 'M' && p[1] == ' ') {
+			if (!take_name(f) || !is_normal_abs(f) || out->n_matches == SBX_MAX_HIDE)
+				goto bad;
+			if (out->n_matches == cap_m) {
+				size_t c = cap_m ? cap_m * 2 : 64;
+				void *g = realloc(out->matches, c * sizeof(*out->matches));
+
+				if (!g)
+					goto nomem;
+				out->matches = g;
+				cap_m = c;
+			}
+			out->matches[out->n_matches++] = f;
+		} else {
+			goto bad;
+		}
+		p = nl + 1;
+	}
+	if (!end || out->n_dirs == 0)
+		goto bad;
+	return 0;
+bad:
+	sbx_globwalk_cache_clear(out);
+	return -EBADMSG;
+nomem:
+	sbx_globwalk_cache_clear(out);
+	return -ENOMEM;
+}
 
 struct check_job {
-	const struct crec *r;
+	const struct sbx_globwalk_dir *r;
 	size_t from, to; /* [from, to): starts at depth 0 or 1 */
 	bool ok;
 };
@@ -295,7 +532,7 @@ struct check_job {
 /* Is the directory (by name in parent) still the same inode, unchanged? *fd_out gets an
  * O_PATH descriptor of it when want_fd (its subdirectories follow). One system call for a
  * leaf; statx asks only for what is compared. */
-static bool still_same(int parent, const struct crec *c, bool want_fd, int *fd_out)
+static bool still_same(int parent, const struct sbx_globwalk_dir *c, bool want_fd, int *fd_out)
 {
 	struct statx sx;
 	int fd = -1;
@@ -319,8 +556,6 @@ static bool still_same(int parent, const struct crec *c, bool want_fd, int *fd_o
 	return true;
 }
 
-#define MAX_DEPTH 512
-
 static void *check_range(void *arg)
 {
 	struct check_job *j = arg;
@@ -338,7 +573,7 @@ static void *check_range(void *arg)
 		top = 1;
 	}
 	for (size_t i = j->from; i < j->to && j->ok; i++) {
-		const struct crec *c = &j->r[i];
+		const struct sbx_globwalk_dir *c = &j->r[i];
 		bool parent_of_next = i + 1 < j->to && j->r[i + 1].depth == c->depth + 1;
 		int fd;
 
@@ -355,58 +590,27 @@ static void *check_range(void *arg)
 	return NULL;
 }
 
-/* Parse an unsigned or signed decimal at *s, moving past it and one space. */
-static bool num(char **s, long long *out)
-{
-	char *end;
-
-	errno = 0;
-	*out = strtoll(*s, &end, 10);
-	if (errno || end == *s || *end != ' ')
-		return false;
-	*s = end + 1;
-	return true;
-}
-
-static bool unescape(char *s)
-{
-	char *o = s;
-
-	for (; *s; s++) {
-		unsigned v;
-
-		if (*s == '%') {
-			if (sscanf(s + 1, "%2x", &v) != 1 || v == 0)
-				return false;
-			*o++ = (char)v;
-			s += 2;
-		} else {
-			*o++ = *s;
-		}
-	}
-	*o = '\0';
-	return true;
-}
-
-/* True, with w->matches filled, if the cache holds a walk whose every directory is
+/*
+ * True, with w->matches filled, if the cache holds a walk whose every directory is
  * unchanged: each checked by name in its parent, on as many threads as there are CPUs (up
- * to 4), split where a subtree of the walk's root begins. */
-static bool cache_read(const char *file, struct walk *w)
+ * to 4), split where a subtree of the walk's root begins. Only a file of the caller's,
+ * private (0600 or less), with one link, not a symlink, and no larger than the cap is read;
+ * sbx's directory that holds it is one no sandbox can see (src/os/state.c).
+ */
+static bool cache_read(const char *file, const char *key, struct walk *w)
 {
-	_cleanup_close_ int fd = open(file, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	_cleanup_close_ int fd = open(file, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
 	_cleanup_free_ char *buf = NULL;
-	_cleanup_free_ struct crec *r = NULL;
+	struct sbx_globwalk_cache c;
 	struct check_job jobs[4];
 	pthread_t th[4];
-	size_t n = 0, cap = 0, len = 0, n_jobs;
+	size_t len = 0, n, n_jobs;
 	struct stat st;
-	bool end = false, ok = true;
-	char *line, *save = NULL;
+	bool ok = true;
 	long cpus;
 
-	/* Only our own, private file: anyone else's could hide nothing. */
-	if (fd < 0 || fstat(fd, &st) < 0 || st.st_uid != geteuid() || (st.st_mode & 077) ||
-	    !S_ISREG(st.st_mode) || st.st_size > (1 << 28))
+	if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_uid != geteuid() ||
+	    (st.st_mode & 077) || st.st_nlink != 1 || st.st_size > SBX_GLOBWALK_CACHE_MAX)
 		return false;
 	buf = malloc((size_t)st.st_size + 1);
 	if (!buf)
@@ -419,40 +623,14 @@ static bool cache_read(const char *file, struct walk *w)
 		len += (size_t)k;
 	}
 	buf[len] = '\0';
-	line = strtok_r(buf, "\n", &save);
-	if (!line || strcmp(line, "sbx-globwalk 2") != 0)
+	if (sbx_globwalk_cache_parse(buf, len, key, &c) < 0)
 		return false;
-	while ((line = strtok_r(NULL, "\n", &save))) {
-		long long depth, ino, sec, nsec;
-		char *p = line + 2;
-
-		if (strcmp(line, "end") == 0) {
-			end = true;
-			break;
-		}
-		if (line[0] == 'M' && line[1] == ' ') {
-			if (!unescape(p) || p[0] != '/' ||
-			    push_str(&w->matches, &w->n_matches, &w->cap_matches, p) < 0)
-				return false;
-			continue;
-		}
-		if (line[0] != 'D' || line[1] != ' ' || !num(&p, &depth) || !num(&p, &ino) ||
-		    !num(&p, &sec) || !num(&p, &nsec) || depth < 0 || depth >= MAX_DEPTH ||
-		    !unescape(p) || !p[0])
+	for (size_t i = 0; i < c.n_matches; i++)
+		if (push_str(&w->matches, &w->n_matches, &w->cap_matches, c.matches[i]) < 0) {
+			sbx_globwalk_cache_clear(&c);
 			return false;
-		if (n == cap) {
-			size_t c = cap ? cap * 2 : 1024;
-			struct crec *g = realloc(r, c * sizeof(*g));
-
-			if (!g)
-				return false;
-			r = g;
-			cap = c;
 		}
-		r[n++] = (struct crec){p, (unsigned)depth, (unsigned long long)ino, sec, nsec};
-	}
-	if (!end || n == 0)
-		return false;
+	n = c.n_dirs;
 
 	/* Split into ranges that begin at a root (depth 0) or a child of one (depth 1). */
 	cpus = sysconf(_SC_NPROCESSORS_ONLN);
@@ -460,14 +638,14 @@ static bool cache_read(const char *file, struct walk *w)
 	for (size_t k = 0, from = 0; k < n_jobs; k++) {
 		size_t to = k + 1 == n_jobs ? n : n * (k + 1) / n_jobs;
 
-		while (to < n && r[to].depth > 1)
+		while (to < n && c.dirs[to].depth > 1)
 			to++;
 		/* a range of depth-1 records needs its root to be the only one so far */
-		if (to < n && r[to].depth == 1)
+		if (to < n && c.dirs[to].depth == 1)
 			for (size_t q = 1; q < to; q++)
-				if (r[q].depth == 0)
+				if (c.dirs[q].depth == 0)
 					to = n; /* several roots: keep it simple, one range */
-		jobs[k] = (struct check_job){.r = r, .from = from, .to = to};
+		jobs[k] = (struct check_job){.r = c.dirs, .from = from, .to = to};
 		from = to;
 		if (from >= n) {
 			n_jobs = k + 1;
@@ -487,36 +665,8 @@ static bool cache_read(const char *file, struct walk *w)
 			ok = false;
 	if (ok)
 		w->n_dirs = n;
+	sbx_globwalk_cache_clear(&c);
 	return ok;
-}
-
-static bool cache_is_safe(const struct sbx_spec *spec, const char *cache_dir)
-{
-	/* A worker that can write the cache could make a later launch hide nothing. */
-	for (size_t i = 0; i < spec->n_mounts; i++) {
-		const struct sbx_mount *m = &spec->mounts[i];
-
-		if (m->kind == SBX_MOUNT_BIND && !m->readonly &&
-		    (sbx_path_covers(m->source, cache_dir) ||
-		     sbx_path_covers(cache_dir, m->source)))
-			return false;
-	}
-	return true;
-}
-
-static int mkdir_p(const char *dir)
-{
-	char p[SBX_PATH_MAX];
-
-	snprintf(p, sizeof(p), "%s", dir);
-	for (char *s = p + 1; *s; s++)
-		if (*s == '/') {
-			*s = '\0';
-			if (mkdir(p, 0700) < 0 && errno != EEXIST)
-				return -errno;
-			*s = '/';
-		}
-	return mkdir(p, 0700) < 0 && errno != EEXIST ? -errno : 0;
 }
 
 int sbx_globwalk_apply(struct sbx_spec *spec, const char *cache_dir,
@@ -525,6 +675,7 @@ int sbx_globwalk_apply(struct sbx_spec *spec, const char *cache_dir,
 	struct walk w = {.err = err};
 	struct timespec t0, t1, c0, c1;
 	char cache_file[SBX_PATH_MAX] = "";
+	_cleanup_free_ char *key = NULL;
 	uint64_t h = 1469598103934665603ull;
 	int r = 0;
 
@@ -552,23 +703,19 @@ int sbx_globwalk_apply(struct sbx_spec *spec, const char *cache_dir,
 			w.globs[i].kind = LAST_SUFFIX;
 		else
 			w.globs[i].kind = LAST_GLOB;
-		h = fnv(h, p);
-	}
-	for (size_t i = 0; i < spec->n_mounts; i++)
-		if (spec->mounts[i].kind == SBX_MOUNT_BIND) {
-			h = fnv(h, spec->mounts[i].source);
-			h = fnv(h, spec->mounts[i].target);
-		}
-	if (spec->root) {
-		h = fnv(h, spec->root);
-		h = fnv(h, "/");
 	}
 
-	if (cache_dir && cache_is_safe(spec, cache_dir) && mkdir_p(cache_dir) == 0) {
+	if (cache_dir) {
+		r = cache_key(spec, &key);
+		if (r < 0) {
+			free(w.globs);
+			return sbx_error_set(err, SBX_ERR_SETUP, ENOMEM, "out of memory");
+		}
+		h = fnv(h, key);
 		snprintf(cache_file, sizeof(cache_file), "%s/globwalk-%016llx", cache_dir,
 		         (unsigned long long)h);
 		stats->cache_used = true;
-		stats->cache_hit = cache_read(cache_file, &w);
+		stats->cache_hit = cache_read(cache_file, key, &w);
 	}
 	if (!stats->cache_hit) {
 		for (size_t i = 0; i < w.n_matches; i++)
@@ -623,7 +770,7 @@ int sbx_globwalk_apply(struct sbx_spec *spec, const char *cache_dir,
 			r = walk_dir(&w, fd, host, 0, host, strlen(host), sbx, strlen(sbx));
 		}
 		if (r >= 0 && cache_file[0])
-			cache_write(cache_file, &w);
+			cache_write(cache_file, key, &w);
 	}
 	for (size_t i = 0; r >= 0 && i < w.n_matches; i++)
 		r = sbx_spec_add_hide(spec, w.matches[i], err);
