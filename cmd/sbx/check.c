@@ -218,9 +218,24 @@ int sbx_cmd_resolve(int argc, char **argv)
 		goto fail;
 	for (int i = a.first; i < argc; i++) {
 		struct sbx_error e = {0};
-		char host[SBX_PATH_MAX];
+		char host[SBX_PATH_MAX], norm[SBX_PATH_MAX];
+		const char *glob = NULL;
 		size_t op = SIZE_MAX;
 
+		/* what a hide glob matches is masked at launch (the walk), whatever lies there */
+		for (size_t g = 0; argv[i][0] == '/' &&
+		                   sbx_path_normalize(argv[i], norm, sizeof(norm), NULL) >= 0 &&
+		                   !glob && g < v.spec->n_hide_globs;
+		     g++)
+			if (sbx_glob_match(v.spec->hide_globs[g], norm) &&
+			    (v.spec->hide_glob_firm[g] || !sbx_spec_unhidden(v.spec, norm)))
+				glob = v.spec->hide_globs[g];
+		if (glob) {
+			all = false;
+			printf("%s: hidden by the glob %s (a mask made by sbx at launch)\n",
+			       sbx_cli_esc(argv[i]), sbx_cli_esc(glob));
+			continue;
+		}
 		r = sbx_plan_resolve(v.plan, argv[i], &op, host, sizeof(host), &e);
 		if (r == 0) {
 			const struct sbx_plan_op *o = &v.plan->ops[op];

@@ -108,6 +108,10 @@ int sbx_cli_spec_edit(struct sbx_plan *plan,
 int sbx_cli_nest_plan(const struct sbx_nest *parent, struct sbx_cli_run *run, struct sbx_host *host,
                       struct sbx_plan **plan, struct sbx_error *err);
 
+/* Nested: a note for each unhide entry that names what the parent hides, which stays hidden
+ * (the parent's masks and Landlock layer are beyond any child). */
+void sbx_cli_nest_unhide_notes(FILE *f, const struct sbx_nest *parent, const struct sbx_spec *spec);
+
 /* A top-level plan: attach its worker's encoded effective spec (depth 1). */
 int sbx_cli_nest_attach(const struct sbx_spec *spec, struct sbx_plan *plan, struct sbx_error *err);
 

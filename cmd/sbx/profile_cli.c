@@ -171,6 +171,7 @@ int sbx_cli_build_view(const char *profile, const char *workspace, bool compile,
 		r = sbx_cli_load_profile(profile, v->spec->workspace, v->spec, &v->profile, err);
 		if (r < 0)
 			return r;
+		sbx_spec_drop_unhidden(v->spec);
 		if (compile) {
 			r = sbx_policy_compile(v->spec, &v->profile->policies, err);
 			if (r < 0)
@@ -207,8 +208,10 @@ int sbx_cli_check_enforceable(const char *profile, const char *workspace, struct
 	r = sbx_spec_set_str(&spec->workspace, workspace, err);
 	if (r >= 0)
 		r = sbx_cli_load_profile(profile, workspace, spec, &p, err);
-	if (r >= 0)
+	if (r >= 0) {
+		sbx_spec_drop_unhidden(spec);
 		r = sbx_policy_compile(spec, &p->policies, err);
+	}
 	return r;
 }
 

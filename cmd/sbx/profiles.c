@@ -223,11 +223,23 @@ static void show(FILE *f, const struct sbx_profile *p, const struct sbx_spec *s)
 			fputc('\n', f);
 		}
 	}
-	if (s->n_hide)
+	if (s->n_hide || s->n_hide_globs)
 		fputs("hide:\n", f);
 	for (size_t i = 0; i < s->n_hide; i++) {
 		fputs("  - ", f);
 		yq(f, s->hide[i]);
+		fputc('\n', f);
+	}
+	for (size_t i = 0; i < s->n_hide_globs; i++) {
+		fputs("  - ", f);
+		yq(f, s->hide_globs[i]);
+		fputc('\n', f);
+	}
+	if (s->n_unhide)
+		fputs("unhide:\n", f);
+	for (size_t i = 0; i < s->n_unhide; i++) {
+		fputs("  - ", f);
+		yq(f, s->unhide[i]);
 		fputc('\n', f);
 	}
 	if (s->n_env) {
@@ -285,8 +297,14 @@ static void show(FILE *f, const struct sbx_profile *p, const struct sbx_spec *s)
 			print_effect(f, pol, s->mounts[i].target, false);
 	}
 	for (size_t i = 0; i < s->n_hide; i++)
-		fprintf(f, "#   hide %s: masked (an empty read-only file or directory)\n",
+		fprintf(f,
+		        "#   hide %s: masked (a file that cannot be opened, or an empty read-only "
+		        "directory)\n",
 		        sbx_cli_esc(s->hide[i]));
+	for (size_t i = 0; i < s->n_hide_globs; i++)
+		fprintf(f, "#   hide %s: each match at launch, masked as above (one walk%s)\n",
+		        sbx_cli_esc(s->hide_globs[i]),
+		        s->n_unhide ? "; what unhide: names is given back" : "");
 }
 
 static int cmd_show(int argc, char **argv)
@@ -330,6 +348,7 @@ static int cmd_show(int argc, char **argv)
 			r = sbx_cli_load_profile(name, abs, spec, &p, &err);
 		if (r < 0)
 			goto fail;
+		sbx_spec_drop_unhidden(spec);
 	}
 	sbx_cli_print_notes(stderr, p, NULL);
 	show(stdout, p, spec);
@@ -370,8 +389,10 @@ static int cmd_validate(int argc, char **argv)
 			r = sbx_spec_set_str(&spec->workspace, cwd, &err);
 		if (r >= 0)
 			r = sbx_cli_load_profile(argv[i], cwd, spec, &p, &err);
-		if (r >= 0)
+		if (r >= 0) {
+			sbx_spec_drop_unhidden(spec);
 			r = sbx_policy_compile(spec, &p->policies, &err);
+		}
 		if (r >= 0)
 			r = sbx_spec_finish(spec, &err);
 		if (r < 0) {

@@ -36,8 +36,11 @@ const char sbx_run_usage[] =
     "      --mount type=tmpfs,target=DST\n"
     "                           Docker's long form\n"
     "      --device PATH        bind a host device node with device access\n"
-    "      --hide PATH|GLOB     make matching paths inaccessible (an empty read-only file\n"
-    "                           or directory); a glob is matched by one walk at launch\n"
+    "      --hide PATH|GLOB     make matching paths inaccessible (a file cannot be opened,\n"
+    "                           a directory is empty and read-only); a glob is matched by\n"
+    "                           one walk at launch\n"
+    "      --unhide PATH|GLOB   give back what the profile's hide: (or --hide) would hide\n"
+    "                           there (never what a policy or a parent sandbox hides)\n"
     "      --readonly           no writes anywhere (the private /tmp and /dev/shm stay)\n"
     "      --no-system-mounts   do not mount /usr, /bin, /lib*, and /etc's essentials\n"
     "  -v, --mount or --root replace the default's workspace mount: only what they name\n"
@@ -87,6 +90,7 @@ enum {
 	OPT_BACKEND,
 	OPT_BEST_EFFORT,
 	OPT_HIDE,
+	OPT_UNHIDE,
 	OPT_ALLOW_NESTING,
 	OPT_RESTRICT,
 	OPT_ALLOW_READ,
@@ -110,6 +114,7 @@ static const struct option run_options[] = {
     {"backend", required_argument, NULL, OPT_BACKEND},
     {"best-effort", no_argument, NULL, OPT_BEST_EFFORT},
     {"hide", required_argument, NULL, OPT_HIDE},
+    {"unhide", required_argument, NULL, OPT_UNHIDE},
     {"allow-nesting", no_argument, NULL, OPT_ALLOW_NESTING},
     {"restrict", required_argument, NULL, OPT_RESTRICT},
     {"allow-read", required_argument, NULL, OPT_ALLOW_READ},
@@ -302,6 +307,15 @@ static int parse_one(struct sbx_spec *spec, struct sbx_cli_run *out, int c, cons
 		}
 		return sbx_glob_is_literal(arg) ? sbx_spec_add_hide(spec, arg, err)
 		                                : sbx_spec_add_hide_glob(spec, arg, err);
+	case OPT_UNHIDE:
+		if (arg[0] != '/') {
+			r = sbx_error_set(err, SBX_ERR_USAGE, EINVAL,
+			                  "--unhide '%s' is not an absolute sandbox path or glob",
+			                  arg);
+			sbx_error_hint(err, "e.g. --unhide '%s/config/.env'", cwd);
+			return r;
+		}
+		return sbx_spec_add_unhide(spec, arg, err);
 	case OPT_DRY_RUN:
 		out->dry_run = true;
 		return 0;
@@ -379,6 +393,9 @@ int sbx_cli_parse_run(int argc, char **argv, const char *cwd, struct sbx_cli_run
 	if (argc - optind > SBX_MAX_ARGS)
 		return sbx_error_set(err, SBX_ERR_USAGE, E2BIG,
 		                     "the command has more than %d arguments", SBX_MAX_ARGS);
+	/* What hide: and --hide hide, unhide: and --unhide give back; never what a policy
+	 * hides (compiled below). */
+	sbx_spec_drop_unhidden(spec);
 	/* A profile's policies become mounts, read-only flags and masks, or the run is
 	 * refused: no rule may go unenforced. */
 	if (out->profile) {
@@ -529,6 +546,17 @@ int sbx_cli_plan_landlock(const struct sbx_cli_run *run, struct sbx_plan *plan, 
 	plan->landlock.lost = lost;
 	if (r < 0)
 		return r;
+	/* Nested: the layer holds the per-operation rights of the child's effective spec, which
+	 * mount flags alone cannot (write without delete, say). */
+	if (run->nest_child) {
+		r = sbx_nest_ll_narrow(run->nest_child, &plan->landlock, err);
+		/* what the child hides beneath a rule entry the narrowing added is denied too */
+		if (r >= 0 && plan->backend_landlock)
+			r = sbx_nest_ll_hide(&plan->landlock, run->spec->hide, run->spec->n_hide,
+			                     err);
+		if (r < 0)
+			return r;
+	}
 	/* The landlock backend sees the host's paths: what a rule lost to a path beneath it
 	 * can be given back entry by entry. */
 	if (plan->backend_landlock) {
@@ -539,13 +567,6 @@ int sbx_cli_plan_landlock(const struct sbx_cli_run *run, struct sbx_plan *plan, 
 		 * which a later launch would not hide: no hard links. */
 		for (size_t i = 0; i < plan->landlock.n_rules; i++)
 			plan->seccomp.no_hardlinks |= plan->landlock.rules[i].hidden;
-	}
-	/* Nested: the layer holds the per-operation rights of the child's effective spec, which
-	 * mount flags alone cannot (write without delete, say). */
-	if (run->nest_child) {
-		r = sbx_nest_ll_narrow(run->nest_child, &plan->landlock, err);
-		if (r < 0)
-			return r;
 	}
 	/* A Landlock domain forbids mounting, so a worker under one could never build a
 	 * nested sandbox's mount namespace. Where nesting is allowed and the mounts alone
@@ -774,6 +795,8 @@ int sbx_cmd_run(int argc, char **argv)
 		goto fail;
 	if (parent) {
 		r = sbx_cli_nest_plan(parent, &run, &host, &plan, &err);
+		if (r >= 0)
+			sbx_cli_nest_unhide_notes(stderr, parent, run.spec);
 	} else if (run.nest_flags) {
 		r = sbx_error_set(&err, SBX_ERR_USAGE, EINVAL,
 		                  "--restrict, --allow-read and --allow-write narrow a parent "

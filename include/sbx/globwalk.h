@@ -63,7 +63,7 @@ struct sbx_globwalk_cache {
  * nothing in it is trusted). The grammar, one record a line, each ended by '\n':
  *
  *   sbx-globwalk 3
- *   KEY          exactly `key`: the globs, binds and root the walk was for (its lines)
+ *   KEY          exactly `key`: the globs, binds, root and unhide entries the walk was for
  *   D DEPTH INO SEC NSEC NAME   each directory walked, depth-first (depth 0 first)
  *   M PATH                      each match
  *   end

