@@ -295,7 +295,7 @@ static const char *const generated[][2] = {
 static void run_all(const char *const *extra)
 {
 	static const char *const shipped[] = {"code-reviewer", "restricted-agent", "claude-agent",
-	                                      "ci-job"};
+	                                      "ci-job", "no-secrets"};
 	unsigned exact = 0;
 
 	setup();
@@ -614,7 +614,7 @@ static void test_landlock_backend_nested_readonly(void)
 static void test_landlock_backend_shipped_profiles(void)
 {
 	static const char *const shipped[] = {"code-reviewer", "restricted-agent", "claude-agent",
-	                                      "ci-job"};
+	                                      "ci-job", "no-secrets"};
 	const char *opts[8];
 	struct it_run r;
 
