@@ -611,6 +611,29 @@ static void planted_names(const char *backend)
 	expect_no_control_bytes("--dry-run --json", r.out);
 	IT_EXPECT_CONTAINS(r.out, "/x\\u001b]52;c;cHduZWQ=\\u0007\\u001b]0;PWNED\\u0007/.env\"");
 	IT_EXPECT_CONTAINS(r.out, "/y\\nz/.env\"");
+	/* sbx status inside, which lists the hidden paths */
+	{
+		char sbxdir[4096], *slash;
+		const char *cmd[] = {it_sbx_path(), "status", NULL};
+		const char *jcmd[] = {it_sbx_path(), "status", "--json", NULL};
+
+		snprintf(sbxdir, sizeof(sbxdir), "%s", it_sbx_path());
+		slash = strrchr(sbxdir, '/');
+		if (slash)
+			*slash = '\0';
+		const char *opts[] = {"--backend", backend, "--net", "host",
+		                      "-v",        ws,      "-v",    fmt("%s:ro", sbxdir),
+		                      "--hide",    glob,    NULL};
+
+		it_run_in(&r, opts, cmd);
+		IT_EXPECT_INT(r.status, 0);
+		expect_no_control_bytes("status", r.out);
+		IT_EXPECT_CONTAINS(r.out, "/x\\x1b]52;c;cHduZWQ=\\x07\\x1b]0;PWNED\\x07/.env");
+		it_run_in(&r, opts, jcmd);
+		IT_EXPECT_INT(r.status, 0);
+		expect_no_control_bytes("status --json", r.out);
+		IT_EXPECT_CONTAINS(r.out, "/y\\nz/.env\"");
+	}
 	/* check and resolve, and an error naming the path */
 	it_sbxv(&r, "check", "read", env, NULL);
 	expect_no_control_bytes("check", r.out);
