@@ -16,7 +16,9 @@
  * it within the mount pinned so that the worker can neither rename nor remove one (and plant
  * a directory of its own at the path), and denied under the landlock backend, whose carved
  * rules never let a directory on the way be renamed either. sbx makes the directory (mode
- * 0700) before the sandbox starts when it is missing, so that no worker makes it first.
+ * 0700) before the sandbox starts when it is missing and a mount shows where it would be, so
+ * that no worker makes it first (or when the launch walks, to cache there); otherwise a
+ * launch writes nothing.
  */
 
 #include <stdbool.h>
@@ -26,9 +28,10 @@
 #include "sbx/spec.h"
 
 /*
- * Guard sbx's cache directory for the sandbox that spec and host describe: make it when
- * `create` and it is missing, and hide it (sbx_spec_add_pin) at every sandbox path where a
- * mount, the root or a system mount shows it. *cache_dir (allocated, may be NULL) is the
+ * Guard sbx's cache directory for the sandbox that spec and host describe: hide it
+ * (sbx_spec_add_pin) at every sandbox path where a mount, the root or a system mount shows
+ * it, and, when `create`, make it if it is missing and a mount shows where it would be or
+ * the spec has hide globs to walk. *cache_dir (allocated, may be NULL) is the
  * directory the glob walk may use: NULL when there is none (no HOME), or when it is not one
  * sbx can trust (not a directory of the caller's, mode 0700, reached without a symlink at
  * its end). Without `create`, a missing directory is hidden where it would be (sbx check).

@@ -252,34 +252,13 @@ static int guard_one(struct sbx_spec *spec, const char *source, const char *targ
 	return 0;
 }
 
-int sbx_state_guard(struct sbx_spec *spec, const struct sbx_host *host, bool create,
-                    char **cache_dir, struct sbx_error *err)
+/* Hide the cache wherever a mount (the spec's binds, the root, the system mounts) shows
+ * it; the number of paths hidden so far grows in spec->n_pin. */
+static int guard_all(struct sbx_spec *spec, const struct sbx_host *host, const struct place *pl,
+                     struct sbx_error *err)
 {
-	_cleanup_free_ char *dir = NULL;
-	struct place *pl = NULL;
-	struct stat st;
-	bool trusted;
-	int r;
+	int r = 0;
 
-	if (cache_dir)
-		*cache_dir = NULL;
-	r = cache_path(host, &dir, err);
-	if (r < 0 || !dir)
-		return r;
-	if (create)
-		(void)make_dirs(dir); /* if it cannot be made, no worker can make it either */
-	pl = calloc(1, sizeof(*pl));
-	if (!pl)
-		return sbx_error_set(err, SBX_ERR_SETUP, ENOMEM, "out of memory");
-	r = locate(dir, pl);
-	if (r < 0) {
-		/* no part of it can be looked at: no cache, and nothing a mount could show */
-		place_clear(pl);
-		free(pl);
-		return r == -ENOMEM ? sbx_error_set(err, SBX_ERR_SETUP, ENOMEM, "out of memory")
-		                    : 0;
-	}
-	/* Every mount that shows it: the spec's binds, the root, the system mounts. */
 	for (size_t i = 0; r >= 0 && i < spec->n_mounts; i++)
 		if (spec->mounts[i].kind == SBX_MOUNT_BIND)
 			r = guard_one(spec, spec->mounts[i].source, spec->mounts[i].target, false,
@@ -291,13 +270,58 @@ int sbx_state_guard(struct sbx_spec *spec, const struct sbx_host *host, bool cre
 		if (host->entries[i].kind != SBX_HOST_ABSENT)
 			r = guard_one(spec, host->entries[i].path, host->entries[i].path, true, pl,
 			              err);
+	return r;
+}
+
+int sbx_state_guard(struct sbx_spec *spec, const struct sbx_host *host, bool create,
+                    char **cache_dir, struct sbx_error *err)
+{
+	_cleanup_free_ char *dir = NULL;
+	_cleanup_free_ struct place *pl = NULL;
+	struct stat st;
+	size_t pinned;
+	bool trusted;
+	int r;
+
+	if (cache_dir)
+		*cache_dir = NULL;
+	r = cache_path(host, &dir, err);
+	if (r < 0 || !dir)
+		return r;
+	pl = calloc(1, sizeof(*pl));
+	if (!pl)
+		return sbx_error_set(err, SBX_ERR_SETUP, ENOMEM, "out of memory");
+	pinned = spec->n_pin;
+	r = locate(dir, pl);
+	if (r == -ENOMEM) {
+		place_clear(pl);
+		return sbx_error_set(err, SBX_ERR_SETUP, ENOMEM, "out of memory");
+	}
+	if (r < 0) {
+		place_clear(pl);
+		return 0; /* no part of it can be looked at: no cache, nothing a mount shows */
+	}
+	/* Where it is, or would be if it is not there yet (a path hidden where it does not
+	 * exist is one a worker could make). */
+	r = guard_all(spec, host, pl, err);
+	/* sbx makes it when a walk will use it, or when a mount shows where it would be, so
+	 * that no worker makes it first and plants a cache there; a launch that needs neither
+	 * writes nothing. If it cannot be made, no worker can make it either. */
+	if (r >= 0 && create && !pl->exists && (spec->n_hide_globs > 0 || spec->n_pin > pinned)) {
+		(void)make_dirs(dir);
+		place_clear(pl);
+		memset(pl, 0, sizeof(*pl));
+		if (locate(dir, pl) < 0)
+			pl->exists = false;
+		else
+			r = guard_all(spec, host, pl, err);
+	}
 	/* Only a directory of the caller's, private, reached without a symlink at its end and
 	 * by names that agree with what ".." found, is one sbx trusts. */
 	trusted = r >= 0 && pl->exists && pl->consistent && lstat(dir, &st) == 0 &&
 	          S_ISDIR(st.st_mode) && st.st_uid == geteuid() && (st.st_mode & 077) == 0 &&
 	          same(&st, &pl->chain[0]);
 	place_clear(pl);
-	free(pl);
 	if (r < 0)
 		return r;
 	if (trusted && cache_dir)

@@ -684,6 +684,11 @@ static void cache_made_first(const char *backend)
 
 	it_write_file(cat(ws, "sub/.env"), "TOKEN=sub\n");
 	setenv("XDG_CACHE_HOME", cat(home, ".cache"), 1);
+	/* a launch that neither walks nor shows where it would be writes nothing */
+	it_sbxv(&r, "run", "--backend", backend, "--net", "host", "-v", ws, "--", "/bin/true",
+	        NULL);
+	IT_EXPECT_INT(r.status, 0);
+	IT_EXPECT(access(cat(home, ".cache"), F_OK) < 0);
 	{
 		const char *opts[] = {"--backend", backend, "--net", "host", "-v", home, NULL};
 		const char *cmd[] = {"@probe",
