@@ -612,23 +612,15 @@ static int do_mask(struct builder *b, const char *target, unsigned flags, struct
 	_cleanup_close_ int mfd = -1;
 	struct stat st;
 
+	int r;
+
 	if (point == -ENOENT)
 		return 0; /* nothing there to hide */
-	if (point >= 0 && (flags & SBX_PLAN_F_PIN)) {
-		int r = pin_above(b, target, err);
-
-		if (r < 0)
-			return r;
-		/* the mask goes onto the pinned copy */
-		close(point);
-		point = open_existing(b, target);
-	}
 	if (point < 0)
 		return sbx_error_set(err, SBX_ERR_SETUP, -point, "cannot open %s to mask it: %s",
 		                     target, strerror(-point));
 	if (b->maskfd < 0) {
-		int r = make_mask_source(b, err);
-
+		r = make_mask_source(b, err);
 		if (r < 0)
 			return r;
 	}
@@ -640,7 +632,12 @@ static int do_mask(struct builder *b, const char *target, unsigned flags, struct
 	if (mfd < 0)
 		return sbx_error_set(err, SBX_ERR_SETUP, errno, "cannot clone the mask for %s: %s",
 		                     target, strerror(errno));
-	return attach(mfd, point, target, err);
+	r = attach(mfd, point, target, err);
+	/* Masked first, then the directories above pinned: each pin is a recursive copy, so
+	 * the path is masked in the copy the worker sees and beneath it alike. */
+	if (r >= 0 && (flags & SBX_PLAN_F_PIN))
+		r = pin_above(b, target, err);
+	return r;
 }
 
 static int do_rebind_ro(struct builder *b, const char *target, struct sbx_error *err)
