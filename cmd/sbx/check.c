@@ -161,11 +161,12 @@ int sbx_cmd_check(int argc, char **argv)
 				goto fail;
 			all_allowed &= d.allow;
 			printf("%-5s %-7s %s  %s\n", d.allow ? "allow" : "deny", sbx_op_name(bit),
-			       argv[i], sbx_decision_format(&d, why, sizeof(why)));
+			       sbx_cli_esc(argv[i]),
+			       sbx_cli_esc(sbx_decision_format(&d, why, sizeof(why))));
 			/* what a denial of execute holds: execve only, or a loader's mmap too */
 			if (bit == SBX_OP_EXECUTE &&
 			    sbx_policy_exec_note(&pv, &d, why, sizeof(why)))
-				fprintf(stderr, "sbx: note: %s\n", why);
+				fprintf(stderr, "sbx: note: %s\n", sbx_cli_esc(why));
 		}
 	}
 	status = all_allowed ? 0 : 1;
@@ -221,18 +222,34 @@ int sbx_cmd_resolve(int argc, char **argv)
 		goto fail;
 	for (int i = a.first; i < argc; i++) {
 		struct sbx_error e = {0};
-		char host[SBX_PATH_MAX];
+		char host[SBX_PATH_MAX], norm[SBX_PATH_MAX];
+		const char *glob = NULL;
 		size_t op = SIZE_MAX;
 
+		/* what a hide glob matches is masked at launch (the walk), whatever lies there */
+		for (size_t g = 0; argv[i][0] == '/' &&
+		                   sbx_path_normalize(argv[i], norm, sizeof(norm), NULL) >= 0 &&
+		                   !glob && g < v.spec->n_hide_globs;
+		     g++)
+			if (sbx_glob_match(v.spec->hide_globs[g], norm) &&
+			    (v.spec->hide_glob_firm[g] || !sbx_spec_unhidden(v.spec, norm)))
+				glob = v.spec->hide_globs[g];
+		if (glob) {
+			all = false;
+			printf("%s: hidden by the glob %s (a mask made by sbx at launch)\n",
+			       sbx_cli_esc(argv[i]), sbx_cli_esc(glob));
+			continue;
+		}
 		r = sbx_plan_resolve(v.plan, argv[i], &op, host, sizeof(host), &e);
 		if (r == 0) {
 			const struct sbx_plan_op *o = &v.plan->ops[op];
 
-			printf("%s -> %s  (%s %s, %s)\n", argv[i], host, o->why, o->target,
+			printf("%s -> %s  (%s %s, %s)\n", sbx_cli_esc(argv[i]), sbx_cli_esc(host),
+			       sbx_cli_esc(o->why), sbx_cli_esc(o->target),
 			       o->flags & SBX_PLAN_F_READONLY ? "read-only" : "read-write");
 		} else if (r == -ENOENT) {
 			all = false;
-			printf("%s: %s\n", argv[i], e.msg);
+			printf("%s: %s\n", sbx_cli_esc(argv[i]), sbx_cli_esc(e.msg));
 		} else {
 			err = e;
 			goto fail;

@@ -11,6 +11,7 @@
 #include <stdio.h>
 
 #include "sbx/error.h"
+#include "sbx/globwalk.h"
 #include "sbx/nest.h"
 #include "sbx/plan.h"
 #include "sbx/probe.h"
@@ -33,10 +34,11 @@ struct sbx_cli_run {
 		SBX_CLI_BACKEND_LANDLOCK,
 	} backend;
 	/* nesting (nest.c): --restrict, --allow-read, --allow-write, and -v/--mount as grants */
-	struct sbx_nest_request req; /* owned grants */
-	bool net_given;              /* --net was given */
-	bool nest_flags;             /* --restrict, --allow-read or --allow-write was given */
-	struct sbx_nest *nest_child; /* nested: the effective spec asked for (owned) */
+	struct sbx_nest_request req;    /* owned grants */
+	bool net_given;                 /* --net was given */
+	bool nest_flags;                /* --restrict, --allow-read or --allow-write was given */
+	struct sbx_nest *nest_child;    /* nested: the effective spec asked for (owned) */
+	struct sbx_globwalk_stats walk; /* the walk for hide globs (top-level or nested) */
 };
 
 void sbx_cli_run_clear(struct sbx_cli_run *run);
@@ -65,8 +67,18 @@ void sbx_cli_report(FILE *f, const struct sbx_error *err);
 /* Print a plan for --dry-run, as text or JSON. */
 void sbx_cli_print_plan(FILE *f, const struct sbx_plan *plan, char *const *argv, bool json);
 
-/* JSON string output with escaping. */
+/* A JSON string (quotes included): control bytes and ill-formed UTF-8 escaped (sbx_escape's
+ * SBX_ESCAPE_JSON). Also a valid YAML double-quoted string. */
 void sbx_json_string(FILE *f, const char *s);
+
+/*
+ * Every path, name, argument or message that reaches a terminal goes through this: s with
+ * its control bytes and ill-formed UTF-8 escaped as \xNN (sbx_escape's SBX_ESCAPE_TEXT), or
+ * s itself when nothing needs escaping. The result lives until 8 more calls have been made,
+ * so that one printf can escape several arguments: printf("%s -> %s", sbx_cli_esc(a),
+ * sbx_cli_esc(b)).
+ */
+const char *sbx_cli_esc(const char *s);
 
 /* Subcommands: each returns the process exit status. */
 int sbx_cmd_run(int argc, char **argv);
@@ -130,6 +142,10 @@ void sbx_cli_guard_warn(FILE *f, const struct sbx_plan *plan, const struct sbx_g
                         bool again);
 /* After the run: name what appeared in git's control surface. */
 void sbx_cli_guard_after(FILE *f, const struct sbx_gitguard *git);
+
+/* Nested: a note for each unhide entry that names what the parent hides, which stays hidden
+ * (the parent's masks and Landlock layer are beyond any child). */
+void sbx_cli_nest_unhide_notes(FILE *f, const struct sbx_nest *parent, const struct sbx_spec *spec);
 
 /* ---- profiles (profile_cli.c) ---- */
 

@@ -51,22 +51,23 @@ int sbx_cmd_doctor(int argc, char **argv)
 		fprintf(stderr,
 		        "sbx: doctor takes no arguments (got '%s'); see 'sbx doctor "
 		        "--help'\n",
-		        argv[1]);
+		        sbx_cli_esc(argv[1]));
 		return 125;
 	}
 	sbx_probe_system(&f);
 	userns = f.userns_errno == 0;
-	printf("sbx doctor: Linux %s, running as uid %u\n\n", f.kernel, f.euid);
+	printf("sbx doctor: Linux %s, running as uid %u\n\n", sbx_cli_esc(f.kernel), f.euid);
 
 	/* Where sbx runs. */
 	if (f.container[0])
 		item("container", false,
-		     "running inside %s: user namespaces are often denied there", f.container);
+		     "running inside %s: user namespaces are often denied there",
+		     sbx_cli_esc(f.container));
 	else
 		item("container", true, "none detected%s",
 		     f.hypervisor ? " (a virtual machine with its own kernel)" : "");
 	if (f.container_note[0])
-		printf("     %-16s %s\n", "", f.container_note);
+		printf("     %-16s %s\n", "", sbx_cli_esc(f.container_note));
 	if (f.wsl)
 		item("WSL", false,
 		     "running under WSL: Landlock and user namespaces depend on its "
@@ -78,9 +79,9 @@ int sbx_cmd_doctor(int argc, char **argv)
 		     f.max_user_namespaces);
 	} else {
 		sbx_userns_explain(f.userns_errno, false, &why);
-		item("user namespaces", false, "%s", why.msg);
+		item("user namespaces", false, "%s", sbx_cli_esc(why.msg));
 		if (why.hint[0])
-			fix(why.hint);
+			fix(sbx_cli_esc(why.hint));
 		if (!f.proc_sys_readable)
 			item("/proc/sys", false,
 			     "masked or unreadable (as in a container): sbx cannot "

@@ -60,7 +60,7 @@ int main(int argc, char **argv)
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		if (strcmp(argv[1], commands[i].name) == 0)
 			return commands[i].fn(argc - 1, argv + 1);
-	fprintf(stderr, "sbx: unknown command '%s'; the commands are:", argv[1]);
+	fprintf(stderr, "sbx: unknown command '%s'; the commands are:", sbx_cli_esc(argv[1]));
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		fprintf(stderr, " %s", commands[i].name);
 	fputs("; see 'sbx --help'\n", stderr);

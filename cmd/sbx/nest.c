@@ -15,6 +15,7 @@
 #include "sbx/cleanup.h"
 #include "sbx/landlock.h"
 #include "sbx/guard.h"
+#include "sbx/globwalk.h"
 #include "sbx/nest.h"
 #include "sbx/policy.h"
 #include "sbx/probe.h"
@@ -127,6 +128,59 @@ int sbx_cli_nest_request(const struct sbx_cli_run *run, struct sbx_nest_request 
 	return 0;
 }
 
+/*
+ * The child's hide globs (--hide, a nested profile's hide: and policy globs) become exact
+ * paths by one walk of what this process sees, under either backend: the child masks them in
+ * its own mount namespace, or denies them in its Landlock layer. The walk covers every entry
+ * of the child's effective spec it may read, at its own path: the binds, and the entries
+ * whose rights only a Landlock layer carries (a landlocked parent's carved directories), which
+ * the child's spec has no mount for. Never with the cache: a cache this sandbox could reach
+ * is one a sub-worker could forge.
+ */
+static int nest_walk(const struct sbx_nest *child, struct sbx_cli_run *run, struct sbx_spec *spec,
+                     struct sbx_error *err)
+{
+	_cleanup_spec_ struct sbx_spec *view = sbx_spec_new();
+	int r = view ? 0 : sbx_error_set(err, SBX_ERR_SETUP, ENOMEM, "out of memory");
+
+	/* unhide gives back only what this child hides anew: the parent's masks and Landlock
+	 * layer are beyond it (sbx_cli_nest_unhide_notes says so) */
+	for (size_t i = 0; r >= 0 && i < run->spec->n_unhide; i++)
+		r = sbx_spec_add_unhide(spec, run->spec->unhide[i], err);
+	if (r < 0 || run->spec->n_hide_globs == 0)
+		return r;
+	for (size_t i = 0; r >= 0 && i < child->n_mounts; i++) {
+		const struct sbx_nest_mount *e = &child->mounts[i];
+		struct sbx_mount m = {.kind = SBX_MOUNT_BIND,
+		                      .source = e->target,
+		                      .target = e->target,
+		                      .readonly = true,
+		                      .origin = SBX_ORIGIN_FLAG};
+
+		if ((e->kind != SBX_NEST_BIND && e->kind != SBX_NEST_RULE) ||
+		    (e->flags & SBX_NEST_F_SYSTEM) || !(e->rights & (SBX_OP_READ | SBX_OP_LIST)))
+			continue;
+		r = strcmp(e->target, "/") == 0 ? sbx_spec_set_str(&view->root, "/", err)
+		                                : sbx_spec_add_mount(view, &m, true, err);
+	}
+	for (size_t i = 0; r >= 0 && i < run->spec->n_hide_globs; i++)
+		r = run->spec->hide_glob_firm[i]
+		        ? sbx_spec_add_firm_hide_glob(view, run->spec->hide_globs[i], err)
+		        : sbx_spec_add_hide_glob(view, run->spec->hide_globs[i], err);
+	for (size_t i = 0; r >= 0 && i < run->spec->n_unhide; i++)
+		r = sbx_spec_add_unhide(view, run->spec->unhide[i], err);
+	if (r >= 0)
+		r = sbx_globwalk_apply(view, NULL, &run->walk, err);
+	for (size_t i = 0; r >= 0 && i < view->n_hide; i++)
+		r = sbx_spec_add_hide(spec, view->hide[i], err);
+	/* the child keeps its globs, for what it reports (--dry-run) */
+	for (size_t i = 0; r >= 0 && i < view->n_hide_globs; i++)
+		r = view->hide_glob_firm[i]
+		        ? sbx_spec_add_firm_hide_glob(spec, view->hide_globs[i], err)
+		        : sbx_spec_add_hide_glob(spec, view->hide_globs[i], err);
+	return r;
+}
+
 /* The spec, plan and host for a nested run: the parent narrowed by the request. */
 int sbx_cli_nest_plan(const struct sbx_nest *parent, struct sbx_cli_run *run, struct sbx_host *host,
                       struct sbx_plan **plan, struct sbx_error *err)
@@ -207,6 +261,10 @@ int sbx_cli_nest_plan(const struct sbx_nest *parent, struct sbx_cli_run *run, st
 	}
 	if (r < 0)
 		return r;
+	if (r >= 0)
+		r = nest_walk(child, run, spec, err);
+	if (r < 0)
+		return r;
 	if (run->backend == SBX_CLI_BACKEND_LANDLOCK) {
 		/* What the parent hides stays hidden for a child in its mount namespace (the
 		 * parent's masks, which Landlock forbids it to unmount), or is as unenforced as it
@@ -267,6 +325,24 @@ int sbx_cli_nest_plan(const struct sbx_nest *parent, struct sbx_cli_run *run, st
 	run->spec = TAKE_PTR(spec);
 	run->nest_child = TAKE_PTR(child);
 	return 0;
+}
+
+void sbx_cli_nest_unhide_notes(FILE *f, const struct sbx_nest *parent, const struct sbx_spec *spec)
+{
+	for (size_t i = 0; i < spec->n_unhide; i++)
+		for (size_t j = 0; j < parent->n_mounts; j++) {
+			const struct sbx_nest_mount *m = &parent->mounts[j];
+
+			if (m->kind != SBX_NEST_HIDDEN ||
+			    !(sbx_glob_match(spec->unhide[i], m->target) ||
+			      sbx_path_covers(m->target, spec->unhide[i])))
+				continue;
+			fprintf(f,
+			        "sbx: note: unhide %s: the parent sandbox hides %s, and a nested "
+			        "sandbox cannot give it back (it stays hidden)\n",
+			        sbx_cli_esc(spec->unhide[i]), sbx_cli_esc(m->target));
+			break;
+		}
 }
 
 int sbx_cli_spec_edit(struct sbx_plan *plan,
@@ -438,7 +514,7 @@ static void print_status(FILE *f, const struct sbx_nest *n, bool json)
 		fputs("]}\n", f);
 		return;
 	}
-	fprintf(f, "profile:  %s\n", n->profile);
+	fprintf(f, "profile:  %s\n", sbx_cli_esc(n->profile));
 	fprintf(f, "depth:    %u%s\n", n->depth,
 	        n->parent_unknown ? " (counted from a parent that sbx does not know)" : "");
 	fprintf(f, "backend:  %s\n", sbx_backend_name(n->backend));
@@ -468,7 +544,7 @@ static void print_status(FILE *f, const struct sbx_nest *n, bool json)
 		        m->kind == SBX_NEST_HIDDEN  ? "-"
 		        : m->rights & SBX_OP_MODIFY ? "rw"
 		                                    : "ro",
-		        sbx_nest_kind_name(m->kind), m->target,
+		        sbx_nest_kind_name(m->kind), sbx_cli_esc(m->target),
 		        m->flags & SBX_NEST_F_SYSTEM ? " [system]" : "",
 		        m->rights ? sbx_ops_format(m->rights, ops, sizeof(ops)) : "nothing");
 	}
@@ -502,7 +578,7 @@ int sbx_cmd_status(int argc, char **argv)
 			fprintf(stderr,
 			        "sbx: unknown option '%s' for sbx status; see 'sbx status "
 			        "--help'\n",
-			        argv[optind - 1]);
+			        sbx_cli_esc(argv[optind - 1]));
 			return 125;
 		}
 	}

@@ -21,6 +21,7 @@
 #include "sbx/probe.h"
 #include "sbx/profile.h"
 #include "sbx/trust.h"
+#include "sbx/state.h"
 
 extern char **environ;
 
@@ -121,7 +122,7 @@ void sbx_cli_print_notes(FILE *f, const struct sbx_profile *p, const struct sbx_
 		fprintf(f, "sbx: note: optional mount%s skipped, not on this host:",
 		        p->n_skipped == 1 ? "" : "s");
 		for (size_t i = 0; i < p->n_skipped; i++)
-			fprintf(f, " %s", p->skipped[i]);
+			fprintf(f, " %s", sbx_cli_esc(p->skipped[i]));
 		fputc('\n', f);
 	}
 	/* A mask over a path that does not exist at launch hides nothing; a file the worker
@@ -147,7 +148,7 @@ void sbx_cli_print_notes(FILE *f, const struct sbx_profile *p, const struct sbx_
 			    "hidden if created later (a mask or a Landlock rule needs a path that "
 			    "exists):",
 			    f);
-		fprintf(f, " %s", o->target);
+		fprintf(f, " %s", sbx_cli_esc(o->target));
 	}
 	if (n)
 		fputs("\nsbx: note: to hide them anyway, create them (empty) before the launch, "
@@ -174,6 +175,7 @@ int sbx_cli_build_view(const char *profile, const char *workspace, bool compile,
 		r = sbx_cli_load_profile(profile, v->spec->workspace, v->spec, &v->profile, err);
 		if (r < 0)
 			return r;
+		sbx_spec_drop_unhidden(v->spec);
 		if (compile) {
 			r = sbx_policy_compile(v->spec, &v->profile->policies, err);
 			if (r < 0)
@@ -181,6 +183,9 @@ int sbx_cli_build_view(const char *profile, const char *workspace, bool compile,
 		}
 	}
 	r = sbx_spec_finish(v->spec, err);
+	/* sbx's own state is hidden as a launch would hide it (nothing is made here) */
+	if (r >= 0)
+		r = sbx_state_guard(v->spec, &v->host, false, NULL, err);
 	if (r < 0)
 		return r;
 	r = sbx_plan_build(v->spec, &v->host, &v->plan, err);
@@ -215,8 +220,10 @@ int sbx_cli_check_enforceable(const char *profile, const char *workspace, struct
 	r = sbx_spec_set_str(&spec->workspace, workspace, err);
 	if (r >= 0)
 		r = sbx_cli_load_profile(profile, workspace, spec, &p, err);
-	if (r >= 0)
+	if (r >= 0) {
+		sbx_spec_drop_unhidden(spec);
 		r = sbx_policy_compile(spec, &p->policies, err);
+	}
 	return r;
 }
 

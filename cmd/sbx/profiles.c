@@ -50,7 +50,7 @@ static int cmd_list(void)
 		size_t n = 0;
 		struct dirent *de;
 
-		printf("%s:%s\n", e.search[d], dir ? "" : " (none)");
+		printf("%s:%s\n", sbx_cli_esc(e.search[d]), dir ? "" : " (none)");
 		if (!dir)
 			continue;
 		while ((de = readdir(dir))) {
@@ -86,18 +86,23 @@ static int cmd_list(void)
 				continue;
 			}
 			if (shadowed) {
-				printf("  %-20s (shadowed by an earlier folder)\n", names[i]);
+				printf("  %-20s (shadowed by an earlier folder)\n",
+				       sbx_cli_esc(names[i]));
 				free(names[i]);
 				continue;
 			}
 			if (sbx_profile_load(file, &e.opts, spec, &p, &le) < 0)
-				printf("  %-20s INVALID: %s%s%d:%d: %s\n", names[i],
-				       le.file[0] ? le.file : "", le.file[0] ? ":" : "", le.line,
-				       le.column, le.msg);
-			else
-				printf("  %-20s %.*s\n", names[i],
-				       p->description ? (int)strcspn(p->description, "\n") : 0,
-				       p->description ? p->description : "");
+				printf("  %-20s INVALID: %s%s%d:%d: %s\n", sbx_cli_esc(names[i]),
+				       sbx_cli_esc(le.file), le.file[0] ? ":" : "", le.line,
+				       le.column, sbx_cli_esc(le.msg));
+			else {
+				char first[256];
+
+				snprintf(first, sizeof(first), "%.*s",
+				         p->description ? (int)strcspn(p->description, "\n") : 0,
+				         p->description ? p->description : "");
+				printf("  %-20s %s\n", sbx_cli_esc(names[i]), sbx_cli_esc(first));
+			}
 			grown = realloc(seen, (n_seen + 1) * sizeof(*seen));
 			if (grown) {
 				seen = grown;
@@ -115,21 +120,10 @@ static int cmd_list(void)
 	return fflush(stdout) == 0 ? 0 : 125;
 }
 
-/* A YAML double-quoted string. */
+/* A YAML double-quoted string: a JSON string is one, escapes included. */
 static void yq(FILE *f, const char *s)
 {
-	fputc('"', f);
-	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-		if (*p == '"' || *p == '\\')
-			fprintf(f, "\\%c", *p);
-		else if (*p == '\n')
-			fputs("\\n", f);
-		else if (*p < 0x20)
-			fprintf(f, "\\x%02x", *p);
-		else
-			fputc(*p, f);
-	}
-	fputc('"', f);
+	sbx_json_string(f, s);
 }
 
 static void print_effect(FILE *f, const struct sbx_policy *p, const char *scope, bool base)
@@ -139,16 +133,16 @@ static void print_effect(FILE *f, const struct sbx_policy *p, const char *scope,
 	char ops[64];
 
 	if (sbx_policy_compile_one(p, scope, base, &eff, &err) < 0) {
-		fprintf(f, "#   %s on %s: CANNOT BE ENFORCED by the kernel: %s\n", p->name, scope,
-		        err.msg);
+		fprintf(f, "#   %s on %s: CANNOT BE ENFORCED by the kernel: %s\n",
+		        sbx_cli_esc(p->name), sbx_cli_esc(scope), sbx_cli_esc(err.msg));
 		return;
 	}
 	if (eff.hide_scope)
-		fprintf(f, "#   %s on %s: everything denied: %s is masked\n", p->name, scope,
-		        scope);
+		fprintf(f, "#   %s on %s: everything denied: %s is masked\n", sbx_cli_esc(p->name),
+		        sbx_cli_esc(scope), sbx_cli_esc(scope));
 	else
-		fprintf(f, "#   %s on %s: allows %s: %s%s%s\n", p->name, scope,
-		        sbx_ops_format(eff.allowed, ops, sizeof(ops)),
+		fprintf(f, "#   %s on %s: allows %s: %s%s%s\n", sbx_cli_esc(p->name),
+		        sbx_cli_esc(scope), sbx_ops_format(eff.allowed, ops, sizeof(ops)),
 		        eff.readonly ? (base ? "the whole sandbox read-only" : "a read-only mount")
 		                     : "read-write",
 		        eff.noexec ? ", noexec" : "",
@@ -157,7 +151,7 @@ static void print_effect(FILE *f, const struct sbx_policy *p, const char *scope,
 		            ? ", and per operation by Landlock (see sbx run --dry-run)"
 		            : "");
 	for (size_t i = 0; i < eff.n_hide; i++)
-		fprintf(f, "#     %s is masked\n", eff.hide[i]);
+		fprintf(f, "#     %s is masked\n", sbx_cli_esc(eff.hide[i]));
 	sbx_policy_effect_clear(&eff);
 }
 
@@ -166,9 +160,10 @@ static void show(FILE *f, const struct sbx_profile *p, const struct sbx_spec *s)
 	const struct sbx_policy_set *ps = &p->policies;
 	bool any;
 
-	fprintf(f, "# The effective profile '%s', after 'extends' and variables.\n", p->name);
+	fprintf(f, "# The effective profile '%s', after 'extends' and variables.\n",
+	        sbx_cli_esc(p->name));
 	for (size_t i = 0; i < p->n_chain; i++)
-		fprintf(f, "# %s %s\n", i == 0 ? "from:" : "then:", p->chain[i]);
+		fprintf(f, "# %s %s\n", i == 0 ? "from:" : "then:", sbx_cli_esc(p->chain[i]));
 	fprintf(f, "version: %d\nname: ", SBX_PROFILE_VERSION);
 	yq(f, p->name);
 	fputc('\n', f);
@@ -229,11 +224,23 @@ static void show(FILE *f, const struct sbx_profile *p, const struct sbx_spec *s)
 			fputc('\n', f);
 		}
 	}
-	if (s->n_hide)
+	if (s->n_hide || s->n_hide_globs)
 		fputs("hide:\n", f);
 	for (size_t i = 0; i < s->n_hide; i++) {
 		fputs("  - ", f);
 		yq(f, s->hide[i]);
+		fputc('\n', f);
+	}
+	for (size_t i = 0; i < s->n_hide_globs; i++) {
+		fputs("  - ", f);
+		yq(f, s->hide_globs[i]);
+		fputc('\n', f);
+	}
+	if (s->n_unhide)
+		fputs("unhide:\n", f);
+	for (size_t i = 0; i < s->n_unhide; i++) {
+		fputs("  - ", f);
+		yq(f, s->unhide[i]);
 		fputc('\n', f);
 	}
 	if (s->n_env) {
@@ -246,7 +253,9 @@ static void show(FILE *f, const struct sbx_profile *p, const struct sbx_spec *s)
 			if (!pass)
 				fputs("  pass:\n", f);
 			pass = true;
-			fprintf(f, "    - %s\n", s->env[i].name);
+			fputs("    - ", f);
+			yq(f, s->env[i].name);
+			fputc('\n', f);
 		}
 		for (size_t i = 0; i < s->n_env; i++) {
 			if (!s->env[i].value)
@@ -254,7 +263,9 @@ static void show(FILE *f, const struct sbx_profile *p, const struct sbx_spec *s)
 			if (!set)
 				fputs("  set:\n", f);
 			set = true;
-			fprintf(f, "    %s: ", s->env[i].name);
+			fputs("    ", f);
+			yq(f, s->env[i].name);
+			fputs(": ", f);
 			yq(f, s->env[i].value);
 			fputc('\n', f);
 		}
@@ -264,15 +275,16 @@ static void show(FILE *f, const struct sbx_profile *p, const struct sbx_spec *s)
 		const struct sbx_policy *pol = ps->items[i];
 		char ops[64];
 
-		fprintf(f, "#   %s (%s)%s\n", pol->name, pol->file,
+		fprintf(f, "#   %s (%s)%s\n", sbx_cli_esc(pol->name), sbx_cli_esc(pol->file),
 		        pol == ps->base ? " [base policy]" : "");
 		for (size_t j = 0; j < pol->n_rules; j++) {
 			const struct sbx_rule *r = &pol->rules[j];
 
-			fprintf(f, "#     %-16s %-5s %s on", r->name, r->allow ? "allow" : "deny",
+			fprintf(f, "#     %-16s %-5s %s on", sbx_cli_esc(r->name),
+			        r->allow ? "allow" : "deny",
 			        sbx_ops_format(r->ops, ops, sizeof(ops)));
 			for (size_t k = 0; k < r->n_paths; k++)
-				fprintf(f, " %s", r->paths[k]);
+				fprintf(f, " %s", sbx_cli_esc(r->paths[k]));
 			fputc('\n', f);
 		}
 	}
@@ -286,8 +298,14 @@ static void show(FILE *f, const struct sbx_profile *p, const struct sbx_spec *s)
 			print_effect(f, pol, s->mounts[i].target, false);
 	}
 	for (size_t i = 0; i < s->n_hide; i++)
-		fprintf(f, "#   hide %s: masked (an empty read-only file or directory)\n",
-		        s->hide[i]);
+		fprintf(f,
+		        "#   hide %s: masked (a file that cannot be opened, or an empty read-only "
+		        "directory)\n",
+		        sbx_cli_esc(s->hide[i]));
+	for (size_t i = 0; i < s->n_hide_globs; i++)
+		fprintf(f, "#   hide %s: each match at launch, masked as above (one walk%s)\n",
+		        sbx_cli_esc(s->hide_globs[i]),
+		        s->n_unhide ? "; what unhide: names is given back" : "");
 }
 
 static int cmd_show(int argc, char **argv)
@@ -331,6 +349,7 @@ static int cmd_show(int argc, char **argv)
 			r = sbx_cli_load_profile(name, abs, spec, &p, &err);
 		if (r < 0)
 			goto fail;
+		sbx_spec_drop_unhidden(spec);
 	}
 	sbx_cli_print_notes(stderr, p, NULL);
 	show(stdout, p, spec);
@@ -371,8 +390,10 @@ static int cmd_validate(int argc, char **argv)
 			r = sbx_spec_set_str(&spec->workspace, cwd, &err);
 		if (r >= 0)
 			r = sbx_cli_load_profile(argv[i], cwd, spec, &p, &err);
-		if (r >= 0)
+		if (r >= 0) {
+			sbx_spec_drop_unhidden(spec);
 			r = sbx_policy_compile(spec, &p->policies, &err);
+		}
 		if (r >= 0)
 			r = sbx_spec_finish(spec, &err);
 		if (r < 0) {
@@ -380,7 +401,7 @@ static int cmd_validate(int argc, char **argv)
 			bad++;
 			continue;
 		}
-		printf("%s: ok\n", argv[i]);
+		printf("%s: ok\n", sbx_cli_esc(argv[i]));
 	}
 	if (fflush(stdout) != 0)
 		return 125;
@@ -407,6 +428,6 @@ int sbx_cmd_profiles(int argc, char **argv)
 	fprintf(stderr,
 	        "sbx: unknown 'sbx profiles' command '%s'; the commands are list, show "
 	        "and validate\n",
-	        argv[1]);
+	        sbx_cli_esc(argv[1]));
 	return 125;
 }

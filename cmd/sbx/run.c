@@ -16,6 +16,7 @@
 #include "sbx/path.h"
 #include "sbx/policy.h"
 #include "sbx/probe.h"
+#include "sbx/state.h"
 #include "seccomp_cli.h"
 
 const char sbx_run_usage[] =
@@ -36,8 +37,11 @@ const char sbx_run_usage[] =
     "      --mount type=tmpfs,target=DST\n"
     "                           Docker's long form\n"
     "      --device PATH        bind a host device node with device access\n"
-    "      --hide PATH|GLOB     make matching paths inaccessible (an empty read-only file\n"
-    "                           or directory); a glob is matched by one walk at launch\n"
+    "      --hide PATH|GLOB     make matching paths inaccessible (a file cannot be opened,\n"
+    "                           a directory is empty and read-only); a glob is matched by\n"
+    "                           one walk at launch\n"
+    "      --unhide PATH|GLOB   give back what the profile's hide: (or --hide) would hide\n"
+    "                           there (never what a policy or a parent sandbox hides)\n"
     "      --readonly           no writes anywhere (the private /tmp and /dev/shm stay)\n"
     "      --no-system-mounts   do not mount /usr, /bin, /lib*, and /etc's essentials\n"
     "  -v, --mount or --root replace the default's workspace mount: only what they name\n"
@@ -93,6 +97,7 @@ enum {
 	OPT_BACKEND,
 	OPT_BEST_EFFORT,
 	OPT_HIDE,
+	OPT_UNHIDE,
 	OPT_ALLOW_NESTING,
 	OPT_RESTRICT,
 	OPT_ALLOW_READ,
@@ -116,6 +121,7 @@ static const struct option run_options[] = {
     {"backend", required_argument, NULL, OPT_BACKEND},
     {"best-effort", no_argument, NULL, OPT_BEST_EFFORT},
     {"hide", required_argument, NULL, OPT_HIDE},
+    {"unhide", required_argument, NULL, OPT_UNHIDE},
     {"allow-nesting", no_argument, NULL, OPT_ALLOW_NESTING},
     {"restrict", required_argument, NULL, OPT_RESTRICT},
     {"allow-read", required_argument, NULL, OPT_ALLOW_READ},
@@ -308,6 +314,15 @@ static int parse_one(struct sbx_spec *spec, struct sbx_cli_run *out, int c, cons
 		}
 		return sbx_glob_is_literal(arg) ? sbx_spec_add_hide(spec, arg, err)
 		                                : sbx_spec_add_hide_glob(spec, arg, err);
+	case OPT_UNHIDE:
+		if (arg[0] != '/') {
+			r = sbx_error_set(err, SBX_ERR_USAGE, EINVAL,
+			                  "--unhide '%s' is not an absolute sandbox path or glob",
+			                  arg);
+			sbx_error_hint(err, "e.g. --unhide '%s/config/.env'", cwd);
+			return r;
+		}
+		return sbx_spec_add_unhide(spec, arg, err);
 	case OPT_DRY_RUN:
 		out->dry_run = true;
 		return 0;
@@ -385,6 +400,9 @@ int sbx_cli_parse_run(int argc, char **argv, const char *cwd, struct sbx_cli_run
 	if (argc - optind > SBX_MAX_ARGS)
 		return sbx_error_set(err, SBX_ERR_USAGE, E2BIG,
 		                     "the command has more than %d arguments", SBX_MAX_ARGS);
+	/* What hide: and --hide hide, unhide: and --unhide give back; never what a policy
+	 * hides (compiled below). */
+	sbx_spec_drop_unhidden(spec);
 	/* A profile's policies become mounts, read-only flags and masks, or the run is
 	 * refused: no rule may go unenforced. */
 	if (out->profile) {
@@ -421,7 +439,7 @@ void sbx_cli_print_plan(FILE *f, const struct sbx_plan *plan, char *const *argv,
 	if (plan->spec_blob)
 		(void)sbx_nest_decode(plan->spec_blob, plan->spec_len, &spec, NULL);
 	if (!json) {
-		fprintf(f, "profile:    %s\n", plan->profile);
+		fprintf(f, "profile:    %s\n", sbx_cli_esc(plan->profile));
 		if (spec)
 			fprintf(f, "parent:     %s; depth %u\n", sbx_cli_parent_words(spec, false),
 			        spec->depth);
@@ -453,7 +471,7 @@ void sbx_cli_print_plan(FILE *f, const struct sbx_plan *plan, char *const *argv,
 			    plan->root_swap ? "; 0 and the worker's id swapped (nesting): the "
 			                      "host root's files are the worker's"
 			                    : "");
-		fprintf(f, "cwd:        %s\n", plan->cwd);
+		fprintf(f, "cwd:        %s\n", sbx_cli_esc(plan->cwd));
 		fprintf(f, "operations (in order):\n");
 		for (size_t i = 0; i < plan->n_ops; i++) {
 			const struct sbx_plan_op *o = &plan->ops[i];
@@ -463,11 +481,11 @@ void sbx_cli_print_plan(FILE *f, const struct sbx_plan *plan, char *const *argv,
 			                o->kind == SBX_PLAN_TMPFS
 			            ? flag_words(o->flags, fl, sizeof(fl))
 			            : "",
-			        o->target);
+			        sbx_cli_esc(o->target));
 			if (o->source)
 				fprintf(f, o->kind == SBX_PLAN_SYMLINK ? " -> %s" : " <- %s",
-				        o->source);
-			fprintf(f, "  (%s)\n", o->why);
+				        sbx_cli_esc(o->source));
+			fprintf(f, "  (%s)\n", sbx_cli_esc(o->why));
 		}
 		sbx_cli_print_seccomp(f, &plan->seccomp, false);
 		print_landlock(f, &plan->landlock, false);
@@ -477,10 +495,10 @@ void sbx_cli_print_plan(FILE *f, const struct sbx_plan *plan, char *const *argv,
 			fprintf(f, "  %s\n", plan->limits[i]);
 		fprintf(f, "environment:\n");
 		for (size_t i = 0; i < plan->n_env; i++)
-			fprintf(f, "  %s\n", plan->envp[i]);
+			fprintf(f, "  %s\n", sbx_cli_esc(plan->envp[i]));
 		fprintf(f, "command:   ");
 		for (char *const *a = argv; a && *a; a++)
-			fprintf(f, " %s", *a);
+			fprintf(f, " %s", sbx_cli_esc(*a));
 		fputc('\n', f);
 		return;
 	}
@@ -574,6 +592,17 @@ int sbx_cli_plan_landlock(const struct sbx_cli_run *run, struct sbx_plan *plan, 
 	plan->landlock.lost = lost;
 	if (r < 0)
 		return r;
+	/* Nested: the layer holds the per-operation rights of the child's effective spec, which
+	 * mount flags alone cannot (write without delete, say). */
+	if (run->nest_child) {
+		r = sbx_nest_ll_narrow(run->nest_child, &plan->landlock, err);
+		/* what the child hides beneath a rule entry the narrowing added is denied too */
+		if (r >= 0 && plan->backend_landlock)
+			r = sbx_nest_ll_hide(&plan->landlock, run->spec->hide, run->spec->n_hide,
+			                     err);
+		if (r < 0)
+			return r;
+	}
 	/* The landlock backend sees the host's paths: what a rule lost to a path beneath it
 	 * can be given back entry by entry. */
 	if (plan->backend_landlock) {
@@ -584,13 +613,6 @@ int sbx_cli_plan_landlock(const struct sbx_cli_run *run, struct sbx_plan *plan, 
 		 * which a later launch would not hide: no hard links. */
 		for (size_t i = 0; i < plan->landlock.n_rules; i++)
 			plan->seccomp.no_hardlinks |= plan->landlock.rules[i].hidden;
-	}
-	/* Nested: the layer holds the per-operation rights of the child's effective spec, which
-	 * mount flags alone cannot (write without delete, say). */
-	if (run->nest_child) {
-		r = sbx_nest_ll_narrow(run->nest_child, &plan->landlock, err);
-		if (r < 0)
-			return r;
 	}
 	/* A Landlock domain that handles file rights forbids mounting, so a worker under one
 	 * could never build a nested sandbox's mount namespace. Where nesting is allowed and
@@ -616,7 +638,7 @@ int sbx_cli_plan_landlock(const struct sbx_cli_run *run, struct sbx_plan *plan, 
 		return r;
 	if (warn_to) {
 		for (char *line = strtok(warn, "\n"); line; line = strtok(NULL, "\n"))
-			fprintf(warn_to, "sbx: warning: Landlock %s\n", line);
+			fprintf(warn_to, "sbx: warning: Landlock %s\n", sbx_cli_esc(line));
 	}
 	/* A worker in a Landlock domain can no longer mount: its effective spec says so, and
 	 * nested sandboxes take the landlock backend (nest.c). */
@@ -695,7 +717,7 @@ static void print_landlock(FILE *f, const struct sbx_ll_plan *ll, bool json)
 	if (!json) {
 		if (!ll->enabled) {
 			fprintf(f, "landlock:   none%s%s%s\n", ll->off ? " (" : "",
-			        ll->off ? ll->off : "", ll->off ? ")" : "");
+			        ll->off ? sbx_cli_esc(ll->off) : "", ll->off ? ")" : "");
 			return;
 		}
 		fprintf(f, "landlock:   ABI %d; tcp %s; scopes %s%s%s\n", ll->abi,
@@ -709,18 +731,22 @@ static void print_landlock(FILE *f, const struct sbx_ll_plan *ll, bool json)
 		}
 		fprintf(f, "landlock rules (everything else denied):\n");
 		for (size_t i = 0; i < ll->n_rules; i++)
-			fprintf(f, "  %-28s %-34s (%s)\n", ll->rules[i].path,
+			fprintf(f, "  %-28s %-34s (%s)\n", sbx_cli_esc(ll->rules[i].path),
 			        sbx_ops_format(ll->rules[i].ops, ops, sizeof(ops)),
-			        ll->rules[i].why);
+			        sbx_cli_esc(ll->rules[i].why));
 		fprintf(f, "landlock compile: %s\n",
 		        ll->n_inexact ? "INEXACT (stricter than the policies):" : "exact");
 		for (size_t i = 0; i < ll->n_inexact; i++)
-			fprintf(f, "  %s\n", ll->inexact[i]);
+			fprintf(f, "  %s\n", sbx_cli_esc(ll->inexact[i]));
 		if (ll->lost) {
 			fprintf(f, "landlock backend gives up:\n");
 			for (const char *l = ll->lost; *l;
-			     l += strcspn(l, "\n") + (l[strcspn(l, "\n")] != 0))
-				fprintf(f, "  %.*s\n", (int)strcspn(l, "\n"), l);
+			     l += strcspn(l, "\n") + (l[strcspn(l, "\n")] != 0)) {
+				char line[2048];
+
+				snprintf(line, sizeof(line), "%.*s", (int)strcspn(l, "\n"), l);
+				fprintf(f, "  %s\n", sbx_cli_esc(line));
+			}
 		}
 		return;
 	}
@@ -776,19 +802,19 @@ static void print_landlock(FILE *f, const struct sbx_ll_plan *ll, bool json)
 
 extern char **environ;
 
-/* Hide globs: one walk of the host, cached under $XDG_CACHE_HOME/sbx (or ~/.cache/sbx). */
-static int run_globwalk(struct sbx_cli_run *run, struct sbx_globwalk_stats *stats,
-                        struct sbx_error *err)
+/*
+ * sbx's own state first: its cache directory is made if missing and hidden wherever a mount
+ * shows it (src/os/state.c), before any worker runs. Then hide globs: one walk of the host,
+ * cached there ($XDG_CACHE_HOME/sbx or ~/.cache/sbx) when sbx can trust the directory.
+ */
+static int run_globwalk(struct sbx_cli_run *run, const struct sbx_host *host, struct sbx_error *err)
 {
-	const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
 	_cleanup_free_ char *dir = NULL;
+	int r = sbx_state_guard(run->spec, host, true, &dir, err);
 
-	if (run->spec->n_hide_globs == 0)
-		return 0;
-	if ((xdg && xdg[0] == '/' && asprintf(&dir, "%s/sbx", xdg) < 0) ||
-	    (!dir && home && home[0] == '/' && asprintf(&dir, "%s/.cache/sbx", home) < 0))
-		dir = NULL; /* no cache: every launch walks */
-	return sbx_globwalk_apply(run->spec, dir, stats, err);
+	if (r < 0 || run->spec->n_hide_globs == 0)
+		return r;
+	return sbx_globwalk_apply(run->spec, dir, &run->walk, err);
 }
 
 /* With --best-effort, say what the landlock backend does not enforce. */
@@ -797,8 +823,12 @@ static void warn_not_enforced(const struct sbx_cli_run *run, const struct sbx_pl
 	if (!plan->backend_landlock || !run->spec->best_effort || !plan->landlock.lost)
 		return;
 	for (const char *l = strstr(plan->landlock.lost, "NOT ENFORCED: "); l;
-	     l = strstr(l + 1, "NOT ENFORCED: "))
-		fprintf(stderr, "sbx: warning: landlock backend: %.*s\n", (int)strcspn(l, "\n"), l);
+	     l = strstr(l + 1, "NOT ENFORCED: ")) {
+		char line[2048];
+
+		snprintf(line, sizeof(line), "%.*s", (int)strcspn(l, "\n"), l);
+		fprintf(stderr, "sbx: warning: landlock backend: %s\n", sbx_cli_esc(line));
+	}
 }
 
 int sbx_cmd_run(int argc, char **argv)
@@ -807,7 +837,6 @@ int sbx_cmd_run(int argc, char **argv)
 	_cleanup_plan_ struct sbx_plan *plan = NULL;
 	struct sbx_host host = {0};
 	struct sbx_error err = {0};
-	struct sbx_globwalk_stats walk = {0};
 	struct sbx_gitguard git = {0};
 	_cleanup_nest_ struct sbx_nest *parent = NULL;
 	bool parent_unknown = false;
@@ -843,6 +872,8 @@ int sbx_cmd_run(int argc, char **argv)
 		goto fail;
 	if (parent) {
 		r = sbx_cli_nest_plan(parent, &run, &host, &plan, &err);
+		if (r >= 0)
+			sbx_cli_nest_unhide_notes(stderr, parent, run.spec);
 	} else if (run.nest_flags) {
 		r = sbx_error_set(&err, SBX_ERR_USAGE, EINVAL,
 		                  "--restrict, --allow-read and --allow-write narrow a parent "
@@ -850,7 +881,7 @@ int sbx_cmd_run(int argc, char **argv)
 		sbx_error_hint(&err, "outside a sandbox, choose what is visible with -v PATH[:ro]");
 	} else {
 		/* Hide globs become exact paths to mask: one walk, cached. */
-		r = run_globwalk(&run, &walk, &err);
+		r = run_globwalk(&run, &host, &err);
 		if (r >= 0)
 			r = sbx_plan_build(run.spec, &host, &plan, &err);
 		/* git's control surface guarded; guards the host lacks dropped */
@@ -881,11 +912,11 @@ int sbx_cmd_run(int argc, char **argv)
 		if (!run.json && run.spec->n_hide_globs)
 			printf("glob walk:  %zu globs, %zu directories, %zu entries, %zu matches, "
 			       "%.1f ms, cpu %.1f ms (%s)\n",
-			       run.spec->n_hide_globs, walk.dirs, walk.entries, walk.matches,
-			       walk.ms, walk.cpu_ms,
-			       !walk.cache_used ? "no cache"
-			       : walk.cache_hit ? "cache revalidated"
-			                        : "walked, cached");
+			       run.spec->n_hide_globs, run.walk.dirs, run.walk.entries,
+			       run.walk.matches, run.walk.ms, run.walk.cpu_ms,
+			       !run.walk.cache_used ? "no cache"
+			       : run.walk.cache_hit ? "cache revalidated"
+			                            : "walked, cached");
 		status = fflush(stdout) == 0 ? 0 : 125;
 		goto out;
 	}
@@ -911,7 +942,7 @@ int sbx_cmd_run(int argc, char **argv)
 			r = sbx_cli_guard_limits(&run, plan, &git, &err);
 		if (r >= 0) {
 			fprintf(stderr, "sbx: note: %s; running with the landlock backend\n",
-			        first.msg);
+			        sbx_cli_esc(first.msg));
 			warn_not_enforced(&run, plan);
 			sbx_cli_guard_warn(stderr, plan, &git, true);
 			r = sbx_launch(plan, run.argv, &status, &err);

@@ -191,7 +191,7 @@ static void print_text(FILE *f, const struct sbx_seccomp_conf *conf,
 	if (conf->n_allow) {
 		fprintf(f, "  %-16s %-18s", "allowed by name", "");
 		for (size_t i = 0; i < conf->n_allow; i++)
-			fprintf(f, "%s%s", i ? " " : "", conf->allow[i]);
+			fprintf(f, "%s%s", i ? " " : "", sbx_cli_esc(conf->allow[i]));
 		fputc('\n', f);
 	}
 }
@@ -258,7 +258,7 @@ void sbx_cli_print_seccomp(FILE *f, const struct sbx_seccomp_conf *conf, bool js
 		if (json)
 			fputs("null", f);
 		else
-			fprintf(f, "seccomp:    cannot resolve: %s\n", err.msg);
+			fprintf(f, "seccomp:    cannot resolve: %s\n", sbx_cli_esc(err.msg));
 		return;
 	}
 	if (json)

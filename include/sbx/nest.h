@@ -146,6 +146,15 @@ int sbx_nest_apply_landlock(struct sbx_nest *n, const struct sbx_ll_plan *ll,
  */
 int sbx_nest_ll_narrow(const struct sbx_nest *n, struct sbx_ll_plan *ll, struct sbx_error *err);
 
+/*
+ * A nested sandbox on the landlock backend: deny each of the n paths whole, whatever rule
+ * reaches it, including the rule entries sbx_nest_ll_narrow added after compiling (a carved
+ * parent's directories), which the compile could not know: a hidden rule for each path, and
+ * every other rule above it reduced, to be carved around it by sbx_ll_expand (call it after
+ * this). A path no rule reaches is denied already.
+ */
+int sbx_nest_ll_hide(struct sbx_ll_plan *ll, char *const *paths, size_t n, struct sbx_error *err);
+
 /* ---- narrowing ---- */
 
 enum sbx_grant_kind {

@@ -15,8 +15,8 @@
  * Normalise an absolute path lexically: collapse repeated '/', drop ".", apply ".." without
  * ever climbing above "/", drop a trailing '/'. Symlinks are not looked at (core never
  * touches the file system). `out` gets at most `size` bytes including the NUL.
- * Returns the length, or -EINVAL (not absolute, empty, embedded control characters) or
- * -ENAMETOOLONG.
+ * Every byte but NUL may be part of a name (control characters too: callers escape what
+ * they print). Returns the length, or -EINVAL (not absolute, empty) or -ENAMETOOLONG.
  */
 int sbx_path_normalize(const char *in, char *out, size_t size, struct sbx_error *err);
 

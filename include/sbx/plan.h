@@ -85,6 +85,9 @@ enum {
 	SBX_PLAN_F_IDMAP = 1u << 6, /* id-map the bind with the worker's mapping (root) */
 	SBX_PLAN_F_GUARD = 1u << 7, /* a guard (spec.h): a path of the bind above it bound onto
 	                               itself; decisions take that mount's policy */
+	SBX_PLAN_F_PIN = 1u << 8,   /* a MASK of sbx's own state: first bind every directory
+	                               above target onto itself, up to the mount that holds it,
+	                               so that none can be renamed or removed (spec->pin) */
 };
 
 struct sbx_plan_op {

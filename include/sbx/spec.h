@@ -124,6 +124,22 @@ struct sbx_spec {
 	/* Protect git's control surface where a writable mount shows a repository (profile key
 	 * `protect_git`, default true; src/os/gitguard.c). */
 	bool protect_git;
+	/* hide_glob_firm[i]: hide_globs[i] is a policy's deny rule (sbx_spec_add_firm_hide_glob),
+	 * which `unhide` never gives back: a policy can only be narrowed by another layer */
+	bool *hide_glob_firm;
+	/* Sandbox paths and globs given back (profile `unhide:`, --unhide): what `hide:` or
+	 * --hide would hide, literally or by a glob's match, is not hidden where one of these
+	 * matches its path exactly (a literal unhide names one path; a glob, what it matches).
+	 * Never what a policy denies, nor (nested) what the parent sandbox hides: the parent's
+	 * masks and Landlock layer stay, whatever the child asks. */
+	char **unhide;
+	size_t n_unhide;
+	/* sbx's own state (its cache directory, src/os/state.c), hidden wherever a mount shows
+	 * it: each path is in `hide` too, and its mask also pins every directory above it up to
+	 * the mount that holds it (bound onto itself), so that a worker can neither rename one
+	 * of them away nor remove it, and plant a directory of its own at the path. */
+	char **pin;
+	size_t n_pin;
 	/* seccomp: groups and calls allowed or denied, errno, log mode, nesting (seccomp.h) */
 	struct sbx_seccomp_conf seccomp;
 };
@@ -153,6 +169,23 @@ int sbx_spec_add_env(struct sbx_spec *spec, const char *name, const char *value,
 
 /* Add an exact sandbox path to hide (absolute; normalised; a repeat is ignored). */
 int sbx_spec_add_hide(struct sbx_spec *spec, const char *path, struct sbx_error *err);
+
+/* Add a glob to hide that unhide never gives back (a policy's deny rule on a glob); a glob
+ * already there becomes firm. */
+int sbx_spec_add_firm_hide_glob(struct sbx_spec *spec, const char *pattern, struct sbx_error *err);
+
+/* Add an absolute path or glob to give back (unhide:, --unhide; checked as a glob is). */
+int sbx_spec_add_unhide(struct sbx_spec *spec, const char *pattern, struct sbx_error *err);
+
+/* True if an unhide entry matches path. */
+bool sbx_spec_unhidden(const struct sbx_spec *spec, const char *path);
+
+/* Drop from `hide` every path an unhide entry matches. Call it once the profile and the flags
+ * are in, before policies are compiled (their hidden paths are never given back). */
+void sbx_spec_drop_unhidden(struct sbx_spec *spec);
+
+/* Hide a path of sbx's own state, pinned (see `pin` above): added to `hide` and `pin`. */
+int sbx_spec_add_pin(struct sbx_spec *spec, const char *path, struct sbx_error *err);
 
 /* Add an absolute glob to hide (checked with sbx_glob_check; a repeat is ignored). */
 int sbx_spec_add_hide_glob(struct sbx_spec *spec, const char *pattern, struct sbx_error *err);

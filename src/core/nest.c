@@ -826,6 +826,55 @@ int sbx_nest_ll_narrow(const struct sbx_nest *n, struct sbx_ll_plan *ll, struct 
 	return 0;
 }
 
+int sbx_nest_ll_hide(struct sbx_ll_plan *ll, char *const *paths, size_t n, struct sbx_error *err)
+{
+	for (size_t i = 0; ll->enabled && i < n; i++) {
+		bool reached = false, have = false;
+		size_t n0 = ll->n_rules;
+		struct sbx_ll_rule *grown;
+
+		for (size_t k = 0; k < n0; k++) {
+			struct sbx_ll_rule *rule = &ll->rules[k];
+
+			if (!sbx_path_covers(rule->path, paths[i]))
+				continue;
+			if (rule->hidden) {
+				have |= strcmp(rule->path, paths[i]) == 0;
+				continue;
+			}
+			if (strcmp(rule->path, paths[i]) == 0) {
+				/* a rule of its own (a carved parent's entry): it is the hidden one
+				 */
+				*rule = (struct sbx_ll_rule){.path = rule->path,
+				                             .ops = SBX_OP_STAT,
+				                             .why = "hidden: denied, not masked",
+				                             .hidden = true};
+				have = true;
+				continue;
+			}
+			/* its rights reach the hidden path: it keeps only what sbx_ll_expand
+			 * finds safe on the way, and its other entries are carved */
+			reached = true;
+			rule->access = 0;
+			rule->ops = SBX_OP_STAT;
+		}
+		if (!reached || have)
+			continue;
+		grown = realloc(ll->rules, (ll->n_rules + 1) * sizeof(*grown));
+		if (!grown)
+			return sbx_error_set(err, SBX_ERR_SETUP, ENOMEM, "out of memory");
+		ll->rules = grown;
+		grown[ll->n_rules] = (struct sbx_ll_rule){.path = strdup(paths[i]),
+		                                          .ops = SBX_OP_STAT,
+		                                          .why = "hidden: denied, not masked",
+		                                          .hidden = true};
+		if (!grown[ll->n_rules].path)
+			return sbx_error_set(err, SBX_ERR_SETUP, ENOMEM, "out of memory");
+		ll->n_rules++;
+	}
+	return 0;
+}
+
 /* ---- narrowing ---- */
 
 void sbx_nest_request_clear(struct sbx_nest_request *r)

@@ -21,12 +21,9 @@ int sbx_path_normalize(const char *in, char *out, size_t size, struct sbx_error 
 		                     "path '%.64s...' is longer than %d bytes", in,
 		                     SBX_PATH_MAX_INPUT - 1);
 
-	for (p = in; *p; p++) {
-		if ((unsigned char)*p < 0x20 || *p == 0x7f)
-			return sbx_error_set(err, SBX_ERR_USAGE, EINVAL,
-			                     "path '%s' contains a control character", in);
-	}
-
+	/* Any byte but '/' and NUL may name a file, control characters included: a name the
+	 * worker chose (a glob's match, say) must be hidden like any other, and what sbx prints
+	 * of it is escaped (cmd/, sbx_cli_esc). */
 	out[0] = '/';
 	len = 1;
 	p = in;

@@ -384,14 +384,18 @@ static int add_hide_masks(struct builder *b, const struct sbx_spec *spec, struct
 	for (size_t i = 0; i < spec->n_hide; i++) {
 		const char *path = spec->hide[i];
 		bool visible = spec->root != NULL || covered_by_spec(spec, path);
+		bool pin = false;
 		int r;
 
+		for (size_t j = 0; j < spec->n_pin && !pin; j++)
+			pin = strcmp(spec->pin[j], path) == 0;
 		for (size_t j = 0; !visible && j < b->plan->n_ops; j++)
 			visible = b->plan->ops[j].kind != SBX_PLAN_SEAL &&
 			          sbx_path_covers(b->plan->ops[j].target, path);
 		if (!visible)
 			continue;
-		r = add_op(b, SBX_PLAN_MASK, SBX_PLAN_F_READONLY, NULL, path, 0, "hide", err);
+		r = add_op(b, SBX_PLAN_MASK, SBX_PLAN_F_READONLY | (pin ? SBX_PLAN_F_PIN : 0), NULL,
+		           path, 0, pin ? "sbx's own state" : "hide", err);
 		if (r < 0)
 			return r;
 	}

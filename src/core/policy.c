@@ -254,7 +254,8 @@ int sbx_policy_decide(const struct sbx_policy_view *view, unsigned op, const cha
 	snprintf(out->mount, sizeof(out->mount), "%s", o->target);
 	/* A glob to hide: matched by the launch's walk (what exists then). */
 	for (size_t i = 0; view->spec && i < view->spec->n_hide_globs; i++)
-		if (sbx_glob_match(view->spec->hide_globs[i], out->path)) {
+		if (sbx_glob_match(view->spec->hide_globs[i], out->path) &&
+		    (view->spec->hide_glob_firm[i] || !sbx_spec_unhidden(view->spec, out->path))) {
 			out->by = SBX_BY_HIDDEN;
 			out->mount_what = "hide";
 			snprintf(out->rule, sizeof(out->rule), "hide glob %s",
@@ -360,7 +361,8 @@ const char *sbx_decision_format(const struct sbx_decision *d, char *buf, size_t 
 		snprintf(buf, size, "unmounted: no mount covers %s", d->path);
 		break;
 	case SBX_BY_HIDDEN:
-		snprintf(buf, size, "hidden: %s is masked", d->mount);
+		/* "X is masked", or "hide glob G" for what the launch's walk will hide */
+		snprintf(buf, size, "hidden: %s", d->rule);
 		break;
 	case SBX_BY_READONLY:
 		snprintf(buf, size, "readonly: %s %s is read-only", what, d->mount);
@@ -706,7 +708,7 @@ int sbx_policy_compile(struct sbx_spec *spec, const struct sbx_policy_set *set,
 		for (size_t i = 0; r >= 0 && i < eff.n_hide; i++)
 			r = sbx_spec_add_hide(spec, eff.hide[i], err);
 		for (size_t i = 0; r >= 0 && i < eff.n_hide_globs; i++)
-			r = sbx_spec_add_hide_glob(spec, eff.hide_globs[i], err);
+			r = sbx_spec_add_firm_hide_glob(spec, eff.hide_globs[i], err);
 		for (size_t i = 0; r >= 0 && i < eff.n_noexec_paths; i++)
 			r = sbx_spec_add_guard(spec, eff.noexec_paths[i], false, true, noexec_why,
 			                       err);
@@ -735,7 +737,7 @@ int sbx_policy_compile(struct sbx_spec *spec, const struct sbx_policy_set *set,
 		for (size_t j = 0; r >= 0 && j < eff.n_hide; j++)
 			r = sbx_spec_add_hide(spec, eff.hide[j], err);
 		for (size_t j = 0; r >= 0 && j < eff.n_hide_globs; j++)
-			r = sbx_spec_add_hide_glob(spec, eff.hide_globs[j], err);
+			r = sbx_spec_add_firm_hide_glob(spec, eff.hide_globs[j], err);
 		for (size_t j = 0; r >= 0 && j < eff.n_noexec_paths; j++)
 			r = sbx_spec_add_guard(spec, eff.noexec_paths[j], false, true, noexec_why,
 			                       err);

@@ -1293,6 +1293,21 @@ static int p_hide(struct loader *l, const struct sbx_ynode *k, const struct sbx_
 	return 0;
 }
 
+/* unhide: [PATH|GLOB...]: what hide: (here or in what this extends) would hide, given back. */
+static int p_unhide(struct loader *l, const struct sbx_ynode *k, const struct sbx_ynode *v)
+{
+	for (size_t i = 0; i < v->n_kids; i++) {
+		_cleanup_free_ char *path = NULL;
+		int r = get_path(l, k, v->kids[i], &path);
+
+		if (r >= 0)
+			r = locate(l, v->kids[i], sbx_spec_add_unhide(l->spec, path, l->err));
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
 static int env_pass(struct loader *l, const struct sbx_ynode *k, const struct sbx_ynode *v)
 {
 	for (size_t i = 0; i < v->n_kids; i++) {
@@ -1427,6 +1442,7 @@ static const struct key_entry profile_keys[] = {
     {"system_mounts", W_ANY, p_system_mounts, NULL},
     {"tmpfs", W_SEQ, p_tmpfs, NULL},
     {"hide", W_SEQ, p_hide, NULL},
+    {"unhide", W_SEQ, p_unhide, NULL},
     {"devices", W_SEQ, p_devices, NULL},
     {"env", W_MAP, p_env, NULL},
     {"network", W_ANY, p_network, NULL},

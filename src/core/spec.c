@@ -60,6 +60,13 @@ void sbx_spec_free(struct sbx_spec *spec)
 	for (size_t i = 0; i < spec->n_guards; i++)
 		free(spec->guards[i].path);
 	free(spec->guards);
+	free(spec->hide_glob_firm);
+	for (size_t i = 0; i < spec->n_unhide; i++)
+		free(spec->unhide[i]);
+	free(spec->unhide);
+	for (size_t i = 0; i < spec->n_pin; i++)
+		free(spec->pin[i]);
+	free(spec->pin);
 	sbx_seccomp_conf_clear(&spec->seccomp);
 	free(spec);
 }
@@ -289,10 +296,38 @@ int sbx_spec_add_guard(struct sbx_spec *spec, const char *path, bool readonly, b
 	return 0;
 }
 
-int sbx_spec_add_hide_glob(struct sbx_spec *spec, const char *pattern, struct sbx_error *err)
+int sbx_spec_add_pin(struct sbx_spec *spec, const char *path, struct sbx_error *err)
+{
+	_cleanup_free_ char *norm = NULL;
+	char **grown;
+	int r;
+
+	r = sbx_spec_add_hide(spec, path, err);
+	if (r >= 0)
+		r = sbx_path_absolute(path, "/", &norm, err);
+	if (r < 0)
+		return r;
+	for (size_t i = 0; i < spec->n_pin; i++)
+		if (strcmp(spec->pin[i], norm) == 0)
+			return 0;
+	if (spec->n_pin >= SBX_MAX_HIDE)
+		return sbx_error_set(err, SBX_ERR_USAGE, E2BIG,
+		                     "too many paths of sbx's own state to hide: at most %d",
+		                     SBX_MAX_HIDE);
+	grown = realloc(spec->pin, (spec->n_pin + 1) * sizeof(*grown));
+	if (!grown)
+		return sbx_error_set(err, SBX_ERR_SETUP, ENOMEM, "out of memory");
+	spec->pin = grown;
+	spec->pin[spec->n_pin++] = TAKE_PTR(norm);
+	return 0;
+}
+
+static int add_hide_glob(struct sbx_spec *spec, const char *pattern, bool firm,
+                         struct sbx_error *err)
 {
 	size_t off = 0;
 	char **grown;
+	bool *fgrown;
 	char *copy;
 	int r;
 
@@ -304,12 +339,18 @@ int sbx_spec_add_hide_glob(struct sbx_spec *spec, const char *pattern, struct sb
 	if (r < 0)
 		return r;
 	for (size_t i = 0; i < spec->n_hide_globs; i++)
-		if (strcmp(spec->hide_globs[i], pattern) == 0)
+		if (strcmp(spec->hide_globs[i], pattern) == 0) {
+			spec->hide_glob_firm[i] |= firm;
 			return 0;
+		}
 	if (spec->n_hide_globs >= SBX_MAX_HIDE)
 		return sbx_error_set(err, SBX_ERR_USAGE, E2BIG,
 		                     "too many globs to hide: at most %d are allowed",
 		                     SBX_MAX_HIDE);
+	fgrown = realloc(spec->hide_glob_firm, (spec->n_hide_globs + 1) * sizeof(*fgrown));
+	if (!fgrown)
+		return sbx_error_set(err, SBX_ERR_SETUP, ENOMEM, "out of memory");
+	spec->hide_glob_firm = fgrown;
 	copy = strdup(pattern);
 	grown = copy ? realloc(spec->hide_globs, (spec->n_hide_globs + 1) * sizeof(*grown)) : NULL;
 	if (!grown) {
@@ -317,8 +358,75 @@ int sbx_spec_add_hide_glob(struct sbx_spec *spec, const char *pattern, struct sb
 		return sbx_error_set(err, SBX_ERR_SETUP, ENOMEM, "out of memory");
 	}
 	spec->hide_globs = grown;
+	spec->hide_glob_firm[spec->n_hide_globs] = firm;
 	spec->hide_globs[spec->n_hide_globs++] = copy;
 	return 0;
+}
+
+int sbx_spec_add_hide_glob(struct sbx_spec *spec, const char *pattern, struct sbx_error *err)
+{
+	return add_hide_glob(spec, pattern, false, err);
+}
+
+int sbx_spec_add_firm_hide_glob(struct sbx_spec *spec, const char *pattern, struct sbx_error *err)
+{
+	return add_hide_glob(spec, pattern, true, err);
+}
+
+int sbx_spec_add_unhide(struct sbx_spec *spec, const char *pattern, struct sbx_error *err)
+{
+	_cleanup_free_ char *norm = NULL;
+	size_t off = 0;
+	char **grown;
+	int r;
+
+	if (!pattern || pattern[0] != '/')
+		return sbx_error_set(err, SBX_ERR_USAGE, EINVAL,
+		                     "the path to unhide '%s' is not absolute",
+		                     pattern ? pattern : "");
+	if (sbx_glob_is_literal(pattern)) {
+		r = sbx_path_absolute(pattern, "/", &norm, err);
+	} else {
+		r = sbx_glob_check(pattern, &off, err);
+		if (r >= 0 && !(norm = strdup(pattern)))
+			r = sbx_error_set(err, SBX_ERR_SETUP, ENOMEM, "out of memory");
+	}
+	if (r < 0)
+		return r;
+	for (size_t i = 0; i < spec->n_unhide; i++)
+		if (strcmp(spec->unhide[i], norm) == 0)
+			return 0;
+	if (spec->n_unhide >= SBX_MAX_HIDE)
+		return sbx_error_set(err, SBX_ERR_USAGE, E2BIG,
+		                     "too many paths to unhide: at most %d are allowed",
+		                     SBX_MAX_HIDE);
+	grown = realloc(spec->unhide, (spec->n_unhide + 1) * sizeof(*grown));
+	if (!grown)
+		return sbx_error_set(err, SBX_ERR_SETUP, ENOMEM, "out of memory");
+	spec->unhide = grown;
+	spec->unhide[spec->n_unhide++] = TAKE_PTR(norm);
+	return 0;
+}
+
+bool sbx_spec_unhidden(const struct sbx_spec *spec, const char *path)
+{
+	for (size_t i = 0; i < spec->n_unhide; i++)
+		if (sbx_glob_match(spec->unhide[i], path))
+			return true;
+	return false;
+}
+
+void sbx_spec_drop_unhidden(struct sbx_spec *spec)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < spec->n_hide; i++) {
+		if (sbx_spec_unhidden(spec, spec->hide[i]))
+			free(spec->hide[i]);
+		else
+			spec->hide[k++] = spec->hide[i];
+	}
+	spec->n_hide = k;
 }
 
 static bool env_name_valid(const char *name)

@@ -29,6 +29,8 @@
 #include "sbx/path.h"
 #include "sbx/policy.h"
 
+#define MAX_DEPTH SBX_GLOBWALK_MAX_DEPTH
+
 /* A directory walked, in depth-first order: the first of each walk (depth 0) by its host
  * path, the others by their name in the directory before them at depth - 1. */
 struct dirrec {
@@ -52,6 +54,7 @@ struct glob {
 	const char *last;    /* its last component */
 	size_t last_len;
 	enum last_kind kind;
+	bool firm; /* a policy's: never given back by unhide */
 };
 
 struct walk {
@@ -62,6 +65,8 @@ struct walk {
 	char **matches;
 	size_t n_matches, cap_matches;
 	size_t entries;
+	bool root_top; /* walking the top of a --root: sbx makes /proc and /dev itself */
+	const struct sbx_spec *spec; /* its unhide entries give back what a soft glob matches */
 	struct sbx_error *err;
 };
 
@@ -105,8 +110,12 @@ static int push_dir(struct walk *w, const char *name, unsigned depth, const stru
 	return 0;
 }
 
+/* Is sbx_path (whose last component is name) to be hidden: a firm glob matches it, or
+ * another does and no unhide entry gives it back? */
 static bool matches(const struct walk *w, const char *name, size_t nl, const char *sbx_path)
 {
+	bool soft = false;
+
 	for (size_t i = 0; i < w->n_globs; i++) {
 		const struct glob *g = &w->globs[i];
 
@@ -127,10 +136,13 @@ static bool matches(const struct walk *w, const char *name, size_t nl, const cha
 		case LAST_ANY:
 			break;
 		}
-		if (sbx_glob_match(g->pattern, sbx_path))
+		if (!sbx_glob_match(g->pattern, sbx_path))
+			continue;
+		if (g->firm)
 			return true;
+		soft = true;
 	}
-	return false;
+	return soft && !sbx_spec_unhidden(w->spec, sbx_path);
 }
 
 /*
@@ -165,6 +177,9 @@ static int walk_dir(struct walk *w, int fd, const char *name, unsigned depth, ch
 
 		if (n[0] == '.' && (n[1] == '\0' || (n[1] == '.' && n[2] == '\0')))
 			continue;
+		/* a root's own proc and dev are never shown (mounts.c, prepare_mirror) */
+		if (depth == 0 && w->root_top && (!strcmp(n, "proc") || !strcmp(n, "dev")))
+			continue;
 		if (++w->entries > SBX_GLOBWALK_MAX_ENTRIES) {
 			r = sbx_error_set(w->err, SBX_ERR_UNSUPPORTED, E2BIG,
 			                  "the walk for hide globs passed %d entries",
@@ -181,7 +196,8 @@ static int walk_dir(struct walk *w, int fd, const char *name, unsigned depth, ch
 		sbx[slen] = '/';
 		memcpy(sbx + slen + 1, n, nl + 1);
 		if (matches(w, n, nl, slen == 1 ? sbx + 1 : sbx)) {
-			/* Hidden whole: nothing beneath needs looking at. */
+			/* Hidden whole: nothing beneath needs looking at (a match given back
+			 * is walked into, as any other directory). */
 			if (push_str(&w->matches, &w->n_matches, &w->cap_matches,
 			             slen == 1 ? sbx + 1 : sbx) < 0)
 				r = sbx_error_set(w->err, SBX_ERR_SETUP, ENOMEM, "out of memory");
@@ -228,25 +244,125 @@ static uint64_t fnv(uint64_t h, const char *s)
 	return (h ^ 0xff) * 1099511628211ull;
 }
 
-/* ---- cache: a text file, one record a line; paths are %-escaped ---- */
+/* ---- the cache: a text file, one record a line; names are %-escaped ---- */
+
+#define CACHE_HEADER SBX_GLOBWALK_CACHE_HEADER
+#define needs_escape sbx_globwalk_needs_escape
+
+static int put_escaped(char **buf, size_t *len, size_t *cap, const char *s)
+{
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+		if (*len + 4 >= *cap) {
+			size_t c = *cap ? *cap * 2 : 4096;
+			char *g = realloc(*buf, c);
+
+			if (!g)
+				return -ENOMEM;
+			*buf = g;
+			*cap = c;
+		}
+		if (needs_escape(*p))
+			*len += (size_t)snprintf(*buf + *len, 4, "%%%02x", *p);
+		else
+			(*buf)[(*len)++] = (char)*p;
+	}
+	(*buf)[*len] = '\0';
+	return 0;
+}
+
+static int put_raw(char **buf, size_t *len, size_t *cap, const char *s)
+{
+	size_t n = strlen(s);
+
+	if (*len + n + 1 >= *cap) {
+		size_t c = (*cap ? *cap * 2 : 4096) + n;
+		char *g = realloc(*buf, c);
+
+		if (!g)
+			return -ENOMEM;
+		*buf = g;
+		*cap = c;
+	}
+	memcpy(*buf + *len, s, n + 1);
+	*len += n;
+	return 0;
+}
+
+/*
+ * What a cache answers for: every glob, every bind mount, the root and every unhide entry,
+ * in the spec's order, as key lines ("G GLOB" or "F GLOB" for a firm one, "B SOURCE TARGET",
+ * "R ROOT", "U PATH"). The file repeats them and is used only
+ * if they are the same, so that its name (a hash of them) never has to be trusted.
+ */
+static int cache_key(const struct sbx_spec *spec, char **out)
+{
+	char *buf = NULL;
+	size_t len = 0, cap = 0;
+	int r = 0;
+
+	for (size_t i = 0; r >= 0 && i < spec->n_hide_globs; i++) {
+		r = put_raw(&buf, &len, &cap, spec->hide_glob_firm[i] ? "F " : "G ");
+		if (r >= 0)
+			r = put_escaped(&buf, &len, &cap, spec->hide_globs[i]);
+		if (r >= 0)
+			r = put_raw(&buf, &len, &cap, "\n");
+	}
+	for (size_t i = 0; r >= 0 && i < spec->n_mounts; i++) {
+		if (spec->mounts[i].kind != SBX_MOUNT_BIND)
+			continue;
+		r = put_raw(&buf, &len, &cap, "B ");
+		if (r >= 0)
+			r = put_escaped(&buf, &len, &cap, spec->mounts[i].source);
+		if (r >= 0)
+			r = put_raw(&buf, &len, &cap, " ");
+		if (r >= 0)
+			r = put_escaped(&buf, &len, &cap, spec->mounts[i].target);
+		if (r >= 0)
+			r = put_raw(&buf, &len, &cap, "\n");
+	}
+	if (r >= 0 && spec->root) {
+		r = put_raw(&buf, &len, &cap, "R ");
+		if (r >= 0)
+			r = put_escaped(&buf, &len, &cap, spec->root);
+		if (r >= 0)
+			r = put_raw(&buf, &len, &cap, "\n");
+	}
+	for (size_t i = 0; r >= 0 && i < spec->n_unhide; i++) {
+		r = put_raw(&buf, &len, &cap, "U ");
+		if (r >= 0)
+			r = put_escaped(&buf, &len, &cap, spec->unhide[i]);
+		if (r >= 0)
+			r = put_raw(&buf, &len, &cap, "\n");
+	}
+	if (r >= 0 && !buf)
+		r = put_raw(&buf, &len, &cap, "");
+	if (r < 0) {
+		free(buf);
+		return r;
+	}
+	*out = buf;
+	return 0;
+}
 
 static void put_path(FILE *f, const char *p)
 {
 	for (; *p; p++)
-		if (*p == '%' || *p == '\n' || *p == ' ')
+		if (needs_escape((unsigned char)*p))
 			fprintf(f, "%%%02x", (unsigned char)*p);
 		else
 			fputc(*p, f);
 }
 
-static void cache_write(const char *file, const struct walk *w)
+/* Written to a private temporary file in the (trusted, private) cache directory, then renamed
+ * into place, so that a reader never sees half a file. */
+static void cache_write(const char *file, const char *key, const struct walk *w)
 {
 	char tmp[SBX_PATH_MAX + 16];
 	FILE *f;
 	int fd;
 
 	snprintf(tmp, sizeof(tmp), "%s.XXXXXX", file);
-	fd = mkstemp(tmp);
+	fd = mkostemp(tmp, O_CLOEXEC);
 	if (fd < 0)
 		return; /* a cache that cannot be written only costs the next launch a walk */
 	f = fdopen(fd, "w");
@@ -255,7 +371,8 @@ static void cache_write(const char *file, const struct walk *w)
 		unlink(tmp);
 		return;
 	}
-	fputs("sbx-globwalk 2\n", f);
+	fputs(CACHE_HEADER, f);
+	fputs(key, f);
 	for (size_t i = 0; i < w->n_dirs; i++) {
 		fprintf(f, "D %u %llu %lld %ld ", w->dirs[i].depth,
 		        (unsigned long long)w->dirs[i].ino, (long long)w->dirs[i].sec,
@@ -273,17 +390,8 @@ static void cache_write(const char *file, const struct walk *w)
 		unlink(tmp);
 }
 
-/* A cached directory: where it was and what it was. */
-struct crec {
-	const char *name; /* into the file's buffer (unescaped in place) */
-	unsigned depth;
-	unsigned long long ino;
-	long long sec;
-	long nsec;
-};
-
 struct check_job {
-	const struct crec *r;
+	const struct sbx_globwalk_dir *r;
 	size_t from, to; /* [from, to): starts at depth 0 or 1 */
 	bool ok;
 };
@@ -291,7 +399,7 @@ struct check_job {
 /* Is the directory (by name in parent) still the same inode, unchanged? *fd_out gets an
  * O_PATH descriptor of it when want_fd (its subdirectories follow). One system call for a
  * leaf; statx asks only for what is compared. */
-static bool still_same(int parent, const struct crec *c, bool want_fd, int *fd_out)
+static bool still_same(int parent, const struct sbx_globwalk_dir *c, bool want_fd, int *fd_out)
 {
 	struct statx sx;
 	int fd = -1;
@@ -315,8 +423,6 @@ static bool still_same(int parent, const struct crec *c, bool want_fd, int *fd_o
 	return true;
 }
 
-#define MAX_DEPTH 512
-
 static void *check_range(void *arg)
 {
 	struct check_job *j = arg;
@@ -334,7 +440,7 @@ static void *check_range(void *arg)
 		top = 1;
 	}
 	for (size_t i = j->from; i < j->to && j->ok; i++) {
-		const struct crec *c = &j->r[i];
+		const struct sbx_globwalk_dir *c = &j->r[i];
 		bool parent_of_next = i + 1 < j->to && j->r[i + 1].depth == c->depth + 1;
 		int fd;
 
@@ -351,58 +457,27 @@ static void *check_range(void *arg)
 	return NULL;
 }
 
-/* Parse an unsigned or signed decimal at *s, moving past it and one space. */
-static bool num(char **s, long long *out)
-{
-	char *end;
-
-	errno = 0;
-	*out = strtoll(*s, &end, 10);
-	if (errno || end == *s || *end != ' ')
-		return false;
-	*s = end + 1;
-	return true;
-}
-
-static bool unescape(char *s)
-{
-	char *o = s;
-
-	for (; *s; s++) {
-		unsigned v;
-
-		if (*s == '%') {
-			if (sscanf(s + 1, "%2x", &v) != 1 || v == 0)
-				return false;
-			*o++ = (char)v;
-			s += 2;
-		} else {
-			*o++ = *s;
-		}
-	}
-	*o = '\0';
-	return true;
-}
-
-/* True, with w->matches filled, if the cache holds a walk whose every directory is
+/*
+ * True, with w->matches filled, if the cache holds a walk whose every directory is
  * unchanged: each checked by name in its parent, on as many threads as there are CPUs (up
- * to 4), split where a subtree of the walk's root begins. */
-static bool cache_read(const char *file, struct walk *w)
+ * to 4), split where a subtree of the walk's root begins. Only a file of the caller's,
+ * private (0600 or less), with one link, not a symlink, and no larger than the cap is read;
+ * sbx's directory that holds it is one no sandbox can see (src/os/state.c).
+ */
+static bool cache_read(const char *file, const char *key, struct walk *w)
 {
-	_cleanup_close_ int fd = open(file, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	_cleanup_close_ int fd = open(file, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
 	_cleanup_free_ char *buf = NULL;
-	_cleanup_free_ struct crec *r = NULL;
+	struct sbx_globwalk_cache c;
 	struct check_job jobs[4];
 	pthread_t th[4];
-	size_t n = 0, cap = 0, len = 0, n_jobs;
+	size_t len = 0, n, n_jobs;
 	struct stat st;
-	bool end = false, ok = true;
-	char *line, *save = NULL;
+	bool ok = true;
 	long cpus;
 
-	/* Only our own, private file: anyone else's could hide nothing. */
-	if (fd < 0 || fstat(fd, &st) < 0 || st.st_uid != geteuid() || (st.st_mode & 077) ||
-	    !S_ISREG(st.st_mode) || st.st_size > (1 << 28))
+	if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_uid != geteuid() ||
+	    (st.st_mode & 077) || st.st_nlink != 1 || st.st_size > SBX_GLOBWALK_CACHE_MAX)
 		return false;
 	buf = malloc((size_t)st.st_size + 1);
 	if (!buf)
@@ -415,40 +490,14 @@ static bool cache_read(const char *file, struct walk *w)
 		len += (size_t)k;
 	}
 	buf[len] = '\0';
-	line = strtok_r(buf, "\n", &save);
-	if (!line || strcmp(line, "sbx-globwalk 2") != 0)
+	if (sbx_globwalk_cache_parse(buf, len, key, &c) < 0)
 		return false;
-	while ((line = strtok_r(NULL, "\n", &save))) {
-		long long depth, ino, sec, nsec;
-		char *p = line + 2;
-
-		if (strcmp(line, "end") == 0) {
-			end = true;
-			break;
-		}
-		if (line[0] == 'M' && line[1] == ' ') {
-			if (!unescape(p) || p[0] != '/' ||
-			    push_str(&w->matches, &w->n_matches, &w->cap_matches, p) < 0)
-				return false;
-			continue;
-		}
-		if (line[0] != 'D' || line[1] != ' ' || !num(&p, &depth) || !num(&p, &ino) ||
-		    !num(&p, &sec) || !num(&p, &nsec) || depth < 0 || depth >= MAX_DEPTH ||
-		    !unescape(p) || !p[0])
+	for (size_t i = 0; i < c.n_matches; i++)
+		if (push_str(&w->matches, &w->n_matches, &w->cap_matches, c.matches[i]) < 0) {
+			sbx_globwalk_cache_clear(&c);
 			return false;
-		if (n == cap) {
-			size_t c = cap ? cap * 2 : 1024;
-			struct crec *g = realloc(r, c * sizeof(*g));
-
-			if (!g)
-				return false;
-			r = g;
-			cap = c;
 		}
-		r[n++] = (struct crec){p, (unsigned)depth, (unsigned long long)ino, sec, nsec};
-	}
-	if (!end || n == 0)
-		return false;
+	n = c.n_dirs;
 
 	/* Split into ranges that begin at a root (depth 0) or a child of one (depth 1). */
 	cpus = sysconf(_SC_NPROCESSORS_ONLN);
@@ -456,14 +505,14 @@ static bool cache_read(const char *file, struct walk *w)
 	for (size_t k = 0, from = 0; k < n_jobs; k++) {
 		size_t to = k + 1 == n_jobs ? n : n * (k + 1) / n_jobs;
 
-		while (to < n && r[to].depth > 1)
+		while (to < n && c.dirs[to].depth > 1)
 			to++;
 		/* a range of depth-1 records needs its root to be the only one so far */
-		if (to < n && r[to].depth == 1)
+		if (to < n && c.dirs[to].depth == 1)
 			for (size_t q = 1; q < to; q++)
-				if (r[q].depth == 0)
+				if (c.dirs[q].depth == 0)
 					to = n; /* several roots: keep it simple, one range */
-		jobs[k] = (struct check_job){.r = r, .from = from, .to = to};
+		jobs[k] = (struct check_job){.r = c.dirs, .from = from, .to = to};
 		from = to;
 		if (from >= n) {
 			n_jobs = k + 1;
@@ -483,44 +532,17 @@ static bool cache_read(const char *file, struct walk *w)
 			ok = false;
 	if (ok)
 		w->n_dirs = n;
+	sbx_globwalk_cache_clear(&c);
 	return ok;
-}
-
-static bool cache_is_safe(const struct sbx_spec *spec, const char *cache_dir)
-{
-	/* A worker that can write the cache could make a later launch hide nothing. */
-	for (size_t i = 0; i < spec->n_mounts; i++) {
-		const struct sbx_mount *m = &spec->mounts[i];
-
-		if (m->kind == SBX_MOUNT_BIND && !m->readonly &&
-		    (sbx_path_covers(m->source, cache_dir) ||
-		     sbx_path_covers(cache_dir, m->source)))
-			return false;
-	}
-	return true;
-}
-
-static int mkdir_p(const char *dir)
-{
-	char p[SBX_PATH_MAX];
-
-	snprintf(p, sizeof(p), "%s", dir);
-	for (char *s = p + 1; *s; s++)
-		if (*s == '/') {
-			*s = '\0';
-			if (mkdir(p, 0700) < 0 && errno != EEXIST)
-				return -errno;
-			*s = '/';
-		}
-	return mkdir(p, 0700) < 0 && errno != EEXIST ? -errno : 0;
 }
 
 int sbx_globwalk_apply(struct sbx_spec *spec, const char *cache_dir,
                        struct sbx_globwalk_stats *stats, struct sbx_error *err)
 {
-	struct walk w = {.err = err};
+	struct walk w = {.err = err, .spec = spec};
 	struct timespec t0, t1, c0, c1;
 	char cache_file[SBX_PATH_MAX] = "";
+	_cleanup_free_ char *key = NULL;
 	uint64_t h = 1469598103934665603ull;
 	int r = 0;
 
@@ -538,6 +560,7 @@ int sbx_globwalk_apply(struct sbx_spec *spec, const char *cache_dir,
 		const char *last = strrchr(p, '/') + 1;
 
 		w.globs[i].pattern = p;
+		w.globs[i].firm = spec->hide_glob_firm[i];
 		w.globs[i].last = last;
 		w.globs[i].last_len = strlen(last);
 		if (strstr(last, "**"))
@@ -548,33 +571,36 @@ int sbx_globwalk_apply(struct sbx_spec *spec, const char *cache_dir,
 			w.globs[i].kind = LAST_SUFFIX;
 		else
 			w.globs[i].kind = LAST_GLOB;
-		h = fnv(h, p);
 	}
-	for (size_t i = 0; i < spec->n_mounts; i++)
-		if (spec->mounts[i].kind == SBX_MOUNT_BIND) {
-			h = fnv(h, spec->mounts[i].source);
-			h = fnv(h, spec->mounts[i].target);
-		}
 
-	if (cache_dir && cache_is_safe(spec, cache_dir) && mkdir_p(cache_dir) == 0) {
+	if (cache_dir) {
+		r = cache_key(spec, &key);
+		if (r < 0) {
+			free(w.globs);
+			return sbx_error_set(err, SBX_ERR_SETUP, ENOMEM, "out of memory");
+		}
+		h = fnv(h, key);
 		snprintf(cache_file, sizeof(cache_file), "%s/globwalk-%016llx", cache_dir,
 		         (unsigned long long)h);
 		stats->cache_used = true;
-		stats->cache_hit = cache_read(cache_file, &w);
+		stats->cache_hit = cache_read(cache_file, key, &w);
 	}
 	if (!stats->cache_hit) {
 		for (size_t i = 0; i < w.n_matches; i++)
 			free(w.matches[i]);
 		w.n_matches = 0;
 		w.n_dirs = 0;
-		/* Each bind mount, walked once from the shallowest directory any glob needs. */
-		for (size_t i = 0; r >= 0 && i < spec->n_mounts; i++) {
-			const struct sbx_mount *m = &spec->mounts[i];
+		/* Each bind mount, and the root (--root, or a nested sandbox's view of its
+		 * parent's /), walked once from the shallowest directory any glob needs. */
+		for (size_t i = 0; r >= 0 && i <= spec->n_mounts; i++) {
+			const struct sbx_mount root = {
+			    .kind = SBX_MOUNT_BIND, .source = spec->root, .target = (char *)"/"};
+			const struct sbx_mount *m = i < spec->n_mounts ? &spec->mounts[i] : &root;
 			char start[SBX_PATH_MAX] = "", dir[SBX_PATH_MAX];
 			char host[SBX_PATH_MAX], sbx[SBX_PATH_MAX];
 			int fd;
 
-			if (m->kind != SBX_MOUNT_BIND)
+			if (m->kind != SBX_MOUNT_BIND || !m->source)
 				continue;
 			for (size_t g = 0; g < w.n_globs; g++) {
 				literal_dir(w.globs[g].pattern, dir, sizeof(dir));
@@ -599,18 +625,20 @@ int sbx_globwalk_apply(struct sbx_spec *spec, const char *cache_dir,
 				continue;
 			/* Another mount at or beneath this one is walked on its own. */
 			snprintf(sbx, sizeof(sbx), "%s", start);
-			snprintf(host, sizeof(host), "%s%s%s", m->source,
+			snprintf(host, sizeof(host), "%s%s%s",
+			         strcmp(m->source, "/") != 0 ? m->source : "",
 			         sbx_path_rest(m->target, start)[0] ? "/" : "",
 			         sbx_path_rest(m->target, start));
-			if (strcmp(host, "/") != 0 && host[strlen(host) - 1] == '/')
-				host[strlen(host) - 1] = '\0';
+			if (!host[0])
+				snprintf(host, sizeof(host), "/");
 			fd = open(host, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 			if (fd < 0)
 				continue; /* nothing there: nothing to hide */
+			w.root_top = m == &root && strcmp(start, "/") == 0;
 			r = walk_dir(&w, fd, host, 0, host, strlen(host), sbx, strlen(sbx));
 		}
 		if (r >= 0 && cache_file[0])
-			cache_write(cache_file, &w);
+			cache_write(cache_file, key, &w);
 	}
 	for (size_t i = 0; r >= 0 && i < w.n_matches; i++)
 		r = sbx_spec_add_hide(spec, w.matches[i], err);

@@ -523,6 +523,14 @@ static int do_mirror(struct builder *b, const struct sbx_plan_op *op, struct sbx
 	return 0;
 }
 
+/*
+ * The source of every mask: a tmpfs of sbx's own, read-only, holding an empty directory "d"
+ * (a hidden directory is an empty read-only directory, SPEC section 3) and a file "f" of mode
+ * 0000. A hidden file cannot be opened at all, for reading or writing (EACCES), as under the
+ * landlock backend, rather than reading as empty: no bit of its mode lets anyone in, the
+ * worker has no CAP_DAC_OVERRIDE (capabilities are dropped), and the read-only mount stops a
+ * chmod (EROFS) by whoever owns it.
+ */
 static int make_mask_source(struct builder *b, struct sbx_error *err)
 {
 	_cleanup_close_ int fd = new_tmpfs(NULL, 0555, SBX_PLAN_F_NOEXEC, "masking", err);
@@ -531,7 +539,8 @@ static int make_mask_source(struct builder *b, struct sbx_error *err)
 
 	if (fd < 0)
 		return fd;
-	f = openat(fd, "f", O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0444);
+	/* O_CREAT's mode is masked by the umask, and 0000 has nothing to mask */
+	f = openat(fd, "f", O_CREAT | O_EXCL | O_RDONLY | O_CLOEXEC, 0000);
 	if (f < 0 || mkdirat(fd, "d", 0555) < 0)
 		return sbx_error_set(err, SBX_ERR_SETUP, errno, "cannot prepare masking: %s",
 		                     strerror(errno));
@@ -550,11 +559,60 @@ static int open_existing(struct builder *b, const char *target)
 	return sbx_openat2(b->rootfd, target + 1, O_PATH | O_CLOEXEC | O_NOFOLLOW, resolve_beneath);
 }
 
-static int do_mask(struct builder *b, const char *target, struct sbx_error *err)
+#ifndef STATX_ATTR_MOUNT_ROOT
+#define STATX_ATTR_MOUNT_ROOT 0x00002000 /* Linux 5.8 */
+#endif
+
+/*
+ * Bind each directory above target onto itself, from its parent up to the first that is the
+ * root of a mount, each with the flags of the mount it lies in (a recursive clone keeps
+ * them). A directory that is a mount point cannot be renamed or removed in the sandbox
+ * (EBUSY), so a worker that may write above sbx's own state cannot move the directory that
+ * holds it away and plant one of its own at its path for a later launch to trust.
+ */
+static int pin_above(struct builder *b, const char *target, struct sbx_error *err)
+{
+	char path[SBX_PATH_MAX];
+
+	snprintf(path, sizeof(path), "%s", target);
+	for (char *slash = strrchr(path, '/'); slash && slash != path; slash = strrchr(path, '/')) {
+		_cleanup_close_ int point = -1;
+		int mfd, r;
+		struct statx sx;
+
+		*slash = '\0';
+		point = open_existing(b, path);
+		if (point < 0)
+			return sbx_error_set(err, SBX_ERR_SETUP, -point,
+			                     "cannot open %s to keep it in place: %s", path,
+			                     strerror(-point));
+		if (statx(point, "", AT_EMPTY_PATH, 0, &sx) < 0)
+			return sbx_error_set(err, SBX_ERR_SETUP, errno, "statx %s: %s", path,
+			                     strerror(errno));
+		if (!(sx.stx_attributes_mask & STATX_ATTR_MOUNT_ROOT))
+			return sbx_error_set(err, SBX_ERR_UNSUPPORTED, EOPNOTSUPP,
+			                     "this kernel does not say which directories are mount "
+			                     "roots (Linux 5.8)");
+		if (sx.stx_attributes & STATX_ATTR_MOUNT_ROOT)
+			return 0; /* a mount's root is a mount point already */
+		mfd = clone_tree(point, "", path, AT_EMPTY_PATH, err);
+		if (mfd < 0)
+			return mfd;
+		r = attach(mfd, point, path, err);
+		close(mfd);
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
+static int do_mask(struct builder *b, const char *target, unsigned flags, struct sbx_error *err)
 {
 	_cleanup_close_ int point = open_existing(b, target);
 	_cleanup_close_ int mfd = -1;
 	struct stat st;
+
+	int r;
 
 	if (point == -ENOENT)
 		return 0; /* nothing there to hide */
@@ -562,8 +620,7 @@ static int do_mask(struct builder *b, const char *target, struct sbx_error *err)
 		return sbx_error_set(err, SBX_ERR_SETUP, -point, "cannot open %s to mask it: %s",
 		                     target, strerror(-point));
 	if (b->maskfd < 0) {
-		int r = make_mask_source(b, err);
-
+		r = make_mask_source(b, err);
 		if (r < 0)
 			return r;
 	}
@@ -575,7 +632,12 @@ static int do_mask(struct builder *b, const char *target, struct sbx_error *err)
 	if (mfd < 0)
 		return sbx_error_set(err, SBX_ERR_SETUP, errno, "cannot clone the mask for %s: %s",
 		                     target, strerror(errno));
-	return attach(mfd, point, target, err);
+	r = attach(mfd, point, target, err);
+	/* Masked first, then the directories above pinned: each pin is a recursive copy, so
+	 * the path is masked in the copy the worker sees and beneath it alike. */
+	if (r >= 0 && (flags & SBX_PLAN_F_PIN))
+		r = pin_above(b, target, err);
+	return r;
 }
 
 static int do_rebind_ro(struct builder *b, const char *target, struct sbx_error *err)
@@ -636,7 +698,7 @@ static int do_nest_proc(struct builder *b, const char *target, struct sbx_error 
 	r = attach_at(b, mfd, path, "the procfs for nested sandboxes", err);
 	if (r < 0)
 		return r;
-	return do_mask(b, target, err);
+	return do_mask(b, target, 0, err);
 }
 
 static int do_op(struct builder *b, const struct sbx_plan_op *op, size_t i, struct sbx_prepared *p,
@@ -678,7 +740,7 @@ static int do_op(struct builder *b, const struct sbx_plan_op *op, size_t i, stru
 	case SBX_PLAN_SYMLINK:
 		return do_symlink(b, op->source, op->target, err);
 	case SBX_PLAN_MASK:
-		return do_mask(b, op->target, err);
+		return do_mask(b, op->target, op->flags, err);
 	case SBX_PLAN_REBIND_RO:
 		return do_rebind_ro(b, op->target, err);
 	case SBX_PLAN_SEAL:

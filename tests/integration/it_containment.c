@@ -449,14 +449,15 @@ static void test_proc_kernel_knobs_are_readonly(void)
 	IT_EXPECT_NOT_CONTAINS(r.out, "exe => ok");
 	if (access("/proc/keys", F_OK) < 0)
 		it_skip("this kernel has no /proc/keys to mask");
-	IT_EXPECT_CONTAINS(r.out, "read /proc/keys => ok"); /* an empty file: reads nothing */
-	/* Masked entries read empty: an empty read-only file, an empty read-only directory. */
+	IT_EXPECT_CONTAINS(r.out, "read /proc/keys => EACCES"); /* a masked file: not opened */
+	/* Masked entries: a file that cannot be opened at all, an empty read-only directory. */
 	it_sbxv(&r, "run", "--", "/bin/sh", "-c",
-	        "wc -c < /proc/keys; wc -c < /proc/timer_list; ls -A /proc/acpi | wc -l; "
-	        "(: > /proc/keys) 2>/dev/null || echo refused",
+	        "cat /proc/keys 2>/dev/null || echo keys-refused; "
+	        "cat /proc/timer_list 2>/dev/null || echo timer-refused; "
+	        "ls -A /proc/acpi | wc -l; (: > /proc/keys) 2>/dev/null || echo refused",
 	        NULL);
 	IT_EXPECT_INT(r.status, 0);
-	IT_EXPECT_CONTAINS(r.out, "0\n0\n0\nrefused\n");
+	IT_EXPECT_CONTAINS(r.out, "keys-refused\ntimer-refused\n0\nrefused\n");
 }
 
 /* As root, the system mounts are not id-mapped: the worker (uid 0, or 65533 with nesting,
@@ -807,6 +808,393 @@ static void test_no_setuid_or_capability_file_leaves_profiles(void)
 	}
 }
 
+/*
+ * A hidden file cannot be opened, for reading or for writing (EACCES), under both backends,
+ * so that what `sbx check` says (deny) does not depend on the backend; a hidden directory is
+ * an empty read-only directory under the namespaces backend, and denied under the landlock
+ * one. The file's content never shows, and the host keeps it unchanged.
+ */
+static void hidden_is_denied(const char *backend)
+{
+	const char *t = make_tree();
+	bool ns = strcmp(backend, "namespaces") == 0;
+	char *key = it_path(t, "ws/.env"), *dir = it_path(t, "ws/secrets");
+	char line[4300];
+	struct it_run r;
+
+	it_write_file(key, "TOKEN=host-secret\n");
+	chmod(key, 0666); /* even a file anyone may write on the host */
+	it_write_file(it_path(t, "ws/secrets/inner"), "inner-secret\n");
+	{
+		const char *opts[] = {
+		    "--backend", backend, "--net",  "host", "-v", it_path(t, "ws"),
+		    "--hide",    key,     "--hide", dir,    NULL};
+		const char *cmd[] = {"@probe",   "--probe",
+		                     "read",     key,
+		                     "write",    key,
+		                     "truncate", key,
+		                     "read",     it_path(t, "ws/secrets/inner"),
+		                     "create",   it_path(t, "ws/secrets/new"),
+		                     "read",     it_path(t, "ws/file"),
+		                     NULL};
+
+		it_run_in(&r, opts, cmd);
+	}
+	IT_EXPECT_INT(r.status, 0);
+	snprintf(line, sizeof(line), "read %s => EACCES", key);
+	IT_EXPECT_CONTAINS(r.out, line);
+	snprintf(line, sizeof(line), "write %s => EACCES", key);
+	IT_EXPECT_CONTAINS(r.out, line);
+	/* EROFS (the read-only mask) or EACCES (a Landlock layer): either is denied */
+	snprintf(line, sizeof(line), "truncate %s => E", key);
+	IT_EXPECT_CONTAINS(r.out, line);
+	/* the hidden directory: empty under the namespaces backend, denied under landlock */
+	snprintf(line, sizeof(line), "read %s/ws/secrets/inner => %s", t, ns ? "ENOENT" : "EACCES");
+	IT_EXPECT_CONTAINS(r.out, line);
+	snprintf(line, sizeof(line), "create %s/ws/secrets/new => %s", t, ns ? "EROFS" : "EACCES");
+	IT_EXPECT_CONTAINS(r.out, line);
+	snprintf(line, sizeof(line), "read %s/ws/file => ok", t);
+	IT_EXPECT_CONTAINS(r.out, line);
+	/* cat, as a person would try it */
+	{
+		const char *opts[] = {"--backend",      backend,  "--net", "host", "-v",
+		                      it_path(t, "ws"), "--hide", key,     NULL};
+		const char *cmd[] = {"/bin/cat", key, NULL};
+
+		it_run_in(&r, opts, cmd);
+		IT_EXPECT_INT(r.status, 1);
+		IT_EXPECT_CONTAINS(r.err, "Permission denied");
+		IT_EXPECT_NOT_CONTAINS(r.out, "host-secret");
+	}
+	/* the host's file is untouched */
+	{
+		FILE *f = fopen(key, "r");
+		char buf[64] = "";
+
+		IT_EXPECT(f != NULL);
+		IT_EXPECT(fgets(buf, sizeof(buf), f) != NULL);
+		fclose(f);
+		IT_EXPECT_CONTAINS(buf, "TOKEN=host-secret");
+	}
+}
+
+static void test_hidden_file_cannot_be_opened(void)
+{
+	hidden_is_denied("namespaces");
+}
+
+static void test_hidden_file_cannot_be_opened_landlock(void)
+{
+	hidden_is_denied("landlock");
+}
+
+/* ---- sbx's own state: the glob cache ---- */
+
+static char *cat(const char *a, const char *b)
+{
+	return it_path(a, b);
+}
+
+/* The text of the one cache file in dir (NULL if none). */
+static char *cache_file(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	char *found = NULL;
+
+	while (d && (e = readdir(d)))
+		if (!strncmp(e->d_name, "globwalk-", 9))
+			found = cat(dir, e->d_name);
+	if (d)
+		closedir(d);
+	return found;
+}
+
+/* `sbx run --dry-run` with the glob: how the walk went ("walked, cached", ...). */
+static void dry_walk(struct it_run *r, const char *ws, const char *vol)
+{
+	it_sbxv(r, "run", "-v", vol, "--hide", cat(ws, "**/.env"), "--dry-run", "--", "/bin/true",
+	        NULL);
+	IT_EXPECT_INT(r->status, 0);
+}
+
+/* The cache directory does not exist yet: sbx makes it (the caller's, 0700) before a worker
+ * that sees ~ runs, and hides it there, so that no worker makes it first and plants a cache
+ * in it; nor can the worker move ~/.cache away or remove the directory. Both backends. */
+static void cache_made_first(const char *backend)
+{
+	const char *t = it_tmpdir();
+	bool ns = strcmp(backend, "namespaces") == 0;
+	char *home = cat(t, "home"), *ws = cat(home, "proj"), *cache = cat(home, ".cache/sbx");
+	char line[4300];
+	struct stat st;
+	struct it_run r;
+
+	it_write_file(cat(ws, "sub/.env"), "TOKEN=sub\n");
+	setenv("XDG_CACHE_HOME", cat(home, ".cache"), 1);
+	/* a launch that neither walks nor shows where it would be writes nothing */
+	it_sbxv(&r, "run", "--backend", backend, "--net", "host", "-v", ws, "--", "/bin/true",
+	        NULL);
+	IT_EXPECT_INT(r.status, 0);
+	IT_EXPECT(access(cat(home, ".cache"), F_OK) < 0);
+	{
+		const char *opts[] = {"--backend", backend, "--net", "host", "-v", home, NULL};
+		const char *cmd[] = {"@probe",
+		                     "--probe",
+		                     "ls",
+		                     cache,
+		                     "create",
+		                     cat(cache, "x"),
+		                     "create",
+		                     cat(cache, "globwalk-0000000000000000"),
+		                     "rename",
+		                     cat(home, ".cache"),
+		                     cat(home, "moved"),
+		                     "rmdir",
+		                     cache,
+		                     "read",
+		                     cat(ws, "sub/.env"),
+		                     NULL};
+
+		it_run_in(&r, opts, cmd);
+	}
+	IT_EXPECT_INT(r.status, 0);
+	snprintf(line, sizeof(line), "ls %s => %s", cache, ns ? "ok 0" : "EACCES");
+	IT_EXPECT_CONTAINS(r.out, line);
+	snprintf(line, sizeof(line), "create %s/x => %s", cache, ns ? "EROFS" : "EACCES");
+	IT_EXPECT_CONTAINS(r.out, line);
+	snprintf(line, sizeof(line), "rename %s/.cache => %s", home, ns ? "EBUSY" : "EACCES");
+	IT_EXPECT_CONTAINS(r.out, line);
+	snprintf(line, sizeof(line), "rmdir %s => %s", cache, ns ? "EBUSY" : "EACCES");
+	IT_EXPECT_CONTAINS(r.out, line);
+	snprintf(line, sizeof(line), "read %s/sub/.env => ok", ws);
+	IT_EXPECT_CONTAINS(r.out, line);
+	/* sbx made it before the worker ran: the caller's, private, and nothing planted */
+	IT_EXPECT_INT(stat(cache, &st), 0);
+	IT_EXPECT(S_ISDIR(st.st_mode));
+	IT_EXPECT_INT(st.st_uid, geteuid());
+	IT_EXPECT_INT(st.st_mode & 0777, 0700);
+	IT_EXPECT(cache_file(cache) == NULL);
+	IT_EXPECT_INT(access(cat(home, ".cache"), F_OK), 0);
+}
+
+static void test_cache_made_first(void)
+{
+	cache_made_first("namespaces");
+}
+
+static void test_cache_made_first_landlock(void)
+{
+	cache_made_first("landlock");
+}
+
+/*
+ * The poisoning: a sandbox that sees the cache's directory (-v of a parent, the directory
+ * itself, or a path that reaches it through a symlink) can neither read, write nor create
+ * anything there, and the next launch still hides every .env (its cache revalidated). Both
+ * backends.
+ */
+static void cache_out_of_reach(const char *backend)
+{
+	const char *t = it_tmpdir();
+	bool ns = strcmp(backend, "namespaces") == 0;
+	char *home = cat(t, "home"), *ws = cat(home, "proj"), *cache = cat(home, ".cache/sbx");
+	char *real = cat(t, "real"), *link = cat(t, "link");
+	char line[4300];
+	struct it_run r;
+
+	it_write_file(cat(ws, ".env"), "TOKEN=top\n");
+	it_write_file(cat(ws, "sub/.env"), "TOKEN=sub\n");
+	setenv("XDG_CACHE_HOME", cat(home, ".cache"), 1);
+	/* The issue's reproduction: a launch that sees only the project caches its walk; a
+	 * sandbox with -v ~/.cache deletes the matches from the cache file; the next launch
+	 * must still hide both (before the fix: "0 matches, cache revalidated"). */
+	dry_walk(&r, ws, ws);
+	IT_EXPECT_CONTAINS(r.out, "(walked, cached)");
+	{
+		char *script;
+
+		if (asprintf(&script,
+		             "for f in %s/globwalk-*; do sed -i '/^M /d' \"$f\"; done 2>/dev/null; "
+		             "echo planted > %s/globwalk-planted 2>/dev/null; true",
+		             cache, cache) < 0)
+			it_fail(__FILE__, __LINE__, "out of memory");
+		const char *opts[] = {"--backend",         backend, "--net", "host", "-v",
+		                      cat(home, ".cache"), NULL};
+		const char *cmd[] = {"/bin/sh", "-c", script, NULL};
+
+		it_run_in(&r, opts, cmd);
+		IT_EXPECT_INT(r.status, 0);
+	}
+	dry_walk(&r, ws, ws);
+	IT_EXPECT_CONTAINS(r.out, "2 matches");
+	IT_EXPECT_CONTAINS(r.out, "(cache revalidated)");
+	IT_EXPECT(access(cat(cache, "globwalk-planted"), F_OK) < 0);
+
+	/* a launch with the glob walks and caches; a sandbox that sees ~ cannot touch it */
+	dry_walk(&r, ws, home);
+	IT_EXPECT_CONTAINS(r.out, "2 matches");
+	IT_EXPECT_CONTAINS(r.out, "(walked, cached)");
+	IT_EXPECT(cache_file(cache) != NULL);
+	{
+		char *file = cache_file(cache);
+		const char *opts[] = {"--backend", backend, "--net", "host", "-v", home, NULL};
+		const char *cmd[] = {"@probe", "--probe", "read", file,     "write",
+		                     file,     "unlink",  file,   "create", cat(cache, "planted"),
+		                     NULL};
+
+		it_run_in(&r, opts, cmd);
+		IT_EXPECT_INT(r.status, 0);
+		IT_EXPECT_NOT_CONTAINS(r.out, "=> ok");
+	}
+	/* ... nor one that mounts the directory itself, or reaches it by another name */
+	{
+		const char *opts[] = {"--backend", backend, "--net", "host", "-v", cache, NULL};
+		const char *cmd[] = {
+		    "@probe", "--probe", "ls", cache, "create", cat(cache, "planted"), NULL};
+
+		it_run_in(&r, opts, cmd);
+		IT_EXPECT_INT(r.status, 0);
+		snprintf(line, sizeof(line), "ls %s => %s", cache, ns ? "ok 0" : "EACCES");
+		IT_EXPECT_CONTAINS(r.out, line);
+		snprintf(line, sizeof(line), "create %s/planted => %s", cache,
+		         ns ? "EROFS" : "EACCES");
+		IT_EXPECT_CONTAINS(r.out, line);
+	}
+	/* the next launch still hides both, from the cache it trusts */
+	dry_walk(&r, ws, home);
+	IT_EXPECT_CONTAINS(r.out, "2 matches");
+	IT_EXPECT_CONTAINS(r.out, "(cache revalidated)");
+	snprintf(line, sizeof(line), "mask                     %s/sub/.env", ws);
+	IT_EXPECT_CONTAINS(r.out, line);
+
+	/* the cache reached through a symlink: t/link -> t/real, the cache in t/real/cache */
+	IT_EXPECT_INT(mkdir(real, 0755), 0);
+	IT_EXPECT_INT(symlink(real, link), 0);
+	setenv("XDG_CACHE_HOME", cat(link, "cache"), 1);
+	{
+		const char *opts[] = {"--backend", backend, "--net", "host", "-v", real, NULL};
+		const char *cmd[] = {"@probe", "--probe",
+		                     "ls",     cat(real, "cache/sbx"),
+		                     "create", cat(real, "cache/sbx/planted"),
+		                     NULL};
+
+		it_run_in(&r, opts, cmd);
+	}
+	IT_EXPECT_INT(r.status, 0);
+	snprintf(line, sizeof(line), "ls %s/cache/sbx => %s", real, ns ? "ok 0" : "EACCES");
+	IT_EXPECT_CONTAINS(r.out, line);
+	snprintf(line, sizeof(line), "create %s/cache/sbx/planted => %s", real,
+	         ns ? "EROFS" : "EACCES");
+	IT_EXPECT_CONTAINS(r.out, line);
+	IT_EXPECT(access(cat(real, "cache/sbx/planted"), F_OK) < 0);
+}
+
+static void test_cache_out_of_reach(void)
+{
+	cache_out_of_reach("namespaces");
+}
+
+static void test_cache_out_of_reach_landlock(void)
+{
+	cache_out_of_reach("landlock");
+}
+
+/* Replace the cache file by a copy of itself made otherwise; the next launch must walk. */
+static void plant(const char *file, const char *how)
+{
+	char *copy = cat(it_tmpdir(), "copy");
+	char buf[65536];
+	size_t n;
+	FILE *in = fopen(file, "r"), *out = fopen(copy, "w");
+
+	IT_EXPECT(in && out);
+	n = fread(buf, 1, sizeof(buf), in);
+	IT_EXPECT(fwrite(buf, 1, n, out) == n);
+	fclose(in);
+	fclose(out);
+	if (!strcmp(how, "group-readable")) {
+		IT_EXPECT_INT(rename(copy, file), 0);
+		IT_EXPECT_INT(chmod(file, 0640), 0);
+	} else if (!strcmp(how, "symlink")) {
+		IT_EXPECT_INT(unlink(file), 0);
+		IT_EXPECT_INT(symlink(copy, file), 0);
+	} else if (!strcmp(how, "hard link")) {
+		IT_EXPECT_INT(chmod(copy, 0600), 0);
+		IT_EXPECT_INT(unlink(file), 0);
+		IT_EXPECT_INT(link(copy, file), 0);
+	} else if (!strcmp(how, "another's")) {
+		IT_EXPECT_INT(chmod(copy, 0600), 0);
+		IT_EXPECT_INT(rename(copy, file), 0);
+		IT_EXPECT_INT(chown(file, 65534, 65534), 0);
+	}
+}
+
+/* A cache sbx cannot trust is not used, however it got there: its directory or file
+ * readable by others, a symlink, a hard link, another user's file (root only), or a file
+ * for other globs; the launch walks and still hides everything. */
+static void test_untrusted_cache_is_not_used(void)
+{
+	const char *t = it_tmpdir();
+	char *ws = cat(t, "ws"), *cache = cat(t, "cache/sbx");
+	static const char *const hows[] = {"group-readable", "symlink", "hard link", "another's"};
+	struct it_run r;
+
+	it_write_file(cat(ws, ".env"), "TOKEN=top\n");
+	it_write_file(cat(ws, "sub/.env"), "TOKEN=sub\n");
+	setenv("XDG_CACHE_HOME", cat(t, "cache"), 1);
+	for (size_t i = 0; i < sizeof(hows) / sizeof(hows[0]); i++) {
+		char *file;
+
+		if (!strcmp(hows[i], "another's") && geteuid() != 0)
+			continue; /* only root can give a file away */
+		dry_walk(&r, ws, ws);
+		IT_EXPECT_CONTAINS(r.out, "(walked, cached)");
+		dry_walk(&r, ws, ws);
+		IT_EXPECT_CONTAINS(r.out, "(cache revalidated)");
+		file = cache_file(cache);
+		plant(file, hows[i]);
+		dry_walk(&r, ws, ws);
+		if (!strstr(r.out, "(walked, cached)"))
+			it_fail(__FILE__, __LINE__, "a %s cache file was trusted:\n%s", hows[i],
+			        r.out);
+		IT_EXPECT_CONTAINS(r.out, "2 matches");
+		unlink(file);
+		unlink(cat(it_tmpdir(), "copy"));
+	}
+	/* a directory others may read: no cache at all, and still both hidden */
+	IT_EXPECT_INT(chmod(cache, 0755), 0);
+	dry_walk(&r, ws, ws);
+	IT_EXPECT_CONTAINS(r.out, "(no cache)");
+	IT_EXPECT_CONTAINS(r.out, "2 matches");
+	IT_EXPECT_INT(chmod(cache, 0700), 0);
+	/* a cache for other globs under this name: its key lines differ */
+	dry_walk(&r, ws, ws);
+	{
+		char *file = cache_file(cache), buf[65536];
+		FILE *f = fopen(file, "r+");
+		size_t n;
+		char *g;
+
+		IT_EXPECT(f != NULL);
+		n = fread(buf, 1, sizeof(buf) - 1, f);
+		buf[n] = '\0';
+		g = strstr(buf, "/.env\n");
+		IT_EXPECT(g != NULL);
+		memcpy(g, "/.enx", 5); /* the same length: only the key differs */
+		/* and no match: what a forger would write */
+		*strstr(buf, "\nM ") = '\0';
+		strcat(buf, "\nend\n");
+		rewind(f);
+		IT_EXPECT(ftruncate(fileno(f), 0) == 0);
+		fputs(buf, f);
+		fclose(f);
+	}
+	dry_walk(&r, ws, ws);
+	IT_EXPECT_CONTAINS(r.out, "(walked, cached)");
+	IT_EXPECT_CONTAINS(r.out, "2 matches");
+}
+
 int main(int argc, char **argv)
 {
 	static const struct it_case cases[] = {
@@ -824,6 +1212,13 @@ int main(int argc, char **argv)
 	    IT_CASE(test_worker_is_never_kernel_root_nesting),
 	    IT_CASE(test_no_setuid_or_capability_file_leaves),
 	    IT_CASE(test_no_setuid_or_capability_file_leaves_profiles),
+	    IT_CASE(test_hidden_file_cannot_be_opened),
+	    IT_CASE(test_hidden_file_cannot_be_opened_landlock),
+	    IT_CASE(test_cache_made_first),
+	    IT_CASE(test_cache_made_first_landlock),
+	    IT_CASE(test_cache_out_of_reach),
+	    IT_CASE(test_cache_out_of_reach_landlock),
+	    IT_CASE(test_untrusted_cache_is_not_used),
 	};
 
 	if (argc == 3 && strcmp(argv[1], "--suid-probe") == 0)

@@ -769,7 +769,7 @@ static void test_landlocked_parent(void)
 	    "%s status; %s run --restrict %s/src --allow-read %s --allow-read %s -- /bin/sh -c "
 	    "'%s status; %s "
 	    "--probe read %s/src/a.c write %s/src/a.c unlink %s/src/old read %s/secrets/key; "
-	    "cat %s/src/hidden'; echo nested=$?",
+	    "cat %s/src/hidden || echo hidden-denied'; echo nested=$?",
 	    it_sbx_path(), it_sbx_path(), t, it_self_dir(), sbx_dir(), it_sbx_path(), it_self(), t,
 	    t, t, t, t);
 	{
@@ -797,6 +797,7 @@ static void test_landlocked_parent(void)
 	IT_EXPECT_INT(access(it_path(t, "src/old"), F_OK), 0);
 	/* the parent's hidden path stays hidden for the child, and its spec says so */
 	IT_EXPECT_NOT_CONTAINS(r.out, "HIDDEN-CONTENT");
+	IT_EXPECT_CONTAINS(r.out, "hidden-denied\nnested=0");
 	snprintf(line, sizeof(line), "-   hidden   %s/src/hidden  (nothing)", t);
 	IT_EXPECT(strstr(r.out, line) && strstr(strstr(r.out, line) + 1, line));
 }
@@ -936,8 +937,8 @@ static void test_nested_profile_hides_anew(void)
 	IT_EXPECT_NOT_CONTAINS(r.out, "hunter3");
 	snprintf(line, sizeof(line), "read %s/src/a.c => ok", t);
 	IT_EXPECT_CONTAINS(r.out, line);
-	/* masked: an empty read-only file reads as nothing; denied: EACCES */
-	snprintf(line, sizeof(line), "read %s/src/.env => %s", t, ll_parent ? "EACCES" : "ok");
+	/* masked by a file of mode 0000, or denied by Landlock: EACCES either way */
+	snprintf(line, sizeof(line), "read %s/src/.env => EACCES", t);
 	IT_EXPECT_CONTAINS(r.out, line);
 	{
 		const char *cmd[] = {"/bin/cat", it_path(t, "src/.env"), NULL};
@@ -948,6 +949,142 @@ static void test_nested_profile_hides_anew(void)
 }
 
 LANDLOCK_VARIANT(test_nested_profile_hides_anew)
+
+/*
+ * Hide globs in a nested run (--hide GLOB, and a nested profile's hide: glob) are walked in
+ * the nested run too, under every kind of parent: the matches are masked in the child's own
+ * mount namespace, or denied by its stacked Landlock layer (a parent on the landlock backend,
+ * or one a Landlock domain holds). The parent still reads them. The walk uses no cache.
+ */
+static void nested_hide_globs(bool landlocked_parent)
+{
+	const char *t = make_tree();
+	char *prof = it_path(t, "out/globber.yaml"), *keep = it_path(t, "keep.yaml");
+	char yaml[8192], script[16384], line[4300];
+	/* the parent hides a file of its own in src: under Landlock its src is then carved,
+	 * and the child's walk and layer must still reach and deny what lies beneath */
+	const char *ns_opts[] = {"--allow-nesting",         "-v", sbx_dir_ro(),         "-v",
+	                         it_path(t, "src"),         "-v", it_path(t, "out:ro"), "--hide",
+	                         it_path(t, "src/.parent"), NULL};
+	const char *ll_opts[] = {"-p", keep, "-v", sbx_dir_ro(), NULL};
+	struct it_run r;
+
+	it_write_file(it_path(t, "src/.env"), "TOKEN=top\n");
+	it_write_file(it_path(t, "src/sub/deep/.env"), "TOKEN=deep\n");
+	it_write_file(it_path(t, "src/.parent"), "PARENT=secret\n");
+	snprintf(yaml, sizeof(yaml),
+	         "version: 1\nname: globber\nmounts:\n  - path: %s/src\n    readonly: true\n"
+	         "  - path: %s\n    readonly: true\nhide: [\"%s/src/**/.env\"]\n",
+	         t, it_self_dir(), t);
+	it_write_file(prof, yaml);
+	/* a parent whose per-operation rights need a Landlock domain: nested runs then take
+	 * the landlock backend although the parent has namespaces */
+	it_write_file(it_path(t, "policies/nodelete.yaml"),
+	              "version: 1\nname: nodelete\nrules:\n  - name: most\n    paths: [\"**\"]\n"
+	              "    operations: [read, list, stat, write, create, execute]\n"
+	              "    decision: allow\n");
+	snprintf(yaml, sizeof(yaml),
+	         "version: 1\nname: keep\nnesting: true\nhide: [%s/src/.parent]\nmounts:\n"
+	         "  - path: %s/src\n    policy: nodelete\n  - path: %s/out\n    readonly: true\n",
+	         t, t, t);
+	it_write_file(keep, yaml);
+	snprintf(script, sizeof(script),
+	         "%s status | grep '^backend'; "
+	         "%s run --hide '%s/src/**/.env' -- %s --probe read %s/src/.env read "
+	         "%s/src/sub/deep/.env read %s/src/a.c; echo flag=$?; "
+	         "%s run -p %s -- %s --probe read %s/src/.env read %s/src/sub/deep/.env; "
+	         "echo profile=$?; "
+	         "%s run --hide '%s/src/**/.env' --dry-run -- /bin/true | grep '^glob walk'; "
+	         "cat %s/src/sub/deep/.env",
+	         it_sbx_path(), it_sbx_path(), t, it_self(), t, t, t, it_sbx_path(), prof,
+	         it_self(), t, t, it_sbx_path(), t, t);
+	{
+		const char *cmd[] = {"/bin/sh", "-c", script, NULL};
+
+		it_run_in(&r, landlocked_parent ? ll_opts : parent_opts(ns_opts), cmd);
+	}
+	IT_EXPECT_INT(r.status, 0);
+	IT_EXPECT_CONTAINS(r.out, "flag=0\n");
+	IT_EXPECT_CONTAINS(r.out, "profile=0\n");
+	IT_EXPECT_NOT_CONTAINS(r.out, "TOKEN=top");
+	snprintf(line, sizeof(line),
+	         "read %s/src/.env => EACCES\nread %s/src/sub/deep/.env => "
+	         "EACCES\nread %s/src/a.c => ok\n",
+	         t, t, t);
+	IT_EXPECT_CONTAINS(r.out, line);
+	snprintf(line, sizeof(line),
+	         "read %s/src/.env => EACCES\nread %s/src/sub/deep/.env => "
+	         "EACCES\nprofile=0\n",
+	         t, t);
+	IT_EXPECT_CONTAINS(r.out, line);
+	/* walked without the cache (a carved parent's entries may be walked twice: a match
+	 * can count twice) */
+	IT_EXPECT_CONTAINS(r.out, "(no cache)");
+	/* the parent itself still reads what only its children hide */
+	IT_EXPECT_CONTAINS(r.out, "TOKEN=deep\n");
+	if (landlocked_parent)
+		IT_EXPECT_CONTAINS(r.out, "backend:  namespaces\n");
+}
+
+static void test_nested_hide_globs(void)
+{
+	nested_hide_globs(false);
+}
+
+LANDLOCK_VARIANT(test_nested_hide_globs)
+
+static void test_nested_hide_globs_landlocked_parent(void)
+{
+	nested_hide_globs(true);
+}
+
+/*
+ * --unhide in a nested run gives back only what the child hides itself: what the parent hides
+ * (a claude-agent-like parent hiding .env at any depth) stays hidden, with a note, so that a
+ * child can never see more than its parent; a glob the child hides anew it may narrow.
+ */
+static void test_nested_unhide_cannot_widen(void)
+{
+	const char *t = make_tree();
+	char script[16384], line[4300];
+	const char *opts[] = {
+	    "--allow-nesting",         "-v", sbx_dir_ro(), "-v", it_path(t, "src"), "--hide",
+	    it_path(t, "src/**/.env"), NULL};
+	struct it_run r;
+
+	it_write_file(it_path(t, "src/.env"), "TOKEN=top\n");
+	it_write_file(it_path(t, "src/sub/.env"), "TOKEN=sub\n");
+	it_write_file(it_path(t, "src/a/x.key"), "KEY=a\n");
+	it_write_file(it_path(t, "src/b/x.key"), "KEY=b\n");
+	snprintf(script, sizeof(script),
+	         "%s run --unhide %s/src/.env --unhide '%s/src/**/.env' -- %s --probe read "
+	         "%s/src/.env read %s/src/sub/.env; echo first=$?; "
+	         "%s run --hide '%s/src/**/*.key' --unhide %s/src/a/x.key -- %s --probe read "
+	         "%s/src/a/x.key read %s/src/b/x.key; echo second=$?",
+	         it_sbx_path(), t, t, it_self(), t, t, it_sbx_path(), t, t, it_self(), t, t);
+	{
+		const char *cmd[] = {"/bin/sh", "-c", script, NULL};
+
+		it_run_in(&r, parent_opts(opts), cmd);
+	}
+	IT_EXPECT_INT(r.status, 0);
+	IT_EXPECT_CONTAINS(r.out, "first=0\n");
+	IT_EXPECT_CONTAINS(r.out, "second=0\n");
+	IT_EXPECT_NOT_CONTAINS(r.out, "TOKEN=");
+	snprintf(line, sizeof(line), "read %s/src/.env => EACCES\nread %s/src/sub/.env => EACCES\n",
+	         t, t);
+	IT_EXPECT_CONTAINS(r.out, line);
+	snprintf(line, sizeof(line),
+	         "sbx: note: unhide %s/src/.env: the parent sandbox hides %s/src/.env, and a "
+	         "nested sandbox cannot give it back",
+	         t, t);
+	IT_EXPECT_CONTAINS(r.err, line);
+	snprintf(line, sizeof(line), "read %s/src/a/x.key => ok\nread %s/src/b/x.key => EACCES\n",
+	         t, t);
+	IT_EXPECT_CONTAINS(r.out, line);
+}
+
+LANDLOCK_VARIANT(test_nested_unhide_cannot_widen)
 
 static void test_status(void)
 {
@@ -1074,6 +1211,11 @@ int main(int argc, char **argv)
 	    IT_CASE(test_scopes_in_a_nesting_parent_landlock),
 	    IT_CASE(test_scopes_dry_run_claude_agent),
 	    IT_CASE(test_dropped_spec_in_restricted_agent),
+	    IT_CASE(test_nested_hide_globs),
+	    IT_CASE(test_nested_hide_globs_landlock),
+	    IT_CASE(test_nested_hide_globs_landlocked_parent),
+	    IT_CASE(test_nested_unhide_cannot_widen),
+	    IT_CASE(test_nested_unhide_cannot_widen_landlock),
 	};
 
 	if (argc > 1 && strcmp(argv[1], "--forge") == 0)

@@ -14,8 +14,8 @@
 
 #include "harness.h"
 
-static const char *const shipped[] = {"claude-agent", "restricted-agent", "code-reviewer",
-                                      "ci-job"};
+static const char *const shipped[] = {"claude-agent", "restricted-agent", "code-reviewer", "ci-job",
+                                      "no-secrets"};
 
 static char ws[4096], home[4096];
 
@@ -119,7 +119,7 @@ static void test_validate_bad(void)
 	} cases[] = {
 	    {"unknown-key", "unknown-key.yaml:4:5: unknown key 'redonly' in a mount",
 	     "\n    redonly: true\n", "\n    ^\n"},
-	    {"tab", "tab.yaml:4:1: a tab character", "\n\treadonly: true\n", "\n^\n"},
+	    {"tab", "tab.yaml:4:1: a tab character", "\n\\x09readonly: true\n", "\n^\n"},
 	    {"alias-bomb",
 	     "alias-bomb.yaml:2:4: YAML anchors ('&') and aliases ('*') are not allowed",
 	     "\na: &a [x", "\n   ^\n"},
@@ -130,7 +130,10 @@ static void test_validate_bad(void)
 	    {"stat-alone",
 	     "no-stat.yaml:3:5: policy 'no-stat' on /srv cannot be enforced by the kernel",
 	     "\n  - name: no-stat\n", "\n    ^\n"},
-	    {"invalid-utf8", "invalid-utf8.yaml:2:17: invalid UTF-8", "", ""},
+	    /* the line is echoed escaped: no byte of ill-formed UTF-8 reaches the terminal, and
+	     * the caret stands under the escaped byte */
+	    {"invalid-utf8", "invalid-utf8.yaml:2:17: invalid UTF-8",
+	     "\ndescription: caf\\xc3 au lait\n", "\n                ^\n"},
 	    {"empty", "empty.yaml:1:1: the file is empty", "", ""},
 	};
 	struct it_run r;
@@ -230,10 +233,17 @@ static void test_resolve(void)
 	/* ci-job's home is a private tmpfs: no host path behind it */
 	IT_EXPECT_CONTAINS(r.out, "lies in a tmpfs made by sbx");
 
-	/* restricted-agent hides .env: it resolves to a mask, not to the secret */
-	it_sbxv(&r, "resolve", "--profile", "restricted-agent", it_path(ws, ".env"), NULL);
+	/* restricted-agent hides .env (at any depth): it resolves to a mask, not to the secret */
+	it_sbxv(&r, "resolve", "--profile", "restricted-agent", it_path(ws, ".env"),
+	        it_path(ws, "sub/.env"), NULL);
 	IT_EXPECT_INT(r.status, 1);
-	IT_EXPECT_CONTAINS(r.out, "lies in a mask made by sbx");
+	IT_EXPECT_CONTAINS(r.out, fmt("%s/.env: hidden by the glob %s/**/.env (a mask made by sbx "
+	                              "at launch)",
+	                              ws, ws));
+	IT_EXPECT_CONTAINS(r.out, fmt("%s/sub/.env: hidden by the glob", ws));
+	it_sbxv(&r, "resolve", "--profile", "restricted-agent", "--workspace", ws,
+	        it_path(ws, ".env"), NULL);
+	IT_EXPECT_NOT_CONTAINS(r.out, "->");
 	it_sbxv(&r, "resolve", it_path(ws, "file.txt"), NULL); /* the default profile */
 	IT_EXPECT_INT(r.status, 0);
 }
@@ -374,14 +384,14 @@ static void test_run_restricted_agent(void)
 	setup();
 	need_launcher();
 	it_sbxv(&r, "run", "-p", "restricted-agent", "--", "/bin/sh", "-c",
-	        "cat .env; echo \"[$(cat .env | wc -c)]\"; echo x > .env 2>/dev/null && echo ENVW; "
+	        "cat .env 2>/dev/null || echo ENV-DENIED; echo x > .env 2>/dev/null && echo ENVW; "
 	        "echo x > .git/hooks/pre-commit 2>/dev/null && echo HOOKW; "
 	        "echo x >> .git/config 2>/dev/null && echo CFGW; echo ok > out.txt && cat out.txt; "
 	        "ls ~/.ssh 2>/dev/null || echo NOHOME",
 	        NULL);
 	IT_EXPECT_INT(r.status, 0);
 	IT_EXPECT_NOT_CONTAINS(r.out, "secret-value");
-	IT_EXPECT_CONTAINS(r.out, "[0]\nok\nNOHOME\n");
+	IT_EXPECT_CONTAINS(r.out, "ENV-DENIED\nok\nNOHOME\n");
 	IT_EXPECT_NOT_CONTAINS(r.out, "ENVW");
 	IT_EXPECT_NOT_CONTAINS(r.out, "HOOKW");
 	IT_EXPECT_NOT_CONTAINS(r.out, "CFGW");
@@ -502,6 +512,85 @@ static void test_run_real_claude(void)
 	}
 }
 
+/*
+ * restricted-agent and claude-agent keep their word: the secret files (no-secrets.yaml's
+ * list) are hidden at any depth, not only at the workspace's top, under both backends;
+ * committed templates, public keys and certificates stay readable; --unhide gives one file
+ * back; check agrees.
+ */
+static void secrets_at_any_depth(const char *backend)
+{
+	static const char *const profiles[] = {"restricted-agent", "claude-agent"};
+	static const char *const hidden[] = {
+	    ".env",        "sub/.env", "sub/deep/.env.local",  "pkg/.npmrc",
+	    "pkg/.pypirc", ".netrc",   "sub/.git-credentials", "keys/id_ed25519",
+	    "keys/id_rsa"};
+	static const char *const kept[] = {".env.example", "sub/.env.template",
+	                                   "keys/id_ed25519.pub", "certs/ca.pem", "file.txt"};
+	struct it_run r;
+
+	setup();
+	for (size_t i = 0; i < sizeof(hidden) / sizeof(hidden[0]); i++)
+		it_write_file(it_path(ws, hidden[i]), "secret-value\n");
+	for (size_t i = 0; i < sizeof(kept) / sizeof(kept[0]); i++)
+		it_write_file(it_path(ws, kept[i]), "public\n");
+	for (size_t p = 0; p < sizeof(profiles) / sizeof(profiles[0]); p++) {
+		const char *cmd[64];
+		size_t c = 0;
+		char *npmrc = it_path(ws, "pkg/.npmrc");
+
+		cmd[c++] = "@probe";
+		cmd[c++] = "--probe";
+		for (size_t i = 0; i < sizeof(hidden) / sizeof(hidden[0]); i++) {
+			cmd[c++] = "read";
+			cmd[c++] = it_path(ws, hidden[i]);
+		}
+		for (size_t i = 0; i < sizeof(kept) / sizeof(kept[0]); i++) {
+			cmd[c++] = "read";
+			cmd[c++] = it_path(ws, kept[i]);
+		}
+		cmd[c] = NULL;
+		{
+			const char *opts[] = {"-p", profiles[p], "--backend", backend, NULL};
+
+			it_run_in(&r, opts, cmd);
+		}
+		IT_EXPECT_INT(r.status, 0);
+		for (size_t i = 0; i < sizeof(hidden) / sizeof(hidden[0]); i++)
+			IT_EXPECT_CONTAINS(r.out, fmt("read %s/%s => EACCES", ws, hidden[i]));
+		for (size_t i = 0; i < sizeof(kept) / sizeof(kept[0]); i++)
+			IT_EXPECT_CONTAINS(r.out, fmt("read %s/%s => ok", ws, kept[i]));
+		/* one given back, for one run */
+		{
+			const char *opts[] = {"-p",       profiles[p], "--backend", backend,
+			                      "--unhide", npmrc,       NULL};
+
+			it_run_in(&r, opts, cmd);
+		}
+		IT_EXPECT_INT(r.status, 0);
+		IT_EXPECT_CONTAINS(r.out, fmt("read %s => ok", npmrc));
+		IT_EXPECT_CONTAINS(r.out, fmt("read %s/sub/deep/.env.local => EACCES", ws));
+		/* check says what the kernel does */
+		it_sbxv(&r, "check", "-p", profiles[p], "read", it_path(ws, "sub/deep/.env.local"),
+		        NULL);
+		IT_EXPECT_INT(r.status, 1);
+		IT_EXPECT_CONTAINS(r.out, "hidden: hide glob");
+		it_sbxv(&r, "check", "-p", profiles[p], "read", it_path(ws, "sub/.env.template"),
+		        NULL);
+		IT_EXPECT_INT(r.status, 0);
+	}
+}
+
+static void test_secrets_hidden_at_any_depth(void)
+{
+	secrets_at_any_depth("namespaces");
+}
+
+static void test_secrets_hidden_at_any_depth_landlock(void)
+{
+	secrets_at_any_depth("landlock");
+}
+
 int main(int argc, char **argv)
 {
 	static const struct it_case cases[] = {
@@ -519,6 +608,8 @@ int main(int argc, char **argv)
 	    IT_CASE(test_run_claude_agent),
 	    IT_CASE(test_run_policy_noexec),
 	    IT_CASE(test_run_real_claude),
+	    IT_CASE(test_secrets_hidden_at_any_depth),
+	    IT_CASE(test_secrets_hidden_at_any_depth_landlock),
 	};
 
 	return it_main(argc, argv, cases, sizeof(cases) / sizeof(cases[0]));

@@ -15,6 +15,22 @@
 
 #include "harness.h"
 
+#include <stdarg.h>
+
+__attribute__((format(printf, 1, 2))) static char *fmt(const char *f, ...)
+{
+	va_list ap;
+	int n;
+	char *p;
+
+	va_start(ap, f);
+	n = vasprintf(&p, f, ap);
+	va_end(ap);
+	if (n < 0)
+		it_fail(__FILE__, __LINE__, "out of memory");
+	return p;
+}
+
 static void test_exit_statuses(void)
 {
 	static const struct {
@@ -624,6 +640,139 @@ static void test_exec_errors_name_the_cause(void)
 	IT_EXPECT_CONTAINS(r.err, "--device /dev/shm is not a device node");
 }
 
+/* No byte of what sbx prints may be one a terminal acts on. */
+static void expect_no_control_bytes(const char *what, const char *s)
+{
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++)
+		if ((*p < 0x20 && *p != '\n') || *p == 0x7f ||
+		    (p[0] == 0xc2 && p[1] >= 0x80 && p[1] <= 0x9f))
+			it_fail(__FILE__, __LINE__, "%s holds the byte 0x%02x at %zu:\n%s", what,
+			        *p, (size_t)((const char *)p - s), s);
+}
+
+/*
+ * A worker names a directory "x<ESC>]52;c;...<BEL><ESC>]0;PWNED<BEL>" (a clipboard write and a
+ * window title, OSC 52 and OSC 0) and another "y<newline>z", each holding a .env. The next
+ * `sbx run --hide DIR/.../.env` launches, hides both (EACCES), and nothing sbx prints about
+ * them (the plan, JSON, check, resolve, an error, a note) carries a control byte. Under both
+ * backends.
+ */
+static void planted_names(const char *backend)
+{
+	static const char osc[] = "x\x1b]52;c;cHduZWQ=\x07\x1b]0;PWNED\x07";
+	const char *t = it_tmpdir();
+	char *ws = it_path(t, "ws"), *dir = it_path(ws, osc), *nl = it_path(ws, "y\nz");
+	char *env = it_path(dir, ".env"), *nlenv = it_path(nl, ".env");
+	char *glob = it_path(ws, "**/.env");
+	struct it_run r;
+
+	it_write_file(it_path(ws, "keep"), "k\n");
+	{
+		/* the worker plants them */
+		const char *opts[] = {"-v", ws, NULL};
+		const char *cmd[] = {"@probe", "--probe", "mkdir",  dir,   "create", env,
+		                     "mkdir",  nl,        "create", nlenv, NULL};
+
+		it_run_in(&r, opts, cmd);
+		IT_EXPECT_INT(r.status, 0);
+		IT_EXPECT(access(env, F_OK) == 0 && access(nlenv, F_OK) == 0);
+	}
+	{
+		const char *opts[] = {"--backend", backend,  "--net", "host", "-v",
+		                      ws,          "--hide", glob,    NULL};
+		const char *cmd[] = {"@probe", "--probe", "read", env,    "write",
+		                     env,      "read",    nlenv,  "read", it_path(ws, "keep"),
+		                     NULL};
+
+		it_run_in(&r, opts, cmd);
+		IT_EXPECT_INT(r.status, 0);
+		expect_no_control_bytes("sbx's stderr", r.err);
+		/* the worker's own output is its own: it names the files as they are */
+		IT_EXPECT_CONTAINS(r.out, fmt("read %s => EACCES", env));
+		IT_EXPECT_CONTAINS(r.out, fmt("write %s => EACCES", env));
+		IT_EXPECT_CONTAINS(r.out, fmt("read %s => EACCES", nlenv));
+		IT_EXPECT_CONTAINS(r.out, fmt("read %s/keep => ok", ws));
+	}
+	/* the plan, as text and JSON */
+	it_sbxv(&r, "run", "--backend", backend, "--net", "host", "-v", ws, "--hide", glob, "--env",
+	        "TITLE=\x1b]0;PWNED\x07", "--dry-run", "--", "/bin/true", osc, NULL);
+	IT_EXPECT_INT(r.status, 0);
+	expect_no_control_bytes("--dry-run", r.out);
+	expect_no_control_bytes("--dry-run's stderr", r.err);
+	IT_EXPECT_CONTAINS(r.out, "/x\\x1b]52;c;cHduZWQ=\\x07\\x1b]0;PWNED\\x07/.env");
+	IT_EXPECT_CONTAINS(r.out, "/y\\x0az/.env");
+	IT_EXPECT_CONTAINS(r.out, "TITLE=\\x1b]0;PWNED\\x07");
+	it_sbxv(&r, "run", "--backend", backend, "--net", "host", "-v", ws, "--hide", glob,
+	        "--dry-run", "--json", "--", "/bin/true", osc, NULL);
+	IT_EXPECT_INT(r.status, 0);
+	expect_no_control_bytes("--dry-run --json", r.out);
+	IT_EXPECT_CONTAINS(r.out, "/x\\u001b]52;c;cHduZWQ=\\u0007\\u001b]0;PWNED\\u0007/.env\"");
+	IT_EXPECT_CONTAINS(r.out, "/y\\nz/.env\"");
+	/* sbx status inside, which lists the hidden paths */
+	{
+		char sbxdir[4096], *slash;
+		const char *cmd[] = {it_sbx_path(), "status", NULL};
+		const char *jcmd[] = {it_sbx_path(), "status", "--json", NULL};
+
+		snprintf(sbxdir, sizeof(sbxdir), "%s", it_sbx_path());
+		slash = strrchr(sbxdir, '/');
+		if (slash)
+			*slash = '\0';
+		const char *opts[] = {"--backend", backend, "--net", "host",
+		                      "-v",        ws,      "-v",    fmt("%s:ro", sbxdir),
+		                      "--hide",    glob,    NULL};
+
+		it_run_in(&r, opts, cmd);
+		IT_EXPECT_INT(r.status, 0);
+		expect_no_control_bytes("status", r.out);
+		IT_EXPECT_CONTAINS(r.out, "/x\\x1b]52;c;cHduZWQ=\\x07\\x1b]0;PWNED\\x07/.env");
+		it_run_in(&r, opts, jcmd);
+		IT_EXPECT_INT(r.status, 0);
+		expect_no_control_bytes("status --json", r.out);
+		IT_EXPECT_CONTAINS(r.out, "/y\\nz/.env\"");
+	}
+	/* check and resolve, and an error naming the path */
+	it_sbxv(&r, "check", "read", env, NULL);
+	expect_no_control_bytes("check", r.out);
+	expect_no_control_bytes("check's stderr", r.err);
+	IT_EXPECT_CONTAINS(r.out, "/x\\x1b]52;c;cHduZWQ=\\x07\\x1b]0;PWNED\\x07/.env");
+	it_sbxv(&r, "resolve", env, nlenv, NULL);
+	expect_no_control_bytes("resolve", r.out);
+	IT_EXPECT_CONTAINS(r.out, "/y\\x0az/.env");
+	it_sbxv(&r, "run", "-v", it_path(dir, "missing"), "--", "/bin/true", NULL);
+	IT_EXPECT_INT(r.status, 125);
+	expect_no_control_bytes("an error", r.err);
+	IT_EXPECT_CONTAINS(r.err, "\\x1b]0;PWNED\\x07/missing");
+	it_sbxv(&r, "run", "--hide", osc, "--", "/bin/true", NULL);
+	IT_EXPECT_INT(r.status, 125);
+	expect_no_control_bytes("a usage error", r.err);
+}
+
+static void test_planted_names_are_escaped_and_hidden(void)
+{
+	planted_names("namespaces");
+}
+
+static void test_planted_names_are_escaped_and_hidden_landlock(void)
+{
+	planted_names("landlock");
+}
+
+/* A hide glob under --root is walked in the root too (it was walked in bind mounts only). */
+static void test_hide_glob_in_root(void)
+{
+	const char *t = it_tmpdir();
+	struct it_run r;
+
+	it_write_file(it_path(t, "proj/a/.env"), "TOKEN=root-secret\n");
+	it_write_file(it_path(t, "proj/a/file"), "visible\n");
+	it_sbxv(&r, "run", "--root", it_path(t, "proj"), "--hide", "/**/.env", "--", "/bin/sh",
+	        "-c", "cat /a/.env 2>/dev/null || echo denied; cat /a/file", NULL);
+	IT_EXPECT_INT(r.status, 0);
+	IT_EXPECT_CONTAINS(r.out, "denied\nvisible\n");
+	IT_EXPECT_NOT_CONTAINS(r.out, "root-secret");
+}
+
 int main(int argc, char **argv)
 {
 	static const struct it_case cases[] = {
@@ -643,6 +792,9 @@ int main(int argc, char **argv)
 	    IT_CASE(test_job_control_stops_and_continues),
 	    IT_CASE(test_root_mode_with_its_own_etc),
 	    IT_CASE(test_exec_errors_name_the_cause),
+	    IT_CASE(test_planted_names_are_escaped_and_hidden),
+	    IT_CASE(test_planted_names_are_escaped_and_hidden_landlock),
+	    IT_CASE(test_hide_glob_in_root),
 	};
 
 	return it_main(argc, argv, cases, sizeof(cases) / sizeof(cases[0]));

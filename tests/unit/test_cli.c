@@ -5,6 +5,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -110,6 +111,29 @@ static void test_help(void **state)
 	assert_non_null(strstr(sbx_run_usage, "--dry-run"));
 }
 
+/* The CLI's helpers: sbx_cli_esc and sbx_json_string. */
+static void test_cli_helpers(void **state)
+{
+	char buf[256];
+	FILE *f;
+	const char *plain = "/plain/path";
+
+	(void)state;
+	/* nothing to escape: the string itself */
+	assert_ptr_equal(sbx_cli_esc(plain), plain);
+	assert_string_equal(sbx_cli_esc("a\x1b]0;T\x07"), "a\\x1b]0;T\\x07");
+	assert_string_equal(sbx_cli_esc(NULL), "(null)");
+	/* several in one printf: each has a buffer of its own */
+	snprintf(buf, sizeof(buf), "%s|%s|%s", sbx_cli_esc("\x01"), sbx_cli_esc("\x02"),
+	         sbx_cli_esc("\x03"));
+	assert_string_equal(buf, "\\x01|\\x02|\\x03");
+	f = fmemopen(buf, sizeof(buf), "w");
+	assert_non_null(f);
+	sbx_json_string(f, "q\"\\\n\x1b\x7f\xc2\x9b\xff");
+	fclose(f);
+	assert_string_equal(buf, "\"q\\\"\\\\\\n\\u001b\\u007f\\u009b\\ufffd\"");
+}
+
 int main(void)
 {
 	/* The parser reads the environment it runs in (SBX_SPEC_FD says "nested", HOME and USER
@@ -121,10 +145,9 @@ int main(void)
 	setenv("PATH", "/usr/bin:/bin", 1);
 
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_defaults),
-	    cmocka_unit_test(test_options_fill_the_spec),
-	    cmocka_unit_test(test_refusals),
-	    cmocka_unit_test(test_help),
+	    cmocka_unit_test(test_defaults),    cmocka_unit_test(test_options_fill_the_spec),
+	    cmocka_unit_test(test_refusals),    cmocka_unit_test(test_help),
+	    cmocka_unit_test(test_cli_helpers),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -383,7 +383,7 @@ static void test_find_by_name(void **state)
 static void test_shipped_profiles_load(void **state)
 {
 	static const char *const names[] = {"claude-agent", "restricted-agent", "code-reviewer",
-	                                    "ci-job"};
+	                                    "ci-job", "no-secrets"};
 
 	(void)state;
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {

@@ -1,0 +1,330 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * sbx's own state on the host, kept out of every sandbox (include/sbx/state.h says why and
+ * how). Everything here is looked at by identity (st_dev, st_ino): a path can be reached by
+ * many names, a directory has one identity.
+ */
+#include "sbx/state.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "sbx/cleanup.h"
+#include "sbx/path.h"
+
+#define MAX_CHAIN 512 /* directories between the cache and '/' (a path has fewer) */
+
+struct ident {
+	dev_t dev;
+	ino_t ino;
+};
+
+static bool same(const struct stat *st, const struct ident *id)
+{
+	return st->st_dev == id->dev && st->st_ino == id->ino;
+}
+
+static const char *env_get(char *const *envp, const char *name)
+{
+	size_t n = strlen(name);
+
+	for (char *const *e = envp; e && *e; e++)
+		if (strncmp(*e, name, n) == 0 && (*e)[n] == '=')
+			return *e + n + 1;
+	return NULL;
+}
+
+/* $XDG_CACHE_HOME/sbx, else $HOME/.cache/sbx (absolute values only), normalised; NULL if
+ * neither is set. */
+static int cache_path(const struct sbx_host *host, char **out, struct sbx_error *err)
+{
+	const char *xdg = env_get(host->environ, "XDG_CACHE_HOME");
+	const char *home = env_get(host->environ, "HOME");
+	_cleanup_free_ char *raw = NULL;
+
+	*out = NULL;
+	if (xdg && xdg[0] == '/') {
+		if (asprintf(&raw, "%s/sbx", xdg) < 0)
+			raw = NULL;
+	} else if (home && home[0] == '/') {
+		if (asprintf(&raw, "%s/.cache/sbx", home) < 0)
+			raw = NULL;
+	} else {
+		return 0;
+	}
+	if (!raw)
+		return sbx_error_set(err, SBX_ERR_SETUP, ENOMEM, "out of memory");
+	return sbx_path_absolute(raw, "/", out, err);
+}
+
+/* mkdir -p, each directory it makes private (0700). */
+static int make_dirs(const char *dir)
+{
+	char p[SBX_PATH_MAX];
+
+	snprintf(p, sizeof(p), "%s", dir);
+	for (char *s = p + 1; *s; s++)
+		if (*s == '/') {
+			*s = '\0';
+			if (mkdir(p, 0700) < 0 && errno != EEXIST)
+				return -errno;
+			*s = '/';
+		}
+	return mkdir(p, 0700) < 0 && errno != EEXIST ? -errno : 0;
+}
+
+/*
+ * Where the cache is, as the host sees it: the identities of the deepest directory of `dir`
+ * that exists (chain[0]) and of each directory above it up to '/' (found by "..", so that no
+ * name can lie), their names (the components of its real path: names[i] names chain[i] in
+ * chain[i + 1]), and the components of `dir` that do not exist yet (`tail`).
+ */
+struct place {
+	struct ident chain[MAX_CHAIN];
+	char *names[MAX_CHAIN];
+	size_t n; /* entries of chain; chain[n - 1] is '/' */
+	char real[SBX_PATH_MAX];
+	char tail[SBX_PATH_MAX]; /* "" or "/a/b" */
+	bool exists;             /* chain[0] is dir itself */
+	bool consistent;         /* the names and the identities agree (nothing moved meanwhile) */
+};
+
+static int locate(const char *dir, struct place *pl)
+{
+	char probe[SBX_PATH_MAX], comps[SBX_PATH_MAX];
+	_cleanup_close_ int fd = -1;
+	struct stat st;
+	size_t ncomp = 0;
+	char *comp[MAX_CHAIN];
+
+	memset(pl, 0, sizeof(*pl));
+	snprintf(probe, sizeof(probe), "%s", dir);
+	/* the deepest part that exists */
+	while (stat(probe, &st) < 0) {
+		char *slash = strrchr(probe, '/');
+		char t[SBX_PATH_MAX];
+		int e = errno;
+
+		if (e != ENOENT || !slash || slash == probe)
+			return -e;
+		snprintf(t, sizeof(t), "%s%s", slash, pl->tail);
+		snprintf(pl->tail, sizeof(pl->tail), "%s", t);
+		*slash = '\0';
+	}
+	pl->exists = !pl->tail[0];
+	if (!realpath(probe, pl->real))
+		return -errno;
+	fd = open(pl->real, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	/* identities, up through ".." */
+	for (;;) {
+		int up;
+		struct stat ust;
+
+		if (pl->n == MAX_CHAIN || fstat(fd, &st) < 0)
+			return -ELOOP;
+		pl->chain[pl->n++] = (struct ident){st.st_dev, st.st_ino};
+		up = openat(fd, "..", O_PATH | O_DIRECTORY | O_CLOEXEC);
+		if (up < 0)
+			return -errno;
+		if (fstat(up, &ust) < 0 || (ust.st_dev == st.st_dev && ust.st_ino == st.st_ino)) {
+			close(up);
+			break; /* '/' is its own parent */
+		}
+		close(fd);
+		fd = up;
+	}
+	/* names, from the real path; they must name the same directories */
+	snprintf(comps, sizeof(comps), "%s", pl->real);
+	for (char *s = strtok(comps, "/"); s && ncomp < MAX_CHAIN; s = strtok(NULL, "/"))
+		comp[ncomp++] = s;
+	pl->consistent = ncomp + 1 == pl->n;
+	for (size_t i = 0; pl->consistent && i < ncomp; i++) {
+		char prefix[SBX_PATH_MAX];
+		size_t len = 0;
+
+		/* the prefix of ncomp - i components names chain[i] */
+		for (size_t j = 0; j < ncomp - i; j++)
+			len += (size_t)snprintf(prefix + len, sizeof(prefix) - len, "/%s", comp[j]);
+		pl->consistent = lstat(prefix, &st) == 0 && same(&st, &pl->chain[i]);
+	}
+	for (size_t i = 0; i < ncomp && i + 1 < pl->n; i++) {
+		pl->names[i] = strdup(comp[ncomp - 1 - i]);
+		if (!pl->names[i])
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+static void place_clear(struct place *pl)
+{
+	for (size_t i = 0; i < pl->n; i++)
+		free(pl->names[i]);
+}
+
+/* Hide the cache at target + the names of chain[k - 1] .. chain[0] + the missing tail:
+ * where a mount whose source is chain[k] shows it. */
+static int hide_at(struct sbx_spec *spec, const char *target, const struct place *pl, size_t k,
+                   struct sbx_error *err)
+{
+	char path[SBX_PATH_MAX * 2];
+	size_t len = (size_t)snprintf(path, sizeof(path), "%s", strcmp(target, "/") ? target : "");
+
+	for (size_t i = k; i > 0 && len < sizeof(path); i--)
+		len += (size_t)snprintf(path + len, sizeof(path) - len, "/%s",
+		                        pl->names[i - 1] ? pl->names[i - 1] : "?");
+	if (len < sizeof(path))
+		len += (size_t)snprintf(path + len, sizeof(path) - len, "%s", pl->tail);
+	if (len >= SBX_PATH_MAX)
+		return sbx_error_set(
+		    err, SBX_ERR_SETUP, ENAMETOOLONG,
+		    "sbx's cache directory is seen in the sandbox at a path longer "
+		    "than %d bytes beneath %s",
+		    SBX_PATH_MAX, target);
+	return sbx_spec_add_pin(spec, path[0] ? path : "/", err);
+}
+
+/* Is the cache directory (chain[0], when it exists) at or above the host path src? Walked
+ * up through "..", so that no name can lie. */
+static bool beneath_cache(const char *src, const struct stat *sst, const struct place *pl)
+{
+	_cleanup_close_ int fd = -1;
+	struct stat st = *sst;
+
+	if (!pl->exists || sst->st_dev != pl->chain[0].dev)
+		return false;
+	if (S_ISDIR(sst->st_mode)) {
+		fd = open(src, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	} else {
+		char parent[SBX_PATH_MAX];
+		char *slash;
+
+		snprintf(parent, sizeof(parent), "%s", src);
+		slash = strrchr(parent, '/');
+		if (!slash)
+			return false;
+		slash[slash == parent] = '\0';
+		fd = open(parent, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	}
+	for (size_t depth = 0; fd >= 0 && depth < MAX_CHAIN; depth++) {
+		int up;
+		struct stat ust;
+
+		if (fstat(fd, &st) < 0)
+			return true; /* cannot tell: hide it, stricter */
+		if (same(&st, &pl->chain[0]))
+			return true;
+		up = openat(fd, "..", O_PATH | O_DIRECTORY | O_CLOEXEC);
+		if (up < 0 || fstat(up, &ust) < 0) {
+			if (up >= 0)
+				close(up);
+			return true;
+		}
+		close(fd);
+		fd = up;
+		if (ust.st_dev == st.st_dev && ust.st_ino == st.st_ino)
+			return false; /* '/' reached */
+	}
+	return fd >= 0; /* deeper than any path: hide it */
+}
+
+/* One mount (or the root, or a system mount) of the sandbox: where does it show the cache? */
+static int guard_one(struct sbx_spec *spec, const char *source, const char *target, bool follow,
+                     const struct place *pl, struct sbx_error *err)
+{
+	struct stat st;
+
+	if ((follow ? stat(source, &st) : lstat(source, &st)) < 0)
+		return 0; /* nothing there: nothing shown (an optional mount, say) */
+	for (size_t k = 0; k < pl->n; k++)
+		if (same(&st, &pl->chain[k]))
+			return hide_at(spec, target, pl, k, err);
+	/* a mount of something beneath the cache shows only the cache: hidden whole */
+	if (!follow && beneath_cache(source, &st, pl))
+		return sbx_spec_add_pin(spec, target, err);
+	return 0;
+}
+
+/* Hide the cache wherever a mount (the spec's binds, the root, the system mounts) shows
+ * it; the number of paths hidden so far grows in spec->n_pin. */
+static int guard_all(struct sbx_spec *spec, const struct sbx_host *host, const struct place *pl,
+                     struct sbx_error *err)
+{
+	int r = 0;
+
+	for (size_t i = 0; r >= 0 && i < spec->n_mounts; i++)
+		if (spec->mounts[i].kind == SBX_MOUNT_BIND)
+			r = guard_one(spec, spec->mounts[i].source, spec->mounts[i].target, false,
+			              pl, err);
+	if (r >= 0 && spec->root)
+		r = guard_one(spec, spec->root, "/", false, pl, err);
+	for (size_t i = 0;
+	     r >= 0 && spec->system_mounts == SBX_SYSMOUNTS_DEFAULT && i < host->n_entries; i++)
+		if (host->entries[i].kind != SBX_HOST_ABSENT)
+			r = guard_one(spec, host->entries[i].path, host->entries[i].path, true, pl,
+			              err);
+	return r;
+}
+
+int sbx_state_guard(struct sbx_spec *spec, const struct sbx_host *host, bool create,
+                    char **cache_dir, struct sbx_error *err)
+{
+	_cleanup_free_ char *dir = NULL;
+	_cleanup_free_ struct place *pl = NULL;
+	struct stat st;
+	size_t pinned;
+	bool trusted;
+	int r;
+
+	if (cache_dir)
+		*cache_dir = NULL;
+	r = cache_path(host, &dir, err);
+	if (r < 0 || !dir)
+		return r;
+	pl = calloc(1, sizeof(*pl));
+	if (!pl)
+		return sbx_error_set(err, SBX_ERR_SETUP, ENOMEM, "out of memory");
+	pinned = spec->n_pin;
+	r = locate(dir, pl);
+	if (r == -ENOMEM) {
+		place_clear(pl);
+		return sbx_error_set(err, SBX_ERR_SETUP, ENOMEM, "out of memory");
+	}
+	if (r < 0) {
+		place_clear(pl);
+		return 0; /* no part of it can be looked at: no cache, nothing a mount shows */
+	}
+	/* Where it is, or would be if it is not there yet (a path hidden where it does not
+	 * exist is one a worker could make). */
+	r = guard_all(spec, host, pl, err);
+	/* sbx makes it when a walk will use it, or when a mount shows where it would be, so
+	 * that no worker makes it first and plants a cache there; a launch that needs neither
+	 * writes nothing. If it cannot be made, no worker can make it either. */
+	if (r >= 0 && create && !pl->exists && (spec->n_hide_globs > 0 || spec->n_pin > pinned)) {
+		(void)make_dirs(dir);
+		place_clear(pl);
+		memset(pl, 0, sizeof(*pl));
+		if (locate(dir, pl) < 0)
+			pl->exists = false;
+		else
+			r = guard_all(spec, host, pl, err);
+	}
+	/* Only a directory of the caller's, private, reached without a symlink at its end and
+	 * by names that agree with what ".." found, is one sbx trusts. */
+	trusted = r >= 0 && pl->exists && pl->consistent && lstat(dir, &st) == 0 &&
+	          S_ISDIR(st.st_mode) && st.st_uid == geteuid() && (st.st_mode & 077) == 0 &&
+	          same(&st, &pl->chain[0]);
+	place_clear(pl);
+	if (r < 0)
+		return r;
+	if (trusted && cache_dir)
+		*cache_dir = TAKE_PTR(dir);
+	return 0;
+}
