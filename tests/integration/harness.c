@@ -271,6 +271,26 @@ static void remove_tree(const char *path)
 	nftw(path, rm_one, 32, FTW_DEPTH | FTW_PHYS);
 }
 
+void it_expect_probe(const char *file, int line, const char *out, const char *op, const char *path,
+                     const char *want)
+{
+	char head[4400];
+	const char *at, *got;
+	size_t n;
+
+	snprintf(head, sizeof(head), "%s %s => ", op, path);
+	for (at = strstr(out, head); at && at != out && at[-1] != '\n'; at = strstr(at + 1, head))
+		;
+	if (!at)
+		it_fail(file, line, "the probe printed no result for '%s %s' in:\n%s", op, path,
+		        out);
+	got = at + strlen(head);
+	n = strcspn(got, "\n");
+	if (strlen(want) != n || strncmp(got, want, n) != 0)
+		it_fail(file, line, "%s %s answered %.*s, expected %s", op, path, (int)n, got,
+		        want);
+}
+
 /* ---- the probe: runs inside sandboxes ---- */
 
 static const char *res(int r)

@@ -112,6 +112,17 @@ void it_run_in(struct it_run *r, const char *const *opts, const char *const *cmd
  * open-tree-rw exec mmap-exec PATH; tcp-connect tcp-bind PORT (127.0.0.1); nested (enter a nested
  * user+mount namespace); tiocsti; fds; kill PID; kill0 PID (signal 0); ptrace PID; abstract-connect
  * NAME (a unix socket at @NAME); sleep N. */
+/*
+ * The probe's answer for one operation, as it printed it ("OP PATH => RESULT"), must be want
+ * ("ok" or an errno name such as "EROFS"): a denial for another reason (the path missing, the
+ * sandbox not started) fails, where "cmd && echo MARK" with a check that MARK is absent would
+ * pass on any failure. Fails the case when the probe printed no line for OP PATH.
+ */
+#define IT_EXPECT_PROBE(out, op, path, want)                                                       \
+	it_expect_probe(__FILE__, __LINE__, out, op, path, want)
+void it_expect_probe(const char *file, int line, const char *out, const char *op, const char *path,
+                     const char *want);
+
 const char *it_self(void);
 const char *it_self_dir(void);
 

@@ -379,25 +379,36 @@ static void test_run_code_reviewer(void)
 
 static void test_run_restricted_agent(void)
 {
+	const char *probe[] = {"@probe", "--probe",
+	                       "read",   ".env",
+	                       "write",  ".env",
+	                       "write",  ".git/hooks/pre-commit",
+	                       "create", ".git/hooks/post-checkout",
+	                       "write",  ".git/config",
+	                       "create", "out.txt",
+	                       NULL};
+	const char *opts[] = {"-p", "restricted-agent", NULL};
 	struct it_run r;
 
 	setup();
 	need_launcher();
-	it_sbxv(&r, "run", "-p", "restricted-agent", "--", "/bin/sh", "-c",
-	        "cat .env 2>/dev/null || echo ENV-DENIED; echo x > .env 2>/dev/null && echo ENVW; "
-	        "echo x > .git/hooks/pre-commit 2>/dev/null && echo HOOKW; "
-	        "echo x >> .git/config 2>/dev/null && echo CFGW; echo ok > out.txt && cat out.txt; "
-	        "ls ~/.ssh 2>/dev/null || echo NOHOME",
-	        NULL);
+	it_write_file(it_path(ws, ".git/hooks/pre-commit"), "#!/bin/sh\n");
+	it_run_in(&r, opts, probe);
 	IT_EXPECT_INT(r.status, 0);
-	IT_EXPECT_NOT_CONTAINS(r.out, "secret-value");
-	IT_EXPECT_CONTAINS(r.out, "ENV-DENIED\nok\nNOHOME\n");
-	IT_EXPECT_NOT_CONTAINS(r.out, "ENVW");
-	IT_EXPECT_NOT_CONTAINS(r.out, "HOOKW");
-	IT_EXPECT_NOT_CONTAINS(r.out, "CFGW");
-	IT_EXPECT(!exists(it_path(ws, ".git/hooks/pre-commit")));
+	/* the secret cannot be opened at all; git's hooks and config are read-only mounts */
+	IT_EXPECT_PROBE(r.out, "read", ".env", "EACCES");
+	IT_EXPECT_PROBE(r.out, "write", ".env", "EACCES");
+	IT_EXPECT_PROBE(r.out, "write", ".git/hooks/pre-commit", "EROFS");
+	IT_EXPECT_PROBE(r.out, "create", ".git/hooks/post-checkout", "EROFS");
+	IT_EXPECT_PROBE(r.out, "write", ".git/config", "EROFS");
+	IT_EXPECT_PROBE(r.out, "create", "out.txt", "ok");
+	IT_EXPECT(!exists(it_path(ws, ".git/hooks/post-checkout")));
 	IT_EXPECT_CONTAINS(slurp(it_path(ws, ".env")), "secret-value");
 	IT_EXPECT_CONTAINS(slurp(it_path(ws, ".git/config")), "[core]\n");
+	it_sbxv(&r, "run", "-p", "restricted-agent", "--", "/bin/sh", "-c",
+	        "ls ~/.ssh 2>/dev/null || echo NOHOME", NULL);
+	IT_EXPECT_INT(r.status, 0);
+	IT_EXPECT_CONTAINS(r.out, "NOHOME\n");
 }
 
 static void test_run_ci_job(void)
@@ -420,31 +431,43 @@ static void test_run_ci_job(void)
 static void test_run_claude_agent(void)
 {
 	char before_settings[4096], before_json[4096];
+	char *settings, *json, *hooks, *state;
+	const char *opts[] = {"-p", "claude-agent", NULL};
 	struct it_run r;
 
 	setup();
 	need_launcher();
-	snprintf(before_settings, sizeof(before_settings), "%s",
-	         slurp(it_path(home, ".claude/settings.json")));
-	snprintf(before_json, sizeof(before_json), "%s", slurp(it_path(home, ".claude.json")));
-	it_sbxv(&r, "run", "-p", "claude-agent", "--", "/bin/sh", "-c",
-	        "echo {} > ~/.claude/settings.json 2>/dev/null && echo SETW; "
-	        "echo {} > ~/.claude.json 2>/dev/null && echo JSONW; "
-	        "mkdir ~/.claude/hooks 2>/dev/null && echo HOOKSW; "
-	        "echo x > .git/hooks/pre-commit 2>/dev/null && echo GITHOOKW; "
-	        "cat ~/.claude/CLAUDE.md; echo t > ~/.claude/projects/t.jsonl && echo STATE; "
-	        "echo w > work.txt && echo WORK; ls ~/.ssh 2>/dev/null || echo NOSSH",
-	        NULL);
+	settings = it_path(home, ".claude/settings.json");
+	json = it_path(home, ".claude.json");
+	hooks = it_path(home, ".claude/hooks");
+	state = it_path(home, ".claude/projects/t.jsonl");
+	snprintf(before_settings, sizeof(before_settings), "%s", slurp(settings));
+	snprintf(before_json, sizeof(before_json), "%s", slurp(json));
+	{
+		const char *probe[] = {
+		    "@probe", "--probe", "write",  settings,   "write",
+		    json,     "mkdir",   hooks,    "create",   ".git/hooks/pre-commit",
+		    "create", state,     "create", "work.txt", NULL};
+
+		it_run_in(&r, opts, probe);
+	}
 	IT_EXPECT_INT(r.status, 0);
-	IT_EXPECT_CONTAINS(r.out, "be careful\nSTATE\nWORK\nNOSSH\n");
-	IT_EXPECT_NOT_CONTAINS(r.out, "SETW");
-	IT_EXPECT_NOT_CONTAINS(r.out, "JSONW");
-	IT_EXPECT_NOT_CONTAINS(r.out, "HOOKSW");
-	IT_EXPECT_NOT_CONTAINS(r.out, "GITHOOKW");
-	IT_EXPECT_CONTAINS(slurp(it_path(home, ".claude/settings.json")), before_settings);
-	IT_EXPECT_CONTAINS(slurp(it_path(home, ".claude.json")), before_json);
-	IT_EXPECT(exists(it_path(home, ".claude/projects/t.jsonl")));
-	IT_EXPECT(!exists(it_path(home, ".claude/hooks")));
+	/* the agent's own settings, its hooks folder and git's hooks are read-only mounts */
+	IT_EXPECT_PROBE(r.out, "write", settings, "EROFS");
+	IT_EXPECT_PROBE(r.out, "write", json, "EROFS");
+	IT_EXPECT_PROBE(r.out, "mkdir", hooks, "EROFS");
+	IT_EXPECT_PROBE(r.out, "create", ".git/hooks/pre-commit", "EROFS");
+	/* its session state and the workspace are writable */
+	IT_EXPECT_PROBE(r.out, "create", state, "ok");
+	IT_EXPECT_PROBE(r.out, "create", "work.txt", "ok");
+	IT_EXPECT_CONTAINS(slurp(settings), before_settings);
+	IT_EXPECT_CONTAINS(slurp(json), before_json);
+	IT_EXPECT(exists(state));
+	IT_EXPECT(!exists(hooks));
+	it_sbxv(&r, "run", "-p", "claude-agent", "--", "/bin/sh", "-c",
+	        "cat ~/.claude/CLAUDE.md; ls ~/.ssh 2>/dev/null || echo NOSSH", NULL);
+	IT_EXPECT_INT(r.status, 0);
+	IT_EXPECT_CONTAINS(r.out, "be careful\nNOSSH\n");
 }
 
 /* A policy that denies execute over a whole mount compiles to a noexec mount. */
