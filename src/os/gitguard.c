@@ -160,23 +160,32 @@ static bool read_line(int dir, const char *name, char *buf, size_t size)
 	return buf[0] != '\0';
 }
 
-/* Does the config mention extensions.worktreeConfig? (Any mention counts: stricter.) */
-static bool mentions_worktree_config(int dir)
+/* The first 64 KiB of dir's config, lower-cased, in buf (size bytes); false if none. A git
+ * dir's config is read only to decide what else to guard, never to trust it: a word found
+ * anywhere counts (stricter). */
+static bool read_config_lower(int dir, char *buf, size_t size)
 {
-	char buf[65536];
 	int fd = openat(dir, "config", O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 	ssize_t n;
 
 	if (fd < 0)
 		return false;
-	n = read(fd, buf, sizeof(buf) - 1);
+	n = read(fd, buf, size - 1);
 	close(fd);
 	if (n <= 0)
 		return false;
 	buf[n] = '\0';
 	for (char *p = buf; *p; p++)
 		*p = (char)tolower((unsigned char)*p);
-	return strstr(buf, "worktreeconfig") != NULL;
+	return true;
+}
+
+/* Does the config mention extensions.worktreeConfig? (Any mention counts: stricter.) */
+static bool mentions_worktree_config(int dir)
+{
+	char buf[65536];
+
+	return read_config_lower(dir, buf, sizeof(buf)) && strstr(buf, "worktreeconfig") != NULL;
 }
 
 /* The sandbox path that shows host path h through a writable bind of the plan, if any. */
@@ -743,19 +752,9 @@ static char *index_gitlinks(const char *file, size_t hashsz)
 static bool sha256_repo(int gitdir)
 {
 	char buf[65536];
-	int fd = openat(gitdir, "config", O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-	ssize_t n;
 
-	if (fd < 0)
-		return false;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return false;
-	buf[n] = '\0';
-	for (char *p = buf; *p; p++)
-		*p = (char)tolower((unsigned char)*p);
-	return strstr(buf, "objectformat") && strstr(buf, "sha256");
+	return read_config_lower(gitdir, buf, sizeof(buf)) && strstr(buf, "objectformat") &&
+	       strstr(buf, "sha256");
 }
 
 static int watch_index(struct survey *s, int gitdir, const char *gitdir_host)
