@@ -4,9 +4,12 @@
 
 /*
  * sbx's own state on the host: the glob walk's cache, in $XDG_CACHE_HOME/sbx (or
- * ~/.cache/sbx), which a later launch trusts to know what to hide. A sandbox that could write
- * it could make that launch hide nothing, and one that could read it would learn where the
- * secrets are; so no sandbox may see it, whatever its mounts say (SPEC section 3).
+ * ~/.cache/sbx), which a later launch trusts to know what to hide, and the folders where sbx
+ * finds profiles and policies of its own accord ($XDG_CONFIG_HOME/sbx or ~/.config/sbx, and
+ * /etc/sbx), which choose a later sandbox's mounts. A sandbox that could write the cache could
+ * make that launch hide nothing (and one that could read it would learn where the secrets
+ * are); one that could write a profile there would widen the next launch of its name. So no
+ * sandbox may see them, whatever its mounts say (docs/design.md, sbx's own state).
  *
  * The directory is recognised by host identity (device and inode), not by path: every mount
  * (and the root) of the sandbox whose source is the directory, one of its ancestors, or
@@ -28,7 +31,8 @@
 #include "sbx/spec.h"
 
 /*
- * Guard sbx's cache directory for the sandbox that spec and host describe: hide it
+ * Guard sbx's state (the cache, and the profile folders above) for the sandbox that spec and
+ * host describe; for the cache directory: hide it
  * (sbx_spec_add_pin) at every sandbox path where a mount, the root or a system mount shows
  * it, and, when `create`, make it if it is missing and a mount shows where it would be or
  * the spec has hide globs to walk. *cache_dir (allocated, may be NULL) is the

@@ -40,11 +40,12 @@ static const char *env_get(char *const *envp, const char *name)
 	return NULL;
 }
 
-/* $XDG_CACHE_HOME/sbx, else $HOME/.cache/sbx (absolute values only), normalised; NULL if
+/* $XDG_<KIND>_HOME/sbx, else $HOME/<dot>/sbx (absolute values only), normalised; NULL if
  * neither is set. */
-static int cache_path(const struct sbx_host *host, char **out, struct sbx_error *err)
+static int user_dir(const struct sbx_host *host, const char *xdg_name, const char *dot, char **out,
+                    struct sbx_error *err)
 {
-	const char *xdg = env_get(host->environ, "XDG_CACHE_HOME");
+	const char *xdg = env_get(host->environ, xdg_name);
 	const char *home = env_get(host->environ, "HOME");
 	_cleanup_free_ char *raw = NULL;
 
@@ -53,7 +54,7 @@ static int cache_path(const struct sbx_host *host, char **out, struct sbx_error 
 		if (asprintf(&raw, "%s/sbx", xdg) < 0)
 			raw = NULL;
 	} else if (home && home[0] == '/') {
-		if (asprintf(&raw, "%s/.cache/sbx", home) < 0)
+		if (asprintf(&raw, "%s/%s/sbx", home, dot) < 0)
 			raw = NULL;
 	} else {
 		return 0;
@@ -185,7 +186,7 @@ static int hide_at(struct sbx_spec *spec, const char *target, const struct place
 	if (len >= SBX_PATH_MAX)
 		return sbx_error_set(
 		    err, SBX_ERR_SETUP, ENAMETOOLONG,
-		    "sbx's cache directory is seen in the sandbox at a path longer "
+		    "a directory of sbx's own state is seen in the sandbox at a path longer "
 		    "than %d bytes beneath %s",
 		    SBX_PATH_MAX, target);
 	return sbx_spec_add_pin(spec, path[0] ? path : "/", err);
@@ -273,21 +274,21 @@ static int guard_all(struct sbx_spec *spec, const struct sbx_host *host, const s
 	return r;
 }
 
-int sbx_state_guard(struct sbx_spec *spec, const struct sbx_host *host, bool create,
-                    char **cache_dir, struct sbx_error *err)
+/*
+ * Guard one directory of sbx's state: hide it wherever a mount shows it, and make it first
+ * (when `create`) if it is missing and a mount shows where it would be, or `needed` (the cache
+ * a walk will use). *trusted: it exists, is the caller's, private, and was reached by names
+ * that agree with what ".." found.
+ */
+static int guard_dir(struct sbx_spec *spec, const struct sbx_host *host, const char *dir,
+                     bool create, bool needed, bool *trusted, struct sbx_error *err)
 {
-	_cleanup_free_ char *dir = NULL;
 	_cleanup_free_ struct place *pl = NULL;
 	struct stat st;
 	size_t pinned;
-	bool trusted;
 	int r;
 
-	if (cache_dir)
-		*cache_dir = NULL;
-	r = cache_path(host, &dir, err);
-	if (r < 0 || !dir)
-		return r;
+	*trusted = false;
 	pl = calloc(1, sizeof(*pl));
 	if (!pl)
 		return sbx_error_set(err, SBX_ERR_SETUP, ENOMEM, "out of memory");
@@ -299,15 +300,15 @@ int sbx_state_guard(struct sbx_spec *spec, const struct sbx_host *host, bool cre
 	}
 	if (r < 0) {
 		place_clear(pl);
-		return 0; /* no part of it can be looked at: no cache, nothing a mount shows */
+		return 0; /* no part of it can be looked at: nothing a mount shows */
 	}
 	/* Where it is, or would be if it is not there yet (a path hidden where it does not
 	 * exist is one a worker could make). */
 	r = guard_all(spec, host, pl, err);
-	/* sbx makes it when a walk will use it, or when a mount shows where it would be, so
-	 * that no worker makes it first and plants a cache there; a launch that needs neither
-	 * writes nothing. If it cannot be made, no worker can make it either. */
-	if (r >= 0 && create && !pl->exists && (spec->n_hide_globs > 0 || spec->n_pin > pinned)) {
+	/* sbx makes it when it will use it, or when a mount shows where it would be, so that no
+	 * worker makes it first and plants a cache or a profile there; a launch that needs
+	 * neither writes nothing. If it cannot be made, no worker can make it either. */
+	if (r >= 0 && create && !pl->exists && (needed || spec->n_pin > pinned)) {
 		(void)make_dirs(dir);
 		place_clear(pl);
 		memset(pl, 0, sizeof(*pl));
@@ -316,12 +317,38 @@ int sbx_state_guard(struct sbx_spec *spec, const struct sbx_host *host, bool cre
 		else
 			r = guard_all(spec, host, pl, err);
 	}
-	/* Only a directory of the caller's, private, reached without a symlink at its end and
-	 * by names that agree with what ".." found, is one sbx trusts. */
-	trusted = r >= 0 && pl->exists && pl->consistent && lstat(dir, &st) == 0 &&
-	          S_ISDIR(st.st_mode) && st.st_uid == geteuid() && (st.st_mode & 077) == 0 &&
-	          same(&st, &pl->chain[0]);
+	*trusted = r >= 0 && pl->exists && pl->consistent && lstat(dir, &st) == 0 &&
+	           S_ISDIR(st.st_mode) && st.st_uid == geteuid() && (st.st_mode & 077) == 0 &&
+	           same(&st, &pl->chain[0]);
 	place_clear(pl);
+	return r;
+}
+
+int sbx_state_guard(struct sbx_spec *spec, const struct sbx_host *host, bool create,
+                    char **cache_dir, struct sbx_error *err)
+{
+	_cleanup_free_ char *dir = NULL, *config = NULL;
+	bool trusted, unused;
+	int r;
+
+	if (cache_dir)
+		*cache_dir = NULL;
+	/* The folders where sbx finds profiles and policies of its own accord: a worker that
+	 * wrote one there would choose the next sandbox's mounts (a profile named like a
+	 * shipped one shadows it). The caller's is made when a mount shows where it would be;
+	 * /etc/sbx is root's, and only root's sbx makes it. */
+	r = user_dir(host, "XDG_CONFIG_HOME", ".config", &config, err);
+	if (r >= 0 && config)
+		r = guard_dir(spec, host, config, create, false, &unused, err);
+	if (r >= 0)
+		r = guard_dir(spec, host, "/etc/sbx", create && geteuid() == 0, false, &unused,
+		              err);
+	/* The glob walk's cache, which a later launch trusts to know what to hide. */
+	if (r >= 0)
+		r = user_dir(host, "XDG_CACHE_HOME", ".cache", &dir, err);
+	if (r < 0 || !dir)
+		return r;
+	r = guard_dir(spec, host, dir, create, spec->n_hide_globs > 0, &trusted, err);
 	if (r < 0)
 		return r;
 	if (trusted && cache_dir)

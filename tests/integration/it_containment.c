@@ -1195,6 +1195,83 @@ static void test_untrusted_cache_is_not_used(void)
 	IT_EXPECT_CONTAINS(r.out, "2 matches");
 }
 
+/*
+ * A sandbox that sees the caller's home cannot plant a profile where sbx looks for them of its
+ * own accord (~/.config/sbx/profiles, before /etc/sbx and the shipped ones): a profile named
+ * like a shipped one would choose the next sandbox's mounts (attack: restricted-agent.yaml
+ * planted with the whole disk writable and network: host). sbx makes ~/.config/sbx first
+ * when a mount shows where it would be, and hides it; the next launch of the name finds the
+ * shipped profile.
+ */
+static void planted_profile(const char *backend)
+{
+	const char *t = it_tmpdir();
+	char *home = cat(t, "home"), *ws = cat(home, "proj"), *outside = cat(t, "outside");
+	char *dir = cat(home, ".config/sbx/profiles"), *planted, *script;
+	struct it_run r;
+
+	it_write_file(cat(ws, "file"), "x\n");
+	IT_EXPECT(mkdir(outside, 0755) == 0);
+	IT_EXPECT(mkdir(cat(home, ".config"), 0755) == 0); /* as in most homes */
+	setenv("HOME", home, 1);
+	unsetenv("XDG_CONFIG_HOME");
+	unsetenv("XDG_CACHE_HOME");
+	planted = cat(dir, "restricted-agent.yaml");
+	if (asprintf(&script,
+	             "mkdir -p %s 2>/dev/null; printf 'version: 1\\nmounts:\\n  - path: %s\\n' "
+	             "> %s 2>/dev/null; test -s %s && echo planted || echo refused",
+	             dir, outside, planted, planted) < 0)
+		it_fail(__FILE__, __LINE__, "out of memory");
+	{
+		const char *opts[] = {"--backend", backend, "-v", home, "--chdir", ws, NULL};
+		const char *cmd[] = {"/bin/sh", "-c", script, NULL};
+
+		it_run_in(&r, opts, cmd);
+	}
+	IT_EXPECT_INT(r.status, 0);
+	IT_EXPECT_CONTAINS(r.out, "refused\n");
+	IT_EXPECT(access(planted, F_OK) < 0);
+	/* The caller's own profiles there still load (sbx hides the folder from sandboxes,
+	 * not from itself). */
+	it_write_file(cat(dir, "mine.yaml"), "version: 1\nmounts:\n  - path: ${WORKSPACE}\n");
+	{
+		const char *opts[] = {"--backend", backend, "-p", "mine", "--workspace", ws, NULL};
+		const char *cmd[] = {"@probe", "--probe", "read", cat(ws, "file"), NULL};
+
+		it_run_in(&r, opts, cmd);
+	}
+	if (r.status != 0)
+		it_fail(__FILE__, __LINE__, "the caller's own profile did not run (%d): %s",
+		        r.status, r.err);
+	IT_EXPECT_PROBE(r.out, "read", cat(ws, "file"), "ok");
+	/* From a build tree (root's run here), the name finds the shipped profile next: the
+	 * outside stays out of reach. */
+	if (!it_is_root())
+		return;
+	{
+		const char *opts[] = {"--backend",   backend, "-p", "restricted-agent",
+		                      "--workspace", ws,      NULL};
+		const char *cmd[] = {"@probe", "--probe", "create", cat(outside, "x"), NULL};
+
+		it_run_in(&r, opts, cmd);
+	}
+	if (r.status != 0)
+		it_fail(__FILE__, __LINE__, "the shipped profile did not run (%d): %s", r.status,
+		        r.err);
+	IT_EXPECT_NOT_CONTAINS(r.out, "=> ok");
+	IT_EXPECT(access(cat(outside, "x"), F_OK) < 0);
+}
+
+static void test_planted_profile_not_found(void)
+{
+	planted_profile("namespaces");
+}
+
+static void test_planted_profile_not_found_landlock(void)
+{
+	planted_profile("landlock");
+}
+
 int main(int argc, char **argv)
 {
 	static const struct it_case cases[] = {
@@ -1219,6 +1296,8 @@ int main(int argc, char **argv)
 	    IT_CASE(test_cache_out_of_reach),
 	    IT_CASE(test_cache_out_of_reach_landlock),
 	    IT_CASE(test_untrusted_cache_is_not_used),
+	    IT_CASE(test_planted_profile_not_found),
+	    IT_CASE(test_planted_profile_not_found_landlock),
 	};
 
 	if (argc == 3 && strcmp(argv[1], "--suid-probe") == 0)
