@@ -145,6 +145,23 @@ static bool matches(const struct walk *w, const char *name, size_t nl, const cha
 	return soft && !sbx_spec_unhidden(w->spec, sbx_path);
 }
 
+/* Hide sbx[0..len) whole (the sandbox path of a folder or entry the walk cannot look into):
+ * a match like any other, added once. */
+static int hide_whole(struct walk *w, char *sbx, size_t len)
+{
+	char keep = sbx[len];
+	int r;
+
+	sbx[len] = '\0';
+	/* beneath "/" the path is built as "//name" (walk_dir): one slash */
+	r = push_str(&w->matches, &w->n_matches, &w->cap_matches,
+	             !len                       ? "/"
+	             : len > 1 && sbx[1] == '/' ? sbx + 1
+	                                        : sbx);
+	sbx[len] = keep;
+	return r < 0 ? sbx_error_set(w->err, SBX_ERR_SETUP, ENOMEM, "out of memory") : 0;
+}
+
 /*
  * Walk the directory open at fd, `name` in its parent (its host path for depth 0). Paths
  * are built in place: host[0..hlen) and sbx[0..slen) name this directory.
@@ -157,9 +174,12 @@ static int walk_dir(struct walk *w, int fd, const char *name, unsigned depth, ch
 	struct dirent *e;
 	int r = 0;
 
-	if (fstat(fd, &st) < 0) {
+	/* What the walk cannot look into is hidden whole, never skipped: a folder the caller
+	 * cannot list today (the worker owns it and can chmod it back), or one deeper than a
+	 * cache records, could hold a match (fail closed; sbx-profile(5), HIDE GLOBS). */
+	if (depth + 1 >= SBX_GLOBWALK_MAX_DEPTH || fstat(fd, &st) < 0) {
 		close(fd);
-		return 0;
+		return hide_whole(w, sbx, slen);
 	}
 	if (push_dir(w, name, depth, &st) < 0) {
 		close(fd);
@@ -168,7 +188,7 @@ static int walk_dir(struct walk *w, int fd, const char *name, unsigned depth, ch
 	d = fdopendir(fd);
 	if (!d) {
 		close(fd);
-		return 0;
+		return hide_whole(w, sbx, slen);
 	}
 	while (r >= 0 && (e = readdir(d))) {
 		const char *n = e->d_name;
@@ -189,8 +209,12 @@ static int walk_dir(struct walk *w, int fd, const char *name, unsigned depth, ch
 			break;
 		}
 		nl = strlen(n);
-		if (hlen + nl + 2 >= SBX_PATH_MAX || slen + nl + 2 >= SBX_PATH_MAX)
-			continue; /* longer than a path can be: nothing can open it either */
+		if (hlen + nl + 2 >= SBX_PATH_MAX || slen + nl + 2 >= SBX_PATH_MAX) {
+			/* An entry whose path is longer than a path can be is still reached by
+			 * relative opens: this folder is hidden whole. */
+			r = hide_whole(w, sbx, slen);
+			break;
+		}
 		host[hlen] = '/';
 		memcpy(host + hlen + 1, n, nl + 1);
 		sbx[slen] = '/';
@@ -202,20 +226,26 @@ static int walk_dir(struct walk *w, int fd, const char *name, unsigned depth, ch
 			             slen == 1 ? sbx + 1 : sbx) < 0)
 				r = sbx_error_set(w->err, SBX_ERR_SETUP, ENOMEM, "out of memory");
 		} else {
+			bool unknown = false;
+
 			is_dir = e->d_type == DT_DIR;
 			if (e->d_type == DT_UNKNOWN) {
 				struct stat est;
 
-				is_dir = fstatat(dirfd(d), n, &est, AT_SYMLINK_NOFOLLOW) == 0 &&
-				         S_ISDIR(est.st_mode);
+				unknown = fstatat(dirfd(d), n, &est, AT_SYMLINK_NOFOLLOW) < 0;
+				is_dir = !unknown && S_ISDIR(est.st_mode);
 			}
-			if (is_dir) {
+			if (unknown) {
+				r = hide_whole(w, sbx, slen + 1 + nl);
+			} else if (is_dir) {
 				int sub = openat(dirfd(d), n,
 				                 O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 
 				if (sub >= 0)
 					r = walk_dir(w, sub, n, depth + 1, host, hlen + 1 + nl, sbx,
 					             slen + 1 + nl);
+				else if (errno != ENOENT)
+					r = hide_whole(w, sbx, slen + 1 + nl);
 			}
 		}
 		host[hlen] = '\0';
@@ -632,6 +662,11 @@ int sbx_globwalk_apply(struct sbx_spec *spec, const char *cache_dir,
 			if (!host[0])
 				snprintf(host, sizeof(host), "/");
 			fd = open(host, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+			if (fd < 0 && (errno == EACCES || errno == EPERM)) {
+				/* there, but not to be looked into: hidden whole */
+				r = hide_whole(&w, sbx, strlen(sbx));
+				continue;
+			}
 			if (fd < 0)
 				continue; /* nothing there: nothing to hide */
 			w.root_top = m == &root && strcmp(start, "/") == 0;

@@ -1272,6 +1272,74 @@ static void test_planted_profile_not_found_landlock(void)
 	planted_profile("landlock");
 }
 
+/*
+ * What the glob walk cannot look into is hidden whole, never skipped (attack A): a folder the
+ * caller cannot list (a worker made it mode 0311 in an earlier run, and owns it, so it can
+ * chmod it back), and a folder whose entries' paths are longer than PATH_MAX (reached by
+ * relative opens, step by step). The secrets beneath stay unreadable.
+ */
+static void walk_fails_closed(const char *backend)
+{
+	const char *t = it_tmpdir();
+	char *ws = cat(t, "ws"), *deep, *glob, *script;
+	char name[201];
+	struct it_run r;
+	int fd;
+
+	it_write_file(cat(ws, "sub/.env"), "TOKEN=unlisted\n");
+	IT_EXPECT(chmod(cat(ws, "sub"), 0311) == 0);
+	/* a chain of 24 folders of 200 bytes: about 4.8 KiB below the workspace */
+	memset(name, 'd', 200);
+	name[200] = '\0';
+	fd = open(ws, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	IT_EXPECT(fd >= 0);
+	for (int i = 0; i < 24; i++) {
+		int next;
+
+		IT_EXPECT(mkdirat(fd, name, 0755) == 0);
+		next = openat(fd, name, O_PATH | O_DIRECTORY | O_CLOEXEC);
+		IT_EXPECT(next >= 0);
+		close(fd);
+		fd = next;
+	}
+	{
+		int f = openat(fd, ".env", O_CREAT | O_WRONLY | O_CLOEXEC, 0600);
+
+		IT_EXPECT(f >= 0 && write(f, "TOKEN=deep\n", 11) == 11);
+		close(f);
+	}
+	close(fd);
+	deep = name;
+	if (asprintf(&glob, "%s/**/.env", ws) < 0 ||
+	    asprintf(
+	        &script,
+	        "cat sub/.env 2>/dev/null; chmod 755 sub 2>/dev/null; cat sub/.env 2>/dev/null; "
+	        "for i in $(seq 24); do cd %s || break; done; cat .env 2>/dev/null; echo end",
+	        deep) < 0)
+		it_fail(__FILE__, __LINE__, "out of memory");
+	{
+		const char *opts[] = {"--backend", backend,  "-v", ws,  "--chdir",
+		                      ws,          "--hide", glob, NULL};
+		const char *cmd[] = {"/bin/sh", "-c", script, NULL};
+
+		it_run_in(&r, opts, cmd);
+	}
+	chmod(cat(ws, "sub"), 0755); /* for the harness's cleanup */
+	IT_EXPECT_INT(r.status, 0);
+	IT_EXPECT_CONTAINS(r.out, "end\n");
+	IT_EXPECT_NOT_CONTAINS(r.out, "TOKEN=");
+}
+
+static void test_walk_hides_what_it_cannot_look_into(void)
+{
+	walk_fails_closed("namespaces");
+}
+
+static void test_walk_hides_what_it_cannot_look_into_landlock(void)
+{
+	walk_fails_closed("landlock");
+}
+
 int main(int argc, char **argv)
 {
 	static const struct it_case cases[] = {
@@ -1298,6 +1366,8 @@ int main(int argc, char **argv)
 	    IT_CASE(test_untrusted_cache_is_not_used),
 	    IT_CASE(test_planted_profile_not_found),
 	    IT_CASE(test_planted_profile_not_found_landlock),
+	    IT_CASE(test_walk_hides_what_it_cannot_look_into),
+	    IT_CASE(test_walk_hides_what_it_cannot_look_into_landlock),
 	};
 
 	if (argc == 3 && strcmp(argv[1], "--suid-probe") == 0)
