@@ -109,6 +109,12 @@ void sbx_cli_guard_warn(FILE *f, const struct sbx_plan *plan, const struct sbx_g
 		      "above it takes no new entries; a profile with 'protect_git: false' leaves "
 		      "them writable\n",
 		      f);
+	if (!again && git && sbx_guard_unprotected_warning(git, line, sizeof(line))) {
+		char esc[8192];
+
+		escape_line(esc, sizeof(esc), line);
+		fprintf(f, "sbx: warning: %s\n", esc);
+	}
 	/* again: the same launch falling back to the landlock backend, which keeps more of
 	 * .git (read-only whole) than the line said already */
 	if (!again && git &&

@@ -58,6 +58,12 @@ struct sbx_gitguard {
 	char **watch; /* folders whose entries are compared after the run (modules/, worktrees/) */
 	char **seen;  /* for each of watch: its entries at launch, '\n'-separated */
 	size_t n_watch;
+	char **unprotected; /* host paths a profile makes read-only (readonly and optional mounts:
+	                       .claude/, .mcp.json, .git/hooks) that do not exist at launch and lie
+	                       beneath a writable mount: a worker can create them, and a program
+	                       run outside may trust them later. Named at launch, and after the
+	                       run if they appeared (a supervisor will deny their creation) */
+	size_t n_unprotected;
 	size_t n_repos;   /* repositories found */
 	size_t n_guarded; /* guards added */
 };
@@ -68,6 +74,10 @@ void sbx_gitguard_clear(struct sbx_gitguard *g);
  * writable bind of the spec) and add their guards to spec; the caller rebuilds the plan. */
 int sbx_gitguard_survey(struct sbx_spec *spec, const struct sbx_plan *plan,
                         struct sbx_gitguard *out, struct sbx_error *err);
+
+/* One line for stderr (in buf) naming the profile's read-only paths that do not exist and so
+ * cannot be protected (`unprotected`), or NULL if none. */
+const char *sbx_guard_unprotected_warning(const struct sbx_gitguard *g, char *buf, size_t size);
 
 /* One line for stderr (in buf) naming what cannot be guarded, or NULL if nothing. */
 const char *sbx_gitguard_warning(const struct sbx_gitguard *g, bool landlock_backend, char *buf,

@@ -140,6 +140,11 @@ struct sbx_spec {
 	 * of them away nor remove it, and plant a directory of its own at the path. */
 	char **pin;
 	size_t n_pin;
+	/* Targets of a profile's read-only optional mounts whose source did not exist at load
+	 * (the mount is dropped): a worker may create them where a writable mount covers them,
+	 * so the launch names them (src/os/gitguard.c, `unprotected`). */
+	char **absent_ro;
+	size_t n_absent_ro;
 	/* seccomp: groups and calls allowed or denied, errno, log mode, nesting (seccomp.h) */
 	struct sbx_seccomp_conf seccomp;
 };

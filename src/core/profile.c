@@ -1221,6 +1221,9 @@ static int p_mounts(struct loader *l, const struct sbx_ynode *k, const struct sb
 		if (r >= 0 && mp->optional && l->o->exists &&
 		    !l->o->exists(mp->source, l->o->exists_ctx)) {
 			r = strv_push(&l->prof->skipped, &l->prof->n_skipped, mp->source, l->err);
+			if (r >= 0 && mp->readonly)
+				r = strv_push(&l->spec->absent_ro, &l->spec->n_absent_ro,
+				              mp->target, l->err);
 			sbx_mount_clear(mp);
 			if (r < 0)
 				return r;

@@ -67,6 +67,9 @@ void sbx_spec_free(struct sbx_spec *spec)
 	for (size_t i = 0; i < spec->n_pin; i++)
 		free(spec->pin[i]);
 	free(spec->pin);
+	for (size_t i = 0; i < spec->n_absent_ro; i++)
+		free(spec->absent_ro[i]);
+	free(spec->absent_ro);
 	sbx_seccomp_conf_clear(&spec->seccomp);
 	free(spec);
 }

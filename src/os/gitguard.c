@@ -76,6 +76,9 @@ void sbx_gitguard_clear(struct sbx_gitguard *g)
 	}
 	free(g->watch);
 	free(g->seen);
+	for (size_t i = 0; i < g->n_unprotected; i++)
+		free(g->unprotected[i]);
+	free(g->unprotected);
 	memset(g, 0, sizeof(*g));
 }
 
@@ -394,6 +397,42 @@ static int survey_worktrees(struct survey *s, int dir, const char *sandbox, cons
 	return r;
 }
 
+static int config_path(struct survey *s, const char *value, const char *base);
+
+/* The symlinks in a git dir's hooks/: each target is guarded (read-only where a writable
+ * mount shows it) as a file the config names would be; at most GIT_MAX_VISITED of them. */
+static int survey_hook_links(struct survey *s, int gitdir, const char *host)
+{
+	_cleanup_close_ int hooks =
+	    openat(gitdir, "hooks", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	char base[SBX_PATH_MAX], text[SBX_PATH_MAX];
+	struct dirent *e;
+	size_t n = 0;
+	DIR *d;
+	int r = 0;
+
+	if (hooks < 0 || !join(base, sizeof(base), host, "hooks"))
+		return 0;
+	d = fdopendir(hooks);
+	if (!d)
+		return 0;
+	hooks = -1; /* the DIR owns it now */
+	while (r >= 0 && n < GIT_MAX_VISITED && (e = readdir(d))) {
+		ssize_t len;
+
+		if (e->d_type != DT_LNK && e->d_type != DT_UNKNOWN)
+			continue;
+		len = readlinkat(dirfd(d), e->d_name, text, sizeof(text) - 1);
+		if (len <= 0)
+			continue;
+		text[len] = '\0';
+		n++;
+		r = config_path(s, text, base);
+	}
+	closedir(d);
+	return r;
+}
+
 /*
  * One git dir: its control files read-only where they exist, the ones git would read that do
  * not noted as absent, and its submodules' and worktrees' git dirs in turn.
@@ -401,6 +440,7 @@ static int survey_worktrees(struct survey *s, int dir, const char *sandbox, cons
 static int survey_gitdir(struct survey *s, const char *sandbox, const char *host,
                          enum gitdir_kind kind, bool pinned, int depth)
 {
+	static const char *const sequencers[] = {"rebase-merge", "rebase-apply", "sequencer"};
 	static const char *const names[] = {"config", "config.worktree", "hooks", "commondir",
 	                                    "gitdir"};
 	_cleanup_close_ int dir = -1;
@@ -453,6 +493,10 @@ static int survey_gitdir(struct survey *s, const char *sandbox, const char *host
 		if (want_absent)
 			r = add_absent(s, hb, pinned);
 	}
+	/* A hook that is a symlink runs its target: where that lies in a writable mount (a
+	 * repository's tools/pre-commit, linked from .git/hooks), it is as much a hook. */
+	if (r >= 0)
+		r = survey_hook_links(s, dir, host);
 	if (r >= 0 && read_line(dir, "commondir", text, sizeof(text)))
 		r = follow(s, host, text, GITDIR_MAIN, depth);
 	/* a linked worktree's checkout: its .git file, which names this git dir */
@@ -488,6 +532,14 @@ static int survey_gitdir(struct survey *s, const char *sandbox, const char *host
 			r = add_later(s, &s->out->appear, &s->out->n_appear, hb);
 		if (r >= 0 && wt < 0 && join(hb, sizeof(hb), host, "worktrees"))
 			r = add_later(s, &s->out->appear, &s->out->n_appear, hb);
+		/* a rebase or cherry-pick left half-done: its todo list holds `exec` lines that run
+		 * at the user's `git rebase --continue` */
+		for (size_t i = 0; r >= 0 && i < SBX_ARRAY_SIZE(sequencers); i++) {
+			struct stat st;
+
+			if (join(hb, sizeof(hb), host, sequencers[i]) && lstat(hb, &st) < 0)
+				r = add_later(s, &s->out->appear, &s->out->n_appear, hb);
+		}
 	}
 	return r;
 }
@@ -905,6 +957,59 @@ static int survey_top(struct survey *s, const char *sandbox, bool workspace)
 	return add_absent(s, hb, false); /* a symlink: cannot be bound, can be swapped */
 }
 
+/*
+ * The profile's read-only paths that a mount cannot protect yet: a readonly, optional mount
+ * whose source did not exist when the profile was loaded (spec->absent_ro) and whose target
+ * lies beneath a writable bind of the plan. claude-agent's .claude/ in a project that has none is
+ * the case: the agent could create .claude/settings.json with a hook that runs at the user's next
+ * session, outside any sandbox.
+ */
+static int survey_unprotected(const struct sbx_spec *spec, const struct sbx_plan *plan,
+                              struct sbx_gitguard *out)
+{
+	for (size_t i = 0; i < spec->n_absent_ro; i++) {
+		char host[SBX_PATH_MAX];
+		struct stat st;
+		size_t op;
+		char *copy;
+
+		if (sbx_plan_resolve(plan, spec->absent_ro[i], &op, host, sizeof(host), NULL) < 0 ||
+		    plan->ops[op].kind != SBX_PLAN_BIND ||
+		    (plan->ops[op].flags & SBX_PLAN_F_READONLY) || lstat(host, &st) == 0 ||
+		    errno != ENOENT)
+			continue;
+		copy = strdup(host);
+		if (!copy || push(&out->unprotected, out->n_unprotected, copy) < 0)
+			return -ENOMEM;
+		out->n_unprotected++;
+	}
+	return 0;
+}
+
+const char *sbx_guard_unprotected_warning(const struct sbx_gitguard *g, char *buf, size_t size)
+{
+	size_t len;
+
+	if (!g->n_unprotected)
+		return NULL;
+	len = (size_t)snprintf(buf, size, "%s%s%s", g->unprotected[0],
+	                       g->n_unprotected > 1 ? ", " : "",
+	                       g->n_unprotected > 1 ? g->unprotected[1] : "");
+	if (g->n_unprotected > 2 && len < size)
+		len +=
+		    (size_t)snprintf(buf + len, size - len, " and %zu more", g->n_unprotected - 2);
+	if (len < size)
+		snprintf(
+		    buf + len, size - len,
+		    " %s read-only in this profile but %s not exist, and a mount can only "
+		    "protect what exists: the sandbox could create %s (sbx names any that "
+		    "appear when the run ends); create %s before the run to protect %s",
+		    g->n_unprotected == 1 ? "is" : "are", g->n_unprotected == 1 ? "does" : "do",
+		    g->n_unprotected == 1 ? "it" : "them", g->n_unprotected == 1 ? "it" : "them",
+		    g->n_unprotected == 1 ? "it" : "them");
+	return buf;
+}
+
 int sbx_gitguard_survey(struct sbx_spec *spec, const struct sbx_plan *plan,
                         struct sbx_gitguard *out, struct sbx_error *err)
 {
@@ -912,6 +1017,8 @@ int sbx_gitguard_survey(struct sbx_spec *spec, const struct sbx_plan *plan,
 	int r = 0;
 
 	memset(out, 0, sizeof(*out));
+	if (survey_unprotected(spec, plan, out) < 0)
+		return sbx_error_set(err, SBX_ERR_SETUP, ENOMEM, "out of memory");
 	if (!spec->protect_git)
 		return 0;
 	if (spec->workspace)
@@ -984,6 +1091,19 @@ size_t sbx_gitguard_after(const struct sbx_gitguard *g, void (*report)(const cha
 	char line[SBX_PATH_MAX * 2 + 256];
 	size_t found = 0;
 
+	for (size_t i = 0; i < g->n_unprotected; i++) {
+		struct stat st;
+
+		if (lstat(g->unprotected[i], &st) < 0)
+			continue;
+		snprintf(line, sizeof(line),
+		         "%s appeared during the run (it did not exist at launch, and the profile "
+		         "makes it read-only): look at what the sandbox wrote there before a "
+		         "program outside trusts it",
+		         g->unprotected[i]);
+		report(line, ctx);
+		found++;
+	}
 	for (size_t i = 0; i < g->n_absent; i++) {
 		struct stat st;
 
@@ -1005,7 +1125,9 @@ size_t sbx_gitguard_after(const struct sbx_gitguard *g, void (*report)(const cha
 		snprintf(
 		    line, sizeof(line),
 		    "git: %s appeared during the run (it did not exist at launch): git may read "
-		    "a config, hooks or a repository there: look at it before running git there",
+		    "a config, hooks, a repository or a rebase's exec lines there: look at it "
+		    "before running git "
+		    "there",
 		    g->appear[i]);
 		report(line, ctx);
 		found++;

@@ -67,7 +67,9 @@ static void setup(void)
 	            "echo '[core]' > .git/modules/sub/config; "
 	            "echo '[core]' > .git/worktrees/wt/config.worktree; mkdir decoy; "
 	            "%s config core.hooksPath .husky; mkdir .husky; "
-	            "echo '# husky' > .husky/pre-commit; %s submodule add -q %s lib; "
+	            "echo '# husky' > .husky/pre-commit; mkdir tools; echo '# hook' > "
+	            "tools/pre-rebase; ln -s ../../tools/pre-rebase .git/hooks/pre-rebase; "
+	            "%s submodule add -q %s lib; "
 	            "%s commit -qm lib",
 	            git, up, git, ws, ws, git, git, git, up, git, git, wt, git, git, up, git));
 	setenv("HOME", t, 1);
@@ -83,8 +85,8 @@ static char *probes(void)
 	    "write %s/.git/worktrees/wt/config.worktree write %s/.git/worktrees/wt/commondir "
 	    "write %s/.git/worktrees/wt/gitdir write %s/.git rename %s/.git %s/x "
 	    "write %s/.husky/pre-commit write %s/lib/.git write %s/.git/modules/lib/config "
-	    "create %s/.git/commondir",
-	    it_self(), ws, ws, ws, ws, ws, ws, ws, ws, ws, ws, ws, wt, wt, wt, ws, ws, ws, ws);
+	    "create %s/.git/commondir write %s/tools/pre-rebase",
+	    it_self(), ws, ws, ws, ws, ws, ws, ws, ws, ws, ws, ws, wt, wt, wt, ws, ws, ws, ws, ws);
 }
 
 /* ro: what a write to a read-only control file gives; busy: what renaming a guard gives */
@@ -100,8 +102,9 @@ static void expect_probes(const struct it_run *r, const char *ro, const char *bu
 	IT_EXPECT_CONTAINS(r->out, fmt("write %s/.git/worktrees/wt/config.worktree => %s", ws, ro));
 	IT_EXPECT_CONTAINS(r->out, fmt("write %s/.git/worktrees/wt/commondir => %s", ws, ro));
 	IT_EXPECT_CONTAINS(r->out, fmt("write %s/.git/worktrees/wt/gitdir => %s", ws, ro));
-	/* hooks in the working tree, which the (read-only) config names */
+	/* hooks in the working tree, which the (read-only) config names, or a hook links to */
 	IT_EXPECT_CONTAINS(r->out, fmt("write %s/.husky/pre-commit => %s", ws, ro));
+	IT_EXPECT_CONTAINS(r->out, fmt("write %s/tools/pre-rebase => %s", ws, ro));
 	/* a submodule's checkout and its git dir */
 	IT_EXPECT_CONTAINS(r->out, fmt("write %s/lib/.git => %s", ws, ro));
 	IT_EXPECT_CONTAINS(r->out, fmt("write %s/.git/modules/lib/config => %s", ws, ro));
@@ -210,7 +213,7 @@ static void test_git_works_claude_agent(void)
 		                      NULL};
 
 		it_exec(&h, argv);
-		IT_EXPECT_CONTAINS(h.out, "0\n[core]\n");
+		IT_EXPECT_CONTAINS(h.out, "1\n[core]\n"); /* setup's pre-rebase link only */
 	}
 }
 

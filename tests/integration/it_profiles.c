@@ -470,6 +470,40 @@ static void test_run_claude_agent(void)
 	IT_EXPECT_CONTAINS(r.out, "be careful\nNOSSH\n");
 }
 
+/* claude-agent in a project without .claude/ or .mcp.json (attack A): a mount cannot make
+ * read-only what does not exist, so sbx says so at launch, and names each after the run if
+ * the agent made it (a SessionStart hook in .claude/settings.json runs at the user's next
+ * session, outside any sandbox). Where they exist, they are read-only. */
+static void test_claude_agent_absent_settings_named(void)
+{
+	struct it_run r;
+
+	setup();
+	need_launcher();
+	IT_EXPECT(rmdir(it_path(ws, ".claude")) == 0 || errno == ENOENT);
+	it_sbxv(&r, "run", "-p", "claude-agent", "--", "/bin/sh", "-c",
+	        "mkdir .claude && echo '{}' > .claude/settings.json && echo '{}' > .mcp.json",
+	        NULL);
+	IT_EXPECT_INT(r.status, 0);
+	IT_EXPECT_CONTAINS(r.err, fmt("%s/.claude, %s/.mcp.json are read-only in this profile "
+	                              "but do not exist",
+	                              ws, ws));
+	IT_EXPECT_CONTAINS(r.err, fmt("%s/.claude appeared during the run", ws));
+	IT_EXPECT_CONTAINS(r.err, fmt("%s/.mcp.json appeared during the run", ws));
+	/* now they exist: the next launch makes them read-only */
+	{
+		const char *opts[] = {"-p", "claude-agent", NULL};
+		const char *probe[] = {"@probe", "--probe",   "write", ".claude/settings.json",
+		                       "write",  ".mcp.json", NULL};
+
+		it_run_in(&r, opts, probe);
+	}
+	IT_EXPECT_INT(r.status, 0);
+	IT_EXPECT_PROBE(r.out, "write", ".claude/settings.json", "EROFS");
+	IT_EXPECT_PROBE(r.out, "write", ".mcp.json", "EROFS");
+	IT_EXPECT_NOT_CONTAINS(r.err, "appeared during the run");
+}
+
 /* A policy that denies execute over a whole mount compiles to a noexec mount. */
 static void test_run_policy_noexec(void)
 {
@@ -629,6 +663,7 @@ int main(int argc, char **argv)
 	    IT_CASE(test_run_restricted_agent),
 	    IT_CASE(test_run_ci_job),
 	    IT_CASE(test_run_claude_agent),
+	    IT_CASE(test_claude_agent_absent_settings_named),
 	    IT_CASE(test_run_policy_noexec),
 	    IT_CASE(test_run_real_claude),
 	    IT_CASE(test_secrets_hidden_at_any_depth),
