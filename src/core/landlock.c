@@ -915,8 +915,12 @@ static const char *const always_lost[] = {
     "control it",
     "modes and times are not controlled by Landlock, granted or not: a worker may chmod or "
     "utimes any file its uid owns anywhere on the host, even where writes are denied (as "
-    "root seccomp denies chmod and chown outright, since root owns the system; extended "
-    "attributes are denied in every sandbox): read-only is weaker than a read-only mount",
+    "root seccomp denies chmod, chown, removing extended attributes and setting inode "
+    "flags outright, since root owns the system; writing extended attributes is denied in "
+    "every sandbox): read-only is weaker than a read-only mount",
+    "inotify and fanotify watches are not controlled by Landlock: a worker can watch a "
+    "directory it may not list and learn the names of what is created, opened or written "
+    "there",
     "no private /tmp or /dev/shm: the host's are shared with every process there, so they "
     "are not granted (mount a directory of your own with -v DIR and set TMPDIR to it); no "
     "new pseudo-terminals (the host's /dev/pts is not granted)",

@@ -255,8 +255,24 @@ const char *const sbx_seccomp_processes_group = "other processes";
  * read-only mounts refuse the rest. (A supervisor that performs the call where Landlock lets
  * the worker write could allow them again.) */
 static const struct sbx_seccomp_entry g_host_root[] = {
-    E("chmod"),     E("chown"),  E("fchmod"),   E("fchmodat"),
-    E("fchmodat2"), E("fchown"), E("fchownat"), E("lchown"),
+    E("chmod"),
+    E("chown"),
+    E("fchmod"),
+    E("fchmodat"),
+    E("fchmodat2"),
+    E("fchown"),
+    E("fchownat"),
+    E("lchown"),
+    /* Removing an attribute takes a POSIX ACL away (the group's bits then become its
+     * rights) or a program's data; the inode flags (sync, noatime, nodump, project) are the
+     * owner's to set too. Writing attributes is denied everywhere (@setxattr). */
+    E("fremovexattr"),
+    E("lremovexattr"),
+    E("removexattr"),
+    E("removexattrat"),
+    EQ32("ioctl", 1, 0x40086602 /* FS_IOC_SETFLAGS */),
+    EQ32("ioctl", 1, 0x40046602 /* FS_IOC32_SETFLAGS */),
+    EQ32("ioctl", 1, 0x401c5820 /* FS_IOC_FSSETXATTR */),
 };
 const char *const sbx_seccomp_host_root_group = "root's files";
 
@@ -316,6 +332,14 @@ static const struct sbx_seccomp_entry g_sysvipc[] = {
     E("msgctl"), E("msgget"), E("msgrcv"), E("msgsnd"),     E("semctl"), E("semget"),
     E("semop"),  E("shmat"),  E("shmctl"), E("semtimedop"), E("shmget"),
 };
+/* POSIX message queues live in the IPC namespace too (an mqueue filesystem of its own): under
+ * the landlock backend a worker could create queues the host keeps after the run (up to
+ * fs.mqueue.queues_max for every user: mq_open creates the queue even when it then answers
+ * EACCES), and remove the caller's. */
+static const struct sbx_seccomp_entry g_mqueue[] = {
+    E("mq_getsetattr"),   E("mq_notify"),    E("mq_open"),
+    E("mq_timedreceive"), E("mq_timedsend"), E("mq_unlink"),
+};
 static const struct sbx_seccomp_entry g_tty_inject[] = {
     EQ32("ioctl", 1, TIOCSTI),
     EQ32("ioctl", 1, TIOCLINUX),
@@ -364,6 +388,9 @@ const struct sbx_seccomp_group sbx_seccomp_groups[] = {
     GROUP("@module", g_module, false, "loading and unloading kernel modules"),
     GROUP("@mount", g_mount, true,
           "mounting, the new mount API, pivot_root and chroot (allowed with nesting)"),
+    SAME_NS_GROUP("@mqueue", g_mqueue,
+                  "POSIX message queues (denied under the landlock backend, which shares the "
+                  "caller's IPC namespace)"),
     GROUP("@namespaces", g_namespaces, true,
           "creating or joining namespaces: clone and unshare with CLONE_NEW* flags, setns "
           "(allowed with nesting)"),
@@ -714,15 +741,49 @@ static struct sbx_seccomp_rule entry_rule(const struct sbx_seccomp_entry *en, co
 	};
 }
 
-/* The rules of one of the landlock backend's tables, less what is denied outright already. */
+/* The rules of one of the landlock backend's tables, less what is denied outright already.
+ * They stand in for a namespace that backend lacks (network, mount, pid, IPC), so they are
+ * locked: log mode, which lifts every other denial, must not give the worker the host's unix
+ * sockets, processes or IPC objects that the namespaces backend never shows. */
 static void add_backend_rules(struct sbx_seccomp_rules *res, const struct sbx_seccomp_entry *tbl,
                               size_t n, const char *group)
 {
 	for (size_t i = 0; i < n; i++) {
 		if (has_rule(res, tbl[i].call, true))
 			continue; /* denied outright already */
-		res->rules[res->n_rules++] = entry_rule(&tbl[i], group, res->deny_errno, false);
+		res->rules[res->n_rules++] = entry_rule(&tbl[i], group, res->deny_errno, true);
 	}
+}
+
+/* Keyrings without a user namespace of the worker's own: the session keyring it joins is
+ * new, but the caller's user keyring (KEY_SPEC_USER_KEYRING, keyctl link, search, read) is
+ * the same uid's in the same user namespace. So under the landlock backend @keyring cannot be
+ * allowed, by group or by call. */
+static int refuse_same_ns_keyring(const struct sbx_seccomp_conf *conf, struct sbx_error *err)
+{
+	const struct sbx_seccomp_group *g = sbx_seccomp_group_find("@keyring");
+	int r;
+
+	if (!conf->same_ns || !g)
+		return 0;
+	for (size_t i = 0; i < conf->n_allow; i++) {
+		bool hit = strcmp(conf->allow[i], g->name) == 0;
+
+		for (size_t e = 0; !hit && e < g->n_entries; e++)
+			hit = strcmp(conf->allow[i], g->entries[e].call) == 0;
+		if (!hit)
+			continue;
+		r = sbx_error_set(err, SBX_ERR_USAGE, EPERM,
+		                  "cannot allow '%s' under the landlock backend: without a user "
+		                  "namespace of its own the worker would reach the caller's user "
+		                  "keyring and read its keys",
+		                  conf->allow[i]);
+		sbx_error_hint(err,
+		               "run on the namespaces backend (where the worker's keyrings are "
+		               "its own), or leave @keyring denied");
+		return r;
+	}
+	return 0;
 }
 
 int sbx_seccomp_resolve(const struct sbx_seccomp_conf *conf, struct sbx_seccomp_rules *out,
@@ -734,6 +795,9 @@ int sbx_seccomp_resolve(const struct sbx_seccomp_conf *conf, struct sbx_seccomp_
 
 	memset(out, 0, sizeof(*out));
 	r = check_conf(conf, err);
+	if (r < 0)
+		return r;
+	r = refuse_same_ns_keyring(conf, err);
 	if (r < 0)
 		return r;
 	res.log = conf->log;
@@ -780,8 +844,11 @@ int sbx_seccomp_resolve(const struct sbx_seccomp_conf *conf, struct sbx_seccomp_
 			if (en->cmp[0].op != SBX_SECCOMP_ALWAYS &&
 			    listed(conf->deny, conf->n_deny, en->call))
 				continue;
+			/* a group standing in for the IPC namespace the landlock backend lacks is
+			 * enforced in log mode too, like that backend's own rules */
 			res.rules[res.n_rules++] =
-			    entry_rule(en, grp->name, res.deny_errno, grp->locked);
+			    entry_rule(en, grp->name, res.deny_errno,
+			               grp->locked || (grp->same_ns && conf->same_ns));
 		}
 	}
 	for (size_t i = 0; i < conf->n_deny; i++) {

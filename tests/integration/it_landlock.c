@@ -1153,6 +1153,67 @@ static void test_landlock_backend_root_changes_no_mode_or_owner(void)
 		IT_EXPECT_NOT_CONTAINS(r.out, "root's files");
 }
 
+/*
+ * Outside attack B, under the landlock backend: log mode keeps the rules that stand in for
+ * the namespaces this backend lacks (a unix socket, System V and POSIX IPC, other processes);
+ * POSIX message queues are denied (mq_open made a host queue even while answering EACCES);
+ * @keyring cannot be allowed (the caller's user keyring is the worker's too); as root,
+ * removing an extended attribute (a POSIX ACL) of a host file is denied.
+ */
+static void test_landlock_backend_ipc_keyring_and_log_mode(void)
+{
+	const char *dir = it_tmpdir();
+	char *f = it_path(dir, "acl-file"), *script;
+	struct it_run r;
+
+	it_write_file(f, "x\n");
+	if (asprintf(
+	        &script,
+	        "import ctypes, os, socket\n"
+	        "libc = ctypes.CDLL(None, use_errno=True)\n"
+	        "def res(ok):\n"
+	        "    return 'ok' if ok else os.strerror(ctypes.get_errno())\n"
+	        "try:\n"
+	        "    socket.socket(socket.AF_UNIX); print('unix ok')\n"
+	        "except OSError as e: print('unix', e.errno)\n"
+	        "print('mq_open', res(libc.mq_open(b'/sbx-it-q', os.O_CREAT | os.O_RDWR, 0o600, "
+	        "None) >= 0))\n"
+	        "print('msgget', res(libc.msgget(0, 0o1600) >= 0))\n"
+	        "try:\n"
+	        "    os.removexattr('%s', 'user.x'); print('removexattr ok')\n"
+	        "except OSError as e: print('removexattr', e.errno)\n",
+	        f) < 0)
+		it_fail(__FILE__, __LINE__, "out of memory");
+	{
+		const char *opts[] = {"--backend",       "landlock", "--seccomp-log",
+		                      "--seccomp-errno", "1234",     NULL};
+		const char *cmd[] = {"/usr/bin/python3", "-c", script, NULL};
+
+		it_run_in(&r, opts, cmd);
+	}
+	IT_EXPECT_INT(r.status, 0);
+	IT_EXPECT_CONTAINS(r.out, "unix 1234\n");
+	IT_EXPECT_CONTAINS(r.out, "mq_open Unknown error 1234\n");
+	IT_EXPECT_CONTAINS(r.out, "msgget Unknown error 1234\n");
+	/* root owns the host's files there: removing an attribute is denied (it would take a
+	 * POSIX ACL away); a user's own file keeps it (ENODATA: there is none to remove) */
+	IT_EXPECT_CONTAINS(r.out, it_is_root() ? "removexattr 1234\n" : "removexattr 61\n");
+	/* no queue was left on the host: removing it finds nothing (the raw call takes the
+	 * name without its slash) */
+	errno = 0;
+	IT_EXPECT(syscall(SYS_mq_unlink, "sbx-it-q") < 0 && errno == ENOENT);
+	it_sbxv(&r, "run", "--backend", "landlock", "--seccomp-allow", "@keyring", "--",
+	        "/bin/true", NULL);
+	IT_EXPECT_INT(r.status, 125);
+	IT_EXPECT_CONTAINS(r.err, "cannot allow '@keyring' under the landlock backend");
+	it_sbxv(&r, "run", "--backend", "landlock", "--seccomp-allow", "keyctl", "--", "/bin/true",
+	        NULL);
+	IT_EXPECT_INT(r.status, 125);
+	/* the namespaces backend keeps its own keyrings: allowed there */
+	it_sbxv(&r, "run", "--seccomp-allow", "@keyring", "--", "/bin/true", NULL);
+	IT_EXPECT_INT(r.status, 0);
+}
+
 int main(int argc, char **argv)
 {
 	static const struct it_case cases[] = {
@@ -1174,6 +1235,7 @@ int main(int argc, char **argv)
 	    IT_CASE(test_hide_glob_profile),
 	    IT_CASE(test_landlock_backend_reaches_no_host_process_ipc_or_socket),
 	    IT_CASE(test_landlock_backend_root_changes_no_mode_or_owner),
+	    IT_CASE(test_landlock_backend_ipc_keyring_and_log_mode),
 	};
 
 	if (argc == 5 && strcmp(argv[1], "--reach-probe") == 0)
