@@ -487,7 +487,7 @@ void sbx_cli_print_plan(FILE *f, const struct sbx_plan *plan, char *const *argv,
 				        sbx_cli_esc(o->source));
 			fprintf(f, "  (%s)\n", sbx_cli_esc(o->why));
 		}
-		sbx_cli_print_seccomp(f, &plan->seccomp, false);
+		sbx_cli_print_seccomp(f, &plan->seccomp, &plan->seccomp_rules, false);
 		print_landlock(f, &plan->landlock, false);
 		if (plan->n_limits)
 			fprintf(f, "limits (what the kernel does not keep of the profile):\n");
@@ -549,7 +549,7 @@ void sbx_cli_print_plan(FILE *f, const struct sbx_plan *plan, char *const *argv,
 		fputc('}', f);
 	}
 	fputs("],\"seccomp\":", f);
-	sbx_cli_print_seccomp(f, &plan->seccomp, true);
+	sbx_cli_print_seccomp(f, &plan->seccomp, &plan->seccomp_rules, true);
 	print_landlock(f, &plan->landlock, true);
 	fputs(",\"limits\":[", f);
 	for (size_t i = 0; i < plan->n_limits; i++) {
@@ -642,7 +642,11 @@ int sbx_cli_plan_landlock(const struct sbx_cli_run *run, struct sbx_plan *plan, 
 	}
 	/* A worker in a Landlock domain can no longer mount: its effective spec says so, and
 	 * nested sandboxes take the landlock backend (nest.c). */
-	return sbx_cli_nest_mark_landlock(plan, err);
+	r = sbx_cli_nest_mark_landlock(plan, err);
+	if (r < 0)
+		return r;
+	/* the backend's groups are settled: the rules the filter is built from */
+	return sbx_plan_resolve_seccomp(plan, err);
 }
 
 static int mark_backend_landlock(struct sbx_nest *n, struct sbx_plan *plan, struct sbx_error *err)
