@@ -187,7 +187,6 @@ int sbx_cli_nest_plan(const struct sbx_nest *parent, struct sbx_cli_run *run, st
 {
 	struct sbx_nest_request req;
 	_cleanup_nest_ struct sbx_nest *child = NULL;
-	_cleanup_nest_ struct sbx_nest *built = NULL;
 	_cleanup_spec_ struct sbx_spec *spec = NULL;
 	int r;
 
@@ -216,7 +215,7 @@ int sbx_cli_nest_plan(const struct sbx_nest *parent, struct sbx_cli_run *run, st
 		/* A Landlock domain forbids every mount (and the landlock backend's worker has no
 		 * namespaces to build in): the child stacks its own Landlock layer and seccomp
 		 * filter in the parent's mount namespace, where paths are the same. */
-		if (run->backend == SBX_CLI_BACKEND_NAMESPACES) {
+		if (run->backend == SBX_ASK_NAMESPACES) {
 			r = sbx_error_set(
 			    err, SBX_ERR_UNSUPPORTED, EOPNOTSUPP,
 			    "cannot start a nested sandbox with --backend namespaces: "
@@ -230,7 +229,7 @@ int sbx_cli_nest_plan(const struct sbx_nest *parent, struct sbx_cli_run *run, st
 			               "the landlock backend, a stacked Landlock layer");
 			return r;
 		}
-		run->backend = SBX_CLI_BACKEND_LANDLOCK;
+		run->backend = SBX_ASK_LANDLOCK;
 	} else if (host->euid == 0) {
 		/* Since Linux 5.12 (verify_root_map in kernel/user_namespace.c) a process may map
 		 * uid 0 of its namespace into a new user namespace only with CAP_SETFCAP there. A
@@ -251,7 +250,7 @@ int sbx_cli_nest_plan(const struct sbx_nest *parent, struct sbx_cli_run *run, st
 	if (r < 0)
 		return r;
 	/* A nested profile's policies stay attached to its mounts, so that the child's Landlock
-	 * layer compiles them (sbx_cli_plan_landlock): they can only take rights away. */
+	 * layer compiles them (sbx_plan_finish): they can only take rights away. */
 	for (size_t i = 0; r >= 0 && i < spec->n_mounts; i++) {
 		const struct sbx_mount *asked =
 		    sbx_spec_find_target(run->spec, spec->mounts[i].target);
@@ -265,7 +264,7 @@ int sbx_cli_nest_plan(const struct sbx_nest *parent, struct sbx_cli_run *run, st
 		r = nest_walk(child, run, spec, err);
 	if (r < 0)
 		return r;
-	if (run->backend == SBX_CLI_BACKEND_LANDLOCK) {
+	if (run->backend == SBX_ASK_LANDLOCK) {
 		/* What the parent hides stays hidden for a child in its mount namespace (the
 		 * parent's masks, which Landlock forbids it to unmount), or is as unenforced as it
 		 * was for the parent: only what the child hides anew asks the landlock backend
@@ -304,23 +303,6 @@ int sbx_cli_nest_plan(const struct sbx_nest *parent, struct sbx_cli_run *run, st
 		r = sbx_guards_prune(*plan, err);
 	if (r < 0)
 		return r;
-	/* What travels on is what was built, not what was asked. */
-	r = sbx_nest_from_plan(spec, *plan, child->depth, SBX_BACKEND_NAMESPACES, &built, err);
-	/* the parent's Landlock scopes and origin hold for the child too */
-	if (r >= 0) {
-		built->scoped = child->scoped;
-		built->parent_unknown = child->parent_unknown;
-	}
-	/* what stays hidden by the parent's masks (above) is still hidden for this child */
-	for (size_t i = 0; r >= 0 && i < child->n_mounts; i++)
-		if (child->mounts[i].kind == SBX_NEST_HIDDEN &&
-		    sbx_nest_lookup(built, child->mounts[i].target))
-			r = sbx_nest_put(built, child->mounts[i].target, SBX_NEST_HIDDEN, 0, 0,
-			                 err);
-	if (r >= 0)
-		r = sbx_nest_encode(built, &(*plan)->spec_blob, &(*plan)->spec_len, err);
-	if (r < 0)
-		return r;
 	sbx_spec_free(run->spec);
 	run->spec = TAKE_PTR(spec);
 	run->nest_child = TAKE_PTR(child);
@@ -343,65 +325,6 @@ void sbx_cli_nest_unhide_notes(FILE *f, const struct sbx_nest *parent, const str
 			        sbx_cli_esc(spec->unhide[i]), sbx_cli_esc(m->target));
 			break;
 		}
-}
-
-int sbx_cli_spec_edit(struct sbx_plan *plan,
-                      int (*edit)(struct sbx_nest *n, struct sbx_plan *plan, struct sbx_error *err),
-                      struct sbx_error *err)
-{
-	_cleanup_nest_ struct sbx_nest *n = NULL;
-	unsigned char *blob = NULL;
-	size_t len = 0;
-	int r;
-
-	if (!plan->spec_blob)
-		return 0;
-	r = sbx_nest_decode(plan->spec_blob, plan->spec_len, &n, err);
-	if (r >= 0)
-		r = edit(n, plan, err);
-	if (r >= 0)
-		r = sbx_nest_encode(n, &blob, &len, err);
-	if (r < 0)
-		return r;
-	free(plan->spec_blob);
-	plan->spec_blob = blob;
-	plan->spec_len = len;
-	return 0;
-}
-
-static int mark_landlocked(struct sbx_nest *n, struct sbx_plan *plan, struct sbx_error *err)
-{
-	int r;
-
-	n->scoped |= (unsigned)plan->landlock.scoped;
-	/* Scopes only: a domain that handles no file right lets its processes mount, so nested
-	 * sandboxes keep the namespaces backend. */
-	if (!plan->landlock.handled_fs)
-		return 0;
-	r = sbx_nest_apply_landlock(n, &plan->landlock, err);
-	if (r >= 0)
-		n->landlocked = true;
-	return r;
-}
-
-int sbx_cli_nest_mark_landlock(struct sbx_plan *plan, struct sbx_error *err)
-{
-	if (!plan->landlock.enabled)
-		return 0;
-	return sbx_cli_spec_edit(plan, mark_landlocked, err);
-}
-
-int sbx_cli_nest_attach(const struct sbx_spec *spec, struct sbx_plan *plan, bool parent_unknown,
-                        struct sbx_error *err)
-{
-	_cleanup_nest_ struct sbx_nest *n = NULL;
-	int r = sbx_nest_from_plan(spec, plan, 1, SBX_BACKEND_NAMESPACES, &n, err);
-
-	if (r >= 0) {
-		n->parent_unknown = parent_unknown;
-		r = sbx_nest_encode(n, &plan->spec_blob, &plan->spec_len, err);
-	}
-	return r;
 }
 
 int sbx_cli_origin(bool *parent_unknown, struct sbx_error *err)
