@@ -77,13 +77,10 @@ int sbx_cmd_status(int argc, char **argv);
  * SBX_SPEC_FD is unset, or -errno if it is set but names no valid sealed spec (refuse). */
 int sbx_cli_nest_load(struct sbx_nest **out, struct sbx_error *err);
 
-/* A nested run's flags and profile as a narrowing request (grants borrowed from run). */
-int sbx_cli_nest_request(const struct sbx_cli_run *run, struct sbx_nest_request *req,
-                         struct sbx_error *err);
-
-/* Narrow parent by run's request; replace run->spec by the child's, keep the narrowed
- * effective spec in run->nest_child (for sbx_plan_finish), and build its plan (host is
- * adjusted: nested, system mounts filtered). */
+/* Plan a nested run inside parent (sbx_nest_plan, with the glob walk): replace run->spec by
+ * the child's, keep the narrowed effective spec in run->nest_child and the backend in
+ * run->backend (for sbx_plan_finish), and build its plan (host is adjusted: nested, system
+ * mounts filtered). */
 int sbx_cli_nest_plan(const struct sbx_nest *parent, struct sbx_cli_run *run, struct sbx_host *host,
                       struct sbx_plan **plan, struct sbx_error *err);
 

@@ -106,4 +106,48 @@ struct sbx_finish_in {
 int sbx_plan_finish(const struct sbx_finish_in *in, const struct sbx_finish_facts *facts,
                     struct sbx_plan *plan, char *warn, size_t size, struct sbx_error *err);
 
+/* ---- a nested run (src/core/nestplan.c) ---- */
+
+/* What a nested `sbx run` asks, as data. Everything is borrowed. */
+struct sbx_nest_ask {
+	const struct sbx_spec *spec;        /* its flags and its profile, parsed, with the
+	                                       profile's policies compiled (guards, globs) */
+	const struct sbx_nest_request *req; /* the grants its flags name as they were parsed (-v,
+	                                       --mount, --restrict, --allow-read, --allow-write);
+	                                       copied, never changed */
+	bool profile;                       /* it names a --profile */
+	bool net_given;                     /* --net was given */
+	enum sbx_backend_ask backend;
+	/* Its hide globs become paths by one walk of what this process sees: walk adds to
+	 * view->hide every match of view's globs beneath view's mounts (src/os/globwalk.c,
+	 * without a cache); only called when there are globs. */
+	int (*walk)(void *ctx, struct sbx_spec *view, struct sbx_error *err);
+	void *walk_ctx;
+};
+
+/* The child of a nested run, planned. */
+struct sbx_nest_planned {
+	struct sbx_nest *child;       /* owned: the parent's effective spec narrowed by the ask
+	                                 (sbx_plan_finish's in->child) */
+	struct sbx_spec *spec;        /* owned: the spec the child is built from (sbx_plan_build) */
+	enum sbx_backend_ask backend; /* as asked, or the landlock backend under a parent in a
+	                                 Landlock domain */
+};
+void sbx_nest_planned_clear(struct sbx_nest_planned *p);
+
+/*
+ * Plan a nested run (SPEC section 6) inside a sandbox whose effective spec is `parent`:
+ * refused where the parent forbids nesting; the ask as a narrowing request (the flags'
+ * grants, the profile's mounts; refused: another root, a tmpfs, a mount seen elsewhere than
+ * at its source) applied by sbx_spec_narrow (refused: any widening); the backend (under a
+ * parent's Landlock domain the landlock backend, refused if namespaces were asked; refused as
+ * uid 0 otherwise, host->euid); the child's spec (sbx_nest_to_spec) with the profile's
+ * policies on its mounts, its unhide entries, its hide globs walked (ask->walk) over what the
+ * child may read, what the parent hides already left to the parent under the landlock
+ * backend, and its chdir, environment and guards. host is adjusted for sbx_plan_build: only
+ * the system mounts the parent has, and `nested`. Returns 0 with *out filled, or -errno.
+ */
+int sbx_nest_plan(const struct sbx_nest *parent, const struct sbx_nest_ask *ask,
+                  struct sbx_host *host, struct sbx_nest_planned *out, struct sbx_error *err);
+
 #endif
