@@ -57,9 +57,10 @@ bad:
 }
 
 /* The child's hide globs, matched by one walk of what this process sees (no cache). */
-static int walk_globs(void *ctx, struct sbx_spec *view, struct sbx_error *err)
+static int walk_globs(void *ctx, const struct sbx_spec *view, struct sbx_globwalk_matches *out,
+                      struct sbx_error *err)
 {
-	return sbx_globwalk_apply(view, NULL, ctx, err);
+	return sbx_globwalk_run(view, NULL, out, ctx, err);
 }
 
 int sbx_cli_nest_plan(const struct sbx_nest *parent, struct sbx_cli_run *run, struct sbx_host *host,

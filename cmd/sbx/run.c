@@ -673,11 +673,16 @@ extern char **environ;
 static int run_globwalk(struct sbx_cli_run *run, const struct sbx_host *host, struct sbx_error *err)
 {
 	_cleanup_free_ char *dir = NULL;
+	struct sbx_globwalk_matches found = {0};
 	int r = sbx_state_guard(run->spec, host, true, &dir, err);
 
 	if (r < 0 || run->spec->n_hide_globs == 0)
 		return r;
-	return sbx_globwalk_apply(run->spec, dir, &run->walk, err);
+	r = sbx_globwalk_run(run->spec, dir, &found, &run->walk, err);
+	if (r >= 0)
+		r = sbx_spec_add_hides(run->spec, found.paths, found.n, err);
+	sbx_globwalk_matches_clear(&found);
+	return r;
 }
 
 /*

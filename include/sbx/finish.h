@@ -23,6 +23,7 @@
 #include <stddef.h>
 
 #include "sbx/error.h"
+#include "sbx/globwalk.h"
 #include "sbx/landlock.h"
 #include "sbx/nest.h"
 #include "sbx/plan.h"
@@ -118,10 +119,11 @@ struct sbx_nest_ask {
 	bool profile;                       /* it names a --profile */
 	bool net_given;                     /* --net was given */
 	enum sbx_backend_ask backend;
-	/* Its hide globs become paths by one walk of what this process sees: walk adds to
-	 * view->hide every match of view's globs beneath view's mounts (src/os/globwalk.c,
-	 * without a cache); only called when there are globs. */
-	int (*walk)(void *ctx, struct sbx_spec *view, struct sbx_error *err);
+	/* Its hide globs become paths by one walk of what this process sees: walk returns in
+	 * *out every match of view's globs beneath view's mounts (sbx_globwalk_run, without a
+	 * cache), which the child hides; only called when there are globs. */
+	int (*walk)(void *ctx, const struct sbx_spec *view, struct sbx_globwalk_matches *out,
+	            struct sbx_error *err);
 	void *walk_ctx;
 };
 

@@ -169,6 +169,8 @@ int sbx_spec_add_env(struct sbx_spec *spec, const char *name, const char *value,
 
 /* Add an exact sandbox path to hide (absolute; normalised; a repeat is ignored). */
 int sbx_spec_add_hide(struct sbx_spec *spec, const char *path, struct sbx_error *err);
+/* Add each of n paths to hide, in order (a glob walk's matches, sbx_globwalk_run). */
+int sbx_spec_add_hides(struct sbx_spec *spec, char *const *paths, size_t n, struct sbx_error *err);
 
 /* Add a glob to hide that unhide never gives back (a policy's deny rule on a glob); a glob
  * already there becomes firm. */

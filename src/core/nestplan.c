@@ -180,6 +180,7 @@ static int nest_walk(const struct sbx_nest *child, const struct sbx_nest_ask *as
 {
 	const struct sbx_spec *asked = ask->spec;
 	_cleanup_spec_ struct sbx_spec *view = sbx_spec_new();
+	struct sbx_globwalk_matches found = {0};
 	int r = view ? 0 : sbx_error_set(err, SBX_ERR_SETUP, ENOMEM, "out of memory");
 
 	/* unhide gives back only what this child hides anew: the parent's masks and Landlock
@@ -212,9 +213,10 @@ static int nest_walk(const struct sbx_nest *child, const struct sbx_nest_ask *as
 	for (size_t i = 0; r >= 0 && i < asked->n_unhide; i++)
 		r = sbx_spec_add_unhide(view, asked->unhide[i], err);
 	if (r >= 0)
-		r = ask->walk(ask->walk_ctx, view, err);
-	for (size_t i = 0; r >= 0 && i < view->n_hide; i++)
-		r = sbx_spec_add_hide(spec, view->hide[i], err);
+		r = ask->walk(ask->walk_ctx, view, &found, err);
+	if (r >= 0)
+		r = sbx_spec_add_hides(spec, found.paths, found.n, err);
+	sbx_globwalk_matches_clear(&found);
 	/* the child keeps its globs, for what it reports (--dry-run) */
 	for (size_t i = 0; r >= 0 && i < view->n_hide_globs; i++)
 		r = view->hide_glob_firm[i]

@@ -256,6 +256,15 @@ int sbx_spec_add_hide(struct sbx_spec *spec, const char *path, struct sbx_error 
 	return 0;
 }
 
+int sbx_spec_add_hides(struct sbx_spec *spec, char *const *paths, size_t n, struct sbx_error *err)
+{
+	int r = 0;
+
+	for (size_t i = 0; r >= 0 && i < n; i++)
+		r = sbx_spec_add_hide(spec, paths[i], err);
+	return r;
+}
+
 int sbx_spec_add_guard(struct sbx_spec *spec, const char *path, bool readonly, bool noexec,
                        const char *why, struct sbx_error *err)
 {
