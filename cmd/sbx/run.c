@@ -674,8 +674,12 @@ static int run_globwalk(struct sbx_cli_run *run, const struct sbx_host *host, st
 {
 	_cleanup_free_ char *dir = NULL;
 	struct sbx_globwalk_matches found = {0};
-	int r = sbx_state_guard(run->spec, host, true, &dir, err);
+	struct sbx_state_pins pins = {0};
+	int r = sbx_state_guard(run->spec, host, true, &pins, &dir, err);
 
+	if (r >= 0)
+		r = sbx_spec_add_pins(run->spec, pins.paths, pins.n, err);
+	sbx_state_pins_clear(&pins);
 	if (r < 0 || run->spec->n_hide_globs == 0)
 		return r;
 	r = sbx_globwalk_run(run->spec, dir, &found, &run->walk, err);

@@ -331,6 +331,15 @@ int sbx_spec_add_pin(struct sbx_spec *spec, const char *path, struct sbx_error *
 	return 0;
 }
 
+int sbx_spec_add_pins(struct sbx_spec *spec, char *const *paths, size_t n, struct sbx_error *err)
+{
+	int r = 0;
+
+	for (size_t i = 0; r >= 0 && i < n; i++)
+		r = sbx_spec_add_pin(spec, paths[i], err);
+	return r;
+}
+
 static int add_hide_glob(struct sbx_spec *spec, const char *pattern, bool firm,
                          struct sbx_error *err)
 {
