@@ -59,17 +59,23 @@ int sbx_cli_guard_plan(struct sbx_spec *spec, const struct sbx_host *host, struc
 {
 	int r = sbx_gitguard_survey(spec, *plan, git, err);
 
+	/* the guards are the spec's */
+	for (size_t i = 0; r >= 0 && i < git->n_guarded; i++)
+		r = sbx_spec_add_guard(spec, git->guards[i].path, git->guards[i].readonly, false,
+		                       git->guards[i].why, err);
 	if (r < 0)
 		return r;
 	if (git->n_guarded) {
-		/* the guards are the spec's now: plan again with them */
+		/* plan again with them */
 		sbx_plan_free(*plan);
 		*plan = NULL;
 		r = sbx_plan_build(spec, host, plan, err);
 		if (r < 0)
 			return r;
 	}
-	return sbx_guards_prune(*plan, err);
+	/* guards the host lacks dropped */
+	sbx_plan_prune_guards(*plan, sbx_guard_bindable, NULL);
+	return 0;
 }
 
 void sbx_cli_guard_lines(const struct sbx_gitguard *git, struct sbx_cli_git_lines *lines,

@@ -80,9 +80,9 @@ int sbx_cli_nest_plan(const struct sbx_nest *parent, struct sbx_cli_run *run, st
 
 	if (r >= 0)
 		r = sbx_plan_build(np.spec, host, plan, err);
-	/* guards the host lacks dropped (src/os/guard.c) */
+	/* guards the host lacks dropped (src/os/guard.c says which) */
 	if (r >= 0)
-		r = sbx_guards_prune(*plan, err);
+		sbx_plan_prune_guards(*plan, sbx_guard_bindable, NULL);
 	if (r < 0) {
 		sbx_nest_planned_clear(&np);
 		return r;

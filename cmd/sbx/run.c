@@ -666,9 +666,10 @@ static void print_landlock(FILE *f, const struct sbx_ll_plan *ll, bool json)
 extern char **environ;
 
 /*
- * sbx's own state first: its cache directory is made if missing and hidden wherever a mount
- * shows it (src/os/state.c), before any worker runs. Then hide globs: one walk of the host,
- * cached there ($XDG_CACHE_HOME/sbx or ~/.cache/sbx) when sbx can trust the directory.
+ * sbx's own state first: its cache directory is made if missing, and wherever a mount shows it
+ * (src/os/state.c finds where) the spec hides it, pinned, before any worker runs. Then hide
+ * globs: one walk of the host (src/os/globwalk.c), cached there ($XDG_CACHE_HOME/sbx or
+ * ~/.cache/sbx) when sbx can trust the directory, whose matches the spec hides.
  */
 static int run_globwalk(struct sbx_cli_run *run, const struct sbx_host *host, struct sbx_error *err)
 {
@@ -697,13 +698,13 @@ static int run_globwalk(struct sbx_cli_run *run, const struct sbx_host *host, st
  * process, and finishes again with its error (`failed`) if they are off by configuration.
  * What Landlock cannot keep on this kernel (--best-effort) is said on stderr.
  */
-static int finish(struct sbx_cli_run *run, struct sbx_plan *plan, const struct sbx_gitguard *git,
-                  bool parent_unknown, bool probe, const struct sbx_error *failed,
-                  struct sbx_error *err)
+static int finish(struct sbx_cli_run *run, const struct sbx_host *host, struct sbx_plan *plan,
+                  const struct sbx_gitguard *git, bool parent_unknown, bool probe,
+                  const struct sbx_error *failed, struct sbx_error *err)
 {
 	struct sbx_finish_facts facts = {
 	    .landlock_abi = sbx_landlock_abi(),
-	    .root = geteuid() == 0,
+	    .root = host->euid == 0,
 	    .ll_host = &sbx_landlock_host,
 	};
 	struct sbx_finish_in in = {
@@ -806,7 +807,7 @@ int sbx_cmd_run(int argc, char **argv)
 	}
 	if (r < 0)
 		goto fail;
-	r = finish(&run, plan, &git, parent_unknown, run.dry_run || parent, NULL, &err);
+	r = finish(&run, &host, plan, &git, parent_unknown, run.dry_run || parent, NULL, &err);
 	if (r < 0)
 		goto fail;
 	warn_not_enforced(&run, plan);
@@ -837,9 +838,9 @@ int sbx_cmd_run(int argc, char **argv)
 		plan = NULL;
 		r = sbx_plan_build(run.spec, &host, &plan, &err);
 		if (r >= 0)
-			r = sbx_guards_prune(plan, &err);
+			sbx_plan_prune_guards(plan, sbx_guard_bindable, NULL);
 		if (r >= 0)
-			r = finish(&run, plan, &git, parent_unknown, false, &first, &err);
+			r = finish(&run, &host, plan, &git, parent_unknown, false, &first, &err);
 		if (r >= 0) {
 			fprintf(stderr, "sbx: note: %s; running with the landlock backend\n",
 			        sbx_cli_esc(first.msg));

@@ -171,6 +171,11 @@ extern const size_t sbx_n_system_candidates;
  * operation covering it, or NULL. */
 const struct sbx_plan_op *sbx_plan_guarded_by(const struct sbx_plan *plan, const char *path);
 
+/* Drop the guard binds (SBX_PLAN_F_GUARD) whose source the host cannot bind now, as
+ * bindable(ctx, source) says (sbx_guard_bindable, src/os/guard.c; tests fake it). */
+void sbx_plan_prune_guards(struct sbx_plan *plan, bool (*bindable)(void *ctx, const char *source),
+                           void *ctx);
+
 /* Build the plan for a finished spec on a host. */
 int sbx_plan_build(const struct sbx_spec *spec, const struct sbx_host *host, struct sbx_plan **out,
                    struct sbx_error *err);

@@ -130,6 +130,24 @@ void sbx_plan_free(struct sbx_plan *plan)
 	free(plan);
 }
 
+void sbx_plan_prune_guards(struct sbx_plan *plan, bool (*bindable)(void *ctx, const char *source),
+                           void *ctx)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < plan->n_ops; i++) {
+		struct sbx_plan_op *o = &plan->ops[i];
+
+		if ((o->flags & SBX_PLAN_F_GUARD) && !bindable(ctx, o->source)) {
+			free(o->source);
+			free(o->target);
+			continue;
+		}
+		plan->ops[k++] = *o;
+	}
+	plan->n_ops = k;
+}
+
 int sbx_plan_resolve_seccomp(struct sbx_plan *plan, struct sbx_error *err)
 {
 	struct sbx_seccomp_rules rules;
