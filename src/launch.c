@@ -335,7 +335,8 @@ static int seal_spec_and_build_filter(const struct sbx_plan *plan, int *spec_fd,
 	*spec_fd = sbx_memfd_sealed(plan->spec_blob, plan->spec_len, err);
 	if (*spec_fd < 0)
 		return *spec_fd;
-	return sbx_seccomp_build(&plan->seccomp, filter, err);
+	/* the rules --dry-run prints, resolved by core once the backend was settled */
+	return sbx_seccomp_build(&plan->seccomp_rules, filter, err);
 }
 
 static int launch_landlock(const struct sbx_plan *plan, char *const argv[], int *status,

@@ -11,6 +11,7 @@
 #include <stdio.h>
 
 #include "sbx/error.h"
+#include "sbx/finish.h"
 #include "sbx/globwalk.h"
 #include "sbx/nest.h"
 #include "sbx/plan.h"
@@ -27,12 +28,8 @@ struct sbx_cli_run {
 	bool dry_run;
 	bool json;
 	bool help;
-	struct sbx_profile *profile; /* owned; NULL without --profile */
-	enum sbx_cli_backend {
-		SBX_CLI_BACKEND_AUTO = 0, /* namespaces where user namespaces can be made */
-		SBX_CLI_BACKEND_NAMESPACES,
-		SBX_CLI_BACKEND_LANDLOCK,
-	} backend;
+	struct sbx_profile *profile;  /* owned; NULL without --profile */
+	enum sbx_backend_ask backend; /* --backend (finish.h) */
 	/* nesting (nest.c): --restrict, --allow-read, --allow-write, and -v/--mount as grants */
 	struct sbx_nest_request req;    /* owned grants */
 	bool net_given;                 /* --net was given */
@@ -46,20 +43,6 @@ void sbx_cli_run_clear(struct sbx_cli_run *run);
 /* Parse `sbx run` options (argv[0] is "run"). cwd is the caller's working directory. */
 int sbx_cli_parse_run(int argc, char **argv, const char *cwd, struct sbx_cli_run *out,
                       struct sbx_error *err);
-
-/* Compile the plan's Landlock rules from the run's spec and policies, and negotiate them
- * with this kernel's ABI; warnings (best-effort) go to warn_to when not NULL. */
-int sbx_cli_plan_landlock(const struct sbx_cli_run *run, struct sbx_plan *plan, FILE *warn_to,
-                          struct sbx_error *err);
-
-/* Choose the backend (sets plan->backend_landlock) and check the spec fits it. With
- * --backend auto: `failed` (the namespaces backend's error, off by configuration) means
- * landlock; else `probe` tries a user namespace now, and takes landlock only where
- * sbx_userns_decide finds them off by configuration (a passing shortage is refused); else the
- * namespaces backend is assumed, to be tried. The landlock backend keeps the caller's ids
- * (sbx_plan_no_userns). */
-int sbx_cli_pick_backend(const struct sbx_cli_run *run, struct sbx_plan *plan, bool probe,
-                         const struct sbx_error *failed, struct sbx_error *err);
 
 /* Print an error as one line (profile errors also get their source line and a caret). */
 void sbx_cli_report(FILE *f, const struct sbx_error *err);
@@ -94,27 +77,12 @@ int sbx_cmd_status(int argc, char **argv);
  * SBX_SPEC_FD is unset, or -errno if it is set but names no valid sealed spec (refuse). */
 int sbx_cli_nest_load(struct sbx_nest **out, struct sbx_error *err);
 
-/* A nested run's flags and profile as a narrowing request (grants borrowed from run). */
-int sbx_cli_nest_request(const struct sbx_cli_run *run, struct sbx_nest_request *req,
-                         struct sbx_error *err);
-
-/* Say in the plan's effective spec that its worker runs in a Landlock domain (so that a
- * nested sbx uses the landlock backend), with the per-operation rights the domain's rules
- * give (sbx_nest_apply_landlock); nothing if Landlock is off. */
-int sbx_cli_nest_mark_landlock(struct sbx_plan *plan, struct sbx_error *err);
-/* Decode the plan's effective spec (if any), let edit change it, and encode it back. */
-int sbx_cli_spec_edit(struct sbx_plan *plan,
-                      int (*edit)(struct sbx_nest *n, struct sbx_plan *plan, struct sbx_error *err),
-                      struct sbx_error *err);
-/* Narrow parent by run's request; replace run->spec by the child's and build its plan
- * (host is adjusted: nested, system mounts filtered), with the encoded spec attached. */
+/* Plan a nested run inside parent (sbx_nest_plan, with the glob walk): replace run->spec by
+ * the child's, keep the narrowed effective spec in run->nest_child and the backend in
+ * run->backend (for sbx_plan_finish), and build its plan (host is adjusted: nested, system
+ * mounts filtered). */
 int sbx_cli_nest_plan(const struct sbx_nest *parent, struct sbx_cli_run *run, struct sbx_host *host,
                       struct sbx_plan **plan, struct sbx_error *err);
-
-/* A top-level plan: attach its worker's encoded effective spec (depth 1; parent_unknown: see
- * sbx_cli_origin). */
-int sbx_cli_nest_attach(const struct sbx_spec *spec, struct sbx_plan *plan, bool parent_unknown,
-                        struct sbx_error *err);
 
 /* No SBX_SPEC_FD: gather where this sbx runs and decide (sbx_origin_decide): -errno with err
  * to refuse (SBX=1 without a spec), else 0 with *parent_unknown set when something already
@@ -132,10 +100,14 @@ struct sbx_gitguard;
  * drop the guards the host lacks. */
 int sbx_cli_guard_plan(struct sbx_spec *spec, const struct sbx_host *host, struct sbx_plan **plan,
                        struct sbx_gitguard *git, struct sbx_error *err);
-/* plan->limits: execute denials Landlock holds alone, git files that cannot be guarded (once
- * the backend is settled). */
-int sbx_cli_guard_limits(const struct sbx_cli_run *run, struct sbx_plan *plan,
-                         const struct sbx_gitguard *git, struct sbx_error *err);
+/* What of git's control surface cannot be guarded, as the lines sbx_plan_finish adds to the
+ * plan's limits (in->git_warning, in->git_repos; escaped into lines, which must outlive in). */
+struct sbx_cli_git_lines {
+	char text[2][8192];
+};
+struct sbx_finish_in;
+void sbx_cli_guard_lines(const struct sbx_gitguard *git, struct sbx_cli_git_lines *lines,
+                         struct sbx_finish_in *in);
 /* The one line at launch naming what of git's control surface cannot be guarded (again: a
  * fallback to the landlock backend in the same launch, which only adds its note). */
 void sbx_cli_guard_warn(FILE *f, const struct sbx_plan *plan, const struct sbx_gitguard *git,

@@ -1,16 +1,16 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Guards on the command line (include/sbx/guard.h): git's control surface surveyed and the
- * plan rebuilt with its guards, guards the host lacks dropped, what the kernel does not keep
- * said (--dry-run's limits, one warning line at launch), and what appeared in git's control
- * surface during the run named afterwards.
+ * plan rebuilt with its guards, guards the host lacks dropped, what cannot be guarded handed
+ * to sbx_plan_finish for --dry-run's limits and said in one warning line at launch, and what
+ * appeared in git's control surface during the run named afterwards.
  */
 #include <stdio.h>
 #include <string.h>
 
 #include "cli.h"
+#include "sbx/finish.h"
 #include "sbx/guard.h"
-#include "sbx/policy.h"
 
 /*
  * Names in these lines come from the host and from what a worker made (a folder under
@@ -59,43 +59,40 @@ int sbx_cli_guard_plan(struct sbx_spec *spec, const struct sbx_host *host, struc
 {
 	int r = sbx_gitguard_survey(spec, *plan, git, err);
 
+	/* the guards are the spec's */
+	for (size_t i = 0; r >= 0 && i < git->n_guarded; i++)
+		r = sbx_spec_add_guard(spec, git->guards[i].path, git->guards[i].readonly, false,
+		                       git->guards[i].why, err);
 	if (r < 0)
 		return r;
 	if (git->n_guarded) {
-		/* the guards are the spec's now: plan again with them */
+		/* plan again with them */
 		sbx_plan_free(*plan);
 		*plan = NULL;
 		r = sbx_plan_build(spec, host, plan, err);
 		if (r < 0)
 			return r;
 	}
-	return sbx_guards_prune(*plan, err);
+	/* guards the host lacks dropped */
+	sbx_plan_prune_guards(*plan, sbx_guard_bindable, NULL);
+	return 0;
 }
 
-int sbx_cli_guard_limits(const struct sbx_cli_run *run, struct sbx_plan *plan,
-                         const struct sbx_gitguard *git, struct sbx_error *err)
+void sbx_cli_guard_lines(const struct sbx_gitguard *git, struct sbx_cli_git_lines *lines,
+                         struct sbx_finish_in *in)
 {
-	struct sbx_policy_view view = {
-	    .plan = plan,
-	    .spec = run->spec,
-	    .policies = run->profile ? &run->profile->policies : NULL,
-	};
-	char line[8192], esc[8192];
-	int r = sbx_policy_exec_limits(&view, plan, err);
+	char line[8192];
 
-	if (r >= 0 && git &&
-	    sbx_gitguard_warning(git, plan->backend_landlock, line, sizeof(line))) {
-		escape_line(esc, sizeof(esc), line);
-		r = sbx_plan_add_limit(plan, esc, err);
+	in->git_repos = git && git->n_repos;
+	/* sbx_gitguard_warning's line names fewer paths under the landlock backend, which
+	 * keeps a pinned git dir read-only whole: one for each, the plan takes its backend's */
+	for (int ll = 0; ll < 2; ll++) {
+		in->git_warning[ll] = NULL;
+		if (git && sbx_gitguard_warning(git, ll, line, sizeof(line))) {
+			escape_line(lines->text[ll], sizeof(lines->text[ll]), line);
+			in->git_warning[ll] = lines->text[ll];
+		}
 	}
-	if (r >= 0 && git && git->n_repos && plan->backend_landlock)
-		r = sbx_plan_add_limit(
-		    plan,
-		    "git: the landlock backend mounts nothing, so .git cannot be a mount point of "
-		    "its own: it is read-only whole (git can read, not commit), and the folders "
-		    "above it are carved; a profile with protect_git: false leaves it writable",
-		    err);
-	return r;
 }
 
 void sbx_cli_guard_warn(FILE *f, const struct sbx_plan *plan, const struct sbx_gitguard *git,

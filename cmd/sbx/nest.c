@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Nesting on the command line: finding the caller's effective spec (SBX_SPEC_FD), turning a
- * nested `sbx run`'s flags into a narrowing request, and `sbx status`.
+ * Nesting on the command line: finding the caller's effective spec (SBX_SPEC_FD), handing a
+ * nested `sbx run`'s flags and profile to core (sbx_nest_plan, which narrows; the glob walk
+ * is this side's), and `sbx status`.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -13,9 +14,10 @@
 
 #include "cli.h"
 #include "sbx/cleanup.h"
-#include "sbx/landlock.h"
-#include "sbx/guard.h"
+#include "sbx/finish.h"
 #include "sbx/globwalk.h"
+#include "sbx/guard.h"
+#include "sbx/landlock.h"
 #include "sbx/nest.h"
 #include "sbx/policy.h"
 #include "sbx/probe.h"
@@ -54,276 +56,41 @@ bad:
 	return r;
 }
 
-int sbx_cli_nest_request(const struct sbx_cli_run *run, struct sbx_nest_request *req,
-                         struct sbx_error *err)
+/* The child's hide globs, matched by one walk of what this process sees (no cache). */
+static int walk_globs(void *ctx, const struct sbx_spec *view, struct sbx_globwalk_matches *out,
+                      struct sbx_error *err)
 {
-	const struct sbx_spec *spec = run->spec;
-	int r;
-
-	*req = run->req;
-	req->readonly = spec->readonly;
-	req->no_system = spec->system_mounts == SBX_SYSMOUNTS_NONE;
-	req->net_given = run->net_given || run->profile;
-	req->net = spec->net;
-	/* A nested sandbox inherits its parent's nesting unless a profile it names says
-	 * `nesting: false` (the default of a fresh spec is not a request). */
-	req->no_nesting = run->profile && !spec->nesting;
-	if (spec->root && !run->profile) {
-		r = sbx_error_set(
-		    err, SBX_ERR_ESCALATION, EPERM,
-		    "--root %s: a nested sandbox sees its parent's paths, at the same "
-		    "paths",
-		    spec->root);
-		sbx_error_hint(err, "use --restrict PATH to keep parts of the parent's view");
-		return r;
-	}
-	if (spec->root && strcmp(spec->root, "/") != 0) {
-		r = sbx_error_set(err, SBX_ERR_ESCALATION, EPERM,
-		                  "profile '%s' has root %s: a nested sandbox sees its parent's "
-		                  "paths, at the same paths",
-		                  spec->profile, spec->root);
-		sbx_error_hint(err, "run the sub-worker without --profile, or with one whose "
-		                    "mounts name paths the parent sandbox sees");
-		return r;
-	}
-	for (size_t i = 0; i < spec->n_mounts; i++) {
-		const struct sbx_mount *m = &spec->mounts[i];
-		char what[SBX_PATH_MAX + 64];
-		unsigned kind;
-
-		if (m->origin == SBX_ORIGIN_DEFAULT)
-			continue;
-		if (m->kind == SBX_MOUNT_TMPFS) {
-			r = sbx_error_set(
-			    err, SBX_ERR_UNSUPPORTED, EOPNOTSUPP,
-			    "a tmpfs at %s: nested sandboxes do not make tmpfs mounts "
-			    "in this version",
-			    m->target);
-			sbx_error_hint(err, "use the private /tmp every sandbox has");
-			return r;
-		}
-		if (strcmp(m->source, m->target) != 0) {
-			r = sbx_error_set(
-			    err, SBX_ERR_ESCALATION, EPERM,
-			    "cannot mount %s at %s: a nested sandbox sees its parent's "
-			    "paths at the same paths",
-			    m->source, m->target);
-			sbx_error_hint(err, "use -v %s or --restrict %s", m->source, m->source);
-			return r;
-		}
-		if (m->origin != SBX_ORIGIN_PROFILE)
-			continue; /* flags were recorded as they were parsed (run.c) */
-		/* A nested profile must fit inside the parent: its writable mounts need write
-		 * there, its read-only ones read. */
-		kind = m->readonly ? SBX_GRANT_READ : SBX_GRANT_WRITE;
-		snprintf(what, sizeof(what), "profile %s, mount %s", spec->profile, m->target);
-		r = sbx_nest_request_add(req, kind, m->target, m->optional, what, err);
-		if (r < 0)
-			return r;
-		req->grants[req->n_grants - 1].noexec = m->noexec;
-	}
-	req->profile = run->profile ? spec->profile : NULL;
-	req->hide = spec->hide;
-	req->n_hide = spec->n_hide;
-	return 0;
+	return sbx_globwalk_run(view, NULL, out, ctx, err);
 }
 
-/*
- * The child's hide globs (--hide, a nested profile's hide: and policy globs) become exact
- * paths by one walk of what this process sees, under either backend: the child masks them in
- * its own mount namespace, or denies them in its Landlock layer. The walk covers every entry
- * of the child's effective spec it may read, at its own path: the binds, and the entries
- * whose rights only a Landlock layer carries (a landlocked parent's carved directories), which
- * the child's spec has no mount for. Never with the cache: a cache this sandbox could reach
- * is one a sub-worker could forge.
- */
-static int nest_walk(const struct sbx_nest *child, struct sbx_cli_run *run, struct sbx_spec *spec,
-                     struct sbx_error *err)
-{
-	_cleanup_spec_ struct sbx_spec *view = sbx_spec_new();
-	int r = view ? 0 : sbx_error_set(err, SBX_ERR_SETUP, ENOMEM, "out of memory");
-
-	/* unhide gives back only what this child hides anew: the parent's masks and Landlock
-	 * layer are beyond it (sbx_cli_nest_unhide_notes says so) */
-	for (size_t i = 0; r >= 0 && i < run->spec->n_unhide; i++)
-		r = sbx_spec_add_unhide(spec, run->spec->unhide[i], err);
-	if (r < 0 || run->spec->n_hide_globs == 0)
-		return r;
-	for (size_t i = 0; r >= 0 && i < child->n_mounts; i++) {
-		const struct sbx_nest_mount *e = &child->mounts[i];
-		struct sbx_mount m = {.kind = SBX_MOUNT_BIND,
-		                      .source = e->target,
-		                      .target = e->target,
-		                      .readonly = true,
-		                      .origin = SBX_ORIGIN_FLAG};
-
-		if ((e->kind != SBX_NEST_BIND && e->kind != SBX_NEST_RULE) ||
-		    (e->flags & SBX_NEST_F_SYSTEM) || !(e->rights & (SBX_OP_READ | SBX_OP_LIST)))
-			continue;
-		r = strcmp(e->target, "/") == 0 ? sbx_spec_set_str(&view->root, "/", err)
-		                                : sbx_spec_add_mount(view, &m, true, err);
-	}
-	for (size_t i = 0; r >= 0 && i < run->spec->n_hide_globs; i++)
-		r = run->spec->hide_glob_firm[i]
-		        ? sbx_spec_add_firm_hide_glob(view, run->spec->hide_globs[i], err)
-		        : sbx_spec_add_hide_glob(view, run->spec->hide_globs[i], err);
-	for (size_t i = 0; r >= 0 && i < run->spec->n_unhide; i++)
-		r = sbx_spec_add_unhide(view, run->spec->unhide[i], err);
-	if (r >= 0)
-		r = sbx_globwalk_apply(view, NULL, &run->walk, err);
-	for (size_t i = 0; r >= 0 && i < view->n_hide; i++)
-		r = sbx_spec_add_hide(spec, view->hide[i], err);
-	/* the child keeps its globs, for what it reports (--dry-run) */
-	for (size_t i = 0; r >= 0 && i < view->n_hide_globs; i++)
-		r = view->hide_glob_firm[i]
-		        ? sbx_spec_add_firm_hide_glob(spec, view->hide_globs[i], err)
-		        : sbx_spec_add_hide_glob(spec, view->hide_globs[i], err);
-	return r;
-}
-
-/* The spec, plan and host for a nested run: the parent narrowed by the request. */
 int sbx_cli_nest_plan(const struct sbx_nest *parent, struct sbx_cli_run *run, struct sbx_host *host,
                       struct sbx_plan **plan, struct sbx_error *err)
 {
-	struct sbx_nest_request req;
-	_cleanup_nest_ struct sbx_nest *child = NULL;
-	_cleanup_nest_ struct sbx_nest *built = NULL;
-	_cleanup_spec_ struct sbx_spec *spec = NULL;
-	int r;
+	const struct sbx_nest_ask ask = {
+	    .spec = run->spec,
+	    .req = &run->req,
+	    .profile = run->profile != NULL,
+	    .net_given = run->net_given,
+	    .backend = run->backend,
+	    .walk = walk_globs,
+	    .walk_ctx = &run->walk,
+	};
+	struct sbx_nest_planned np;
+	int r = sbx_nest_plan(parent, &ask, host, &np, err);
 
-	if (!parent->nesting) {
-		r = sbx_error_set(
-		    err, SBX_ERR_ESCALATION, EPERM,
-		    "cannot start a nested sandbox: the parent sandbox (profile '%s') "
-		    "forbids nesting (nesting: false)",
-		    parent->profile);
-		sbx_error_hint(err, "run the sub-worker as a plain process (it inherits the "
-		                    "parent's limits), or give the parent a profile with nesting: "
-		                    "true");
+	if (r >= 0)
+		r = sbx_plan_build(np.spec, host, plan, err);
+	/* guards the host lacks dropped (src/os/guard.c says which) */
+	if (r >= 0)
+		sbx_plan_prune_guards(*plan, sbx_guard_bindable, NULL);
+	if (r < 0) {
+		sbx_nest_planned_clear(&np);
 		return r;
 	}
-	r = sbx_cli_nest_request(run, &req, err);
-	if (r >= 0)
-		r = sbx_spec_narrow(parent, &req, &child, err);
-	/* the request borrowed the run's grants; they stay the run's */
-	run->req = req;
-	run->req.hide = NULL;
-	run->req.n_hide = 0;
-	run->req.profile = NULL;
-	if (r < 0)
-		return r;
-	if (parent->backend == SBX_BACKEND_LANDLOCK || parent->landlocked) {
-		/* A Landlock domain forbids every mount (and the landlock backend's worker has no
-		 * namespaces to build in): the child stacks its own Landlock layer and seccomp
-		 * filter in the parent's mount namespace, where paths are the same. */
-		if (run->backend == SBX_CLI_BACKEND_NAMESPACES) {
-			r = sbx_error_set(
-			    err, SBX_ERR_UNSUPPORTED, EOPNOTSUPP,
-			    "cannot start a nested sandbox with --backend namespaces: "
-			    "the parent sandbox runs under Landlock (%s), which forbids "
-			    "mounting",
-			    parent->backend == SBX_BACKEND_LANDLOCK
-			        ? "the landlock backend"
-			        : "a Landlock domain for its per-operation rights");
-			sbx_error_hint(err,
-			               "drop --backend namespaces: the nested sandbox then uses "
-			               "the landlock backend, a stacked Landlock layer");
-			return r;
-		}
-		run->backend = SBX_CLI_BACKEND_LANDLOCK;
-	} else if (host->euid == 0) {
-		/* Since Linux 5.12 (verify_root_map in kernel/user_namespace.c) a process may map
-		 * uid 0 of its namespace into a new user namespace only with CAP_SETFCAP there. A
-		 * sandbox that root starts with nesting runs its worker as SBX_ROOT_NEST_ID for
-		 * that reason (plan.h); a uid 0 here is some other sandbox's worker. */
-		r = sbx_error_set(
-		    err, SBX_ERR_UNSUPPORTED, EPERM,
-		    "cannot start a nested sandbox as uid 0: this process is uid 0 "
-		    "without capabilities inside its sandbox, and the kernel maps uid "
-		    "0 into a new user namespace only for a process with CAP_SETFCAP");
-		sbx_error_hint(err,
-		               "start the outer sandbox with nesting allowed (--allow-nesting "
-		               "or nesting: true): as root its worker then runs as uid %u",
-		               SBX_ROOT_NEST_ID);
-		return r;
-	}
-	r = sbx_nest_to_spec(child, host->cwd, &spec, err);
-	if (r < 0)
-		return r;
-	/* A nested profile's policies stay attached to its mounts, so that the child's Landlock
-	 * layer compiles them (sbx_cli_plan_landlock): they can only take rights away. */
-	for (size_t i = 0; r >= 0 && i < spec->n_mounts; i++) {
-		const struct sbx_mount *asked =
-		    sbx_spec_find_target(run->spec, spec->mounts[i].target);
-
-		if (run->profile && asked && asked->policy)
-			r = sbx_spec_set_str(&spec->mounts[i].policy, asked->policy, err);
-	}
-	if (r < 0)
-		return r;
-	if (r >= 0)
-		r = nest_walk(child, run, spec, err);
-	if (r < 0)
-		return r;
-	if (run->backend == SBX_CLI_BACKEND_LANDLOCK) {
-		/* What the parent hides stays hidden for a child in its mount namespace (the
-		 * parent's masks, which Landlock forbids it to unmount), or is as unenforced as it
-		 * was for the parent: only what the child hides anew asks the landlock backend
-		 * for hiding (sbx_ll_backend_check). */
-		size_t k = 0;
-
-		for (size_t i = 0; i < spec->n_hide; i++) {
-			const struct sbx_nest_mount *m = sbx_nest_lookup(parent, spec->hide[i]);
-
-			if (m && m->kind == SBX_NEST_HIDDEN && !strcmp(m->target, spec->hide[i]))
-				free(spec->hide[i]);
-			else
-				spec->hide[k++] = spec->hide[i];
-		}
-		spec->n_hide = k;
-	}
-	if (run->spec->chdir)
-		r = sbx_spec_set_str(&spec->chdir, run->spec->chdir, err);
-	for (size_t i = 0; r >= 0 && i < run->spec->n_env; i++)
-		r = sbx_spec_add_env(spec, run->spec->env[i].name, run->spec->env[i].value, err);
-	if (r < 0)
-		return r;
-	/* Only the system mounts the parent has, taken from its view. */
-	for (size_t i = 0; i < host->n_entries; i++)
-		if (!sbx_nest_system_allowed(child, host->entries[i].path))
-			host->entries[i].kind = SBX_HOST_ABSENT;
-	host->nested = true;
-	/* The guards the child's own policies ask for (a noexec subtree) only narrow it. */
-	for (size_t i = 0; r >= 0 && i < run->spec->n_guards; i++)
-		r = sbx_spec_add_guard(spec, run->spec->guards[i].path,
-		                       run->spec->guards[i].readonly, run->spec->guards[i].noexec,
-		                       run->spec->guards[i].why, err);
-	if (r >= 0)
-		r = sbx_plan_build(spec, host, plan, err);
-	if (r >= 0)
-		r = sbx_guards_prune(*plan, err);
-	if (r < 0)
-		return r;
-	/* What travels on is what was built, not what was asked. */
-	r = sbx_nest_from_plan(spec, *plan, child->depth, SBX_BACKEND_NAMESPACES, &built, err);
-	/* the parent's Landlock scopes and origin hold for the child too */
-	if (r >= 0) {
-		built->scoped = child->scoped;
-		built->parent_unknown = child->parent_unknown;
-	}
-	/* what stays hidden by the parent's masks (above) is still hidden for this child */
-	for (size_t i = 0; r >= 0 && i < child->n_mounts; i++)
-		if (child->mounts[i].kind == SBX_NEST_HIDDEN &&
-		    sbx_nest_lookup(built, child->mounts[i].target))
-			r = sbx_nest_put(built, child->mounts[i].target, SBX_NEST_HIDDEN, 0, 0,
-			                 err);
-	if (r >= 0)
-		r = sbx_nest_encode(built, &(*plan)->spec_blob, &(*plan)->spec_len, err);
-	if (r < 0)
-		return r;
 	sbx_spec_free(run->spec);
-	run->spec = TAKE_PTR(spec);
-	run->nest_child = TAKE_PTR(child);
+	run->spec = TAKE_PTR(np.spec);
+	run->nest_child = TAKE_PTR(np.child);
+	run->backend = np.backend;
 	return 0;
 }
 
@@ -343,65 +110,6 @@ void sbx_cli_nest_unhide_notes(FILE *f, const struct sbx_nest *parent, const str
 			        sbx_cli_esc(spec->unhide[i]), sbx_cli_esc(m->target));
 			break;
 		}
-}
-
-int sbx_cli_spec_edit(struct sbx_plan *plan,
-                      int (*edit)(struct sbx_nest *n, struct sbx_plan *plan, struct sbx_error *err),
-                      struct sbx_error *err)
-{
-	_cleanup_nest_ struct sbx_nest *n = NULL;
-	unsigned char *blob = NULL;
-	size_t len = 0;
-	int r;
-
-	if (!plan->spec_blob)
-		return 0;
-	r = sbx_nest_decode(plan->spec_blob, plan->spec_len, &n, err);
-	if (r >= 0)
-		r = edit(n, plan, err);
-	if (r >= 0)
-		r = sbx_nest_encode(n, &blob, &len, err);
-	if (r < 0)
-		return r;
-	free(plan->spec_blob);
-	plan->spec_blob = blob;
-	plan->spec_len = len;
-	return 0;
-}
-
-static int mark_landlocked(struct sbx_nest *n, struct sbx_plan *plan, struct sbx_error *err)
-{
-	int r;
-
-	n->scoped |= (unsigned)plan->landlock.scoped;
-	/* Scopes only: a domain that handles no file right lets its processes mount, so nested
-	 * sandboxes keep the namespaces backend. */
-	if (!plan->landlock.handled_fs)
-		return 0;
-	r = sbx_nest_apply_landlock(n, &plan->landlock, err);
-	if (r >= 0)
-		n->landlocked = true;
-	return r;
-}
-
-int sbx_cli_nest_mark_landlock(struct sbx_plan *plan, struct sbx_error *err)
-{
-	if (!plan->landlock.enabled)
-		return 0;
-	return sbx_cli_spec_edit(plan, mark_landlocked, err);
-}
-
-int sbx_cli_nest_attach(const struct sbx_spec *spec, struct sbx_plan *plan, bool parent_unknown,
-                        struct sbx_error *err)
-{
-	_cleanup_nest_ struct sbx_nest *n = NULL;
-	int r = sbx_nest_from_plan(spec, plan, 1, SBX_BACKEND_NAMESPACES, &n, err);
-
-	if (r >= 0) {
-		n->parent_unknown = parent_unknown;
-		r = sbx_nest_encode(n, &plan->spec_blob, &plan->spec_len, err);
-	}
-	return r;
 }
 
 int sbx_cli_origin(bool *parent_unknown, struct sbx_error *err)

@@ -184,8 +184,14 @@ int sbx_cli_build_view(const char *profile, const char *workspace, bool compile,
 	}
 	r = sbx_spec_finish(v->spec, err);
 	/* sbx's own state is hidden as a launch would hide it (nothing is made here) */
-	if (r >= 0)
-		r = sbx_state_guard(v->spec, &v->host, false, NULL, err);
+	if (r >= 0) {
+		struct sbx_state_pins pins;
+
+		r = sbx_state_guard(v->spec, &v->host, false, &pins, NULL, err);
+		if (r >= 0)
+			r = sbx_spec_add_pins(v->spec, pins.paths, pins.n, err);
+		sbx_state_pins_clear(&pins);
+	}
 	if (r < 0)
 		return r;
 	r = sbx_plan_build(v->spec, &v->host, &v->plan, err);

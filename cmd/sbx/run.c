@@ -8,6 +8,7 @@
 
 #include "cli.h"
 #include "sbx/cleanup.h"
+#include "sbx/finish.h"
 #include "sbx/globwalk.h"
 #include "sbx/guard.h"
 #include "sbx/landlock.h"
@@ -289,11 +290,11 @@ static int parse_one(struct sbx_spec *spec, struct sbx_cli_run *out, int c, cons
 		return r;
 	case OPT_BACKEND:
 		if (strcmp(arg, "auto") == 0)
-			out->backend = SBX_CLI_BACKEND_AUTO;
+			out->backend = SBX_ASK_AUTO;
 		else if (strcmp(arg, "namespaces") == 0)
-			out->backend = SBX_CLI_BACKEND_NAMESPACES;
+			out->backend = SBX_ASK_NAMESPACES;
 		else if (strcmp(arg, "landlock") == 0)
-			out->backend = SBX_CLI_BACKEND_LANDLOCK;
+			out->backend = SBX_ASK_LANDLOCK;
 		else {
 			r = sbx_error_set(err, SBX_ERR_USAGE, EINVAL, "--backend '%s' is unknown",
 			                  arg);
@@ -487,7 +488,7 @@ void sbx_cli_print_plan(FILE *f, const struct sbx_plan *plan, char *const *argv,
 				        sbx_cli_esc(o->source));
 			fprintf(f, "  (%s)\n", sbx_cli_esc(o->why));
 		}
-		sbx_cli_print_seccomp(f, &plan->seccomp, false);
+		sbx_cli_print_seccomp(f, &plan->seccomp, &plan->seccomp_rules, false);
 		print_landlock(f, &plan->landlock, false);
 		if (plan->n_limits)
 			fprintf(f, "limits (what the kernel does not keep of the profile):\n");
@@ -549,7 +550,7 @@ void sbx_cli_print_plan(FILE *f, const struct sbx_plan *plan, char *const *argv,
 		fputc('}', f);
 	}
 	fputs("],\"seccomp\":", f);
-	sbx_cli_print_seccomp(f, &plan->seccomp, true);
+	sbx_cli_print_seccomp(f, &plan->seccomp, &plan->seccomp_rules, true);
 	print_landlock(f, &plan->landlock, true);
 	fputs(",\"limits\":[", f);
 	for (size_t i = 0; i < plan->n_limits; i++) {
@@ -570,144 +571,6 @@ void sbx_cli_print_plan(FILE *f, const struct sbx_plan *plan, char *const *argv,
 		sbx_json_string(f, *a);
 	}
 	fputs("]}\n", f);
-}
-
-/* ---- Landlock (issue 4) ---- */
-
-int sbx_cli_plan_landlock(const struct sbx_cli_run *run, struct sbx_plan *plan, FILE *warn_to,
-                          struct sbx_error *err)
-{
-	struct sbx_policy_view view = {
-	    .plan = plan,
-	    .spec = run->spec,
-	    .policies = run->profile ? &run->profile->policies : NULL,
-	};
-	struct sbx_ll_opts opts = {.same_ns = plan->backend_landlock};
-	char warn[2048];
-	int abi, r;
-
-	char *lost = TAKE_PTR(plan->landlock.lost);
-
-	r = sbx_ll_compile(&view, &opts, &plan->landlock, err);
-	plan->landlock.lost = lost;
-	if (r < 0)
-		return r;
-	/* Nested: the layer holds the per-operation rights of the child's effective spec, which
-	 * mount flags alone cannot (write without delete, say). */
-	if (run->nest_child) {
-		r = sbx_nest_ll_narrow(run->nest_child, &plan->landlock, err);
-		/* what the child hides beneath a rule entry the narrowing added is denied too */
-		if (r >= 0 && plan->backend_landlock)
-			r = sbx_nest_ll_hide(&plan->landlock, run->spec->hide, run->spec->n_hide,
-			                     err);
-		if (r < 0)
-			return r;
-	}
-	/* The landlock backend sees the host's paths: what a rule lost to a path beneath it
-	 * can be given back entry by entry. */
-	if (plan->backend_landlock) {
-		r = sbx_landlock_expand(&plan->landlock, err);
-		if (r < 0)
-			return r;
-		/* A hidden file could be linked under another name in a carved directory,
-		 * which a later launch would not hide: no hard links. */
-		for (size_t i = 0; i < plan->landlock.n_rules; i++)
-			plan->seccomp.no_hardlinks |= plan->landlock.rules[i].hidden;
-	}
-	/* A Landlock domain that handles file rights forbids mounting, so a worker under one
-	 * could never build a nested sandbox's mount namespace. Where nesting is allowed and
-	 * the mounts alone enforce every right, only the scopes are kept (a domain handling no
-	 * file access lets its processes mount); where per-operation rights need Landlock, it
-	 * stays whole and nested sandboxes fall back to the landlock backend. */
-	if (!plan->backend_landlock && run->spec->nesting) {
-		if (plan->landlock.needed_fs == 0)
-			sbx_ll_scopes_only(&plan->landlock);
-		else
-			r = sbx_ll_note(
-			    &plan->landlock,
-			    "nested sandboxes cannot build mount namespaces under this Landlock "
-			    "domain (it forbids mounting): they use the landlock backend",
-			    err);
-		if (r < 0)
-			return r;
-	}
-	abi = sbx_landlock_abi();
-	r = sbx_ll_negotiate(&plan->landlock, abi, plan->backend_landlock, run->spec->best_effort,
-	                     warn, sizeof(warn), err);
-	if (r < 0)
-		return r;
-	if (warn_to) {
-		for (char *line = strtok(warn, "\n"); line; line = strtok(NULL, "\n"))
-			fprintf(warn_to, "sbx: warning: Landlock %s\n", sbx_cli_esc(line));
-	}
-	/* A worker in a Landlock domain can no longer mount: its effective spec says so, and
-	 * nested sandboxes take the landlock backend (nest.c). */
-	return sbx_cli_nest_mark_landlock(plan, err);
-}
-
-static int mark_backend_landlock(struct sbx_nest *n, struct sbx_plan *plan, struct sbx_error *err)
-{
-	(void)plan;
-	(void)err;
-	n->backend = SBX_BACKEND_LANDLOCK;
-	return 0;
-}
-
-/* Which backend runs: as asked, or for auto, landlock where no user namespace can be made
- * (probed). A refusal of the landlock backend names what it cannot give. */
-int sbx_cli_pick_backend(const struct sbx_cli_run *run, struct sbx_plan *plan, bool probe,
-                         const struct sbx_error *failed, struct sbx_error *err)
-{
-	char lost[4096];
-	int r;
-
-	struct sbx_error why = {0};
-
-	plan->backend_landlock = run->backend == SBX_CLI_BACKEND_LANDLOCK;
-	if (run->backend == SBX_CLI_BACKEND_AUTO && failed) {
-		/* The namespaces backend was tried and could not start. */
-		plan->backend_landlock = true;
-		why = *failed;
-	} else if (run->backend == SBX_CLI_BACKEND_AUTO && probe) {
-		r = sbx_userns_probe();
-		if (r < 0) {
-			sbx_userns_explain(-r, false, &why);
-			/* Only namespaces that are off by configuration make way for the landlock
-			 * backend; a passing shortage is refused (sbx_userns_decide). */
-			if (why.kind != SBX_ERR_UNSUPPORTED) {
-				if (err)
-					*err = why;
-				return -(why.errnum ? why.errnum : EINVAL);
-			}
-			plan->backend_landlock = true;
-		}
-	}
-	if (!plan->backend_landlock)
-		return 0;
-	/* No user namespace: the worker keeps the caller's ids, and --dry-run must say so. */
-	sbx_plan_no_userns(plan);
-	r = sbx_ll_backend_check(run->spec, plan, run->spec->best_effort, lost, sizeof(lost), err);
-	if (r < 0) {
-		/* Say why that backend was chosen: the user namespace failure, with its fix. */
-		if (err && why.kind != SBX_ERR_NONE)
-			sbx_error_wrap(err, "%s, so sbx chose the landlock backend; but", why.msg);
-		return r;
-	}
-	plan->landlock.lost = strdup(lost);
-	if (!plan->landlock.lost)
-		return sbx_error_set(err, SBX_ERR_SETUP, ENOMEM, "out of memory");
-	/* --net none without a network namespace: Landlock denies TCP, seccomp the rest. */
-	plan->seccomp.no_network = plan->new_net;
-	/* Unix sockets bound to a path in the caller's mount namespace are beyond Landlock. */
-	plan->seccomp.no_unix_sockets = true;
-	/* No pid or IPC namespace: the caller's processes and System V IPC objects are near. */
-	plan->seccomp.same_ns = true;
-	/* As root there, the worker owns every root-owned file, and Landlock has no right for
-	 * modes or owners. */
-	plan->seccomp.host_root = geteuid() == 0;
-	/* The worker's effective spec says which backend holds it (sbx status, nesting). */
-	return sbx_cli_spec_edit(plan, mark_backend_landlock, err);
-	return 0;
 }
 
 static void print_landlock(FILE *f, const struct sbx_ll_plan *ll, bool json)
@@ -803,18 +666,72 @@ static void print_landlock(FILE *f, const struct sbx_ll_plan *ll, bool json)
 extern char **environ;
 
 /*
- * sbx's own state first: its cache directory is made if missing and hidden wherever a mount
- * shows it (src/os/state.c), before any worker runs. Then hide globs: one walk of the host,
- * cached there ($XDG_CACHE_HOME/sbx or ~/.cache/sbx) when sbx can trust the directory.
+ * sbx's own state first: its cache directory is made if missing, and wherever a mount shows it
+ * (src/os/state.c finds where) the spec hides it, pinned, before any worker runs. Then hide
+ * globs: one walk of the host (src/os/globwalk.c), cached there ($XDG_CACHE_HOME/sbx or
+ * ~/.cache/sbx) when sbx can trust the directory, whose matches the spec hides.
  */
 static int run_globwalk(struct sbx_cli_run *run, const struct sbx_host *host, struct sbx_error *err)
 {
 	_cleanup_free_ char *dir = NULL;
-	int r = sbx_state_guard(run->spec, host, true, &dir, err);
+	struct sbx_globwalk_matches found = {0};
+	struct sbx_state_pins pins = {0};
+	int r = sbx_state_guard(run->spec, host, true, &pins, &dir, err);
 
+	if (r >= 0)
+		r = sbx_spec_add_pins(run->spec, pins.paths, pins.n, err);
+	sbx_state_pins_clear(&pins);
 	if (r < 0 || run->spec->n_hide_globs == 0)
 		return r;
-	return sbx_globwalk_apply(run->spec, dir, &run->walk, err);
+	r = sbx_globwalk_run(run->spec, dir, &found, &run->walk, err);
+	if (r >= 0)
+		r = sbx_spec_add_hides(run->spec, found.paths, found.n, err);
+	sbx_globwalk_matches_clear(&found);
+	return r;
+}
+
+/*
+ * Finish the plan (sbx_plan_finish, core) with this host's facts: the Landlock ABI, whether sbx
+ * runs as root, and what is known of user namespaces. With --backend auto a dry run or a
+ * nested sandbox probes them now (`probe`), to say or to choose the backend before anything
+ * runs; a launch just tries the namespaces backend, which spares every launch a probe
+ * process, and finishes again with its error (`failed`) if they are off by configuration.
+ * What Landlock cannot keep on this kernel (--best-effort) is said on stderr.
+ */
+static int finish(struct sbx_cli_run *run, const struct sbx_host *host, struct sbx_plan *plan,
+                  const struct sbx_gitguard *git, bool parent_unknown, bool probe,
+                  const struct sbx_error *failed, struct sbx_error *err)
+{
+	struct sbx_finish_facts facts = {
+	    .landlock_abi = sbx_landlock_abi(),
+	    .root = host->euid == 0,
+	    .ll_host = &sbx_landlock_host,
+	};
+	struct sbx_finish_in in = {
+	    .spec = run->spec,
+	    .policies = run->profile ? &run->profile->policies : NULL,
+	    .backend = run->backend,
+	    .child = run->nest_child,
+	    .parent_unknown = parent_unknown,
+	};
+	struct sbx_cli_git_lines lines;
+	char warn[2048];
+	int r;
+
+	if (failed) {
+		facts.userns = SBX_USERNS_UNAVAILABLE;
+		facts.userns_why = *failed;
+	} else if (run->backend == SBX_ASK_AUTO && probe) {
+		r = sbx_userns_probe();
+		facts.userns = r < 0 ? SBX_USERNS_UNAVAILABLE : SBX_USERNS_AVAILABLE;
+		if (r < 0)
+			sbx_userns_explain(-r, false, &facts.userns_why);
+	}
+	sbx_cli_guard_lines(git, &lines, &in);
+	r = sbx_plan_finish(&in, &facts, plan, warn, sizeof(warn), err);
+	for (char *line = strtok(warn, "\n"); line; line = strtok(NULL, "\n"))
+		fprintf(stderr, "sbx: warning: Landlock %s\n", sbx_cli_esc(line));
+	return r;
 }
 
 /* With --best-effort, say what the landlock backend does not enforce. */
@@ -887,20 +804,10 @@ int sbx_cmd_run(int argc, char **argv)
 		/* git's control surface guarded; guards the host lacks dropped */
 		if (r >= 0)
 			r = sbx_cli_guard_plan(run.spec, &host, &plan, &git, &err);
-		if (r >= 0)
-			r = sbx_cli_nest_attach(run.spec, plan, parent_unknown, &err);
 	}
 	if (r < 0)
 		goto fail;
-	/* auto: a dry run or a nested sandbox probes for user namespaces, to say or to choose
-	 * the backend before anything runs; a launch just tries the namespaces backend and
-	 * falls back below if they cannot be made, which spares every launch a probe process. */
-	r = sbx_cli_pick_backend(&run, plan, run.dry_run || parent, NULL, &err);
-	if (r < 0)
-		goto fail;
-	r = sbx_cli_plan_landlock(&run, plan, stderr, &err);
-	if (r >= 0)
-		r = sbx_cli_guard_limits(&run, plan, &git, &err);
+	r = finish(&run, &host, plan, &git, parent_unknown, run.dry_run || parent, NULL, &err);
 	if (r < 0)
 		goto fail;
 	warn_not_enforced(&run, plan);
@@ -921,7 +828,7 @@ int sbx_cmd_run(int argc, char **argv)
 		goto out;
 	}
 	r = sbx_launch(plan, run.argv, &status, &err);
-	if (r < 0 && err.kind == SBX_ERR_UNSUPPORTED && run.backend == SBX_CLI_BACKEND_AUTO &&
+	if (r < 0 && err.kind == SBX_ERR_UNSUPPORTED && run.backend == SBX_ASK_AUTO &&
 	    !plan->backend_landlock && !parent) {
 		/* Namespaces are off here by configuration (sbx_userns_decide: a passing shortage
 		 * is a SETUP error, refused as is), and nothing ran: the landlock backend. */
@@ -931,15 +838,9 @@ int sbx_cmd_run(int argc, char **argv)
 		plan = NULL;
 		r = sbx_plan_build(run.spec, &host, &plan, &err);
 		if (r >= 0)
-			r = sbx_guards_prune(plan, &err);
+			sbx_plan_prune_guards(plan, sbx_guard_bindable, NULL);
 		if (r >= 0)
-			r = sbx_cli_nest_attach(run.spec, plan, parent_unknown, &err);
-		if (r >= 0)
-			r = sbx_cli_pick_backend(&run, plan, false, &first, &err);
-		if (r >= 0)
-			r = sbx_cli_plan_landlock(&run, plan, stderr, &err);
-		if (r >= 0)
-			r = sbx_cli_guard_limits(&run, plan, &git, &err);
+			r = finish(&run, &host, plan, &git, parent_unknown, false, &first, &err);
 		if (r >= 0) {
 			fprintf(stderr, "sbx: note: %s; running with the landlock backend\n",
 			        sbx_cli_esc(first.msg));

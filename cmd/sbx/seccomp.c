@@ -248,22 +248,20 @@ static void print_json(FILE *f, const struct sbx_seccomp_conf *conf,
 	fputs("]}", f);
 }
 
-void sbx_cli_print_seccomp(FILE *f, const struct sbx_seccomp_conf *conf, bool json)
+void sbx_cli_print_seccomp(FILE *f, const struct sbx_seccomp_conf *conf,
+                           const struct sbx_seccomp_rules *rules, bool json)
 {
-	struct sbx_seccomp_rules rules;
-	struct sbx_error err = {0};
-
-	/* The plan builder resolved this configuration already; failing now is a bug. */
-	if (sbx_seccomp_resolve(conf, &rules, &err) < 0) {
+	/* The plan's rules, which the launcher builds the filter from; a finished plan always
+	 * has them (sbx_plan_finish). */
+	if (!rules->group_state) {
 		if (json)
 			fputs("null", f);
 		else
-			fprintf(f, "seccomp:    cannot resolve: %s\n", sbx_cli_esc(err.msg));
+			fputs("seccomp:    not resolved\n", f);
 		return;
 	}
 	if (json)
-		print_json(f, conf, &rules);
+		print_json(f, conf, rules);
 	else
-		print_text(f, conf, &rules);
-	sbx_seccomp_rules_clear(&rules);
+		print_text(f, conf, rules);
 }

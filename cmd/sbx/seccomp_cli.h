@@ -38,7 +38,9 @@ enum sbx_cli_seccomp_opt {
 int sbx_cli_seccomp_option(struct sbx_seccomp_conf *conf, enum sbx_cli_seccomp_opt opt,
                            const char *arg, struct sbx_error *err);
 
-/* The seccomp section of --dry-run: text lines, or a JSON value (no key). */
-void sbx_cli_print_seccomp(FILE *f, const struct sbx_seccomp_conf *conf, bool json);
+/* The seccomp section of --dry-run: the plan's resolved rules (and the configuration they
+ * were resolved from), as text lines or a JSON value (no key). */
+void sbx_cli_print_seccomp(FILE *f, const struct sbx_seccomp_conf *conf,
+                           const struct sbx_seccomp_rules *rules, bool json);
 
 #endif

@@ -4,7 +4,8 @@
 
 /*
  * Globs to hide (spec->hide_globs) turned into exact paths by one walk of the host for all
- * patterns, as the spec's bind mounts show it (src/os/globwalk.c). The result is cached under
+ * patterns, as the spec's bind mounts show it (src/os/globwalk.c); the matches go back to the
+ * caller, and core hides them (sbx_spec_add_hides). The result is cached under
  * a cache directory and revalidated by the change times of every directory walked: an
  * unchanged tree costs one lstat per directory.
  *
@@ -32,14 +33,23 @@ struct sbx_globwalk_stats {
 	bool cache_used; /* false: no cache (none given, or writable inside the sandbox) */
 };
 
+/* What a walk matched: absolute, normalised sandbox paths, in the order found (owned). */
+struct sbx_globwalk_matches {
+	char **paths;
+	size_t n;
+};
+void sbx_globwalk_matches_clear(struct sbx_globwalk_matches *m); /* core: accepts zeroed */
+
 /*
  * Walk what the spec's same-path and bind mounts (and its root) show beneath each glob's literal
- * directory, once for all globs, and add every match to spec->hide. cache_dir may be NULL (no
- * cache): give only a directory no sandbox can see or write (sbx_state_guard, state.h), since a
- * forged cache would make a launch hide nothing.
+ * directory, once for all globs, and return every match in *out (the spec is only read; the
+ * caller hides them: sbx_spec_add_hides). cache_dir may be NULL (no cache): give only a
+ * directory no sandbox can see or write (sbx_state_guard, state.h), since a forged cache would
+ * make a launch hide nothing.
  */
-int sbx_globwalk_apply(struct sbx_spec *spec, const char *cache_dir,
-                       struct sbx_globwalk_stats *stats, struct sbx_error *err);
+int sbx_globwalk_run(const struct sbx_spec *spec, const char *cache_dir,
+                     struct sbx_globwalk_matches *out, struct sbx_globwalk_stats *stats,
+                     struct sbx_error *err);
 
 /* ---- the cache file (src/core/globcache.c: pure parsing, no system call; a fuzz target's
  * input) ---- */

@@ -4,7 +4,8 @@
 
 /*
  * Guards on the host (spec.h: paths bound onto themselves beneath their mount): which the host
- * has (src/os/guard.c), and git's control surface (src/os/gitguard.c).
+ * has (src/os/guard.c), and git's control surface (src/os/gitguard.c). Both look and report;
+ * core changes the spec and the plan.
  */
 
 #include <stdbool.h>
@@ -14,10 +15,11 @@
 #include "sbx/plan.h"
 #include "sbx/spec.h"
 
-/* Drop the plan's guard binds whose source is not, now, a directory or a regular file reached
- * without a symlink: a guard needs something to bind (what it would have held is then held by
- * Landlock alone, and sbx_policy_exec_limits says so). */
-int sbx_guards_prune(struct sbx_plan *plan, struct sbx_error *err);
+/* Is a guard's source, now, a directory or a regular file reached without a symlink, as the
+ * launcher will bind it? For sbx_plan_prune_guards (plan.h), which drops the guards that have
+ * nothing to bind (what one would have held is then held by Landlock alone, and
+ * sbx_policy_exec_limits says so). ctx is unused. */
+bool sbx_guard_bindable(void *ctx, const char *source);
 
 /*
  * git's control surface. Where a writable bind of the plan shows a git repository at launch
@@ -26,7 +28,8 @@ int sbx_guards_prune(struct sbx_plan *plan, struct sbx_error *err);
  * core.fsmonitor, aliases, filters, core.sshCommand, includes); commondir redirects all of it
  * to another git dir. A hook planted by a worker runs on the host at the next git command.
  *
- * sbx_gitguard_survey adds guards to the spec: .git bound onto itself (a mount point cannot be
+ * sbx_gitguard_survey finds the guards for the spec (the caller adds them, sbx_spec_add_guard):
+ * .git bound onto itself (a mount point cannot be
  * renamed, removed or replaced: EBUSY), and read-only every file and folder git reads to find
  * hooks, a config or another git dir that exists at launch: config, config.worktree, hooks/,
  * commondir, and the same beneath modules/ (submodules' git dirs, nested) and worktrees/
@@ -64,15 +67,21 @@ struct sbx_gitguard {
 	                       run outside may trust them later. Named at launch, and after the
 	                       run if they appeared (a supervisor will deny their creation) */
 	size_t n_unprotected;
-	size_t n_repos;   /* repositories found */
-	size_t n_guarded; /* guards added */
+	size_t n_repos; /* repositories found */
+	struct sbx_gitguard_bind {
+		char *path;      /* sandbox path: bound onto itself */
+		bool readonly;   /* else only pinned (a mount point cannot be renamed) */
+		const char *why; /* static, for --dry-run */
+	} * guards;              /* for the spec, in the order found */
+	size_t n_guarded;
 };
 
 void sbx_gitguard_clear(struct sbx_gitguard *g);
 
 /* Survey the repositories the plan shows writable (spec->workspace, and the top of each
- * writable bind of the spec) and add their guards to spec; the caller rebuilds the plan. */
-int sbx_gitguard_survey(struct sbx_spec *spec, const struct sbx_plan *plan,
+ * writable bind of the spec) and find their guards (out->guards); the caller adds them to the
+ * spec and rebuilds the plan. */
+int sbx_gitguard_survey(const struct sbx_spec *spec, const struct sbx_plan *plan,
                         struct sbx_gitguard *out, struct sbx_error *err);
 
 /* One line for stderr (in buf) naming the profile's read-only paths that do not exist and so

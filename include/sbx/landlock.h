@@ -83,7 +83,7 @@ struct sbx_ll_rule {
 	char *path;      /* absolute sandbox path (host path under the landlock backend) */
 	uint64_t access; /* SBX_LL_FS_* bits granted beneath path */
 	uint64_t full;   /* what the policies allow there before paths beneath it took some
-	                    away (see sbx_landlock_expand); == access when nothing was */
+	                    away (see sbx_ll_expand); == access when nothing was */
 	unsigned ops;    /* the sbx operations these rights carry, for --dry-run */
 	const char *why; /* static: where the rule comes from */
 	bool hidden;     /* landlock backend: a path denied whole (hidden, or a private tmpfs):
@@ -187,8 +187,9 @@ struct sbx_ll_host {
 int sbx_ll_expand(struct sbx_ll_plan *p, const struct sbx_ll_host *host, size_t max_rules,
                   struct sbx_error *err);
 
-/* sbx_ll_expand with the host's own directories (src/os/landlock.c). */
-int sbx_landlock_expand(struct sbx_ll_plan *p, struct sbx_error *err);
+/* The host's own directories, for sbx_ll_expand (src/os/landlock.c): listed without following
+ * any symlink beneath the carved rule. sbx_plan_finish takes it as a fact (finish.h). */
+extern const struct sbx_ll_host sbx_landlock_host;
 
 /*
  * Keep only the scopes (abstract unix sockets, signals): for a namespaces sandbox that may nest

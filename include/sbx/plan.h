@@ -129,9 +129,13 @@ struct sbx_plan {
 	unsigned char *spec_blob;
 	size_t spec_len;
 
-	/* The seccomp configuration, copied from the spec: src/os/seccomp.c compiles it, the
-	 * dry-run prints its resolution (sbx_seccomp_resolve). */
+	/* The seccomp configuration, copied from the spec and completed once the backend is
+	 * settled (the landlock backend's own groups: no_network, no_unix_sockets, same_ns,
+	 * host_root, no_hardlinks), and the rules it resolves to (sbx_plan_resolve_seccomp):
+	 * src/os/seccomp.c builds the BPF program from those rules, and --dry-run prints the
+	 * same rules. A plan whose rules are not resolved (group_state NULL) is not launched. */
 	struct sbx_seccomp_conf seccomp;
+	struct sbx_seccomp_rules seccomp_rules;
 
 	/* What this sandbox does not keep of what the profile says, one line each, for
 	 * --dry-run (sbx_plan_add_limit): an execute denial Landlock holds for execve(2) only,
@@ -139,6 +143,10 @@ struct sbx_plan {
 	char **limits;
 	size_t n_limits;
 };
+
+/* Resolve plan->seccomp into plan->seccomp_rules (replacing any resolved before): what the
+ * worker's filter denies. Refuses an incoherent configuration (sbx_seccomp_resolve). */
+int sbx_plan_resolve_seccomp(struct sbx_plan *plan, struct sbx_error *err);
 
 /* Add a line to plan->limits (a copy; a repeat is ignored). */
 int sbx_plan_add_limit(struct sbx_plan *plan, const char *line, struct sbx_error *err);
@@ -162,6 +170,11 @@ extern const size_t sbx_n_system_candidates;
 /* The bind or root mount a guard at `path` lies in: the longest non-guard BIND or MIRROR
  * operation covering it, or NULL. */
 const struct sbx_plan_op *sbx_plan_guarded_by(const struct sbx_plan *plan, const char *path);
+
+/* Drop the guard binds (SBX_PLAN_F_GUARD) whose source the host cannot bind now, as
+ * bindable(ctx, source) says (sbx_guard_bindable, src/os/guard.c; tests fake it). */
+void sbx_plan_prune_guards(struct sbx_plan *plan, bool (*bindable)(void *ctx, const char *source),
+                           void *ctx);
 
 /* Build the plan for a finished spec on a host. */
 int sbx_plan_build(const struct sbx_spec *spec, const struct sbx_host *host, struct sbx_plan **out,

@@ -9,8 +9,9 @@
  * syscall names, the configuration that flags and profiles fill, and its resolution into the
  * effective rule set that --dry-run prints and the loader compiles.
  *
- * OS (src/os/seccomp.c, links libseccomp): building the BPF program from a resolved rule set,
- * installing it, and giving the worker a session keyring of its own.
+ * OS (src/os/seccomp.c, links libseccomp): building the BPF program from a resolved rule set
+ * (the plan's, which --dry-run prints), installing it, and giving the worker a session keyring
+ * of its own. It decides nothing: what is denied is the resolution's.
  *
  * The filter's shape: default allow; every call in a denied group answers an errno (EPERM
  * unless configured) or ENOSYS where programs should fall back (clone3, io_uring, obsolete
@@ -195,10 +196,11 @@ struct sbx_seccomp_prog {
 };
 void sbx_seccomp_prog_clear(struct sbx_seccomp_prog *prog);
 
-/* Compile conf into a BPF program for this architecture (libseccomp plus sbx's prologue).
+/* Compile resolved rules (sbx_seccomp_resolve: core decides what is denied, this only
+ * builds it) into a BPF program for this architecture (libseccomp plus sbx's prologue).
  * Touches no process state: the launcher can call it before clone, so that a filter which
  * cannot be built is reported before anything is set up. */
-int sbx_seccomp_build(const struct sbx_seccomp_conf *conf, struct sbx_seccomp_prog *out,
+int sbx_seccomp_build(const struct sbx_seccomp_rules *rules, struct sbx_seccomp_prog *out,
                       struct sbx_error *err);
 
 /* Install a compiled program on the calling thread group. Requires no_new_privs already set
@@ -206,11 +208,11 @@ int sbx_seccomp_build(const struct sbx_seccomp_conf *conf, struct sbx_seccomp_pr
 int sbx_seccomp_install(const struct sbx_seccomp_prog *prog, struct sbx_error *err);
 
 /* sbx_seccomp_build + sbx_seccomp_install. */
-int sbx_seccomp_load(const struct sbx_seccomp_conf *conf, struct sbx_error *err);
+int sbx_seccomp_load(const struct sbx_seccomp_rules *rules, struct sbx_error *err);
 
 /* Write the compiled program (raw struct sock_filter array) to fd: what bwrap --seccomp FD
  * reads. */
-int sbx_seccomp_export(const struct sbx_seccomp_conf *conf, int fd, struct sbx_error *err);
+int sbx_seccomp_export(const struct sbx_seccomp_rules *rules, int fd, struct sbx_error *err);
 
 /* Highest syscall number sbx has classified on this architecture; above it: ENOSYS. */
 long sbx_seccomp_known_max(void);

@@ -174,6 +174,8 @@ int sbx_spec_add_env(struct sbx_spec *spec, const char *name, const char *value,
 
 /* Add an exact sandbox path to hide (absolute; normalised; a repeat is ignored). */
 int sbx_spec_add_hide(struct sbx_spec *spec, const char *path, struct sbx_error *err);
+/* Add each of n paths to hide, in order (a glob walk's matches, sbx_globwalk_run). */
+int sbx_spec_add_hides(struct sbx_spec *spec, char *const *paths, size_t n, struct sbx_error *err);
 
 /* Add a glob to hide that unhide never gives back (a policy's deny rule on a glob); a glob
  * already there becomes firm. */
@@ -191,6 +193,8 @@ void sbx_spec_drop_unhidden(struct sbx_spec *spec);
 
 /* Hide a path of sbx's own state, pinned (see `pin` above): added to `hide` and `pin`. */
 int sbx_spec_add_pin(struct sbx_spec *spec, const char *path, struct sbx_error *err);
+/* ... each of n paths, in order (where sbx_state_guard found sbx's cache directory shown). */
+int sbx_spec_add_pins(struct sbx_spec *spec, char *const *paths, size_t n, struct sbx_error *err);
 
 /* Add an absolute glob to hide (checked with sbx_glob_check; a repeat is ignored). */
 int sbx_spec_add_hide_glob(struct sbx_spec *spec, const char *pattern, struct sbx_error *err);

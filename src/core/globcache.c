@@ -168,3 +168,14 @@ nomem:
 	sbx_globwalk_cache_clear(out);
 	return -ENOMEM;
 }
+
+void sbx_globwalk_matches_clear(struct sbx_globwalk_matches *m)
+{
+	for (size_t i = 0; m && i < m->n; i++)
+		free(m->paths[i]);
+	if (m) {
+		free(m->paths);
+		m->paths = NULL;
+		m->n = 0;
+	}
+}

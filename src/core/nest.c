@@ -498,7 +498,7 @@ int sbx_nest_from_plan(const struct sbx_spec *spec, const struct sbx_plan *plan,
 	n->backend = backend;
 	n->net = plan->new_net ? SBX_NET_NONE : SBX_NET_HOST;
 	n->nesting = spec->nesting;
-	/* set once Landlock is planned and on (cmd/sbx: sbx_cli_nest_mark_landlock) */
+	/* set once Landlock is planned and on (sbx_plan_finish) */
 	n->landlocked = false;
 
 	for (size_t i = 0; r >= 0 && i < plan->n_ops; i++) {

@@ -123,10 +123,41 @@ void sbx_plan_free(struct sbx_plan *plan)
 	free(plan->profile);
 	free(plan->spec_blob);
 	sbx_seccomp_conf_clear(&plan->seccomp);
+	sbx_seccomp_rules_clear(&plan->seccomp_rules);
 	for (size_t i = 0; i < plan->n_limits; i++)
 		free(plan->limits[i]);
 	free(plan->limits);
 	free(plan);
+}
+
+void sbx_plan_prune_guards(struct sbx_plan *plan, bool (*bindable)(void *ctx, const char *source),
+                           void *ctx)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < plan->n_ops; i++) {
+		struct sbx_plan_op *o = &plan->ops[i];
+
+		if ((o->flags & SBX_PLAN_F_GUARD) && !bindable(ctx, o->source)) {
+			free(o->source);
+			free(o->target);
+			continue;
+		}
+		plan->ops[k++] = *o;
+	}
+	plan->n_ops = k;
+}
+
+int sbx_plan_resolve_seccomp(struct sbx_plan *plan, struct sbx_error *err)
+{
+	struct sbx_seccomp_rules rules;
+	int r = sbx_seccomp_resolve(&plan->seccomp, &rules, err);
+
+	if (r < 0)
+		return r;
+	sbx_seccomp_rules_clear(&plan->seccomp_rules);
+	plan->seccomp_rules = rules;
+	return 0;
 }
 
 int sbx_plan_add_limit(struct sbx_plan *plan, const char *line, struct sbx_error *err)
@@ -577,21 +608,17 @@ int sbx_plan_build(const struct sbx_spec *spec, const struct sbx_host *host, str
 	if (!p->profile)
 		return sbx_error_set(err, SBX_ERR_SETUP, ENOMEM, "out of memory");
 
-	/* seccomp: carried as configuration; resolving it here refuses an incoherent one (say,
-	 * clone3 allowed while namespaces are denied) before anything runs, dry-run included. */
-	{
-		struct sbx_seccomp_rules rules;
-
-		r = sbx_seccomp_conf_copy(&p->seccomp, &spec->seccomp, err);
-		if (r < 0)
-			return r;
-		/* The profile's `nesting` decides whether namespaces and mounts are lifted. */
-		p->seccomp.nesting = spec->nesting;
-		r = sbx_seccomp_resolve(&p->seccomp, &rules, err);
-		if (r < 0)
-			return r;
-		sbx_seccomp_rules_clear(&rules);
-	}
+	/* seccomp: resolving it here refuses an incoherent configuration (say, clone3 allowed
+	 * while namespaces are denied) before anything runs, dry-run included; sbx_plan_finish
+	 * resolves it again once the backend has added its own groups. */
+	r = sbx_seccomp_conf_copy(&p->seccomp, &spec->seccomp, err);
+	if (r < 0)
+		return r;
+	/* The profile's `nesting` decides whether namespaces and mounts are lifted. */
+	p->seccomp.nesting = spec->nesting;
+	r = sbx_plan_resolve_seccomp(p, err);
+	if (r < 0)
+		return r;
 
 	p->new_net = spec->net == SBX_NET_NONE;
 	p->caller_uid = host->uid;

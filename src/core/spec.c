@@ -259,6 +259,15 @@ int sbx_spec_add_hide(struct sbx_spec *spec, const char *path, struct sbx_error 
 	return 0;
 }
 
+int sbx_spec_add_hides(struct sbx_spec *spec, char *const *paths, size_t n, struct sbx_error *err)
+{
+	int r = 0;
+
+	for (size_t i = 0; r >= 0 && i < n; i++)
+		r = sbx_spec_add_hide(spec, paths[i], err);
+	return r;
+}
+
 int sbx_spec_add_guard(struct sbx_spec *spec, const char *path, bool readonly, bool noexec,
                        const char *why, struct sbx_error *err)
 {
@@ -323,6 +332,15 @@ int sbx_spec_add_pin(struct sbx_spec *spec, const char *path, struct sbx_error *
 	spec->pin = grown;
 	spec->pin[spec->n_pin++] = TAKE_PTR(norm);
 	return 0;
+}
+
+int sbx_spec_add_pins(struct sbx_spec *spec, char *const *paths, size_t n, struct sbx_error *err)
+{
+	int r = 0;
+
+	for (size_t i = 0; r >= 0 && i < n; i++)
+		r = sbx_spec_add_pin(spec, paths[i], err);
+	return r;
 }
 
 static int add_hide_glob(struct sbx_spec *spec, const char *pattern, bool firm,

@@ -45,7 +45,6 @@ struct survey {
 	int top_depth;                  /* submodules' checkouts surveyed within one another */
 	char *visited[GIT_MAX_VISITED]; /* host paths of the git dirs surveyed */
 	size_t n_visited;
-	struct sbx_spec *spec;
 	const struct sbx_plan *plan;
 	struct sbx_gitguard *out;
 	bool *absent_pinned; /* parallel to out->absent: inside a pinned git dir */
@@ -79,6 +78,9 @@ void sbx_gitguard_clear(struct sbx_gitguard *g)
 	for (size_t i = 0; i < g->n_unprotected; i++)
 		free(g->unprotected[i]);
 	free(g->unprotected);
+	for (size_t i = 0; i < g->n_guarded; i++)
+		free(g->guards[i].path);
+	free(g->guards);
 	memset(g, 0, sizeof(*g));
 }
 
@@ -128,13 +130,25 @@ static int add_later(struct survey *s, char ***v, size_t *n, const char *host)
 	return 0;
 }
 
+/* A guard for the caller to add to the spec (sbx_spec_add_guard, in core). */
 static int guard(struct survey *s, const char *sandbox, bool readonly)
 {
-	if (s->out->n_guarded >= GIT_MAX_GUARDS)
+	struct sbx_gitguard *g = s->out;
+	struct sbx_gitguard_bind *grown;
+	char *copy;
+
+	if (g->n_guarded >= GIT_MAX_GUARDS)
 		return 0;
-	s->out->n_guarded++;
-	return sbx_spec_add_guard(s->spec, sandbox, readonly, false, readonly ? why_ro : why_pin,
-	                          s->err);
+	copy = strdup(sandbox);
+	grown = copy ? realloc(g->guards, (g->n_guarded + 1) * sizeof(*grown)) : NULL;
+	if (!grown) {
+		free(copy);
+		return sbx_error_set(s->err, SBX_ERR_SETUP, ENOMEM, "out of memory");
+	}
+	g->guards = grown;
+	g->guards[g->n_guarded++] = (struct sbx_gitguard_bind){
+	    .path = copy, .readonly = readonly, .why = readonly ? why_ro : why_pin};
+	return 0;
 }
 
 /* A directory, opened without following any symlink. */
@@ -1010,10 +1024,10 @@ const char *sbx_guard_unprotected_warning(const struct sbx_gitguard *g, char *bu
 	return buf;
 }
 
-int sbx_gitguard_survey(struct sbx_spec *spec, const struct sbx_plan *plan,
+int sbx_gitguard_survey(const struct sbx_spec *spec, const struct sbx_plan *plan,
                         struct sbx_gitguard *out, struct sbx_error *err)
 {
-	struct survey s = {.spec = spec, .plan = plan, .out = out, .err = err};
+	struct survey s = {.plan = plan, .out = out, .err = err};
 	int r = 0;
 
 	memset(out, 0, sizeof(*out));

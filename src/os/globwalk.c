@@ -566,8 +566,9 @@ static bool cache_read(const char *file, const char *key, struct walk *w)
 	return ok;
 }
 
-int sbx_globwalk_apply(struct sbx_spec *spec, const char *cache_dir,
-                       struct sbx_globwalk_stats *stats, struct sbx_error *err)
+int sbx_globwalk_run(const struct sbx_spec *spec, const char *cache_dir,
+                     struct sbx_globwalk_matches *out, struct sbx_globwalk_stats *stats,
+                     struct sbx_error *err)
 {
 	struct walk w = {.err = err, .spec = spec};
 	struct timespec t0, t1, c0, c1;
@@ -577,6 +578,7 @@ int sbx_globwalk_apply(struct sbx_spec *spec, const char *cache_dir,
 	int r = 0;
 
 	memset(stats, 0, sizeof(*stats));
+	memset(out, 0, sizeof(*out));
 	if (spec->n_hide_globs == 0)
 		return 0;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
@@ -675,8 +677,6 @@ int sbx_globwalk_apply(struct sbx_spec *spec, const char *cache_dir,
 		if (r >= 0 && cache_file[0])
 			cache_write(cache_file, key, &w);
 	}
-	for (size_t i = 0; r >= 0 && i < w.n_matches; i++)
-		r = sbx_spec_add_hide(spec, w.matches[i], err);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &c1);
 	stats->cpu_ms =
@@ -688,9 +688,11 @@ int sbx_globwalk_apply(struct sbx_spec *spec, const char *cache_dir,
 	for (size_t i = 0; i < w.n_dirs && !stats->cache_hit; i++)
 		free(w.dirs[i].name);
 	free(w.dirs);
-	for (size_t i = 0; i < w.n_matches; i++)
-		free(w.matches[i]);
-	free(w.matches);
 	free(w.globs);
+	/* what to hide is the spec's business (sbx_spec_add_hides): the walk only finds it */
+	out->paths = w.matches;
+	out->n = w.n_matches;
+	if (r < 0)
+		sbx_globwalk_matches_clear(out);
 	return r < 0 ? r : 0;
 }

@@ -281,9 +281,4 @@ static long host_list(void *ctx, const char *base, const char *rel, size_t max,
 	return n;
 }
 
-int sbx_landlock_expand(struct sbx_ll_plan *p, struct sbx_error *err)
-{
-	const struct sbx_ll_host host = {.list = host_list, .kind = host_kind};
-
-	return sbx_ll_expand(p, &host, SBX_LL_MAX_RULES, err);
-}
+const struct sbx_ll_host sbx_landlock_host = {.list = host_list, .kind = host_kind};

@@ -103,11 +103,6 @@ static void ctx_releasep(scmp_filter_ctx *ctx)
 		seccomp_release(*ctx);
 }
 
-static void rules_clearp(struct sbx_seccomp_rules *r)
-{
-	sbx_seccomp_rules_clear(r);
-}
-
 /* The native number of a call: >= 0; -1 if it does not exist on this architecture (nothing to
  * deny); -2 if neither libseccomp nor sbx can number it (fail closed). */
 int sbx_seccomp_call_number(const char *call)
@@ -381,10 +376,9 @@ static int export_bpf(scmp_filter_ctx ctx, struct sock_filter **out, size_t *len
 	return 0;
 }
 
-int sbx_seccomp_build(const struct sbx_seccomp_conf *conf, struct sbx_seccomp_prog *out,
+int sbx_seccomp_build(const struct sbx_seccomp_rules *rules, struct sbx_seccomp_prog *out,
                       struct sbx_error *err)
 {
-	_cleanup_(rules_clearp) struct sbx_seccomp_rules rules = {0};
 	_cleanup_(ctx_releasep) scmp_filter_ctx ctx = NULL;
 	_cleanup_free_ struct sock_filter *body = NULL;
 	struct sock_filter *prog;
@@ -398,9 +392,11 @@ int sbx_seccomp_build(const struct sbx_seccomp_conf *conf, struct sbx_seccomp_pr
 	                     "seccomp: sbx's filter knows x86_64 and aarch64 only, not this "
 	                     "architecture");
 #endif
-	r = sbx_seccomp_resolve(conf, &rules, err);
-	if (r < 0)
-		return r;
+	/* Resolved by core (the plan's rules): an unresolved set would deny nothing. */
+	if (!rules || !rules->group_state)
+		return sbx_error_set(
+		    err, SBX_ERR_SETUP, EINVAL,
+		    "seccomp: no resolved rules to build a filter from (internal)");
 
 	ctx = seccomp_init(SCMP_ACT_ALLOW);
 	if (!ctx)
@@ -417,13 +413,13 @@ int sbx_seccomp_build(const struct sbx_seccomp_conf *conf, struct sbx_seccomp_pr
 	 * so a libseccomp without it (before 2.5) still builds a correct, slower filter. */
 	(void)seccomp_attr_set(ctx, SCMP_FLTATR_CTL_OPTIMIZE, 2);
 
-	r = add_rules(ctx, &rules, err);
+	r = add_rules(ctx, rules, err);
 	if (r < 0)
 		return r;
 	r = export_bpf(ctx, &body, &n_body, err);
 	if (r < 0)
 		return r;
-	r = build_prologue(&rules, &pro, err);
+	r = build_prologue(rules, &pro, err);
 	if (r < 0)
 		return r;
 	if (pro.n + n_body > BPF_MAXINSNS)
@@ -483,10 +479,10 @@ int sbx_seccomp_install(const struct sbx_seccomp_prog *prog, struct sbx_error *e
 	return 0;
 }
 
-int sbx_seccomp_load(const struct sbx_seccomp_conf *conf, struct sbx_error *err)
+int sbx_seccomp_load(const struct sbx_seccomp_rules *rules, struct sbx_error *err)
 {
 	struct sbx_seccomp_prog prog = {0};
-	int r = sbx_seccomp_build(conf, &prog, err);
+	int r = sbx_seccomp_build(rules, &prog, err);
 
 	if (r >= 0)
 		r = sbx_seccomp_install(&prog, err);
@@ -494,11 +490,11 @@ int sbx_seccomp_load(const struct sbx_seccomp_conf *conf, struct sbx_error *err)
 	return r;
 }
 
-int sbx_seccomp_export(const struct sbx_seccomp_conf *conf, int fd, struct sbx_error *err)
+int sbx_seccomp_export(const struct sbx_seccomp_rules *rules, int fd, struct sbx_error *err)
 {
 	struct sbx_seccomp_prog prog = {0};
 	size_t len, done = 0;
-	int r = sbx_seccomp_build(conf, &prog, err);
+	int r = sbx_seccomp_build(rules, &prog, err);
 
 	if (r < 0)
 		return r;

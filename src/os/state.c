@@ -170,9 +170,49 @@ static void place_clear(struct place *pl)
 		free(pl->names[i]);
 }
 
+/* The sandbox paths where the cache is seen, gathered for the caller to pin
+ * (sbx_spec_add_pins); `fresh` counts those the spec does not pin already. */
+struct found {
+	const struct sbx_spec *spec;
+	struct sbx_state_pins *pins;
+	size_t fresh;
+};
+
+static int pin(struct found *f, const char *path, struct sbx_error *err)
+{
+	_cleanup_free_ char *norm = NULL;
+	char **grown;
+	int r = sbx_path_absolute(path, "/", &norm, err);
+
+	if (r < 0)
+		return r;
+	for (size_t i = 0; i < f->pins->n; i++)
+		if (strcmp(f->pins->paths[i], norm) == 0)
+			return 0;
+	grown = realloc(f->pins->paths, (f->pins->n + 1) * sizeof(*grown));
+	if (!grown)
+		return sbx_error_set(err, SBX_ERR_SETUP, ENOMEM, "out of memory");
+	f->pins->paths = grown;
+	f->fresh++;
+	for (size_t i = 0; i < f->spec->n_pin; i++)
+		if (strcmp(f->spec->pin[i], norm) == 0)
+			f->fresh--;
+	f->pins->paths[f->pins->n++] = TAKE_PTR(norm);
+	return 0;
+}
+
+void sbx_state_pins_clear(struct sbx_state_pins *p)
+{
+	for (size_t i = 0; i < p->n; i++)
+		free(p->paths[i]);
+	free(p->paths);
+	p->paths = NULL;
+	p->n = 0;
+}
+
 /* Hide the cache at target + the names of chain[k - 1] .. chain[0] + the missing tail:
  * where a mount whose source is chain[k] shows it. */
-static int hide_at(struct sbx_spec *spec, const char *target, const struct place *pl, size_t k,
+static int hide_at(struct found *f, const char *target, const struct place *pl, size_t k,
                    struct sbx_error *err)
 {
 	char path[SBX_PATH_MAX * 2];
@@ -189,7 +229,7 @@ static int hide_at(struct sbx_spec *spec, const char *target, const struct place
 		    "a directory of sbx's own state is seen in the sandbox at a path longer "
 		    "than %d bytes beneath %s",
 		    SBX_PATH_MAX, target);
-	return sbx_spec_add_pin(spec, path[0] ? path : "/", err);
+	return pin(f, path[0] ? path : "/", err);
 }
 
 /* Is the cache directory (chain[0], when it exists) at or above the host path src? Walked
@@ -237,7 +277,7 @@ static bool beneath_cache(const char *src, const struct stat *sst, const struct 
 }
 
 /* One mount (or the root, or a system mount) of the sandbox: where does it show the cache? */
-static int guard_one(struct sbx_spec *spec, const char *source, const char *target, bool follow,
+static int guard_one(struct found *f, const char *source, const char *target, bool follow,
                      const struct place *pl, struct sbx_error *err)
 {
 	struct stat st;
@@ -246,53 +286,53 @@ static int guard_one(struct sbx_spec *spec, const char *source, const char *targ
 		return 0; /* nothing there: nothing shown (an optional mount, say) */
 	for (size_t k = 0; k < pl->n; k++)
 		if (same(&st, &pl->chain[k]))
-			return hide_at(spec, target, pl, k, err);
+			return hide_at(f, target, pl, k, err);
 	/* a mount of something beneath the cache shows only the cache: hidden whole */
 	if (!follow && beneath_cache(source, &st, pl))
-		return sbx_spec_add_pin(spec, target, err);
+		return pin(f, target, err);
 	return 0;
 }
 
-/* Hide the cache wherever a mount (the spec's binds, the root, the system mounts) shows
- * it; the number of paths hidden so far grows in spec->n_pin. */
-static int guard_all(struct sbx_spec *spec, const struct sbx_host *host, const struct place *pl,
+/* Find the cache wherever a mount (the spec's binds, the root, the system mounts) shows it;
+ * the paths found so far grow in f->pins. */
+static int guard_all(struct found *f, const struct sbx_host *host, const struct place *pl,
                      struct sbx_error *err)
 {
+	const struct sbx_spec *spec = f->spec;
 	int r = 0;
 
 	for (size_t i = 0; r >= 0 && i < spec->n_mounts; i++)
 		if (spec->mounts[i].kind == SBX_MOUNT_BIND)
-			r = guard_one(spec, spec->mounts[i].source, spec->mounts[i].target, false,
-			              pl, err);
+			r = guard_one(f, spec->mounts[i].source, spec->mounts[i].target, false, pl,
+			              err);
 	if (r >= 0 && spec->root)
-		r = guard_one(spec, spec->root, "/", false, pl, err);
+		r = guard_one(f, spec->root, "/", false, pl, err);
 	for (size_t i = 0;
 	     r >= 0 && spec->system_mounts == SBX_SYSMOUNTS_DEFAULT && i < host->n_entries; i++)
 		if (host->entries[i].kind != SBX_HOST_ABSENT)
-			r = guard_one(spec, host->entries[i].path, host->entries[i].path, true, pl,
+			r = guard_one(f, host->entries[i].path, host->entries[i].path, true, pl,
 			              err);
 	return r;
 }
 
 /*
- * Guard one directory of sbx's state: hide it wherever a mount shows it, and make it first
+ * Guard one directory of sbx's state: find where mounts show it (f->pins), and make it first
  * (when `create`) if it is missing and a mount shows where it would be, or `needed` (the cache
  * a walk will use). *trusted: it exists, is the caller's, private, and was reached by names
  * that agree with what ".." found.
  */
-static int guard_dir(struct sbx_spec *spec, const struct sbx_host *host, const char *dir,
-                     bool create, bool needed, bool *trusted, struct sbx_error *err)
+static int guard_dir(struct found *f, const struct sbx_host *host, const char *dir, bool create,
+                     bool needed, bool *trusted, struct sbx_error *err)
 {
 	_cleanup_free_ struct place *pl = NULL;
 	struct stat st;
-	size_t pinned;
+	size_t fresh = f->fresh;
 	int r;
 
 	*trusted = false;
 	pl = calloc(1, sizeof(*pl));
 	if (!pl)
 		return sbx_error_set(err, SBX_ERR_SETUP, ENOMEM, "out of memory");
-	pinned = spec->n_pin;
 	r = locate(dir, pl);
 	if (r == -ENOMEM) {
 		place_clear(pl);
@@ -304,19 +344,21 @@ static int guard_dir(struct sbx_spec *spec, const struct sbx_host *host, const c
 	}
 	/* Where it is, or would be if it is not there yet (a path hidden where it does not
 	 * exist is one a worker could make). */
-	r = guard_all(spec, host, pl, err);
+	r = guard_all(f, host, pl, err);
 	/* sbx makes it when it will use it, or when a mount shows where it would be, so that no
 	 * worker makes it first and plants a cache or a profile there; a launch that needs
 	 * neither writes nothing. If it cannot be made, no worker can make it either. */
-	if (r >= 0 && create && !pl->exists && (needed || spec->n_pin > pinned)) {
+	if (r >= 0 && create && !pl->exists && (needed || f->fresh > fresh)) {
 		(void)make_dirs(dir);
 		place_clear(pl);
 		memset(pl, 0, sizeof(*pl));
 		if (locate(dir, pl) < 0)
 			pl->exists = false;
 		else
-			r = guard_all(spec, host, pl, err);
+			r = guard_all(f, host, pl, err);
 	}
+	/* Only a directory of the caller's, private, reached without a symlink at its end and
+	 * by names that agree with what ".." found, is one sbx trusts. */
 	*trusted = r >= 0 && pl->exists && pl->consistent && lstat(dir, &st) == 0 &&
 	           S_ISDIR(st.st_mode) && st.st_uid == geteuid() && (st.st_mode & 077) == 0 &&
 	           same(&st, &pl->chain[0]);
@@ -324,13 +366,15 @@ static int guard_dir(struct sbx_spec *spec, const struct sbx_host *host, const c
 	return r;
 }
 
-int sbx_state_guard(struct sbx_spec *spec, const struct sbx_host *host, bool create,
-                    char **cache_dir, struct sbx_error *err)
+int sbx_state_guard(const struct sbx_spec *spec, const struct sbx_host *host, bool create,
+                    struct sbx_state_pins *pins, char **cache_dir, struct sbx_error *err)
 {
 	_cleanup_free_ char *dir = NULL, *config = NULL;
-	bool trusted, unused;
+	struct found f = {.spec = spec, .pins = pins};
+	bool trusted = false, unused;
 	int r;
 
+	memset(pins, 0, sizeof(*pins));
 	if (cache_dir)
 		*cache_dir = NULL;
 	/* The folders where sbx finds profiles and policies of its own accord: a worker that
@@ -339,18 +383,18 @@ int sbx_state_guard(struct sbx_spec *spec, const struct sbx_host *host, bool cre
 	 * /etc/sbx is root's, and only root's sbx makes it. */
 	r = user_dir(host, "XDG_CONFIG_HOME", ".config", &config, err);
 	if (r >= 0 && config)
-		r = guard_dir(spec, host, config, create, false, &unused, err);
+		r = guard_dir(&f, host, config, create, false, &unused, err);
 	if (r >= 0)
-		r = guard_dir(spec, host, "/etc/sbx", create && geteuid() == 0, false, &unused,
-		              err);
+		r = guard_dir(&f, host, "/etc/sbx", create && host->euid == 0, false, &unused, err);
 	/* The glob walk's cache, which a later launch trusts to know what to hide. */
 	if (r >= 0)
 		r = user_dir(host, "XDG_CACHE_HOME", ".cache", &dir, err);
-	if (r < 0 || !dir)
+	if (r >= 0 && dir)
+		r = guard_dir(&f, host, dir, create, spec->n_hide_globs > 0, &trusted, err);
+	if (r < 0) {
+		sbx_state_pins_clear(pins);
 		return r;
-	r = guard_dir(spec, host, dir, create, spec->n_hide_globs > 0, &trusted, err);
-	if (r < 0)
-		return r;
+	}
 	if (trusted && cache_dir)
 		*cache_dir = TAKE_PTR(dir);
 	return 0;

@@ -411,12 +411,15 @@ static void worker_session_keyring_is_not_the_callers(void)
 static void filter_refuses_without_no_new_privs(void)
 {
 	struct sbx_seccomp_conf conf = {0};
+	struct sbx_seccomp_rules rules = {0};
 	struct sbx_error err = {0};
 	int r;
 
 	if (prctl(PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0) == 1)
 		it_fail(__FILE__, __LINE__, "the test itself runs with no_new_privs");
-	r = sbx_seccomp_load(&conf, &err);
+	IT_EXPECT_INT(sbx_seccomp_resolve(&conf, &rules, &err), 0);
+	r = sbx_seccomp_load(&rules, &err);
+	sbx_seccomp_rules_clear(&rules);
 	IT_EXPECT(r < 0);
 	IT_EXPECT_CONTAINS(err.msg, "no_new_privs");
 	/* and nothing was installed */

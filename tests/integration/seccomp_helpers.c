@@ -42,6 +42,7 @@ static void report(const struct sbx_error *err)
 int seccomp_exec_main(int argc, char **argv)
 {
 	struct sbx_seccomp_conf conf = {0};
+	struct sbx_seccomp_rules rules = {0};
 	struct sbx_error err = {0};
 	const char *export = NULL;
 	int i, r = 0;
@@ -73,9 +74,12 @@ int seccomp_exec_main(int argc, char **argv)
 			return usage_fail("unknown option", a);
 		}
 	}
+	/* core resolves what is denied, as for a plan; the os module builds and loads it */
+	if (r >= 0)
+		r = sbx_seccomp_resolve(&conf, &rules, &err);
+	sbx_seccomp_conf_clear(&conf);
 	if (r < 0) {
 		report(&err);
-		sbx_seccomp_conf_clear(&conf);
 		return 125;
 	}
 	if (export) {
@@ -83,29 +87,34 @@ int seccomp_exec_main(int argc, char **argv)
 		             ? STDOUT_FILENO
 		             : open(export, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 
-		if (fd < 0)
+		if (fd < 0) {
+			sbx_seccomp_rules_clear(&rules);
 			return usage_fail("cannot open", export);
-		r = sbx_seccomp_export(&conf, fd, &err);
-		sbx_seccomp_conf_clear(&conf);
+		}
+		r = sbx_seccomp_export(&rules, fd, &err);
+		sbx_seccomp_rules_clear(&rules);
 		if (r < 0) {
 			report(&err);
 			return 125;
 		}
 		return 0;
 	}
-	if (i >= argc)
+	if (i >= argc) {
+		sbx_seccomp_rules_clear(&rules);
 		return usage_fail("no command", NULL);
+	}
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0) {
 		perror("sbx-seccomp-exec: PR_SET_NO_NEW_PRIVS");
+		sbx_seccomp_rules_clear(&rules);
 		return 125;
 	}
 	/* The launcher's order: keyring, then the filter (which denies keyctl), then exec. */
-	if (sbx_keyring_new_session(&err) < 0 || sbx_seccomp_load(&conf, &err) < 0) {
+	if (sbx_keyring_new_session(&err) < 0 || sbx_seccomp_load(&rules, &err) < 0) {
 		report(&err);
-		sbx_seccomp_conf_clear(&conf);
+		sbx_seccomp_rules_clear(&rules);
 		return 125;
 	}
-	sbx_seccomp_conf_clear(&conf);
+	sbx_seccomp_rules_clear(&rules);
 	execvp(argv[i], argv + i);
 	fprintf(stderr, "sbx-seccomp-exec: exec %s: %s\n", argv[i], strerror(errno));
 	return errno == ENOENT ? 127 : 126;

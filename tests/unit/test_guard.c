@@ -143,6 +143,35 @@ static void test_plan_places_guards(void **state)
 	}
 }
 
+/* The host has /host/w/.git only: the other guards have nothing to bind and go, and nothing
+ * else does (the host is asked through a callback; core decides what leaves the plan). */
+static bool only_git(void *ctx, const char *source)
+{
+	(*(int *)ctx)++;
+	return strcmp(source, "/host/w/.git") == 0;
+}
+
+static void test_prune_guards(void **state)
+{
+	_cleanup_spec_ struct sbx_spec *spec = NULL;
+	_cleanup_plan_ struct sbx_plan *plan = guarded_plan(&spec);
+	size_t guards = 0, before = plan->n_ops;
+	int asked = 0;
+
+	(void)state;
+	for (size_t i = 0; i < plan->n_ops; i++)
+		guards += (plan->ops[i].flags & SBX_PLAN_F_GUARD) != 0;
+	assert_true(guards > 1);
+	sbx_plan_prune_guards(plan, only_git, &asked);
+	assert_int_equal(asked, guards);
+	assert_int_equal(plan->n_ops, before - guards + 1);
+	assert_non_null(op_at(plan, "/w/.git"));
+	assert_null(op_at(plan, "/w/.git/config"));
+	assert_null(op_at(plan, "/w/up"));
+	assert_non_null(op_at(plan, "/w"));
+	assert_non_null(op_at(plan, "/w/mine"));
+}
+
 static struct sbx_policy *policy(const char *yaml)
 {
 	struct sbx_policy *p = NULL;
@@ -373,9 +402,9 @@ static void test_protect_git_key(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_plan_places_guards), cmocka_unit_test(test_compile_noexec_guards),
-	    cmocka_unit_test(test_decide_and_notes),   cmocka_unit_test(test_landlock_guards),
-	    cmocka_unit_test(test_protect_git_key),
+	    cmocka_unit_test(test_plan_places_guards),    cmocka_unit_test(test_prune_guards),
+	    cmocka_unit_test(test_compile_noexec_guards), cmocka_unit_test(test_decide_and_notes),
+	    cmocka_unit_test(test_landlock_guards),       cmocka_unit_test(test_protect_git_key),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -27,6 +27,21 @@
 #include "sbx/seccomp.h"
 #include "sbx/spec.h"
 
+/* Core resolves a configuration (what is denied); the os module builds the BPF program from
+ * the resolved rules, as the launcher does with a plan's. */
+static int build_conf(const struct sbx_seccomp_conf *conf, struct sbx_seccomp_prog *p,
+                      struct sbx_error *err)
+{
+	struct sbx_seccomp_rules rules;
+	int r = sbx_seccomp_resolve(conf, &rules, err);
+
+	if (r < 0)
+		return r;
+	r = sbx_seccomp_build(&rules, p, err);
+	sbx_seccomp_rules_clear(&rules);
+	return r;
+}
+
 /* ---- tables ---- */
 
 static void test_known_calls_sorted_unique(void **state)
@@ -578,7 +593,7 @@ static void test_program_verdicts(void **state)
 	nr_ioctl = sbx_seccomp_call_number("ioctl");
 	nr_clone = sbx_seccomp_call_number("clone");
 	nr_socket = sbx_seccomp_call_number("socket");
-	if (sbx_seccomp_build(&conf, &p, &err) < 0)
+	if (build_conf(&conf, &p, &err) < 0)
 		fail_msg("build: %s", err.msg);
 	assert_true(p.len > 10 && p.len < BPF_MAXINSNS);
 
@@ -623,7 +638,7 @@ static void test_program_verdicts(void **state)
 
 	/* log mode: denials become LOG, the foreign-arch kill stays */
 	conf.log = true;
-	assert_int_equal(sbx_seccomp_build(&conf, &p, NULL), 0);
+	assert_int_equal(build_conf(&conf, &p, NULL), 0);
 	assert_int_equal(verdict(&p, X86_64, 175, 0, 0), SECCOMP_RET_LOG);
 	assert_int_equal(verdict(&p, X86_64, 470, 0, 0), SECCOMP_RET_LOG);
 	assert_int_equal(verdict(&p, X86_64, (uint32_t)nr_personality, 0x0040000, 0),
@@ -635,7 +650,7 @@ static void test_program_verdicts(void **state)
 	/* @personality allowed: no argument check left */
 	conf.log = false;
 	assert_int_equal(sbx_seccomp_conf_allow(&conf, "@personality", NULL), 0);
-	assert_int_equal(sbx_seccomp_build(&conf, &p, NULL), 0);
+	assert_int_equal(build_conf(&conf, &p, NULL), 0);
 	assert_int_equal(verdict(&p, X86_64, (uint32_t)nr_personality, 0x0040000, 0), ALLOW);
 	sbx_seccomp_prog_clear(&p);
 	sbx_seccomp_conf_clear(&conf);
@@ -663,7 +678,7 @@ static void test_no_network_no_hardlinks(void **state)
 	assert_true(copy.no_network && copy.no_hardlinks);
 	sbx_seccomp_conf_clear(&copy);
 #if defined(__x86_64__)
-	if (sbx_seccomp_build(&conf, &p, &err) < 0)
+	if (build_conf(&conf, &p, &err) < 0)
 		fail_msg("build: %s", err.msg);
 	assert_int_equal(verdict(&p, X86_64, (uint32_t)nr_socket, AF_UNIX, 1), ALLOW);
 	assert_int_equal(verdict(&p, X86_64, (uint32_t)nr_socket, AF_INET, 2), ERR(EPERM));
@@ -705,7 +720,7 @@ static void test_no_unix_sockets(void **state)
 	assert_true(copy.no_unix_sockets);
 	sbx_seccomp_conf_clear(&copy);
 #if defined(__x86_64__)
-	if (sbx_seccomp_build(&conf, &p, &err) < 0)
+	if (build_conf(&conf, &p, &err) < 0)
 		fail_msg("build: %s", err.msg);
 	assert_int_equal(verdict(&p, X86_64, (uint32_t)nr_socket, AF_UNIX, 1), ERR(EPERM));
 	assert_int_equal(verdict(&p, X86_64, (uint32_t)nr_socket, AF_UNIX | 1ull << 32, 1),
@@ -714,7 +729,7 @@ static void test_no_unix_sockets(void **state)
 	assert_int_equal(verdict(&p, X86_64, (uint32_t)nr_socketpair, AF_UNIX, 1), ALLOW);
 	sbx_seccomp_prog_clear(&p);
 	conf.no_network = true;
-	if (sbx_seccomp_build(&conf, &p, &err) < 0)
+	if (build_conf(&conf, &p, &err) < 0)
 		fail_msg("build: %s", err.msg);
 	assert_int_equal(verdict(&p, X86_64, (uint32_t)nr_socket, AF_UNIX, 1), ERR(EPERM));
 	assert_int_equal(verdict(&p, X86_64, (uint32_t)nr_socket, AF_INET, 1), ERR(EPERM));
@@ -815,26 +830,26 @@ static void test_suid_and_xattr_verdicts(void **state)
 #if !defined(__x86_64__)
 	skip();
 #endif
-	if (sbx_seccomp_build(&conf, &p, &err) < 0)
+	if (build_conf(&conf, &p, &err) < 0)
 		fail_msg("build: %s", err.msg);
 	check_suid_verdicts(&p, ERR(EPERM));
 	sbx_seccomp_prog_clear(&p);
 	/* nesting, the landlock backend's flags, another errno: the same, with that errno */
 	conf.nesting = conf.same_ns = conf.no_unix_sockets = conf.no_network = true;
 	assert_int_equal(sbx_seccomp_conf_set_errno(&conf, "EACCES", NULL), 0);
-	assert_int_equal(sbx_seccomp_build(&conf, &p, NULL), 0);
+	assert_int_equal(build_conf(&conf, &p, NULL), 0);
 	check_suid_verdicts(&p, ERR(EACCES));
 	sbx_seccomp_prog_clear(&p);
 	/* log mode lifts every other denial, never these */
 	conf.log = true;
-	assert_int_equal(sbx_seccomp_build(&conf, &p, NULL), 0);
+	assert_int_equal(build_conf(&conf, &p, NULL), 0);
 	check_suid_verdicts(&p, ERR(EACCES));
 	assert_int_equal(verdict4(&p, "init_module", 0, 0, 0, 0), SECCOMP_RET_LOG);
 	sbx_seccomp_prog_clear(&p);
 	/* denying chmod outright keeps it denied in log mode too (its rule is locked) */
 	assert_int_equal(sbx_seccomp_conf_deny(&conf, "chmod", NULL), 0);
 	assert_int_equal(sbx_seccomp_conf_deny(&conf, "@suid", NULL), 0);
-	assert_int_equal(sbx_seccomp_build(&conf, &p, NULL), 0);
+	assert_int_equal(build_conf(&conf, &p, NULL), 0);
 	assert_int_equal(verdict4(&p, "chmod", 0, 0644, 0, 0), ERR(EACCES));
 	assert_int_equal(verdict4(&p, "fchmod", 3, 04755, 0, 0), ERR(EACCES));
 	assert_int_equal(verdict4(&p, "fchmod", 3, 0644, 0, 0), ALLOW);
@@ -922,7 +937,7 @@ static void test_same_ns_processes_and_ipc(void **state)
 	assert_int_equal(rules.group_state[group_index("@sysvipc")], SBX_SECCOMP_GROUP_DENIED);
 	assert_string_equal(find_rule(&rules, "prlimit64")->group, sbx_seccomp_processes_group);
 	sbx_seccomp_rules_clear(&rules);
-	if (sbx_seccomp_build(&conf, &p, &err) < 0)
+	if (build_conf(&conf, &p, &err) < 0)
 		fail_msg("build: %s", err.msg);
 	for (size_t i = 0; i < sizeof(by_pid) / sizeof(by_pid[0]); i++) {
 		assert_int_equal(verdict4(&p, by_pid[i], 0, 7, 0, 0), ALLOW);
@@ -963,7 +978,7 @@ static void test_same_ns_processes_and_ipc(void **state)
 
 	/* --net none as well: pairs of AF_UNIX only */
 	conf.no_network = true;
-	assert_int_equal(sbx_seccomp_build(&conf, &p, NULL), 0);
+	assert_int_equal(build_conf(&conf, &p, NULL), 0);
 	assert_int_equal(verdict4(&p, "socketpair", AF_INET, SOCK_STREAM, 0, 0), ERR(EPERM));
 	assert_int_equal(verdict4(&p, "socketpair", 30 /* AF_TIPC */, 4, 0, 0), ERR(EPERM));
 	assert_int_equal(verdict4(&p, "socketpair", AF_UNIX, SOCK_STREAM, 0, 0), ALLOW);
@@ -978,7 +993,7 @@ static void test_same_ns_processes_and_ipc(void **state)
 	assert_int_equal(sbx_seccomp_resolve(&conf, &rules, NULL), 0);
 	assert_int_equal(rules.group_state[group_index("@sysvipc")], SBX_SECCOMP_GROUP_ALLOWED);
 	sbx_seccomp_rules_clear(&rules);
-	assert_int_equal(sbx_seccomp_build(&conf, &p, NULL), 0);
+	assert_int_equal(build_conf(&conf, &p, NULL), 0);
 	assert_int_equal(verdict4(&p, "shmget", 0, 4096, 0, 0), ALLOW);
 	assert_int_equal(verdict4(&p, "prlimit64", 9, 7, 0, 0), ERR(EPERM));
 	sbx_seccomp_prog_clear(&p);
@@ -986,7 +1001,7 @@ static void test_same_ns_processes_and_ipc(void **state)
 
 	/* the namespaces backend: none of it */
 	conf = (struct sbx_seccomp_conf){0};
-	assert_int_equal(sbx_seccomp_build(&conf, &p, NULL), 0);
+	assert_int_equal(build_conf(&conf, &p, NULL), 0);
 	assert_int_equal(verdict4(&p, "prlimit64", 1, 7, 0, 0), ALLOW);
 	assert_int_equal(verdict4(&p, "setpriority", PRIO_USER, 0, 19, 0), ALLOW);
 	assert_int_equal(verdict4(&p, "shmget", 0, 4096, 0, 0), ALLOW);

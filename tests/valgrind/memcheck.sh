@@ -110,14 +110,15 @@ vg() {
 	echo "ok: exit $rc, $logs process(es) clean: $*"
 }
 
-# expect_err N TEXT: the last line sbx printed on stderr for case N contains TEXT.
+# expect_err N TEXT: the last line sbx printed on stderr for case N (notes and warnings aside)
+# contains TEXT.
 expect_err() {
-	last=$(grep -v '^sbx: note:' "$work/err.$1" | tail -n 1)
+	last=$(grep -Ev '^sbx: (note|warning):' "$work/err.$1" | tail -n 1)
 	case $last in
 	*"$2"*) ;;
 	*) fail "case $1: expected '$2' in the error, got: $last" ;;
 	esac
-	[ "$(grep -vc '^sbx: note:' "$work/err.$1")" = 1 ] ||
+	[ "$(grep -Evc '^sbx: (note|warning):' "$work/err.$1")" = 1 ] ||
 		fail "case $1: expected one line of error, got: $(cat "$work/err.$1")"
 }
 

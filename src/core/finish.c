@@ -1,0 +1,237 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Finishing a plan (include/sbx/finish.h): the backend, Landlock, the limits, the seccomp rules
+ * and the worker's effective spec, decided once from the plan and the host's facts.
+ */
+#include "sbx/finish.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sbx/cleanup.h"
+
+/* The worker's effective spec: what was built, not what was asked. */
+static int effective_spec(const struct sbx_finish_in *in, const struct sbx_plan *plan,
+                          struct sbx_nest **out, struct sbx_error *err)
+{
+	const struct sbx_nest *child = in->child;
+	_cleanup_nest_ struct sbx_nest *n = NULL;
+	int r = sbx_nest_from_plan(in->spec, plan, child ? child->depth : 1, SBX_BACKEND_NAMESPACES,
+	                           &n, err);
+
+	if (r < 0)
+		return r;
+	if (!child) {
+		n->parent_unknown = in->parent_unknown;
+		*out = TAKE_PTR(n);
+		return 0;
+	}
+	/* the parent's Landlock scopes and origin hold for the child too */
+	n->scoped = child->scoped;
+	n->parent_unknown = child->parent_unknown;
+	/* what stays hidden by the parent's masks is still hidden for this child */
+	for (size_t i = 0; r >= 0 && i < child->n_mounts; i++)
+		if (child->mounts[i].kind == SBX_NEST_HIDDEN &&
+		    sbx_nest_lookup(n, child->mounts[i].target))
+			r = sbx_nest_put(n, child->mounts[i].target, SBX_NEST_HIDDEN, 0, 0, err);
+	if (r < 0)
+		return r;
+	*out = TAKE_PTR(n);
+	return 0;
+}
+
+/* Which backend runs: as asked, or for auto the landlock backend where user namespaces are
+ * off by configuration (*why says so); a passing shortage is refused. */
+static int choose_backend(const struct sbx_finish_in *in, const struct sbx_finish_facts *facts,
+                          bool *landlock, struct sbx_error *why, struct sbx_error *err)
+{
+	*landlock = in->backend == SBX_ASK_LANDLOCK;
+	if (in->backend != SBX_ASK_AUTO || facts->userns != SBX_USERNS_UNAVAILABLE)
+		return 0;
+	if (facts->userns_why.kind != SBX_ERR_UNSUPPORTED) {
+		/* sbx_userns_decide: a used-up quota or memory passes; a weaker backend must not
+		 * stand in for it silently */
+		if (err)
+			*err = facts->userns_why;
+		return -(facts->userns_why.errnum ? facts->userns_why.errnum : EINVAL);
+	}
+	*landlock = true;
+	*why = facts->userns_why;
+	return 0;
+}
+
+/* The landlock backend: no user namespace, the spec checked against what it can give, and
+ * seccomp where Landlock does not reach. */
+static int landlock_backend(const struct sbx_finish_in *in, const struct sbx_finish_facts *facts,
+                            const struct sbx_error *why, struct sbx_plan *plan, char **lost_out,
+                            struct sbx_error *err)
+{
+	char lost[4096];
+	int r;
+
+	plan->backend_landlock = true;
+	/* No user namespace: the worker keeps the caller's ids, and --dry-run must say so. */
+	sbx_plan_no_userns(plan);
+	r = sbx_ll_backend_check(in->spec, plan, in->spec->best_effort, lost, sizeof(lost), err);
+	if (r < 0) {
+		/* Say why that backend was chosen: the user namespace failure, with its fix. */
+		if (err && why->kind != SBX_ERR_NONE)
+			sbx_error_wrap(err, "%s, so sbx chose the landlock backend; but", why->msg);
+		return r;
+	}
+	*lost_out = strdup(lost);
+	if (!*lost_out)
+		return sbx_error_set(err, SBX_ERR_SETUP, ENOMEM, "out of memory");
+	/* --net none without a network namespace: Landlock denies TCP, seccomp the rest. */
+	plan->seccomp.no_network = plan->new_net;
+	/* Unix sockets bound to a path in the caller's mount namespace are beyond Landlock. */
+	plan->seccomp.no_unix_sockets = true;
+	/* No pid or IPC namespace: the caller's processes and System V IPC objects are near. */
+	plan->seccomp.same_ns = true;
+	/* As root there, the worker owns every root-owned file, and Landlock has no right for
+	 * modes or owners. */
+	plan->seccomp.host_root = facts->root;
+	return 0;
+}
+
+/* The Landlock layer: compiled, narrowed, carved, cut down for nesting, negotiated. */
+static int plan_landlock(const struct sbx_finish_in *in, const struct sbx_finish_facts *facts,
+                         struct sbx_plan *plan, char *lost, char *warn, size_t size,
+                         struct sbx_error *err)
+{
+	struct sbx_policy_view view = {.plan = plan, .spec = in->spec, .policies = in->policies};
+	struct sbx_ll_opts opts = {.same_ns = plan->backend_landlock};
+	int r = sbx_ll_compile(&view, &opts, &plan->landlock, err);
+
+	/* what the landlock backend gives up, said beside its rules (owned by the plan now) */
+	plan->landlock.lost = lost;
+	if (r < 0)
+		return r;
+	/* Nested: the layer holds the per-operation rights of the child's effective spec, which
+	 * mount flags alone cannot (write without delete, say). */
+	if (in->child) {
+		r = sbx_nest_ll_narrow(in->child, &plan->landlock, err);
+		/* what the child hides beneath a rule entry the narrowing added is denied too */
+		if (r >= 0 && plan->backend_landlock)
+			r = sbx_nest_ll_hide(&plan->landlock, in->spec->hide, in->spec->n_hide,
+			                     err);
+		if (r < 0)
+			return r;
+	}
+	/* The landlock backend sees the host's paths: what a rule lost to a path beneath it
+	 * can be given back entry by entry. */
+	if (plan->backend_landlock) {
+		if (!facts->ll_host)
+			return sbx_error_set(err, SBX_ERR_SETUP, EINVAL,
+			                     "internal: no host to carve the Landlock rules on");
+		r = sbx_ll_expand(&plan->landlock, facts->ll_host, SBX_LL_MAX_RULES, err);
+		if (r < 0)
+			return r;
+		/* A hidden file could be linked under another name in a carved directory,
+		 * which a later launch would not hide: no hard links. */
+		for (size_t i = 0; i < plan->landlock.n_rules; i++)
+			plan->seccomp.no_hardlinks |= plan->landlock.rules[i].hidden;
+	}
+	/* A Landlock domain that handles file rights forbids mounting, so a worker under one
+	 * could never build a nested sandbox's mount namespace. Where nesting is allowed and
+	 * the mounts alone enforce every right, only the scopes are kept (a domain handling no
+	 * file access lets its processes mount); where per-operation rights need Landlock, it
+	 * stays whole and nested sandboxes fall back to the landlock backend. */
+	if (!plan->backend_landlock && in->spec->nesting) {
+		if (plan->landlock.needed_fs == 0)
+			sbx_ll_scopes_only(&plan->landlock);
+		else
+			r = sbx_ll_note(
+			    &plan->landlock,
+			    "nested sandboxes cannot build mount namespaces under this Landlock "
+			    "domain (it forbids mounting): they use the landlock backend",
+			    err);
+		if (r < 0)
+			return r;
+	}
+	return sbx_ll_negotiate(&plan->landlock, facts->landlock_abi, plan->backend_landlock,
+	                        in->spec->best_effort, warn, size, err);
+}
+
+/* A worker in a Landlock domain can no longer mount: its effective spec says so (nested
+ * sandboxes then take the landlock backend), with the rights the domain's rules give. */
+static int mark_landlocked(struct sbx_nest *n, const struct sbx_ll_plan *ll, struct sbx_error *err)
+{
+	int r;
+
+	if (!ll->enabled)
+		return 0;
+	n->scoped |= (unsigned)ll->scoped;
+	/* Scopes only: a domain that handles no file right lets its processes mount, so nested
+	 * sandboxes keep the namespaces backend. */
+	if (!ll->handled_fs)
+		return 0;
+	r = sbx_nest_apply_landlock(n, ll, err);
+	if (r >= 0)
+		n->landlocked = true;
+	return r;
+}
+
+/* What the kernel does not keep of the profile, once the backend is settled and the guards
+ * pruned: execute denials Landlock holds alone, git's control surface. */
+static int add_limits(const struct sbx_finish_in *in, struct sbx_plan *plan, struct sbx_error *err)
+{
+	struct sbx_policy_view view = {.plan = plan, .spec = in->spec, .policies = in->policies};
+	const char *git = in->git_warning[plan->backend_landlock ? 1 : 0];
+	int r = sbx_policy_exec_limits(&view, plan, err);
+
+	if (r >= 0 && git)
+		r = sbx_plan_add_limit(plan, git, err);
+	if (r >= 0 && in->git_repos && plan->backend_landlock)
+		r = sbx_plan_add_limit(
+		    plan,
+		    "git: the landlock backend mounts nothing, so .git cannot be a mount point of "
+		    "its own: it is read-only whole (git can read, not commit), and the folders "
+		    "above it are carved; a profile with protect_git: false leaves it writable",
+		    err);
+	return r;
+}
+
+int sbx_plan_finish(const struct sbx_finish_in *in, const struct sbx_finish_facts *facts,
+                    struct sbx_plan *plan, char *warn, size_t size, struct sbx_error *err)
+{
+	_cleanup_nest_ struct sbx_nest *eff = NULL;
+	struct sbx_error why = {0};
+	char *lost = NULL;
+	bool landlock = false;
+	int r;
+
+	if (warn && size)
+		warn[0] = '\0';
+	else
+		size = 0;
+	/* Finishing twice would stack the backend's changes: a plan is finished once. */
+	if (plan->spec_blob)
+		return sbx_error_set(err, SBX_ERR_SETUP, EINVAL,
+		                     "internal: the plan is finished already");
+	r = effective_spec(in, plan, &eff, err);
+	if (r >= 0)
+		r = choose_backend(in, facts, &landlock, &why, err);
+	plan->backend_landlock = false;
+	if (r >= 0 && landlock) {
+		r = landlock_backend(in, facts, &why, plan, &lost, err);
+		/* the worker's effective spec says which backend holds it (sbx status, nesting) */
+		eff->backend = SBX_BACKEND_LANDLOCK;
+	}
+	if (r < 0) {
+		free(lost);
+		return r;
+	}
+	r = plan_landlock(in, facts, plan, lost, size ? warn : NULL, size, err);
+	if (r >= 0)
+		r = mark_landlocked(eff, &plan->landlock, err);
+	if (r >= 0)
+		r = add_limits(in, plan, err);
+	/* the backend's groups are settled: the rules the filter is built from */
+	if (r >= 0)
+		r = sbx_plan_resolve_seccomp(plan, err);
+	if (r >= 0)
+		r = sbx_nest_encode(eff, &plan->spec_blob, &plan->spec_len, err);
+	return r;
+}

@@ -1,0 +1,604 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Finishing a plan (sbx_plan_finish) and planning a nested run (sbx_nest_plan), in core, with
+ * the host's facts faked: the Landlock ABI, root or not, user namespaces available, off by
+ * configuration or short, and a directory table to carve on. Each case checks the backend,
+ * the seccomp groups the backend adds, Landlock (on, whole or scopes only) and the worker's
+ * effective spec as it travels (decoded: backend, landlocked, scopes, depth, origin).
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sbx/finish.h"
+#include "sbx/landlock.h"
+#include "sbx/nest.h"
+#include "sbx/plan.h"
+#include "sbx/policy.h"
+#include "sbx/profile.h"
+#include "sbx/seccomp.h"
+#include "sbx/spec.h"
+
+#define SCOPES (SBX_LL_SCOPE_ABSTRACT_UNIX | SBX_LL_SCOPE_SIGNAL)
+
+static char *const fake_environ[] = {"PATH=/usr/bin", "HOME=/home/u", NULL};
+
+/* The host a world is planned on (entries are copied: sbx_nest_plan narrows them). */
+static const struct sbx_host_entry host_entries[] = {
+    {"/usr", SBX_HOST_DIR, NULL},
+    {"/bin", SBX_HOST_SYMLINK, "usr/bin"},
+    {"/etc/passwd", SBX_HOST_FILE, NULL},
+};
+
+struct world {
+	struct sbx_host_entry entries[3];
+	struct sbx_host host;
+	struct sbx_spec *spec;
+	struct sbx_policy_set set;
+	bool policy;
+	struct sbx_plan *plan;
+};
+
+/* ---- the host's directories, for the landlock backend's carving ---- */
+
+static const struct {
+	const char *path;
+	enum sbx_ll_kind kind;
+} fake_tree[] = {
+    {"/w", SBX_LL_DIR},       {"/w/.env", SBX_LL_FILE}, {"/w/a", SBX_LL_FILE},
+    {"/w/d", SBX_LL_DIR},     {"/w/d/x", SBX_LL_FILE},  {"/usr", SBX_LL_DIR},
+    {"/usr/bin", SBX_LL_DIR}, {"/bin", SBX_LL_LINK},    {"/etc/passwd", SBX_LL_FILE},
+    {"/etc", SBX_LL_DIR},     {"/home", SBX_LL_DIR},    {"/home/u", SBX_LL_DIR},
+};
+#define N_FAKE (sizeof(fake_tree) / sizeof(fake_tree[0]))
+
+static size_t listed; /* how many directories the carving asked for */
+
+static void fake_path(const char *base, const char *rel, char *out, size_t size)
+{
+	snprintf(out, size, "%s%s%s", base, *rel ? "/" : "", rel);
+}
+
+static enum sbx_ll_kind fake_kind(void *ctx, const char *base, const char *rel)
+{
+	char full[256];
+
+	(void)ctx;
+	fake_path(base, rel, full, sizeof(full));
+	for (size_t i = 0; i < N_FAKE; i++)
+		if (strcmp(fake_tree[i].path, full) == 0)
+			return fake_tree[i].kind;
+	return SBX_LL_ABSENT;
+}
+
+static long fake_list(void *ctx, const char *base, const char *rel, size_t max,
+                      struct sbx_ll_entry **out)
+{
+	char dir[256];
+	size_t dl;
+	long n = 0;
+
+	(void)ctx;
+	listed++;
+	fake_path(base, rel, dir, sizeof(dir));
+	dl = strlen(dir);
+	*out = calloc(N_FAKE, sizeof(**out));
+	assert_non_null(*out);
+	for (size_t i = 0; i < N_FAKE; i++) {
+		const char *p = fake_tree[i].path;
+
+		if (strncmp(p, dir, dl) != 0 || p[dl] != '/' || strchr(p + dl + 1, '/'))
+			continue;
+		if ((size_t)n < max) {
+			snprintf((*out)[n].name, sizeof((*out)[n].name), "%s", p + dl + 1);
+			(*out)[n].kind = fake_tree[i].kind;
+		}
+		n++;
+	}
+	return n;
+}
+
+static const struct sbx_ll_host fake_host = {.list = fake_list, .kind = fake_kind};
+
+/* ---- worlds ---- */
+
+/* /w at its own path, writable; `policy`: a rule that lets /w be written but nothing in it
+ * deleted (only Landlock can say that); `hide`: /w/.env hidden. */
+static void world_init(struct world *w, bool nesting, bool policy, bool hide, bool net_host,
+                       bool best_effort, uid_t euid)
+{
+	struct sbx_mount m = {.kind = SBX_MOUNT_BIND,
+	                      .source = "/w",
+	                      .target = "/w",
+	                      .origin = SBX_ORIGIN_PROFILE,
+	                      .policy = policy ? "p" : NULL};
+	struct sbx_error err = {0};
+
+	memset(w, 0, sizeof(*w));
+	memcpy(w->entries, host_entries, sizeof(host_entries));
+	w->host = (struct sbx_host){.uid = euid,
+	                            .gid = euid,
+	                            .euid = euid,
+	                            .entries = w->entries,
+	                            .n_entries = 3,
+	                            .environ = fake_environ,
+	                            .cwd = "/w"};
+	w->spec = sbx_spec_new();
+	assert_non_null(w->spec);
+	assert_int_equal(sbx_spec_set_str(&w->spec->workspace, "/w", NULL), 0);
+	w->spec->explicit_mounts = true;
+	w->spec->nesting = nesting;
+	w->spec->best_effort = best_effort;
+	w->spec->net = net_host ? SBX_NET_HOST : SBX_NET_NONE;
+	assert_int_equal(sbx_spec_add_mount(w->spec, &m, false, &err), 0);
+	if (hide)
+		assert_int_equal(sbx_spec_add_hide(w->spec, "/w/.env", &err), 0);
+	if (policy) {
+		static const char yaml[] =
+		    "version: 1\nrules:\n"
+		    "  - {name: a, paths: [\"**\"], operations: [read, list, stat, write, create, "
+		    "execute], decision: allow}\n";
+		struct sbx_policy *p = NULL;
+
+		if (sbx_policy_load_buffer(yaml, strlen(yaml), "p.yaml", "p", &p, &err) < 0)
+			fail_msg("policy: %s", err.msg);
+		assert_int_equal(sbx_policy_set_add(&w->set, p, &err), 0);
+		if (sbx_policy_compile(w->spec, &w->set, &err) < 0)
+			fail_msg("compile: %s", err.msg);
+		w->policy = true;
+	}
+	if (sbx_spec_finish(w->spec, &err) < 0)
+		fail_msg("spec: %s", err.msg);
+	if (sbx_plan_build(w->spec, &w->host, &w->plan, &err) < 0)
+		fail_msg("plan: %s", err.msg);
+}
+
+static void world_clear(struct world *w)
+{
+	sbx_plan_free(w->plan);
+	sbx_spec_free(w->spec);
+	sbx_policy_set_clear(&w->set);
+	memset(w, 0, sizeof(*w));
+}
+
+static struct sbx_finish_facts facts_for(int abi, bool root, enum sbx_userns_state userns,
+                                         enum sbx_error_kind why, int why_errno)
+{
+	struct sbx_finish_facts f = {
+	    .landlock_abi = abi, .root = root, .userns = userns, .ll_host = &fake_host};
+
+	if (userns == SBX_USERNS_UNAVAILABLE) {
+		f.userns_why.kind = why;
+		f.userns_why.errnum = why_errno;
+		snprintf(f.userns_why.msg, sizeof(f.userns_why.msg),
+		         "cannot create a user namespace: %s",
+		         why == SBX_ERR_UNSUPPORTED ? "user.max_user_namespaces is 0"
+		                                    : "a namespace quota is used up");
+	}
+	return f;
+}
+
+static bool has_group_rule(const struct sbx_seccomp_rules *rules, const char *group)
+{
+	for (size_t i = 0; i < rules->n_rules; i++)
+		if (rules->rules[i].group && strcmp(rules->rules[i].group, group) == 0)
+			return true;
+	return false;
+}
+
+/* ---- sbx_plan_finish, a table ---- */
+
+#define NS      SBX_ASK_NAMESPACES
+#define LL      SBX_ASK_LANDLOCK
+#define AUTO    SBX_ASK_AUTO
+#define UNPROBE SBX_USERNS_UNPROBED
+#define OK      SBX_USERNS_AVAILABLE
+#define NOUSERN SBX_USERNS_UNAVAILABLE
+
+static const struct finish_case {
+	const char *name;
+	/* asked, and the host */
+	enum sbx_backend_ask ask;
+	int abi;
+	enum sbx_userns_state userns;
+	enum sbx_error_kind why; /* NOUSERN: UNSUPPORTED (off) or SETUP (a shortage) */
+	bool root;
+	/* the spec */
+	bool nesting, policy, hide, net_host, best_effort;
+	/* expected */
+	int rc;
+	bool landlock;    /* the landlock backend */
+	bool ll_enabled;  /* a Landlock layer at all */
+	bool scopes_only; /* ... handling no file right */
+	bool landlocked;  /* the effective spec says a Landlock domain holds the worker */
+	unsigned scoped;  /* ... and which scopes */
+	bool no_hardlinks;
+	bool warned; /* a "NOT ENFORCED" line for --best-effort */
+} finish_cases[] = {
+    {"auto, user namespaces work: namespaces, Landlock whole", AUTO, 7, OK, 0, false, false, false,
+     false, false, false, 0, false, true, false, true, SCOPES, false, false},
+    {"auto, not probed: namespaces, to be tried", AUTO, 7, UNPROBE, 0, false, false, false, false,
+     false, false, 0, false, true, false, true, SCOPES, false, false},
+    {"auto, user namespaces off: the landlock backend", AUTO, 7, NOUSERN, SBX_ERR_UNSUPPORTED,
+     false, false, false, false, false, false, 0, true, true, false, true, SCOPES, false, false},
+    {"auto, a passing shortage: refused", AUTO, 7, NOUSERN, SBX_ERR_SETUP, false, false, false,
+     false, false, false, -ENOSPC, false, false, false, false, 0, false, false},
+    {"namespaces asked, a shortage: tried anyway", NS, 7, NOUSERN, SBX_ERR_SETUP, false, false,
+     false, false, false, false, 0, false, true, false, true, SCOPES, false, false},
+    {"landlock asked, user namespaces work", LL, 7, OK, 0, false, false, false, false, false, false,
+     0, true, true, false, true, SCOPES, false, false},
+    {"landlock backend as root: modes and owners denied", LL, 7, OK, 0, true, false, false, false,
+     false, false, 0, true, true, false, true, SCOPES, false, false},
+    {"auto off as root: the landlock backend, host root", AUTO, 6, NOUSERN, SBX_ERR_UNSUPPORTED,
+     true, false, false, false, false, false, 0, true, true, false, true, SCOPES, false, false},
+    {"namespaces as root: no host-root group", NS, 7, OK, 0, true, false, false, false, false,
+     false, 0, false, true, false, true, SCOPES, false, false},
+    {"nesting, the mounts hold every right: scopes only", NS, 7, OK, 0, false, true, false, false,
+     false, false, 0, false, true, true, false, SCOPES, false, false},
+    {"nesting on ABI 4 (no scopes): no Landlock", NS, 4, OK, 0, false, true, false, false, false,
+     false, 0, false, false, false, false, 0, false, false},
+    {"nesting with per-operation rights: Landlock whole", NS, 7, OK, 0, false, true, true, false,
+     false, false, 0, false, true, false, true, SCOPES, false, false},
+    {"no Landlock, nothing needs it: off", NS, 0, OK, 0, false, false, false, false, false, false,
+     0, false, false, false, false, 0, false, false},
+    {"no Landlock, per-operation rights: refused", NS, 0, OK, 0, false, false, true, false, false,
+     false, -EOPNOTSUPP, false, false, false, false, 0, false, false},
+    {"no Landlock, per-operation rights, best effort: warned", NS, -EOPNOTSUPP, OK, 0, false, false,
+     true, false, false, true, 0, false, false, false, false, 0, false, true},
+    {"ABI 4 under namespaces: no scopes", NS, 4, OK, 0, false, false, false, false, false, false, 0,
+     false, true, false, true, 0, false, false},
+    {"landlock backend on ABI 4 (no scopes): refused", LL, 4, OK, 0, false, false, false, false,
+     false, false, -EOPNOTSUPP, true, false, false, false, 0, false, false},
+    {"landlock backend on ABI 4, best effort: warned", LL, 4, OK, 0, false, false, false, false,
+     false, true, 0, true, true, false, true, 0, false, true},
+    {"landlock backend on ABI 6", LL, 6, OK, 0, false, false, false, false, false, false, 0, true,
+     true, false, true, SCOPES, false, false},
+    {"landlock backend hides by carving: no hard links", LL, 7, OK, 0, false, false, false, true,
+     false, false, 0, true, true, false, true, SCOPES, true, false},
+    {"landlock backend, --net host: sockets stay", LL, 7, OK, 0, false, false, false, false, true,
+     false, 0, true, true, false, true, SCOPES, false, false},
+    {"landlock backend with nesting: Landlock whole", LL, 7, OK, 0, false, true, false, false,
+     false, false, 0, true, true, false, true, SCOPES, false, false},
+};
+
+static void test_finish_table(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < sizeof(finish_cases) / sizeof(finish_cases[0]); i++) {
+		const struct finish_case *c = &finish_cases[i];
+		struct sbx_finish_facts facts =
+		    facts_for(c->abi, c->root, c->userns, c->why,
+		              c->why == SBX_ERR_SETUP ? ENOSPC : EOPNOTSUPP);
+		struct world w;
+		struct sbx_finish_in in = {.backend = c->ask};
+		struct sbx_error err = {0};
+		_cleanup_nest_ struct sbx_nest *eff = NULL;
+		const struct sbx_plan *p;
+		char warn[2048];
+		int r;
+
+		world_init(&w, c->nesting, c->policy, c->hide, c->net_host, c->best_effort,
+		           c->root ? 0 : 1000);
+		in.spec = w.spec;
+		in.policies = w.policy ? &w.set : NULL;
+		p = w.plan;
+		r = sbx_plan_finish(&in, &facts, w.plan, warn, sizeof(warn), &err);
+		if (r != c->rc)
+			fail_msg("%s: returned %d, want %d (%s)", c->name, r, c->rc, err.msg);
+		if (r < 0) {
+			/* a shortage is refused with the probe's own words */
+			if (c->userns == NOUSERN && c->why == SBX_ERR_SETUP)
+				assert_string_equal(err.msg, facts.userns_why.msg);
+			world_clear(&w);
+			continue;
+		}
+		if (p->backend_landlock != c->landlock)
+			fail_msg("%s: landlock backend %d", c->name, p->backend_landlock);
+		/* the landlock backend maps no ids; the namespaces backend one (or root's range) */
+		assert_int_equal(p->map_count, c->landlock ? 0 : c->root ? SBX_ROOT_MAP_COUNT : 1);
+		/* its seccomp groups: from the facts and the spec, not from who runs the test */
+		assert_int_equal(p->seccomp.no_network, c->landlock && !c->net_host);
+		assert_int_equal(p->seccomp.no_unix_sockets, c->landlock);
+		assert_int_equal(p->seccomp.same_ns, c->landlock);
+		if (p->seccomp.host_root != (c->landlock && c->root))
+			fail_msg("%s: host_root %d", c->name, p->seccomp.host_root);
+		if (p->seccomp.no_hardlinks != c->no_hardlinks)
+			fail_msg("%s: no_hardlinks %d", c->name, p->seccomp.no_hardlinks);
+		/* ... resolved into the rules the filter is built from and --dry-run prints */
+		assert_non_null(p->seccomp_rules.group_state);
+		assert_int_equal(has_group_rule(&p->seccomp_rules, sbx_seccomp_host_root_group),
+		                 p->seccomp.host_root);
+		assert_int_equal(has_group_rule(&p->seccomp_rules, sbx_seccomp_no_unix_group),
+		                 c->landlock);
+		assert_int_equal(has_group_rule(&p->seccomp_rules, sbx_seccomp_no_hardlinks_group),
+		                 c->no_hardlinks);
+		if (p->landlock.enabled != c->ll_enabled)
+			fail_msg("%s: Landlock enabled %d", c->name, p->landlock.enabled);
+		if (c->ll_enabled &&
+		    (p->landlock.enabled && p->landlock.handled_fs == 0) != c->scopes_only)
+			fail_msg("%s: scopes only %d", c->name, p->landlock.handled_fs == 0);
+		if ((strstr(warn, "NOT ENFORCED") != NULL) != c->warned)
+			fail_msg("%s: warnings '%s'", c->name, warn);
+		/* the landlock backend says what it gives up */
+		assert_int_equal(p->landlock.lost != NULL, c->landlock);
+		/* the effective spec, as it travels */
+		assert_non_null(p->spec_blob);
+		assert_int_equal(sbx_nest_decode(p->spec_blob, p->spec_len, &eff, &err), 0);
+		assert_int_equal(eff->backend,
+		                 c->landlock ? SBX_BACKEND_LANDLOCK : SBX_BACKEND_NAMESPACES);
+		if (eff->landlocked != c->landlocked)
+			fail_msg("%s: landlocked %d", c->name, eff->landlocked);
+		if (eff->scoped != c->scoped)
+			fail_msg("%s: scoped %u", c->name, eff->scoped);
+		assert_int_equal(eff->depth, 1);
+		assert_false(eff->parent_unknown);
+		assert_int_equal(eff->nesting, c->nesting);
+		if (c->hide)
+			assert_non_null(sbx_nest_lookup(eff, "/w/.env"));
+		world_clear(&w);
+	}
+}
+
+/* The carving lists the host's directories through the facts, never the real ones: the table
+ * has no /w/.env on this machine. */
+static void test_carving_asks_the_facts(void **state)
+{
+	struct sbx_finish_facts facts = facts_for(7, false, OK, 0, 0);
+	struct sbx_finish_in in = {.backend = LL};
+	struct world w;
+	bool carved = false;
+
+	(void)state;
+	world_init(&w, false, false, true, false, false, 1000);
+	in.spec = w.spec;
+	listed = 0;
+	assert_int_equal(sbx_plan_finish(&in, &facts, w.plan, NULL, 0, NULL), 0);
+	assert_true(listed > 0);
+	for (size_t i = 0; i < w.plan->landlock.n_rules; i++) {
+		const struct sbx_ll_rule *r = &w.plan->landlock.rules[i];
+
+		/* /w's other entries get their own rules; /w/.env gets none */
+		carved |= strcmp(r->path, "/w/a") == 0 && r->access != 0;
+		assert_false(strcmp(r->path, "/w/.env") == 0 && r->access != 0);
+	}
+	assert_true(carved);
+	world_clear(&w);
+}
+
+/* Where the landlock backend cannot take the spec, the refusal says why it was chosen. */
+static void test_refusal_says_why_landlock(void **state)
+{
+	struct sbx_finish_facts facts = facts_for(7, false, NOUSERN, SBX_ERR_UNSUPPORTED, EPERM);
+	struct sbx_finish_in in = {.backend = AUTO};
+	struct sbx_error err = {0};
+	struct world w;
+
+	(void)state;
+	world_init(&w, false, false, false, false, false, 1000);
+	sbx_plan_free(w.plan);
+	assert_int_equal(sbx_spec_set_str(&w.spec->root, "/", NULL), 0);
+	assert_int_equal(sbx_plan_build(w.spec, &w.host, &w.plan, NULL), 0);
+	in.spec = w.spec;
+	assert_int_equal(sbx_plan_finish(&in, &facts, w.plan, NULL, 0, &err), -EOPNOTSUPP);
+	assert_non_null(strstr(err.msg, "user.max_user_namespaces is 0, so sbx chose the landlock "
+	                                "backend; but"));
+	assert_non_null(strstr(err.msg, "root mode needs a mount namespace"));
+	/* asked for, it is refused without a reason that was not there */
+	world_clear(&w);
+	world_init(&w, false, false, false, false, false, 1000);
+	sbx_plan_free(w.plan);
+	assert_int_equal(sbx_spec_set_str(&w.spec->root, "/", NULL), 0);
+	assert_int_equal(sbx_plan_build(w.spec, &w.host, &w.plan, NULL), 0);
+	in = (struct sbx_finish_in){.spec = w.spec, .backend = LL};
+	facts = facts_for(7, false, OK, 0, 0);
+	assert_int_equal(sbx_plan_finish(&in, &facts, w.plan, NULL, 0, &err), -EOPNOTSUPP);
+	assert_null(strstr(err.msg, "so sbx chose"));
+	world_clear(&w);
+}
+
+/* A top-level run: depth 1, and the origin as the caller found it; finished once. */
+static void test_top_level_origin_and_once(void **state)
+{
+	struct sbx_finish_facts facts = facts_for(7, false, OK, 0, 0);
+	struct sbx_finish_in in = {.backend = AUTO, .parent_unknown = true};
+	_cleanup_nest_ struct sbx_nest *eff = NULL;
+	struct sbx_error err = {0};
+	struct world w;
+
+	(void)state;
+	world_init(&w, false, false, false, false, false, 1000);
+	in.spec = w.spec;
+	assert_int_equal(sbx_plan_finish(&in, &facts, w.plan, NULL, 0, NULL), 0);
+	assert_int_equal(sbx_nest_decode(w.plan->spec_blob, w.plan->spec_len, &eff, NULL), 0);
+	assert_int_equal(eff->depth, 1);
+	assert_true(eff->parent_unknown);
+	assert_int_equal(sbx_plan_finish(&in, &facts, w.plan, NULL, 0, &err), -EINVAL);
+	assert_non_null(strstr(err.msg, "finished already"));
+	world_clear(&w);
+}
+
+/* The limits: git's line for the backend that runs, and the landlock backend's .git note. */
+static void test_git_limits(void **state)
+{
+	struct sbx_finish_facts facts = facts_for(7, false, OK, 0, 0);
+	struct sbx_finish_in in = {.backend = NS,
+	                           .git_warning = {"git: for namespaces", "git: for landlock"},
+	                           .git_repos = true};
+	struct world w;
+
+	(void)state;
+	for (int ll = 0; ll < 2; ll++) {
+		bool seen = false, note = false;
+
+		world_init(&w, false, false, false, false, false, 1000);
+		in.spec = w.spec;
+		in.backend = ll ? LL : NS;
+		assert_int_equal(sbx_plan_finish(&in, &facts, w.plan, NULL, 0, NULL), 0);
+		for (size_t i = 0; i < w.plan->n_limits; i++) {
+			seen |= strcmp(w.plan->limits[i], in.git_warning[ll]) == 0;
+			assert_string_not_equal(w.plan->limits[i], in.git_warning[!ll]);
+			note |=
+			    strstr(w.plan->limits[i], "so .git cannot be a mount point") != NULL;
+		}
+		assert_true(seen);
+		assert_int_equal(note, ll);
+		world_clear(&w);
+	}
+}
+
+/* ---- a nested run: sbx_nest_plan, then sbx_plan_finish with the child ---- */
+
+/* The effective spec of a top-level sandbox as its worker would read it. */
+static struct sbx_nest *parent_of(enum sbx_backend_ask ask, bool nesting, bool policy,
+                                  bool parent_unknown)
+{
+	struct sbx_finish_facts facts = facts_for(7, false, OK, 0, 0);
+	struct sbx_finish_in in = {.backend = ask, .parent_unknown = parent_unknown};
+	struct sbx_nest *n = NULL;
+	struct sbx_error err = {0};
+	struct world w;
+
+	world_init(&w, nesting, policy, true, false, false, 1000);
+	in.spec = w.spec;
+	in.policies = w.policy ? &w.set : NULL;
+	if (sbx_plan_finish(&in, &facts, w.plan, NULL, 0, &err) < 0)
+		fail_msg("parent: %s", err.msg);
+	assert_int_equal(sbx_nest_decode(w.plan->spec_blob, w.plan->spec_len, &n, NULL), 0);
+	world_clear(&w);
+	return n;
+}
+
+static const struct nest_case {
+	const char *name;
+	enum sbx_backend_ask parent_backend;
+	bool parent_nesting, parent_policy; /* the parent's Landlock domain handles files */
+	enum sbx_backend_ask ask;
+	uid_t euid; /* inside the parent */
+	/* expected */
+	int rc;
+	enum sbx_backend_ask backend;
+	bool landlock;   /* finished on the landlock backend */
+	bool landlocked; /* the child's effective spec */
+} nest_cases[] = {
+    {"nesting forbidden: refused", NS, false, false, AUTO, 1000, -EPERM, AUTO, false, false},
+    /* the child inherits nesting, and its mounts hold every right: scopes only again */
+    {"scopes-only parent: namespaces", NS, true, false, AUTO, 1000, 0, AUTO, false, false},
+    {"landlocked parent: the landlock backend", NS, true, true, AUTO, 1000, 0, LL, true, true},
+    {"landlocked parent, namespaces asked: refused", NS, true, true, NS, 1000, -EOPNOTSUPP, NS,
+     false, false},
+    {"landlock-backend parent: the landlock backend", LL, true, false, AUTO, 1000, 0, LL, true,
+     true},
+    {"uid 0 without capabilities: refused", NS, true, false, AUTO, 0, -EPERM, AUTO, false, false},
+    {"uid 0 under a landlocked parent: the landlock backend", NS, true, true, AUTO, 0, 0, LL, true,
+     true},
+};
+
+static int fake_walk(void *ctx, const struct sbx_spec *view, struct sbx_globwalk_matches *out,
+                     struct sbx_error *err)
+{
+	/* one match, /w/a, for the one glob the nested run asks */
+	(*(int *)ctx)++;
+	assert_int_equal(view->n_hide_globs, 1);
+	out->paths = calloc(1, sizeof(*out->paths));
+	assert_non_null(out->paths);
+	out->paths[0] = strdup("/w/a");
+	out->n = 1;
+	(void)err;
+	return 0;
+}
+
+static void test_nested_table(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < sizeof(nest_cases) / sizeof(nest_cases[0]); i++) {
+		const struct nest_case *c = &nest_cases[i];
+		_cleanup_nest_ struct sbx_nest *parent =
+		    parent_of(c->parent_backend, c->parent_nesting, c->parent_policy, true);
+		_cleanup_nest_ struct sbx_nest *eff = NULL;
+		struct sbx_finish_facts facts = facts_for(7, c->euid == 0, OK, 0, 0);
+		struct sbx_nest_request req = {0};
+		struct sbx_nest_planned np;
+		struct sbx_plan *plan = NULL;
+		struct sbx_error err = {0};
+		struct world w;
+		int walked = 0, r;
+		struct sbx_nest_ask ask = {
+		    .req = &req, .backend = c->ask, .walk = fake_walk, .walk_ctx = &walked};
+
+		/* what the nested `sbx run` asks: its parent's view, one hide glob */
+		world_init(&w, false, false, false, false, false, c->euid);
+		sbx_plan_free(w.plan);
+		w.plan = NULL;
+		sbx_spec_free(w.spec);
+		w.spec = sbx_spec_new();
+		assert_non_null(w.spec);
+		assert_int_equal(sbx_spec_set_str(&w.spec->workspace, "/w", NULL), 0);
+		w.spec->explicit_mounts = true;
+		assert_int_equal(sbx_spec_add_hide_glob(w.spec, "/w/**/a", NULL), 0);
+		assert_int_equal(sbx_spec_finish(w.spec, NULL), 0);
+		ask.spec = w.spec;
+		r = sbx_nest_plan(parent, &ask, &w.host, &np, &err);
+		if (r != c->rc)
+			fail_msg("%s: returned %d, want %d (%s)", c->name, r, c->rc, err.msg);
+		if (r < 0) {
+			world_clear(&w);
+			continue;
+		}
+		if (np.backend != c->backend)
+			fail_msg("%s: backend %d", c->name, np.backend);
+		assert_true(w.host.nested);
+		/* the glob was walked once, and its match is the child's to hide */
+		assert_int_equal(walked, 1);
+		assert_true(np.child->depth == 2 && np.child->parent_unknown);
+		assert_int_equal(sbx_plan_build(np.spec, &w.host, &plan, &err), 0);
+		{
+			struct sbx_finish_in in = {
+			    .spec = np.spec, .backend = np.backend, .child = np.child};
+
+			if (sbx_plan_finish(&in, &facts, plan, NULL, 0, &err) < 0)
+				fail_msg("%s: finish: %s", c->name, err.msg);
+		}
+		assert_int_equal(plan->backend_landlock, c->landlock);
+		assert_int_equal(sbx_nest_decode(plan->spec_blob, plan->spec_len, &eff, NULL), 0);
+		/* depth and origin from the child, what the parent hides still hidden */
+		assert_int_equal(eff->depth, 2);
+		assert_true(eff->parent_unknown);
+		assert_int_equal(eff->backend,
+		                 c->landlock ? SBX_BACKEND_LANDLOCK : SBX_BACKEND_NAMESPACES);
+		if (eff->landlocked != c->landlocked)
+			fail_msg("%s: landlocked %d", c->name, eff->landlocked);
+		assert_int_equal(eff->scoped, SCOPES);
+		/* nothing of what the parent hides or the walk matched is reachable; under a
+		 * parent with namespaces its masks are carried as hidden entries (a carved
+		 * parent's /w has no read right left: the child sees none of it) */
+		assert_int_equal(sbx_nest_rights(eff, "/w/.env"), 0);
+		assert_int_equal(sbx_nest_rights(eff, "/w/a"), 0);
+		if (c->parent_backend == NS) {
+			assert_int_equal(sbx_nest_lookup(eff, "/w/.env")->kind, SBX_NEST_HIDDEN);
+			assert_int_equal(sbx_nest_lookup(eff, "/w/a")->kind, SBX_NEST_HIDDEN);
+		}
+		sbx_plan_free(plan);
+		sbx_nest_planned_clear(&np);
+		world_clear(&w);
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_finish_table),
+	    cmocka_unit_test(test_carving_asks_the_facts),
+	    cmocka_unit_test(test_refusal_says_why_landlock),
+	    cmocka_unit_test(test_top_level_origin_and_once),
+	    cmocka_unit_test(test_git_limits),
+	    cmocka_unit_test(test_nested_table),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
