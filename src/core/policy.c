@@ -205,6 +205,30 @@ static bool is_sealed(const struct sbx_plan *plan, const char *target)
 	return false;
 }
 
+/* The hide glob that hides path, or NULL: one that matches path itself or a folder above it
+ * (the walk hides a matching folder whole), unless an unhide entry gives that one back (a
+ * policy's firm glob is never given back). */
+static const char *hidden_by_glob(const struct sbx_spec *spec, const char *path)
+{
+	char at[SBX_PATH_MAX];
+
+	if (!spec || !spec->n_hide_globs || strlen(path) >= sizeof(at))
+		return NULL;
+	snprintf(at, sizeof(at), "%s", path);
+	for (;;) {
+		char *slash;
+
+		for (size_t i = 0; i < spec->n_hide_globs; i++)
+			if (sbx_glob_match(spec->hide_globs[i], at) &&
+			    (spec->hide_glob_firm[i] || !sbx_spec_unhidden(spec, at)))
+				return spec->hide_globs[i];
+		slash = strrchr(at, '/');
+		if (!slash || slash == at)
+			return NULL;
+		*slash = '\0';
+	}
+}
+
 int sbx_policy_decide(const struct sbx_policy_view *view, unsigned op, const char *path,
                       struct sbx_decision *out, struct sbx_error *err)
 {
@@ -252,16 +276,18 @@ int sbx_policy_decide(const struct sbx_policy_view *view, unsigned op, const cha
 		}
 	}
 	snprintf(out->mount, sizeof(out->mount), "%s", o->target);
-	/* A glob to hide: matched by the launch's walk (what exists then). */
-	for (size_t i = 0; view->spec && i < view->spec->n_hide_globs; i++)
-		if (sbx_glob_match(view->spec->hide_globs[i], out->path) &&
-		    (view->spec->hide_glob_firm[i] || !sbx_spec_unhidden(view->spec, out->path))) {
+	/* A glob to hide: matched by the launch's walk (what exists then), which hides a
+	 * matching directory whole: the path, or any folder above it, matching is enough. */
+	{
+		const char *glob = hidden_by_glob(view->spec, out->path);
+
+		if (glob) {
 			out->by = SBX_BY_HIDDEN;
 			out->mount_what = "hide";
-			snprintf(out->rule, sizeof(out->rule), "hide glob %s",
-			         view->spec->hide_globs[i]);
+			snprintf(out->rule, sizeof(out->rule), "hide glob %s", glob);
 			return 0;
 		}
+	}
 	if (o->kind == SBX_PLAN_MASK) {
 		out->by = SBX_BY_HIDDEN;
 		out->mount_what = "hide";
