@@ -227,7 +227,11 @@ static void print_status(FILE *f, const struct sbx_nest *n, bool json)
 	        n->parent_unknown ? " (counted from a parent that sbx does not know)" : "");
 	fprintf(f, "backend:  %s\n", sbx_backend_name(n->backend));
 	print_identity(f, n, false);
-	fprintf(f, "network:  %s\n", n->net == SBX_NET_HOST ? "host" : "none (loopback only)");
+	fprintf(f, "network:  %s\n",
+	        n->net == SBX_NET_HOST               ? "host"
+	        : n->backend == SBX_BACKEND_LANDLOCK ? "none (no loopback either: the landlock "
+	                                               "backend has no network namespace)"
+	                                             : "none (loopback only)");
 	fprintf(f, "nesting:  %s\n", n->nesting ? "allowed" : "forbidden");
 	fprintf(f, "parent:   %s\n", sbx_cli_parent_words(n, false));
 	if (n->landlocked)

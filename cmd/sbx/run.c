@@ -451,7 +451,11 @@ void sbx_cli_print_plan(FILE *f, const struct sbx_plan *plan, char *const *argv,
 			fprintf(f,
 			        "backend:    namespaces (user, mount, pid, ipc, uts, cgroup%s)\n",
 			        plan->new_net ? ", net" : "");
-		fprintf(f, "network:    %s\n", plan->new_net ? "none (loopback only)" : "host");
+		fprintf(f, "network:    %s\n",
+		        !plan->new_net           ? "host"
+		        : plan->backend_landlock ? "none (no loopback either: the landlock backend "
+		                                   "has no network namespace of its own)"
+		                                 : "none (loopback only)");
 		if (plan->map_count == 0)
 			fprintf(f,
 			        "identity:   uid %u gid %u, the caller's own (no user namespace: "
@@ -473,7 +477,10 @@ void sbx_cli_print_plan(FILE *f, const struct sbx_plan *plan, char *const *argv,
 			                      "host root's files are the worker's"
 			                    : "");
 		fprintf(f, "cwd:        %s\n", sbx_cli_esc(plan->cwd));
-		fprintf(f, "operations (in order):\n");
+		fprintf(f, plan->backend_landlock
+		               ? "operations (none run: the landlock backend mounts nothing; the "
+		                 "rules below grant what these would show):\n"
+		               : "operations (in order):\n");
 		for (size_t i = 0; i < plan->n_ops; i++) {
 			const struct sbx_plan_op *o = &plan->ops[i];
 

@@ -1209,6 +1209,11 @@ static void test_landlock_backend_ipc_keyring_and_log_mode(void)
 	it_sbxv(&r, "run", "--backend", "landlock", "--seccomp-allow", "keyctl", "--", "/bin/true",
 	        NULL);
 	IT_EXPECT_INT(r.status, 125);
+	/* the dry run says what that backend does: no loopback, nothing mounted */
+	it_sbxv(&r, "run", "--backend", "landlock", "--dry-run", "--", "/bin/true", NULL);
+	IT_EXPECT_INT(r.status, 0);
+	IT_EXPECT_CONTAINS(r.out, "network:    none (no loopback either");
+	IT_EXPECT_CONTAINS(r.out, "operations (none run: the landlock backend mounts nothing");
 	/* the namespaces backend keeps its own keyrings: allowed there */
 	it_sbxv(&r, "run", "--seccomp-allow", "@keyring", "--", "/bin/true", NULL);
 	IT_EXPECT_INT(r.status, 0);
