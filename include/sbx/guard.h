@@ -59,7 +59,7 @@ struct sbx_gitguard {
 	char **links;
 	size_t n_indexes;
 	char **watch; /* folders whose entries are compared after the run (modules/, worktrees/) */
-	char **seen;  /* for each of watch: its entries at launch, '\n'-separated */
+	char **seen;  /* for each of watch: its entries at launch, as "/NAME/NAME/" */
 	size_t n_watch;
 	char **unprotected; /* host paths a profile makes read-only (readonly and optional mounts:
 	                       .claude/, .mcp.json, .git/hooks) that do not exist at launch and lie

@@ -269,7 +269,11 @@ static int watch_dir(struct survey *s, int dir, const char *host)
 		free(copy);
 		return d ? sbx_error_set(s->err, SBX_ERR_SETUP, ENOMEM, "out of memory") : 0;
 	}
-	seen[0] = '\0';
+	/* "/NAME/NAME/": a name holds no '/', so "/NAME/" finds exactly that name (a '\n'
+	 * separator would let "wx\nwy" pass for two names seen at launch) */
+	seen[0] = '/';
+	seen[1] = '\0';
+	len = 1;
 	while ((de = readdir(d))) {
 		size_t n = strlen(de->d_name);
 
@@ -287,7 +291,7 @@ static int watch_dir(struct survey *s, int dir, const char *host)
 		}
 		memcpy(seen + len, de->d_name, n);
 		len += n;
-		seen[len++] = '\n';
+		seen[len++] = '/';
 		seen[len] = '\0';
 	}
 	closedir(d);
@@ -1232,14 +1236,13 @@ size_t sbx_gitguard_after(const struct sbx_gitguard *g, void (*report)(const cha
 			continue;
 		}
 		while ((de = readdir(d))) {
-			char key[NAME_MAX + 3], mid[NAME_MAX + 4];
+			char key[NAME_MAX + 3];
 
 			if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
 				continue;
-			/* entries are '\n'-terminated: a leading "NAME\n" or a "\nNAME\n" */
-			snprintf(key, sizeof(key), "%s\n", de->d_name);
-			snprintf(mid, sizeof(mid), "\n%s", key);
-			if (strncmp(g->seen[i], key, strlen(key)) == 0 || strstr(g->seen[i], mid))
+			/* entries are '/'-separated ("/NAME/NAME/"), and no name holds a '/' */
+			snprintf(key, sizeof(key), "/%s/", de->d_name);
+			if (strstr(g->seen[i], key))
 				continue;
 			if (++here > 8)
 				continue; /* counted below, not each named */
