@@ -40,30 +40,6 @@ static const char *env_get(char *const *envp, const char *name)
 	return NULL;
 }
 
-/* $XDG_<KIND>_HOME/sbx, else $HOME/<dot>/sbx (absolute values only), normalised; NULL if
- * neither is set. */
-static int user_dir(const struct sbx_host *host, const char *xdg_name, const char *dot, char **out,
-                    struct sbx_error *err)
-{
-	const char *xdg = env_get(host->environ, xdg_name);
-	const char *home = env_get(host->environ, "HOME");
-	_cleanup_free_ char *raw = NULL;
-
-	*out = NULL;
-	if (xdg && xdg[0] == '/') {
-		if (asprintf(&raw, "%s/sbx", xdg) < 0)
-			raw = NULL;
-	} else if (home && home[0] == '/') {
-		if (asprintf(&raw, "%s/%s/sbx", home, dot) < 0)
-			raw = NULL;
-	} else {
-		return 0;
-	}
-	if (!raw)
-		return sbx_error_set(err, SBX_ERR_SETUP, ENOMEM, "out of memory");
-	return sbx_path_absolute(raw, "/", out, err);
-}
-
 /* mkdir -p, each directory it makes private (0700). */
 static int make_dirs(const char *dir)
 {
@@ -366,31 +342,80 @@ static int guard_dir(struct found *f, const struct sbx_host *host, const char *d
 	return r;
 }
 
+/* base/rest, normalised, guarded as a directory of sbx's state (trusted: see guard_dir). */
+static int guard_under(struct found *f, const struct sbx_host *host, const char *base,
+                       const char *rest, bool create, bool needed, bool *trusted, char **path_out,
+                       struct sbx_error *err)
+{
+	_cleanup_free_ char *raw = NULL, *dir = NULL;
+	bool ignored;
+	int r;
+
+	if (!base || base[0] != '/')
+		return 0;
+	if (asprintf(&raw, "%s%s", base, rest) < 0)
+		return sbx_error_set(err, SBX_ERR_SETUP, ENOMEM, "out of memory");
+	r = sbx_path_absolute(raw, "/", &dir, err);
+	if (r >= 0)
+		r = guard_dir(f, host, dir, create, needed, trusted ? trusted : &ignored, err);
+	if (r >= 0 && path_out)
+		*path_out = TAKE_PTR(dir);
+	return r;
+}
+
 int sbx_state_guard(const struct sbx_spec *spec, const struct sbx_host *host, bool create,
                     struct sbx_state_pins *pins, char **cache_dir, struct sbx_error *err)
 {
-	_cleanup_free_ char *dir = NULL, *config = NULL;
+	const char *home = env_get(host->environ, "HOME");
+	const char *xdg_config = env_get(host->environ, "XDG_CONFIG_HOME");
+	const char *xdg_cache = env_get(host->environ, "XDG_CACHE_HOME");
+	const char *spp = env_get(host->environ, "SBX_PROFILE_PATH");
+	_cleanup_free_ char *dir = NULL;
 	struct found f = {.spec = spec, .pins = pins};
-	bool trusted = false, unused;
+	bool trusted = false;
 	int r;
 
 	memset(pins, 0, sizeof(*pins));
 	if (cache_dir)
 		*cache_dir = NULL;
-	/* The folders where sbx finds profiles and policies of its own accord: a worker that
-	 * wrote one there would choose the next sandbox's mounts (a profile named like a
-	 * shipped one shadows it). The caller's is made when a mount shows where it would be;
-	 * /etc/sbx is root's, and only root's sbx makes it. */
-	r = user_dir(host, "XDG_CONFIG_HOME", ".config", &config, err);
-	if (r >= 0 && config)
-		r = guard_dir(&f, host, config, create, false, &unused, err);
+	/*
+	 * The folders where sbx finds profiles and policies of its own accord: a worker that
+	 * wrote one there would choose the next sandbox's mounts (a profile named like a shipped
+	 * one shadows it). Which of them a later sbx reads depends on its own environment, not
+	 * on this run's, so every one is guarded: ~/.config/sbx and $XDG_CONFIG_HOME/sbx both,
+	 * each folder of SBX_PROFILE_PATH, and /etc/sbx. The caller's are made when a mount
+	 * shows where they would be; /etc/sbx is root's, and only root's sbx makes it.
+	 */
+	r = guard_under(&f, host, home, "/.config/sbx", create, false, NULL, NULL, err);
 	if (r >= 0)
-		r = guard_dir(&f, host, "/etc/sbx", create && host->euid == 0, false, &unused, err);
-	/* The glob walk's cache, which a later launch trusts to know what to hide. */
+		r = guard_under(&f, host, xdg_config, "/sbx", create, false, NULL, NULL, err);
+	for (const char *p = spp; r >= 0 && p && *p;) {
+		size_t n = strcspn(p, ":");
+		char one[SBX_PATH_MAX];
+
+		if (n && n < sizeof(one)) {
+			memcpy(one, p, n);
+			one[n] = '\0';
+			r = guard_under(&f, host, one, "", create, false, NULL, NULL, err);
+		}
+		p += n + (p[n] == ':');
+	}
 	if (r >= 0)
-		r = user_dir(host, "XDG_CACHE_HOME", ".cache", &dir, err);
-	if (r >= 0 && dir)
-		r = guard_dir(&f, host, dir, create, spec->n_hide_globs > 0, &trusted, err);
+		r = guard_dir(&f, host, "/etc/sbx", create && host->euid == 0, false, &trusted,
+		              err);
+	/* The glob walk's cache, which a later launch trusts to know what to hide: both places
+	 * are guarded (a later run may look in the other), the one this run uses is made when a
+	 * walk needs it and used if sbx trusts it. */
+	trusted = false;
+	if (r >= 0 && xdg_cache && xdg_cache[0] == '/') {
+		r = guard_under(&f, host, home, "/.cache/sbx", create, false, NULL, NULL, err);
+		if (r >= 0)
+			r = guard_under(&f, host, xdg_cache, "/sbx", create, spec->n_hide_globs > 0,
+			                &trusted, &dir, err);
+	} else if (r >= 0) {
+		r = guard_under(&f, host, home, "/.cache/sbx", create, spec->n_hide_globs > 0,
+		                &trusted, &dir, err);
+	}
 	if (r < 0) {
 		sbx_state_pins_clear(pins);
 		return r;

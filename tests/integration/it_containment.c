@@ -1231,6 +1231,32 @@ static void planted_profile(const char *backend)
 	IT_EXPECT_INT(r.status, 0);
 	IT_EXPECT_CONTAINS(r.out, "refused\n");
 	IT_EXPECT(access(planted, F_OK) < 0);
+	/* Re-verification: the sandboxed run's own environment must not decide which profile
+	 * folders are guarded, since a later run with another environment reads others: with
+	 * XDG_CONFIG_HOME and SBX_PROFILE_PATH naming other folders, ~/.config/sbx stays out of
+	 * reach, and so does each SBX_PROFILE_PATH folder. */
+	setenv("XDG_CONFIG_HOME", cat(home, "xdg"), 1);
+	setenv("SBX_PROFILE_PATH", cat(home, "myprof"), 1);
+	IT_EXPECT(mkdir(cat(home, "myprof"), 0700) == 0);
+	{
+		char *script2;
+		const char *opts[] = {"--backend", backend, "-v", home, "--chdir", ws, NULL};
+		const char *cmd[] = {"/bin/sh", "-c", NULL, NULL};
+
+		if (asprintf(&script2,
+		             "%s; printf 'version: 1\n' > %s/restricted-agent.yaml 2>/dev/null && "
+		             "echo planted-spp || echo refused-spp",
+		             script, cat(home, "myprof")) < 0)
+			it_fail(__FILE__, __LINE__, "out of memory");
+		cmd[2] = script2;
+		it_run_in(&r, opts, cmd);
+	}
+	unsetenv("XDG_CONFIG_HOME");
+	unsetenv("SBX_PROFILE_PATH");
+	IT_EXPECT_INT(r.status, 0);
+	IT_EXPECT_CONTAINS(r.out, "refused\nrefused-spp\n");
+	IT_EXPECT(access(planted, F_OK) < 0);
+	IT_EXPECT(access(cat(home, "myprof/restricted-agent.yaml"), F_OK) < 0);
 	/* The caller's own profiles there still load (sbx hides the folder from sandboxes,
 	 * not from itself). */
 	it_write_file(cat(dir, "mine.yaml"), "version: 1\nmounts:\n  - path: ${WORKSPACE}\n");
