@@ -555,8 +555,15 @@ static int survey_gitdir(struct survey *s, const char *sandbox, const char *host
 		for (size_t i = 0; r >= 0 && i < SBX_ARRAY_SIZE(sequencers); i++) {
 			struct stat st;
 
-			if (join(hb, sizeof(hb), host, sequencers[i]) && lstat(hb, &st) < 0)
+			if (!join(hb, sizeof(hb), host, sequencers[i]) ||
+			    !join(sb, sizeof(sb), sandbox, sequencers[i]))
+				continue;
+			if (lstat(hb, &st) < 0)
 				r = add_later(s, &s->out->appear, &s->out->n_appear, hb);
+			else if (S_ISDIR(st.st_mode))
+				/* one the user left half-done: its todo is read-only here (the
+				 * rebase cannot go on in the sandbox; finish it outside) */
+				r = guard(s, sb, true);
 		}
 	}
 	return r;
@@ -570,6 +577,33 @@ static int survey_gitdir(struct survey *s, const char *sandbox, const char *host
  * Programs a config names by path (a filter driver ./tools/x) are not followed: see
  * sbx-profile(5).
  */
+/*
+ * A read-only guard holds its own path, but a folder above it in the writable mount could be
+ * renamed away and a new one made in its place (tools/ moved aside, a new tools/pre-commit
+ * planted where a hook's symlink points): each folder between the mount and the guarded path
+ * is pinned (bound onto itself: a mount point cannot be renamed or removed).
+ */
+static int pin_above(struct survey *s, const char *sandbox)
+{
+	char host[SBX_PATH_MAX], at[SBX_PATH_MAX];
+	const char *top;
+	size_t op;
+	int r = 0;
+
+	if (sbx_plan_resolve(s->plan, sandbox, &op, host, sizeof(host), NULL) < 0)
+		return 0;
+	top = s->plan->ops[op].target;
+	snprintf(at, sizeof(at), "%s", sandbox);
+	for (char *slash = strrchr(at, '/'); r >= 0 && slash && slash != at;
+	     slash = strrchr(at, '/')) {
+		*slash = '\0';
+		if (!sbx_path_covers(top, at) || strcmp(at, top) == 0)
+			break;
+		r = guard(s, at, false);
+	}
+	return r;
+}
+
 static int config_path(struct survey *s, const char *value, const char *base)
 {
 	char joined[SBX_PATH_MAX * 2], host[SBX_PATH_MAX], sandbox[SBX_PATH_MAX];
@@ -588,8 +622,11 @@ static int config_path(struct survey *s, const char *value, const char *base)
 	if (sbx_path_normalize(joined, host, sizeof(host), NULL) < 0 ||
 	    !host_to_sandbox(s->plan, host, sandbox, sizeof(sandbox)))
 		return 0; /* not in view, or read-only there */
-	if (lstat(host, &st) == 0 && (S_ISREG(st.st_mode) || S_ISDIR(st.st_mode)))
-		return guard(s, sandbox, true);
+	if (lstat(host, &st) == 0 && (S_ISREG(st.st_mode) || S_ISDIR(st.st_mode))) {
+		int r = guard(s, sandbox, true);
+
+		return r < 0 ? r : pin_above(s, sandbox);
+	}
 	return add_absent(s, host, false);
 }
 

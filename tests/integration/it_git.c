@@ -85,8 +85,9 @@ static char *probes(void)
 	    "write %s/.git/worktrees/wt/config.worktree write %s/.git/worktrees/wt/commondir "
 	    "write %s/.git/worktrees/wt/gitdir write %s/.git rename %s/.git %s/x "
 	    "write %s/.husky/pre-commit write %s/lib/.git write %s/.git/modules/lib/config "
-	    "create %s/.git/commondir write %s/tools/pre-rebase",
-	    it_self(), ws, ws, ws, ws, ws, ws, ws, ws, ws, ws, ws, wt, wt, wt, ws, ws, ws, ws, ws);
+	    "create %s/.git/commondir write %s/tools/pre-rebase rename %s/tools %s/tools-old",
+	    it_self(), ws, ws, ws, ws, ws, ws, ws, ws, ws, ws, ws, wt, wt, wt, ws, ws, ws, ws, ws,
+	    ws, ws);
 }
 
 /* ro: what a write to a read-only control file gives; busy: what renaming a guard gives */
@@ -105,6 +106,8 @@ static void expect_probes(const struct it_run *r, const char *ro, const char *bu
 	/* hooks in the working tree, which the (read-only) config names, or a hook links to */
 	IT_EXPECT_CONTAINS(r->out, fmt("write %s/.husky/pre-commit => %s", ws, ro));
 	IT_EXPECT_CONTAINS(r->out, fmt("write %s/tools/pre-rebase => %s", ws, ro));
+	/* ... whose folder cannot be renamed away for a new one (re-verification) */
+	IT_EXPECT_CONTAINS(r->out, fmt("rename %s/tools => %s", ws, busy));
 	/* a submodule's checkout and its git dir */
 	IT_EXPECT_CONTAINS(r->out, fmt("write %s/lib/.git => %s", ws, ro));
 	IT_EXPECT_CONTAINS(r->out, fmt("write %s/.git/modules/lib/config => %s", ws, ro));
