@@ -1043,16 +1043,21 @@ static int survey_unprotected(const struct sbx_spec *spec, const struct sbx_plan
 
 const char *sbx_guard_unprotected_warning(const struct sbx_gitguard *g, char *buf, size_t size)
 {
-	size_t len;
+	size_t len = 0, shown = g->n_unprotected < 8 ? g->n_unprotected : 8;
 
 	if (!g->n_unprotected)
 		return NULL;
-	len = (size_t)snprintf(buf, size, "%s%s%s", g->unprotected[0],
-	                       g->n_unprotected > 1 ? ", " : "",
-	                       g->n_unprotected > 1 ? g->unprotected[1] : "");
-	if (g->n_unprotected > 2 && len < size)
-		len +=
-		    (size_t)snprintf(buf + len, size - len, " and %zu more", g->n_unprotected - 2);
+	buf[0] = '\0';
+	/* every one, up to eight: which are unprotected is the point of the line */
+	for (size_t i = 0; i < shown && len < size; i++)
+		len += (size_t)snprintf(buf + len, size - len, "%s%s",
+		                        i == 0                                        ? ""
+		                        : i + 1 == shown && shown == g->n_unprotected ? " and "
+		                                                                      : ", ",
+		                        g->unprotected[i]);
+	if (g->n_unprotected > shown && len < size)
+		len += (size_t)snprintf(buf + len, size - len, " and %zu more",
+		                        g->n_unprotected - shown);
 	if (len < size)
 		snprintf(
 		    buf + len, size - len,

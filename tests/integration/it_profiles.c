@@ -485,7 +485,7 @@ static void test_claude_agent_absent_settings_named(void)
 	        "mkdir .claude && echo '{}' > .claude/settings.json && echo '{}' > .mcp.json",
 	        NULL);
 	IT_EXPECT_INT(r.status, 0);
-	IT_EXPECT_CONTAINS(r.err, fmt("%s/.claude, %s/.mcp.json are read-only in this profile "
+	IT_EXPECT_CONTAINS(r.err, fmt("%s/.claude and %s/.mcp.json are read-only in this profile "
 	                              "but do not exist",
 	                              ws, ws));
 	IT_EXPECT_CONTAINS(r.err, fmt("%s/.claude appeared during the run", ws));
