@@ -16,7 +16,7 @@ static const char check_usage[] =
     "Usage: sbx check [--profile P] [--workspace DIR] OP[,OP...] PATH...\n"
     "\n"
     "Print allow or deny for each operation on each sandbox path, and what decided it\n"
-    "(SPEC section 4: unmounted, readonly, the mount's policy, the base policy).\n"
+    "(sbx-profile(5), POLICIES: unmounted, readonly, the mount's policy, the base policy).\n"
     "OP is read, list, stat, write, create, delete, execute, rename or all.\n"
     "Without --profile the built-in default profile is asked.\n"
     "\n"

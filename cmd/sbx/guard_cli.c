@@ -14,8 +14,8 @@
 
 /*
  * Names in these lines come from the host and from what a worker made (a folder under
- * .git/modules): nothing printed may carry a byte a terminal acts on (SPEC section 3). C0
- * controls, DEL, C1 controls written as UTF-8 and bytes that are not well-formed UTF-8 become
+ * .git/modules): nothing printed may carry a byte a terminal acts on (docs/design.md, The model).
+ * C0 controls, DEL, C1 controls written as UTF-8 and bytes that are not well-formed UTF-8 become
  * \xNN; other UTF-8 passes. (The same rule as the command line's one escaper, kept here so
  * that this file stands alone.)
  */

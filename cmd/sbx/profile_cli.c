@@ -236,7 +236,7 @@ int sbx_cli_check_enforceable(const char *profile, const char *workspace, struct
 /*
  * `sbx run`'s first pass: find -p/--profile and -w/--workspace wherever they are, and load
  * the profile into spec before any other flag, so that flags add to it and a flag naming one
- * of its targets replaces that mount (SPEC section 2). Unknown options are left for the
+ * of its targets replaces that mount (sbx(1)). Unknown options are left for the
  * main pass to report.
  */
 int sbx_cli_run_prepass(int argc, char **argv, const struct option *options, const char *optstring,

@@ -52,7 +52,7 @@ void sbx_error_wrap(struct sbx_error *err, const char *fmt, ...)
 /* Attach a source location (profile file, line, column). */
 void sbx_error_at(struct sbx_error *err, const char *file, int line, int column);
 
-/* The process exit status that SPEC section 2 gives this error: 125, 126 or 127. */
+/* The process exit status that sbx(1) gives this error: 125, 126 or 127. */
 int sbx_error_exit_code(const struct sbx_error *err);
 
 /* A short name of the kind ("setup", "profile", ...), for JSON and logs. */

@@ -3,8 +3,8 @@
 #define SBX_ESCAPE_H
 
 /*
- * What sbx prints of a path, a name or an argument goes through here first (SPEC section 3:
- * nothing sbx prints carries a control byte from a path, a name or an argument). A worker
+ * What sbx prints of a path, a name or an argument goes through here first (docs/design.md, The
+ * model: nothing sbx prints carries a control byte from a path, a name or an argument). A worker
  * can name a file "x<ESC>]52;c;...<BEL>": printed raw, that writes the caller's clipboard or
  * window title, or forges a line of output with a newline. cmd/ escapes every such string
  * with this one function (sbx_cli_esc, sbx_json_string) before it reaches a terminal.

@@ -138,7 +138,7 @@ struct sbx_nest_planned {
 void sbx_nest_planned_clear(struct sbx_nest_planned *p);
 
 /*
- * Plan a nested run (SPEC section 6) inside a sandbox whose effective spec is `parent`:
+ * Plan a nested run (docs/design.md, Nesting) inside a sandbox whose effective spec is `parent`:
  * refused where the parent forbids nesting; the ask as a narrowing request (the flags'
  * grants, the profile's mounts; refused: another root, a tmpfs, a mount seen elsewhere than
  * at its source) applied by sbx_spec_narrow (refused: any widening); the backend (under a

@@ -3,8 +3,8 @@
 #define SBX_LANDLOCK_H
 
 /*
- * Per-operation rights compiled to Landlock (SPEC section 4). Core computes a struct
- * sbx_ll_plan from a plan, a spec and its policies (pure: the rights are plain numbers, the
+ * Per-operation rights compiled to Landlock (docs/design.md, The model (policies)). Core computes a
+ * struct sbx_ll_plan from a plan, a spec and its policies (pure: the rights are plain numbers, the
  * kernel's own bit values, which are part of its ABI); src/os/landlock.c negotiates the ABI
  * and enforces it in the worker; --dry-run prints it.
  *
@@ -206,7 +206,7 @@ void sbx_ll_scopes_only(struct sbx_ll_plan *p);
 /* Add a line to p->inexact (a copy). */
 int sbx_ll_note(struct sbx_ll_plan *p, const char *text, struct sbx_error *err);
 
-/* ---- the landlock backend (SPEC section 3) ---- */
+/* ---- the landlock backend (docs/design.md, The model) ---- */
 
 struct sbx_spec;
 struct sbx_plan;

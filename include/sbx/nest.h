@@ -3,8 +3,8 @@
 #define SBX_NEST_H
 
 /*
- * Nesting (SPEC section 6): the effective spec a worker runs under, as the sandbox sees it;
- * its codec (what travels to the worker in the sealed memfd named by SBX_SPEC_FD); and the
+ * Nesting (docs/design.md, Nesting): the effective spec a worker runs under, as the sandbox sees
+ * it; its codec (what travels to the worker in the sealed memfd named by SBX_SPEC_FD); and the
  * narrowing of a parent's effective spec by a sub-worker's request.
  *
  * The effective spec is advisory for the child: it says what the parent *meant* so that a
@@ -24,7 +24,7 @@
 #include "sbx/spec.h"
 
 #define SBX_NEST_VERSION     3u    /* 2: per-operation rights (SBX_NEST_RULE); 3: scopes, origin */
-#define SBX_NEST_MAX_DEPTH   16u   /* SPEC: at least 8 */
+#define SBX_NEST_MAX_DEPTH   16u   /* at least 8 levels (sbx(1)) */
 #define SBX_NEST_MAX_ENTRIES 4096u /* mounts in one effective spec */
 #define SBX_NEST_CODEC_MAX   (1u << 20)     /* bytes of an encoded spec */
 #define SBX_NEST_PROFILE_MAX 255u           /* bytes of a profile name */
@@ -189,7 +189,7 @@ int sbx_nest_request_add(struct sbx_nest_request *r, unsigned kind, const char *
                          const char *what, struct sbx_error *err);
 
 /*
- * The child's effective spec: the parent's, narrowed per SPEC section 6, or an escalation
+ * The child's effective spec: the parent's, narrowed per docs/design.md, Nesting, or an escalation
  * error (SBX_ERR_ESCALATION, exit 125) naming the request, the parent's boundaries and a
  * valid alternative. Never wider than the parent: for every path p and operation o,
  * rights(child, p) & o implies rights(parent, p) & o.

@@ -121,7 +121,7 @@ struct sbx_plan {
 
 	/* Landlock (issue 4): filled by sbx_ll_compile after the plan is built, applied by
 	 * the worker after no_new_privs. `backend_landlock`: no namespaces at all, the
-	 * caller's mount namespace with Landlock alone (SPEC section 3). */
+	 * caller's mount namespace with Landlock alone (docs/design.md, The model). */
 	struct sbx_ll_plan landlock;
 	bool backend_landlock;
 	/* The worker's effective spec, encoded (src/core/nest.c); the launcher hands it over in
@@ -209,9 +209,9 @@ size_t sbx_plan_id_extents(const struct sbx_plan *plan, bool gid, bool for_binds
 bool sbx_plan_is_scaffold_dir(const struct sbx_plan *plan, const char *path);
 
 /*
- * Resolution (SPEC section 3): map a sandbox path onto the host through the plan: normalise,
- * find the operation with the longest matching target, map the remainder onto its source.
- * On success *op is the deciding operation's index and host (size bytes) the host path;
+ * Resolution (docs/design.md, The model): map a sandbox path onto the host through the plan:
+ * normalise, find the operation with the longest matching target, map the remainder onto its
+ * source. On success *op is the deciding operation's index and host (size bytes) the host path;
  * returns 0. Returns -ENOENT when no operation covers the path (it does not exist inside),
  * or when it lies in a tmpfs, /proc or /dev (no host path; *op is still set).
  */

@@ -3,9 +3,9 @@
 #define SBX_POLICY_H
 
 /*
- * Policies: per-operation rights (SPEC section 4), the decisions `sbx check` prints, and the
- * compilation of rules into what this version can enforce (mounts, read-only and noexec
- * flags, masks). All pure: decisions are computed from a plan and a spec, never from the
+ * Policies: per-operation rights (docs/design.md, The model (policies)), the decisions `sbx check`
+ * prints, and the compilation of rules into what this version can enforce (mounts, read-only and
+ * noexec flags, masks). All pure: decisions are computed from a plan and a spec, never from the
  * file system.
  *
  * Ownership: a struct sbx_policy owns its strings and rules; sbx_policy_free accepts NULL.
@@ -20,7 +20,7 @@
 #include "sbx/plan.h"
 #include "sbx/spec.h"
 
-/* Operations (SPEC section 4). A rename is a delete plus a create. */
+/* Operations (docs/design.md, The model (policies)). A rename is a delete plus a create. */
 enum sbx_op {
 	SBX_OP_READ = 1u << 0,
 	SBX_OP_LIST = 1u << 1,
@@ -106,7 +106,7 @@ int sbx_policy_set_add(struct sbx_policy_set *set, struct sbx_policy *p, struct 
 
 /* ---- decisions ---- */
 
-/* What decided a verdict, in the order of SPEC section 4. */
+/* What decided a verdict, in the order of docs/design.md, The model (policies). */
 enum sbx_decider {
 	SBX_BY_ALLOWED = 0, /* every step passed */
 	SBX_BY_UNMOUNTED,   /* 1: no mount covers the path */
@@ -134,9 +134,9 @@ struct sbx_policy_view {
 };
 
 /*
- * Decide one operation (a single enum sbx_op bit) on one sandbox path, per SPEC section 4:
- * unmounted, then read-only, then the mount's policy, then the base policy. The private
- * /tmp, /proc and /dev that sbx makes itself are outside the policies (they hold nothing of
+ * Decide one operation (a single enum sbx_op bit) on one sandbox path, per docs/design.md, The
+ * model (policies): unmounted, then read-only, then the mount's policy, then the base policy. The
+ * private /tmp, /proc and /dev that sbx makes itself are outside the policies (they hold nothing of
  * the host). Returns 0 and fills *out, or -EINVAL for a bad path or operation.
  */
 int sbx_policy_decide(const struct sbx_policy_view *view, unsigned op, const char *path,

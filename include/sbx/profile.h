@@ -3,7 +3,7 @@
 #define SBX_PROFILE_H
 
 /*
- * Profiles (SPEC section 5): YAML files loaded strictly into the same struct sbx_spec the
+ * Profiles (sbx-profile(5)): YAML files loaded strictly into the same struct sbx_spec the
  * flags fill, through the same setters (spec.h), and the policies they name (policy.h).
  *
  * The loader reads files (the profile, what it extends, its policies) but makes no other
@@ -29,7 +29,7 @@
 #define SBX_PROFILE_NAME_MAX    64 /* bytes in a profile or policy name */
 #define SBX_PROFILE_VERSION     1  /* the one `version:` this sbx reads */
 
-/* Values of the variables a profile may use (SPEC section 5). */
+/* Values of the variables a profile may use (sbx-profile(5)). */
 struct sbx_profile_vars {
 	const char *home;      /* ${HOME} and a leading ~ */
 	const char *workspace; /* ${WORKSPACE} */
@@ -73,7 +73,7 @@ static inline void sbx_profile_freep(struct sbx_profile **p)
 #define _cleanup_profile_ __attribute__((cleanup(sbx_profile_freep)))
 
 /*
- * The search path of SPEC section 5, from an environment: $SBX_PROFILE_PATH (colon-separated,
+ * The search path of sbx-profile(5), from an environment: $SBX_PROFILE_PATH (colon-separated,
  * empty parts ignored, relative parts refused), $XDG_CONFIG_HOME/sbx/profiles or
  * HOME/.config/sbx/profiles, /etc/sbx/profiles, the installed data directory, and, when
  * `from_build`, the source tree's profiles/. *out is a NULL-terminated array the caller frees

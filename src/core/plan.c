@@ -14,8 +14,8 @@
 #define SBX_STR(x)  SBX_STR_(x)
 
 /*
- * What "the system mounts" are (SPEC section 3). Directories are mounted read-only at their
- * own paths; a top-level symlink (merged /usr: /bin -> usr/bin) is kept as a symlink; an /etc
+ * What "the system mounts" are (docs/design.md, The model). Directories are mounted read-only at
+ * their own paths; a top-level symlink (merged /usr: /bin -> usr/bin) is kept as a symlink; an /etc
  * entry that is a symlink (resolv.conf -> /run/...) is followed, since it is the host
  * administrator's and its target usually lies outside the sandbox.
  */
@@ -63,7 +63,7 @@ static const char *const proc_readonly[] = {
     "/proc/bus", "/proc/fs", "/proc/irq", "/proc/sys", "/proc/sysrq-trigger",
 };
 
-/* The minimal /dev of SPEC section 3: host nodes bound in, the rest made here. */
+/* The minimal /dev of docs/design.md, The model: host nodes bound in, the rest made here. */
 static const char *const dev_nodes[] = {
     "/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom", "/dev/tty",
 };
@@ -75,7 +75,8 @@ static const struct {
     {"/dev/stderr", "/proc/self/fd/2"},
 };
 
-/* Environment variables that pass from the caller (SPEC section 7). LC_* is a prefix. */
+/* Environment variables that pass from the caller (docs/design.md, Enforcement order). LC_* is a
+ * prefix. */
 static const char *const env_allow[] = {"PATH", "HOME", "TERM", "LANG", "TZ", "USER"};
 static const char default_path[] = "/usr/local/bin:/usr/bin:/bin:/usr/local/sbin:/usr/sbin:/sbin";
 

@@ -21,7 +21,9 @@ static const struct {
     {"create", SBX_OP_CREATE},
     {"delete", SBX_OP_DELETE},
     {"execute", SBX_OP_EXECUTE},
-    {"rename", SBX_OP_CREATE | SBX_OP_DELETE}, /* SPEC 4: a delete plus a create */
+    {"rename",
+     SBX_OP_CREATE |
+         SBX_OP_DELETE}, /* docs/design.md, The model (policies): a delete plus a create */
     {"all", SBX_OP_ALL},
 };
 

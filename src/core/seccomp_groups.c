@@ -15,7 +15,7 @@
 #include "sbx/cleanup.h"
 
 /*
- * The groups of the default filter (SPEC section 8). Every group is denied by default; a
+ * The groups of the default filter (sbx-seccomp(7)). Every group is denied by default; a
  * configuration allows some back. A group holds what a worker never needs and what sandbox
  * escapes go through. Calls a worker does need but that want an argument check (clone, ioctl,
  * socket, personality) are denied only under the condition that makes them dangerous.
@@ -818,8 +818,9 @@ int sbx_seccomp_resolve(const struct sbx_seccomp_conf *conf, struct sbx_seccomp_
 		const struct sbx_seccomp_group *grp = &sbx_seccomp_groups[g];
 		bool denied_by_name = listed(conf->deny, conf->n_deny, grp->name);
 
-		/* A deny always wins: the most restrictive answer (SPEC section 4). A locked
-		 * group is denied whatever is asked (check_conf refused any allow of it). */
+		/* A deny always wins: the most restrictive answer (docs/design.md, The model
+		 * (policies)). A locked group is denied whatever is asked (check_conf refused any
+		 * allow of it). */
 		if (denied_by_name || grp->locked)
 			res.group_state[g] = SBX_SECCOMP_GROUP_DENIED;
 		else if (listed(conf->allow, conf->n_allow, grp->name))

@@ -14,7 +14,7 @@ struct sbx_spec *sbx_spec_new(void)
 {
 	/* Sub-sandboxes are forbidden unless a profile says `nesting: true` or the caller
 	 * passes --allow-nesting: making namespaces opens kernel surface (user namespaces
-	 * above all) that a worker which starts no sub-worker never needs (SPEC section 8). */
+	 * above all) that a worker which starts no sub-worker never needs (sbx-seccomp(7)). */
 	struct sbx_spec *spec = calloc(1, sizeof(struct sbx_spec));
 
 	/* git's control surface is protected unless a profile says `protect_git: false`: a
@@ -699,7 +699,7 @@ int sbx_spec_finish(struct sbx_spec *spec, struct sbx_error *err)
 		if (r < 0)
 			return r;
 		/* The built-in default: the workspace read-write at its own path, unless
-		 * explicit mounts replace it (SPEC section 2). */
+		 * explicit mounts replace it (sbx(1)). */
 		if (!spec->explicit_mounts) {
 			struct sbx_mount ws = {
 			    .kind = SBX_MOUNT_BIND,

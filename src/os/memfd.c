@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The sealed memfd that carries a worker's effective spec (SPEC section 6). Sealed against
+ * The sealed memfd that carries a worker's effective spec (docs/design.md, Nesting). Sealed against
  * write, grow, shrink and further seals before any worker exists, so that nothing inside
  * can change what it says; a worker may still close it or put another file at its number,
  * which is why nothing in sbx trusts it for more than messages (see src/core/nest.c).

@@ -525,8 +525,8 @@ static int do_mirror(struct builder *b, const struct sbx_plan_op *op, struct sbx
 
 /*
  * The source of every mask: a tmpfs of sbx's own, read-only, holding an empty directory "d"
- * (a hidden directory is an empty read-only directory, SPEC section 3) and a file "f" of mode
- * 0000. A hidden file cannot be opened at all, for reading or writing (EACCES), as under the
+ * (a hidden directory is an empty read-only directory, docs/design.md, The model) and a file "f" of
+ * mode 0000. A hidden file cannot be opened at all, for reading or writing (EACCES), as under the
  * landlock backend, rather than reading as empty: no bit of its mode lets anyone in, the
  * worker has no CAP_DAC_OVERRIDE (capabilities are dropped), and the read-only mount stops a
  * chmod (EROFS) by whoever owns it.

@@ -349,8 +349,8 @@ static void test_no_caps_nnp_fds_env_cwd(void)
 	IT_EXPECT_CONTAINS(r.out, "CapBnd:\t0000000000000000");
 	IT_EXPECT_CONTAINS(r.out, "CapAmb:\t0000000000000000");
 	IT_EXPECT_CONTAINS(r.out, "NoNewPrivs:\t1");
-	/* 3 is the sealed spec memfd (SBX_SPEC_FD, SPEC section 7), 4 ls's own directory fd;
-	 * nothing else beyond 0-2 */
+	/* 3 is the sealed spec memfd (SBX_SPEC_FD, docs/design.md, Enforcement order), 4 ls's own
+	 * directory fd; nothing else beyond 0-2 */
 	IT_EXPECT_CONTAINS(r.out, "\n0 1 2 3 4 \n");
 	IT_EXPECT_CONTAINS(r.out, "SBX_SPEC_FD=3");
 	IT_EXPECT_NOT_CONTAINS(r.out, "hunter2");

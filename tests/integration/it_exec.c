@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * A denied `execute` means no execution (SPEC section 4). Landlock's execute right is checked
- * at execve(2) only: a loader (ld.so FILE) maps the file and runs it anyway. Under the
- * namespaces backend a policy that denies execute on a whole subtree ("uploads/" and two stars)
+ * A denied `execute` means no execution (docs/design.md, The model (policies)). Landlock's execute
+ * right is checked at execve(2) only: a loader (ld.so FILE) maps the file and runs it anyway. Under
+ * the namespaces backend a policy that denies execute on a whole subtree ("uploads/" and two stars)
  * makes that subtree a noexec mount, which refuses the loader's executable mmap too (EPERM), as
  * root and as the user; where the kernel cannot keep that (the landlock backend, a glob over single
  * files, a folder that does not exist at launch), --dry-run and `sbx check` say what execute

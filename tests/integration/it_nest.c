@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Nested sandboxes (SPEC section 6): sbx run inside sbx run. The outer sandbox mounts the
+ * Nested sandboxes (docs/design.md, Nesting): sbx run inside sbx run. The outer sandbox mounts the
  * directory of the sbx binary read-only so the worker can start it again.
  *
  * As root, a sandbox that allows nesting runs its worker as SBX_ROOT_NEST_ID (never uid 0,

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Containment of kernel surfaces by the default seccomp filter (SPEC section 8, issue 5).
+ * Containment of kernel surfaces by the default seccomp filter (sbx-seccomp(7), issue 5).
  *
  * This binary runs itself: `--exec ...` loads the filter exactly as the launcher will
  * (sbx_keyring_new_session, sbx_seccomp_load after no_new_privs) and execs; `--probe` makes

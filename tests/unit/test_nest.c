@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Nesting in core: the codec (round trips, truncation, garbage), narrowing per SPEC section 6
- * (the hierarchical-sandbox seed's test list and the mount-model seed's inheritance table, in
- * sbx terms), nesting 8 deep, and a property: random chains of narrowing never widen.
+ * Nesting in core: the codec (round trips, truncation, garbage), narrowing per docs/design.md,
+ * Nesting (the hierarchical-sandbox seed's test list and the mount-model seed's inheritance table,
+ * in sbx terms), nesting 8 deep, and a property: random chains of narrowing never widen.
  */
 #include <errno.h>
 #include <setjmp.h>

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Decisions (SPEC section 4) and their compilation to mounts and masks. */
+/* Decisions (docs/design.md, The model (policies)) and their compilation to mounts and masks. */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>

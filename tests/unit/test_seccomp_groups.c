@@ -211,7 +211,7 @@ static void test_no_duplicates(void **state)
 		}
 }
 
-/* What SPEC section 8 names is in the default filter, with its action. */
+/* What sbx-seccomp(7) names is in the default filter, with its action. */
 static void test_spec_names_are_denied(void **state)
 {
 	static const struct {
