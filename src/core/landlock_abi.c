@@ -1,8 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The Landlock ABI table (what each ABI adds, what is lost without it, since which Linux),
- * the negotiation of a compiled plan down to the kernel's ABI, the scopes-only layer, and
- * what the landlock backend cannot give whatever the profile (pure).
+ * the layer as data (sbx_ll_plan_clear), the negotiation of a compiled plan down to the
+ * kernel's ABI, the scopes-only layer, and what the landlock backend cannot give whatever the
+ * profile (pure). This file calls nothing of the plan or the policies, so the plan can free
+ * its Landlock layer without depending on the compile, which reads the plan and the
+ * policies: policy.c -> plan.c -> landlock_abi.c, and landlock_compile.c -> both, one way.
  */
 #include "sbx/landlock.h"
 
@@ -60,6 +63,20 @@ uint64_t sbx_ll_scoped_for_abi(int abi)
 	for (size_t i = 0; i < sbx_ll_n_abi_steps && sbx_ll_abi_steps[i].abi <= abi; i++)
 		m |= sbx_ll_abi_steps[i].scoped;
 	return m;
+}
+
+void sbx_ll_plan_clear(struct sbx_ll_plan *p)
+{
+	if (!p)
+		return;
+	for (size_t i = 0; i < p->n_rules; i++)
+		free(p->rules[i].path);
+	free(p->rules);
+	for (size_t i = 0; i < p->n_inexact; i++)
+		free(p->inexact[i]);
+	free(p->inexact);
+	free(p->lost);
+	memset(p, 0, sizeof(*p));
 }
 
 int sbx_ll_negotiate(struct sbx_ll_plan *p, int abi, bool landlock_backend, bool best_effort,

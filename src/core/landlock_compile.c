@@ -74,20 +74,6 @@ const char *sbx_ll_fs_format(uint64_t access, char *buf, size_t size)
 	return buf;
 }
 
-void sbx_ll_plan_clear(struct sbx_ll_plan *p)
-{
-	if (!p)
-		return;
-	for (size_t i = 0; i < p->n_rules; i++)
-		free(p->rules[i].path);
-	free(p->rules);
-	for (size_t i = 0; i < p->n_inexact; i++)
-		free(p->inexact[i]);
-	free(p->inexact);
-	free(p->lost);
-	memset(p, 0, sizeof(*p));
-}
-
 int sbx_ll_note(struct sbx_ll_plan *p, const char *text, struct sbx_error *err)
 {
 	char **grown = realloc(p->inexact, (p->n_inexact + 1) * sizeof(*grown));
