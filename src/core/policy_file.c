@@ -5,20 +5,13 @@
  * handlers (profile_priv.h).
  */
 #include "sbx/profile.h"
-#include "sbx/seccomp.h"
 
 #include <errno.h>
-#include <fcntl.h>
-#include <limits.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "sbx/cleanup.h"
-#include "sbx/path.h"
 #include "profile_priv.h"
 #include "yaml_tree.h"
 
