@@ -638,7 +638,7 @@ int sbx_policy_compile_one(const struct sbx_policy *p, const char *scope, bool i
 			if (whole_scope(pat, scope) || !may_touch(pat, scope))
 				continue;
 			/* Allows over part of the scope, and denies that do not hide, are
-			 * Landlock's (src/core/landlock.c): exact over whole subtrees,
+			 * Landlock's (src/core/landlock_compile.c): exact over whole subtrees,
 			 * stricter elsewhere. A part that may be written keeps the mount
 			 * writable (and one that may run programs, executable). */
 			if (rule->allow)
