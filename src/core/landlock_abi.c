@@ -260,7 +260,7 @@ int sbx_ll_backend_check(const struct sbx_spec *spec, const struct sbx_plan *pla
 		}
 	}
 	/* What the namespaces backend gives and this one compiles stricter: said, not
-	 * refused (SPEC section 4: stricter, never looser). */
+	 * refused (docs/design.md, The model (policies): stricter, never looser). */
 	for (size_t i = 0; i < spec->n_mounts; i++)
 		if (spec->mounts[i].kind == SBX_MOUNT_TMPFS) {
 			snprintf(

@@ -587,7 +587,7 @@ static int one_op(struct ctx *x, const struct sbx_plan_op *o)
 	return add_cand(x, o->target, ops, extra, blocked, o->why);
 }
 
-/* The directories sbx makes in its sealed root to hold mount points: listable (SPEC: they
+/* The directories sbx makes in its sealed root to hold mount points: listable (sbx(1): they
  * hold nothing of the host). Not under the landlock backend, where they are the host's. */
 static int scaffold_dirs(struct ctx *x)
 {

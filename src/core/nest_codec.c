@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Nesting: the effective spec, its codec, and narrowing (SPEC section 6). Pure: no file
+ * Nesting: the effective spec, its codec, and narrowing (docs/design.md, Nesting). Pure: no file
  * system, no kernel. The launcher (src/launch.c) puts the encoded spec into a sealed memfd;
  * cmd/sbx/nest.c reads it back and calls sbx_spec_narrow.
  *

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Nesting, narrowing (pure, SPEC section 6): a child's request (sbx_nest_request_*) checked
- * against the parent's effective spec, each grant no wider than the parent's, and the child's
- * effective spec (sbx_spec_narrow); the boundaries a refusal quotes.
+ * Nesting, narrowing (pure, docs/design.md, Nesting): a child's request (sbx_nest_request_*)
+ * checked against the parent's effective spec, each grant no wider than the parent's, and the
+ * child's effective spec (sbx_spec_narrow); the boundaries a refusal quotes.
  */
 #include "sbx/nest.h"
 

@@ -1054,10 +1054,10 @@ static const struct key_entry profile_keys[] = {
     {"protect_git", W_SCALAR, p_protect_git, NULL},
     {"seccomp", W_MAP, p_seccomp, NULL},
     {"approvals", W_REFUSED, NULL,
-     "approvals need the supervisor (SPEC section 9), which "
+     "approvals need the supervisor (issue: approvals), which "
      "this version does not have yet"},
-    {"limits", W_REFUSED, NULL, "limits (SPEC section 12) are not implemented yet"},
-    {"audit", W_REFUSED, NULL, "the audit log (SPEC section 10) is not implemented yet"},
+    {"limits", W_REFUSED, NULL, "limits (issue: limits) are not implemented yet"},
+    {"audit", W_REFUSED, NULL, "the audit log (issue: the audit log) is not implemented yet"},
 };
 
 static int load_tree(struct loader *l, const struct sbx_ynode *root)
