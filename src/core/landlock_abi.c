@@ -193,14 +193,19 @@ static const char *const always_lost[] = {
     "(seccomp denies it unless the profile allows @sysvipc)",
     "denied is not absent: every host path can still be stat(2)ed, as Landlock does not "
     "control it",
-    "modes and times are not controlled by Landlock, granted or not: a worker may chmod or "
-    "utimes any file its uid owns anywhere on the host, even where writes are denied (as "
+    "modes, times, inode flags and the removal of extended attributes (a POSIX ACL) are "
+    "not controlled by Landlock, granted or not: a worker may change them on any file its "
+    "uid owns anywhere on the host, even where writes are denied (as "
     "root seccomp denies chmod, chown, removing extended attributes and setting inode "
     "flags outright, since root owns the system; writing extended attributes is denied in "
     "every sandbox): read-only is weaker than a read-only mount",
     "inotify and fanotify watches are not controlled by Landlock: a worker can watch a "
     "directory it may not list and learn the names of what is created, opened or written "
     "there",
+    "no pid namespace: a process the worker starts in a session of its own outlives sbx, "
+    "keeps the worker's rights, and escapes the after-run checks (git's control surface, "
+    "a profile's unprotected paths); the namespaces backend ends every process of the "
+    "sandbox",
     "no private /tmp or /dev/shm: the host's are shared with every process there, so they "
     "are not granted (mount a directory of your own with -v DIR and set TMPDIR to it); no "
     "new pseudo-terminals (the host's /dev/pts is not granted)",
