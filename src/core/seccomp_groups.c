@@ -755,10 +755,15 @@ static void add_backend_rules(struct sbx_seccomp_rules *res, const struct sbx_se
 	}
 }
 
+static bool keyring_group(const struct sbx_seccomp_group *g)
+{
+	return strcmp(g->name, "@keyring") == 0;
+}
+
 /* Keyrings without a user namespace of the worker's own: the session keyring it joins is
  * new, but the caller's user keyring (KEY_SPEC_USER_KEYRING, keyctl link, search, read) is
  * the same uid's in the same user namespace. So under the landlock backend @keyring cannot be
- * allowed, by group or by call. */
+ * allowed, by group or by call, and log mode keeps it denied (resolve locks it there). */
 static int refuse_same_ns_keyring(const struct sbx_seccomp_conf *conf, struct sbx_error *err)
 {
 	const struct sbx_seccomp_group *g = sbx_seccomp_group_find("@keyring");
@@ -847,9 +852,9 @@ int sbx_seccomp_resolve(const struct sbx_seccomp_conf *conf, struct sbx_seccomp_
 				continue;
 			/* a group standing in for the IPC namespace the landlock backend lacks is
 			 * enforced in log mode too, like that backend's own rules */
-			res.rules[res.n_rules++] =
-			    entry_rule(en, grp->name, res.deny_errno,
-			               grp->locked || (grp->same_ns && conf->same_ns));
+			res.rules[res.n_rules++] = entry_rule(
+			    en, grp->name, res.deny_errno,
+			    grp->locked || (conf->same_ns && (grp->same_ns || keyring_group(grp))));
 		}
 	}
 	for (size_t i = 0; i < conf->n_deny; i++) {

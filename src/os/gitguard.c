@@ -417,6 +417,38 @@ static int survey_worktrees(struct survey *s, int dir, const char *sandbox, cons
 
 static int config_path(struct survey *s, const char *value, const char *base);
 
+/*
+ * A hook that reaches its program through more than its own link (hooks/pre-commit ->
+ * ../../hooklink -> tools/pre-commit, or through a linked folder): each link on the way is a
+ * file the worker could replace where a writable mount shows it, and a mount can hold a file,
+ * not a symlink's text. Fail closed: refuse such a launch, naming the hook and what to do.
+ */
+static int hook_chain(struct survey *s, const char *name, const char *text, const char *base)
+{
+	char joined[SBX_PATH_MAX * 2], lexical[SBX_PATH_MAX], real[PATH_MAX], sandbox[SBX_PATH_MAX];
+	int r;
+
+	if (text[0] == '/')
+		snprintf(joined, sizeof(joined), "%s", text);
+	else
+		snprintf(joined, sizeof(joined), "%s/%s", base, text);
+	if (sbx_path_normalize(joined, lexical, sizeof(lexical), NULL) < 0 ||
+	    !realpath(lexical, real) || strcmp(real, lexical) == 0)
+		return 0; /* one link, or a dangling one (absent: named as such) */
+	if (!host_to_sandbox(s->plan, lexical, sandbox, sizeof(sandbox)) &&
+	    !host_to_sandbox(s->plan, real, sandbox, sizeof(sandbox)))
+		return 0; /* nothing on the way is the sandbox's to change */
+	r = sbx_error_set(s->err, SBX_ERR_UNSUPPORTED, EPERM,
+	                  "git: the hook %s/%s reaches %s through another symlink (%s), which "
+	                  "the sandbox could replace: sbx can make a file read-only, not a link",
+	                  base, name, real, lexical);
+	sbx_error_hint(s->err,
+	               "point the hook at its program directly (ln -sfn %s %s/%s), or "
+	               "use a profile with protect_git: false",
+	               real, base, name);
+	return r;
+}
+
 /* The symlinks in a git dir's hooks/: each target is guarded (read-only where a writable
  * mount shows it) as a file the config names would be; at most GIT_MAX_VISITED of them. */
 static int survey_hook_links(struct survey *s, int gitdir, const char *host)
@@ -445,7 +477,9 @@ static int survey_hook_links(struct survey *s, int gitdir, const char *host)
 			continue;
 		text[len] = '\0';
 		n++;
-		r = config_path(s, text, base);
+		r = hook_chain(s, e->d_name, text, base);
+		if (r >= 0)
+			r = config_path(s, text, base);
 	}
 	closedir(d);
 	return r;

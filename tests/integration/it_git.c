@@ -220,6 +220,31 @@ static void test_git_works_claude_agent(void)
 	}
 }
 
+/* A hook that reaches its program through a second symlink in the working tree
+ * (hooks/pre-commit -> ../../hooklink -> tools/pre-commit): the link could be replaced,
+ * and a mount holds files, not links, so the launch is refused (re-verification). */
+static void test_hook_link_chain_refused(void)
+{
+	struct it_run r;
+	char *repo = fmt("%s/chain", it_tmpdir());
+
+	host_sh(fmt("set -e; %s init -q %s; cd %s; mkdir tools; echo '#!/bin/sh' > "
+	            "tools/pre-commit; ln -s tools/pre-commit hooklink; ln -s ../../hooklink "
+	            ".git/hooks/pre-commit",
+	            git, repo, repo));
+	it_sbxv(&r, "run", "-v", repo, "--chdir", repo, "--", "/bin/sh", "-c",
+	        "echo PWNED >> tools/pre-commit", NULL);
+	IT_EXPECT_INT(r.status, 125);
+	IT_EXPECT_CONTAINS(r.err, "through another symlink");
+	{
+		struct it_run h;
+		const char *argv[] = {"/bin/cat", fmt("%s/tools/pre-commit", repo), NULL};
+
+		it_exec(&h, argv);
+		IT_EXPECT_NOT_CONTAINS(h.out, "PWNED");
+	}
+}
+
 /* A profile may turn the guards off; --dry-run shows them when on. */
 static void test_dry_run_and_opt_out(void)
 {
@@ -259,10 +284,9 @@ static void test_dry_run_and_opt_out(void)
 int main(int argc, char **argv)
 {
 	static const struct it_case cases[] = {
-	    IT_CASE(test_control_surface_namespaces),
-	    IT_CASE(test_control_surface_landlock),
-	    IT_CASE(test_git_works_claude_agent),
-	    IT_CASE(test_dry_run_and_opt_out),
+	    IT_CASE(test_control_surface_namespaces), IT_CASE(test_control_surface_landlock),
+	    IT_CASE(test_git_works_claude_agent),     IT_CASE(test_dry_run_and_opt_out),
+	    IT_CASE(test_hook_link_chain_refused),
 	};
 
 	return it_main(argc, argv, cases, sizeof(cases) / sizeof(cases[0]));

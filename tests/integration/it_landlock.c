@@ -1179,6 +1179,7 @@ static void test_landlock_backend_ipc_keyring_and_log_mode(void)
 	        "print('mq_open', res(libc.mq_open(b'/sbx-it-q', os.O_CREAT | os.O_RDWR, 0o600, "
 	        "None) >= 0))\n"
 	        "print('msgget', res(libc.msgget(0, 0o1600) >= 0))\n"
+	        "print('keyctl', res(libc.syscall(250, 0, -4, 0) >= 0))\n"
 	        "try:\n"
 	        "    os.removexattr('%s', 'user.x'); print('removexattr ok')\n"
 	        "except OSError as e: print('removexattr', e.errno)\n",
@@ -1195,6 +1196,9 @@ static void test_landlock_backend_ipc_keyring_and_log_mode(void)
 	IT_EXPECT_CONTAINS(r.out, "unix 1234\n");
 	IT_EXPECT_CONTAINS(r.out, "mq_open Unknown error 1234\n");
 	IT_EXPECT_CONTAINS(r.out, "msgget Unknown error 1234\n");
+	/* the caller's user keyring (KEYCTL_GET_KEYRING_ID of KEY_SPEC_USER_KEYRING): log mode
+	 * keeps @keyring denied too */
+	IT_EXPECT_CONTAINS(r.out, "keyctl Unknown error 1234\n");
 	/* root owns the host's files there: removing an attribute is denied (it would take a
 	 * POSIX ACL away); a user's own file keeps it (ENODATA: there is none to remove) */
 	IT_EXPECT_CONTAINS(r.out, it_is_root() ? "removexattr 1234\n" : "removexattr 61\n");
