@@ -124,8 +124,8 @@ struct sbx_plan {
 	 * caller's mount namespace with Landlock alone (SPEC section 3). */
 	struct sbx_ll_plan landlock;
 	bool backend_landlock;
-	/* The worker's effective spec, encoded (src/core/nest.c); the launcher hands it over in
-	 * a sealed memfd at fd SBX_SPEC_FD_NUMBER. Owned; NULL: the launch is refused. */
+	/* The worker's effective spec, encoded (src/core/nest_codec.c); the launcher hands it
+	 * over in a sealed memfd at fd SBX_SPEC_FD_NUMBER. Owned; NULL: the launch is refused. */
 	unsigned char *spec_blob;
 	size_t spec_len;
 
