@@ -93,7 +93,7 @@ struct sbx_spec {
 	                 filter decides namespace creation from it. Default: true (sbx_spec_new) */
 	bool root_readonly; /* the root (--root) is read-only though other mounts may not be: a
 	                       nested sandbox whose parent had a read-only root
-	                       (src/core/nest_codec.c) */
+	                       (src/core/nest_convert.c) */
 
 	/* true once -v, --mount or --root was given: the default's workspace mount is dropped */
 	bool explicit_mounts;

@@ -166,11 +166,6 @@ static int policy_description(struct loader *l, const struct sbx_ynode *k,
 	           : sbx_error_set(l->err, SBX_ERR_SETUP, ENOMEM, "out of memory");
 }
 
-int sbx_prof_skip_key(struct loader *l, const struct sbx_ynode *k, const struct sbx_ynode *v)
-{
-	return 0; /* handled before the table is walked */
-}
-
 static const struct key_entry policy_keys[] = {
     {"version", W_SCALAR, sbx_prof_skip_key, NULL},      {"name", W_SCALAR, policy_name, NULL},
     {"description", W_SCALAR, policy_description, NULL}, {"rules", W_SEQ, policy_rules, NULL},

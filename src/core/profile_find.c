@@ -1,20 +1,129 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Finding profile and policy files (pure but for stat(2) of candidates): the search path
- * (sbx_profile_search_path), whether an argument is a file, valid names, and the lookup of
- * NAME.yaml in the search path (sbx_profile_find).
+ * Finding and reading profile and policy files (pure but for stat(2) of candidates and
+ * reading the file found): the search path (sbx_profile_search_path), whether an argument is
+ * a file, valid names, the lookup of NAME.yaml in the search path (sbx_profile_find), reading
+ * a file (sbx_read_file, sbx_read_fd), and the small string helpers the loaders share. This
+ * file calls nothing of the loaders.
  */
 #include "sbx/profile.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "sbx/cleanup.h"
 #include "sbx/path.h"
 #include "profile_priv.h"
+#include "yaml_tree.h"
+
+/* ---- small helpers ---- */
+
+void sbx_strv_free(char **v)
+{
+	for (size_t i = 0; v && v[i]; i++)
+		free(v[i]);
+	free(v);
+}
+
+int sbx_prof_strv_push(char ***v, size_t *n, const char *s, struct sbx_error *err)
+{
+	char **grown = realloc(*v, (*n + 2) * sizeof(*grown));
+	char *copy = strdup(s);
+
+	if (grown)
+		*v = grown;
+	if (!grown || !copy) {
+		free(copy);
+		return sbx_error_set(err, SBX_ERR_SETUP, ENOMEM, "out of memory");
+	}
+	(*v)[(*n)++] = copy;
+	(*v)[*n] = NULL;
+	return 0;
+}
+
+const char *sbx_prof_env_get(char *const *envp, const char *name)
+{
+	size_t n = strlen(name);
+
+	for (char *const *e = envp; e && *e; e++)
+		if (strncmp(*e, name, n) == 0 && (*e)[n] == '=')
+			return *e + n + 1;
+	return NULL;
+}
+
+int sbx_read_file(const char *file, size_t max, char **data, size_t *len, struct sbx_error *err)
+{
+	_cleanup_close_ int fd = open(file, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+
+	if (fd < 0)
+		return sbx_error_set(err, SBX_ERR_PROFILE, errno, "cannot open %s: %s", file,
+		                     strerror(errno));
+	return sbx_read_fd(fd, file, max, data, len, err);
+}
+
+int sbx_read_fd(int fd, const char *file, size_t max, char **data, size_t *len,
+                struct sbx_error *err)
+{
+	_cleanup_free_ char *buf = NULL;
+	struct stat st;
+	size_t got = 0;
+	int r;
+
+	if (fstat(fd, &st) < 0)
+		return sbx_error_set(err, SBX_ERR_PROFILE, errno, "cannot stat %s: %s", file,
+		                     strerror(errno));
+	if (!S_ISREG(st.st_mode))
+		return sbx_error_set(err, SBX_ERR_PROFILE, EINVAL, "%s is not a regular file",
+		                     file);
+	if ((unsigned long long)st.st_size > max) {
+		r = sbx_error_set(err, SBX_ERR_PROFILE, EFBIG,
+		                  "%s is larger than %zu KiB; profiles and policies are small",
+		                  file, max / 1024);
+		sbx_error_at(err, file, 1, 1);
+		return r;
+	}
+	buf = malloc(max + 2);
+	if (!buf)
+		return sbx_error_set(err, SBX_ERR_SETUP, ENOMEM, "out of memory");
+	for (;;) {
+		ssize_t n = read(fd, buf + got, max + 1 - got);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return sbx_error_set(err, SBX_ERR_PROFILE, errno, "cannot read %s: %s",
+			                     file, strerror(errno));
+		if (n == 0)
+			break;
+		got += (size_t)n;
+		if (got > max) {
+			r = sbx_error_set(err, SBX_ERR_PROFILE, EFBIG,
+			                  "%s is larger than %zu KiB; profiles and policies are "
+			                  "small",
+			                  file, max / 1024);
+			sbx_error_at(err, file, 1, 1);
+			return r;
+		}
+	}
+	buf[got] = '\0';
+	*data = TAKE_PTR(buf);
+	*len = got;
+	return 0;
+}
+
+/* A profile or policy file, read by the caller's reader when it has one. */
+int sbx_prof_read_config(const struct sbx_profile_opts *o, const char *file, const char *what,
+                         char **data, size_t *len, struct sbx_error *err)
+{
+	if (o && o->read)
+		return o->read(file, what, SBX_YAML_MAX_BYTES, data, len, err);
+	return sbx_read_file(file, SBX_YAML_MAX_BYTES, data, len, err);
+}
 
 /* ---- finding files ---- */
 

@@ -4,8 +4,8 @@
 
 /*
  * Internal to src/core: the loader's state and key tables, and the helpers shared by the
- * profile loader (profile_load.c), the file finder (profile_find.c) and the policy file
- * loader (policy_file.c).
+ * profile loader (profile_load.c), the key-table walk (key_table.c), the file finder
+ * (profile_find.c) and the policy file loader (policy_file.c).
  */
 
 #include <stdbool.h>
@@ -63,12 +63,19 @@ struct key_entry {
 	const char *why; /* W_REFUSED: what it is waiting for */
 };
 
-/* profile_load.c */
+/* profile_find.c */
 const char *sbx_prof_env_get(char *const *envp, const char *name);
 int sbx_prof_strv_push(char ***v, size_t *n, const char *s, struct sbx_error *err);
 /* A profile or policy file, read by the caller's reader when it has one. */
 int sbx_prof_read_config(const struct sbx_profile_opts *o, const char *file, const char *what,
                          char **data, size_t *len, struct sbx_error *err);
+bool sbx_prof_name_valid(const char *name);
+/* Look for NAME.yaml in each folder (with `sub` appended). Returns 0 and *out, or -ENOENT
+ * with err listing the folders. */
+int sbx_prof_find_in(const char *name, const char *first_dir, char *const *dirs, size_t n_dirs,
+                     const char *sub, const char *what, char **out, struct sbx_error *err);
+
+/* key_table.c */
 __attribute__((format(printf, 4, 5))) int sbx_prof_fail(struct loader *l, const struct sbx_ynode *n,
                                                         int errnum, const char *fmt, ...);
 /* Give an error that a setter or helper filled a location in the current file. */
@@ -83,15 +90,6 @@ int sbx_prof_check_name(struct loader *l, const struct sbx_ynode *k, const struc
                         const char *expected);
 /* "dir/name.yaml" -> "name"; "name.yml" -> "name". */
 char *sbx_prof_file_stem(const char *file);
-
-/* profile_find.c */
-bool sbx_prof_name_valid(const char *name);
-/* Look for NAME.yaml in each folder (with `sub` appended). Returns 0 and *out, or -ENOENT
- * with err listing the folders. */
-int sbx_prof_find_in(const char *name, const char *first_dir, char *const *dirs, size_t n_dirs,
-                     const char *sub, const char *what, char **out, struct sbx_error *err);
-
-/* policy_file.c */
 int sbx_prof_skip_key(struct loader *l, const struct sbx_ynode *k, const struct sbx_ynode *v);
 
 #endif
