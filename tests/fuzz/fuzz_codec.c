@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* The effective-spec codec (src/core/nest.c), version 3 (per-operation rights, rule entries,
+/* The effective-spec codec (src/core/nest_codec.c), version 3 (per-operation rights, rule entries,
  * Landlock scopes, an unknown parent).
  * Properties: whatever decode accepts encodes back to the very same bytes; anything it refuses
  * is refused with -EBADMSG and nothing allocated; a decoded spec narrowed with no request, or

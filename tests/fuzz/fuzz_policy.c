@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The policy-file loader (sbx_policy_load_buffer, src/core/profile.c), fed the bytes of a
+ * The policy-file loader (sbx_policy_load_buffer, src/core/policy_file.c), fed the bytes of a
  * policy file. Properties: nothing crashes or leaks (ASan); a failure carries a message,
  * and a located one a line and a column, and leaves no policy; a loaded policy has at most
  * SBX_MAX_RULES rules, each with a known operation set, at least one path, and only paths
