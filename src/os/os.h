@@ -15,7 +15,11 @@
 #include "sbx/plan.h"
 #include "sbx/specfd.h"
 
-/* ---- syscalls glibc 2.36 does not wrap ---- */
+/* ---- fs.c ---- */
+
+/* openat2(2) (glibc 2.36 does not wrap it), or, where it answers ENOSYS (inside a parent
+ * sandbox), a walk one component at a time that refuses what the flags refuse: -errno on
+ * failure. Only RESOLVE_NO_SYMLINKS with RESOLVE_NO_MAGICLINKS and RESOLVE_BENEATH. */
 int sbx_openat2(int dirfd, const char *path, int flags, unsigned long long resolve);
 
 /* ---- userns.c ---- */
