@@ -42,14 +42,16 @@ struct sbx_profile_opts {
 	struct sbx_profile_vars vars;
 	char *const *search; /* the search path (sbx_profile_search_path), in order */
 	size_t n_search;
-	/* Does a host path exist? For `optional: true` mounts: a missing source is dropped
-	 * with a note. NULL: keep every optional mount (the launcher skips missing ones). */
+	/* Does a host path exist? The finder asks it for each NAME.yaml it looks at (NULL:
+	 * nothing is found by name), and `optional: true` mounts: a missing source is dropped
+	 * with a note (NULL: keep every optional mount; the launcher skips missing ones). */
 	bool (*exists)(const char *host_path, void *ctx);
 	void *exists_ctx;
 	/* Read a profile or policy file (what: "profile" or "policy") of at most max bytes into
 	 * *data (NUL-terminated, the caller frees) and *len, or refuse it. The command line
 	 * refuses a file that someone other than the caller or root could have written
-	 * (sbx_trust_read). NULL: sbx_read_file, no such check (tests, the fuzzer). */
+	 * (sbx_trust_read). Core never opens a file: NULL refuses every file (a buffer with no
+	 * extends and no policies still loads). */
 	int (*read)(const char *file, const char *what, size_t max, char **data, size_t *len,
 	            struct sbx_error *err);
 };
@@ -104,21 +106,11 @@ int sbx_profile_load_buffer(const char *data, size_t len, const char *file,
                             struct sbx_profile **out, struct sbx_error *err);
 
 /* Load one policy file. `expected` (or NULL) is the name it must carry. */
-int sbx_policy_load_file(const char *file, const char *expected, struct sbx_policy **out,
-                         struct sbx_error *err);
-/* The same, read through opts->read when opts and opts->read are not NULL. */
 int sbx_policy_load_file_with(const char *file, const char *expected,
                               const struct sbx_profile_opts *opts, struct sbx_policy **out,
                               struct sbx_error *err);
 int sbx_policy_load_buffer(const char *data, size_t len, const char *file, const char *expected,
                            struct sbx_policy **out, struct sbx_error *err);
-
-/* Read a whole file of at most `max` bytes (the loaders' cap); *data is NUL-terminated. */
-int sbx_read_file(const char *file, size_t max, char **data, size_t *len, struct sbx_error *err);
-/* The same from an open descriptor (fstat'ed here: a regular file, at most max bytes);
- * `file` names it in errors. The descriptor stays the caller's. */
-int sbx_read_fd(int fd, const char *file, size_t max, char **data, size_t *len,
-                struct sbx_error *err);
 
 /*
  * Expand the variables of one value: a leading "~" (alone or before '/'), ${HOME},

@@ -9,14 +9,11 @@
 #include "sbx/seccomp.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "sbx/cleanup.h"
 #include "sbx/path.h"
@@ -70,73 +67,15 @@ void sbx_profile_free(struct sbx_profile *p)
 	free(p);
 }
 
-int sbx_read_file(const char *file, size_t max, char **data, size_t *len, struct sbx_error *err)
-{
-	_cleanup_close_ int fd = open(file, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-
-	if (fd < 0)
-		return sbx_error_set(err, SBX_ERR_PROFILE, errno, "cannot open %s: %s", file,
-		                     strerror(errno));
-	return sbx_read_fd(fd, file, max, data, len, err);
-}
-
-int sbx_read_fd(int fd, const char *file, size_t max, char **data, size_t *len,
-                struct sbx_error *err)
-{
-	_cleanup_free_ char *buf = NULL;
-	struct stat st;
-	size_t got = 0;
-	int r;
-
-	if (fstat(fd, &st) < 0)
-		return sbx_error_set(err, SBX_ERR_PROFILE, errno, "cannot stat %s: %s", file,
-		                     strerror(errno));
-	if (!S_ISREG(st.st_mode))
-		return sbx_error_set(err, SBX_ERR_PROFILE, EINVAL, "%s is not a regular file",
-		                     file);
-	if ((unsigned long long)st.st_size > max) {
-		r = sbx_error_set(err, SBX_ERR_PROFILE, EFBIG,
-		                  "%s is larger than %zu KiB; profiles and policies are small",
-		                  file, max / 1024);
-		sbx_error_at(err, file, 1, 1);
-		return r;
-	}
-	buf = malloc(max + 2);
-	if (!buf)
-		return sbx_error_set(err, SBX_ERR_SETUP, ENOMEM, "out of memory");
-	for (;;) {
-		ssize_t n = read(fd, buf + got, max + 1 - got);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return sbx_error_set(err, SBX_ERR_PROFILE, errno, "cannot read %s: %s",
-			                     file, strerror(errno));
-		if (n == 0)
-			break;
-		got += (size_t)n;
-		if (got > max) {
-			r = sbx_error_set(err, SBX_ERR_PROFILE, EFBIG,
-			                  "%s is larger than %zu KiB; profiles and policies are "
-			                  "small",
-			                  file, max / 1024);
-			sbx_error_at(err, file, 1, 1);
-			return r;
-		}
-	}
-	buf[got] = '\0';
-	*data = TAKE_PTR(buf);
-	*len = got;
-	return 0;
-}
-
-/* A profile or policy file, read by the caller's reader when it has one. */
+/* A profile or policy file, read by the caller's reader: core never opens a file. */
 static int read_config(const struct sbx_profile_opts *o, const char *file, const char *what,
                        char **data, size_t *len, struct sbx_error *err)
 {
-	if (o && o->read)
-		return o->read(file, what, SBX_YAML_MAX_BYTES, data, len, err);
-	return sbx_read_file(file, SBX_YAML_MAX_BYTES, data, len, err);
+	if (!o || !o->read)
+		return sbx_error_set(err, SBX_ERR_SETUP, ENOSYS,
+		                     "cannot read %s %s: this caller gives the loader no reader",
+		                     what, file);
+	return o->read(file, what, SBX_YAML_MAX_BYTES, data, len, err);
 }
 
 /* ---- variables ---- */
@@ -376,17 +315,11 @@ static bool name_valid(const char *name)
 	return true;
 }
 
-static bool is_file(const char *path)
-{
-	struct stat st;
-
-	return stat(path, &st) == 0 && S_ISREG(st.st_mode);
-}
-
-/* Look for NAME.yaml in each folder (with `sub` appended). Returns 0 and *out, or -ENOENT
- * with err listing the folders. */
-static int find_in(const char *name, const char *first_dir, char *const *dirs, size_t n_dirs,
-                   const char *sub, const char *what, char **out, struct sbx_error *err)
+/* Look for NAME.yaml in each folder (with `sub` appended), asking the caller's o->exists
+ * (none: nothing is found). Returns 0 and *out, or -ENOENT with err listing the folders. */
+static int find_in(const struct sbx_profile_opts *o, const char *name, const char *first_dir,
+                   char *const *dirs, size_t n_dirs, const char *sub, const char *what, char **out,
+                   struct sbx_error *err)
 {
 	char path[SBX_PATH_MAX];
 	char looked[SBX_ERROR_MSG_MAX / 2] = "";
@@ -409,7 +342,7 @@ static int find_in(const char *name, const char *first_dir, char *const *dirs, s
 
 		if (n < 0 || (size_t)n >= sizeof(path))
 			continue;
-		if (is_file(path)) {
+		if (o && o->exists && o->exists(path, o->exists_ctx)) {
 			*out = strdup(path);
 			return *out ? 0
 			            : sbx_error_set(err, SBX_ERR_SETUP, ENOMEM, "out of memory");
@@ -429,7 +362,7 @@ static int find_in(const char *name, const char *first_dir, char *const *dirs, s
 int sbx_profile_find(const char *name, const struct sbx_profile_opts *opts, char **file,
                      struct sbx_error *err)
 {
-	return find_in(name, NULL, opts->search, opts->n_search, "", "profile", file, err);
+	return find_in(opts, name, NULL, opts->search, opts->n_search, "", "profile", file, err);
 }
 
 /* ---- the loader ---- */
@@ -452,7 +385,9 @@ struct loader {
 	struct sbx_profile *prof;
 	struct sbx_error *err;
 	struct file_ctx *cur;
-	char *stack[SBX_PROFILE_MAX_EXTENDS + 2]; /* real paths of the files being loaded */
+	/* the files being loaded, as named: each extends name is looked up beside its file, so
+	 * a cycle repeats a path string (one through a symlink meets the depth limit instead) */
+	const char *stack[SBX_PROFILE_MAX_EXTENDS + 2];
 	int depth;
 	struct sbx_policy *policy; /* the policy being loaded */
 	struct sbx_rule *rule;     /* the rule being loaded */
@@ -955,12 +890,6 @@ int sbx_policy_load_file_with(const char *file, const char *expected,
 	return sbx_policy_load_buffer(data, len, file, expected, out, err);
 }
 
-int sbx_policy_load_file(const char *file, const char *expected, struct sbx_policy **out,
-                         struct sbx_error *err)
-{
-	return sbx_policy_load_file_with(file, expected, NULL, out, err);
-}
-
 /* Load policy NAME for the current file (once per effective profile). */
 static int need_policy(struct loader *l, const struct sbx_ynode *node, const char *name,
                        const struct sbx_policy **out)
@@ -972,8 +901,8 @@ static int need_policy(struct loader *l, const struct sbx_ynode *node, const cha
 	*out = sbx_policy_set_find(&l->prof->policies, name);
 	if (*out)
 		return 0;
-	r = find_in(name, l->cur->dir, l->o->search, l->o->n_search, "/policies", "policy", &file,
-	            l->err);
+	r = find_in(l->o, name, l->cur->dir, l->o->search, l->o->n_search, "/policies", "policy",
+	            &file, l->err);
 	if (r < 0)
 		return locate(l, node, r);
 	r = sbx_policy_load_file_with(file, name, l->o, &p, l->err);
@@ -1375,7 +1304,8 @@ static int p_extends(struct loader *l, const struct sbx_ynode *k, const struct s
 	if (r < 0)
 		return r;
 	/* Beside this file first, then the search path. */
-	r = find_in(s, l->cur->dir, l->o->search, l->o->n_search, "", "profile", &file, l->err);
+	r = find_in(l->o, s, l->cur->dir, l->o->search, l->o->n_search, "", "profile", &file,
+	            l->err);
 	if (r < 0)
 		return locate(l, v, r);
 	return load_file(l, file, v);
@@ -1516,18 +1446,12 @@ static int load_data(struct loader *l, const char *file, const char *data, size_
 
 static int load_file(struct loader *l, const char *file, const struct sbx_ynode *from)
 {
-	_cleanup_free_ char *real = realpath(file, NULL);
 	_cleanup_free_ char *data = NULL;
 	size_t len;
 	int r;
 
-	if (!real) {
-		r = sbx_error_set(l->err, SBX_ERR_PROFILE, errno, "cannot open profile %s: %s",
-		                  file, strerror(errno));
-		return from ? locate(l, from, r) : r;
-	}
 	for (int i = 0; i < l->depth; i++) {
-		if (strcmp(l->stack[i], real) != 0)
+		if (strcmp(l->stack[i], file) != 0)
 			continue;
 		r = fail(l, from, ELOOP, "'extends' makes a cycle:");
 		if (l->err) {
@@ -1535,7 +1459,7 @@ static int load_file(struct loader *l, const char *file, const struct sbx_ynode 
 				size_t n = strlen(l->err->msg);
 
 				snprintf(l->err->msg + n, sizeof(l->err->msg) - n, " %s%s",
-				         j < l->depth ? l->stack[j] : real,
+				         j < l->depth ? l->stack[j] : file,
 				         j < l->depth ? " ->" : "");
 			}
 		}
@@ -1550,7 +1474,7 @@ static int load_file(struct loader *l, const char *file, const struct sbx_ynode 
 	r = read_config(l->o, file, "profile", &data, &len, l->err);
 	if (r < 0)
 		return from && !l->err->file[0] ? locate(l, from, r) : r;
-	l->stack[l->depth++] = real;
+	l->stack[l->depth++] = file;
 	r = load_data(l, file, data, len);
 	l->depth--;
 	return r;

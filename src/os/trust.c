@@ -377,6 +377,56 @@ out:
 	return r;
 }
 
+int sbx_read_fd(int fd, const char *file, size_t max, char **data, size_t *len,
+                struct sbx_error *err)
+{
+	_cleanup_free_ char *buf = NULL;
+	struct stat st;
+	size_t got = 0;
+	int r;
+
+	if (fstat(fd, &st) < 0)
+		return sbx_error_set(err, SBX_ERR_PROFILE, errno, "cannot stat %s: %s", file,
+		                     strerror(errno));
+	if (!S_ISREG(st.st_mode))
+		return sbx_error_set(err, SBX_ERR_PROFILE, EINVAL, "%s is not a regular file",
+		                     file);
+	if ((unsigned long long)st.st_size > max) {
+		r = sbx_error_set(err, SBX_ERR_PROFILE, EFBIG,
+		                  "%s is larger than %zu KiB; profiles and policies are small",
+		                  file, max / 1024);
+		sbx_error_at(err, file, 1, 1);
+		return r;
+	}
+	buf = malloc(max + 2);
+	if (!buf)
+		return sbx_error_set(err, SBX_ERR_SETUP, ENOMEM, "out of memory");
+	for (;;) {
+		ssize_t n = read(fd, buf + got, max + 1 - got);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return sbx_error_set(err, SBX_ERR_PROFILE, errno, "cannot read %s: %s",
+			                     file, strerror(errno));
+		if (n == 0)
+			break;
+		got += (size_t)n;
+		if (got > max) {
+			r = sbx_error_set(err, SBX_ERR_PROFILE, EFBIG,
+			                  "%s is larger than %zu KiB; profiles and policies are "
+			                  "small",
+			                  file, max / 1024);
+			sbx_error_at(err, file, 1, 1);
+			return r;
+		}
+	}
+	buf[got] = '\0';
+	*data = TAKE_PTR(buf);
+	*len = got;
+	return 0;
+}
+
 int sbx_trust_read(const char *file, const char *what, size_t max, char **data, size_t *len,
                    struct sbx_error *err)
 {

@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "host_files.h"
 #include "sbx/policy.h"
 #include "sbx/profile.h"
 #include "sbx/spec.h"
@@ -22,10 +23,10 @@
 static char *const fake_environ[] = {"HOME=/home/u", "XDG_CACHE_HOME=/var/cache/u",
                                      "XDG_CONFIG_HOME=relative/ignored", NULL};
 
+/* The fixtures as they are on disk; any other source exists but /opt/missing. */
 static bool fake_exists(const char *path, void *ctx)
 {
-	(void)ctx;
-	return strcmp(path, "/opt/missing") != 0;
+	return strcmp(path, "/opt/missing") != 0 && test_source_exists(path, ctx);
 }
 
 static const struct sbx_profile_opts opts = {
@@ -37,6 +38,7 @@ static const struct sbx_profile_opts opts = {
     .search = NULL,
     .n_search = 0,
     .exists = fake_exists,
+    .read = test_read_file,
 };
 
 /* Load and, as `sbx run` and `validate` do, compile. */
@@ -160,7 +162,7 @@ static void test_every_fixture_has_a_case(void **state)
 	assert_true(n >= 30);
 }
 
-/* Caps: a file over 1 MiB is refused before it is parsed. */
+/* Caps: the loader asks its reader for at most 1 MiB (src/os/trust.c refuses more). */
 static void test_too_large(void **state)
 {
 	char path[] = "/tmp/sbx-test-large-XXXXXX.yaml";
