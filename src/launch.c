@@ -36,6 +36,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "os/keyring.h"
 #include "os/os.h"
 #include "sbx/cleanup.h"
 #include "sbx/nest.h"

@@ -10,8 +10,8 @@
  * effective rule set that --dry-run prints and the loader compiles.
  *
  * OS (src/os/seccomp.c, links libseccomp): building the BPF program from a resolved rule set
- * (the plan's, which --dry-run prints), installing it, and giving the worker a session keyring
- * of its own. It decides nothing: what is denied is the resolution's.
+ * (the plan's, which --dry-run prints) and installing it. It decides nothing: what is denied
+ * is the resolution's.
  *
  * The filter's shape: default allow; every call in a denied group answers an errno (EPERM
  * unless configured) or ENOSYS where programs should fall back (clone3, io_uring, obsolete
@@ -220,14 +220,5 @@ long sbx_seccomp_known_max(void);
 /* The native number of a known call (libseccomp's table, completed by sbx's for calls newer
  * than libseccomp); -1 if the call does not exist on this architecture; -2 if unknown. */
 int sbx_seccomp_call_number(const char *call);
-
-/*
- * Join a fresh anonymous session keyring, so that the worker cannot reach the caller's
- * (keyctl(KEYCTL_JOIN_SESSION_KEYRING, NULL)). Call it in the worker before the filter,
- * which denies keyctl. Returns 0 when joined; 1 when keyrings are unreachable from this
- * process anyway (no CONFIG_KEYS, or a parent sandbox's filter denies keyctl), which is as
- * good; -errno on failure (fail closed).
- */
-int sbx_keyring_new_session(struct sbx_error *err);
 
 #endif

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "harness.h"
+#include "os/keyring.h"
 #include "sbx/seccomp.h"
 #include "seccomp_helpers.h"
 #include "harness.h"

@@ -20,6 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "os/keyring.h"
 #include "sbx/seccomp.h"
 
 /* ---- exec mode ---- */
