@@ -36,6 +36,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "os/fd.h"
 #include "os/keyring.h"
 #include "os/os.h"
 #include "sbx/cleanup.h"
@@ -98,14 +99,14 @@ __attribute__((noreturn)) static void worker_finish(const struct child_ctx *c)
 	/* Only 0, 1, 2 and the spec memfd reach the worker (SPEC section 7): everything else
 	 * closes at exec. The memfd goes to a fixed number, SBX_SPEC_FD names it; the error
 	 * pipe moves out of the way first if it sits there. */
-	if (sbx_proc_cloexec_from(3, &err) < 0)
+	if (sbx_fd_cloexec_from(3, &err) < 0)
 		child_fail(c->err_fd, &err);
 	if (err_fd == SBX_SPEC_FD_NUMBER) {
 		err_fd = fcntl(err_fd, F_DUPFD_CLOEXEC, SBX_SPEC_FD_NUMBER + 1);
 		if (err_fd < 0)
 			_exit(125);
 	}
-	if (sbx_proc_pass_fd(c->spec_fd, SBX_SPEC_FD_NUMBER, &err) < 0)
+	if (sbx_fd_pass(c->spec_fd, SBX_SPEC_FD_NUMBER, &err) < 0)
 		child_fail(err_fd, &err);
 
 	/* The worker's session keyring is its own, not the caller's. */
@@ -429,9 +430,9 @@ int sbx_launch(const struct sbx_plan *plan, char *const argv[], int *status, str
 		if (r < 0)
 			goto out;
 	}
-	r = sbx_proc_pipe(err_pipe, "that carries the sandbox's errors", err);
+	r = sbx_fd_pipe(err_pipe, "that carries the sandbox's errors", err);
 	if (r >= 0)
-		r = sbx_proc_pipe(sync_pipe, "that starts the sandbox", err);
+		r = sbx_fd_pipe(sync_pipe, "that starts the sandbox", err);
 	if (r < 0)
 		goto out;
 	/* Blocked before clone, so that no signal is lost between clone and the loops; the

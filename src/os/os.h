@@ -106,12 +106,6 @@ extern const size_t sbx_n_job_signals;
 /* Block the forwarded and job-control signals and SIGCHLD; return a signalfd for them. */
 int sbx_proc_signalfd(struct sbx_error *err);
 
-/* pipe2(O_CLOEXEC), with an error that names what the pipe is for. */
-int sbx_proc_pipe(int fds[2], const char *what, struct sbx_error *err);
-
-/* Mark every fd >= from close-on-exec. */
-int sbx_proc_cloexec_from(int from, struct sbx_error *err);
-
 /* Die with SIGKILL when the parent dies; fails if the parent is already gone, detected by
  * EOF on sync_fd (the parent's end of a pipe). */
 int sbx_proc_die_with_parent(struct sbx_error *err);
@@ -126,10 +120,5 @@ int sbx_proc_init_loop(pid_t worker, int sigfd);
 /* exec argv[0] the way execvp would, but searching the PATH of envp, and with 126/127
  * errors that name the command. Returns only on failure. */
 int sbx_proc_exec(char *const argv[], char *const envp[], struct sbx_error *err);
-
-/* ---- memfd.c (and sbx/specfd.h) ---- */
-
-/* Make fd available as `number` across exec (dup2, or clear FD_CLOEXEC if equal). */
-int sbx_proc_pass_fd(int fd, int number, struct sbx_error *err);
 
 #endif

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "os.h"
+#include "os/fd.h"
 #include "sbx/cleanup.h"
 #include "sbx/probe.h"
 
@@ -101,7 +102,7 @@ int sbx_userns_idmap_fd(const struct sbx_plan *plan, struct sbx_error *err)
 
 	/* A throwaway process in a new user namespace carries the mapping; the namespace
 	 * outlives it through the fd. */
-	r = sbx_proc_pipe(sync, "for the id-mapping user namespace", err);
+	r = sbx_fd_pipe(sync, "for the id-mapping user namespace", err);
 	if (r < 0)
 		return r;
 	pid = (pid_t)syscall(SYS_clone, CLONE_NEWUSER | SIGCHLD, NULL, NULL, NULL, NULL);
