@@ -21,7 +21,8 @@
  * Errors in init or the worker travel to sbx as one flat struct sbx_error over a
  * close-on-exec pipe: EOF with nothing read means the exec succeeded.
  */
-#include "sbx/launch.h"
+
+#include "os/launch.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -38,11 +39,17 @@
 
 #include "os/fd.h"
 #include "os/keyring.h"
-#include "os/os.h"
 #include "sbx/cleanup.h"
 #include "sbx/nest.h"
-#include "sbx/probe.h"
 #include "sbx/seccomp.h"
+#include "os/caps.h"
+#include "os/landlock.h"
+#include "os/memfd.h"
+#include "os/mounts.h"
+#include "os/net.h"
+#include "os/proc.h"
+#include "os/seccomp.h"
+#include "os/userns.h"
 
 struct child_ctx {
 	const struct sbx_plan *plan;

@@ -16,12 +16,12 @@
 
 #include "cli.h"
 #include "sbx/cleanup.h"
-#include "sbx/guard.h"
 #include "sbx/path.h"
-#include "sbx/probe.h"
 #include "sbx/profile.h"
-#include "sbx/trust.h"
-#include "sbx/state.h"
+#include "os/gitguard.h"
+#include "os/probe.h"
+#include "os/state.h"
+#include "os/trust.h"
 
 extern char **environ;
 

@@ -4,6 +4,8 @@
  * RESOLVE_* flags, and the walk that stands in for it where a parent sandbox's filter answers
  * ENOSYS.
  */
+#include "os/fs.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -15,7 +17,6 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "os.h"
 #include "sbx/cleanup.h"
 
 /*

@@ -5,6 +5,8 @@
  * can change what it says; a worker may still close it or put another file at its number,
  * which is why nothing in sbx trusts it for more than messages (see src/core/nest.c).
  */
+#include "os/memfd.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -13,7 +15,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "os.h"
 #include "sbx/cleanup.h"
 #include "sbx/nest.h"
 

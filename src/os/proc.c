@@ -1,4 +1,6 @@
 /* SPDX-License-Identifier: MIT */
+#include "os/proc.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -10,7 +12,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "os.h"
 #include "sbx/cleanup.h"
 #include "sbx/path.h"
 

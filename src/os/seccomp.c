@@ -1,4 +1,6 @@
 /* SPDX-License-Identifier: MIT */
+#include "os/seccomp.h"
+
 #include "sbx/seccomp.h"
 
 #include <errno.h>

@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Who could have written a profile or policy (include/sbx/trust.h). The path is resolved
+ * Who could have written a profile or policy (src/os/trust.h). The path is resolved
  * here, one component at a time from a descriptor of /, with O_NOFOLLOW at every step: the
  * kernel never follows a symlink for us, so every folder checked is one the file is really
  * reached through, and a symlink is followed only after its owner is checked.
  */
-#include "sbx/trust.h"
+
+#include "os/trust.h"
 
 #include <errno.h>
 #include <fcntl.h>

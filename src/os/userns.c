@@ -1,4 +1,6 @@
 /* SPDX-License-Identifier: MIT */
+#include "os/userns.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
@@ -14,7 +16,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "os.h"
 #include "os/fd.h"
 #include "sbx/cleanup.h"
 #include "sbx/probe.h"

@@ -19,6 +19,7 @@
 #include "sbx/seccomp.h"
 #include "seccomp_helpers.h"
 #include "harness.h"
+#include "os/seccomp.h"
 
 #define MARK    1234 /* --errno for the runs whose denials must be the filter's */
 #define SIGSYS_ 31

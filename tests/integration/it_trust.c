@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Profiles and policies are trusted only when no one but the caller or root could have
- * written them (SPEC section 5, include/sbx/trust.h): a file or a folder on the way that is
+ * written them (SPEC section 5, src/os/trust.h): a file or a folder on the way that is
  * writable by group or others, or owned by another user, is refused with one line naming it
  * and the fix; a symlink on the way is checked where it really leads. As root and as the
  * user. The user variant's file owned by someone else is staged by as-user.sh

@@ -22,6 +22,7 @@
 
 #include "os/keyring.h"
 #include "sbx/seccomp.h"
+#include "os/seccomp.h"
 
 /* ---- exec mode ---- */
 

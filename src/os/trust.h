@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-#ifndef SBX_TRUST_H
-#define SBX_TRUST_H
+#ifndef SBX_OS_TRUST_H
+#define SBX_OS_TRUST_H
 
 /*
  * Configuration that decides a sandbox must come from someone the caller trusts (SPEC
