@@ -5,8 +5,9 @@
 # from outside and fails on any forbidden symbol. The build runs it after every link of
 # sbx_core, so a kernel call in core is a build error; CTest runs it too.
 # Core reads no file either: the profile loader gets its bytes and existence checks through
-# the caller's hooks (struct sbx_profile_opts: read, exists). Nor does it ask the host what
-# it could be given as a fact: ids, the environment, descriptors, extended attributes, keys.
+# the caller's hooks (struct sbx_profile_opts: read, is_file, resolve, exists). Nor does it ask
+# the host what it could be given as a fact: ids, the environment, descriptors, extended
+# attributes, keys.
 #
 # _FORTIFY_SOURCE renames calls (printf -> __printf_chk, open -> __open_2, read ->
 # __read_chk): a symbol is tested as itself and with the fortify wrapping taken off.

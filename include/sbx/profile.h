@@ -42,11 +42,19 @@ struct sbx_profile_opts {
 	struct sbx_profile_vars vars;
 	char *const *search; /* the search path (sbx_profile_search_path), in order */
 	size_t n_search;
-	/* Does a host path exist? The finder asks it for each NAME.yaml it looks at (NULL:
-	 * nothing is found by name), and `optional: true` mounts: a missing source is dropped
-	 * with a note (NULL: keep every optional mount; the launcher skips missing ones). */
+	/* Does a host path exist? For `optional: true` mounts: a missing source is dropped
+	 * with a note. NULL: keep every optional mount (the launcher skips missing ones). */
 	bool (*exists)(const char *host_path, void *ctx);
 	void *exists_ctx;
+	/* Is a host path a regular file, symlinks followed (stat(2))? The finder asks it for
+	 * each NAME.yaml it looks at, so that a folder or a dangling symlink of that name early
+	 * on the search path does not hide the file further on. NULL: nothing is found by
+	 * name. */
+	bool (*is_file)(const char *path);
+	/* The canonical path of a file (realpath(3)), allocated, or NULL with errno: how the
+	 * loader recognises an `extends` cycle however its files are named. NULL: files are
+	 * compared as named (a cycle through a symlink then meets the depth limit). */
+	char *(*resolve)(const char *path);
 	/* Read a profile or policy file (what: "profile" or "policy") of at most max bytes into
 	 * *data (NUL-terminated, the caller frees) and *len, or refuse it. The command line
 	 * refuses a file that someone other than the caller or root could have written

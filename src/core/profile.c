@@ -315,7 +315,7 @@ static bool name_valid(const char *name)
 	return true;
 }
 
-/* Look for NAME.yaml in each folder (with `sub` appended), asking the caller's o->exists
+/* Look for NAME.yaml in each folder (with `sub` appended), asking the caller's o->is_file
  * (none: nothing is found). Returns 0 and *out, or -ENOENT with err listing the folders. */
 static int find_in(const struct sbx_profile_opts *o, const char *name, const char *first_dir,
                    char *const *dirs, size_t n_dirs, const char *sub, const char *what, char **out,
@@ -342,7 +342,7 @@ static int find_in(const struct sbx_profile_opts *o, const char *name, const cha
 
 		if (n < 0 || (size_t)n >= sizeof(path))
 			continue;
-		if (o && o->exists && o->exists(path, o->exists_ctx)) {
+		if (o && o->is_file && o->is_file(path)) {
 			*out = strdup(path);
 			return *out ? 0
 			            : sbx_error_set(err, SBX_ERR_SETUP, ENOMEM, "out of memory");
@@ -385,8 +385,7 @@ struct loader {
 	struct sbx_profile *prof;
 	struct sbx_error *err;
 	struct file_ctx *cur;
-	/* the files being loaded, as named: each extends name is looked up beside its file, so
-	 * a cycle repeats a path string (one through a symlink meets the depth limit instead) */
+	/* the files being loaded: their real paths (o->resolve), or as named without one */
 	const char *stack[SBX_PROFILE_MAX_EXTENDS + 2];
 	int depth;
 	struct sbx_policy *policy; /* the policy being loaded */
@@ -1446,12 +1445,19 @@ static int load_data(struct loader *l, const char *file, const char *data, size_
 
 static int load_file(struct loader *l, const char *file, const struct sbx_ynode *from)
 {
+	_cleanup_free_ char *real = l->o && l->o->resolve ? l->o->resolve(file) : strdup(file);
 	_cleanup_free_ char *data = NULL;
 	size_t len;
 	int r;
 
+	if (!real) {
+		r = errno ? errno : ENOMEM;
+		r = sbx_error_set(l->err, SBX_ERR_PROFILE, r, "cannot open profile %s: %s", file,
+		                  strerror(r));
+		return from ? locate(l, from, r) : r;
+	}
 	for (int i = 0; i < l->depth; i++) {
-		if (strcmp(l->stack[i], file) != 0)
+		if (strcmp(l->stack[i], real) != 0)
 			continue;
 		r = fail(l, from, ELOOP, "'extends' makes a cycle:");
 		if (l->err) {
@@ -1459,7 +1465,7 @@ static int load_file(struct loader *l, const char *file, const struct sbx_ynode 
 				size_t n = strlen(l->err->msg);
 
 				snprintf(l->err->msg + n, sizeof(l->err->msg) - n, " %s%s",
-				         j < l->depth ? l->stack[j] : file,
+				         j < l->depth ? l->stack[j] : real,
 				         j < l->depth ? " ->" : "");
 			}
 		}
@@ -1474,7 +1480,7 @@ static int load_file(struct loader *l, const char *file, const struct sbx_ynode 
 	r = read_config(l->o, file, "profile", &data, &len, l->err);
 	if (r < 0)
 		return from && !l->err->file[0] ? locate(l, from, r) : r;
-	l->stack[l->depth++] = file;
+	l->stack[l->depth++] = real;
 	r = load_data(l, file, data, len);
 	l->depth--;
 	return r;

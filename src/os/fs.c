@@ -12,6 +12,7 @@
 #include <linux/openat2.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -108,4 +109,16 @@ int sbx_openat2(int dirfd, const char *path, int flags, unsigned long long resol
 	if (r < 0 && errno == ENOSYS)
 		return openat2_walk(dirfd, path, flags, resolve);
 	return r < 0 ? -errno : (int)r;
+}
+
+bool sbx_fs_is_file(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+char *sbx_fs_realpath(const char *path)
+{
+	return realpath(path, NULL);
 }

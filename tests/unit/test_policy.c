@@ -512,6 +512,8 @@ static void check_profile_consistency(const char *name)
 	             .uid = 1000,
 	             .environ = env},
 	    .exists = test_source_exists,
+	    .is_file = test_is_file,
+	    .resolve = test_resolve,
 	    .read = test_read_file,
 	};
 	struct sbx_spec *meaning = sbx_spec_new(), *enforced = sbx_spec_new();

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The hooks of struct sbx_profile_opts for unit tests that load fixture files: core never
- * opens a file (tests/check-core-purity.sh), so a test hands the loader its own plain reader
- * and existence check, as the command line hands it src/os/trust.c's. No ownership checks:
- * the fixtures are the test's own.
+ * The hooks of struct sbx_profile_opts for unit and fuzz tests that load fixture files: core
+ * never opens a file (tests/check-core-purity.sh), so a test hands the loader its own plain
+ * reader, file test and realpath, as the command line hands it src/os/trust.c's and
+ * src/os/fs.c's. No ownership checks: the fixtures are the test's own.
  */
 #ifndef SBX_TEST_HOST_FILES_H
 #define SBX_TEST_HOST_FILES_H
@@ -33,6 +33,18 @@ static inline bool test_source_exists(const char *path, void *ctx)
 	if (strncmp(path, SBX_SOURCE_DIR "/", strlen(SBX_SOURCE_DIR "/")) == 0)
 		return test_file_exists(path, ctx);
 	return true;
+}
+
+static inline bool test_is_file(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+static inline char *test_resolve(const char *path)
+{
+	return realpath(path, NULL);
 }
 
 static inline int test_read_file(const char *file, const char *what, size_t max, char **data,
