@@ -4,10 +4,34 @@
 
 /* Processes (src/os/proc.c): signals, death with the parent, pid 1's loop, exec. */
 
+#include <errno.h>
+#include <signal.h>
 #include <stddef.h>
 #include <sys/types.h>
+#include <sys/wait.h>
 
+#include "sbx/cleanup.h"
 #include "sbx/error.h"
+
+/*
+ * A child that must not outlive the scope that started it (as crun's cleanup_pid): killed
+ * with SIGKILL and reaped when the variable leaves scope. Whoever reaps it first sets the
+ * variable to 0, so that a recycled pid is never killed; 0 and -1 are left alone. The child's
+ * own copy never runs it: a child of fork or clone leaves by _exit.
+ */
+static inline void sbx_kill_pidp(pid_t *pid)
+{
+	if (*pid > 0) {
+		int saved = errno;
+
+		kill(*pid, SIGKILL);
+		while (waitpid(*pid, NULL, 0) < 0 && errno == EINTR)
+			;
+		*pid = 0;
+		errno = saved;
+	}
+}
+#define _cleanup_pid_ _cleanup_(sbx_kill_pidp)
 
 /* The signals sbx forwards to the worker (SPEC section 7). */
 extern const int sbx_forwarded_signals[];

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "os/fd.h"
+#include "os/proc.h"
 #include "sbx/cleanup.h"
 #include "sbx/probe.h"
 
@@ -96,10 +97,11 @@ int sbx_userns_write_maps(pid_t pid, const struct sbx_plan *plan, struct sbx_err
 
 int sbx_userns_idmap_fd(const struct sbx_plan *plan, struct sbx_error *err)
 {
-	int sync[2];
+	_cleanup_close_pair_ int sync[2] = {-1, -1};
+	_cleanup_close_ int procfd = -1;
+	_cleanup_pid_ pid_t pid = 0; /* last: killed and reaped first, the fd keeps the namespace */
 	char path[64];
 	int fd, r;
-	pid_t pid;
 
 	/* A throwaway process in a new user namespace carries the mapping; the namespace
 	 * outlives it through the fd. */
@@ -107,44 +109,32 @@ int sbx_userns_idmap_fd(const struct sbx_plan *plan, struct sbx_error *err)
 	if (r < 0)
 		return r;
 	pid = (pid_t)syscall(SYS_clone, CLONE_NEWUSER | SIGCHLD, NULL, NULL, NULL, NULL);
-	if (pid < 0) {
-		r = errno;
-		close(sync[0]);
-		close(sync[1]);
-		return sbx_userns_explain(r, false, err);
-	}
+	if (pid < 0)
+		return sbx_userns_explain(errno, false, err);
 	if (pid == 0) {
 		char c;
 
+		/* wait, doing nothing, until sbx has what it needs (or is gone: EOF) */
 		close(sync[1]);
 		while (read(sync[0], &c, 1) < 0 && errno == EINTR)
 			;
 		_exit(0);
 	}
-	close(sync[0]);
+	close(TAKE_FD(sync[0]));
 	snprintf(path, sizeof(path), "/proc/%d", (int)pid);
-	fd = open(path, O_DIRECTORY | O_PATH | O_CLOEXEC);
-	if (fd < 0) {
-		r = sbx_error_set(err, SBX_ERR_SETUP, errno, "cannot open %s: %s", path,
-		                  strerror(errno));
-	} else {
-		/* the binds' mapping: host id k is kernel id base + k, with no swap */
-		r = write_maps_at(fd, plan, true, err);
-		close(fd);
-	}
-	if (r >= 0) {
-		snprintf(path, sizeof(path), "/proc/%d/ns/user", (int)pid);
-		fd = open(path, O_RDONLY | O_CLOEXEC);
-		if (fd < 0)
-			r = sbx_error_set(err, SBX_ERR_SETUP, errno, "cannot open %s: %s", path,
-			                  strerror(errno));
-		else
-			r = fd;
-	}
-	close(sync[1]);
-	while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
-		;
-	return r;
+	procfd = open(path, O_DIRECTORY | O_PATH | O_CLOEXEC);
+	if (procfd < 0)
+		return sbx_error_set(err, SBX_ERR_SETUP, errno, "cannot open %s: %s", path,
+		                     strerror(errno));
+	/* the binds' mapping: host id k is kernel id base + k, with no swap */
+	r = write_maps_at(procfd, plan, true, err);
+	if (r < 0)
+		return r;
+	fd = openat(procfd, "ns/user", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return sbx_error_set(err, SBX_ERR_SETUP, errno, "cannot open %s/ns/user: %s", path,
+		                     strerror(errno));
+	return fd;
 }
 
 int sbx_userns_become(const struct sbx_plan *plan, struct sbx_error *err)
