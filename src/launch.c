@@ -1,27 +1,29 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The one place that applies a plan, in enforcement order (minijail_enter, nsjail's
- * containProc):
+ * containProc; docs/design.md, Enforcement order). The file reads in the order things run:
  *
- *   sbx (host)          clone(NEWUSER|NEWNS|NEWPID|NEWIPC|NEWUTS|NEWCGROUP[|NEWNET])
- *     writes the child's uid/gid maps, then lets it go; forwards signals; relays its status
+ *   sbx (host)          seals the worker's spec, builds the filter; clone(NEWUSER|NEWNS|
+ *     NEWPID|NEWIPC|NEWUTS|NEWCGROUP[|NEWNET]); writes the child's uid/gid maps, then lets
+ *     it go; forwards signals; relays its status                          (sbx_launch)
  *   init (pid 1)        becomes the inner ids; builds the mounts and pivots; loopback up;
- *     forks the worker, drops its own capabilities, reaps and forwards signals
+ *     forks the worker, drops its own capabilities, reaps and forwards signals (init_main)
  *   worker (pid 2)      new session; dies with init; chdir; every capability dropped;
- *     no_new_privs; Landlock; seccomp last; the spec memfd at fd 3; execve
+ *     no_new_privs; Landlock; seccomp last; the spec memfd at fd 3; execve (worker_main)
  *
  * Nested sandboxes (sbx run inside sbx, SPEC section 6) take this same path: the caller's
  * view is their "host", every source is cloned from it with the caller's read-only locks, and
  * each layer stacks its own no_new_privs, its own Landlock domain and its own seccomp filter,
  * which the kernel intersects with the parent's.
  *
- * The landlock backend (no namespaces) runs the worker as sbx's own child instead: see
- * launch_landlock below.
+ * The landlock backend (no namespaces) runs the worker as sbx's own child instead, with the
+ * worker's same last steps: launch_landlock, at the end.
  *
  * Errors in init or the worker travel to sbx as one flat struct sbx_error over a
- * close-on-exec pipe: EOF with nothing read means the exec succeeded.
+ * close-on-exec pipe (child_fail), read once the child has ended: a report means the launch
+ * failed; none means the worker was exec'd and its status is sbx's.
  */
-#include "sbx/launch.h"
+#include "os/launch.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -36,21 +38,40 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "os/os.h"
+#include "os/caps.h"
+#include "os/fd.h"
+#include "os/keyring.h"
+#include "os/landlock.h"
+#include "os/memfd.h"
+#include "os/mounts.h"
+#include "os/net.h"
+#include "os/proc.h"
+#include "os/seccomp.h"
+#include "os/userns.h"
 #include "sbx/cleanup.h"
 #include "sbx/nest.h"
-#include "sbx/probe.h"
-#include "sbx/seccomp.h"
 
+/* What a child of sbx (init, the worker) needs from it; only read after clone or fork. */
 struct child_ctx {
 	const struct sbx_plan *plan;
 	char *const *argv;
 	struct sbx_prepared *prep;
-	int err_fd;  /* write end */
+	int err_fd;  /* write end of the error pipe */
 	int spec_fd; /* the sealed memfd with the worker's effective spec */
-	int sync_fd; /* read end: one byte once the maps are written, EOF if sbx died */
+	int sync_fd; /* read end: one byte once the maps are written, EOF if sbx gave up or died */
 	const struct sbx_seccomp_prog *filter; /* built by sbx before clone */
 };
+
+static int seal_spec_and_build_filter(const struct sbx_plan *plan, int *spec_fd,
+                                      struct sbx_seccomp_prog *filter, struct sbx_error *err);
+static int supervise(pid_t *child, int sigfd, int err_fd, int *status, struct sbx_error *err);
+__attribute__((noreturn)) static void init_main(struct child_ctx *c);
+__attribute__((noreturn)) static void worker_main(const struct child_ctx *c);
+static void worker_start(const struct child_ctx *c, pid_t parent);
+__attribute__((noreturn)) static void worker_finish(const struct child_ctx *c);
+static int launch_landlock(const struct sbx_plan *plan, char *const argv[], int *status,
+                           struct sbx_error *err);
+__attribute__((noreturn)) static void landlock_worker(const struct child_ctx *c, pid_t parent);
 
 /* The caller's SIGXFSZ disposition, given back to the worker (sbx_launch_guard_xfsz). */
 static struct sigaction caller_xfsz;
@@ -67,6 +88,12 @@ void sbx_launch_guard_xfsz(void)
 		xfsz_guarded = true;
 }
 
+/*
+ * How every child of sbx fails: its error, whole, in one write on the error pipe (a struct
+ * sbx_error has no pointers, and a write of less than PIPE_BUF bytes is atomic), then the exit
+ * code its kind says. If sbx is gone, nobody reads: the write fails (or SIGPIPE ends the
+ * child), which changes nothing.
+ */
 __attribute__((noreturn)) static void child_fail(int fd, const struct sbx_error *err)
 {
 	ssize_t n = write(fd, err, sizeof(*err));
@@ -75,153 +102,113 @@ __attribute__((noreturn)) static void child_fail(int fd, const struct sbx_error 
 	_exit(sbx_error_exit_code(err));
 }
 
-/*
- * The last steps of every worker, whichever backend built its world, once its capabilities
- * are gone: no_new_privs, Landlock, only 0, 1, 2 and the spec memfd, a session keyring of its
- * own, seccomp last, exec.
- */
-__attribute__((noreturn)) static void worker_finish(const struct child_ctx *c)
+/* ---- sbx, on the host: the namespaces backend ---- */
+
+int sbx_launch(const struct sbx_plan *plan, char *const argv[], int *status, struct sbx_error *err)
 {
-	struct sbx_error err = {0};
-	int err_fd = c->err_fd;
+	_cleanup_(sbx_prepared_clear) struct sbx_prepared prep = {0};
+	_cleanup_(sbx_seccomp_prog_clear) struct sbx_seccomp_prog filter = {0};
+	_cleanup_close_ int userns_fd = -1;
+	_cleanup_close_ int spec_fd = -1;
+	_cleanup_close_ int sigfd = -1;
+	_cleanup_close_pair_ int err_pipe[2] = {-1, -1};
+	_cleanup_close_pair_ int sync_pipe[2] = {-1, -1};
+	/* Last, so that it is released first: a child left behind by a failure below is killed
+	 * and reaped before its pipes close. */
+	_cleanup_pid_ pid_t pid = 0;
+	unsigned long flags = CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC |
+	                      CLONE_NEWUTS | CLONE_NEWCGROUP;
+	int r;
 
-	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0) {
-		sbx_error_set(&err, SBX_ERR_SETUP, errno, "cannot set no_new_privs: %s",
-		              strerror(errno));
-		child_fail(c->err_fd, &err);
+	if (plan->backend_landlock)
+		return launch_landlock(plan, argv, status, err);
+	if (plan->new_net)
+		flags |= CLONE_NEWNET;
+
+	r = seal_spec_and_build_filter(plan, &spec_fd, &filter, err);
+	if (r < 0)
+		return r;
+	/* As root, sources are cloned and id-mapped here, where the privilege to id-map host
+	 * file systems is; unprivileged, init clones them in its own namespace. */
+	if (plan->idmap_binds) {
+		userns_fd = sbx_userns_idmap_fd(plan, err);
+		if (userns_fd < 0)
+			return userns_fd;
+		r = sbx_mounts_prepare(plan, userns_fd, &prep, err);
+		if (r < 0)
+			return r;
 	}
-	/* Landlock: per-operation rights, once no_new_privs is set (which lets an unprivileged
-	 * process restrict itself) and before seccomp, which comes last. */
-	if (sbx_landlock_enforce(&c->plan->landlock, &err) < 0)
-		child_fail(c->err_fd, &err);
-	/* Only 0, 1, 2 and the spec memfd reach the worker (SPEC section 7): everything else
-	 * closes at exec. The memfd goes to a fixed number, SBX_SPEC_FD names it; the error
-	 * pipe moves out of the way first if it sits there. */
-	if (sbx_proc_cloexec_from(3, &err) < 0)
-		child_fail(c->err_fd, &err);
-	if (err_fd == SBX_SPEC_FD_NUMBER) {
-		err_fd = fcntl(err_fd, F_DUPFD_CLOEXEC, SBX_SPEC_FD_NUMBER + 1);
-		if (err_fd < 0)
-			_exit(125);
-	}
-	if (sbx_proc_pass_fd(c->spec_fd, SBX_SPEC_FD_NUMBER, &err) < 0)
-		child_fail(err_fd, &err);
-
-	/* The worker's session keyring is its own, not the caller's. */
-	if (sbx_keyring_new_session(&err) < 0)
-		child_fail(err_fd, &err);
-	/* seccomp last: nothing above needs a call it may deny. */
-	if (sbx_seccomp_install(c->filter, &err) < 0)
-		child_fail(err_fd, &err);
-	sbx_proc_exec(c->argv, c->plan->envp, &err);
-	child_fail(err_fd, &err);
-}
-
-/*
- * The first steps of every worker: default signals, a new session (no controlling terminal,
- * so TIOCSTI cannot push input into the caller's terminal), death with its parent (`parent`:
- * the pid it must still see, or it died before PDEATHSIG was armed), and its directory.
- */
-static void worker_start(const struct child_ctx *c, pid_t parent)
-{
-	struct sbx_error err = {0};
-	sigset_t none;
-
-	sigemptyset(&none);
-	sigprocmask(SIG_SETMASK, &none, NULL);
-	if (xfsz_guarded)
-		sigaction(SIGXFSZ, &caller_xfsz, NULL);
-	if (setsid() < 0) {
-		sbx_error_set(&err, SBX_ERR_SETUP, errno, "setsid: %s", strerror(errno));
-		child_fail(c->err_fd, &err);
-	}
-	if (sbx_proc_die_with_parent(&err) < 0)
-		child_fail(c->err_fd, &err);
-	if (getppid() != parent)
-		_exit(125);
-	if (chdir(c->plan->cwd) < 0) {
-		sbx_error_set(&err, SBX_ERR_SETUP, errno,
-		              "cannot change to the working directory %s inside the sandbox: %s",
-		              c->plan->cwd, strerror(errno));
-		sbx_error_hint(&err, "pass --chdir with a directory the sandbox grants");
-		child_fail(c->err_fd, &err);
-	}
-}
-
-__attribute__((noreturn)) static void worker_main(const struct child_ctx *c)
-{
-	struct sbx_error err = {0};
-
-	worker_start(c, 1); /* init is pid 1 */
-	if (sbx_caps_drop_all(&err) < 0)
-		child_fail(c->err_fd, &err);
-	worker_finish(c);
-}
-
-__attribute__((noreturn)) static void init_main(struct child_ctx *c)
-{
-	struct sbx_error err = {0};
-	int sigfd, r;
-	pid_t worker;
-	char go;
-
-	if (sbx_proc_die_with_parent(&err) < 0)
-		child_fail(c->err_fd, &err);
-	/* EOF here means sbx died before PDEATHSIG was armed: end quietly. */
-	do
-		r = (int)read(c->sync_fd, &go, 1);
-	while (r < 0 && errno == EINTR);
-	if (r != 1)
-		_exit(125);
-
-	if (sbx_userns_become(c->plan, &err) < 0)
-		child_fail(c->err_fd, &err);
-	/* A change of effective ids clears the parent-death signal: arm it again, then make
-	 * sure sbx did not die in between (its end of the sync pipe stays open while it
-	 * lives). */
-	if (sbx_proc_die_with_parent(&err) < 0)
-		child_fail(c->err_fd, &err);
-	{
-		struct pollfd p = {c->sync_fd, POLLIN, 0};
-
-		if (poll(&p, 1, 0) < 0 || (p.revents & (POLLHUP | POLLERR)))
-			_exit(125);
-	}
-	close(c->sync_fd);
-	if (!c->plan->idmap_binds && sbx_mounts_prepare(c->plan, -1, c->prep, &err) < 0)
-		child_fail(c->err_fd, &err);
-	if (sbx_mounts_build(c->plan, c->prep, &err) < 0)
-		child_fail(c->err_fd, &err);
-	sbx_prepared_clear(c->prep);
-	if (c->plan->new_net && sbx_net_loopback_up(&err) < 0)
-		child_fail(c->err_fd, &err);
-
-	sigfd = sbx_proc_signalfd(&err);
+	/* The error pipe brings back init's or the worker's one report; the sync pipe holds init
+	 * until its id maps are written (it has no ids of its own before), and tells it by EOF
+	 * that sbx has died. */
+	r = sbx_fd_pipe(err_pipe, "that carries the sandbox's errors", err);
+	if (r >= 0)
+		r = sbx_fd_pipe(sync_pipe, "that starts the sandbox", err);
+	if (r < 0)
+		return r;
+	/* Blocked before clone, so that no signal is lost between clone and the loops; the
+	 * worker unblocks them. */
+	sigfd = sbx_proc_signalfd(err);
 	if (sigfd < 0)
-		child_fail(c->err_fd, &err);
-	/* vfork: the worker borrows init's memory until it execs (init is suspended till
-	 * then), which spares copying page tables, the dearest part of a launch on VMs. The
-	 * worker only makes system calls and writes its own stack frame before exec/_exit. */
-	worker = vfork();
-	if (worker < 0) {
-		sbx_error_set(&err, SBX_ERR_SETUP, errno, "cannot start the worker: %s",
-		              strerror(errno));
-		child_fail(c->err_fd, &err);
-	}
-	if (worker == 0) {
-		close(sigfd);
-		worker_main(c);
-	}
-	close(c->err_fd);
+		return sigfd;
 
-	/* init keeps nothing it does not need: no capabilities, no way to be ptraced or to
-	 * have its memory read through /proc/1. */
-	prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
-	if (sbx_caps_drop_all(&err) < 0 || prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0) {
-		kill(worker, SIGKILL);
-		_exit(125);
+	/* Every namespace at once: the new user namespace is what allows an unprivileged caller
+	 * the others, and owns them, so that nothing init does there reaches the host's. */
+	pid = (pid_t)syscall(SYS_clone, flags | SIGCHLD, NULL, NULL, NULL, NULL);
+	if (pid < 0)
+		return sbx_userns_explain(errno, plan->new_net, err);
+	if (pid == 0) {
+		struct child_ctx c = {
+		    .plan = plan,
+		    .argv = argv,
+		    .prep = &prep,
+		    .err_fd = err_pipe[1],
+		    .spec_fd = spec_fd,
+		    .filter = &filter,
+		    .sync_fd = sync_pipe[0],
+		};
+
+		/* init keeps only its ends: the sync pipe's EOF must mean that sbx is gone, and
+		 * sbx's signals are sbx's to read. */
+		close(err_pipe[0]);
+		close(sync_pipe[1]);
+		close(sigfd);
+		init_main(&c);
 	}
-	_exit(sbx_proc_init_loop(worker, sigfd));
+
+	/* sbx keeps only its ends: the error pipe's EOF must mean that the children are gone.
+	 * The detached mounts are init's now. */
+	close(TAKE_FD(err_pipe[1]));
+	close(TAKE_FD(sync_pipe[0]));
+	sbx_prepared_clear(&prep);
+
+	/* The id maps are written from outside, as only a process in the parent user namespace
+	 * may: the caller's own ids unprivileged, an unprivileged host range as root (so that
+	 * the worker is never the host's uid 0). */
+	r = sbx_userns_write_maps(pid, plan, err);
+	if (r < 0)
+		return r;
+	if (write(sync_pipe[1], "g", 1) != 1)
+		return sbx_error_set(err, SBX_ERR_SETUP, errno, "cannot start the sandbox: %s",
+		                     strerror(errno));
+	return supervise(&pid, sigfd, err_pipe[0], status, err);
+}
+
+/* What both backends need before any process of the sandbox exists: the worker's effective
+ * spec sealed in a memfd (a launch without one is refused: SBX_SPEC_FD in the worker's
+ * environment would name nothing, and a nested sbx would then refuse to start), and the
+ * seccomp filter compiled, so that a bad one refuses early. *spec_fd is the caller's. */
+static int seal_spec_and_build_filter(const struct sbx_plan *plan, int *spec_fd,
+                                      struct sbx_seccomp_prog *filter, struct sbx_error *err)
+{
+	if (!plan->spec_blob)
+		return sbx_error_set(err, SBX_ERR_SETUP, EINVAL,
+		                     "internal: the plan carries no effective spec");
+	*spec_fd = sbx_memfd_sealed(plan->spec_blob, plan->spec_len, err);
+	if (*spec_fd < 0)
+		return *spec_fd;
+	/* the rules --dry-run prints, resolved by core once the backend was settled */
+	return sbx_seccomp_build(&plan->seccomp_rules, filter, err);
 }
 
 /* Read what the child reports; returns true once EOF is seen. */
@@ -244,12 +231,17 @@ static bool read_report(int fd, struct sbx_error *rep, size_t *got)
 	return false;
 }
 
-static int supervise(pid_t child, int sigfd, int err_fd, int *status, struct sbx_error *err)
+/*
+ * sbx for the rest of the run: pass signals on, stop with ^Z, and once *child has ended (it
+ * is reaped here, and *child becomes 0) return its report as the launch's error, or its
+ * status in *status.
+ */
+static int supervise(pid_t *child, int sigfd, int err_fd, int *status, struct sbx_error *err)
 {
 	struct sbx_error rep;
 	size_t got = 0;
 	bool err_open = true;
-	int wstatus;
+	int wstatus = W_EXITCODE(125, 0); /* what sbx says if the child's status is lost */
 
 	memset(&rep, 0, sizeof(rep));
 	for (;;) {
@@ -258,7 +250,7 @@ static int supervise(pid_t child, int sigfd, int err_fd, int *status, struct sbx
 		if (poll(p, 2, -1) < 0) {
 			if (errno == EINTR)
 				continue;
-			kill(child, SIGKILL);
+			kill(*child, SIGKILL);
 			break;
 		}
 		if (p[1].revents && read_report(err_fd, &rep, &got))
@@ -272,21 +264,24 @@ static int supervise(pid_t child, int sigfd, int err_fd, int *status, struct sbx
 			    si.ssi_signo == SIGTTOU) {
 				/* ^Z: stop the sandbox's worker, then ourselves, as the shell
 				 * expects; its SIGCONT comes back here and is passed on. */
-				kill(child, SIGTSTP);
+				kill(*child, SIGTSTP);
 				raise(SIGSTOP);
 				continue;
 			}
 			if (si.ssi_signo != SIGCHLD) {
 				/* init forwards it to the worker */
-				kill(child, (int)si.ssi_signo);
+				kill(*child, (int)si.ssi_signo);
 				continue;
 			}
-			if (waitpid(child, &wstatus, WNOHANG) == child)
+			if (waitpid(*child, &wstatus, WNOHANG) == *child) {
+				*child = 0;
 				break;
+			}
 		}
 	}
-	if (waitpid(child, &wstatus, 0) < 0 && errno != ECHILD)
+	if (*child > 0 && waitpid(*child, &wstatus, 0) < 0 && errno != ECHILD)
 		return sbx_error_set(err, SBX_ERR_SETUP, errno, "waitpid: %s", strerror(errno));
+	*child = 0;
 	/* The report, if any, was written before the child exited: drain it. */
 	fcntl(err_fd, F_SETFL, O_NONBLOCK);
 	while (err_open && !read_report(err_fd, &rep, &got))
@@ -303,50 +298,236 @@ static int supervise(pid_t child, int sigfd, int err_fd, int *status, struct sbx
 	return 0;
 }
 
+/* ---- init, pid 1 of the sandbox ---- */
+
 /*
- * The landlock backend (SPEC section 3): no namespaces. The worker is sbx's own child in the
- * caller's mount namespace: new session, dies with sbx, chdir, every capability dropped,
- * no_new_privs, Landlock (which alone decides what it may touch), seccomp last, execve.
+ * In the new namespaces, owned by the new user namespace: wait for the id maps, become the
+ * inner ids, build the mounts, start the worker, then reap and forward signals until the
+ * worker ends. Every failure goes to sbx over the error pipe.
  */
-__attribute__((noreturn)) static void landlock_worker(const struct child_ctx *c, pid_t parent)
+__attribute__((noreturn)) static void init_main(struct child_ctx *c)
+{
+	struct sbx_error err = {0};
+	int sigfd, r;
+	pid_t worker;
+	char go;
+
+	/* Die with sbx: a sandbox whose sbx is gone would run on with nobody to forward its
+	 * signals or relay its status. */
+	if (sbx_proc_die_with_parent(&err) < 0)
+		child_fail(c->err_fd, &err);
+	/* Wait for the id maps: until sbx has written them, this process's ids are unmapped in
+	 * its own namespace and it cannot become anyone. EOF instead of the byte: sbx gave up
+	 * (it kills init then) or died before PDEATHSIG was armed; sbx reads the report only
+	 * in the first case, if at all. */
+	do
+		r = (int)read(c->sync_fd, &go, 1);
+	while (r < 0 && errno == EINTR);
+	if (r != 1) {
+		sbx_error_set(&err, SBX_ERR_SETUP, r < 0 ? errno : EPIPE,
+		              "sbx ended before the sandbox's id maps were written");
+		child_fail(c->err_fd, &err);
+	}
+
+	/* Become the mapped user: the plan's inner ids, which the maps make the caller's own
+	 * outside (or an unprivileged range, as root), so that what the worker creates belongs
+	 * to them and nothing runs as an unmapped id. */
+	if (sbx_userns_become(c->plan, &err) < 0)
+		child_fail(c->err_fd, &err);
+	/* A change of effective ids clears the parent-death signal: arm it again, then make
+	 * sure sbx did not die in between (its end of the sync pipe stays open while it
+	 * lives). */
+	if (sbx_proc_die_with_parent(&err) < 0)
+		child_fail(c->err_fd, &err);
+	{
+		struct pollfd p = {c->sync_fd, POLLIN, 0};
+
+		if (poll(&p, 1, 0) < 0 || (p.revents & (POLLHUP | POLLERR))) {
+			sbx_error_set(&err, SBX_ERR_SETUP, EPIPE,
+			              "sbx ended while the sandbox was starting");
+			child_fail(c->err_fd, &err);
+		}
+	}
+	close(c->sync_fd);
+
+	/* Build the mounts: every source opened once without following a symlink a worker could
+	 * have planted, cloned detached with its read-only and no-exec flags set before it is
+	 * attached, in sbx's own tmpfs; then pivot_root into it, so that nothing of the host is
+	 * seen that the plan does not mount. Unprivileged, the sources are cloned here, by the
+	 * namespace that owns this mount namespace; as root sbx cloned them before clone. */
+	if (!c->plan->idmap_binds && sbx_mounts_prepare(c->plan, -1, c->prep, &err) < 0)
+		child_fail(c->err_fd, &err);
+	if (sbx_mounts_build(c->plan, c->prep, &err) < 0)
+		child_fail(c->err_fd, &err);
+	/* attached or dropped: the worker must not inherit the detached mounts' descriptors */
+	sbx_prepared_clear(c->prep);
+	/* A new network namespace has every interface down: bring loopback up, which
+	 * programs expect to answer (--net none is loopback only). */
+	if (c->plan->new_net && sbx_net_loopback_up(&err) < 0)
+		child_fail(c->err_fd, &err);
+
+	/* init's own signalfd, for the signals sbx forwards and for its children's ends (the
+	 * mask blocking them is inherited from sbx). */
+	sigfd = sbx_proc_signalfd(&err);
+	if (sigfd < 0)
+		child_fail(c->err_fd, &err);
+	/* vfork: the worker borrows init's memory until it execs (init is suspended till
+	 * then), which spares copying page tables, the dearest part of a launch on VMs. The
+	 * worker only makes system calls and writes its own stack frame before exec/_exit. */
+	worker = vfork();
+	if (worker < 0) {
+		sbx_error_set(&err, SBX_ERR_SETUP, errno, "cannot start the worker: %s",
+		              strerror(errno));
+		child_fail(c->err_fd, &err);
+	}
+	if (worker == 0) {
+		close(sigfd); /* init's: the worker reads no signalfd */
+		worker_main(c);
+	}
+
+	/* init keeps nothing it does not need: no capabilities, no way to be ptraced or to
+	 * have its memory read through /proc/1, no privilege an exec could give. Before the
+	 * error pipe closes, so that a failure here still reaches sbx (the worker, already
+	 * running, is killed). */
+	if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) < 0)
+		r = sbx_error_set(&err, SBX_ERR_SETUP, errno,
+		                  "init: cannot clear its dumpable flag: %s", strerror(errno));
+	else if ((r = sbx_caps_drop_all(&err)) < 0)
+		sbx_error_wrap(&err, "init");
+	else if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
+		r = sbx_error_set(&err, SBX_ERR_SETUP, errno, "init: cannot set no_new_privs: %s",
+		                  strerror(errno));
+	if (r < 0) {
+		kill(worker, SIGKILL);
+		child_fail(c->err_fd, &err);
+	}
+	/* The error pipe is the worker's alone from here: it closes at the worker's exec. The
+	 * loop's own failure (reading its signalfd) has nobody to tell: init ends with 125. */
+	close(c->err_fd);
+	_exit(sbx_proc_init_loop(worker, sigfd));
+}
+
+/* ---- the worker ---- */
+
+__attribute__((noreturn)) static void worker_main(const struct child_ctx *c)
 {
 	struct sbx_error err = {0};
 
-	worker_start(c, parent);
-	/* An ordinary user (or a container's) has no CAP_SETPCAP to lock securebits and empty
-	 * the bounding set: empty its own sets instead; no_new_privs next keeps exec from
-	 * granting any. */
-	if (sbx_caps_drop_all(&err) < 0 &&
-	    (err.errnum != EPERM || sbx_caps_clear_unprivileged(&err) < 0))
+	worker_start(c, 1); /* init is pid 1 */
+	/* Every capability dropped: in the user namespace that owns its mounts the worker may
+	 * hold them all (as uid 0 there it does), and with one left it could unmount the masks
+	 * that hide paths or remount a read-only bind read-write. Bounding and ambient sets too,
+	 * and the securebits locked, so that no exec gives one back. */
+	if (sbx_caps_drop_all(&err) < 0)
 		child_fail(c->err_fd, &err);
 	worker_finish(c);
 }
 
-/* What both backends need before any process of the sandbox exists: the worker's effective
- * spec sealed in a memfd (a launch without one is refused: SBX_SPEC_FD in the worker's
- * environment would name nothing, and a nested sbx would then refuse to start), and the
- * seccomp filter compiled, so that a bad one refuses early. *spec_fd is the caller's. */
-static int seal_spec_and_build_filter(const struct sbx_plan *plan, int *spec_fd,
-                                      struct sbx_seccomp_prog *filter, struct sbx_error *err)
+/*
+ * The first steps of every worker: default signals, a new session (no controlling terminal,
+ * so TIOCSTI cannot push input into the caller's terminal), death with its parent (`parent`:
+ * the pid it must still see, or it died before PDEATHSIG was armed), and its directory.
+ */
+static void worker_start(const struct child_ctx *c, pid_t parent)
 {
-	if (!plan->spec_blob)
-		return sbx_error_set(err, SBX_ERR_SETUP, EINVAL,
-		                     "internal: the plan carries no effective spec");
-	*spec_fd = sbx_memfd_sealed(plan->spec_blob, plan->spec_len, err);
-	if (*spec_fd < 0)
-		return *spec_fd;
-	/* the rules --dry-run prints, resolved by core once the backend was settled */
-	return sbx_seccomp_build(&plan->seccomp_rules, filter, err);
+	struct sbx_error err = {0};
+	sigset_t none;
+
+	/* The program gets the signal mask and the SIGXFSZ disposition its caller gave sbx, not
+	 * what sbx set for itself. */
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+	if (xfsz_guarded)
+		sigaction(SIGXFSZ, &caller_xfsz, NULL);
+	if (setsid() < 0) {
+		sbx_error_set(&err, SBX_ERR_SETUP, errno, "setsid: %s", strerror(errno));
+		child_fail(c->err_fd, &err);
+	}
+	if (sbx_proc_die_with_parent(&err) < 0)
+		child_fail(c->err_fd, &err);
+	if (getppid() != parent) {
+		/* Its parent ended before PDEATHSIG was armed. Under namespaces that was init,
+		 * whose end takes the whole pid namespace with it; under the landlock backend it
+		 * was sbx, and nobody reads this. */
+		sbx_error_set(&err, SBX_ERR_SETUP, ESRCH,
+		              "the worker's parent ended before the worker started");
+		child_fail(c->err_fd, &err);
+	}
+	/* The working directory the plan chose, inside the sandbox: relative paths in the
+	 * command mean what the caller meant. */
+	if (chdir(c->plan->cwd) < 0) {
+		sbx_error_set(&err, SBX_ERR_SETUP, errno,
+		              "cannot change to the working directory %s inside the sandbox: %s",
+		              c->plan->cwd, strerror(errno));
+		sbx_error_hint(&err, "pass --chdir with a directory the sandbox grants");
+		child_fail(c->err_fd, &err);
+	}
 }
 
+/*
+ * The last steps of every worker, whichever backend built its world, once its capabilities
+ * are gone: no_new_privs, Landlock, only 0, 1, 2 and the spec memfd, a session keyring of its
+ * own, seccomp last, exec.
+ */
+__attribute__((noreturn)) static void worker_finish(const struct child_ctx *c)
+{
+	struct sbx_error err = {0};
+	int err_fd = c->err_fd;
+
+	/* no_new_privs: no exec can grant privileges again (set-uid files, file capabilities),
+	 * and it lets an unprivileged process restrict itself with Landlock and seccomp. */
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0) {
+		sbx_error_set(&err, SBX_ERR_SETUP, errno, "cannot set no_new_privs: %s",
+		              strerror(errno));
+		child_fail(err_fd, &err);
+	}
+	/* Landlock: per-operation rights, once no_new_privs is set (which lets an unprivileged
+	 * process restrict itself) and before seccomp, which comes last. */
+	if (sbx_landlock_enforce(&c->plan->landlock, &err) < 0)
+		child_fail(err_fd, &err);
+	/* Only 0, 1, 2 and the spec memfd reach the worker (SPEC section 7): everything else
+	 * closes at exec. The memfd goes to a fixed number, SBX_SPEC_FD names it; the error
+	 * pipe moves out of the way first if it sits there. */
+	if (sbx_fd_cloexec_from(3, &err) < 0)
+		child_fail(err_fd, &err);
+	if (err_fd == SBX_SPEC_FD_NUMBER) {
+		err_fd = fcntl(c->err_fd, F_DUPFD_CLOEXEC, SBX_SPEC_FD_NUMBER + 1);
+		if (err_fd < 0) {
+			sbx_error_set(&err, SBX_ERR_SETUP, errno,
+			              "cannot move the error pipe off fd %d: %s",
+			              SBX_SPEC_FD_NUMBER, strerror(errno));
+			child_fail(c->err_fd, &err); /* still open where it was */
+		}
+	}
+	if (sbx_fd_pass(c->spec_fd, SBX_SPEC_FD_NUMBER, &err) < 0)
+		child_fail(err_fd, &err);
+
+	/* The worker's session keyring is its own, not the caller's: the caller's keys stay out
+	 * of reach. Before the filter, which denies keyctl. */
+	if (sbx_keyring_new_session(&err) < 0)
+		child_fail(err_fd, &err);
+	/* seccomp last: nothing above needs a call it may deny. */
+	if (sbx_seccomp_install(c->filter, &err) < 0)
+		child_fail(err_fd, &err);
+	sbx_proc_exec(c->argv, c->plan->envp, &err);
+	child_fail(err_fd, &err);
+}
+
+/* ---- the landlock backend (SPEC section 3) ---- */
+
+/*
+ * No namespaces: the worker is sbx's own child in the caller's mount namespace. sbx seals the
+ * spec and builds the filter as above, forks, and supervises the worker directly.
+ */
 static int launch_landlock(const struct sbx_plan *plan, char *const argv[], int *status,
                            struct sbx_error *err)
 {
-	_cleanup_close_ int sigfd = -1;
+	_cleanup_(sbx_seccomp_prog_clear) struct sbx_seccomp_prog filter = {0};
 	_cleanup_close_ int spec_fd = -1;
-	struct sbx_seccomp_prog filter = {0};
-	int err_pipe[2] = {-1, -1};
-	pid_t parent = getpid(), pid;
+	_cleanup_close_ int sigfd = -1;
+	_cleanup_close_pair_ int err_pipe[2] = {-1, -1};
+	_cleanup_pid_ pid_t pid = 0; /* last: killed and reaped before its pipe closes */
+	pid_t parent = getpid();
 	int r;
 
 	/* Fail closed: without Landlock nothing at all would confine the worker. */
@@ -357,140 +538,50 @@ static int launch_landlock(const struct sbx_plan *plan, char *const argv[], int 
 	r = seal_spec_and_build_filter(plan, &spec_fd, &filter, err);
 	if (r < 0)
 		return r;
-	if (pipe2(err_pipe, O_CLOEXEC) < 0) {
-		r = sbx_error_set(err, SBX_ERR_SETUP, errno, "pipe: %s", strerror(errno));
-		goto out;
-	}
+	r = sbx_fd_pipe(err_pipe, "that carries the sandbox's errors", err);
+	if (r < 0)
+		return r;
+	/* Blocked before fork, so that none is lost; the worker unblocks them. */
 	sigfd = sbx_proc_signalfd(err);
-	if (sigfd < 0) {
-		r = sigfd;
-		goto out;
-	}
+	if (sigfd < 0)
+		return sigfd;
 	pid = fork();
-	if (pid < 0) {
-		r = sbx_error_set(err, SBX_ERR_SETUP, errno, "cannot start the worker: %s",
-		                  strerror(errno));
-		goto out;
-	}
+	if (pid < 0)
+		return sbx_error_set(err, SBX_ERR_SETUP, errno, "cannot start the worker: %s",
+		                     strerror(errno));
 	if (pid == 0) {
 		struct child_ctx c = {.plan = plan,
 		                      .argv = argv,
 		                      .err_fd = err_pipe[1],
 		                      .spec_fd = spec_fd,
+		                      .sync_fd = -1,
 		                      .filter = &filter};
 
+		/* the worker keeps only its end of the error pipe, and no signalfd of sbx's */
 		close(err_pipe[0]);
 		close(sigfd);
 		landlock_worker(&c, parent);
 	}
-	close(err_pipe[1]);
-	err_pipe[1] = -1;
-	r = supervise(pid, sigfd, err_pipe[0], status, err);
-out:
-	sbx_seccomp_prog_clear(&filter);
-	for (int i = 0; i < 2; i++)
-		if (err_pipe[i] >= 0)
-			close(err_pipe[i]);
-	return r;
+	/* sbx keeps only its end: EOF must mean that the worker is gone or exec'd. */
+	close(TAKE_FD(err_pipe[1]));
+	return supervise(&pid, sigfd, err_pipe[0], status, err);
 }
 
-int sbx_launch(const struct sbx_plan *plan, char *const argv[], int *status, struct sbx_error *err)
+/*
+ * The landlock backend's worker: new session, dies with sbx, chdir, every capability dropped,
+ * no_new_privs, Landlock (which alone decides what it may touch), seccomp last, execve.
+ */
+__attribute__((noreturn)) static void landlock_worker(const struct child_ctx *c, pid_t parent)
 {
-	struct sbx_prepared prep = {0};
-	_cleanup_close_ int userns_fd = -1;
-	_cleanup_close_ int sigfd = -1;
-	_cleanup_close_ int spec_fd = -1;
-	struct sbx_seccomp_prog filter = {0};
-	int err_pipe[2] = {-1, -1}, sync_pipe[2] = {-1, -1};
-	unsigned long flags = CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC |
-	                      CLONE_NEWUTS | CLONE_NEWCGROUP;
-	pid_t pid;
-	int r;
+	struct sbx_error err = {0};
 
-	if (plan->backend_landlock)
-		return launch_landlock(plan, argv, status, err);
-	if (plan->new_net)
-		flags |= CLONE_NEWNET;
-
-	r = seal_spec_and_build_filter(plan, &spec_fd, &filter, err);
-	if (r < 0)
-		return r;
-
-	/* As root, sources are cloned and id-mapped here, where the privilege to id-map host
-	 * file systems is; unprivileged, the child clones them in its own namespace. */
-	if (plan->idmap_binds) {
-		userns_fd = sbx_userns_idmap_fd(plan, err);
-		if (userns_fd < 0) {
-			r = userns_fd;
-			goto out;
-		}
-		r = sbx_mounts_prepare(plan, userns_fd, &prep, err);
-		if (r < 0)
-			goto out;
-	}
-	r = sbx_proc_pipe(err_pipe, "that carries the sandbox's errors", err);
-	if (r >= 0)
-		r = sbx_proc_pipe(sync_pipe, "that starts the sandbox", err);
-	if (r < 0)
-		goto out;
-	/* Blocked before clone, so that no signal is lost between clone and the loops; the
-	 * worker unblocks them. */
-	sigfd = sbx_proc_signalfd(err);
-	if (sigfd < 0) {
-		r = sigfd;
-		goto out;
-	}
-
-	pid = (pid_t)syscall(SYS_clone, flags | SIGCHLD, NULL, NULL, NULL, NULL);
-	if (pid < 0) {
-		r = sbx_userns_explain(errno, plan->new_net, err);
-		goto out;
-	}
-	if (pid == 0) {
-		struct child_ctx c = {
-		    .plan = plan,
-		    .argv = argv,
-		    .prep = &prep,
-		    .err_fd = err_pipe[1],
-		    .spec_fd = spec_fd,
-		    .filter = &filter,
-		    .sync_fd = sync_pipe[0],
-		};
-
-		close(err_pipe[0]);
-		close(sync_pipe[1]);
-		close(sigfd);
-		init_main(&c);
-	}
-
-	close(err_pipe[1]);
-	err_pipe[1] = -1;
-	close(sync_pipe[0]);
-	sync_pipe[0] = -1;
-	sbx_prepared_clear(&prep);
-
-	r = sbx_userns_write_maps(pid, plan, err);
-	if (r < 0) {
-		kill(pid, SIGKILL);
-		waitpid(pid, NULL, 0);
-		goto out;
-	}
-	if (write(sync_pipe[1], "g", 1) != 1) {
-		r = sbx_error_set(err, SBX_ERR_SETUP, errno, "cannot start the sandbox: %s",
-		                  strerror(errno));
-		kill(pid, SIGKILL);
-		waitpid(pid, NULL, 0);
-		goto out;
-	}
-	r = supervise(pid, sigfd, err_pipe[0], status, err);
-out:
-	sbx_prepared_clear(&prep);
-	sbx_seccomp_prog_clear(&filter);
-	for (int i = 0; i < 2; i++) {
-		if (err_pipe[i] >= 0)
-			close(err_pipe[i]);
-		if (sync_pipe[i] >= 0)
-			close(sync_pipe[i]);
-	}
-	return r;
+	worker_start(c, parent);
+	/* Every capability dropped: root's worker shares the host's namespaces, where any
+	 * capability is the host's. An ordinary user (or a container's) has no CAP_SETPCAP to
+	 * lock securebits and empty the bounding set: it empties its own sets instead;
+	 * no_new_privs next keeps exec from granting any. */
+	if (sbx_caps_drop_all(&err) < 0 &&
+	    (err.errnum != EPERM || sbx_caps_clear_unprivileged(&err) < 0))
+		child_fail(c->err_fd, &err);
+	worker_finish(c);
 }

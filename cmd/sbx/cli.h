@@ -18,6 +18,8 @@
 #include "sbx/probe.h"
 #include "sbx/profile.h"
 #include "sbx/spec.h"
+#include "os/gitguard.h"
+#include "os/globwalk.h"
 
 struct option;
 

@@ -8,7 +8,8 @@
 
 #include "cli.h"
 #include "sbx/landlock.h"
-#include "sbx/probe.h"
+#include "os/sysprobe.h"
+#include "os/userns.h"
 
 static const char doctor_usage[] =
     "Usage: sbx doctor\n"

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Guards on the command line (include/sbx/guard.h): git's control surface surveyed and the
+ * Guards on the command line (src/os/gitguard.h): git's control surface surveyed and the
  * plan rebuilt with its guards, guards the host lacks dropped, what cannot be guarded handed
  * to sbx_plan_finish for --dry-run's limits and said in one warning line at launch, and what
  * appeared in git's control surface during the run named afterwards.
@@ -10,7 +10,8 @@
 
 #include "cli.h"
 #include "sbx/finish.h"
-#include "sbx/guard.h"
+#include "os/gitguard.h"
+#include "os/guard.h"
 
 /*
  * Names in these lines come from the host and from what a worker made (a folder under

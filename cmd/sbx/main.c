@@ -5,7 +5,7 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "sbx/launch.h"
+#include "os/launch.h"
 
 /* The commands table, as crun's src/crun.c: one entry per subcommand. */
 static const struct command {

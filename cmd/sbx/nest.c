@@ -16,12 +16,15 @@
 #include "sbx/cleanup.h"
 #include "sbx/finish.h"
 #include "sbx/globwalk.h"
-#include "sbx/guard.h"
 #include "sbx/landlock.h"
 #include "sbx/nest.h"
 #include "sbx/policy.h"
 #include "sbx/probe.h"
-#include "sbx/specfd.h"
+#include "os/globwalk.h"
+#include "os/guard.h"
+#include "os/memfd.h"
+#include "os/probe.h"
+#include "os/sysprobe.h"
 
 int sbx_cli_nest_load(struct sbx_nest **out, struct sbx_error *err)
 {

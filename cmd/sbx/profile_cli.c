@@ -16,12 +16,13 @@
 
 #include "cli.h"
 #include "sbx/cleanup.h"
-#include "sbx/guard.h"
 #include "sbx/path.h"
-#include "sbx/probe.h"
 #include "sbx/profile.h"
-#include "sbx/trust.h"
-#include "sbx/state.h"
+#include "os/fs.h"
+#include "os/gitguard.h"
+#include "os/probe.h"
+#include "os/state.h"
+#include "os/trust.h"
 
 extern char **environ;
 
@@ -96,6 +97,8 @@ int sbx_cli_profile_env_init(struct sbx_cli_profile_env *e, const char *workspac
 	    .search = e->search,
 	    .n_search = n,
 	    .exists = host_exists,
+	    .is_file = sbx_fs_is_file,
+	    .resolve = sbx_fs_realpath,
 	    /* only files that no one but the caller or root could have written */
 	    .read = sbx_trust_read,
 	};

@@ -5,7 +5,9 @@
 /*
  * Scope-bound resources, after systemd's alloc-util.h and fd-util.h: a variable declared
  * with one of these attributes is released when it leaves scope; TAKE_PTR and TAKE_FD hand
- * ownership on. Every destructor accepts NULL and -1.
+ * ownership on. Every destructor accepts NULL and -1. (A child process that must not outlive
+ * its scope is os/proc.h's _cleanup_pid_: killing and reaping are kernel calls, which core
+ * never makes.)
  */
 
 #include <errno.h>
@@ -27,16 +29,24 @@ static inline void sbx_closep(int *fd)
 	}
 }
 
+/* Both ends of a pipe or a socket pair (int fds[2]); an end handed on with TAKE_FD is -1. */
+static inline void sbx_close_pairp(int (*pair)[2])
+{
+	sbx_closep(&(*pair)[0]);
+	sbx_closep(&(*pair)[1]);
+}
+
 static inline void sbx_fclosep(FILE **f)
 {
 	if (*f)
 		fclose(*f);
 }
 
-#define _cleanup_(x)     __attribute__((cleanup(x)))
-#define _cleanup_free_   _cleanup_(sbx_freep)
-#define _cleanup_close_  _cleanup_(sbx_closep)
-#define _cleanup_fclose_ _cleanup_(sbx_fclosep)
+#define _cleanup_(x)         __attribute__((cleanup(x)))
+#define _cleanup_free_       _cleanup_(sbx_freep)
+#define _cleanup_close_      _cleanup_(sbx_closep)
+#define _cleanup_close_pair_ _cleanup_(sbx_close_pairp)
+#define _cleanup_fclose_     _cleanup_(sbx_fclosep)
 
 #define TAKE_PTR(p)                                                                                \
 	({                                                                                         \

@@ -4,10 +4,10 @@
 
 /*
  * Globs to hide (spec->hide_globs) turned into exact paths by one walk of the host for all
- * patterns, as the spec's bind mounts show it (src/os/globwalk.c); the matches go back to the
- * caller, and core hides them (sbx_spec_add_hides). The result is cached under
- * a cache directory and revalidated by the change times of every directory walked: an
- * unchanged tree costs one lstat per directory.
+ * patterns, as the spec's bind mounts show it (src/os/globwalk.c, declared in
+ * src/os/globwalk.h); the matches go back to the caller, and core hides them
+ * (sbx_spec_add_hides). The result is cached under a cache directory and revalidated by the
+ * change times of every directory walked: an unchanged tree costs one lstat per directory.
  *
  * A walk knows what exists when it runs: a file created later (by the host or the worker)
  * that would match is not hidden.
@@ -24,32 +24,12 @@
 #define SBX_GLOBWALK_MAX_DEPTH    512        /* directories below a walk's root */
 #define SBX_GLOBWALK_CACHE_HEADER "sbx-globwalk 3\n"
 
-struct sbx_globwalk_stats {
-	size_t dirs, entries, matches;
-	double ms;     /* wall time of the walk or the revalidation */
-	double cpu_ms; /* CPU time of sbx meanwhile (all threads): the figure a loaded
-	                  machine does not inflate */
-	bool cache_hit;
-	bool cache_used; /* false: no cache (none given, or writable inside the sandbox) */
-};
-
 /* What a walk matched: absolute, normalised sandbox paths, in the order found (owned). */
 struct sbx_globwalk_matches {
 	char **paths;
 	size_t n;
 };
 void sbx_globwalk_matches_clear(struct sbx_globwalk_matches *m); /* core: accepts zeroed */
-
-/*
- * Walk what the spec's same-path and bind mounts (and its root) show beneath each glob's literal
- * directory, once for all globs, and return every match in *out (the spec is only read; the
- * caller hides them: sbx_spec_add_hides). cache_dir may be NULL (no cache): give only a
- * directory no sandbox can see or write (sbx_state_guard, state.h), since a forged cache would
- * make a launch hide nothing.
- */
-int sbx_globwalk_run(const struct sbx_spec *spec, const char *cache_dir,
-                     struct sbx_globwalk_matches *out, struct sbx_globwalk_stats *stats,
-                     struct sbx_error *err);
 
 /* ---- the cache file (src/core/globcache.c: pure parsing, no system call; a fuzz target's
  * input) ---- */

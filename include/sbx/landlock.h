@@ -187,9 +187,8 @@ struct sbx_ll_host {
 int sbx_ll_expand(struct sbx_ll_plan *p, const struct sbx_ll_host *host, size_t max_rules,
                   struct sbx_error *err);
 
-/* The host's own directories, for sbx_ll_expand (src/os/landlock.c): listed without following
- * any symlink beneath the carved rule. sbx_plan_finish takes it as a fact (finish.h). */
-extern const struct sbx_ll_host sbx_landlock_host;
+/* The host's own directories are sbx_landlock_host (src/os/landlock.h), which
+ * sbx_plan_finish takes as a fact (finish.h). */
 
 /*
  * Keep only the scopes (abstract unix sockets, signals): for a namespaces sandbox that may nest

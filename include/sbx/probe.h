@@ -2,22 +2,17 @@
 #ifndef SBX_PROBE_H
 #define SBX_PROBE_H
 
+/*
+ * Decisions about the host, made by pure functions from facts (so that tables can test them):
+ * why user namespaces could not be made, where an sbx without a spec runs, whether this is a
+ * container. The os modules gather the facts (src/os/userns.c, src/os/sysprobe.c: their
+ * declarations are in src/os/userns.h and src/os/sysprobe.h); core decides.
+ */
+
 #include <stdbool.h>
+#include <stddef.h>
 
 #include "sbx/error.h"
-#include "sbx/plan.h"
-
-/*
- * Fill *host with what the planner needs to know about this machine: the caller's ids, cwd
- * and environment, and which system mount candidates exist (and which are symlinks).
- * The strings are owned by the probe; release them with sbx_probe_host_clear().
- */
-int sbx_probe_host(struct sbx_host *host, char *const *envp, struct sbx_error *err);
-void sbx_probe_host_clear(struct sbx_host *host);
-
-/* 0 if this process can create a user namespace (with a mount namespace in it), else
- * -errno (src/os/userns.c). Forks a throwaway child. */
-int sbx_userns_probe(void);
 
 /*
  * Why namespaces could not be made, and whether the landlock backend may stand in: facts
@@ -49,21 +44,6 @@ enum sbx_userns_verdict {
 /* Decide, and fill err with one actionable line (what blocks them and what to do). */
 enum sbx_userns_verdict sbx_userns_decide(const struct sbx_userns_facts *f, struct sbx_error *err);
 
-/* Gather the facts for a failure (errno) to create namespaces (net: a network namespace was
- * asked for too), decide, and fill err: returns -errnum. err->kind says the verdict:
- * SBX_ERR_UNSUPPORTED where the landlock backend may stand in, SBX_ERR_SETUP where sbx must
- * refuse. */
-int sbx_userns_explain(int errnum, bool net, struct sbx_error *err);
-
-/* What id `id` of this process's user namespace is in its parent user namespace (read from
- * /proc/self/uid_map, or gid_map): 0 and *outer, or -errno (-ENOENT: unmapped). *whole: the
- * map is the identity over every id, as in the initial user namespace. */
-int sbx_probe_outer_id(bool gid, unsigned id, unsigned *outer, bool *whole);
-
-/* The Landlock ABI of this kernel (>= 1), or -ENOSYS / -EOPNOTSUPP when it has none
- * (src/os/landlock.c). */
-int sbx_landlock_abi(void);
-
 /*
  * Where does an sbx without a valid SBX_SPEC_FD run? Facts gathered by src/os/sysprobe.c,
  * decided by a pure function (src/core/origin.c). sbx gives every worker SBX=1, no_new_privs
@@ -90,32 +70,6 @@ int sbx_origin_decide(const struct sbx_origin_facts *f, struct sbx_error *err);
 
 /* What confines the process, for messages: "no_new_privs and a seccomp filter", ... or "". */
 const char *sbx_origin_evidence(const struct sbx_origin_facts *f);
-
-/* Gather the facts of this process (src/os/sysprobe.c). */
-void sbx_probe_origin(struct sbx_origin_facts *f);
-
-/* What this kernel and system allow (src/os/sysprobe.c), for `sbx doctor`. */
-struct sbx_system_facts {
-	char kernel[65];
-	unsigned euid;
-	int userns_errno;               /* 0: a user namespace can be made here */
-	long max_user_namespaces;       /* -1: unreadable */
-	bool proc_sys_readable;         /* false: /proc/sys masked or absent */
-	long apparmor_restrict;         /* kernel.apparmor_restrict_unprivileged_userns, -1 */
-	long unprivileged_userns_clone; /* Debian's old knob, -1 when absent */
-	long seccomp_mode;              /* of this process: 0 none, 2 filter (a container's) */
-	long nnp;                       /* no_new_privs already set on sbx */
-	int landlock_abi;               /* >= 1, or -errno */
-	bool seccomp_user_notif, seccomp_actions_known;
-	bool mount_api;                 /* open_tree, mount_setattr */
-	bool cgroup2, cgroup_delegated; /* v2 mounted; our cgroup writable */
-	char cgroup[512];
-	char container[96];       /* "" when none detected (sbx_container_decide) */
-	char container_note[256]; /* what the decision set aside, and why; or "" */
-	bool hypervisor;          /* a virtual machine's CPU: its own kernel */
-	bool wsl;
-};
-void sbx_probe_system(struct sbx_system_facts *f);
 
 /*
  * Running in a container? Facts gathered by src/os/sysprobe.c, decided by a pure function

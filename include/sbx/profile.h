@@ -46,10 +46,20 @@ struct sbx_profile_opts {
 	 * with a note. NULL: keep every optional mount (the launcher skips missing ones). */
 	bool (*exists)(const char *host_path, void *ctx);
 	void *exists_ctx;
+	/* Is a host path a regular file, symlinks followed (stat(2))? The finder asks it for
+	 * each NAME.yaml it looks at, so that a folder or a dangling symlink of that name early
+	 * on the search path does not hide the file further on. NULL: nothing is found by
+	 * name. */
+	bool (*is_file)(const char *path);
+	/* The canonical path of a file (realpath(3)), allocated, or NULL with errno: how the
+	 * loader recognises an `extends` cycle however its files are named. NULL: files are
+	 * compared as named (a cycle through a symlink then meets the depth limit). */
+	char *(*resolve)(const char *path);
 	/* Read a profile or policy file (what: "profile" or "policy") of at most max bytes into
 	 * *data (NUL-terminated, the caller frees) and *len, or refuse it. The command line
 	 * refuses a file that someone other than the caller or root could have written
-	 * (sbx_trust_read). NULL: sbx_read_file, no such check (tests, the fuzzer). */
+	 * (sbx_trust_read). Core never opens a file: NULL refuses every file (a buffer with no
+	 * extends and no policies still loads). */
 	int (*read)(const char *file, const char *what, size_t max, char **data, size_t *len,
 	            struct sbx_error *err);
 };
@@ -104,21 +114,11 @@ int sbx_profile_load_buffer(const char *data, size_t len, const char *file,
                             struct sbx_profile **out, struct sbx_error *err);
 
 /* Load one policy file. `expected` (or NULL) is the name it must carry. */
-int sbx_policy_load_file(const char *file, const char *expected, struct sbx_policy **out,
-                         struct sbx_error *err);
-/* The same, read through opts->read when opts and opts->read are not NULL. */
 int sbx_policy_load_file_with(const char *file, const char *expected,
                               const struct sbx_profile_opts *opts, struct sbx_policy **out,
                               struct sbx_error *err);
 int sbx_policy_load_buffer(const char *data, size_t len, const char *file, const char *expected,
                            struct sbx_policy **out, struct sbx_error *err);
-
-/* Read a whole file of at most `max` bytes (the loaders' cap); *data is NUL-terminated. */
-int sbx_read_file(const char *file, size_t max, char **data, size_t *len, struct sbx_error *err);
-/* The same from an open descriptor (fstat'ed here: a regular file, at most max bytes);
- * `file` names it in errors. The descriptor stays the caller's. */
-int sbx_read_fd(int fd, const char *file, size_t max, char **data, size_t *len,
-                struct sbx_error *err);
 
 /*
  * Expand the variables of one value: a leading "~" (alone or before '/'), ${HOME},

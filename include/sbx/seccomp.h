@@ -9,9 +9,9 @@
  * syscall names, the configuration that flags and profiles fill, and its resolution into the
  * effective rule set that --dry-run prints and the loader compiles.
  *
- * OS (src/os/seccomp.c, links libseccomp): building the BPF program from a resolved rule set
- * (the plan's, which --dry-run prints), installing it, and giving the worker a session keyring
- * of its own. It decides nothing: what is denied is the resolution's.
+ * OS (src/os/seccomp.c, declared in src/os/seccomp.h, links libseccomp): building the BPF
+ * program from a resolved rule set (the plan's, which --dry-run prints) and installing it. It
+ * decides nothing: what is denied is the resolution's.
  *
  * The filter's shape: default allow; every call in a denied group answers an errno (EPERM
  * unless configured) or ENOSYS where programs should fall back (clone3, io_uring, obsolete
@@ -184,50 +184,5 @@ struct sbx_seccomp_rules {
 int sbx_seccomp_resolve(const struct sbx_seccomp_conf *conf, struct sbx_seccomp_rules *out,
                         struct sbx_error *err);
 void sbx_seccomp_rules_clear(struct sbx_seccomp_rules *rules);
-
-/* ---- src/os/seccomp.c (sbx_os) ---- */
-
-struct sock_filter;
-
-/* A compiled filter program; owned, release with sbx_seccomp_prog_clear. */
-struct sbx_seccomp_prog {
-	struct sock_filter *insns;
-	size_t len;
-};
-void sbx_seccomp_prog_clear(struct sbx_seccomp_prog *prog);
-
-/* Compile resolved rules (sbx_seccomp_resolve: core decides what is denied, this only
- * builds it) into a BPF program for this architecture (libseccomp plus sbx's prologue).
- * Touches no process state: the launcher can call it before clone, so that a filter which
- * cannot be built is reported before anything is set up. */
-int sbx_seccomp_build(const struct sbx_seccomp_rules *rules, struct sbx_seccomp_prog *out,
-                      struct sbx_error *err);
-
-/* Install a compiled program on the calling thread group. Requires no_new_privs already set
- * (refuses otherwise). Call it last, right before execve. */
-int sbx_seccomp_install(const struct sbx_seccomp_prog *prog, struct sbx_error *err);
-
-/* sbx_seccomp_build + sbx_seccomp_install. */
-int sbx_seccomp_load(const struct sbx_seccomp_rules *rules, struct sbx_error *err);
-
-/* Write the compiled program (raw struct sock_filter array) to fd: what bwrap --seccomp FD
- * reads. */
-int sbx_seccomp_export(const struct sbx_seccomp_rules *rules, int fd, struct sbx_error *err);
-
-/* Highest syscall number sbx has classified on this architecture; above it: ENOSYS. */
-long sbx_seccomp_known_max(void);
-
-/* The native number of a known call (libseccomp's table, completed by sbx's for calls newer
- * than libseccomp); -1 if the call does not exist on this architecture; -2 if unknown. */
-int sbx_seccomp_call_number(const char *call);
-
-/*
- * Join a fresh anonymous session keyring, so that the worker cannot reach the caller's
- * (keyctl(KEYCTL_JOIN_SESSION_KEYRING, NULL)). Call it in the worker before the filter,
- * which denies keyctl. Returns 0 when joined; 1 when keyrings are unreachable from this
- * process anyway (no CONFIG_KEYS, or a parent sandbox's filter denies keyctl), which is as
- * good; -errno on failure (fail closed).
- */
-int sbx_keyring_new_session(struct sbx_error *err);
 
 #endif

@@ -239,9 +239,3 @@ int sbx_policy_load_file_with(const char *file, const char *expected,
 		return r;
 	return sbx_policy_load_buffer(data, len, file, expected, out, err);
 }
-
-int sbx_policy_load_file(const char *file, const char *expected, struct sbx_policy **out,
-                         struct sbx_error *err)
-{
-	return sbx_policy_load_file_with(file, expected, NULL, out, err);
-}

@@ -1,20 +1,18 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Finding and reading profile and policy files (pure but for stat(2) of candidates and
- * reading the file found): the search path (sbx_profile_search_path), whether an argument is
- * a file, valid names, the lookup of NAME.yaml in the search path (sbx_profile_find), reading
- * a file (sbx_read_file, sbx_read_fd), and the small string helpers the loaders share. This
- * file calls nothing of the loaders.
+ * Finding profile and policy files, through the caller's hooks (core reads no file: the
+ * opts' is_file and read, which cmd fills with os functions): the search path
+ * (sbx_profile_search_path), whether an argument is a file, valid names, the lookup of
+ * NAME.yaml in the search path (sbx_profile_find), reading through the reader
+ * (sbx_prof_read_config), and the small string helpers the loaders share. This file calls
+ * nothing of the loaders.
  */
 #include "sbx/profile.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "sbx/cleanup.h"
 #include "sbx/path.h"
@@ -56,73 +54,15 @@ const char *sbx_prof_env_get(char *const *envp, const char *name)
 	return NULL;
 }
 
-int sbx_read_file(const char *file, size_t max, char **data, size_t *len, struct sbx_error *err)
-{
-	_cleanup_close_ int fd = open(file, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-
-	if (fd < 0)
-		return sbx_error_set(err, SBX_ERR_PROFILE, errno, "cannot open %s: %s", file,
-		                     strerror(errno));
-	return sbx_read_fd(fd, file, max, data, len, err);
-}
-
-int sbx_read_fd(int fd, const char *file, size_t max, char **data, size_t *len,
-                struct sbx_error *err)
-{
-	_cleanup_free_ char *buf = NULL;
-	struct stat st;
-	size_t got = 0;
-	int r;
-
-	if (fstat(fd, &st) < 0)
-		return sbx_error_set(err, SBX_ERR_PROFILE, errno, "cannot stat %s: %s", file,
-		                     strerror(errno));
-	if (!S_ISREG(st.st_mode))
-		return sbx_error_set(err, SBX_ERR_PROFILE, EINVAL, "%s is not a regular file",
-		                     file);
-	if ((unsigned long long)st.st_size > max) {
-		r = sbx_error_set(err, SBX_ERR_PROFILE, EFBIG,
-		                  "%s is larger than %zu KiB; profiles and policies are small",
-		                  file, max / 1024);
-		sbx_error_at(err, file, 1, 1);
-		return r;
-	}
-	buf = malloc(max + 2);
-	if (!buf)
-		return sbx_error_set(err, SBX_ERR_SETUP, ENOMEM, "out of memory");
-	for (;;) {
-		ssize_t n = read(fd, buf + got, max + 1 - got);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return sbx_error_set(err, SBX_ERR_PROFILE, errno, "cannot read %s: %s",
-			                     file, strerror(errno));
-		if (n == 0)
-			break;
-		got += (size_t)n;
-		if (got > max) {
-			r = sbx_error_set(err, SBX_ERR_PROFILE, EFBIG,
-			                  "%s is larger than %zu KiB; profiles and policies are "
-			                  "small",
-			                  file, max / 1024);
-			sbx_error_at(err, file, 1, 1);
-			return r;
-		}
-	}
-	buf[got] = '\0';
-	*data = TAKE_PTR(buf);
-	*len = got;
-	return 0;
-}
-
 /* A profile or policy file, read by the caller's reader when it has one. */
 int sbx_prof_read_config(const struct sbx_profile_opts *o, const char *file, const char *what,
                          char **data, size_t *len, struct sbx_error *err)
 {
-	if (o && o->read)
-		return o->read(file, what, SBX_YAML_MAX_BYTES, data, len, err);
-	return sbx_read_file(file, SBX_YAML_MAX_BYTES, data, len, err);
+	if (!o || !o->read)
+		return sbx_error_set(err, SBX_ERR_SETUP, ENOSYS,
+		                     "cannot read %s %s: this caller gives the loader no reader",
+		                     what, file);
+	return o->read(file, what, SBX_YAML_MAX_BYTES, data, len, err);
 }
 
 /* ---- finding files ---- */
@@ -216,17 +156,11 @@ bool sbx_prof_name_valid(const char *name)
 	return true;
 }
 
-static bool is_file(const char *path)
-{
-	struct stat st;
-
-	return stat(path, &st) == 0 && S_ISREG(st.st_mode);
-}
-
 /* Look for NAME.yaml in each folder (with `sub` appended). Returns 0 and *out, or -ENOENT
  * with err listing the folders. */
-int sbx_prof_find_in(const char *name, const char *first_dir, char *const *dirs, size_t n_dirs,
-                     const char *sub, const char *what, char **out, struct sbx_error *err)
+int sbx_prof_find_in(const struct sbx_profile_opts *o, const char *name, const char *first_dir,
+                     char *const *dirs, size_t n_dirs, const char *sub, const char *what,
+                     char **out, struct sbx_error *err)
 {
 	char path[SBX_PATH_MAX];
 	char looked[SBX_ERROR_MSG_MAX / 2] = "";
@@ -249,7 +183,7 @@ int sbx_prof_find_in(const char *name, const char *first_dir, char *const *dirs,
 
 		if (n < 0 || (size_t)n >= sizeof(path))
 			continue;
-		if (is_file(path)) {
+		if (o && o->is_file && o->is_file(path)) {
 			*out = strdup(path);
 			return *out ? 0
 			            : sbx_error_set(err, SBX_ERR_SETUP, ENOMEM, "out of memory");
@@ -269,5 +203,6 @@ int sbx_prof_find_in(const char *name, const char *first_dir, char *const *dirs,
 int sbx_profile_find(const char *name, const struct sbx_profile_opts *opts, char **file,
                      struct sbx_error *err)
 {
-	return sbx_prof_find_in(name, NULL, opts->search, opts->n_search, "", "profile", file, err);
+	return sbx_prof_find_in(opts, name, NULL, opts->search, opts->n_search, "", "profile", file,
+	                        err);
 }

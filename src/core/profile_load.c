@@ -266,8 +266,8 @@ static int need_policy(struct loader *l, const struct sbx_ynode *node, const cha
 	*out = sbx_policy_set_find(&l->prof->policies, name);
 	if (*out)
 		return 0;
-	r = sbx_prof_find_in(name, l->cur->dir, l->o->search, l->o->n_search, "/policies", "policy",
-	                     &file, l->err);
+	r = sbx_prof_find_in(l->o, name, l->cur->dir, l->o->search, l->o->n_search, "/policies",
+	                     "policy", &file, l->err);
 	if (r < 0)
 		return sbx_prof_locate(l, node, r);
 	r = sbx_policy_load_file_with(file, name, l->o, &p, l->err);
@@ -684,8 +684,8 @@ static int p_extends(struct loader *l, const struct sbx_ynode *k, const struct s
 	if (r < 0)
 		return r;
 	/* Beside this file first, then the search path. */
-	r = sbx_prof_find_in(s, l->cur->dir, l->o->search, l->o->n_search, "", "profile", &file,
-	                     l->err);
+	r = sbx_prof_find_in(l->o, s, l->cur->dir, l->o->search, l->o->n_search, "", "profile",
+	                     &file, l->err);
 	if (r < 0)
 		return sbx_prof_locate(l, v, r);
 	return load_file(l, file, v);
@@ -827,14 +827,15 @@ static int load_data(struct loader *l, const char *file, const char *data, size_
 
 static int load_file(struct loader *l, const char *file, const struct sbx_ynode *from)
 {
-	_cleanup_free_ char *real = realpath(file, NULL);
+	_cleanup_free_ char *real = l->o && l->o->resolve ? l->o->resolve(file) : strdup(file);
 	_cleanup_free_ char *data = NULL;
 	size_t len;
 	int r;
 
 	if (!real) {
-		r = sbx_error_set(l->err, SBX_ERR_PROFILE, errno, "cannot open profile %s: %s",
-		                  file, strerror(errno));
+		r = errno ? errno : ENOMEM;
+		r = sbx_error_set(l->err, SBX_ERR_PROFILE, r, "cannot open profile %s: %s", file,
+		                  strerror(r));
 		return from ? sbx_prof_locate(l, from, r) : r;
 	}
 	for (int i = 0; i < l->depth; i++) {

@@ -34,7 +34,8 @@ struct loader {
 	struct sbx_profile *prof;
 	struct sbx_error *err;
 	struct file_ctx *cur;
-	char *stack[SBX_PROFILE_MAX_EXTENDS + 2]; /* real paths of the files being loaded */
+	/* the files being loaded: their real paths (o->resolve), or as named without one */
+	const char *stack[SBX_PROFILE_MAX_EXTENDS + 2];
 	int depth;
 	struct sbx_policy *policy; /* the policy being loaded */
 	struct sbx_rule *rule;     /* the rule being loaded */
@@ -72,8 +73,9 @@ int sbx_prof_read_config(const struct sbx_profile_opts *o, const char *file, con
 bool sbx_prof_name_valid(const char *name);
 /* Look for NAME.yaml in each folder (with `sub` appended). Returns 0 and *out, or -ENOENT
  * with err listing the folders. */
-int sbx_prof_find_in(const char *name, const char *first_dir, char *const *dirs, size_t n_dirs,
-                     const char *sub, const char *what, char **out, struct sbx_error *err);
+int sbx_prof_find_in(const struct sbx_profile_opts *o, const char *name, const char *first_dir,
+                     char *const *dirs, size_t n_dirs, const char *sub, const char *what,
+                     char **out, struct sbx_error *err);
 
 /* key_table.c */
 __attribute__((format(printf, 4, 5))) int sbx_prof_fail(struct loader *l, const struct sbx_ynode *n,

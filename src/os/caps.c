@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: MIT */
+#include "os/caps.h"
+
 #include <errno.h>
 #include <linux/securebits.h>
 #include <string.h>
 #include <sys/capability.h>
 #include <sys/prctl.h>
-
-#include "os.h"
 
 int sbx_caps_drop_all(struct sbx_error *err)
 {

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * git's control surface (include/sbx/guard.h): what in a repository can make git run a
+ * git's control surface (src/os/gitguard.h): what in a repository can make git run a
  * program, and which of it exists at launch.
  *
  * git finds hooks in hooks/ or where core.hooksPath says, and runs programs the config names
@@ -14,7 +14,8 @@
  *
  * Everything here only reads the host: directories are opened without following symlinks.
  */
-#include "sbx/guard.h"
+
+#include "os/gitguard.h"
 
 #include <ctype.h>
 #include <dirent.h>
@@ -28,9 +29,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "os.h"
 #include "sbx/cleanup.h"
 #include "sbx/path.h"
+#include "os/fs.h"
 
 #define GIT_MAX_DEPTH   4   /* git dirs within git dirs (submodules of submodules) */
 #define GIT_MAX_ENTRIES 256 /* entries of modules/ or worktrees/ looked at */

@@ -11,6 +11,8 @@
  * its inode and change time (adding, removing or renaming an entry changes a directory's
  * change time); otherwise the tree is walked again.
  */
+#include "os/globwalk.h"
+
 #include "sbx/globwalk.h"
 
 #include <dirent.h>

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
-/* Guards the host has (include/sbx/guard.h). */
-#include "sbx/guard.h"
+/* Guards the host has (src/os/guard.h). */
+
+#include "os/guard.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -10,7 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "os.h"
+#include "os/fs.h"
 
 /* What the launcher will bind: a directory or a file, reached without any symlink (it opens
  * sources the same way, src/os/mounts.c). */

@@ -3,6 +3,8 @@
  * Landlock: the ABI this kernel speaks, and enforcing a negotiated struct sbx_ll_plan on the
  * calling process. Runs in the worker (a vfork child): no allocation, system calls only.
  */
+#include "os/landlock.h"
+
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -14,11 +16,11 @@
 #include <unistd.h>
 
 #include "landlock_compat.h"
-#include "os.h"
 #include "sbx/cleanup.h"
 #include "sbx/landlock.h"
 #include "sbx/path.h"
 #include "sbx/policy.h"
+#include "os/fs.h"
 
 /* Our bit values are the kernel's: a mismatch would grant the wrong rights. */
 _Static_assert(SBX_LL_FS_EXECUTE == LANDLOCK_ACCESS_FS_EXECUTE, "fs bits");

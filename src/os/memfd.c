@@ -5,6 +5,8 @@
  * can change what it says; a worker may still close it or put another file at its number,
  * which is why nothing in sbx trusts it for more than messages (see src/core/nest.c).
  */
+#include "os/memfd.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -13,7 +15,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "os.h"
 #include "sbx/cleanup.h"
 #include "sbx/nest.h"
 
@@ -90,21 +91,5 @@ int sbx_memfd_read_spec(int fd, unsigned char **out, size_t *len, struct sbx_err
 	}
 	*out = TAKE_PTR(buf);
 	*len = off;
-	return 0;
-}
-
-int sbx_proc_pass_fd(int fd, int number, struct sbx_error *err)
-{
-	if (fd == number) {
-		if (fcntl(fd, F_SETFD, 0) < 0)
-			return sbx_error_set(err, SBX_ERR_SETUP, errno, "fcntl: %s",
-			                     strerror(errno));
-		return 0;
-	}
-	/* dup2 leaves the new descriptor without FD_CLOEXEC: it survives exec. */
-	if (dup2(fd, number) < 0)
-		return sbx_error_set(err, SBX_ERR_SETUP, errno,
-		                     "cannot hand the spec memfd to the worker as fd %d: %s",
-		                     number, strerror(errno));
 	return 0;
 }

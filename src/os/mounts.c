@@ -8,6 +8,8 @@
  * in a writable mount cannot redirect one, and missing ones are created only inside tmpfs
  * mounts that sbx made: nothing is ever written to the host.
  */
+#include "os/mounts.h"
+
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -22,9 +24,9 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "os.h"
 #include "sbx/cleanup.h"
 #include "sbx/path.h"
+#include "os/fs.h"
 
 #define MIRROR_MAX_ENTRIES 4096
 #define MAX_OWN_TMPFS      64

@@ -1,4 +1,6 @@
 /* SPDX-License-Identifier: MIT */
+#include "os/net.h"
+
 #include <errno.h>
 #include <net/if.h>
 #include <string.h>
@@ -6,7 +8,6 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "os.h"
 #include "sbx/cleanup.h"
 
 int sbx_net_loopback_up(struct sbx_error *err)

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-#include "sbx/probe.h"
+#include "os/probe.h"
 
 #include <errno.h>
 #include <limits.h>

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-#include <dirent.h>
+#include "os/proc.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -8,17 +9,11 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/signalfd.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "os.h"
 #include "sbx/cleanup.h"
 #include "sbx/path.h"
-
-#ifndef CLOSE_RANGE_CLOEXEC
-#define CLOSE_RANGE_CLOEXEC (1U << 2)
-#endif
 
 const int sbx_forwarded_signals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGWINCH};
 const size_t sbx_n_forwarded_signals = SBX_ARRAY_SIZE(sbx_forwarded_signals);
@@ -42,39 +37,6 @@ int sbx_proc_signalfd(struct sbx_error *err)
 	if (fd < 0)
 		return sbx_error_set(err, SBX_ERR_SETUP, errno, "signalfd: %s", strerror(errno));
 	return fd;
-}
-
-int sbx_proc_cloexec_from(int from, struct sbx_error *err)
-{
-	DIR *d;
-	struct dirent *de;
-
-	if (syscall(SYS_close_range, (unsigned)from, ~0U, CLOSE_RANGE_CLOEXEC) == 0)
-		return 0;
-	/* Kernels before 5.11: walk /proc/self/fd. */
-	d = opendir("/proc/self/fd");
-	if (!d)
-		return sbx_error_set(err, SBX_ERR_SETUP, errno,
-		                     "cannot list open file descriptors: %s", strerror(errno));
-	while ((de = readdir(d))) {
-		int fd = atoi(de->d_name);
-
-		if (fd >= from && fd != dirfd(d))
-			fcntl(fd, F_SETFD, FD_CLOEXEC);
-	}
-	closedir(d);
-	return 0;
-}
-
-int sbx_proc_pipe(int fds[2], const char *what, struct sbx_error *err)
-{
-	int r;
-
-	if (pipe2(fds, O_CLOEXEC) == 0)
-		return 0;
-	r = sbx_error_set(err, SBX_ERR_SETUP, errno, "cannot make the pipe %s: %s", what,
-	                  strerror(errno));
-	return r;
 }
 
 int sbx_proc_die_with_parent(struct sbx_error *err)

@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: MIT */
+#include "os/seccomp.h"
+
 #include "sbx/seccomp.h"
 
 #include <errno.h>
 #include <linux/audit.h>
 #include <linux/filter.h>
-#include <linux/keyctl.h>
 #include <linux/seccomp.h>
 #include <seccomp.h>
 #include <stddef.h>
@@ -513,33 +514,4 @@ int sbx_seccomp_export(const struct sbx_seccomp_rules *rules, int fd, struct sbx
 	}
 	sbx_seccomp_prog_clear(&prog);
 	return r < 0 ? r : 0;
-}
-
-int sbx_keyring_new_session(struct sbx_error *err)
-{
-	int r, e;
-
-	if (syscall(SYS_keyctl, KEYCTL_JOIN_SESSION_KEYRING, NULL, 0, 0, 0) >= 0)
-		return 0;
-	e = errno;
-	/* ENOSYS: no CONFIG_KEYS. EPERM/EACCES: a filter (a parent sandbox's) or an LSM refuses.
-	 * Either is as good as a keyring of our own only if the current session keyring is out
-	 * of reach as well; check that rather than assume it. */
-	if (e == ENOSYS || e == EPERM || e == EACCES) {
-		if (syscall(SYS_keyctl, KEYCTL_GET_KEYRING_ID, KEY_SPEC_SESSION_KEYRING, 0, 0, 0) <
-		        0 &&
-		    (errno == ENOSYS || errno == EPERM || errno == EACCES))
-			return 1;
-	}
-	r = sbx_error_set(err, SBX_ERR_SETUP, e,
-	                  "cannot give the worker a session keyring of its own "
-	                  "(keyctl JOIN_SESSION_KEYRING): %s",
-	                  strerror(e));
-	if (e == EDQUOT)
-		sbx_error_hint(err, "this user's key quota is used up; see "
-		                    "/proc/sys/kernel/keys/maxkeys and /proc/key-users");
-	else
-		sbx_error_hint(err, "without it the worker could reach the caller's keys; sbx "
-		                    "refuses to go on");
-	return r;
 }

@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * sbx's own state on the host, kept out of every sandbox (include/sbx/state.h says why and
+ * sbx's own state on the host, kept out of every sandbox (src/os/state.h says why and
  * how). Everything here is looked at by identity (st_dev, st_ino): a path can be reached by
  * many names, a directory has one identity.
  */
-#include "sbx/state.h"
+
+#include "os/state.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -3,6 +3,8 @@
  * What this kernel and system allow, for `sbx doctor`: facts only, gathered without
  * privilege and without changing anything (each probe is a call that fails harmlessly).
  */
+#include "os/sysprobe.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -14,6 +16,8 @@
 #include <unistd.h>
 
 #include "sbx/probe.h"
+#include "os/landlock.h"
+#include "os/userns.h"
 
 #ifndef __NR_mount_setattr
 #define __NR_mount_setattr 442

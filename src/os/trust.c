@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Who could have written a profile or policy (include/sbx/trust.h). The path is resolved
+ * Who could have written a profile or policy (src/os/trust.h). The path is resolved
  * here, one component at a time from a descriptor of /, with O_NOFOLLOW at every step: the
  * kernel never follows a symlink for us, so every folder checked is one the file is really
  * reached through, and a symlink is followed only after its owner is checked.
  */
-#include "sbx/trust.h"
+
+#include "os/trust.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -375,6 +376,56 @@ int sbx_trust_open(const char *file, const char *what, struct sbx_error *err)
 out:
 	chain_close(&c);
 	return r;
+}
+
+int sbx_read_fd(int fd, const char *file, size_t max, char **data, size_t *len,
+                struct sbx_error *err)
+{
+	_cleanup_free_ char *buf = NULL;
+	struct stat st;
+	size_t got = 0;
+	int r;
+
+	if (fstat(fd, &st) < 0)
+		return sbx_error_set(err, SBX_ERR_PROFILE, errno, "cannot stat %s: %s", file,
+		                     strerror(errno));
+	if (!S_ISREG(st.st_mode))
+		return sbx_error_set(err, SBX_ERR_PROFILE, EINVAL, "%s is not a regular file",
+		                     file);
+	if ((unsigned long long)st.st_size > max) {
+		r = sbx_error_set(err, SBX_ERR_PROFILE, EFBIG,
+		                  "%s is larger than %zu KiB; profiles and policies are small",
+		                  file, max / 1024);
+		sbx_error_at(err, file, 1, 1);
+		return r;
+	}
+	buf = malloc(max + 2);
+	if (!buf)
+		return sbx_error_set(err, SBX_ERR_SETUP, ENOMEM, "out of memory");
+	for (;;) {
+		ssize_t n = read(fd, buf + got, max + 1 - got);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return sbx_error_set(err, SBX_ERR_PROFILE, errno, "cannot read %s: %s",
+			                     file, strerror(errno));
+		if (n == 0)
+			break;
+		got += (size_t)n;
+		if (got > max) {
+			r = sbx_error_set(err, SBX_ERR_PROFILE, EFBIG,
+			                  "%s is larger than %zu KiB; profiles and policies are "
+			                  "small",
+			                  file, max / 1024);
+			sbx_error_at(err, file, 1, 1);
+			return r;
+		}
+	}
+	buf[got] = '\0';
+	*data = TAKE_PTR(buf);
+	*len = got;
+	return 0;
 }
 
 int sbx_trust_read(const char *file, const char *what, size_t max, char **data, size_t *len,

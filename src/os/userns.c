@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
+#include "os/userns.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
 #include <limits.h>
-#include <linux/openat2.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
@@ -15,100 +16,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "os.h"
+#include "os/fd.h"
+#include "os/proc.h"
 #include "sbx/cleanup.h"
 #include "sbx/probe.h"
-
-/*
- * openat2 answers ENOSYS inside every sbx sandbox (its mode is out of seccomp's reach, see
- * the @suid group in sbx-seccomp(7)), so a nested sbx resolves paths without it: one
- * component at a time, each opened O_PATH | O_NOFOLLOW relative to the last, so that what a
- * worker renames or swaps meanwhile can only be refused, never followed. A symlink anywhere is
- * ELOOP (RESOLVE_NO_SYMLINKS, which covers magic links); under RESOLVE_BENEATH an absolute
- * path or any ".." is EXDEV (stricter than the kernel, which allows a ".." that stays
- * beneath). The walk emulates only what sbx asks for: RESOLVE_NO_SYMLINKS, with
- * RESOLVE_NO_MAGICLINKS and RESOLVE_BENEATH, and no O_CREAT.
- */
-static int openat2_walk(int dirfd, const char *path, int flags, unsigned long long resolve)
-{
-	const unsigned long long known =
-	    RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS | RESOLVE_BENEATH;
-	bool beneath = resolve & RESOLVE_BENEATH, want_dir = false;
-	_cleanup_close_ int cur = -1;
-	char buf[PATH_MAX], *save = NULL, *comp, *next;
-	struct stat st;
-	int fd;
-
-	if ((resolve & ~known) || !(resolve & RESOLVE_NO_SYMLINKS) || (flags & O_CREAT) ||
-	    (flags & O_TMPFILE) == O_TMPFILE)
-		return -ENOSYS; /* not a walk sbx needs: fail closed */
-	if (!path || !*path)
-		return -ENOENT;
-	if (strlen(path) >= sizeof(buf))
-		return -ENAMETOOLONG;
-	if (path[0] == '/') {
-		if (beneath)
-			return -EXDEV;
-		dirfd = AT_FDCWD;
-	}
-	snprintf(buf, sizeof(buf), "%s", path);
-	want_dir = buf[strlen(buf) - 1] == '/';
-	cur = openat(dirfd, path[0] == '/' ? "/" : ".", O_PATH | O_DIRECTORY | O_CLOEXEC);
-	if (cur < 0)
-		return -errno;
-	comp = strtok_r(buf, "/", &save);
-	while (comp && strcmp(comp, ".") == 0)
-		comp = strtok_r(NULL, "/", &save);
-	if (!comp) /* the start itself: "/", "." or "./" */
-		return (fd = openat(cur, ".", flags | O_CLOEXEC)) < 0 ? -errno : fd;
-	for (;; comp = next) {
-		do
-			next = strtok_r(NULL, "/", &save);
-		while (next && strcmp(next, ".") == 0);
-		if (beneath && strcmp(comp, "..") == 0)
-			return -EXDEV;
-		if (!next)
-			break;
-		fd = openat(cur, comp, O_PATH | O_NOFOLLOW | O_CLOEXEC);
-		if (fd < 0)
-			return -errno;
-		close(cur);
-		cur = fd;
-		if (fstat(cur, &st) < 0)
-			return -errno;
-		if (S_ISLNK(st.st_mode))
-			return -ELOOP;
-		if (!S_ISDIR(st.st_mode))
-			return -ENOTDIR;
-	}
-	/* The last component: O_NOFOLLOW makes the kernel refuse a symlink (ELOOP), except with
-	 * O_PATH, which opens the link itself: look at what was opened. */
-	fd = openat(cur, comp, flags | O_NOFOLLOW | O_CLOEXEC | (want_dir ? O_DIRECTORY : 0));
-	if (fd < 0)
-		return -errno;
-	{
-		int e = fstat(fd, &st) < 0                 ? errno
-		        : S_ISLNK(st.st_mode)              ? ELOOP
-		        : want_dir && !S_ISDIR(st.st_mode) ? ENOTDIR
-		                                           : 0;
-
-		if (e) {
-			close(fd);
-			return -e;
-		}
-	}
-	return fd;
-}
-
-int sbx_openat2(int dirfd, const char *path, int flags, unsigned long long resolve)
-{
-	struct open_how how = {.flags = (unsigned long long)flags, .resolve = resolve};
-	long r = syscall(SYS_openat2, dirfd, path, &how, sizeof(how));
-
-	if (r < 0 && errno == ENOSYS)
-		return openat2_walk(dirfd, path, flags, resolve);
-	return r < 0 ? -errno : (int)r;
-}
 
 static int write_file_at(int dirfd, const char *name, const char *content)
 {
@@ -186,55 +97,44 @@ int sbx_userns_write_maps(pid_t pid, const struct sbx_plan *plan, struct sbx_err
 
 int sbx_userns_idmap_fd(const struct sbx_plan *plan, struct sbx_error *err)
 {
-	int sync[2];
+	_cleanup_close_pair_ int sync[2] = {-1, -1};
+	_cleanup_close_ int procfd = -1;
+	_cleanup_pid_ pid_t pid = 0; /* last: killed and reaped first, the fd keeps the namespace */
 	char path[64];
 	int fd, r;
-	pid_t pid;
 
 	/* A throwaway process in a new user namespace carries the mapping; the namespace
 	 * outlives it through the fd. */
-	r = sbx_proc_pipe(sync, "for the id-mapping user namespace", err);
+	r = sbx_fd_pipe(sync, "for the id-mapping user namespace", err);
 	if (r < 0)
 		return r;
 	pid = (pid_t)syscall(SYS_clone, CLONE_NEWUSER | SIGCHLD, NULL, NULL, NULL, NULL);
-	if (pid < 0) {
-		r = errno;
-		close(sync[0]);
-		close(sync[1]);
-		return sbx_userns_explain(r, false, err);
-	}
+	if (pid < 0)
+		return sbx_userns_explain(errno, false, err);
 	if (pid == 0) {
 		char c;
 
+		/* wait, doing nothing, until sbx has what it needs (or is gone: EOF) */
 		close(sync[1]);
 		while (read(sync[0], &c, 1) < 0 && errno == EINTR)
 			;
 		_exit(0);
 	}
-	close(sync[0]);
+	close(TAKE_FD(sync[0]));
 	snprintf(path, sizeof(path), "/proc/%d", (int)pid);
-	fd = open(path, O_DIRECTORY | O_PATH | O_CLOEXEC);
-	if (fd < 0) {
-		r = sbx_error_set(err, SBX_ERR_SETUP, errno, "cannot open %s: %s", path,
-		                  strerror(errno));
-	} else {
-		/* the binds' mapping: host id k is kernel id base + k, with no swap */
-		r = write_maps_at(fd, plan, true, err);
-		close(fd);
-	}
-	if (r >= 0) {
-		snprintf(path, sizeof(path), "/proc/%d/ns/user", (int)pid);
-		fd = open(path, O_RDONLY | O_CLOEXEC);
-		if (fd < 0)
-			r = sbx_error_set(err, SBX_ERR_SETUP, errno, "cannot open %s: %s", path,
-			                  strerror(errno));
-		else
-			r = fd;
-	}
-	close(sync[1]);
-	while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
-		;
-	return r;
+	procfd = open(path, O_DIRECTORY | O_PATH | O_CLOEXEC);
+	if (procfd < 0)
+		return sbx_error_set(err, SBX_ERR_SETUP, errno, "cannot open %s: %s", path,
+		                     strerror(errno));
+	/* the binds' mapping: host id k is kernel id base + k, with no swap */
+	r = write_maps_at(procfd, plan, true, err);
+	if (r < 0)
+		return r;
+	fd = openat(procfd, "ns/user", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return sbx_error_set(err, SBX_ERR_SETUP, errno, "cannot open %s/ns/user: %s", path,
+		                     strerror(errno));
+	return fd;
 }
 
 int sbx_userns_become(const struct sbx_plan *plan, struct sbx_error *err)

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* Narrowing (sbx_spec_narrow, src/core/nest_narrow.c), docs/design.md, Nesting. The input builds a parent
- * effective spec and a nested request from a small alphabet of paths (so that targets nest
+/* Narrowing (sbx_spec_narrow, src/core/nest_narrow.c), docs/design.md, Nesting. The input builds a
+ * parent effective spec and a nested request from a small alphabet of paths (so that targets nest
  * and overlap often). Properties, for every probe path and every operation:
  *   - the child never has a right the parent lacks there;
  *   - --readonly leaves nothing writable; a named grant leaves nothing but the named paths

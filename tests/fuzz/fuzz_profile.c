@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "host_files.h"
 #include "sbx/plan.h"
 #include "sbx/policy.h"
 #include "sbx/profile.h"
@@ -58,6 +59,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	             .uid = 1000,
 	             .environ = fake_environ},
 	    .exists = fake_exists,
+	    /* the fixtures' base profile and policies, read from the source tree */
+	    .is_file = test_is_file,
+	    .resolve = test_resolve,
+	    .read = test_read_file,
 	};
 	struct sbx_host host = {.uid = 1000,
 	                        .gid = 1000,

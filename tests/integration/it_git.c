@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * git's control surface (include/sbx/guard.h). A hook or a config a worker plants in a
+ * git's control surface (src/os/gitguard.h). A hook or a config a worker plants in a
  * repository runs on the host at the user's next git command, so where a writable mount shows
  * a repository at launch, .git is a mount point of its own (it cannot be renamed or replaced:
  * EBUSY) and every control file that exists is read-only (EROFS): config, hooks/, submodules'

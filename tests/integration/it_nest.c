@@ -17,10 +17,10 @@
 #include <unistd.h>
 
 #include "harness.h"
-#include "sbx/probe.h"
 #include "sbx/nest.h"
 #include "sbx/policy.h"
-#include "sbx/specfd.h"
+#include "os/landlock.h"
+#include "os/memfd.h"
 
 static const char *sbx_dir_ro(void)
 {

@@ -15,9 +15,11 @@
 #include <unistd.h>
 
 #include "harness.h"
+#include "os/keyring.h"
 #include "sbx/seccomp.h"
 #include "seccomp_helpers.h"
 #include "harness.h"
+#include "os/seccomp.h"
 
 #define MARK    1234 /* --errno for the runs whose denials must be the filter's */
 #define SIGSYS_ 31

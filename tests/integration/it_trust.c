@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Profiles and policies are trusted only when no one but the caller or root could have
- * written them (sbx-profile(5), include/sbx/trust.h): a file or a folder on the way that is
+ * written them (sbx-profile(5), src/os/trust.h): a file or a folder on the way that is
  * writable by group or others, or owned by another user, is refused with one line naming it
  * and the fix; a symlink on the way is checked where it really leads. As root and as the
  * user. The user variant's file owned by someone else is staged by as-user.sh
@@ -203,6 +203,28 @@ static void test_symlink_checks_real_chain(void)
 	}
 }
 
+/* By name, the finder takes the first NAME.yaml on the search path that is a regular file: a
+ * folder or a dangling symlink of that name in an earlier folder hides nothing. */
+static void test_found_by_name_past_what_is_not_a_file(void)
+{
+	char *d1 = it_path(it_tmpdir(), "d1"), *d2 = it_path(it_tmpdir(), "d2");
+	char *shadow = it_path(d1, "p.yaml");
+	struct it_run r;
+
+	make_profile(d2);
+	IT_EXPECT_INT(mkdir(d1, 0755), 0);
+	IT_EXPECT_INT(mkdir(shadow, 0755), 0);
+	IT_EXPECT_INT(setenv("SBX_PROFILE_PATH", fmt("%s:%s", d1, d2), 1), 0);
+	it_sbxv(&r, "check", "-p", "p", "read", "/tmp", NULL);
+	IT_EXPECT_INT(r.status, 0);
+	IT_EXPECT_CONTAINS(r.out, "allow read    /tmp");
+	IT_EXPECT_INT(rmdir(shadow), 0);
+	IT_EXPECT_INT(symlink(it_path(d1, "gone.yaml"), shadow), 0);
+	it_sbxv(&r, "run", "-p", "p", "--dry-run", "--", "/bin/true", NULL);
+	IT_EXPECT_INT(r.status, 0);
+	IT_EXPECT_CONTAINS(r.out, "profile:    p\n");
+}
+
 /*
  * Nested: inside a sandbox, files whose owners are not mapped in its user namespace read as
  * nobody (root's shipped profiles among them, in the user's sandbox). They are accepted there,
@@ -249,6 +271,7 @@ int main(int argc, char **argv)
 	    IT_CASE(test_policy_beside_profile),
 	    IT_CASE(test_owned_by_another_user),
 	    IT_CASE(test_symlink_checks_real_chain),
+	    IT_CASE(test_found_by_name_past_what_is_not_a_file),
 	    IT_CASE(test_nested_run),
 	};
 

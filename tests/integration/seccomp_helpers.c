@@ -20,7 +20,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "os/keyring.h"
 #include "sbx/seccomp.h"
+#include "os/seccomp.h"
 
 /* ---- exec mode ---- */
 

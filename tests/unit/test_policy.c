@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "host_files.h"
 #include "sbx/plan.h"
 #include "sbx/policy.h"
 #include "sbx/profile.h"
@@ -510,6 +511,10 @@ static void check_profile_consistency(const char *name)
 	             .user = "u",
 	             .uid = 1000,
 	             .environ = env},
+	    .exists = test_source_exists,
+	    .is_file = test_is_file,
+	    .resolve = test_resolve,
+	    .read = test_read_file,
 	};
 	struct sbx_spec *meaning = sbx_spec_new(), *enforced = sbx_spec_new();
 	struct sbx_profile *p1 = NULL, *p2 = NULL;

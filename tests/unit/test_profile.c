@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "host_files.h"
 #include "sbx/policy.h"
 #include "sbx/profile.h"
 #include "sbx/spec.h"
@@ -22,10 +23,10 @@
 static char *const fake_environ[] = {"HOME=/home/u", "XDG_CACHE_HOME=/var/cache/u",
                                      "XDG_CONFIG_HOME=relative/ignored", NULL};
 
+/* The fixtures as they are on disk; any other source exists but /opt/missing. */
 static bool fake_exists(const char *path, void *ctx)
 {
-	(void)ctx;
-	return strcmp(path, "/opt/missing") != 0;
+	return strcmp(path, "/opt/missing") != 0 && test_source_exists(path, ctx);
 }
 
 static const struct sbx_profile_opts opts = {
@@ -37,6 +38,9 @@ static const struct sbx_profile_opts opts = {
     .search = NULL,
     .n_search = 0,
     .exists = fake_exists,
+    .is_file = test_is_file,
+    .resolve = test_resolve,
+    .read = test_read_file,
 };
 
 /* Load and, as `sbx run` and `validate` do, compile. */
@@ -160,7 +164,7 @@ static void test_every_fixture_has_a_case(void **state)
 	assert_true(n >= 30);
 }
 
-/* Caps: a file over 1 MiB is refused before it is parsed. */
+/* Caps: the loader asks its reader for at most 1 MiB (src/os/trust.c refuses more). */
 static void test_too_large(void **state)
 {
 	char path[] = "/tmp/sbx-test-large-XXXXXX.yaml";
@@ -379,6 +383,78 @@ static void test_find_by_name(void **state)
 	sbx_spec_free(spec);
 }
 
+/*
+ * Core reads files only through the caller's hooks, and an extends cycle is found by real path
+ * (opts.resolve): a profile that comes back through a symlink is named as the cycle it is. In
+ * memory: a.yaml extends b, b extends link, and link.yaml is a symlink to a.yaml.
+ */
+static const struct mem_file {
+	const char *path, *real, *text;
+} mem_files[] = {
+    {"/v/a.yaml", "/v/a.yaml", "version: 1\nname: a\nextends: b\n"},
+    {"/v/b.yaml", "/v/b.yaml", "version: 1\nname: b\nextends: link\n"},
+    {"/v/link.yaml", "/v/a.yaml", "version: 1\nname: a\nextends: b\n"},
+};
+
+static const struct mem_file *mem_find(const char *path)
+{
+	for (size_t i = 0; i < sizeof(mem_files) / sizeof(mem_files[0]); i++)
+		if (strcmp(mem_files[i].path, path) == 0)
+			return &mem_files[i];
+	return NULL;
+}
+
+static bool mem_is_file(const char *path)
+{
+	return mem_find(path) != NULL;
+}
+
+static char *mem_resolve(const char *path)
+{
+	const struct mem_file *f = mem_find(path);
+
+	errno = ENOENT;
+	return f ? strdup(f->real) : NULL;
+}
+
+static int mem_read(const char *file, const char *what, size_t max, char **data, size_t *len,
+                    struct sbx_error *err)
+{
+	const struct mem_file *f = mem_find(file);
+
+	(void)what;
+	(void)max;
+	if (!f)
+		return sbx_error_set(err, SBX_ERR_PROFILE, ENOENT, "cannot open %s", file);
+	*data = strdup(f->text);
+	*len = strlen(f->text);
+	return 0;
+}
+
+static void test_cycle_through_a_symlink(void **state)
+{
+	struct sbx_profile_opts o = opts;
+	_cleanup_spec_ struct sbx_spec *spec = sbx_spec_new();
+	struct sbx_profile *p = NULL;
+	struct sbx_error err = {0};
+
+	(void)state;
+	o.is_file = mem_is_file;
+	o.resolve = mem_resolve;
+	o.read = mem_read;
+	assert_int_equal(sbx_profile_load("/v/a.yaml", &o, spec, &p, &err), -ELOOP);
+	assert_string_equal(err.msg,
+	                    "'extends' makes a cycle: /v/a.yaml -> /v/b.yaml -> /v/a.yaml");
+	assert_string_equal(err.file, "/v/b.yaml");
+	/* a file the resolver cannot find is named where it is asked for */
+	assert_int_equal(sbx_profile_load("/v/none.yaml", &o, spec, &p, &err), -ENOENT);
+	assert_string_equal(err.msg, "cannot open profile /v/none.yaml: No such file or directory");
+	/* without a reader, core opens nothing */
+	o.read = NULL;
+	assert_int_equal(sbx_profile_load("/v/b.yaml", &o, spec, &p, &err), -ENOSYS);
+	assert_null(p);
+}
+
 /* The shipped profiles load, and the seed's example holds in claude-agent's spec. */
 static void test_shipped_profiles_load(void **state)
 {
@@ -400,11 +476,17 @@ static void test_shipped_profiles_load(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_bad_profiles), cmocka_unit_test(test_every_fixture_has_a_case),
-	    cmocka_unit_test(test_too_large),    cmocka_unit_test(test_alias_bomb_is_not_expanded),
-	    cmocka_unit_test(test_good_extends), cmocka_unit_test(test_good_seccomp),
-	    cmocka_unit_test(test_expand),       cmocka_unit_test(test_search_path),
-	    cmocka_unit_test(test_find_by_name), cmocka_unit_test(test_shipped_profiles_load),
+	    cmocka_unit_test(test_bad_profiles),
+	    cmocka_unit_test(test_every_fixture_has_a_case),
+	    cmocka_unit_test(test_too_large),
+	    cmocka_unit_test(test_alias_bomb_is_not_expanded),
+	    cmocka_unit_test(test_good_extends),
+	    cmocka_unit_test(test_good_seccomp),
+	    cmocka_unit_test(test_expand),
+	    cmocka_unit_test(test_search_path),
+	    cmocka_unit_test(test_find_by_name),
+	    cmocka_unit_test(test_shipped_profiles_load),
+	    cmocka_unit_test(test_cycle_through_a_symlink),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

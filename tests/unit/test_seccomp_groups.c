@@ -26,6 +26,7 @@
 #include "sbx/plan.h"
 #include "sbx/seccomp.h"
 #include "sbx/spec.h"
+#include "os/seccomp.h"
 
 /* Core resolves a configuration (what is denied); the os module builds the BPF program from
  * the resolved rules, as the launcher does with a plan's. */

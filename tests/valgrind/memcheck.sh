@@ -96,9 +96,14 @@ vg() {
 	set -e
 	logs=$(ls "$work"/vg.$n.* 2>/dev/null | wc -l)
 	[ "$logs" -ge 1 ] || fail "no valgrind log for: $*"
+	# sbx's own log (the first process) must end with a clean summary. A child's may have
+	# none: sbx kills a helper child it no longer needs (the id-map namespace's, as root)
+	# with SIGKILL, which leaves valgrind no time to write one; it must report no error.
+	first=$(ls "$work"/vg.$n.* | sed "s|.*\\.||" | sort -n | head -n 1)
+	first="$work/vg.$n.$first"
 	for log in "$work"/vg.$n.*; do
-		if ! grep -q 'ERROR SUMMARY: 0 errors' "$log" ||
-			grep -Eq 'Invalid (read|write|free)|uninitialised|(definitely|indirectly) lost: [1-9]' "$log"; then
+		if { [ "$log" = "$first" ] && ! grep -q 'ERROR SUMMARY: 0 errors' "$log"; } ||
+			grep -Eq 'ERROR SUMMARY: [1-9]|Invalid (read|write|free)|uninitialised|(definitely|indirectly) lost: [1-9]' "$log"; then
 			cat "$log" >&2
 			fail "memcheck found errors in $log: $*"
 		fi

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
-#ifndef SBX_LAUNCH_H
-#define SBX_LAUNCH_H
+#ifndef SBX_OS_LAUNCH_H
+#define SBX_OS_LAUNCH_H
+
+/* The one executor of a plan (src/launch.c). */
 
 #include "sbx/error.h"
 #include "sbx/plan.h"

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-#ifndef SBX_STATE_H
-#define SBX_STATE_H
+#ifndef SBX_OS_STATE_H
+#define SBX_OS_STATE_H
 
 /*
  * sbx's own state on the host: the glob walk's cache, in $XDG_CACHE_HOME/sbx (or

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-#ifndef SBX_TRUST_H
-#define SBX_TRUST_H
+#ifndef SBX_OS_TRUST_H
+#define SBX_OS_TRUST_H
 
 /*
  * Configuration that decides a sandbox must come from someone the caller trusts (SPEC
@@ -37,5 +37,10 @@ int sbx_trust_read(const char *file, const char *what, size_t max, char **data, 
 
 /* Open a file for reading after the checks above; returns the descriptor or -errno. */
 int sbx_trust_open(const char *file, const char *what, struct sbx_error *err);
+
+/* Read a whole regular file of at most `max` bytes (the loaders' cap) from an open
+ * descriptor, which stays the caller's; *data is NUL-terminated; `file` names it in errors. */
+int sbx_read_fd(int fd, const char *file, size_t max, char **data, size_t *len,
+                struct sbx_error *err);
 
 #endif

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-#ifndef SBX_SPECFD_H
-#define SBX_SPECFD_H
+#ifndef SBX_OS_MEMFD_H
+#define SBX_OS_MEMFD_H
 
 /* The sealed memfd that carries a worker's effective spec (src/os/memfd.c). */
 

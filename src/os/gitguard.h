@@ -1,12 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-#ifndef SBX_GUARD_H
-#define SBX_GUARD_H
-
-/*
- * Guards on the host (spec.h: paths bound onto themselves beneath their mount): which the host
- * has (src/os/guard.c), and git's control surface (src/os/gitguard.c). Both look and report;
- * core changes the spec and the plan.
- */
+#ifndef SBX_OS_GITGUARD_H
+#define SBX_OS_GITGUARD_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -15,18 +9,13 @@
 #include "sbx/plan.h"
 #include "sbx/spec.h"
 
-/* Is a guard's source, now, a directory or a regular file reached without a symlink, as the
- * launcher will bind it? For sbx_plan_prune_guards (plan.h), which drops the guards that have
- * nothing to bind (what one would have held is then held by Landlock alone, and
- * sbx_policy_exec_limits says so). ctx is unused. */
-bool sbx_guard_bindable(void *ctx, const char *source);
-
 /*
  * git's control surface. Where a writable bind of the plan shows a git repository at launch
  * (a .git folder, or a .git file naming a git dir, at the top of the workspace or of a
  * writable mount), git runs programs named there: hooks/, and the config (core.hooksPath,
  * core.fsmonitor, aliases, filters, core.sshCommand, includes); commondir redirects all of it
  * to another git dir. A hook planted by a worker runs on the host at the next git command.
+ * src/os/gitguard.c looks and reports; core changes the spec and the plan.
  *
  * sbx_gitguard_survey finds the guards for the spec (the caller adds them, sbx_spec_add_guard):
  * .git bound onto itself (a mount point cannot be

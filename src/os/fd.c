@@ -1,0 +1,64 @@
+/* SPDX-License-Identifier: MIT */
+/* File descriptors across fork and exec: pipes, close-on-exec, handing one on at a number. */
+#include "os/fd.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#ifndef CLOSE_RANGE_CLOEXEC
+#define CLOSE_RANGE_CLOEXEC (1U << 2)
+#endif
+
+int sbx_fd_cloexec_from(int from, struct sbx_error *err)
+{
+	DIR *d;
+	struct dirent *de;
+
+	if (syscall(SYS_close_range, (unsigned)from, ~0U, CLOSE_RANGE_CLOEXEC) == 0)
+		return 0;
+	/* Kernels before 5.11: walk /proc/self/fd. */
+	d = opendir("/proc/self/fd");
+	if (!d)
+		return sbx_error_set(err, SBX_ERR_SETUP, errno,
+		                     "cannot list open file descriptors: %s", strerror(errno));
+	while ((de = readdir(d))) {
+		int fd = atoi(de->d_name);
+
+		if (fd >= from && fd != dirfd(d))
+			fcntl(fd, F_SETFD, FD_CLOEXEC);
+	}
+	closedir(d);
+	return 0;
+}
+
+int sbx_fd_pipe(int fds[2], const char *what, struct sbx_error *err)
+{
+	int r;
+
+	if (pipe2(fds, O_CLOEXEC) == 0)
+		return 0;
+	r = sbx_error_set(err, SBX_ERR_SETUP, errno, "cannot make the pipe %s: %s", what,
+	                  strerror(errno));
+	return r;
+}
+
+int sbx_fd_pass(int fd, int number, struct sbx_error *err)
+{
+	if (fd == number) {
+		if (fcntl(fd, F_SETFD, 0) < 0)
+			return sbx_error_set(err, SBX_ERR_SETUP, errno, "fcntl: %s",
+			                     strerror(errno));
+		return 0;
+	}
+	/* dup2 leaves the new descriptor without FD_CLOEXEC: it survives exec. */
+	if (dup2(fd, number) < 0)
+		return sbx_error_set(err, SBX_ERR_SETUP, errno,
+		                     "cannot hand the spec memfd to the worker as fd %d: %s",
+		                     number, strerror(errno));
+	return 0;
+}

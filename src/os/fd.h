@@ -1,0 +1,18 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef SBX_OS_FD_H
+#define SBX_OS_FD_H
+
+/* File descriptors across fork and exec (src/os/fd.c). */
+
+#include "sbx/error.h"
+
+/* pipe2(O_CLOEXEC), with an error that names what the pipe is for. */
+int sbx_fd_pipe(int fds[2], const char *what, struct sbx_error *err);
+
+/* Mark every fd >= from close-on-exec. */
+int sbx_fd_cloexec_from(int from, struct sbx_error *err);
+
+/* Make fd available as `number` across exec (dup2, or clear FD_CLOEXEC if equal). */
+int sbx_fd_pass(int fd, int number, struct sbx_error *err);
+
+#endif

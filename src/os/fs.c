@@ -1,0 +1,124 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Paths on the host, opened without following what a worker could have planted: openat2 with
+ * RESOLVE_* flags, and the walk that stands in for it where a parent sandbox's filter answers
+ * ENOSYS.
+ */
+#include "os/fs.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <linux/openat2.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "sbx/cleanup.h"
+
+/*
+ * openat2 answers ENOSYS inside every sbx sandbox (its mode is out of seccomp's reach, see
+ * the @suid group in sbx-seccomp(7)), so a nested sbx resolves paths without it: one
+ * component at a time, each opened O_PATH | O_NOFOLLOW relative to the last, so that what a
+ * worker renames or swaps meanwhile can only be refused, never followed. A symlink anywhere is
+ * ELOOP (RESOLVE_NO_SYMLINKS, which covers magic links); under RESOLVE_BENEATH an absolute
+ * path or any ".." is EXDEV (stricter than the kernel, which allows a ".." that stays
+ * beneath). The walk emulates only what sbx asks for: RESOLVE_NO_SYMLINKS, with
+ * RESOLVE_NO_MAGICLINKS and RESOLVE_BENEATH, and no O_CREAT.
+ */
+static int openat2_walk(int dirfd, const char *path, int flags, unsigned long long resolve)
+{
+	const unsigned long long known =
+	    RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS | RESOLVE_BENEATH;
+	bool beneath = resolve & RESOLVE_BENEATH, want_dir = false;
+	_cleanup_close_ int cur = -1;
+	char buf[PATH_MAX], *save = NULL, *comp, *next;
+	struct stat st;
+	int fd;
+
+	if ((resolve & ~known) || !(resolve & RESOLVE_NO_SYMLINKS) || (flags & O_CREAT) ||
+	    (flags & O_TMPFILE) == O_TMPFILE)
+		return -ENOSYS; /* not a walk sbx needs: fail closed */
+	if (!path || !*path)
+		return -ENOENT;
+	if (strlen(path) >= sizeof(buf))
+		return -ENAMETOOLONG;
+	if (path[0] == '/') {
+		if (beneath)
+			return -EXDEV;
+		dirfd = AT_FDCWD;
+	}
+	snprintf(buf, sizeof(buf), "%s", path);
+	want_dir = buf[strlen(buf) - 1] == '/';
+	cur = openat(dirfd, path[0] == '/' ? "/" : ".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (cur < 0)
+		return -errno;
+	comp = strtok_r(buf, "/", &save);
+	while (comp && strcmp(comp, ".") == 0)
+		comp = strtok_r(NULL, "/", &save);
+	if (!comp) /* the start itself: "/", "." or "./" */
+		return (fd = openat(cur, ".", flags | O_CLOEXEC)) < 0 ? -errno : fd;
+	for (;; comp = next) {
+		do
+			next = strtok_r(NULL, "/", &save);
+		while (next && strcmp(next, ".") == 0);
+		if (beneath && strcmp(comp, "..") == 0)
+			return -EXDEV;
+		if (!next)
+			break;
+		fd = openat(cur, comp, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+		if (fd < 0)
+			return -errno;
+		close(cur);
+		cur = fd;
+		if (fstat(cur, &st) < 0)
+			return -errno;
+		if (S_ISLNK(st.st_mode))
+			return -ELOOP;
+		if (!S_ISDIR(st.st_mode))
+			return -ENOTDIR;
+	}
+	/* The last component: O_NOFOLLOW makes the kernel refuse a symlink (ELOOP), except with
+	 * O_PATH, which opens the link itself: look at what was opened. */
+	fd = openat(cur, comp, flags | O_NOFOLLOW | O_CLOEXEC | (want_dir ? O_DIRECTORY : 0));
+	if (fd < 0)
+		return -errno;
+	{
+		int e = fstat(fd, &st) < 0                 ? errno
+		        : S_ISLNK(st.st_mode)              ? ELOOP
+		        : want_dir && !S_ISDIR(st.st_mode) ? ENOTDIR
+		                                           : 0;
+
+		if (e) {
+			close(fd);
+			return -e;
+		}
+	}
+	return fd;
+}
+
+int sbx_openat2(int dirfd, const char *path, int flags, unsigned long long resolve)
+{
+	struct open_how how = {.flags = (unsigned long long)flags, .resolve = resolve};
+	long r = syscall(SYS_openat2, dirfd, path, &how, sizeof(how));
+
+	if (r < 0 && errno == ENOSYS)
+		return openat2_walk(dirfd, path, flags, resolve);
+	return r < 0 ? -errno : (int)r;
+}
+
+bool sbx_fs_is_file(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+char *sbx_fs_realpath(const char *path)
+{
+	return realpath(path, NULL);
+}

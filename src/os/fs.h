@@ -1,0 +1,21 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef SBX_OS_FS_H
+#define SBX_OS_FS_H
+
+/* Host paths (src/os/fs.c): opened without following what a worker could have planted, and
+ * the profile loader's file hooks (struct sbx_profile_opts: is_file, resolve). */
+
+#include <stdbool.h>
+
+/* openat2(2) (glibc 2.36 does not wrap it), or, where it answers ENOSYS (inside a parent
+ * sandbox), a walk one component at a time that refuses what the flags refuse: -errno on
+ * failure. Only RESOLVE_NO_SYMLINKS with RESOLVE_NO_MAGICLINKS and RESOLVE_BENEATH. */
+int sbx_openat2(int dirfd, const char *path, int flags, unsigned long long resolve);
+
+/* Is path a regular file, symlinks followed? (stat(2)) */
+bool sbx_fs_is_file(const char *path);
+
+/* realpath(3): the canonical path, allocated, or NULL with errno. */
+char *sbx_fs_realpath(const char *path);
+
+#endif

@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef SBX_OS_MOUNTS_H
+#define SBX_OS_MOUNTS_H
+
+/* The sandbox's mounts, built from the plan's operations with the new mount API
+ * (src/os/mounts.c). */
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "sbx/error.h"
+#include "sbx/plan.h"
+
+/* Detached mounts prepared for each operation that needs a host source. */
+struct sbx_mirror_entry {
+	char name[256];
+	int kind; /* SBX_HOST_DIR, SBX_HOST_FILE, SBX_HOST_SYMLINK */
+	int fd;   /* detached mount for dirs and files, -1 for symlinks */
+	char *link;
+};
+
+struct sbx_prepared {
+	int *fds;     /* per plan op: a detached mount fd, or -1 */
+	bool *absent; /* per plan op: an optional source that does not exist */
+	struct sbx_mirror_entry *mirror;
+	size_t n_mirror;
+	size_t n;
+};
+
+/*
+ * Resolve each plan source once and clone it as a detached mount, with its attributes
+ * (read-only recursive, nosuid, nodev unless a device, id-mapped if userns_fd >= 0) applied
+ * before it is ever attached. Source paths are opened without following symlinks (a worker
+ * may have planted them), except system paths flagged FOLLOW.
+ */
+int sbx_mounts_prepare(const struct sbx_plan *plan, int userns_fd, struct sbx_prepared *out,
+                       struct sbx_error *err);
+void sbx_prepared_clear(struct sbx_prepared *p);
+
+/*
+ * In the child's own mount namespace: make every mount private, build the new root in a
+ * tmpfs of sbx's own from the plan and the prepared sources, and pivot into it. Nothing is
+ * created on the host: missing mount points are made only inside sbx's tmpfs mounts.
+ */
+int sbx_mounts_build(const struct sbx_plan *plan, struct sbx_prepared *prep, struct sbx_error *err);
+
+#endif
