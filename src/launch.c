@@ -11,7 +11,7 @@
  *   worker (pid 2)      new session; dies with init; chdir; every capability dropped;
  *     no_new_privs; Landlock; seccomp last; the spec memfd at fd 3; execve (worker_main)
  *
- * Nested sandboxes (sbx run inside sbx, SPEC section 6) take this same path: the caller's
+ * Nested sandboxes (sbx run inside sbx, docs/design.md, Nesting) take this same path: the caller's
  * view is their "host", every source is cloned from it with the caller's read-only locks, and
  * each layer stacks its own no_new_privs, its own Landlock domain and its own seccomp filter,
  * which the kernel intersects with the parent's.
@@ -485,9 +485,9 @@ __attribute__((noreturn)) static void worker_finish(const struct child_ctx *c)
 	 * process restrict itself) and before seccomp, which comes last. */
 	if (sbx_landlock_enforce(&c->plan->landlock, &err) < 0)
 		child_fail(err_fd, &err);
-	/* Only 0, 1, 2 and the spec memfd reach the worker (SPEC section 7): everything else
-	 * closes at exec. The memfd goes to a fixed number, SBX_SPEC_FD names it; the error
-	 * pipe moves out of the way first if it sits there. */
+	/* Only 0, 1, 2 and the spec memfd reach the worker (docs/design.md, Enforcement order):
+	 * everything else closes at exec. The memfd goes to a fixed number, SBX_SPEC_FD names it;
+	 * the error pipe moves out of the way first if it sits there. */
 	if (sbx_fd_cloexec_from(3, &err) < 0)
 		child_fail(err_fd, &err);
 	if (err_fd == SBX_SPEC_FD_NUMBER) {
@@ -513,7 +513,7 @@ __attribute__((noreturn)) static void worker_finish(const struct child_ctx *c)
 	child_fail(err_fd, &err);
 }
 
-/* ---- the landlock backend (SPEC section 3) ---- */
+/* ---- the landlock backend (docs/design.md, The model) ---- */
 
 /*
  * No namespaces: the worker is sbx's own child in the caller's mount namespace. sbx seals the

@@ -3,7 +3,7 @@
 #define SBX_SECCOMP_H
 
 /*
- * The seccomp filter (SPEC section 8).
+ * The seccomp filter (sbx-seccomp(7)).
  *
  * Core (src/core/seccomp_groups.c, pure): the tables of named syscall groups, the known
  * syscall names, the configuration that flags and profiles fill, and its resolution into the

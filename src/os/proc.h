@@ -33,7 +33,7 @@ static inline void sbx_kill_pidp(pid_t *pid)
 }
 #define _cleanup_pid_ _cleanup_(sbx_kill_pidp)
 
-/* The signals sbx forwards to the worker (SPEC section 7). */
+/* The signals sbx forwards to the worker (docs/design.md, Enforcement order). */
 extern const int sbx_forwarded_signals[];
 extern const size_t sbx_n_forwarded_signals;
 /* Job control: a stop of sbx stops the worker's process group, a continue continues it. */
