@@ -1180,53 +1180,46 @@ const char *sbx_gitguard_warning(const struct sbx_gitguard *g, bool landlock_bac
 	return buf;
 }
 
+/* Call report once for each path of list that exists now (it did not at launch). */
+static size_t name_appeared(char *const *list, size_t n, const char *prefix, const char *why,
+                            void (*report)(const char *line, void *ctx), void *ctx)
+{
+	char line[SBX_PATH_MAX * 2 + 256];
+	size_t found = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		struct stat st;
+
+		if (lstat(list[i], &st) < 0)
+			continue;
+		snprintf(line, sizeof(line), "%s%s appeared during the run (%s", prefix, list[i],
+		         why);
+		report(line, ctx);
+		found++;
+	}
+	return found;
+}
+
 size_t sbx_gitguard_after(const struct sbx_gitguard *g, void (*report)(const char *line, void *ctx),
                           void *ctx)
 {
 	char line[SBX_PATH_MAX * 2 + 256];
 	size_t found = 0;
 
-	for (size_t i = 0; i < g->n_unprotected; i++) {
-		struct stat st;
-
-		if (lstat(g->unprotected[i], &st) < 0)
-			continue;
-		snprintf(line, sizeof(line),
-		         "%s appeared during the run (it did not exist at launch, and the profile "
-		         "makes it read-only): look at what the sandbox wrote there before a "
-		         "program outside trusts it",
-		         g->unprotected[i]);
-		report(line, ctx);
-		found++;
-	}
-	for (size_t i = 0; i < g->n_absent; i++) {
-		struct stat st;
-
-		if (lstat(g->absent[i], &st) < 0)
-			continue;
-		snprintf(
-		    line, sizeof(line),
-		    "git: %s appeared during the run (it did not exist at launch); git reads it "
-		    "to find its config and hooks: look at it before running git there",
-		    g->absent[i]);
-		report(line, ctx);
-		found++;
-	}
-	for (size_t i = 0; i < g->n_appear; i++) {
-		struct stat st;
-
-		if (lstat(g->appear[i], &st) < 0)
-			continue;
-		snprintf(
-		    line, sizeof(line),
-		    "git: %s appeared during the run (it did not exist at launch): git may read "
-		    "a config, hooks, a repository or a rebase's exec lines there: look at it "
-		    "before running git "
-		    "there",
-		    g->appear[i]);
-		report(line, ctx);
-		found++;
-	}
+	found += name_appeared(g->unprotected, g->n_unprotected, "",
+	                       "it did not exist at launch, and the profile makes it read-only): "
+	                       "look at what the sandbox wrote there before a program outside "
+	                       "trusts it",
+	                       report, ctx);
+	found += name_appeared(g->absent, g->n_absent, "git: ",
+	                       "it did not exist at launch); git reads it to find its config and "
+	                       "hooks: look at it before running git there",
+	                       report, ctx);
+	found += name_appeared(g->appear, g->n_appear, "git: ",
+	                       "it did not exist at launch): git may read a config, hooks, a "
+	                       "repository or a rebase's exec lines there: look at it before "
+	                       "running git there",
+	                       report, ctx);
 	for (size_t i = 0; i < g->n_heads; i++) {
 		char head[256];
 		int fd = open(g->heads[i], O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
