@@ -9,51 +9,10 @@
 #include <string.h>
 
 #include "cli.h"
+#include "sbx/escape.h"
 #include "sbx/finish.h"
 #include "os/gitguard.h"
 #include "os/guard.h"
-
-/*
- * Names in these lines come from the host and from what a worker made (a folder under
- * .git/modules): nothing printed may carry a byte a terminal acts on (docs/design.md, The model).
- * C0 controls, DEL, C1 controls written as UTF-8 and bytes that are not well-formed UTF-8 become
- * \xNN; other UTF-8 passes. (The same rule as the command line's one escaper, kept here so
- * that this file stands alone.)
- */
-static void escape_line(char *out, size_t size, const char *in)
-{
-	const unsigned char *p = (const unsigned char *)in;
-	size_t n = 0;
-
-	while (*p && n + 5 < size) {
-		size_t len = 0;
-
-		if (*p >= 0x20 && *p < 0x7f) {
-			out[n++] = (char)*p++;
-			continue;
-		}
-		if (*p >= 0xc2 && *p <= 0xf4) {
-			size_t want = *p >= 0xf0 ? 4 : *p >= 0xe0 ? 3 : 2;
-
-			len = 1;
-			while (len < want && (p[len] & 0xc0) == 0x80)
-				len++;
-			if (len != want || (p[0] == 0xc2 && p[1] < 0xa0) ||
-			    (p[0] == 0xe0 && p[1] < 0xa0) || (p[0] == 0xed && p[1] > 0x9f) ||
-			    (p[0] == 0xf0 && p[1] < 0x90) || (p[0] == 0xf4 && p[1] > 0x8f))
-				len =
-				    0; /* truncated, overlong, a surrogate, past U+10FFFF, or C1 */
-		}
-		if (len && n + len < size) {
-			memcpy(out + n, p, len);
-			n += len;
-			p += len;
-			continue;
-		}
-		n += (size_t)snprintf(out + n, size - n, "\\x%02x", *p++);
-	}
-	out[n] = '\0';
-}
 
 int sbx_cli_guard_plan(struct sbx_spec *spec, const struct sbx_host *host, struct sbx_plan **plan,
                        struct sbx_gitguard *git, struct sbx_error *err)
@@ -90,7 +49,8 @@ void sbx_cli_guard_lines(const struct sbx_gitguard *git, struct sbx_cli_git_line
 	for (int ll = 0; ll < 2; ll++) {
 		in->git_warning[ll] = NULL;
 		if (git && sbx_gitguard_warning(git, ll, line, sizeof(line))) {
-			escape_line(lines->text[ll], sizeof(lines->text[ll]), line);
+			/* names from the host and from what a worker made: escaped */
+			sbx_escape(lines->text[ll], sizeof(lines->text[ll]), line, SBX_ESCAPE_TEXT);
 			in->git_warning[ll] = lines->text[ll];
 		}
 	}
@@ -107,29 +67,17 @@ void sbx_cli_guard_warn(FILE *f, const struct sbx_plan *plan, const struct sbx_g
 		      "above it takes no new entries; a profile with 'protect_git: false' leaves "
 		      "them writable\n",
 		      f);
-	if (!again && git && sbx_guard_unprotected_warning(git, line, sizeof(line))) {
-		char esc[8192];
-
-		escape_line(esc, sizeof(esc), line);
-		fprintf(f, "sbx: warning: %s\n", esc);
-	}
+	if (!again && git && sbx_guard_unprotected_warning(git, line, sizeof(line)))
+		fprintf(f, "sbx: warning: %s\n", sbx_cli_esc(line));
 	/* again: the same launch falling back to the landlock backend, which keeps more of
 	 * .git (read-only whole) than the line said already */
-	if (!again && git &&
-	    sbx_gitguard_warning(git, plan->backend_landlock, line, sizeof(line))) {
-		char esc[8192];
-
-		escape_line(esc, sizeof(esc), line);
-		fprintf(f, "sbx: warning: %s\n", esc);
-	}
+	if (!again && git && sbx_gitguard_warning(git, plan->backend_landlock, line, sizeof(line)))
+		fprintf(f, "sbx: warning: %s\n", sbx_cli_esc(line));
 }
 
 static void print_line(const char *line, void *ctx)
 {
-	char esc[16384];
-
-	escape_line(esc, sizeof(esc), line);
-	fprintf((FILE *)ctx, "sbx: warning: %s\n", esc);
+	fprintf((FILE *)ctx, "sbx: warning: %s\n", sbx_cli_esc(line));
 }
 
 void sbx_cli_guard_after(FILE *f, const struct sbx_gitguard *git)
