@@ -159,8 +159,9 @@ static int open_dir(const char *host)
 	                   RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS);
 }
 
-/* The first line of a small file in dir (a gitdir: or commondir file), trimmed. */
-static bool read_line(int dir, const char *name, char *buf, size_t size)
+/* The start of a small file in dir (size - 1 bytes at most), NUL-terminated in buf; false if
+ * it cannot be read or is empty. Never follows a symlink at name. */
+static bool read_small(int dir, const char *name, char *buf, size_t size)
 {
 	int fd = openat(dir, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 	ssize_t n;
@@ -172,9 +173,19 @@ static bool read_line(int dir, const char *name, char *buf, size_t size)
 	if (n <= 0)
 		return false;
 	buf[n] = '\0';
+	return true;
+}
+
+/* The first line of a small file in dir (a gitdir: or commondir file), trimmed. */
+static bool read_line(int dir, const char *name, char *buf, size_t size)
+{
+	size_t n;
+
+	if (!read_small(dir, name, buf, size))
+		return false;
 	buf[strcspn(buf, "\r\n")] = '\0';
-	while (n > 0 && isspace((unsigned char)buf[strlen(buf) - 1]))
-		buf[strlen(buf) - 1] = '\0', n--;
+	for (n = strlen(buf); n > 0 && isspace((unsigned char)buf[n - 1]); n--)
+		buf[n - 1] = '\0';
 	return buf[0] != '\0';
 }
 
@@ -183,16 +194,8 @@ static bool read_line(int dir, const char *name, char *buf, size_t size)
  * anywhere counts (stricter). */
 static bool read_config_lower(int dir, char *buf, size_t size)
 {
-	int fd = openat(dir, "config", O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-	ssize_t n;
-
-	if (fd < 0)
+	if (!read_small(dir, "config", buf, size))
 		return false;
-	n = read(fd, buf, size - 1);
-	close(fd);
-	if (n <= 0)
-		return false;
-	buf[n] = '\0';
 	for (char *p = buf; *p; p++)
 		*p = (char)tolower((unsigned char)*p);
 	return true;
