@@ -17,6 +17,7 @@
 #include "sbx/error.h"
 #include "sbx/landlock.h"
 #include "sbx/spec.h"
+#include "sbx/supervise.h"
 
 /* As root, the worker's user namespace maps the caller's ids onto this unprivileged host range,
  * so that the worker is never kernel uid 0; bind mounts are id-mapped to match. */
@@ -142,6 +143,10 @@ struct sbx_plan {
 	 * a git control file that cannot be protected. Owned. */
 	char **limits;
 	size_t n_limits;
+
+	/* The supervisor (include/sbx/supervise.h): what the worker's listener filter sends to
+	 * sbx and how sbx decides; sup.enabled false: no listener, nothing supervised. */
+	struct sbx_sup_plan sup;
 };
 
 /* Resolve plan->seccomp into plan->seccomp_rules (replacing any resolved before): what the

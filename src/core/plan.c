@@ -128,6 +128,7 @@ void sbx_plan_free(struct sbx_plan *plan)
 	for (size_t i = 0; i < plan->n_limits; i++)
 		free(plan->limits[i]);
 	free(plan->limits);
+	sbx_sup_plan_clear(&plan->sup);
 	free(plan);
 }
 
