@@ -171,13 +171,8 @@ struct sbx_sup_plan {
 
 void sbx_sup_plan_clear(struct sbx_sup_plan *p);
 
-struct sbx_sup_guards;
-
-/* Decide one request against the plan and the live table of protected names (below). Pure;
- * fills *v. Never PERFORM for a narrower caller. Grants, batches and rate limits are the
- * session's (struct sbx_sup_session, below), consulted by the caller for an ASK. */
-void sbx_sup_decide(const struct sbx_sup_plan *plan, const struct sbx_sup_guards *guards,
-                    const struct sbx_sup_req *req, struct sbx_sup_verdict *v);
+/* sbx_sup_decide (helper sup-core): decide one request against the plan and the live table
+ * of protected names (below); pure; never PERFORM for a narrower caller. */
 
 /* ---- protected names, decided on the directory's identity and the final name ---- */
 
