@@ -246,10 +246,11 @@ int sbx_spec_add_mount(struct sbx_spec *spec, const struct sbx_mount *m, bool re
 	    .origin = m->origin,
 	    .policy = TAKE_PTR(policy),
 	    .approvals = m->approvals,
-	    .suffixes = TAKE_PTR(caps.suffixes),
-	    .n_suffixes = caps.n_suffixes,
 	    .max_file_bytes = m->max_file_bytes,
 	};
+	/* the copies are the mount's now */
+	old->suffixes = caps.suffixes;
+	old->n_suffixes = caps.n_suffixes;
 	return 0;
 }
 
