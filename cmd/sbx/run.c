@@ -75,6 +75,23 @@ const char sbx_run_usage[] =
     "                           the profile, with a warning naming what is missing\n"
     "      --allow-nesting      let the worker start sub-sandboxes (sbx run inside): the\n"
     "                           filter then allows namespaces and mounts\n"
+    "\n"
+    "Approvals and the audit log (sbx(1), APPROVALS; profile keys approvals:, approve:, audit:):\n"
+    "      --approve tty|deny|allow|cmd:PROGRAM|socket:PATH\n"
+    "                           who answers a mount's \"ask\" approvals: a prompt on the\n"
+    "                           caller's terminal (the default where there is one), always\n"
+    "                           deny (the default without one), always allow (logged\n"
+    "                           only), a program (one JSON request on stdin, exit 0\n"
+    "                           allows) or a broker's socket (JSON Lines)\n"
+    "      --approve-timeout SECONDS\n"
+    "                           an unanswered request is denied after this long (default\n"
+    "                           60, 1 to 3600)\n"
+    "      --audit-log FILE     append one JSON line per start, supervised decision and end\n"
+    "      --label TEXT         a label for the audit log's records, such as a task id (at\n"
+    "                           most 256 bytes)\n"
+    "      --verbose            show the supervisor's decisions live on stderr\n"
+    "  Approvals catch mistakes, not adversaries: \"deny\" is a kernel rule (Landlock),\n"
+    "  \"ask\" a question the supervisor puts before the call is made.\n"
     "\n" SBX_CLI_SECCOMP_USAGE "\n"
     "Other:\n"
     "      --dry-run            print the plan and run nothing (no privilege needed),\n"
@@ -108,6 +125,11 @@ enum {
 	OPT_RESTRICT,
 	OPT_ALLOW_READ,
 	OPT_ALLOW_WRITE,
+	OPT_APPROVE,
+	OPT_APPROVE_TIMEOUT,
+	OPT_AUDIT_LOG,
+	OPT_LABEL,
+	OPT_VERBOSE,
 };
 
 static const struct option run_options[] = {
@@ -132,6 +154,11 @@ static const struct option run_options[] = {
     {"restrict", required_argument, NULL, OPT_RESTRICT},
     {"allow-read", required_argument, NULL, OPT_ALLOW_READ},
     {"allow-write", required_argument, NULL, OPT_ALLOW_WRITE},
+    {"approve", required_argument, NULL, OPT_APPROVE},
+    {"approve-timeout", required_argument, NULL, OPT_APPROVE_TIMEOUT},
+    {"audit-log", required_argument, NULL, OPT_AUDIT_LOG},
+    {"label", required_argument, NULL, OPT_LABEL},
+    {"verbose", no_argument, NULL, OPT_VERBOSE},
     {"help", no_argument, NULL, 'h'},
     SBX_CLI_SECCOMP_OPTIONS,
     {NULL, 0, NULL, 0},
@@ -168,6 +195,31 @@ static int parse_env(struct sbx_spec *spec, const char *arg, struct sbx_error *e
 	memcpy(name, arg, (size_t)(eq - arg));
 	name[eq - arg] = '\0';
 	return sbx_spec_add_env(spec, name, eq + 1, err);
+}
+
+/* --approve-timeout SECONDS: 1 to SBX_APPROVE_TIMEOUT_MAX, plain digits */
+static int parse_timeout(struct sbx_spec *spec, const char *arg, struct sbx_error *err)
+{
+	unsigned long v = 0;
+	int r;
+
+	for (const char *p = arg; *p; p++) {
+		if (*p < '0' || *p > '9' || v > SBX_APPROVE_TIMEOUT_MAX) {
+			v = 0;
+			break;
+		}
+		v = v * 10 + (unsigned long)(*p - '0');
+	}
+	if (v < 1 || v > SBX_APPROVE_TIMEOUT_MAX) {
+		r = sbx_error_set(err, SBX_ERR_USAGE, EINVAL,
+		                  "--approve-timeout '%s' is not a number of seconds from 1 to %u",
+		                  arg, SBX_APPROVE_TIMEOUT_MAX);
+		sbx_error_hint(err, "e.g. --approve-timeout 120; an unanswered request is denied "
+		                    "then");
+		return r;
+	}
+	spec->approve_timeout_ms = (unsigned)v * 1000u;
+	return 0;
 }
 
 static int parse_one(struct sbx_spec *spec, struct sbx_cli_run *out, int c, const char *arg,
@@ -329,6 +381,32 @@ static int parse_one(struct sbx_spec *spec, struct sbx_cli_run *out, int c, cons
 			return r;
 		}
 		return sbx_spec_add_unhide(spec, arg, err);
+	case OPT_APPROVE:
+		r = sbx_spec_set_approve(spec, arg, err);
+		if (r < 0)
+			sbx_error_wrap(err, "--approve");
+		return r;
+	case OPT_APPROVE_TIMEOUT:
+		return parse_timeout(spec, arg, err);
+	case OPT_AUDIT_LOG: {
+		_cleanup_free_ char *file = NULL;
+
+		if (!*arg)
+			return sbx_error_set(err, SBX_ERR_USAGE, EINVAL,
+			                     "--audit-log needs a file");
+		r = sbx_path_absolute(arg, cwd, &file, err);
+		if (r < 0)
+			return r;
+		return sbx_spec_set_str(&spec->audit_log, file, err);
+	}
+	case OPT_LABEL:
+		r = sbx_spec_set_label(spec, arg, err);
+		if (r < 0)
+			sbx_error_wrap(err, "--label");
+		return r;
+	case OPT_VERBOSE:
+		out->verbose = true;
+		return 0;
 	case OPT_DRY_RUN:
 		out->dry_run = true;
 		return 0;
