@@ -946,6 +946,10 @@ static int finish(struct sbx_cli_run *run, const struct sbx_host *host, struct s
 	    .landlock_abi = sbx_landlock_abi(),
 	    .root = host->euid == 0,
 	    .ll_host = &sbx_landlock_host,
+	    /* 0: a listener can be installed. The launch wiring fills it from the
+	     * supervisor's probe (sbx_sup_probe_listener, src/os/supervisor.h); until then the
+	     * plan assumes one can */
+	    .sup_listener = 0,
 	};
 	struct sbx_finish_in in = {
 	    .spec = run->spec,
