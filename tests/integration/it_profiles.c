@@ -700,6 +700,19 @@ static void approvals_deny(const char *backend)
 	it_sbxv(&r, "check", "-p", opts[1], "delete", cmd[3], NULL);
 	IT_EXPECT_INT(r.status, 1);
 	IT_EXPECT_CONTAINS(r.out, "approvals: delete deny");
+	/* --dry-run says it, as text and as JSON */
+	it_sbxv(&r, "run", "-p", opts[1], "--backend", backend, "--label", "t-1", "--dry-run", "--",
+	        "true", NULL);
+	IT_EXPECT_INT(r.status, 0);
+	IT_EXPECT_CONTAINS(r.out, fmt("supervisor approvals and read caps:\n  %-28s overwrite "
+	                              "deny, delete deny\n",
+	                              ws));
+	IT_EXPECT_CONTAINS(r.out, "label t-1");
+	it_sbxv(&r, "run", "-p", opts[1], "--backend", backend, "--dry-run", "--json", "--", "true",
+	        NULL);
+	IT_EXPECT_INT(r.status, 0);
+	IT_EXPECT_CONTAINS(r.out, "\"approvals\":{\"write\":\"allow\",\"overwrite\":\"deny\","
+	                          "\"delete\":\"deny\",\"rename\":\"allow\"}");
 	/* the same profile without approvals: the probe can fail */
 	it_write_file(it_path(ws, "ap.yaml"), "version: 1\nmounts:\n  - path: ${WORKSPACE}\n");
 	unlink(cmd[12]);
