@@ -23,6 +23,7 @@
 #include "os/launch.h"
 #include "os/probe.h"
 #include "os/state.h"
+#include "os/supervisor.h"
 #include "os/userns.h"
 
 const char sbx_run_usage[] =
@@ -946,6 +947,8 @@ static int finish(struct sbx_cli_run *run, const struct sbx_host *host, struct s
 	    .landlock_abi = sbx_landlock_abi(),
 	    .root = host->euid == 0,
 	    .ll_host = &sbx_landlock_host,
+	    /* a throwaway child only where sbx is itself under a filter (nested) */
+	    .sup_listener = sbx_sup_probe_listener(),
 	};
 	struct sbx_finish_in in = {
 	    .spec = run->spec,
@@ -988,8 +991,65 @@ static void warn_not_enforced(const struct sbx_cli_run *run, const struct sbx_pl
 	}
 }
 
+/* One supervised decision on stderr (os modules do not print): denials always, every
+ * decision with --verbose. */
+static void print_decision(void *ctx, const struct sbx_sup_event *ev)
+{
+	const struct sbx_sup_req *q = ev->req;
+	const struct sbx_sup_verdict *v = ev->verdict;
+	const char *answer = v->answer == SBX_SUP_DENY       ? "denied"
+	                     : v->answer == SBX_SUP_CONTINUE ? "continued"
+	                     : ev->errnum                    ? "performed, failed"
+	                                                     : "performed";
+
+	if (!ctx && v->answer != SBX_SUP_DENY)
+		return;
+	fprintf(stderr, "sbx: supervisor: %s %s %s", answer, sbx_sup_op_name(q->op),
+	        sbx_cli_esc(q->t.path        ? q->t.path
+	                    : ev->asked_path ? ev->asked_path
+	                                     : "?"));
+	if (q->t2.path)
+		fprintf(stderr, " -> %s", sbx_cli_esc(q->t2.path));
+	fprintf(stderr, " (%s by %s[%d]", q->call ? q->call : "?",
+	        sbx_cli_esc(q->comm ? q->comm : "?"), q->pid);
+	if (ev->errnum)
+		fprintf(stderr, ": %s",
+		        strerrorname_np(ev->errnum) ? strerrorname_np(ev->errnum) : "error");
+	fprintf(stderr, ", %s, %llu us)%s%s\n", sbx_sup_decider_name(v->decider),
+	        (unsigned long long)ev->latency_us, v->rule[0] ? ": " : "",
+	        v->rule[0] ? sbx_cli_esc(v->rule) : "");
+}
+
+/* The supervisor for a plan that needs one (plan->sup.enabled); *out stays NULL otherwise.
+ * Where the kernel cannot supervise, refused, or with --best-effort a warning and none. */
+static int make_supervisor(const struct sbx_cli_run *run, const struct sbx_plan *plan,
+                           struct sbx_supervisor **out, struct sbx_error *err)
+{
+	int r;
+
+	*out = NULL;
+	if (!plan->sup.enabled)
+		return 0;
+	r = sbx_supervisor_new(plan, NULL, NULL, run->verbose, out, err);
+	if (r < 0 && err->kind == SBX_ERR_UNSUPPORTED && run->spec->best_effort) {
+		fprintf(stderr,
+		        "sbx: warning: %s; running without the supervisor (--best-effort): "
+		        "protected paths absent at launch, approvals and the landlock "
+		        "backend's metadata rules do not hold\n",
+		        sbx_cli_esc(err->msg));
+		memset(err, 0, sizeof(*err));
+		return 0;
+	}
+	if (r < 0)
+		return r;
+	/* ctx: non-NULL with --verbose */
+	sbx_supervisor_on_event(*out, print_decision, run->verbose ? (void *)1 : NULL);
+	return 0;
+}
+
 int sbx_cmd_run(int argc, char **argv)
 {
+	struct sbx_supervisor *sup = NULL;
 	struct sbx_cli_run run = {0};
 	_cleanup_plan_ struct sbx_plan *plan = NULL;
 	struct sbx_host host = {0};
@@ -1067,7 +1127,10 @@ int sbx_cmd_run(int argc, char **argv)
 		status = fflush(stdout) == 0 ? 0 : 125;
 		goto out;
 	}
-	r = sbx_launch(plan, run.argv, &status, &err);
+	r = make_supervisor(&run, plan, &sup, &err);
+	if (r < 0)
+		goto fail;
+	r = sbx_launch(plan, run.argv, sup, &status, &err);
 	if (r < 0 && err.kind == SBX_ERR_UNSUPPORTED && run.backend == SBX_ASK_AUTO &&
 	    !plan->backend_landlock && !parent) {
 		/* Namespaces are off here by configuration (sbx_userns_decide: a passing shortage
@@ -1086,7 +1149,10 @@ int sbx_cmd_run(int argc, char **argv)
 			        sbx_cli_esc(first.msg));
 			warn_not_enforced(&run, plan);
 			sbx_cli_guard_warn(stderr, plan, &git, true);
-			r = sbx_launch(plan, run.argv, &status, &err);
+			sbx_supervisor_free(sup);
+			r = make_supervisor(&run, plan, &sup, &err);
+			if (r >= 0)
+				r = sbx_launch(plan, run.argv, sup, &status, &err);
 		}
 	}
 	if (r < 0)
@@ -1098,6 +1164,7 @@ fail:
 	sbx_cli_report(stderr, &err);
 	status = sbx_error_exit_code(&err);
 out:
+	sbx_supervisor_free(sup);
 	sbx_gitguard_clear(&git);
 	sbx_cli_run_clear(&run);
 	sbx_probe_host_clear(&host);
