@@ -2114,8 +2114,9 @@ static void guard_mkdir(struct sbx_supervisor *s, const struct sbx_sup_req *req,
 
 	if (!dev)
 		return;
-	for (size_t i = 0; i < n; i++) {
-		const struct sbx_sup_guard g = s->guards.g[i];
+	for (size_t i = 0; i < n + s->pinned.n; i++) {
+		/* a watched name, or a pinned one made again after it was removed */
+		const struct sbx_sup_guard g = i < n ? s->guards.g[i] : s->pinned.g[i - n];
 		const char *path;
 		char comp[P_NAME];
 
@@ -2133,7 +2134,9 @@ static void guard_mkdir(struct sbx_supervisor *s, const struct sbx_sup_req *req,
 	guards_finals_first(&s->guards);
 }
 
-/* A directory on the way to a protected path, moved away or replaced: refused. */
+/* A directory that existed on the way to a protected path at launch, moved away, replaced,
+ * or (once removed) made again as anything but a directory: refused. Made again as a
+ * directory, it is watched as a directory on the way (guard_mkdir). */
 static bool pinned(struct sbx_supervisor *s, const struct sbx_sup_req *req,
                    struct sbx_sup_verdict *v)
 {
@@ -2141,9 +2144,14 @@ static bool pinned(struct sbx_supervisor *s, const struct sbx_sup_req *req,
 
 	if (!s->pinned.n)
 		return false;
-	if ((req->op == SBX_SUP_OP_RENAME || req->op == SBX_SUP_OP_DELETE) && req->t.path)
+	if (req->t.path && req->op != SBX_SUP_OP_READ && req->op != SBX_SUP_OP_METADATA &&
+	    req->op != SBX_SUP_OP_WRITE && !(req->op == SBX_SUP_OP_CREATE && req->t2.path)) {
 		g = sbx_sup_guards_find(&s->pinned, req->t.dev, req->t.ino, req->t.name,
 		                        req->t.casefold);
+		if (g && req->op == SBX_SUP_OP_CREATE && req->call &&
+		    (strcmp(req->call, "mkdir") == 0 || strcmp(req->call, "mkdirat") == 0))
+			g = NULL;
+	}
 	if (!g && req->t2.path)
 		g = sbx_sup_guards_find(&s->pinned, req->t2.dev, req->t2.ino, req->t2.name,
 		                        req->t2.casefold);
@@ -2155,7 +2163,8 @@ static bool pinned(struct sbx_supervisor *s, const struct sbx_sup_req *req,
 	v->decider = SBX_SUP_BY_POLICY;
 	v->asked = SBX_AC_COUNT;
 	snprintf(v->rule, sizeof(v->rule),
-	         "protected: %s (a directory on the way to it cannot be moved or replaced)",
+	         "protected: %s (a directory on the way to it cannot be moved, replaced or made "
+	         "as anything else)",
 	         s->sp->protected_paths[g->protected_index].path);
 	return true;
 }
