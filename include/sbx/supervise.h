@@ -171,8 +171,63 @@ struct sbx_sup_plan {
 
 void sbx_sup_plan_clear(struct sbx_sup_plan *p);
 
-/* sbx_sup_decide (helper sup-core): decide one request against the plan and the live table
- * of protected names (below); pure; never PERFORM for a narrower caller. */
+struct sbx_sup_guards;
+struct sbx_sup_session;
+
+/*
+ * Decide one request against the plan, the live table of protected names (may be NULL) and
+ * the session's grants (may be NULL). Pure. In order, the first that applies:
+ *  1. a protected name (guards: t, or t2 for rename/link, names a guard whose `final` is set,
+ *     or a non-final guard by any op but mkdir) -> DENY EACCES, rule "protected: PATH (WHY;
+ *     FIX)"; mkdir of a non-final guard name -> PERFORM (the listener then adds the new
+ *     directory's identity with the next component, sbx_sup_guards_add);
+ *  2. SBX_SUP_OP_METADATA with plan->meta_writable_only and the target outside every writable
+ *     area -> DENY EACCES (rule "read-only: PATH (the landlock backend)");
+ *  3. SBX_SUP_OP_READ: a hide glob matching t.path -> DENY EACCES; read caps of the area
+ *     (suffixes, max_file_bytes) -> DENY EACCES;
+ *  4. the area's approval for the op's class (CREATE/WRITE -> write, OVERWRITE -> overwrite,
+ *     DELETE -> delete, RENAME -> rename (and the new name's class at t2)): deny -> DENY
+ *     EACCES; ask -> a session grant that covers it -> PERFORM/CONTINUE by GRANT, else ASK
+ *     (verdict.asked set);
+ *  5. otherwise PERFORM, or CONTINUE where nothing path-dependent was decided (no guard in
+ *     play, no read cap, no approval): the kernel's own bounds hold.
+ * A narrower caller (req->narrower) is never PERFORMed for: where PERFORM would be the answer,
+ * CONTINUE (its own Landlock and mounts bound the call); a protected name is still DENY.
+ *
+ * In detail:
+ *  - a call that only reads (READ) is not held to the non-final guards: a directory made on
+ *    the way (`.claude`) must be listable; the mkdir of such a directory is PERFORMed and
+ *    still subject to its area's approvals;
+ *  - "a guard in play": the table is not empty and the call may make a name (CREATE, WRITE,
+ *    which may carry O_CREAT, OVERWRITE, RENAME, or a new name at t2); the worker could
+ *    aim it elsewhere after the check, so it is PERFORMed;
+ *  - where the decision is the protection (a guard in play, the metadata gap, hide globs or
+ *    read caps on a READ), a narrower caller is DENIED, not CONTINUEd: CONTINUE decides
+ *    nothing for a caller that can change the path after the check, and any process of the
+ *    worker can make itself "narrower" (a seccomp filter of its own). Where only an approval
+ *    is at stake, it gets CONTINUE (approvals catch mistakes, not adversaries);
+ *  - a rename or link has two sides: the new name's class (overwrite where it exists, write
+ *    otherwise) at t2, then (rename only) the rename class at t; a deny on either denies,
+ *    an ask on either asks once for the whole call (verdict.asked: the first side that asks,
+ *    so an editor's save asks one overwrite);
+ *  - a request without a resolved absolute path (t.path, or t2.path for a rename) -> DENY;
+ *  - after a broker's answer, sbx_sup_session_record it and decide again: the answer is then
+ *    the grant's (PERFORM, CONTINUE for a narrower caller, or DENY), decider GRANT, which the
+ *    listener reports as the broker's.
+ */
+void sbx_sup_decide(const struct sbx_sup_plan *plan, const struct sbx_sup_guards *guards,
+                    const struct sbx_sup_session *session, const struct sbx_sup_req *req,
+                    struct sbx_sup_verdict *out);
+
+/* The area (longest target covering `path`) or NULL. */
+const struct sbx_sup_area *sbx_sup_area_for(const struct sbx_sup_plan *plan, const char *path);
+
+/* The approval class of an op (SBX_AC_COUNT for METADATA and READ). */
+enum sbx_approval_class sbx_sup_op_class(enum sbx_sup_op op);
+const char *sbx_sup_op_name(enum sbx_sup_op op);                /* "create", "overwrite", ... */
+const char *sbx_sup_decider_name(enum sbx_sup_decider d);       /* "policy", "broker", ... */
+const char *sbx_approval_name(enum sbx_approval a);             /* "allow", "ask", "deny" */
+const char *sbx_approval_class_name(enum sbx_approval_class c); /* "write", ... */
 
 /* ---- protected names, decided on the directory's identity and the final name ---- */
 
@@ -213,13 +268,100 @@ int sbx_sup_fold(const char *name, char *out, size_t size);
 /*
  * ---- the session: grants, batches, rate limits (pure state; time comes in as now_ms) ----
  *
- * To be defined with the brokers: a grant (`remember: session`) is exactly as narrow as its
- * request (operation, subtree or path); a batch folds the calls of one command on one subtree
- * within a short window into one request; at most SBX_SUP_PENDING_MAX requests wait for a
- * broker at once and at most SBX_SUP_RATE_PER_MIN are asked a minute; beyond, deny.
+ * A batch: a request's scope is the subtree it falls in, the first component below its area's
+ * target (`rm -rf build` under /ws asks once for "/ws/build"), or the path itself where it is
+ * the area's direct child that is not a directory. An answer with remember `once` covers the
+ * scope for the same command (comm) and class while calls keep coming within
+ * SBX_SUP_BATCH_IDLE_MS of each other; `session` covers the scope and class for the rest of
+ * the sandbox's life, whoever calls. Both are exactly as narrow as the request: one class, one
+ * scope. A denial is remembered the same way (a batch that was refused is not asked again for
+ * each file). At most SBX_SUP_PENDING_MAX requests wait for a broker at once and at most
+ * SBX_SUP_RATE_PER_MIN are asked in a minute; beyond, deny (decider RATE_LIMIT).
  */
-#define SBX_SUP_PENDING_MAX  16
-#define SBX_SUP_RATE_PER_MIN 120
-#define SBX_SUP_TIMEOUT_MS   60000u
+#define SBX_SUP_PENDING_MAX   16
+#define SBX_SUP_RATE_PER_MIN  120
+#define SBX_SUP_TIMEOUT_MS    60000u
+#define SBX_SUP_BATCH_IDLE_MS 2000u
+#define SBX_SUP_GRANTS_MAX    4096
+#define SBX_SUP_SCOPE_MAX     4096
+
+enum sbx_sup_remember {
+	SBX_SUP_REMEMBER_ONCE = 0, /* the batch: this scope, class and command, while it goes on */
+	SBX_SUP_REMEMBER_SESSION,  /* this scope and class, for the sandbox's life */
+};
+
+struct sbx_sup_grant {
+	char *scope; /* absolute sandbox path: a subtree (and itself) */
+	enum sbx_approval_class cls;
+	char comm[16]; /* ONCE: the command it was given to */
+	bool allow;    /* a remembered denial otherwise */
+	enum sbx_sup_remember remember;
+	uint64_t last_ms; /* ONCE: the last call it covered */
+	uint64_t uses;    /* calls it answered (for the audit log and the batch summary) */
+};
+
+struct sbx_sup_session {
+	struct sbx_sup_grant *grants;
+	size_t n_grants, cap_grants;
+	uint64_t window_start_ms; /* the rate limit's minute */
+	unsigned asked_in_window;
+	unsigned pending;                      /* requests waiting for a broker now */
+	uint64_t n_asked, n_allowed, n_denied; /* for the audit log's end record */
+};
+
+void sbx_sup_session_clear(struct sbx_sup_session *s);
+/* The scope of a request (see above; for a rename or link, of the side verdict.asked names)
+ * into out; returns 0, -ENAMETOOLONG, or -EINVAL without a resolved path. */
+int sbx_sup_scope(const struct sbx_sup_plan *plan, const struct sbx_sup_req *req, char *out,
+                  size_t size);
+/* The grant covering req (class, scope, command, window), or NULL; marks it used (last_ms,
+ * uses) when `use`. */
+const struct sbx_sup_grant *sbx_sup_session_find(struct sbx_sup_session *s,
+                                                 const struct sbx_sup_plan *plan,
+                                                 const struct sbx_sup_req *req, bool use);
+/* May one more request go to the broker now? false: the rate limit or the pending cap. true
+ * counts it (n_asked, pending, the minute's count): every admitted request is then
+ * recorded, a timeout or a broker's failure as a denial, which releases it from pending. */
+bool sbx_sup_session_admit(struct sbx_sup_session *s, uint64_t now_ms);
+/* Record a broker's answer for req (a grant as narrow as the request: one per side of the
+ * call that asks, each its class and scope; it replaces what was remembered for the same
+ * scope and class). Counts n_allowed or n_denied and releases one pending request.
+ * -ENOSPC past SBX_SUP_GRANTS_MAX (after dropping batches that ended). */
+int sbx_sup_session_record(struct sbx_sup_session *s, const struct sbx_sup_plan *plan,
+                           const struct sbx_sup_req *req, bool allow,
+                           enum sbx_sup_remember remember, struct sbx_error *err);
+
+/*
+ * ---- the broker's JSON (a stable, versioned interface: sbx(1), APPROVALS) ----
+ *
+ * The request, one line without a newline, `"v":1`:
+ *   {"v":1,"type":"approval","id":N,"sandbox":ID,"label":L|null,"op":"delete",
+ *    "class":"delete","call":"unlinkat","path":SANDBOX_PATH,"host_path":HOST|null,
+ *    "path2":NEW|null,"scope":SCOPE,"rule":RULE,"pid":P,"comm":C,"cmdline":[ARGS...],
+ *    "deadline_ms":EPOCH_MS}
+ * The answer, one JSON object on one line: {"v":1,"id":N,"allow":true|false,
+ *   "remember":"once"|"session","reason":"..."} (remember and reason optional; a missing
+ *   or malformed answer is a deny).
+ * Strings are null where the request has none. The answer is parsed strictly: at most 4096
+ * bytes, one flat object (no nested object or array), "v" 1, "id" and "allow" required, no
+ * key twice, other keys (with scalar values) ignored, whitespace only around it.
+ */
+struct sbx_sup_ask {
+	uint64_t id;
+	const char *sandbox_id; /* 32 hex digits */
+	const char *label;      /* NULL: none */
+	const struct sbx_sup_req *req;
+	const struct sbx_sup_verdict *verdict; /* ASK: the rule and the class asked */
+	const char *scope;
+	const char *host_path; /* NULL: none (a tmpfs) */
+	char *const *cmdline;  /* NULL-terminated, may be NULL */
+	uint64_t deadline_ms;  /* CLOCK_REALTIME, ms */
+};
+/* Format as snprintf does (returns the length needed). */
+size_t sbx_sup_ask_json(char *out, size_t size, const struct sbx_sup_ask *ask);
+/* Parse an answer; returns 0 with *allow and *remember set, or -EINVAL (a deny). `id` must
+ * match. reason (may be NULL) gets the reason, escaped for text. */
+int sbx_sup_answer_parse(const char *line, uint64_t id, bool *allow,
+                         enum sbx_sup_remember *remember, char *reason, size_t reason_size);
 
 #endif

@@ -1,0 +1,1120 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The supervisor's deciding, its session (grants, batches, rate limits) and the broker's JSON
+ * (include/sbx/supervise.h). Pure: the listener (src/os) brings each call resolved.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "json_priv.h"
+#include "sbx/escape.h"
+#include "sbx/policy.h"
+#include "sbx/supervise.h"
+
+/* ---- names ---- */
+
+static const char *const op_names[SBX_SUP_OP_COUNT] = {
+    [SBX_SUP_OP_CREATE] = "create",       [SBX_SUP_OP_WRITE] = "write",
+    [SBX_SUP_OP_OVERWRITE] = "overwrite", [SBX_SUP_OP_DELETE] = "delete",
+    [SBX_SUP_OP_RENAME] = "rename",       [SBX_SUP_OP_METADATA] = "metadata",
+    [SBX_SUP_OP_READ] = "read",
+};
+
+static const char *const decider_names[] = {
+    [SBX_SUP_BY_POLICY] = "policy",       [SBX_SUP_BY_BROKER] = "broker",
+    [SBX_SUP_BY_PERSON] = "person",       [SBX_SUP_BY_GRANT] = "grant",
+    [SBX_SUP_BY_TIMEOUT] = "timeout",     [SBX_SUP_BY_RATE_LIMIT] = "rate_limit",
+    [SBX_SUP_BY_NO_BROKER] = "no_broker",
+};
+
+static const char *const approval_names[] = {
+    [SBX_APPROVE_ALLOW] = "allow",
+    [SBX_APPROVE_ASK] = "ask",
+    [SBX_APPROVE_DENY] = "deny",
+};
+
+static const char *const class_names[SBX_AC_COUNT] = {
+    [SBX_AC_WRITE] = "write",
+    [SBX_AC_OVERWRITE] = "overwrite",
+    [SBX_AC_DELETE] = "delete",
+    [SBX_AC_RENAME] = "rename",
+};
+
+const char *sbx_sup_op_name(enum sbx_sup_op op)
+{
+	return (unsigned)op < SBX_SUP_OP_COUNT ? op_names[op] : "unknown";
+}
+
+const char *sbx_sup_decider_name(enum sbx_sup_decider d)
+{
+	return (unsigned)d < sizeof(decider_names) / sizeof(decider_names[0]) ? decider_names[d]
+	                                                                      : "unknown";
+}
+
+const char *sbx_approval_name(enum sbx_approval a)
+{
+	return (unsigned)a < sizeof(approval_names) / sizeof(approval_names[0]) ? approval_names[a]
+	                                                                        : "unknown";
+}
+
+const char *sbx_approval_class_name(enum sbx_approval_class c)
+{
+	return (unsigned)c < SBX_AC_COUNT ? class_names[c] : "none";
+}
+
+enum sbx_approval_class sbx_sup_op_class(enum sbx_sup_op op)
+{
+	switch (op) {
+	case SBX_SUP_OP_CREATE:
+	case SBX_SUP_OP_WRITE:
+		return SBX_AC_WRITE;
+	case SBX_SUP_OP_OVERWRITE:
+		return SBX_AC_OVERWRITE;
+	case SBX_SUP_OP_DELETE:
+		return SBX_AC_DELETE;
+	case SBX_SUP_OP_RENAME:
+		return SBX_AC_RENAME;
+	default:
+		return SBX_AC_COUNT;
+	}
+}
+
+/* ---- areas and sides ---- */
+
+/* Does `scope` (an absolute path) hold `path`, itself or beneath? */
+static bool covers(const char *scope, const char *path)
+{
+	size_t n = strlen(scope);
+
+	if (n == 1 && scope[0] == '/')
+		return path[0] == '/';
+	return strncmp(scope, path, n) == 0 && (path[n] == '\0' || path[n] == '/');
+}
+
+const struct sbx_sup_area *sbx_sup_area_for(const struct sbx_sup_plan *plan, const char *path)
+{
+	const struct sbx_sup_area *best = NULL;
+	size_t best_len = 0;
+
+	if (!plan || !path)
+		return NULL;
+	for (size_t i = 0; i < plan->n_areas; i++) {
+		const struct sbx_sup_area *a = &plan->areas[i];
+		size_t n;
+
+		if (!a->target || !covers(a->target, path))
+			continue;
+		n = strlen(a->target);
+		if (!best || n > best_len) {
+			best = a;
+			best_len = n;
+		}
+	}
+	return best;
+}
+
+/*
+ * What a request touches, each side with the approval class it needs: a rename or a link
+ * makes (or replaces) the new name at t2, and a rename also moves the old name away at t.
+ * The new name comes first: an editor's save (a rename over the original) asks one
+ * overwrite, not a rename and an overwrite.
+ */
+struct side {
+	const struct sbx_sup_target *t;
+	enum sbx_approval_class cls;
+	const struct sbx_sup_area *area;
+	enum sbx_approval approval;
+};
+
+static size_t sides_of(const struct sbx_sup_plan *plan, const struct sbx_sup_req *req,
+                       struct side out[2])
+{
+	size_t n = 0;
+
+	if (req->t2.path) {
+		out[n].t = &req->t2;
+		out[n++].cls = req->t2.exists || req->op == SBX_SUP_OP_OVERWRITE ? SBX_AC_OVERWRITE
+		                                                                 : SBX_AC_WRITE;
+		if (req->op == SBX_SUP_OP_RENAME) {
+			out[n].t = &req->t;
+			out[n++].cls = SBX_AC_RENAME;
+		}
+	} else if (sbx_sup_op_class(req->op) != SBX_AC_COUNT) {
+		out[n].t = &req->t;
+		out[n++].cls = sbx_sup_op_class(req->op);
+	}
+	for (size_t i = 0; i < n; i++) {
+		out[i].area = sbx_sup_area_for(plan, out[i].t->path);
+		out[i].approval =
+		    out[i].area ? out[i].area->approvals.op[out[i].cls] : SBX_APPROVE_ALLOW;
+		if ((unsigned)out[i].approval > SBX_APPROVE_DENY)
+			out[i].approval = SBX_APPROVE_DENY; /* not a value we know: fail closed */
+	}
+	return n;
+}
+
+/* The side a question is about: the first that asks, else the first. */
+static const struct side *asked_side(const struct side *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (s[i].approval == SBX_APPROVE_ASK)
+			return &s[i];
+	return n ? &s[0] : NULL;
+}
+
+/* The first component below the area's target: `rm -rf build` under /ws is one subtree. */
+static int scope_of(const struct sbx_sup_plan *plan, const char *path, char *out, size_t size)
+{
+	const struct sbx_sup_area *a = sbx_sup_area_for(plan, path);
+	size_t n = strlen(path);
+
+	if (a && strcmp(a->target, path) != 0) {
+		size_t t = strcmp(a->target, "/") == 0 ? 0 : strlen(a->target);
+		const char *end = strchr(path + t + 1, '/');
+
+		if (end)
+			n = (size_t)(end - path);
+	}
+	if (n + 1 > size)
+		return -ENAMETOOLONG;
+	memcpy(out, path, n);
+	out[n] = '\0';
+	return 0;
+}
+
+int sbx_sup_scope(const struct sbx_sup_plan *plan, const struct sbx_sup_req *req, char *out,
+                  size_t size)
+{
+	struct side s[2];
+	size_t n;
+	const struct side *a;
+
+	if (!req || !req->t.path || req->t.path[0] != '/')
+		return -EINVAL;
+	n = sides_of(plan, req, s);
+	a = asked_side(s, n);
+	return scope_of(plan, a ? a->t->path : req->t.path, out, size);
+}
+
+/* ---- the session ---- */
+
+static void comm_copy(char out[16], const char *comm)
+{
+	snprintf(out, 16, "%s", comm ? comm : "");
+}
+
+static bool grant_live(const struct sbx_sup_grant *g, const char *comm, uint64_t now)
+{
+	char c[16];
+
+	if (g->remember == SBX_SUP_REMEMBER_SESSION)
+		return true;
+	comm_copy(c, comm);
+	if (strcmp(g->comm, c) != 0)
+		return false;
+	return now <= g->last_ms || now - g->last_ms <= SBX_SUP_BATCH_IDLE_MS;
+}
+
+/* The grant for one side (a denial before an allowance), or NULL. */
+static struct sbx_sup_grant *grant_for_side(const struct sbx_sup_session *s,
+                                            const struct sbx_sup_plan *plan,
+                                            const struct sbx_sup_req *req, const struct side *sd)
+{
+	char scope[SBX_SUP_SCOPE_MAX];
+	struct sbx_sup_grant *allow = NULL;
+
+	if (scope_of(plan, sd->t->path, scope, sizeof(scope)) < 0)
+		return NULL;
+	for (size_t i = 0; i < s->n_grants; i++) {
+		struct sbx_sup_grant *g = &s->grants[i];
+
+		if (g->cls != sd->cls || strcmp(g->scope, scope) != 0 ||
+		    !grant_live(g, req->comm, req->now_ms))
+			continue;
+		if (!g->allow)
+			return g;
+		if (!allow)
+			allow = g;
+	}
+	return allow;
+}
+
+/*
+ * The grant that answers req: a denial covering any side that asks, or, when every side that
+ * asks is covered by an allowance, the first of those (all in `used`, for marking). NULL when
+ * a side that asks is not covered.
+ */
+static struct sbx_sup_grant *session_match(const struct sbx_sup_session *s,
+                                           const struct sbx_sup_plan *plan,
+                                           const struct sbx_sup_req *req,
+                                           struct sbx_sup_grant *used[2], size_t *n_used)
+{
+	struct side sd[2];
+	size_t n, asking = 0;
+
+	*n_used = 0;
+	if (!s || !req || !req->t.path)
+		return NULL;
+	n = sides_of(plan, req, sd);
+	for (size_t i = 0; i < n; i++) {
+		struct sbx_sup_grant *g;
+
+		if (sd[i].approval != SBX_APPROVE_ASK)
+			continue;
+		asking++;
+		g = grant_for_side(s, plan, req, &sd[i]);
+		if (g && !g->allow) {
+			used[0] = g;
+			*n_used = 1;
+			return g;
+		}
+		if (g)
+			used[(*n_used)++] = g;
+	}
+	if (asking == 0 || *n_used != asking) {
+		*n_used = 0;
+		return NULL;
+	}
+	return used[0];
+}
+
+void sbx_sup_session_clear(struct sbx_sup_session *s)
+{
+	if (!s)
+		return;
+	for (size_t i = 0; i < s->n_grants; i++)
+		free(s->grants[i].scope);
+	free(s->grants);
+	memset(s, 0, sizeof(*s));
+}
+
+const struct sbx_sup_grant *sbx_sup_session_find(struct sbx_sup_session *s,
+                                                 const struct sbx_sup_plan *plan,
+                                                 const struct sbx_sup_req *req, bool use)
+{
+	struct sbx_sup_grant *used[2];
+	size_t n_used;
+	struct sbx_sup_grant *g = session_match(s, plan, req, used, &n_used);
+
+	if (g && use)
+		for (size_t i = 0; i < n_used; i++) {
+			if (req->now_ms > used[i]->last_ms)
+				used[i]->last_ms = req->now_ms;
+			used[i]->uses++;
+		}
+	return g;
+}
+
+#define RATE_WINDOW_MS 60000u
+
+bool sbx_sup_session_admit(struct sbx_sup_session *s, uint64_t now_ms)
+{
+	if (!s || s->pending >= SBX_SUP_PENDING_MAX)
+		return false;
+	if (s->asked_in_window == 0 || now_ms < s->window_start_ms ||
+	    now_ms - s->window_start_ms >= RATE_WINDOW_MS) {
+		s->window_start_ms = now_ms;
+		s->asked_in_window = 0;
+	}
+	if (s->asked_in_window >= SBX_SUP_RATE_PER_MIN)
+		return false;
+	s->asked_in_window++;
+	s->pending++;
+	s->n_asked++;
+	return true;
+}
+
+static void grant_drop(struct sbx_sup_session *s, size_t i)
+{
+	free(s->grants[i].scope);
+	s->grants[i] = s->grants[--s->n_grants];
+}
+
+/* Batches that ended long ago answer nothing more: drop them when room is short. */
+static void grants_prune(struct sbx_sup_session *s, uint64_t now)
+{
+	for (size_t i = 0; i < s->n_grants;) {
+		const struct sbx_sup_grant *g = &s->grants[i];
+
+		if (g->remember == SBX_SUP_REMEMBER_ONCE && now > g->last_ms &&
+		    now - g->last_ms > SBX_SUP_BATCH_IDLE_MS)
+			grant_drop(s, i);
+		else
+			i++;
+	}
+}
+
+static int grant_add(struct sbx_sup_session *s, const char *scope, const struct sbx_sup_req *req,
+                     enum sbx_approval_class cls, bool allow, enum sbx_sup_remember remember,
+                     struct sbx_error *err)
+{
+	struct sbx_sup_grant *g;
+	char comm[16];
+
+	comm_copy(comm, req->comm);
+	/* What this answer says replaces what was said before for the same scope and class
+	 * (and, for a batch, the same command). */
+	for (size_t i = 0; i < s->n_grants;) {
+		g = &s->grants[i];
+		if (g->cls == cls && strcmp(g->scope, scope) == 0 &&
+		    (remember == SBX_SUP_REMEMBER_SESSION ||
+		     (g->remember == SBX_SUP_REMEMBER_ONCE && strcmp(g->comm, comm) == 0)))
+			grant_drop(s, i);
+		else
+			i++;
+	}
+	if (s->n_grants >= SBX_SUP_GRANTS_MAX)
+		grants_prune(s, req->now_ms);
+	if (s->n_grants >= SBX_SUP_GRANTS_MAX)
+		return sbx_error_set(err, SBX_ERR_SETUP, ENOSPC,
+		                     "too many approvals remembered (at most %d)",
+		                     SBX_SUP_GRANTS_MAX);
+	if (s->n_grants == s->cap_grants) {
+		size_t cap = s->cap_grants ? s->cap_grants * 2 : 16;
+		struct sbx_sup_grant *grown = realloc(s->grants, cap * sizeof(*grown));
+
+		if (!grown)
+			return sbx_error_set(err, SBX_ERR_SETUP, ENOMEM, "out of memory");
+		s->grants = grown;
+		s->cap_grants = cap;
+	}
+	g = &s->grants[s->n_grants];
+	memset(g, 0, sizeof(*g));
+	g->scope = strdup(scope);
+	if (!g->scope)
+		return sbx_error_set(err, SBX_ERR_SETUP, ENOMEM, "out of memory");
+	g->cls = cls;
+	memcpy(g->comm, comm, sizeof(g->comm));
+	g->allow = allow;
+	g->remember =
+	    remember == SBX_SUP_REMEMBER_SESSION ? SBX_SUP_REMEMBER_SESSION : SBX_SUP_REMEMBER_ONCE;
+	g->last_ms = req->now_ms;
+	g->uses = 1; /* the call that was asked */
+	s->n_grants++;
+	return 0;
+}
+
+int sbx_sup_session_record(struct sbx_sup_session *s, const struct sbx_sup_plan *plan,
+                           const struct sbx_sup_req *req, bool allow,
+                           enum sbx_sup_remember remember, struct sbx_error *err)
+{
+	struct side sd[2];
+	size_t n;
+
+	if (!s || !req)
+		return sbx_error_set(err, SBX_ERR_SETUP, EINVAL, "no session or request to record");
+	if (s->pending > 0)
+		s->pending--;
+	if (allow)
+		s->n_allowed++;
+	else
+		s->n_denied++;
+	if (!req->t.path || req->t.path[0] != '/')
+		return sbx_error_set(err, SBX_ERR_SETUP, EINVAL,
+		                     "an approval for a request without a resolved path");
+	n = sides_of(plan, req, sd);
+	/* The answer was to the whole request: each side that asked is granted (or refused),
+	 * each exactly as narrow as it was asked. */
+	for (size_t i = 0; i < n; i++) {
+		char scope[SBX_SUP_SCOPE_MAX];
+		int r;
+
+		if (sd[i].approval != SBX_APPROVE_ASK)
+			continue;
+		r = scope_of(plan, sd[i].t->path, scope, sizeof(scope));
+		if (r < 0)
+			return sbx_error_set(err, SBX_ERR_SETUP, -r,
+			                     "approval scope too long: %.64s...", sd[i].t->path);
+		r = grant_add(s, scope, req, sd[i].cls, allow, remember, err);
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
+/* ---- deciding ---- */
+
+static void set_rule(struct sbx_sup_verdict *out, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+static void set_rule(struct sbx_sup_verdict *out, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(out->rule, sizeof(out->rule), fmt, ap);
+	va_end(ap);
+}
+
+static void deny(struct sbx_sup_verdict *out, enum sbx_sup_decider by)
+{
+	out->answer = SBX_SUP_DENY;
+	out->errnum = EACCES;
+	out->decider = by;
+}
+
+static const char *final_name(const struct sbx_sup_target *t)
+{
+	const char *slash;
+
+	if (t->name)
+		return t->name;
+	slash = t->path ? strrchr(t->path, '/') : NULL;
+	return slash ? slash + 1 : "";
+}
+
+static const struct sbx_sup_guard *guard_of(const struct sbx_sup_guards *guards,
+                                            const struct sbx_sup_target *t)
+{
+	if (!guards || !t->path)
+		return NULL;
+	return sbx_sup_guards_find(guards, t->dev, t->ino, final_name(t), t->casefold);
+}
+
+static void rule_protected(struct sbx_sup_verdict *out, const struct sbx_sup_plan *plan,
+                           const struct sbx_sup_guard *g, const struct sbx_sup_target *t,
+                           const char *more)
+{
+	const struct sbx_sup_protected *p = g->protected_index < plan->n_protected
+	                                        ? &plan->protected_paths[g->protected_index]
+	                                        : NULL;
+
+	set_rule(out, "protected: %s (%s, absent at launch; %s)%s",
+	         p && p->path ? p->path : t->path, p && p->why ? p->why : "a protected path",
+	         p && p->fix ? p->fix : "create it outside the sandbox if it is wanted", more);
+}
+
+static bool is_mkdir(const struct sbx_sup_req *req)
+{
+	return req->op == SBX_SUP_OP_CREATE && req->call &&
+	       (strcmp(req->call, "mkdir") == 0 || strcmp(req->call, "mkdirat") == 0);
+}
+
+static bool ends_with(const char *s, const char *suffix)
+{
+	size_t n = strlen(s), k = strlen(suffix);
+
+	return k <= n && memcmp(s + n - k, suffix, k) == 0;
+}
+
+/* Read caps (suffixes, max_file_bytes): DENY with its rule, or false. */
+static bool read_capped(const struct sbx_sup_area *a, const struct sbx_sup_req *req,
+                        struct sbx_sup_verdict *out)
+{
+	const char *name = final_name(&req->t);
+	bool ok = false;
+
+	/* A directory is never a file to cap: opening one for reading (to list it, or as a
+	 * dirfd for *at calls) must work. */
+	if (!a || req->t.is_dir)
+		return false;
+	if (a->n_suffixes) {
+		for (size_t i = 0; i < a->n_suffixes && !ok; i++)
+			ok = a->suffixes[i] && ends_with(name, a->suffixes[i]);
+		if (!ok) {
+			set_rule(out, "read caps: %s suffixes (%s does not end with %s%s)",
+			         a->target, req->t.path, a->suffixes[0] ? a->suffixes[0] : "",
+			         a->n_suffixes > 1 ? ", ..." : "");
+			deny(out, SBX_SUP_BY_POLICY);
+			return true;
+		}
+	}
+	if (a->max_file_bytes && req->t.size > a->max_file_bytes) {
+		set_rule(out, "read caps: %s max_file_bytes %" PRIu64 " (%s has %" PRIu64 ")",
+		         a->target, a->max_file_bytes, req->t.path, req->t.size);
+		deny(out, SBX_SUP_BY_POLICY);
+		return true;
+	}
+	return false;
+}
+
+static bool area_caps(const struct sbx_sup_area *a)
+{
+	return a && (a->n_suffixes || a->max_file_bytes);
+}
+
+/* Can the call make a name (O_CREAT may be among an open's flags for writing)? */
+static bool may_create(const struct sbx_sup_req *req)
+{
+	return req->op == SBX_SUP_OP_CREATE || req->op == SBX_SUP_OP_WRITE ||
+	       req->op == SBX_SUP_OP_OVERWRITE || req->op == SBX_SUP_OP_RENAME || req->t2.path;
+}
+
+void sbx_sup_decide(const struct sbx_sup_plan *plan, const struct sbx_sup_guards *guards,
+                    const struct sbx_sup_session *session, const struct sbx_sup_req *req,
+                    struct sbx_sup_verdict *out)
+{
+	const struct sbx_sup_area *area;
+	struct side sd[2];
+	size_t n;
+	const struct sbx_sup_guard *on_the_way = NULL; /* mkdir on the way to a protected path */
+	const char *protection = NULL;
+	bool approved = false;
+	const struct sbx_sup_guard *g;
+
+	memset(out, 0, sizeof(*out));
+	out->asked = SBX_AC_COUNT;
+	deny(out, SBX_SUP_BY_POLICY);
+	if (!plan || !req || !req->t.path || req->t.path[0] != '/' ||
+	    (req->op == SBX_SUP_OP_RENAME && !req->t2.path) ||
+	    (req->t2.path && req->t2.path[0] != '/') || (unsigned)req->op >= SBX_SUP_OP_COUNT) {
+		set_rule(out, "unresolved: %s %s (a path that cannot be resolved is denied)",
+		         req ? sbx_sup_op_name(req->op) : "call",
+		         req && req->t.path ? req->t.path : "(no path)");
+		return;
+	}
+	area = sbx_sup_area_for(plan, req->t.path);
+
+	/* 1. protected names, on the directory's identity: the object's name unless the call
+	 * only reads (a directory made on the way must be listable), and the new name */
+	if (req->op != SBX_SUP_OP_READ && (g = guard_of(guards, &req->t))) {
+		if (g->final || !is_mkdir(req)) {
+			rule_protected(out, plan, g, &req->t, "");
+			return;
+		}
+		on_the_way = g;
+	}
+	if ((g = guard_of(guards, &req->t2))) {
+		rule_protected(out, plan, g, &req->t2, "");
+		return;
+	}
+
+	/* 2. the landlock backend's metadata gap */
+	if (req->op == SBX_SUP_OP_METADATA && plan->meta_writable_only) {
+		if (!area || !area->writable) {
+			set_rule(out, "read-only: %s (the landlock backend)", req->t.path);
+			return;
+		}
+		protection = "read-only areas";
+	}
+
+	/* 3. what may be read */
+	if (req->op == SBX_SUP_OP_READ) {
+		for (size_t i = 0; i < plan->n_hide_globs; i++)
+			if (plan->hide_globs[i] &&
+			    sbx_glob_match(plan->hide_globs[i], req->t.path)) {
+				set_rule(out, "hide: %s (matches %s)", plan->hide_globs[i],
+				         req->t.path);
+				return;
+			}
+		if (read_capped(area, req, out))
+			return;
+		if (plan->n_hide_globs || area_caps(area))
+			protection = plan->n_hide_globs ? "hide globs" : "read caps";
+	}
+	if (!protection && guards && guards->n && may_create(req))
+		protection = "protected names";
+
+	/* A narrower caller cannot be performed for (the performer has the worker's rights, wider
+	 * than its own), and CONTINUE decides nothing where the decision is the protection: the
+	 * caller can change the path between the check and the call. So: deny. */
+	if (req->narrower && (protection || on_the_way)) {
+		set_rule(
+		    out,
+		    "supervised: %s hold only for calls sbx performs, and a narrower caller "
+		    "(a sub-sandbox, a process with its own seccomp filter) cannot be performed "
+		    "for",
+		    on_the_way ? "protected names" : protection);
+		return;
+	}
+
+	/* 4. approvals */
+	n = sides_of(plan, req, sd);
+	for (size_t i = 0; i < n; i++)
+		if (sd[i].approval == SBX_APPROVE_DENY) {
+			set_rule(out, "approvals: %s %s deny", sd[i].area->target,
+			         sbx_approval_class_name(sd[i].cls));
+			return;
+		}
+	for (size_t i = 0; i < n; i++)
+		if (sd[i].approval == SBX_APPROVE_ASK)
+			approved = true;
+	if (approved) {
+		struct sbx_sup_grant *used[2];
+		size_t n_used;
+		const struct sbx_sup_grant *gr = session_match(session, plan, req, used, &n_used);
+		const struct side *a = asked_side(sd, n);
+
+		if (!gr) {
+			out->answer = SBX_SUP_ASK;
+			out->errnum = 0;
+			out->asked = a->cls;
+			if (n == 2 && sd[0].approval == SBX_APPROVE_ASK &&
+			    sd[1].approval == SBX_APPROVE_ASK)
+				set_rule(out, "approvals: %s %s ask; %s %s ask", sd[0].area->target,
+				         sbx_approval_class_name(sd[0].cls), sd[1].area->target,
+				         sbx_approval_class_name(sd[1].cls));
+			else
+				set_rule(out, "approvals: %s %s ask", a->area->target,
+				         sbx_approval_class_name(a->cls));
+			return;
+		}
+		if (!gr->allow) {
+			deny(out, SBX_SUP_BY_GRANT);
+			set_rule(out, "approvals: %s %s ask, refused %s for %s", a->area->target,
+			         sbx_approval_class_name(gr->cls),
+			         gr->remember == SBX_SUP_REMEMBER_SESSION ? "for the session"
+			                                                  : "for this batch",
+			         gr->scope);
+			return;
+		}
+		out->decider = SBX_SUP_BY_GRANT;
+		set_rule(out, "approvals: %s %s ask, granted %s for %s", a->area->target,
+		         sbx_approval_class_name(gr->cls),
+		         gr->remember == SBX_SUP_REMEMBER_SESSION ? "for the session"
+		                                                  : "for this batch",
+		         gr->scope);
+	}
+
+	/* 5. what holds: the performer does the call wherever something path-dependent was
+	 * decided, the kernel (CONTINUE) where nothing was */
+	out->errnum = 0;
+	if (req->narrower)
+		out->answer = SBX_SUP_CONTINUE;
+	else if (protection || on_the_way || approved)
+		out->answer = SBX_SUP_PERFORM;
+	else
+		out->answer = SBX_SUP_CONTINUE;
+	if (approved)
+		return;
+	if (on_the_way)
+		rule_protected(out, plan, on_the_way, &req->t,
+		               ": a directory on the way, made and watched");
+	else if (protection)
+		set_rule(out, "supervised: %s checked", protection);
+	else if (n)
+		set_rule(out, "approvals: %s %s allow", sd[0].area ? sd[0].area->target : "(none)",
+		         sbx_approval_class_name(sd[0].cls));
+	else
+		set_rule(out, "supervised: nothing applies to %s", sbx_sup_op_name(req->op));
+}
+
+/* ---- the broker's JSON ---- */
+
+size_t sbx_sup_ask_json(char *out, size_t size, const struct sbx_sup_ask *ask)
+{
+	struct sbx_jw w;
+	const struct sbx_sup_req *req = ask->req;
+	const struct sbx_sup_verdict *v = ask->verdict;
+	enum sbx_approval_class cls =
+	    v && v->asked < SBX_AC_COUNT ? v->asked : sbx_sup_op_class(req->op);
+
+	sbx_jw_init(&w, out, size, SIZE_MAX);
+	sbx_jw_raw(&w, "{");
+	sbx_jw_key(&w, "v");
+	sbx_jw_u64(&w, 1);
+	sbx_jw_key(&w, "type");
+	sbx_jw_str(&w, "approval");
+	sbx_jw_key(&w, "id");
+	sbx_jw_u64(&w, ask->id);
+	sbx_jw_key(&w, "sandbox");
+	sbx_jw_str(&w, ask->sandbox_id);
+	sbx_jw_key(&w, "label");
+	sbx_jw_str(&w, ask->label);
+	sbx_jw_key(&w, "op");
+	sbx_jw_str(&w, sbx_sup_op_name(req->op));
+	sbx_jw_key(&w, "class");
+	sbx_jw_str(&w, cls < SBX_AC_COUNT ? sbx_approval_class_name(cls) : NULL);
+	sbx_jw_key(&w, "call");
+	sbx_jw_str(&w, req->call);
+	sbx_jw_key(&w, "path");
+	sbx_jw_str(&w, req->t.path);
+	sbx_jw_key(&w, "host_path");
+	sbx_jw_str(&w, ask->host_path);
+	sbx_jw_key(&w, "path2");
+	sbx_jw_str(&w, req->t2.path);
+	sbx_jw_key(&w, "scope");
+	sbx_jw_str(&w, ask->scope);
+	sbx_jw_key(&w, "rule");
+	sbx_jw_str(&w, v ? v->rule : NULL);
+	sbx_jw_key(&w, "pid");
+	sbx_jw_i64(&w, req->pid);
+	sbx_jw_key(&w, "comm");
+	sbx_jw_str(&w, req->comm);
+	sbx_jw_key(&w, "cmdline");
+	sbx_jw_raw(&w, "[");
+	for (size_t i = 0; ask->cmdline && ask->cmdline[i]; i++) {
+		if (i)
+			sbx_jw_raw(&w, ",");
+		sbx_jw_str(&w, ask->cmdline[i]);
+	}
+	sbx_jw_raw(&w, "]");
+	sbx_jw_key(&w, "deadline_ms");
+	sbx_jw_u64(&w, ask->deadline_ms);
+	sbx_jw_raw(&w, "}");
+	return sbx_jw_end(&w);
+}
+
+/*
+ * The answer: one flat JSON object, parsed strictly. Hostile input (a broker is another
+ * program, a socket another party) gets -EINVAL, never a crash and never an allowance.
+ */
+#define ANSWER_MAX  4096
+#define MEMBERS_MAX 32
+#define KEY_MAX     64
+
+struct jp {
+	const char *p, *end;
+};
+
+static void jp_ws(struct jp *j)
+{
+	while (j->p < j->end && (*j->p == ' ' || *j->p == '\t' || *j->p == '\n' || *j->p == '\r'))
+		j->p++;
+}
+
+static int hexval(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+static int jp_u4(struct jp *j, unsigned *cp)
+{
+	unsigned v = 0;
+
+	if (j->end - j->p < 4)
+		return -EINVAL;
+	for (int i = 0; i < 4; i++) {
+		int h = hexval(j->p[i]);
+
+		if (h < 0)
+			return -EINVAL;
+		v = v << 4 | (unsigned)h;
+	}
+	j->p += 4;
+	*cp = v;
+	return 0;
+}
+
+/* Append one byte to out (size bytes, NUL included), failing when it is full. */
+static int out_byte(char *out, size_t size, size_t *n, unsigned char c)
+{
+	if (*n + 1 >= size)
+		return -EINVAL;
+	out[(*n)++] = (char)c;
+	return 0;
+}
+
+/* A string at j->p (the opening quote), decoded into out (NUL-terminated, at most size - 1
+ * bytes: longer is malformed here). No NUL inside, well-formed UTF-8 only. */
+static int jp_string(struct jp *j, char *out, size_t size)
+{
+	size_t n = 0;
+
+	if (j->p >= j->end || *j->p != '"')
+		return -EINVAL;
+	j->p++;
+	while (j->p < j->end && *j->p != '"') {
+		unsigned char c = (unsigned char)*j->p;
+		unsigned cp;
+
+		if (c < 0x20)
+			return -EINVAL;
+		if (c >= 0x80) {
+			size_t k = sbx_utf8_seq_len(j->p);
+
+			if (k == 0 || (size_t)(j->end - j->p) < k)
+				return -EINVAL;
+			for (size_t i = 0; i < k; i++)
+				if (out_byte(out, size, &n, (unsigned char)j->p[i]) < 0)
+					return -EINVAL;
+			j->p += k;
+			continue;
+		}
+		j->p++;
+		if (c != '\\') {
+			if (out_byte(out, size, &n, c) < 0)
+				return -EINVAL;
+			continue;
+		}
+		if (j->p >= j->end)
+			return -EINVAL;
+		c = (unsigned char)*j->p++;
+		switch (c) {
+		case '"':
+		case '\\':
+		case '/':
+			break;
+		case 'b':
+			c = '\b';
+			break;
+		case 'f':
+			c = '\f';
+			break;
+		case 'n':
+			c = '\n';
+			break;
+		case 'r':
+			c = '\r';
+			break;
+		case 't':
+			c = '\t';
+			break;
+		case 'u':
+			if (jp_u4(j, &cp) < 0 || cp == 0 || (cp >= 0xdc00 && cp <= 0xdfff))
+				return -EINVAL;
+			if (cp >= 0xd800 && cp <= 0xdbff) {
+				unsigned lo;
+
+				if (j->end - j->p < 2 || j->p[0] != '\\' || j->p[1] != 'u')
+					return -EINVAL;
+				j->p += 2;
+				if (jp_u4(j, &lo) < 0 || lo < 0xdc00 || lo > 0xdfff)
+					return -EINVAL;
+				cp = 0x10000 + ((cp - 0xd800) << 10) + (lo - 0xdc00);
+			}
+			if (cp < 0x80) {
+				c = (unsigned char)cp;
+				break;
+			}
+			{
+				unsigned char u[4];
+				size_t k;
+
+				if (cp < 0x800) {
+					u[0] = (unsigned char)(0xc0 | cp >> 6);
+					u[1] = (unsigned char)(0x80 | (cp & 0x3f));
+					k = 2;
+				} else if (cp < 0x10000) {
+					u[0] = (unsigned char)(0xe0 | cp >> 12);
+					u[1] = (unsigned char)(0x80 | ((cp >> 6) & 0x3f));
+					u[2] = (unsigned char)(0x80 | (cp & 0x3f));
+					k = 3;
+				} else {
+					u[0] = (unsigned char)(0xf0 | cp >> 18);
+					u[1] = (unsigned char)(0x80 | ((cp >> 12) & 0x3f));
+					u[2] = (unsigned char)(0x80 | ((cp >> 6) & 0x3f));
+					u[3] = (unsigned char)(0x80 | (cp & 0x3f));
+					k = 4;
+				}
+				for (size_t i = 0; i < k; i++)
+					if (out_byte(out, size, &n, u[i]) < 0)
+						return -EINVAL;
+			}
+			continue;
+		default:
+			return -EINVAL;
+		}
+		if (out_byte(out, size, &n, c) < 0)
+			return -EINVAL;
+	}
+	if (j->p >= j->end)
+		return -EINVAL;
+	j->p++;
+	out[n] = '\0';
+	return 0;
+}
+
+/* A JSON number; *start and *len say where (for the members that must be integers). */
+static int jp_number(struct jp *j, const char **start, size_t *len)
+{
+	const char *p = j->p;
+
+	*start = p;
+	if (p < j->end && *p == '-')
+		p++;
+	if (p >= j->end)
+		return -EINVAL;
+	if (*p == '0') {
+		p++;
+	} else if (*p >= '1' && *p <= '9') {
+		while (p < j->end && *p >= '0' && *p <= '9')
+			p++;
+	} else {
+		return -EINVAL;
+	}
+	if (p < j->end && *p == '.') {
+		p++;
+		if (p >= j->end || *p < '0' || *p > '9')
+			return -EINVAL;
+		while (p < j->end && *p >= '0' && *p <= '9')
+			p++;
+	}
+	if (p < j->end && (*p == 'e' || *p == 'E')) {
+		p++;
+		if (p < j->end && (*p == '+' || *p == '-'))
+			p++;
+		if (p >= j->end || *p < '0' || *p > '9')
+			return -EINVAL;
+		while (p < j->end && *p >= '0' && *p <= '9')
+			p++;
+	}
+	*len = (size_t)(p - *start);
+	j->p = p;
+	return 0;
+}
+
+/* A number that is a plain unsigned integer (no sign, fraction or exponent), or -EINVAL. */
+static int jp_u64(struct jp *j, uint64_t *v)
+{
+	const char *s;
+	size_t n;
+	uint64_t x = 0;
+
+	if (jp_number(j, &s, &n) < 0)
+		return -EINVAL;
+	for (size_t i = 0; i < n; i++) {
+		if (s[i] < '0' || s[i] > '9')
+			return -EINVAL;
+		if (x > (UINT64_MAX - (uint64_t)(s[i] - '0')) / 10)
+			return -EINVAL;
+		x = x * 10 + (uint64_t)(s[i] - '0');
+	}
+	*v = x;
+	return 0;
+}
+
+static int jp_literal(struct jp *j, const char *word)
+{
+	size_t n = strlen(word);
+
+	if ((size_t)(j->end - j->p) < n || memcmp(j->p, word, n) != 0)
+		return -EINVAL;
+	j->p += n;
+	return 0;
+}
+
+static int jp_bool(struct jp *j, bool *v)
+{
+	if (jp_literal(j, "true") == 0) {
+		*v = true;
+		return 0;
+	}
+	if (jp_literal(j, "false") == 0) {
+		*v = false;
+		return 0;
+	}
+	return -EINVAL;
+}
+
+/* A member we do not know: any scalar; an object or an array is not an answer's. */
+static int jp_skip_scalar(struct jp *j, char *scratch, size_t size)
+{
+	const char *s;
+	size_t n;
+
+	if (j->p >= j->end)
+		return -EINVAL;
+	switch (*j->p) {
+	case '"':
+		return jp_string(j, scratch, size);
+	case 't':
+		return jp_literal(j, "true");
+	case 'f':
+		return jp_literal(j, "false");
+	case 'n':
+		return jp_literal(j, "null");
+	default:
+		return jp_number(j, &s, &n);
+	}
+}
+
+int sbx_sup_answer_parse(const char *line, uint64_t id, bool *allow,
+                         enum sbx_sup_remember *remember, char *reason, size_t reason_size)
+{
+	char keys[MEMBERS_MAX][KEY_MAX];
+	size_t n_keys = 0;
+	char text[ANSWER_MAX + 1];
+	bool got_v = false, got_id = false, got_allow = false, v_allow = false;
+	enum sbx_sup_remember v_remember = SBX_SUP_REMEMBER_ONCE;
+	size_t len;
+	struct jp j;
+
+	*allow = false;
+	*remember = SBX_SUP_REMEMBER_ONCE;
+	if (reason && reason_size)
+		reason[0] = '\0';
+	if (!line)
+		return -EINVAL;
+	len = strnlen(line, ANSWER_MAX + 1);
+	if (len > ANSWER_MAX)
+		return -EINVAL;
+	text[0] = '\0';
+	j.p = line;
+	j.end = line + len;
+	jp_ws(&j);
+	if (j.p >= j.end || *j.p++ != '{')
+		return -EINVAL;
+	jp_ws(&j);
+	if (j.p < j.end && *j.p == '}')
+		return -EINVAL; /* {} says nothing: a deny */
+	for (;;) {
+		char *key;
+		uint64_t u;
+
+		if (n_keys >= MEMBERS_MAX)
+			return -EINVAL;
+		key = keys[n_keys];
+		jp_ws(&j);
+		if (jp_string(&j, key, KEY_MAX) < 0)
+			return -EINVAL;
+		for (size_t i = 0; i < n_keys; i++)
+			if (strcmp(keys[i], key) == 0)
+				return -EINVAL;
+		n_keys++;
+		jp_ws(&j);
+		if (j.p >= j.end || *j.p++ != ':')
+			return -EINVAL;
+		jp_ws(&j);
+		if (strcmp(key, "v") == 0) {
+			if (jp_u64(&j, &u) < 0 || u != 1)
+				return -EINVAL;
+			got_v = true;
+		} else if (strcmp(key, "id") == 0) {
+			if (jp_u64(&j, &u) < 0 || u != id)
+				return -EINVAL;
+			got_id = true;
+		} else if (strcmp(key, "allow") == 0) {
+			if (jp_bool(&j, &v_allow) < 0)
+				return -EINVAL;
+			got_allow = true;
+		} else if (strcmp(key, "remember") == 0) {
+			char word[16];
+
+			if (jp_string(&j, word, sizeof(word)) < 0)
+				return -EINVAL;
+			if (strcmp(word, "once") == 0)
+				v_remember = SBX_SUP_REMEMBER_ONCE;
+			else if (strcmp(word, "session") == 0)
+				v_remember = SBX_SUP_REMEMBER_SESSION;
+			else
+				return -EINVAL;
+		} else if (strcmp(key, "reason") == 0) {
+			if (jp_string(&j, text, sizeof(text)) < 0)
+				return -EINVAL;
+		} else {
+			char scratch[ANSWER_MAX + 1];
+
+			if (jp_skip_scalar(&j, scratch, sizeof(scratch)) < 0)
+				return -EINVAL;
+		}
+		jp_ws(&j);
+		if (j.p >= j.end)
+			return -EINVAL;
+		if (*j.p == ',') {
+			j.p++;
+			continue;
+		}
+		if (*j.p++ != '}')
+			return -EINVAL;
+		break;
+	}
+	jp_ws(&j);
+	if (j.p != j.end || !got_v || !got_id || !got_allow)
+		return -EINVAL;
+	*allow = v_allow;
+	*remember = v_remember;
+	if (reason && reason_size)
+		sbx_escape(reason, reason_size, text, SBX_ESCAPE_TEXT);
+	return 0;
+}

@@ -1,0 +1,1489 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The supervisor's deciding (sbx_sup_decide), its session (grants, batches, rate limits) and
+ * the broker's JSON (include/sbx/supervise.h): pure, so every case is a table row or a short
+ * script of requests at chosen times.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "json_check.h"
+#include "sbx/supervise.h"
+
+/* ---- the world: a plan and the live table of protected names ---- */
+
+/* Directory identities (dev 1): */
+#define INO_WS     10 /* /ws */
+#define INO_CLAUDE 20 /* /ws/.claude, made on the way */
+#define INO_SRC    30 /* /ws/src */
+#define INO_BUILD  40
+#define INO_DATA   50
+#define INO_OTHER  60
+
+enum { P_GIT = 0, P_SETTINGS = 1 };
+
+static char *xstrdup(const char *s)
+{
+	char *d = strdup(s);
+
+	assert_non_null(d);
+	return d;
+}
+
+static void add_area(struct sbx_sup_plan *p, const char *target, bool writable, enum sbx_approval w,
+                     enum sbx_approval o, enum sbx_approval d, enum sbx_approval r)
+{
+	struct sbx_sup_area *a;
+
+	p->areas = realloc(p->areas, (p->n_areas + 1) * sizeof(*p->areas));
+	assert_non_null(p->areas);
+	a = &p->areas[p->n_areas++];
+	memset(a, 0, sizeof(*a));
+	a->target = xstrdup(target);
+	a->writable = writable;
+	a->approvals.op[SBX_AC_WRITE] = w;
+	a->approvals.op[SBX_AC_OVERWRITE] = o;
+	a->approvals.op[SBX_AC_DELETE] = d;
+	a->approvals.op[SBX_AC_RENAME] = r;
+}
+
+#define ALLOW SBX_APPROVE_ALLOW
+#define ASK   SBX_APPROVE_ASK
+#define DENY  SBX_APPROVE_DENY
+
+static void world(struct sbx_sup_plan *p, struct sbx_sup_guards *g)
+{
+	struct sbx_sup_area *data;
+
+	memset(p, 0, sizeof(*p));
+	p->enabled = true;
+	p->meta_writable_only = true;
+	add_area(p, "/", false, ALLOW, ALLOW, ALLOW, ALLOW);
+	add_area(p, "/ws", true, ALLOW, ASK, ASK, ALLOW);
+	add_area(p, "/ws/locked", true, DENY, DENY, DENY, DENY);
+	add_area(p, "/ws/asked", true, ASK, ASK, ASK, ASK);
+	add_area(p, "/data", false, ALLOW, ALLOW, ALLOW, ALLOW);
+	data = &p->areas[p->n_areas - 1];
+	data->suffixes = calloc(2, sizeof(char *));
+	assert_non_null(data->suffixes);
+	data->suffixes[0] = xstrdup(".py");
+	data->suffixes[1] = xstrdup(".txt");
+	data->n_suffixes = 2;
+	data->max_file_bytes = 1000;
+	p->protected_paths = calloc(2, sizeof(*p->protected_paths));
+	assert_non_null(p->protected_paths);
+	p->protected_paths[P_GIT] = (struct sbx_sup_protected){
+	    xstrdup("/ws/.git"), "git's control surface", "run `git init` outside the sandbox"};
+	p->protected_paths[P_SETTINGS] =
+	    (struct sbx_sup_protected){xstrdup("/ws/.claude/settings.json"), "the agent's settings",
+	                               "write them outside the sandbox"};
+	p->n_protected = 2;
+	p->hide_globs = calloc(1, sizeof(char *));
+	assert_non_null(p->hide_globs);
+	p->hide_globs[0] = xstrdup("/ws/**/.env");
+	p->n_hide_globs = 1;
+	if (!g)
+		return;
+	memset(g, 0, sizeof(*g));
+	assert_int_equal(sbx_sup_guards_add(g, 1, INO_WS, ".git", P_GIT, 0, true, NULL), 0);
+	assert_int_equal(sbx_sup_guards_add(g, 1, INO_WS, ".claude", P_SETTINGS, 0, false, NULL),
+	                 0);
+	assert_int_equal(
+	    sbx_sup_guards_add(g, 1, INO_CLAUDE, "settings.json", P_SETTINGS, 1, true, NULL), 0);
+}
+
+/* ---- the table ---- */
+
+#define T(path_, name_, ino_, exists_, dir_)                                                       \
+	{                                                                                          \
+		.path = path_, .name = name_, .dev = 1, .ino = ino_, .exists = exists_,            \
+		.is_dir = dir_                                                                     \
+	}
+#define TF(path_, name_, ino_) T(path_, name_, ino_, true, false)  /* an existing file */
+#define TN(path_, name_, ino_) T(path_, name_, ino_, false, false) /* an absent name */
+#define TS(path_, name_, ino_, size_)                                                              \
+	{                                                                                          \
+		.path = path_, .name = name_, .dev = 1, .ino = ino_, .exists = true, .size = size_ \
+	}
+
+enum guards_mode { G_ON = 0, G_OFF }; /* the live table, or none */
+
+/* A row names `asked` only where the answer is ASK. */
+#pragma GCC diagnostic ignored "-Wmissing-field-initializers"
+
+static const struct dcase {
+	const char *what;
+	enum guards_mode guards;
+	enum sbx_sup_op op;
+	const char *call;
+	struct sbx_sup_target t, t2;
+	bool narrower, casefold;
+	enum sbx_sup_answer answer;
+	int errnum;
+	enum sbx_sup_decider decider;
+	const char *rule; /* a substring of verdict.rule */
+	enum sbx_approval_class asked;
+} dcases[] = {
+    /* 1. protected names, absent at launch */
+    {"mkdir .git",
+     G_ON,
+     SBX_SUP_OP_CREATE,
+     "mkdirat",
+     TN("/ws/.git", ".git", INO_WS),
+     {},
+     0,
+     0,
+     SBX_SUP_DENY,
+     EACCES,
+     SBX_SUP_BY_POLICY,
+     "protected: /ws/.git (git's control surface, absent at launch; run `git init` outside the "
+     "sandbox)"},
+    {"a .git file (gitdir: line)",
+     G_ON,
+     SBX_SUP_OP_CREATE,
+     "openat",
+     TN("/ws/.git", ".git", INO_WS),
+     {},
+     0,
+     0,
+     SBX_SUP_DENY,
+     EACCES,
+     SBX_SUP_BY_POLICY,
+     "protected: /ws/.git"},
+    {"symlink named .git",
+     G_ON,
+     SBX_SUP_OP_CREATE,
+     "symlinkat",
+     TN("/ws/.git", ".git", INO_WS),
+     {},
+     0,
+     0,
+     SBX_SUP_DENY,
+     EACCES,
+     SBX_SUP_BY_POLICY,
+     "protected: /ws/.git"},
+    {"mknod .git",
+     G_ON,
+     SBX_SUP_OP_CREATE,
+     "mknodat",
+     TN("/ws/.git", ".git", INO_WS),
+     {},
+     0,
+     0,
+     SBX_SUP_DENY,
+     EACCES,
+     SBX_SUP_BY_POLICY,
+     "protected: /ws/.git"},
+    {"by identity: a dirfd alias of /ws",
+     G_ON,
+     SBX_SUP_OP_CREATE,
+     "mkdirat",
+     TN("/proc/self/fd/3/.git", ".git", INO_WS),
+     {},
+     0,
+     0,
+     SBX_SUP_DENY,
+     EACCES,
+     SBX_SUP_BY_POLICY,
+     "protected: /ws/.git"},
+    {"casefold: .GIT is .git",
+     G_ON,
+     SBX_SUP_OP_CREATE,
+     "mkdir",
+     {.path = "/ws/.GIT", .name = ".GIT", .dev = 1, .ino = INO_WS, .casefold = true},
+     {},
+     0,
+     0,
+     SBX_SUP_DENY,
+     EACCES,
+     SBX_SUP_BY_POLICY,
+     "protected: /ws/.git"},
+    {"no casefold: .GIT is another name",
+     G_ON,
+     SBX_SUP_OP_CREATE,
+     "mkdir",
+     TN("/ws/.GIT", ".GIT", INO_WS),
+     {},
+     0,
+     0,
+     SBX_SUP_PERFORM,
+     0,
+     SBX_SUP_BY_POLICY,
+     "protected names checked"},
+    {"same name, another directory",
+     G_ON,
+     SBX_SUP_OP_CREATE,
+     "mkdir",
+     TN("/ws/src/.git", ".git", INO_SRC),
+     {},
+     0,
+     0,
+     SBX_SUP_PERFORM,
+     0,
+     SBX_SUP_BY_POLICY,
+     "protected names"},
+    {"mkdir on the way (.claude)",
+     G_ON,
+     SBX_SUP_OP_CREATE,
+     "mkdirat",
+     TN("/ws/.claude", ".claude", INO_WS),
+     {},
+     0,
+     0,
+     SBX_SUP_PERFORM,
+     0,
+     SBX_SUP_BY_POLICY,
+     "protected: /ws/.claude/settings.json (the agent's settings, absent at launch; write them "
+     "outside the sandbox): a directory on the way"},
+    {"a file where the way goes (.claude)",
+     G_ON,
+     SBX_SUP_OP_CREATE,
+     "openat",
+     TN("/ws/.claude", ".claude", INO_WS),
+     {},
+     0,
+     0,
+     SBX_SUP_DENY,
+     EACCES,
+     SBX_SUP_BY_POLICY,
+     "protected: /ws/.claude/settings.json"},
+    {"a symlink where the way goes",
+     G_ON,
+     SBX_SUP_OP_CREATE,
+     "symlink",
+     TN("/ws/.claude", ".claude", INO_WS),
+     {},
+     0,
+     0,
+     SBX_SUP_DENY,
+     EACCES,
+     SBX_SUP_BY_POLICY,
+     "protected: /ws/.claude/settings.json"},
+    {"the final name in the new directory",
+     G_ON,
+     SBX_SUP_OP_CREATE,
+     "openat",
+     TN("/ws/.claude/settings.json", "settings.json", INO_CLAUDE),
+     {},
+     0,
+     0,
+     SBX_SUP_DENY,
+     EACCES,
+     SBX_SUP_BY_POLICY,
+     "protected: /ws/.claude/settings.json"},
+    {"another name in the new directory",
+     G_ON,
+     SBX_SUP_OP_CREATE,
+     "openat",
+     TN("/ws/.claude/notes.md", "notes.md", INO_CLAUDE),
+     {},
+     0,
+     0,
+     SBX_SUP_PERFORM,
+     0,
+     SBX_SUP_BY_POLICY,
+     "protected names checked"},
+    {"rename onto .git", G_ON, SBX_SUP_OP_RENAME, "renameat2", TF("/ws/tmp", "tmp", INO_WS),
+     TN("/ws/.git", ".git", INO_WS), 0, 0, SBX_SUP_DENY, EACCES, SBX_SUP_BY_POLICY,
+     "protected: /ws/.git"},
+    {"rename a directory onto .claude", G_ON, SBX_SUP_OP_RENAME, "rename",
+     T("/ws/src/d", "d", INO_SRC, true, true), TN("/ws/.claude", ".claude", INO_WS), 0, 0,
+     SBX_SUP_DENY, EACCES, SBX_SUP_BY_POLICY, "protected: /ws/.claude/settings.json"},
+    {"link onto .git", G_ON, SBX_SUP_OP_CREATE, "linkat", TF("/ws/src/x", "x", INO_SRC),
+     TN("/ws/.git", ".git", INO_WS), 0, 0, SBX_SUP_DENY, EACCES, SBX_SUP_BY_POLICY,
+     "protected: /ws/.git"},
+    {"rename the directory on the way away", G_ON, SBX_SUP_OP_RENAME, "renameat",
+     T("/ws/.claude", ".claude", INO_WS, true, true), TN("/ws/old", "old", INO_WS), 0, 0,
+     SBX_SUP_DENY, EACCES, SBX_SUP_BY_POLICY, "protected: /ws/.claude/settings.json"},
+    {"delete .git made outside",
+     G_ON,
+     SBX_SUP_OP_DELETE,
+     "unlinkat",
+     T("/ws/.git", ".git", INO_WS, true, true),
+     {},
+     0,
+     0,
+     SBX_SUP_DENY,
+     EACCES,
+     SBX_SUP_BY_POLICY,
+     "protected: /ws/.git"},
+    {"read the directory on the way",
+     G_ON,
+     SBX_SUP_OP_READ,
+     "openat",
+     T("/ws/.claude", ".claude", INO_WS, true, true),
+     {},
+     0,
+     0,
+     SBX_SUP_PERFORM,
+     0,
+     SBX_SUP_BY_POLICY,
+     "hide globs checked"},
+    {"a protected name is denied to a narrower caller too",
+     G_ON,
+     SBX_SUP_OP_CREATE,
+     "mkdir",
+     TN("/ws/.git", ".git", INO_WS),
+     {},
+     true,
+     0,
+     SBX_SUP_DENY,
+     EACCES,
+     SBX_SUP_BY_POLICY,
+     "protected: /ws/.git"},
+    {"narrower: mkdir on the way cannot be performed",
+     G_ON,
+     SBX_SUP_OP_CREATE,
+     "mkdir",
+     TN("/ws/.claude", ".claude", INO_WS),
+     {},
+     true,
+     0,
+     SBX_SUP_DENY,
+     EACCES,
+     SBX_SUP_BY_POLICY,
+     "narrower caller"},
+    {"narrower: any creation while names are protected",
+     G_ON,
+     SBX_SUP_OP_CREATE,
+     "openat",
+     TN("/ws/src/x.c", "x.c", INO_SRC),
+     {},
+     true,
+     0,
+     SBX_SUP_DENY,
+     EACCES,
+     SBX_SUP_BY_POLICY,
+     "protected names hold only for calls sbx performs"},
+    {"narrower: a delete is no creation",
+     G_ON,
+     SBX_SUP_OP_DELETE,
+     "unlinkat",
+     TF("/tmp/x", "x", INO_OTHER),
+     {},
+     true,
+     0,
+     SBX_SUP_CONTINUE,
+     0,
+     SBX_SUP_BY_POLICY,
+     "approvals: / delete allow"},
+    {"narrower: no protection, only approvals",
+     G_OFF,
+     SBX_SUP_OP_CREATE,
+     "openat",
+     TN("/ws/src/x.c", "x.c", INO_SRC),
+     {},
+     true,
+     0,
+     SBX_SUP_CONTINUE,
+     0,
+     SBX_SUP_BY_POLICY,
+     "approvals: /ws write allow"},
+    {"narrower: an ask is still asked",
+     G_OFF,
+     SBX_SUP_OP_OVERWRITE,
+     "openat",
+     TF("/ws/src/a.c", "a.c", INO_SRC),
+     {},
+     true,
+     0,
+     SBX_SUP_ASK,
+     0,
+     SBX_SUP_BY_POLICY,
+     "approvals: /ws overwrite ask",
+     SBX_AC_OVERWRITE},
+    {"narrower: a deny is still denied",
+     G_OFF,
+     SBX_SUP_OP_CREATE,
+     "openat",
+     TN("/ws/locked/x", "x", INO_OTHER),
+     {},
+     true,
+     0,
+     SBX_SUP_DENY,
+     EACCES,
+     SBX_SUP_BY_POLICY,
+     "approvals: /ws/locked write deny"},
+
+    /* 2. metadata outside the writable areas (the landlock backend) */
+    {"chmod a read-only file",
+     G_ON,
+     SBX_SUP_OP_METADATA,
+     "fchmodat",
+     TF("/usr/bin/ls", "ls", INO_OTHER),
+     {},
+     0,
+     0,
+     SBX_SUP_DENY,
+     EACCES,
+     SBX_SUP_BY_POLICY,
+     "read-only: /usr/bin/ls (the landlock backend)"},
+    {"setxattr in a read-only area inside",
+     G_ON,
+     SBX_SUP_OP_METADATA,
+     "setxattr",
+     TF("/data/x.py", "x.py", INO_DATA),
+     {},
+     0,
+     0,
+     SBX_SUP_DENY,
+     EACCES,
+     SBX_SUP_BY_POLICY,
+     "read-only: /data/x.py"},
+    {"chown in the workspace",
+     G_ON,
+     SBX_SUP_OP_METADATA,
+     "fchownat",
+     TF("/ws/src/a.c", "a.c", INO_SRC),
+     {},
+     0,
+     0,
+     SBX_SUP_PERFORM,
+     0,
+     SBX_SUP_BY_POLICY,
+     "read-only areas checked"},
+    {"narrower: metadata is a protection",
+     G_OFF,
+     SBX_SUP_OP_METADATA,
+     "utimensat",
+     TF("/ws/src/a.c", "a.c", INO_SRC),
+     {},
+     true,
+     0,
+     SBX_SUP_DENY,
+     EACCES,
+     SBX_SUP_BY_POLICY,
+     "read-only areas hold only"},
+    {"chmod the directory on the way (any op but mkdir and read)",
+     G_ON,
+     SBX_SUP_OP_METADATA,
+     "fchmodat",
+     T("/ws/.claude", ".claude", INO_WS, true, true),
+     {},
+     0,
+     0,
+     SBX_SUP_DENY,
+     EACCES,
+     SBX_SUP_BY_POLICY,
+     "protected: /ws/.claude/settings.json"},
+
+    /* 3. reading: hide globs for files made later, read caps */
+    {"a hidden file made after launch",
+     G_ON,
+     SBX_SUP_OP_READ,
+     "openat",
+     TF("/ws/app/.env", ".env", INO_OTHER),
+     {},
+     0,
+     0,
+     SBX_SUP_DENY,
+     EACCES,
+     SBX_SUP_BY_POLICY,
+     "hide: /ws/**/.env"},
+    {"a hidden name at the top",
+     G_ON,
+     SBX_SUP_OP_READ,
+     "open",
+     TF("/ws/.env", ".env", INO_WS),
+     {},
+     0,
+     0,
+     SBX_SUP_DENY,
+     EACCES,
+     SBX_SUP_BY_POLICY,
+     "hide: /ws/**/.env"},
+    {"a file beside it",
+     G_ON,
+     SBX_SUP_OP_READ,
+     "openat",
+     TF("/ws/app/main.c", "main.c", 61),
+     {},
+     0,
+     0,
+     SBX_SUP_PERFORM,
+     0,
+     SBX_SUP_BY_POLICY,
+     "hide globs checked"},
+    {"narrower: reading under hide globs",
+     G_ON,
+     SBX_SUP_OP_READ,
+     "openat",
+     TF("/ws/app/main.c", "main.c", 61),
+     {},
+     true,
+     0,
+     SBX_SUP_DENY,
+     EACCES,
+     SBX_SUP_BY_POLICY,
+     "hide globs hold only"},
+    {"suffix allowed",
+     G_ON,
+     SBX_SUP_OP_READ,
+     "openat",
+     TS("/data/x.py", "x.py", INO_DATA, 10),
+     {},
+     0,
+     0,
+     SBX_SUP_PERFORM,
+     0,
+     SBX_SUP_BY_POLICY,
+     "checked"},
+    {"suffix refused",
+     G_ON,
+     SBX_SUP_OP_READ,
+     "openat",
+     TS("/data/x.bin", "x.bin", INO_DATA, 10),
+     {},
+     0,
+     0,
+     SBX_SUP_DENY,
+     EACCES,
+     SBX_SUP_BY_POLICY,
+     "read caps: /data suffixes (/data/x.bin does not end with .py, ...)"},
+    {"suffix is the name's ending, not the path's",
+     G_ON,
+     SBX_SUP_OP_READ,
+     "openat",
+     TS("/data/a.py/x", "x", 51, 10),
+     {},
+     0,
+     0,
+     SBX_SUP_DENY,
+     EACCES,
+     SBX_SUP_BY_POLICY,
+     "read caps: /data suffixes"},
+    {"a directory is never capped",
+     G_ON,
+     SBX_SUP_OP_READ,
+     "openat",
+     T("/data/sub", "sub", INO_DATA, true, true),
+     {},
+     0,
+     0,
+     SBX_SUP_PERFORM,
+     0,
+     SBX_SUP_BY_POLICY,
+     ""},
+    {"max_file_bytes: at the cap",
+     G_ON,
+     SBX_SUP_OP_READ,
+     "openat",
+     TS("/data/ok.txt", "ok.txt", INO_DATA, 1000),
+     {},
+     0,
+     0,
+     SBX_SUP_PERFORM,
+     0,
+     SBX_SUP_BY_POLICY,
+     ""},
+    {"max_file_bytes: over it",
+     G_ON,
+     SBX_SUP_OP_READ,
+     "openat",
+     TS("/data/big.txt", "big.txt", INO_DATA, 1001),
+     {},
+     0,
+     0,
+     SBX_SUP_DENY,
+     EACCES,
+     SBX_SUP_BY_POLICY,
+     "read caps: /data max_file_bytes 1000 (/data/big.txt has 1001)"},
+
+    /* 4. approvals */
+    {"write allowed, guards in play",
+     G_ON,
+     SBX_SUP_OP_CREATE,
+     "openat",
+     TN("/ws/src/new.c", "new.c", INO_SRC),
+     {},
+     0,
+     0,
+     SBX_SUP_PERFORM,
+     0,
+     SBX_SUP_BY_POLICY,
+     "protected names checked"},
+    {"write allowed, nothing else: the kernel's bounds",
+     G_OFF,
+     SBX_SUP_OP_CREATE,
+     "openat",
+     TN("/ws/src/new.c", "new.c", INO_SRC),
+     {},
+     0,
+     0,
+     SBX_SUP_CONTINUE,
+     0,
+     SBX_SUP_BY_POLICY,
+     "approvals: /ws write allow"},
+    {"overwrite asks",
+     G_OFF,
+     SBX_SUP_OP_OVERWRITE,
+     "openat",
+     TF("/ws/src/a.c", "a.c", INO_SRC),
+     {},
+     0,
+     0,
+     SBX_SUP_ASK,
+     0,
+     SBX_SUP_BY_POLICY,
+     "approvals: /ws overwrite ask",
+     SBX_AC_OVERWRITE},
+    {"delete asks",
+     G_OFF,
+     SBX_SUP_OP_DELETE,
+     "unlinkat",
+     TF("/ws/build/a.o", "a.o", INO_BUILD),
+     {},
+     0,
+     0,
+     SBX_SUP_ASK,
+     0,
+     SBX_SUP_BY_POLICY,
+     "approvals: /ws delete ask",
+     SBX_AC_DELETE},
+    {"the longest area wins: deny",
+     G_OFF,
+     SBX_SUP_OP_CREATE,
+     "mkdir",
+     TN("/ws/locked/d", "d", INO_OTHER),
+     {},
+     0,
+     0,
+     SBX_SUP_DENY,
+     EACCES,
+     SBX_SUP_BY_POLICY,
+     "approvals: /ws/locked write deny"},
+    {"a sibling with the same prefix is another area",
+     G_OFF,
+     SBX_SUP_OP_CREATE,
+     "mkdir",
+     TN("/ws/lockedx/d", "d", INO_OTHER),
+     {},
+     0,
+     0,
+     SBX_SUP_CONTINUE,
+     0,
+     SBX_SUP_BY_POLICY,
+     "approvals: /ws write allow"},
+    {"rename allowed (no overwrite)", G_OFF, SBX_SUP_OP_RENAME, "rename", TF("/ws/a", "a", INO_WS),
+     TN("/ws/b", "b", INO_WS), 0, 0, SBX_SUP_CONTINUE, 0, SBX_SUP_BY_POLICY,
+     "approvals: /ws write allow"},
+    {"editor's save: one overwrite", G_OFF, SBX_SUP_OP_RENAME, "rename",
+     TF("/ws/.a.txt.swp", ".a.txt.swp", INO_WS), TF("/ws/a.txt", "a.txt", INO_WS), 0, 0,
+     SBX_SUP_ASK, 0, SBX_SUP_BY_POLICY, "approvals: /ws overwrite ask", SBX_AC_OVERWRITE},
+    {"rename into a denied area", G_OFF, SBX_SUP_OP_RENAME, "renameat2", TF("/ws/a", "a", INO_WS),
+     TN("/ws/locked/a", "a", INO_OTHER), 0, 0, SBX_SUP_DENY, EACCES, SBX_SUP_BY_POLICY,
+     "approvals: /ws/locked write deny"},
+    {"rename out of a denied area", G_OFF, SBX_SUP_OP_RENAME, "renameat2",
+     TF("/ws/locked/a", "a", INO_OTHER), TN("/ws/a", "a", INO_WS), 0, 0, SBX_SUP_DENY, EACCES,
+     SBX_SUP_BY_POLICY, "approvals: /ws/locked rename deny"},
+    {"rename where both sides ask", G_OFF, SBX_SUP_OP_RENAME, "renameat2",
+     TF("/ws/asked/a", "a", INO_OTHER), TF("/ws/asked/b", "b", INO_OTHER), 0, 0, SBX_SUP_ASK, 0,
+     SBX_SUP_BY_POLICY, "approvals: /ws/asked overwrite ask; /ws/asked rename ask",
+     SBX_AC_OVERWRITE},
+    {"link onto an existing name is an overwrite", G_OFF, SBX_SUP_OP_OVERWRITE, "linkat",
+     TF("/ws/x", "x", INO_WS), TF("/ws/y", "y", INO_WS), 0, 0, SBX_SUP_ASK, 0, SBX_SUP_BY_POLICY,
+     "overwrite ask", SBX_AC_OVERWRITE},
+    {"under / only",
+     G_OFF,
+     SBX_SUP_OP_CREATE,
+     "openat",
+     TN("/tmp/x", "x", INO_OTHER),
+     {},
+     0,
+     0,
+     SBX_SUP_CONTINUE,
+     0,
+     SBX_SUP_BY_POLICY,
+     "/ write"},
+
+    /* fail closed */
+    {"unresolved: no path",
+     G_ON,
+     SBX_SUP_OP_CREATE,
+     "openat",
+     {.name = "x"},
+     {},
+     0,
+     0,
+     SBX_SUP_DENY,
+     EACCES,
+     SBX_SUP_BY_POLICY,
+     "unresolved"},
+    {"unresolved: a relative path",
+     G_OFF,
+     SBX_SUP_OP_CREATE,
+     "openat",
+     TN("x", "x", INO_WS),
+     {},
+     0,
+     0,
+     SBX_SUP_DENY,
+     EACCES,
+     SBX_SUP_BY_POLICY,
+     "unresolved"},
+    {"unresolved: a rename without its new name",
+     G_OFF,
+     SBX_SUP_OP_RENAME,
+     "rename",
+     TF("/ws/a", "a", INO_WS),
+     {},
+     0,
+     0,
+     SBX_SUP_DENY,
+     EACCES,
+     SBX_SUP_BY_POLICY,
+     "unresolved"},
+};
+
+static void check_verdict(const char *what, const struct sbx_sup_verdict *v,
+                          enum sbx_sup_answer answer, int errnum, enum sbx_sup_decider decider,
+                          const char *rule)
+{
+	if (v->answer != answer || v->errnum != errnum || v->decider != decider ||
+	    !strstr(v->rule, rule)) {
+		print_error("%s: answer %d errno %d decider %s rule \"%s\"; want %d %d %s \"%s\"\n",
+		            what, v->answer, v->errnum, sbx_sup_decider_name(v->decider), v->rule,
+		            answer, errnum, sbx_sup_decider_name(decider), rule);
+		fail();
+	}
+}
+
+static void test_decide_table(void **state)
+{
+	struct sbx_sup_plan plan;
+	struct sbx_sup_guards guards;
+
+	(void)state;
+	world(&plan, &guards);
+	for (size_t i = 0; i < sizeof(dcases) / sizeof(dcases[0]); i++) {
+		const struct dcase *c = &dcases[i];
+		struct sbx_sup_req req = {.op = c->op,
+		                          .call = c->call,
+		                          .t = c->t,
+		                          .t2 = c->t2,
+		                          .narrower = c->narrower,
+		                          .pid = 42,
+		                          .comm = "sh",
+		                          .now_ms = 1000};
+		struct sbx_sup_verdict v;
+
+		sbx_sup_decide(&plan, c->guards == G_ON ? &guards : NULL, NULL, &req, &v);
+		check_verdict(c->what, &v, c->answer, c->errnum, c->decider, c->rule);
+		if (c->answer == SBX_SUP_ASK && v.asked != c->asked) {
+			print_error("%s: asked %s, want %s\n", c->what,
+			            sbx_approval_class_name(v.asked),
+			            sbx_approval_class_name(c->asked));
+			fail();
+		}
+		/* the properties every verdict keeps */
+		assert_true(strlen(v.rule) < SBX_SUP_RULE_MAX);
+		if (c->narrower)
+			assert_int_not_equal(v.answer, SBX_SUP_PERFORM);
+		assert_true(v.answer == SBX_SUP_DENY ? v.errnum > 0 : v.errnum == 0);
+	}
+	sbx_sup_guards_clear(&guards);
+	sbx_sup_plan_clear(&plan);
+}
+
+/* Without the live table, without metadata or read supervision, a narrower caller is never
+ * performed for: every row turned narrower gives CONTINUE, ASK or DENY. */
+static void test_narrower_never_performed(void **state)
+{
+	struct sbx_sup_plan plan;
+	struct sbx_sup_guards guards;
+
+	(void)state;
+	world(&plan, &guards);
+	for (size_t i = 0; i < sizeof(dcases) / sizeof(dcases[0]); i++) {
+		struct sbx_sup_req req = {.op = dcases[i].op,
+		                          .call = dcases[i].call,
+		                          .t = dcases[i].t,
+		                          .t2 = dcases[i].t2,
+		                          .narrower = true,
+		                          .comm = "sh",
+		                          .now_ms = 5};
+		struct sbx_sup_verdict v, wide;
+
+		for (int with_guards = 0; with_guards < 2; with_guards++) {
+			sbx_sup_decide(&plan, with_guards ? &guards : NULL, NULL, &req, &v);
+			assert_int_not_equal(v.answer, SBX_SUP_PERFORM);
+			/* and never more than the worker would get */
+			req.narrower = false;
+			sbx_sup_decide(&plan, with_guards ? &guards : NULL, NULL, &req, &wide);
+			req.narrower = true;
+			if (wide.answer == SBX_SUP_DENY)
+				assert_int_equal(v.answer, SBX_SUP_DENY);
+		}
+	}
+	sbx_sup_guards_clear(&guards);
+	sbx_sup_plan_clear(&plan);
+}
+
+/* An approval that is not a value we know denies (fail closed). */
+static void test_unknown_approval_denies(void **state)
+{
+	struct sbx_sup_plan plan;
+	struct sbx_sup_req req = {
+	    .op = SBX_SUP_OP_CREATE, .call = "openat", .t = TN("/ws/x", "x", INO_WS), .comm = "sh"};
+	struct sbx_sup_verdict v;
+
+	(void)state;
+	world(&plan, NULL);
+	plan.areas[1].approvals.op[SBX_AC_WRITE] = (enum sbx_approval)7;
+	sbx_sup_decide(&plan, NULL, NULL, &req, &v);
+	assert_int_equal(v.answer, SBX_SUP_DENY);
+	sbx_sup_plan_clear(&plan);
+}
+
+/* ---- names and areas ---- */
+
+static void test_names(void **state)
+{
+	(void)state;
+	assert_string_equal(sbx_sup_op_name(SBX_SUP_OP_CREATE), "create");
+	assert_string_equal(sbx_sup_op_name(SBX_SUP_OP_READ), "read");
+	assert_string_equal(sbx_sup_op_name(SBX_SUP_OP_COUNT), "unknown");
+	assert_string_equal(sbx_sup_decider_name(SBX_SUP_BY_RATE_LIMIT), "rate_limit");
+	assert_string_equal(sbx_sup_decider_name(SBX_SUP_BY_PERSON), "person");
+	assert_string_equal(sbx_approval_name(SBX_APPROVE_ASK), "ask");
+	assert_string_equal(sbx_approval_class_name(SBX_AC_RENAME), "rename");
+	assert_int_equal(sbx_sup_op_class(SBX_SUP_OP_CREATE), SBX_AC_WRITE);
+	assert_int_equal(sbx_sup_op_class(SBX_SUP_OP_WRITE), SBX_AC_WRITE);
+	assert_int_equal(sbx_sup_op_class(SBX_SUP_OP_OVERWRITE), SBX_AC_OVERWRITE);
+	assert_int_equal(sbx_sup_op_class(SBX_SUP_OP_DELETE), SBX_AC_DELETE);
+	assert_int_equal(sbx_sup_op_class(SBX_SUP_OP_RENAME), SBX_AC_RENAME);
+	assert_int_equal(sbx_sup_op_class(SBX_SUP_OP_METADATA), SBX_AC_COUNT);
+	assert_int_equal(sbx_sup_op_class(SBX_SUP_OP_READ), SBX_AC_COUNT);
+	for (int op = 0; op < SBX_SUP_OP_COUNT; op++)
+		assert_string_not_equal(sbx_sup_op_name(op), "unknown");
+}
+
+static void test_area_for(void **state)
+{
+	struct sbx_sup_plan plan;
+	static const struct {
+		const char *path, *target;
+	} cases[] = {
+	    {"/ws", "/ws"},
+	    {"/ws/", "/ws"},
+	    {"/ws/a/b", "/ws"},
+	    {"/ws/locked", "/ws/locked"},
+	    {"/ws/locked/x", "/ws/locked"},
+	    {"/ws/lockedx", "/ws"},
+	    {"/wsx", "/"},
+	    {"/", "/"},
+	};
+
+	(void)state;
+	world(&plan, NULL);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		const struct sbx_sup_area *a = sbx_sup_area_for(&plan, cases[i].path);
+
+		assert_non_null(a);
+		assert_string_equal(a->target, cases[i].target);
+	}
+	assert_null(sbx_sup_area_for(&plan, NULL));
+	plan.n_areas = 2; /* "/" and "/ws" */
+	assert_string_equal(sbx_sup_area_for(&plan, "/ws/locked/x")->target, "/ws");
+	plan.n_areas = 5;
+	sbx_sup_plan_clear(&plan);
+}
+
+/* ---- scopes ---- */
+
+static void test_scope(void **state)
+{
+	struct sbx_sup_plan plan;
+	static const struct {
+		enum sbx_sup_op op;
+		const char *path, *path2;
+		bool t2_exists;
+		const char *scope;
+	} cases[] = {
+	    {SBX_SUP_OP_DELETE, "/ws/build/a/b.o", NULL, 0, "/ws/build"},
+	    {SBX_SUP_OP_DELETE, "/ws/build", NULL, 0, "/ws/build"},
+	    {SBX_SUP_OP_OVERWRITE, "/ws/file.txt", NULL, 0, "/ws/file.txt"},
+	    {SBX_SUP_OP_METADATA, "/ws", NULL, 0, "/ws"},
+	    {SBX_SUP_OP_DELETE, "/ws/locked/x/y", NULL, 0, "/ws/locked/x"},
+	    {SBX_SUP_OP_CREATE, "/etc/x/y", NULL, 0, "/etc"},
+	    {SBX_SUP_OP_CREATE, "/", NULL, 0, "/"},
+	    /* a rename: the side that asks (the overwrite at the new name, in /ws) */
+	    {SBX_SUP_OP_RENAME, "/ws/.a.swp", "/ws/src/a.txt", true, "/ws/src"},
+	    /* a rename that does not ask: its first side, the new name */
+	    {SBX_SUP_OP_RENAME, "/ws/a/b", "/ws/c/d", false, "/ws/c"},
+	    /* a rename out of an asking area into an allowing one: the rename side */
+	    {SBX_SUP_OP_RENAME, "/ws/asked/x/y", "/ws/c", false, "/ws/asked/x"},
+	};
+	char out[SBX_SUP_SCOPE_MAX];
+
+	(void)state;
+	world(&plan, NULL);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct sbx_sup_req req = {
+		    .op = cases[i].op,
+		    .t = {.path = cases[i].path, .exists = true},
+		    .t2 = {.path = cases[i].path2, .exists = cases[i].t2_exists}};
+
+		assert_int_equal(sbx_sup_scope(&plan, &req, out, sizeof(out)), 0);
+		assert_string_equal(out, cases[i].scope);
+	}
+	{
+		struct sbx_sup_req req = {.op = SBX_SUP_OP_DELETE, .t = {.path = "/ws/build/x"}};
+
+		assert_int_equal(sbx_sup_scope(&plan, &req, out, 9), -ENAMETOOLONG);
+		assert_int_equal(sbx_sup_scope(&plan, &req, out, 10), 0);
+		req.t.path = NULL;
+		assert_int_equal(sbx_sup_scope(&plan, &req, out, sizeof(out)), -EINVAL);
+		req.t.path = "build/x";
+		assert_int_equal(sbx_sup_scope(&plan, &req, out, sizeof(out)), -EINVAL);
+	}
+	sbx_sup_plan_clear(&plan);
+}
+
+/* ---- the session ---- */
+
+static struct sbx_sup_req del(const char *path, const char *comm, uint64_t now)
+{
+	struct sbx_sup_req r = {.op = SBX_SUP_OP_DELETE,
+	                        .call = "unlinkat",
+	                        .t = {.path = path, .dev = 1, .ino = INO_BUILD, .exists = true},
+	                        .pid = 7,
+	                        .comm = comm,
+	                        .now_ms = now};
+	const char *slash = strrchr(path, '/');
+
+	r.t.name = slash + 1;
+	return r;
+}
+
+static struct sbx_sup_verdict decide(const struct sbx_sup_plan *plan,
+                                     const struct sbx_sup_session *s, const struct sbx_sup_req *req)
+{
+	struct sbx_sup_verdict v;
+
+	sbx_sup_decide(plan, NULL, s, req, &v);
+	return v;
+}
+
+static void test_session_once(void **state)
+{
+	struct sbx_sup_plan plan;
+	struct sbx_sup_session s = {0};
+	struct sbx_sup_req r = del("/ws/build/a.o", "rm", 1000);
+	struct sbx_sup_verdict v;
+	const struct sbx_sup_grant *g;
+
+	(void)state;
+	world(&plan, NULL);
+	v = decide(&plan, &s, &r);
+	assert_int_equal(v.answer, SBX_SUP_ASK);
+	assert_true(sbx_sup_session_admit(&s, r.now_ms));
+	assert_int_equal(s.pending, 1);
+	assert_int_equal(sbx_sup_session_record(&s, &plan, &r, true, SBX_SUP_REMEMBER_ONCE, NULL),
+	                 0);
+	assert_int_equal(s.pending, 0);
+	assert_int_equal(s.n_asked, 1);
+	assert_int_equal(s.n_allowed, 1);
+	assert_int_equal(s.n_grants, 1);
+	assert_string_equal(s.grants[0].scope, "/ws/build");
+	assert_int_equal(s.grants[0].cls, SBX_AC_DELETE);
+
+	/* decided again: the grant's */
+	v = decide(&plan, &s, &r);
+	check_verdict("asked call, again", &v, SBX_SUP_PERFORM, 0, SBX_SUP_BY_GRANT,
+	              "approvals: /ws delete ask, granted for this batch for /ws/build");
+
+	/* the batch goes on: the same command in the same subtree, within the idle window */
+	r = del("/ws/build/sub/b.o", "rm", 2500);
+	v = decide(&plan, &s, &r);
+	assert_int_equal(v.decider, SBX_SUP_BY_GRANT);
+	g = sbx_sup_session_find(&s, &plan, &r, true);
+	assert_non_null(g);
+	assert_int_equal(g->uses, 2);
+	assert_int_equal(g->last_ms, 2500);
+	/* the window is counted from the last call it covered */
+	r = del("/ws/build/c.o", "rm", 2500 + SBX_SUP_BATCH_IDLE_MS);
+	assert_int_equal(decide(&plan, &s, &r).decider, SBX_SUP_BY_GRANT);
+	/* not marked used: decide does not change the session */
+	assert_int_equal(g->uses, 2);
+
+	/* exactly as narrow as the request: another command, subtree or class asks again */
+	r = del("/ws/build/c.o", "make", 3000);
+	assert_int_equal(decide(&plan, &s, &r).answer, SBX_SUP_ASK);
+	r = del("/ws/src/c.o", "rm", 3000);
+	assert_int_equal(decide(&plan, &s, &r).answer, SBX_SUP_ASK);
+	r = del("/ws/build/c.o", "rm", 3000);
+	r.op = SBX_SUP_OP_OVERWRITE;
+	assert_int_equal(decide(&plan, &s, &r).answer, SBX_SUP_ASK);
+	/* the subtree's root itself is in it; a sibling with its name as a prefix is not */
+	r = del("/ws/build", "rm", 3000);
+	assert_int_equal(decide(&plan, &s, &r).decider, SBX_SUP_BY_GRANT);
+	r = del("/ws/buildx/a", "rm", 3000);
+	assert_int_equal(decide(&plan, &s, &r).answer, SBX_SUP_ASK);
+
+	/* the batch ended: a pause longer than the idle window */
+	r = del("/ws/build/d.o", "rm", 2500 + SBX_SUP_BATCH_IDLE_MS + 1);
+	assert_int_equal(decide(&plan, &s, &r).answer, SBX_SUP_ASK);
+	assert_null(sbx_sup_session_find(&s, &plan, &r, true));
+
+	/* a narrower caller with a grant: CONTINUE, never PERFORM */
+	r = del("/ws/build/e.o", "rm", 3000);
+	r.narrower = true;
+	v = decide(&plan, &s, &r);
+	check_verdict("narrower with a grant", &v, SBX_SUP_CONTINUE, 0, SBX_SUP_BY_GRANT,
+	              "granted");
+
+	sbx_sup_session_clear(&s);
+	assert_int_equal(s.n_grants, 0);
+	sbx_sup_plan_clear(&plan);
+}
+
+static void test_session_grant(void **state)
+{
+	struct sbx_sup_plan plan;
+	struct sbx_sup_session s = {0};
+	struct sbx_sup_req r = del("/ws/build/a.o", "rm", 1000);
+
+	(void)state;
+	world(&plan, NULL);
+	assert_true(sbx_sup_session_admit(&s, 1000));
+	assert_int_equal(
+	    sbx_sup_session_record(&s, &plan, &r, true, SBX_SUP_REMEMBER_SESSION, NULL), 0);
+	/* any command, any time later, the same subtree and class */
+	r = del("/ws/build/x/y.o", "make", 1000 + 3600 * 1000);
+	assert_int_equal(decide(&plan, &s, &r).decider, SBX_SUP_BY_GRANT);
+	assert_int_equal(decide(&plan, &s, &r).answer, SBX_SUP_PERFORM);
+	/* and no wider */
+	r = del("/ws/src/y.o", "make", 5000);
+	assert_int_equal(decide(&plan, &s, &r).answer, SBX_SUP_ASK);
+	r = del("/ws/build/y.o", "make", 5000);
+	r.op = SBX_SUP_OP_OVERWRITE;
+	assert_int_equal(decide(&plan, &s, &r).answer, SBX_SUP_ASK);
+	sbx_sup_session_clear(&s);
+	sbx_sup_plan_clear(&plan);
+}
+
+static void test_session_denial(void **state)
+{
+	struct sbx_sup_plan plan;
+	struct sbx_sup_session s = {0};
+	struct sbx_sup_req r = del("/ws/build/a.o", "rm", 1000);
+	struct sbx_sup_verdict v;
+
+	(void)state;
+	world(&plan, NULL);
+	assert_true(sbx_sup_session_admit(&s, 1000));
+	assert_int_equal(sbx_sup_session_record(&s, &plan, &r, false, SBX_SUP_REMEMBER_ONCE, NULL),
+	                 0);
+	assert_int_equal(s.n_denied, 1);
+	/* the refused batch is not asked again for each file */
+	r = del("/ws/build/b.o", "rm", 1500);
+	v = decide(&plan, &s, &r);
+	check_verdict("remembered denial", &v, SBX_SUP_DENY, EACCES, SBX_SUP_BY_GRANT,
+	              "refused for this batch for /ws/build");
+	/* a later answer for the same scope and class replaces it */
+	assert_true(sbx_sup_session_admit(&s, 1600));
+	assert_int_equal(
+	    sbx_sup_session_record(&s, &plan, &r, true, SBX_SUP_REMEMBER_SESSION, NULL), 0);
+	assert_int_equal(s.n_grants, 1);
+	assert_int_equal(decide(&plan, &s, &r).answer, SBX_SUP_PERFORM);
+	/* a denial outranks an allowance where both cover */
+	assert_true(sbx_sup_session_admit(&s, 1700));
+	r.comm = "shred";
+	assert_int_equal(sbx_sup_session_record(&s, &plan, &r, false, SBX_SUP_REMEMBER_ONCE, NULL),
+	                 0);
+	assert_int_equal(decide(&plan, &s, &r).answer, SBX_SUP_DENY);
+	r.comm = "rm";
+	assert_int_equal(decide(&plan, &s, &r).answer, SBX_SUP_PERFORM);
+	sbx_sup_session_clear(&s);
+	sbx_sup_plan_clear(&plan);
+}
+
+/* A rename where both sides ask: one question, one answer for both sides. */
+static void test_session_rename_both_sides(void **state)
+{
+	struct sbx_sup_plan plan;
+	struct sbx_sup_session s = {0};
+	struct sbx_sup_req r = {.op = SBX_SUP_OP_RENAME,
+	                        .call = "rename",
+	                        .t = {.path = "/ws/asked/a/x", .exists = true},
+	                        .t2 = {.path = "/ws/asked/b/x", .exists = true},
+	                        .comm = "mv",
+	                        .now_ms = 10};
+	char scope[64];
+
+	(void)state;
+	world(&plan, NULL);
+	assert_int_equal(decide(&plan, &s, &r).answer, SBX_SUP_ASK);
+	assert_int_equal(sbx_sup_scope(&plan, &r, scope, sizeof(scope)), 0);
+	assert_string_equal(scope, "/ws/asked/b");
+	assert_true(sbx_sup_session_admit(&s, 10));
+	assert_int_equal(sbx_sup_session_record(&s, &plan, &r, true, SBX_SUP_REMEMBER_ONCE, NULL),
+	                 0);
+	assert_int_equal(s.n_grants, 2);
+	assert_int_equal(decide(&plan, &s, &r).decider, SBX_SUP_BY_GRANT);
+	/* the overwrite side alone is covered, the rename side of another subtree is not */
+	r.t.path = "/ws/asked/c/x";
+	assert_int_equal(decide(&plan, &s, &r).answer, SBX_SUP_ASK);
+	sbx_sup_session_clear(&s);
+	sbx_sup_plan_clear(&plan);
+}
+
+static void test_session_limits(void **state)
+{
+	struct sbx_sup_plan plan;
+	struct sbx_sup_session s = {0};
+	struct sbx_sup_req r = del("/ws/build/a.o", "rm", 0);
+	uint64_t t = 1000;
+	unsigned admitted = 0;
+
+	(void)state;
+	world(&plan, NULL);
+	/* the pending cap */
+	for (int i = 0; i < SBX_SUP_PENDING_MAX; i++)
+		assert_true(sbx_sup_session_admit(&s, t));
+	assert_false(sbx_sup_session_admit(&s, t));
+	assert_int_equal(s.pending, SBX_SUP_PENDING_MAX);
+	/* an answer (a timeout is one: a denial) releases one */
+	r.now_ms = t;
+	assert_int_equal(sbx_sup_session_record(&s, &plan, &r, false, SBX_SUP_REMEMBER_ONCE, NULL),
+	                 0);
+	assert_true(sbx_sup_session_admit(&s, t));
+	sbx_sup_session_clear(&s);
+
+	/* the rate limit: at most SBX_SUP_RATE_PER_MIN a minute, then again */
+	for (int i = 0; i < 1000; i++) {
+		if (sbx_sup_session_admit(&s, t + (uint64_t)i)) {
+			admitted++;
+			s.pending = 0;
+		}
+	}
+	assert_int_equal(admitted, SBX_SUP_RATE_PER_MIN);
+	assert_false(sbx_sup_session_admit(&s, t + 59999));
+	assert_true(sbx_sup_session_admit(&s, t + 60000));
+	assert_int_equal(s.n_asked, SBX_SUP_RATE_PER_MIN + 1);
+	sbx_sup_session_clear(&s);
+
+	/* the grants' cap: ended batches make room, live ones do not */
+	for (int i = 0; i < SBX_SUP_GRANTS_MAX; i++) {
+		char path[64];
+
+		snprintf(path, sizeof(path), "/ws/d%d/x", i);
+		r = del(path, "rm", 100);
+		assert_int_equal(
+		    sbx_sup_session_record(&s, &plan, &r, true, SBX_SUP_REMEMBER_ONCE, NULL), 0);
+	}
+	r = del("/ws/last/x", "rm", 100);
+	{
+		struct sbx_error err = {0};
+
+		assert_int_equal(
+		    sbx_sup_session_record(&s, &plan, &r, true, SBX_SUP_REMEMBER_ONCE, &err),
+		    -ENOSPC);
+		assert_non_null(strstr(err.msg, "too many approvals"));
+	}
+	r.now_ms = 100 + SBX_SUP_BATCH_IDLE_MS + 1;
+	assert_int_equal(sbx_sup_session_record(&s, &plan, &r, true, SBX_SUP_REMEMBER_ONCE, NULL),
+	                 0);
+	assert_int_equal(s.n_grants, 1);
+	sbx_sup_session_clear(&s);
+	sbx_sup_plan_clear(&plan);
+}
+
+/* ---- the broker's JSON ---- */
+
+static void test_ask_json(void **state)
+{
+	struct sbx_sup_req req = {.op = SBX_SUP_OP_DELETE,
+	                          .call = "unlinkat",
+	                          .t = {.path = "/ws/build/\x1b]0;evil\x07\"quoted\"\\\xff"},
+	                          .pid = 1234,
+	                          .comm = "rm",
+	                          .now_ms = 1};
+	struct sbx_sup_verdict v = {.answer = SBX_SUP_ASK, .asked = SBX_AC_DELETE};
+	char *const cmdline[] = {"rm", "-rf", "build\nx", NULL};
+	struct sbx_sup_ask ask = {.id = 18446744073709551615u,
+	                          .sandbox_id = "0123456789abcdef0123456789abcdef",
+	                          .label = NULL,
+	                          .req = &req,
+	                          .verdict = &v,
+	                          .scope = "/ws/build",
+	                          .host_path = "/home/u/p/build/x",
+	                          .cmdline = cmdline,
+	                          .deadline_ms = 1790000000000u};
+	char buf[2048], val[512];
+	size_t n;
+
+	(void)state;
+	snprintf(v.rule, sizeof(v.rule), "approvals: /ws delete ask");
+	n = sbx_sup_ask_json(buf, sizeof(buf), &ask);
+	assert_int_equal(n, strlen(buf));
+	assert_null(strchr(buf, '\n'));
+	assert_true(json_valid(buf));
+	assert_true(json_get(buf, "v", val, sizeof(val)));
+	assert_string_equal(val, "1");
+	assert_true(json_get(buf, "type", val, sizeof(val)));
+	assert_string_equal(val, "approval");
+	assert_true(json_get(buf, "id", val, sizeof(val)));
+	assert_string_equal(val, "18446744073709551615");
+	assert_true(json_get(buf, "label", val, sizeof(val)));
+	assert_string_equal(val, "null");
+	assert_true(json_get(buf, "path2", val, sizeof(val)));
+	assert_string_equal(val, "null");
+	assert_true(json_get(buf, "op", val, sizeof(val)));
+	assert_string_equal(val, "delete");
+	assert_true(json_get(buf, "class", val, sizeof(val)));
+	assert_string_equal(val, "delete");
+	assert_true(json_get(buf, "path", val, sizeof(val)));
+	/* the control bytes escaped and back, the bad byte replaced */
+	assert_string_equal(val, "/ws/build/\x1b]0;evil\x07\"quoted\"\\\xef\xbf\xbd");
+	assert_true(json_get(buf, "cmdline", val, sizeof(val)));
+	assert_string_equal(val, "[\"rm\",\"-rf\",\"build\\nx\"]");
+	assert_true(json_get(buf, "pid", val, sizeof(val)));
+	assert_string_equal(val, "1234");
+	assert_true(json_get(buf, "deadline_ms", val, sizeof(val)));
+	assert_string_equal(val, "1790000000000");
+	assert_true(json_get(buf, "scope", val, sizeof(val)));
+	assert_string_equal(val, "/ws/build");
+	assert_true(json_get(buf, "rule", val, sizeof(val)));
+	assert_string_equal(val, "approvals: /ws delete ask");
+
+	/* snprintf's contract: the length needed, a prefix written */
+	assert_int_equal(sbx_sup_ask_json(NULL, 0, &ask), n);
+	assert_int_equal(sbx_sup_ask_json(val, 10, &ask), n);
+	assert_int_equal(strlen(val), 9);
+	assert_memory_equal(val, buf, 9);
+	assert_int_equal(sbx_sup_ask_json(val, 0, &ask), n);
+	for (size_t size = 1; size <= n + 1; size++) {
+		char *small = malloc(size);
+
+		assert_non_null(small);
+		assert_int_equal(sbx_sup_ask_json(small, size, &ask), n);
+		/* a prefix, never with half an escape */
+		assert_true(strlen(small) <= size - 1);
+		assert_memory_equal(small, buf, strlen(small));
+		if (size > n)
+			assert_string_equal(small, buf);
+		free(small);
+	}
+	/* no cmdline: an empty array */
+	ask.cmdline = NULL;
+	ask.label = "task-7";
+	sbx_sup_ask_json(buf, sizeof(buf), &ask);
+	assert_true(json_valid(buf));
+	assert_true(json_get(buf, "cmdline", val, sizeof(val)));
+	assert_string_equal(val, "[]");
+	assert_true(json_get(buf, "label", val, sizeof(val)));
+	assert_string_equal(val, "task-7");
+}
+
+static const struct acase {
+	const char *line;
+	int ret;
+	bool allow;
+	enum sbx_sup_remember remember;
+	const char *reason;
+} acases[] = {
+    {"{\"v\":1,\"id\":7,\"allow\":true}", 0, true, SBX_SUP_REMEMBER_ONCE, ""},
+    {"{\"v\":1,\"id\":7,\"allow\":false}", 0, false, SBX_SUP_REMEMBER_ONCE, ""},
+    {" {\"id\":7 , \"allow\" : true,\"v\":1,\"remember\":\"session\"}\r\n", 0, true,
+     SBX_SUP_REMEMBER_SESSION, ""},
+    {"{\"v\":1,\"id\":7,\"allow\":true,\"remember\":\"once\",\"reason\":\"ok by \\u00e9ric\"}", 0,
+     true, SBX_SUP_REMEMBER_ONCE, "ok by \xc3\xa9ric"},
+    /* a reason is escaped for text */
+    {"{\"v\":1,\"id\":7,\"allow\":false,\"reason\":\"no\\u001b]0;x\\u0007\\n\"}", 0, false,
+     SBX_SUP_REMEMBER_ONCE, "no\\x1b]0;x\\x07\\x0a"},
+    {"{\"v\":1,\"id\":7,\"allow\":true,\"reason\":\"\\ud83d\\udd11\"}", 0, true,
+     SBX_SUP_REMEMBER_ONCE, "\xf0\x9f\x94\x91"},
+    /* unknown keys with scalar values are ignored */
+    {"{\"v\":1,\"x\":null,\"y\":-1.5e3,\"z\":\"s\",\"w\":false,\"id\":7,\"allow\":true}", 0, true,
+     SBX_SUP_REMEMBER_ONCE, ""},
+
+    /* hostile or malformed: a deny */
+    {"", -EINVAL},
+    {"{}", -EINVAL},
+    {"[]", -EINVAL},
+    {"null", -EINVAL},
+    {"{\"v\":1,\"id\":8,\"allow\":true}", -EINVAL},                       /* another request's */
+    {"{\"v\":2,\"id\":7,\"allow\":true}", -EINVAL},                       /* another version */
+    {"{\"id\":7,\"allow\":true}", -EINVAL},                               /* no version */
+    {"{\"v\":1,\"allow\":true}", -EINVAL},                                /* no id */
+    {"{\"v\":1,\"id\":7}", -EINVAL},                                      /* no answer */
+    {"{\"v\":1,\"id\":7,\"allow\":\"true\"}", -EINVAL},                   /* a string */
+    {"{\"v\":1,\"id\":7,\"allow\":1}", -EINVAL},                          /* a number */
+    {"{\"v\":1,\"id\":\"7\",\"allow\":true}", -EINVAL},                   /* id as a string */
+    {"{\"v\":1,\"id\":7.0,\"allow\":true}", -EINVAL},                     /* not an integer */
+    {"{\"v\":1,\"id\":-7,\"allow\":true}", -EINVAL},                      /* signed */
+    {"{\"v\":1,\"id\":07,\"allow\":true}", -EINVAL},                      /* a leading zero */
+    {"{\"v\":1,\"id\":7e0,\"allow\":true}", -EINVAL},                     /* an exponent */
+    {"{\"v\":1,\"id\":18446744073709551623,\"allow\":true}", -EINVAL},    /* 2^64 + 7 */
+    {"{\"v\":1,\"id\":7,\"allow\":false,\"allow\":true}", -EINVAL},       /* twice */
+    {"{\"v\":1,\"id\":7,\"allow\":true,\"x\":1,\"x\":2}", -EINVAL},       /* an unknown twice */
+    {"{\"v\":1,\"id\":7,\"allow\":true,\"\\u0061llow\":false}", -EINVAL}, /* "allow" again */
+    {"{\"v\":1,\"id\":7,\"allow\":true,\"x\":{}}", -EINVAL},              /* nested */
+    {"{\"v\":1,\"id\":7,\"allow\":true,\"x\":[1]}", -EINVAL},             /* an array */
+    {"{\"v\":1,\"id\":7,\"allow\":true}x", -EINVAL},                      /* trailing bytes */
+    {"{\"v\":1,\"id\":7,\"allow\":true}{\"v\":1}", -EINVAL},              /* two objects */
+    {"{\"v\":1,\"id\":7,\"allow\":true,}", -EINVAL},                      /* a trailing comma */
+    {"{\"v\":1,\"id\":7,\"allow\":true", -EINVAL},                        /* unterminated */
+    {"{\"v\":1,\"id\":7,\"allow\":true,\"reason\":\"abc}", -EINVAL},
+    {"{\"v\":1,\"id\":7,\"allow\":true,\"reason\":\"a\nb\"}", -EINVAL}, /* a raw control */
+    {"{\"v\":1,\"id\":7,\"allow\":true,\"reason\":\"\xff\"}", -EINVAL}, /* bad UTF-8 */
+    {"{\"v\":1,\"id\":7,\"allow\":true,\"reason\":\"\xe6\x97\"}", -EINVAL},
+    {"{\"v\":1,\"id\":7,\"allow\":true,\"reason\":\"\\ud800\"}", -EINVAL}, /* a lone half */
+    {"{\"v\":1,\"id\":7,\"allow\":true,\"reason\":\"\\udc00\\ud800\"}", -EINVAL},
+    {"{\"v\":1,\"id\":7,\"allow\":true,\"reason\":\"\\u0000\"}", -EINVAL}, /* a NUL */
+    {"{\"v\":1,\"id\":7,\"allow\":true,\"reason\":\"\\x41\"}", -EINVAL},   /* no such escape */
+    {"{\"v\":1,\"id\":7,\"allow\":true,\"reason\":\"\\u12\"}", -EINVAL},
+    {"{\"v\":1,\"id\":7,\"allow\":true,\"reason\":7}", -EINVAL},
+    {"{\"v\":1,\"id\":7,\"allow\":true,\"remember\":\"forever\"}", -EINVAL},
+    {"{\"v\":1,\"id\":7,\"allow\":true,\"remember\":true}", -EINVAL},
+    {"{\"v\":1,\"id\":7,\"allow\":tru}", -EINVAL},
+    {"{\"v\":1,\"id\":7,\"allow\":true,\"x\":nul}", -EINVAL},
+    {"{\"v\":1,\"id\":7,\"allow\":true,\"x\":-}", -EINVAL},
+    {"{\"v\":1,\"id\":7,\"allow\":true,\"x\":1.}", -EINVAL},
+    {"{\"v\":1,\"id\":7,\"allow\":true,\"x\":.5}", -EINVAL},
+    {"{\"v\":1,\"id\":7,\"allow\":true,\"x\":1e}", -EINVAL},
+    {"{\"v\":1,\"id\":7,\"allow\":true,\"x\":+1}", -EINVAL},
+    {"{v:1,\"id\":7,\"allow\":true}", -EINVAL},
+    {"{\"v\":1,\"id\":7,\"allow\":true,\"x\" 1}", -EINVAL},
+    {"{\"v\":1;\"id\":7,\"allow\":true}", -EINVAL},
+    {"\"{\\\"v\\\":1,\\\"id\\\":7,\\\"allow\\\":true}\"", -EINVAL},
+    {"{\"v\":1,\"id\":7,\"allow\":true,"
+     "\"a123456789012345678901234567890123456789012345678901234567890123\":1}",
+     -EINVAL}, /* a key past 63 bytes */
+};
+
+static void test_answer_parse(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < sizeof(acases) / sizeof(acases[0]); i++) {
+		const struct acase *c = &acases[i];
+		bool allow = true;
+		enum sbx_sup_remember remember = SBX_SUP_REMEMBER_SESSION;
+		char reason[256] = "junk";
+		int r = sbx_sup_answer_parse(c->line, 7, &allow, &remember, reason, sizeof(reason));
+
+		if (r != c->ret) {
+			print_error("case %zu: %s: got %d, want %d\n", i, c->line, r, c->ret);
+			fail();
+		}
+		if (r < 0) {
+			/* a failure is a deny, and says nothing else */
+			assert_false(allow);
+			assert_int_equal(remember, SBX_SUP_REMEMBER_ONCE);
+			assert_string_equal(reason, "");
+			continue;
+		}
+		assert_int_equal(allow, c->allow);
+		assert_int_equal(remember, c->remember);
+		assert_string_equal(reason, c->reason);
+	}
+}
+
+static void test_answer_parse_bounds(void **state)
+{
+	char line[6000];
+	char reason[8];
+	bool allow;
+	enum sbx_sup_remember remember;
+	int n;
+
+	(void)state;
+	assert_int_equal(sbx_sup_answer_parse(NULL, 7, &allow, &remember, NULL, 0), -EINVAL);
+	/* a reason longer than the caller's buffer is cut (escaped for text), not an error */
+	assert_int_equal(sbx_sup_answer_parse("{\"v\":1,\"id\":7,\"allow\":true,\"reason\":"
+	                                      "\"abcdefghijkl\"}",
+	                                      7, &allow, &remember, reason, sizeof(reason)),
+	                 0);
+	assert_string_equal(reason, "abcdefg");
+	assert_int_equal(sbx_sup_answer_parse("{\"v\":1,\"id\":7,\"allow\":true}", 7, &allow,
+	                                      &remember, NULL, 0),
+	                 0);
+	assert_true(allow);
+	/* 4096 bytes is the most; one more is refused however well-formed */
+	n = snprintf(line, sizeof(line), "{\"v\":1,\"id\":7,\"allow\":true,\"pad\":\"");
+	memset(line + n, 'a', 4096 - (size_t)n - 2);
+	memcpy(line + 4096 - 2, "\"}", 3);
+	assert_int_equal(strlen(line), 4096);
+	assert_int_equal(sbx_sup_answer_parse(line, 7, &allow, &remember, NULL, 0), 0);
+	memmove(line + n + 1, line + n, strlen(line + n) + 1);
+	line[n] = 'a';
+	assert_int_equal(strlen(line), 4097);
+	assert_int_equal(sbx_sup_answer_parse(line, 7, &allow, &remember, NULL, 0), -EINVAL);
+	assert_false(allow);
+	/* at most 32 members */
+	n = snprintf(line, sizeof(line), "{\"v\":1,\"id\":7,\"allow\":true");
+	for (int i = 0; i < 29; i++)
+		n += snprintf(line + n, sizeof(line) - (size_t)n, ",\"k%d\":%d", i, i);
+	snprintf(line + n, sizeof(line) - (size_t)n, "}");
+	assert_int_equal(sbx_sup_answer_parse(line, 7, &allow, &remember, NULL, 0), 0);
+	snprintf(line + n, sizeof(line) - (size_t)n, ",\"k99\":1}");
+	assert_int_equal(sbx_sup_answer_parse(line, 7, &allow, &remember, NULL, 0), -EINVAL);
+	/* deep nesting is refused at the first level, without recursion */
+	memset(line, '[', 4000);
+	line[4000] = '\0';
+	memcpy(line, "{\"v\":", 5);
+	assert_int_equal(sbx_sup_answer_parse(line, 7, &allow, &remember, NULL, 0), -EINVAL);
+}
+
+/* What the request says parses back, and an answer to it round-trips. */
+static void test_json_round_trip(void **state)
+{
+	struct sbx_sup_req req = {.op = SBX_SUP_OP_RENAME,
+	                          .call = "renameat2",
+	                          .t = {.path = "/ws/a \"b\""},
+	                          .t2 = {.path = "/ws/c\td"},
+	                          .pid = 9,
+	                          .comm = "mv"};
+	struct sbx_sup_verdict v = {.answer = SBX_SUP_ASK, .asked = SBX_AC_OVERWRITE};
+	struct sbx_sup_ask ask = {.id = 42, .sandbox_id = "ab", .req = &req, .verdict = &v};
+	char buf[1024], id[32], answer[128], val[64];
+	bool allow = false;
+	enum sbx_sup_remember remember;
+
+	(void)state;
+	sbx_sup_ask_json(buf, sizeof(buf), &ask);
+	assert_true(json_valid(buf));
+	assert_true(json_get(buf, "path2", val, sizeof(val)));
+	assert_string_equal(val, "/ws/c\td");
+	assert_true(json_get(buf, "class", val, sizeof(val)));
+	assert_string_equal(val, "overwrite");
+	assert_true(json_get(buf, "id", id, sizeof(id)));
+	snprintf(answer, sizeof(answer),
+	         "{\"v\":1,\"id\":%s,\"allow\":true,\"remember\":\"session\"}", id);
+	assert_int_equal(sbx_sup_answer_parse(answer, 42, &allow, &remember, NULL, 0), 0);
+	assert_true(allow);
+	assert_int_equal(remember, SBX_SUP_REMEMBER_SESSION);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_decide_table),
+	    cmocka_unit_test(test_narrower_never_performed),
+	    cmocka_unit_test(test_unknown_approval_denies),
+	    cmocka_unit_test(test_names),
+	    cmocka_unit_test(test_area_for),
+	    cmocka_unit_test(test_scope),
+	    cmocka_unit_test(test_session_once),
+	    cmocka_unit_test(test_session_grant),
+	    cmocka_unit_test(test_session_denial),
+	    cmocka_unit_test(test_session_rename_both_sides),
+	    cmocka_unit_test(test_session_limits),
+	    cmocka_unit_test(test_ask_json),
+	    cmocka_unit_test(test_answer_parse),
+	    cmocka_unit_test(test_answer_parse_bounds),
+	    cmocka_unit_test(test_json_round_trip),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
