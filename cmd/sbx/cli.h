@@ -30,6 +30,8 @@ struct sbx_cli_run {
 	bool dry_run;
 	bool json;
 	bool help;
+	bool verbose;                 /* --verbose: the supervisor's decisions on stderr (-v is
+	                                 --volume) */
 	struct sbx_profile *profile;  /* owned; NULL without --profile */
 	enum sbx_backend_ask backend; /* --backend (finish.h) */
 	/* nesting (nest.c): --restrict, --allow-read, --allow-write, and -v/--mount as grants */

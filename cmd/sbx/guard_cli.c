@@ -44,6 +44,11 @@ void sbx_cli_guard_lines(const struct sbx_gitguard *git, struct sbx_cli_git_line
 	char line[8192];
 
 	in->git_repos = git && git->n_repos;
+	/* what the supervisor keeps from being created (host paths; finish maps them) */
+	in->git_absent = git ? git->absent : NULL;
+	in->n_git_absent = git ? git->n_absent : 0;
+	in->git_fresh = git ? git->fresh : NULL;
+	in->n_git_fresh = git ? git->n_fresh : 0;
 	/* sbx_gitguard_warning's line names fewer paths under the landlock backend, which
 	 * keeps a pinned git dir read-only whole: one for each, the plan takes its backend's */
 	for (int ll = 0; ll < 2; ll++) {

@@ -75,6 +75,23 @@ const char sbx_run_usage[] =
     "                           the profile, with a warning naming what is missing\n"
     "      --allow-nesting      let the worker start sub-sandboxes (sbx run inside): the\n"
     "                           filter then allows namespaces and mounts\n"
+    "\n"
+    "Approvals and the audit log (sbx(1), APPROVALS; profile keys approvals:, approve:, audit:):\n"
+    "      --approve tty|deny|allow|cmd:PROGRAM|socket:PATH\n"
+    "                           who answers a mount's \"ask\" approvals: a prompt on the\n"
+    "                           caller's terminal (the default where there is one), always\n"
+    "                           deny (the default without one), always allow (logged\n"
+    "                           only), a program (one JSON request on stdin, exit 0\n"
+    "                           allows) or a broker's socket (JSON Lines)\n"
+    "      --approve-timeout SECONDS\n"
+    "                           an unanswered request is denied after this long (default\n"
+    "                           60, 1 to 3600)\n"
+    "      --audit-log FILE     append one JSON line per start, supervised decision and end\n"
+    "      --label TEXT         a label for the audit log's records, such as a task id (at\n"
+    "                           most 256 bytes)\n"
+    "      --verbose            show the supervisor's decisions live on stderr\n"
+    "  Approvals catch mistakes, not adversaries: \"deny\" is a kernel rule (Landlock),\n"
+    "  \"ask\" a question the supervisor puts before the call is made.\n"
     "\n" SBX_CLI_SECCOMP_USAGE "\n"
     "Other:\n"
     "      --dry-run            print the plan and run nothing (no privilege needed),\n"
@@ -108,6 +125,11 @@ enum {
 	OPT_RESTRICT,
 	OPT_ALLOW_READ,
 	OPT_ALLOW_WRITE,
+	OPT_APPROVE,
+	OPT_APPROVE_TIMEOUT,
+	OPT_AUDIT_LOG,
+	OPT_LABEL,
+	OPT_VERBOSE,
 };
 
 static const struct option run_options[] = {
@@ -132,6 +154,11 @@ static const struct option run_options[] = {
     {"restrict", required_argument, NULL, OPT_RESTRICT},
     {"allow-read", required_argument, NULL, OPT_ALLOW_READ},
     {"allow-write", required_argument, NULL, OPT_ALLOW_WRITE},
+    {"approve", required_argument, NULL, OPT_APPROVE},
+    {"approve-timeout", required_argument, NULL, OPT_APPROVE_TIMEOUT},
+    {"audit-log", required_argument, NULL, OPT_AUDIT_LOG},
+    {"label", required_argument, NULL, OPT_LABEL},
+    {"verbose", no_argument, NULL, OPT_VERBOSE},
     {"help", no_argument, NULL, 'h'},
     SBX_CLI_SECCOMP_OPTIONS,
     {NULL, 0, NULL, 0},
@@ -168,6 +195,31 @@ static int parse_env(struct sbx_spec *spec, const char *arg, struct sbx_error *e
 	memcpy(name, arg, (size_t)(eq - arg));
 	name[eq - arg] = '\0';
 	return sbx_spec_add_env(spec, name, eq + 1, err);
+}
+
+/* --approve-timeout SECONDS: 1 to SBX_APPROVE_TIMEOUT_MAX, plain digits */
+static int parse_timeout(struct sbx_spec *spec, const char *arg, struct sbx_error *err)
+{
+	unsigned long v = 0;
+	int r;
+
+	for (const char *p = arg; *p; p++) {
+		if (*p < '0' || *p > '9' || v > SBX_APPROVE_TIMEOUT_MAX) {
+			v = 0;
+			break;
+		}
+		v = v * 10 + (unsigned long)(*p - '0');
+	}
+	if (v < 1 || v > SBX_APPROVE_TIMEOUT_MAX) {
+		r = sbx_error_set(err, SBX_ERR_USAGE, EINVAL,
+		                  "--approve-timeout '%s' is not a number of seconds from 1 to %u",
+		                  arg, SBX_APPROVE_TIMEOUT_MAX);
+		sbx_error_hint(err, "e.g. --approve-timeout 120; an unanswered request is denied "
+		                    "then");
+		return r;
+	}
+	spec->approve_timeout_ms = (unsigned)v * 1000u;
+	return 0;
 }
 
 static int parse_one(struct sbx_spec *spec, struct sbx_cli_run *out, int c, const char *arg,
@@ -329,6 +381,32 @@ static int parse_one(struct sbx_spec *spec, struct sbx_cli_run *out, int c, cons
 			return r;
 		}
 		return sbx_spec_add_unhide(spec, arg, err);
+	case OPT_APPROVE:
+		r = sbx_spec_set_approve(spec, arg, err);
+		if (r < 0)
+			sbx_error_wrap(err, "--approve");
+		return r;
+	case OPT_APPROVE_TIMEOUT:
+		return parse_timeout(spec, arg, err);
+	case OPT_AUDIT_LOG: {
+		_cleanup_free_ char *file = NULL;
+
+		if (!*arg)
+			return sbx_error_set(err, SBX_ERR_USAGE, EINVAL,
+			                     "--audit-log needs a file");
+		r = sbx_path_absolute(arg, cwd, &file, err);
+		if (r < 0)
+			return r;
+		return sbx_spec_set_str(&spec->audit_log, file, err);
+	}
+	case OPT_LABEL:
+		r = sbx_spec_set_label(spec, arg, err);
+		if (r < 0)
+			sbx_error_wrap(err, "--label");
+		return r;
+	case OPT_VERBOSE:
+		out->verbose = true;
+		return 0;
 	case OPT_DRY_RUN:
 		out->dry_run = true;
 		return 0;
@@ -426,6 +504,7 @@ int sbx_cli_parse_run(int argc, char **argv, const char *cwd, struct sbx_cli_run
 }
 
 static void print_landlock(FILE *f, const struct sbx_ll_plan *ll, bool json);
+static void print_sup(FILE *f, const struct sbx_sup_plan *sup, bool json);
 
 static const char *flag_words(unsigned flags, char *buf, size_t size)
 {
@@ -502,6 +581,7 @@ void sbx_cli_print_plan(FILE *f, const struct sbx_plan *plan, char *const *argv,
 		}
 		sbx_cli_print_seccomp(f, &plan->seccomp, &plan->seccomp_rules, false);
 		print_landlock(f, &plan->landlock, false);
+		print_sup(f, &plan->sup, false);
 		if (plan->n_limits)
 			fprintf(f, "limits (what the kernel does not keep of the profile):\n");
 		for (size_t i = 0; i < plan->n_limits; i++)
@@ -564,6 +644,7 @@ void sbx_cli_print_plan(FILE *f, const struct sbx_plan *plan, char *const *argv,
 	fputs("],\"seccomp\":", f);
 	sbx_cli_print_seccomp(f, &plan->seccomp, &plan->seccomp_rules, true);
 	print_landlock(f, &plan->landlock, true);
+	print_sup(f, &plan->sup, true);
 	fputs(",\"limits\":[", f);
 	for (size_t i = 0; i < plan->n_limits; i++) {
 		if (i)
@@ -673,6 +754,153 @@ static void print_landlock(FILE *f, const struct sbx_ll_plan *ll, bool json)
 		l += n + (l[n] != 0);
 	}
 	fputs("]}", f);
+}
+
+/* The supervisor's plan (plan->sup): what the worker's listener filter sends to sbx. */
+static const char *const approval_words[] = {"allow", "ask", "deny"};
+static const char *const class_words[SBX_AC_COUNT] = {"write", "overwrite", "delete", "rename"};
+static const struct {
+	unsigned bit;
+	const char *name;
+} family_words[] = {
+    {SBX_SUP_F_CREATE, "create"}, {SBX_SUP_F_WRITE, "write"}, {SBX_SUP_F_DELETE, "delete"},
+    {SBX_SUP_F_META, "metadata"}, {SBX_SUP_F_READ, "read"},
+};
+
+static bool area_says_something(const struct sbx_sup_area *a)
+{
+	for (size_t c = 0; c < SBX_AC_COUNT; c++)
+		if (a->approvals.op[c] != SBX_APPROVE_ALLOW)
+			return true;
+	return a->n_suffixes || a->max_file_bytes;
+}
+
+static void print_sup_text(FILE *f, const struct sbx_sup_plan *sup)
+{
+	bool areas = false;
+
+	fprintf(f, "supervisor: %s", sup->enabled ? "on, for" : "off");
+	for (size_t i = 0, n = 0; sup->enabled && i < SBX_ARRAY_SIZE(family_words); i++)
+		if (sup->families & family_words[i].bit)
+			fprintf(f, "%s %s", n++ ? "," : "", family_words[i].name);
+	if (sup->enabled)
+		fputs(" calls", f);
+	else if (sup->n_protected || sup->meta_writable_only)
+		fputs(" (it cannot be installed here: what it would hold is not enforced; see the "
+		      "limits)",
+		      f);
+	else
+		fputs(" (nothing to supervise)", f);
+	fprintf(f, "; broker %s; timeout %u s; audit log %s%s%s\n",
+	        sup->approve ? sbx_cli_esc(sup->approve)
+	                     : "tty where the caller has a terminal, deny otherwise",
+	        sup->timeout_ms / 1000, sup->audit_log ? sbx_cli_esc(sup->audit_log) : "none",
+	        sup->label ? ", label " : "", sup->label ? sbx_cli_esc(sup->label) : "");
+	if (sup->n_protected)
+		fprintf(f, "supervisor protects (absent at launch, not to be created):\n");
+	for (size_t i = 0; i < sup->n_protected; i++)
+		fprintf(f, "  %-28s (%s; %s)\n", sbx_cli_esc(sup->protected_paths[i].path),
+		        sup->protected_paths[i].why, sup->protected_paths[i].fix);
+	if (sup->meta_writable_only)
+		fprintf(f,
+		        "supervisor refuses: chmod, chown, utimes and xattrs outside the writable "
+		        "mounts (the landlock backend: Landlock has no right for them)\n");
+	for (size_t i = 0; i < sup->n_areas; i++) {
+		const struct sbx_sup_area *a = &sup->areas[i];
+		const char *sep = " ";
+
+		if (!area_says_something(a))
+			continue;
+		if (!areas)
+			fprintf(f, "supervisor approvals and read caps:\n");
+		areas = true;
+		fprintf(f, "  %-28s", sbx_cli_esc(a->target));
+		for (size_t c = 0; c < SBX_AC_COUNT; c++) {
+			if (a->approvals.op[c] == SBX_APPROVE_ALLOW)
+				continue;
+			fprintf(f, "%s%s %s", sep, class_words[c],
+			        approval_words[a->approvals.op[c]]);
+			sep = ", ";
+		}
+		if (a->n_suffixes) {
+			fprintf(f, "%sreads only names ending", sep);
+			for (size_t k = 0; k < a->n_suffixes; k++)
+				fprintf(f, " %s", sbx_cli_esc(a->suffixes[k]));
+			sep = ", ";
+		}
+		if (a->max_file_bytes)
+			fprintf(f, "%sreads files of at most %llu bytes", sep,
+			        (unsigned long long)a->max_file_bytes);
+		fputc('\n', f);
+	}
+	if (sup->n_hide_globs)
+		fprintf(f,
+		        "supervisor refuses creating what a hide glob matches (%zu glob%s; reads "
+		        "of what matches are hidden by the launch's walk only)\n",
+		        sup->n_hide_globs, sup->n_hide_globs == 1 ? "" : "s");
+}
+
+static void json_str_or_null(FILE *f, const char *s)
+{
+	if (s)
+		sbx_json_string(f, s);
+	else
+		fputs("null", f);
+}
+
+static void print_sup(FILE *f, const struct sbx_sup_plan *sup, bool json)
+{
+	if (!json) {
+		print_sup_text(f, sup);
+		return;
+	}
+	fprintf(f, ",\"supervisor\":{\"enabled\":%s,\"families\":[",
+	        sup->enabled ? "true" : "false");
+	for (size_t i = 0, n = 0; i < SBX_ARRAY_SIZE(family_words); i++)
+		if (sup->families & family_words[i].bit)
+			fprintf(f, "%s\"%s\"", n++ ? "," : "", family_words[i].name);
+	fputs("],\"protected\":[", f);
+	for (size_t i = 0; i < sup->n_protected; i++) {
+		fputs(i ? ",{\"path\":" : "{\"path\":", f);
+		sbx_json_string(f, sup->protected_paths[i].path);
+		fputs(",\"why\":", f);
+		sbx_json_string(f, sup->protected_paths[i].why);
+		fputs(",\"fix\":", f);
+		sbx_json_string(f, sup->protected_paths[i].fix);
+		fputc('}', f);
+	}
+	fputs("],\"areas\":[", f);
+	for (size_t i = 0; i < sup->n_areas; i++) {
+		const struct sbx_sup_area *a = &sup->areas[i];
+
+		fputs(i ? ",{\"target\":" : "{\"target\":", f);
+		sbx_json_string(f, a->target);
+		fprintf(f, ",\"writable\":%s,\"approvals\":{", a->writable ? "true" : "false");
+		for (size_t c = 0; c < SBX_AC_COUNT; c++)
+			fprintf(f, "%s\"%s\":\"%s\"", c ? "," : "", class_words[c],
+			        approval_words[a->approvals.op[c]]);
+		fputs("},\"suffixes\":[", f);
+		for (size_t k = 0; k < a->n_suffixes; k++) {
+			if (k)
+				fputc(',', f);
+			sbx_json_string(f, a->suffixes[k]);
+		}
+		fprintf(f, "],\"max_file_bytes\":%llu}", (unsigned long long)a->max_file_bytes);
+	}
+	fprintf(f, "],\"meta_writable_only\":%s,\"hide_globs\":[",
+	        sup->meta_writable_only ? "true" : "false");
+	for (size_t i = 0; i < sup->n_hide_globs; i++) {
+		if (i)
+			fputc(',', f);
+		sbx_json_string(f, sup->hide_globs[i]);
+	}
+	fputs("],\"approve\":", f);
+	json_str_or_null(f, sup->approve);
+	fprintf(f, ",\"timeout_ms\":%u,\"audit_log\":", sup->timeout_ms);
+	json_str_or_null(f, sup->audit_log);
+	fputs(",\"label\":", f);
+	json_str_or_null(f, sup->label);
+	fputc('}', f);
 }
 
 extern char **environ;

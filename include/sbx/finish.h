@@ -60,6 +60,11 @@ struct sbx_finish_facts {
 	 * host's directories: sbx_landlock_host (src/os/landlock.c) or a test's table. Needed
 	 * only for that backend. */
 	const struct sbx_ll_host *ll_host;
+	/* Can the worker get the supervisor's listener (include/sbx/supervise.h)? 0: yes;
+	 * -EBUSY: a parent already supervises this process (a filter chain holds one listener);
+	 * -ENOSYS: the kernel has no seccomp user notification. Otherwise `ask` approvals are
+	 * compiled as kernel denials, nothing is supervised, and a limit says so. */
+	int sup_listener;
 };
 
 /* What is being finished. Everything is borrowed. */
@@ -78,6 +83,16 @@ struct sbx_finish_in {
 	 * it may be printed (escaped), or NULL; and whether any repository was found. */
 	const char *git_warning[2];
 	bool git_repos;
+	/* What the supervisor keeps from being created (plan->sup.protected_paths), from the
+	 * same survey, as HOST paths (sbx_plan_finish shows each through the plan's writable
+	 * binds, and drops one no writable bind shows): git_absent, the names git reads that do
+	 * not exist at launch (struct sbx_gitguard's `absent`); git_fresh, the .git of a
+	 * writable top that has none (`fresh`: a fresh project, where a worker's `git init`
+	 * would plant hooks that run at the user's next commit). */
+	char *const *git_absent;
+	size_t n_git_absent;
+	char *const *git_fresh;
+	size_t n_git_fresh;
 };
 
 /*
@@ -100,12 +115,38 @@ struct sbx_finish_in {
  * 4. limits: execute denials Landlock alone holds (sbx_policy_exec_limits), git's line;
  * 5. the seccomp rules resolved (plan->seccomp_rules), which the launcher builds;
  * 6. the effective spec says the backend, the Landlock scopes and whether a Landlock domain
- *    holds the worker (sbx_nest_apply_landlock), and is encoded once (plan->spec_blob).
+ *    holds the worker (sbx_nest_apply_landlock), and is encoded once (plan->spec_blob);
+ * 7. the supervisor (plan->sup, sbx_sup_finish below).
  *
  * Returns 0, or -errno with err (exit 125); a plan that failed is not to be launched.
  */
 int sbx_plan_finish(const struct sbx_finish_in *in, const struct sbx_finish_facts *facts,
                     struct sbx_plan *plan, char *warn, size_t size, struct sbx_error *err);
+
+/*
+ * The supervisor's plan (include/sbx/supervise.h; src/core/sup_finish.c), step 7 above, once
+ * the backend and Landlock are settled:
+ *  - protected_paths: the targets of the profile's read-only optional mounts whose source
+ *    was absent (spec->absent_ro: .claude, .mcp.json, .git/hooks) and git's absent names
+ *    (in->git_absent, in->git_fresh), each where a writable bind shows it;
+ *  - areas: one per bind of the spec, with its approvals and read caps;
+ *  - meta_writable_only: the landlock backend (chmod, chown, utimes and xattrs reach
+ *    read-only files there: Landlock has no right for them);
+ *  - hide_globs: the spec's, so that a name created later that matches one is refused at
+ *    its creation. Opens for reading are NOT supervised for them (that would put every
+ *    open of a profile with a hide glob through the supervisor): a matching file can only
+ *    come into being by a creation, which the CREATE family sees;
+ *  - families: CREATE (protected paths, write/overwrite/rename approvals, hide globs), WRITE
+ *    (write/overwrite), DELETE (delete/rename), META (the landlock backend), READ (read
+ *    caps only); enabled where any;
+ *  - approve, timeout_ms, audit_log, label from the spec.
+ * Where facts->sup_listener is not 0 nothing is supervised (enabled false, families 0): `ask`
+ * was compiled as `deny` into Landlock (sbx_ll_opts.ask_is_deny), and a limit line says so.
+ * Exposed for sbx check, which asks the same protected paths (plan->sup of a plan that is not
+ * finished otherwise).
+ */
+int sbx_sup_finish(const struct sbx_finish_in *in, const struct sbx_finish_facts *facts,
+                   struct sbx_plan *plan, struct sbx_error *err);
 
 /* ---- a nested run (src/core/nestplan.c) ---- */
 

@@ -114,9 +114,22 @@ void sbx_ll_plan_clear(struct sbx_ll_plan *p);
 
 /* Compile options. */
 struct sbx_ll_opts {
-	bool same_ns; /* the landlock backend: no mounts of sbx's own, so no read-only or noexec
-	                 flags and no masks back the rights up; everything rests on Landlock */
+	bool same_ns;     /* the landlock backend: no mounts of sbx's own, so no read-only or noexec
+	                     flags and no masks back the rights up; everything rests on Landlock */
+	bool ask_is_deny; /* no supervisor can be installed (a parent already supervises, or no
+	                     user notification): a mount's `ask` approvals are compiled as `deny`
+	                     (its `deny` approvals always are) */
 };
+
+/*
+ * The Landlock rights a mount's approvals take away (include/sbx/supervise.h): write deny ->
+ * writing and making entries (and moves in); overwrite deny -> truncation (a rename or link
+ * over a file, which needs the remove right the delete class holds, is the supervisor's);
+ * delete or rename deny -> removing entries (and moves out): Landlock has one right for an
+ * unlink and a rename away, so either denies both. `ask` counts as `deny` with ask_is_deny.
+ */
+struct sbx_approvals;
+uint64_t sbx_ll_approvals_take(const struct sbx_approvals *a, bool ask_is_deny);
 
 /*
  * Compile the effective rights of every mount of view->plan into Landlock rules: what each

@@ -13,10 +13,12 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "sbx/error.h"
 #include "sbx/path.h"
 #include "sbx/seccomp.h"
+#include "sbx/supervise.h"
 
 /* Caps on everything a user controls (STYLE.md: a cap on every size). */
 #define SBX_MAX_MOUNTS  8192
@@ -25,6 +27,13 @@
 #define SBX_ENV_VAL_MAX (128 * 1024)
 #define SBX_MAX_HIDE    1024
 #define SBX_MAX_GUARDS  4096
+/* The supervisor's settings (include/sbx/supervise.h; sbx-profile(5), APPROVALS). */
+#define SBX_MAX_SUFFIXES        256
+#define SBX_SUFFIX_MAX          64           /* bytes in one suffix */
+#define SBX_MAX_FILE_BYTES_MAX  (1ull << 40) /* max_file_bytes: at most 1 TiB */
+#define SBX_APPROVE_MAX         4096         /* bytes in an --approve value */
+#define SBX_LABEL_MAX           256          /* bytes in a --label */
+#define SBX_APPROVE_TIMEOUT_MAX 3600u        /* --approve-timeout: seconds, at most */
 
 enum sbx_mount_kind {
 	SBX_MOUNT_BIND = 0, /* host source seen at target */
@@ -48,6 +57,12 @@ struct sbx_mount {
 	bool noexec;   /* nothing beneath may be executed (a policy that denies execute) */
 	enum sbx_mount_origin origin;
 	char *policy; /* name of the policy attached to this mount, or NULL */
+	/* The supervisor (profile keys approvals:, suffixes:, max_file_bytes:). Zeroed: every
+	 * operation allowed, no read caps. A mount that replaces another replaces these too. */
+	struct sbx_approvals approvals;
+	char **suffixes; /* read caps: only names with one of these endings can be read */
+	size_t n_suffixes;
+	uint64_t max_file_bytes; /* read caps: larger files cannot be read; 0: no cap */
 };
 
 /*
@@ -148,6 +163,17 @@ struct sbx_spec {
 	size_t n_absent_ro;
 	/* seccomp: groups and calls allowed or denied, errno, log mode, nesting (seccomp.h) */
 	struct sbx_seccomp_conf seccomp;
+
+	/* The supervisor (include/sbx/supervise.h), copied into plan->sup by sbx_plan_finish.
+	 * approve: the broker (--approve, profile key approve:), checked by
+	 * sbx_spec_set_approve; NULL: tty where the caller has a terminal, deny otherwise.
+	 * approve_timeout_ms: --approve-timeout; 0: SBX_SUP_TIMEOUT_MS. audit_log: an absolute
+	 * host path (--audit-log, profile key audit:) or NULL. label: --label, checked by
+	 * sbx_spec_set_label, or NULL. */
+	char *approve;
+	unsigned approve_timeout_ms;
+	char *audit_log;
+	char *label;
 };
 
 struct sbx_spec *sbx_spec_new(void);
@@ -203,6 +229,24 @@ int sbx_spec_add_hide_glob(struct sbx_spec *spec, const char *pattern, struct sb
 /* Add a guard (a repeat of a path adds its flags to the first; `why` must be static). */
 int sbx_spec_add_guard(struct sbx_spec *spec, const char *path, bool readonly, bool noexec,
                        const char *why, struct sbx_error *err);
+
+/*
+ * The supervisor's settings, checked where they are set (flags and profile keys alike).
+ * sbx_spec_set_approve: "tty", "deny", "allow", "cmd:PROGRAM" (PROGRAM an absolute path or a
+ * name looked up in PATH) or "socket:PATH" (PATH absolute, at most 107 bytes); never a
+ * control byte. sbx_spec_set_label: at most SBX_LABEL_MAX bytes, no control byte. Errors are
+ * SBX_ERR_USAGE, naming what is allowed.
+ */
+int sbx_spec_set_approve(struct sbx_spec *spec, const char *broker, struct sbx_error *err);
+int sbx_spec_set_label(struct sbx_spec *spec, const char *label, struct sbx_error *err);
+/* Parse a size: digits, optionally followed by K, M or G (powers of 1024); 1 to
+ * SBX_MAX_FILE_BYTES_MAX. Returns 0, or -EINVAL / -ERANGE with err. */
+int sbx_size_parse(const char *s, uint64_t *out, struct sbx_error *err);
+/* Add a read-cap suffix to a mount (1 to SBX_SUFFIX_MAX bytes, no '/' or control byte; a
+ * repeat is ignored; at most SBX_MAX_SUFFIXES). */
+int sbx_mount_add_suffix(struct sbx_mount *m, const char *suffix, struct sbx_error *err);
+/* An approval's name: "allow", "ask", "deny"; false if unknown. */
+bool sbx_approval_parse(const char *name, enum sbx_approval *out);
 
 /* Find the mount whose target is exactly `target`, or NULL. */
 struct sbx_mount *sbx_spec_find_target(const struct sbx_spec *spec, const char *target);

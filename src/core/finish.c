@@ -101,7 +101,9 @@ static int plan_landlock(const struct sbx_finish_in *in, const struct sbx_finish
                          struct sbx_error *err)
 {
 	struct sbx_policy_view view = {.plan = plan, .spec = in->spec, .policies = in->policies};
-	struct sbx_ll_opts opts = {.same_ns = plan->backend_landlock};
+	/* `deny` approvals are kernel rules; `ask` ones too where nothing can ask */
+	struct sbx_ll_opts opts = {.same_ns = plan->backend_landlock,
+	                           .ask_is_deny = facts->sup_listener != 0};
 	int r = sbx_ll_compile(&view, &opts, &plan->landlock, err);
 
 	/* what the landlock backend gives up, said beside its rules (owned by the plan now) */
@@ -228,6 +230,9 @@ int sbx_plan_finish(const struct sbx_finish_in *in, const struct sbx_finish_fact
 		r = mark_landlocked(eff, &plan->landlock, err);
 	if (r >= 0)
 		r = add_limits(in, plan, err);
+	/* the supervisor, once the backend and its Landlock layer are settled */
+	if (r >= 0)
+		r = sbx_sup_finish(in, facts, plan, err);
 	/* the backend's groups are settled: the rules the filter is built from */
 	if (r >= 0)
 		r = sbx_plan_resolve_seccomp(plan, err);

@@ -21,6 +21,7 @@
 
 #include "sbx/cleanup.h"
 #include "sbx/policy.h"
+#include "sbx/supervise.h"
 
 #include "landlock_priv.h"
 
@@ -44,6 +45,20 @@ uint64_t sbx_ll_fs_from_ops(unsigned ops)
 	if ((ops & (SBX_OP_CREATE | SBX_OP_DELETE)) == (SBX_OP_CREATE | SBX_OP_DELETE))
 		a |= SBX_LL_FS_REFER;
 	return a;
+}
+
+uint64_t sbx_ll_approvals_take(const struct sbx_approvals *a, bool ask_is_deny)
+{
+	enum sbx_approval floor = ask_is_deny ? SBX_APPROVE_ASK : SBX_APPROVE_DENY;
+	uint64_t take = 0;
+
+	if (a->op[SBX_AC_WRITE] >= floor)
+		take |= SBX_LL_FS_WRITE_FILE | SBX_LL_FS_TRUNCATE | FS_MAKE | SBX_LL_FS_REFER;
+	if (a->op[SBX_AC_OVERWRITE] >= floor)
+		take |= SBX_LL_FS_TRUNCATE;
+	if (a->op[SBX_AC_DELETE] >= floor || a->op[SBX_AC_RENAME] >= floor)
+		take |= FS_REMOVE | SBX_LL_FS_REFER;
+	return take;
 }
 
 static const char *const fs_names[16] = {
@@ -345,6 +360,38 @@ static int add_cand(struct ctx *x, const char *path, unsigned ops, uint64_t extr
 	return 0;
 }
 
+/*
+ * A mount's approvals (supervise.h): `deny` is a kernel rule wherever Landlock has a right for
+ * it, and so is `ask` where no supervisor can ask. The rights are taken from the rule just
+ * added for the mount (its target, a subtree of it, a guard in it), from what the policies
+ * allow there too (`full`), so the landlock backend carves nothing for them.
+ */
+static int approvals_narrow(struct ctx *x, const struct sbx_mount *m)
+{
+	enum sbx_approval floor = x->opts->ask_is_deny ? SBX_APPROVE_ASK : SBX_APPROVE_DENY;
+	struct cand *c = &x->c[x->n - 1];
+	uint64_t take;
+	char a[128];
+
+	if (!m)
+		return 0;
+	take = sbx_ll_approvals_take(&m->approvals, x->opts->ask_is_deny) & c->access;
+	if (!take)
+		return 0;
+	c->access &= ~take;
+	c->full &= ~take;
+	c->ops = sbx_ll_ops_from_fs(c->access) | (c->ops & SBX_OP_STAT);
+	/* Landlock has one right for an unlink and a rename away, and one for writing into a
+	 * file and for making one: where only one of a pair is denied, both are */
+	if ((take & FS_REMOVE) &&
+	    (m->approvals.op[SBX_AC_DELETE] < floor || m->approvals.op[SBX_AC_RENAME] < floor))
+		return note(x,
+		            "%s: approvals: delete and rename both denied by the kernel (%s), "
+		            "stricter than the profile: Landlock's remove right covers both",
+		            m->target, sbx_ll_fs_format(take & FS_REMOVE, a, sizeof(a)));
+	return 0;
+}
+
 /* The operations the policies of a spec mount (or the root's mirror) allow beneath q. */
 static int mount_ops(struct ctx *x, const struct sbx_plan_op *o, const struct sbx_mount *m,
                      const char *q, unsigned *ops)
@@ -427,6 +474,8 @@ static int subtree_rules(struct ctx *x, const struct sbx_plan_op *o, const struc
 				return r;
 			r = add_cand(x, lit, ops, 0, flags_block(x, o),
 			             "policy rule over a subtree");
+			if (r >= 0)
+				r = approvals_narrow(x, m);
 			if (r < 0)
 				return r;
 		}
@@ -486,7 +535,7 @@ static int guard_op(struct ctx *x, const struct sbx_plan_op *o)
 	if (r < 0)
 		return r;
 	x->c[x->n - 1].policy = true;
-	return 0;
+	return approvals_narrow(x, m);
 }
 
 static int one_op(struct ctx *x, const struct sbx_plan_op *o)
@@ -542,6 +591,9 @@ static int one_op(struct ctx *x, const struct sbx_plan_op *o)
 		if (r < 0)
 			return r;
 		x->c[x->n - 1].policy = true;
+		r = approvals_narrow(x, m);
+		if (r < 0)
+			return r;
 		r = subtree_rules(x, o, m,
 		                  m && m->policy ? sbx_policy_set_find(set, m->policy) : NULL,
 		                  m ? m->target : "/");

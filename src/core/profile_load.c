@@ -472,6 +472,92 @@ static int m_policy(struct loader *l, const struct sbx_ynode *k, const struct sb
 	return sbx_spec_set_str(&l->mount->policy, s, l->err);
 }
 
+/* approvals: {write, overwrite, delete, rename: allow|ask|deny} (sbx-profile(5), APPROVALS) */
+static int approval(struct loader *l, const struct sbx_ynode *k, const struct sbx_ynode *v,
+                    enum sbx_approval_class c)
+{
+	enum sbx_approval a;
+	int r;
+
+	if (v->kind == SBX_Y_SCALAR && sbx_approval_parse(v->value, &a)) {
+		l->mount->approvals.op[c] = a;
+		return 0;
+	}
+	r = sbx_prof_fail(l, v, EINVAL, "'%s' is allow, ask or deny, not %s%s%s", k->value,
+	                  v->kind == SBX_Y_SCALAR ? "'" : "",
+	                  v->kind == SBX_Y_SCALAR ? v->value : sbx_ynode_type_name(v),
+	                  v->kind == SBX_Y_SCALAR ? "'" : "");
+	sbx_error_hint(l->err, "allow: the kernel decides as for any write; ask: a broker "
+	                       "(--approve) is asked; deny: refused by the kernel");
+	return r;
+}
+
+static int a_write(struct loader *l, const struct sbx_ynode *k, const struct sbx_ynode *v)
+{
+	return approval(l, k, v, SBX_AC_WRITE);
+}
+
+static int a_overwrite(struct loader *l, const struct sbx_ynode *k, const struct sbx_ynode *v)
+{
+	return approval(l, k, v, SBX_AC_OVERWRITE);
+}
+
+static int a_delete(struct loader *l, const struct sbx_ynode *k, const struct sbx_ynode *v)
+{
+	return approval(l, k, v, SBX_AC_DELETE);
+}
+
+static int a_rename(struct loader *l, const struct sbx_ynode *k, const struct sbx_ynode *v)
+{
+	return approval(l, k, v, SBX_AC_RENAME);
+}
+
+static const struct key_entry approval_keys[] = {
+    {"write", W_SCALAR, a_write, NULL},
+    {"overwrite", W_SCALAR, a_overwrite, NULL},
+    {"delete", W_SCALAR, a_delete, NULL},
+    {"rename", W_SCALAR, a_rename, NULL},
+};
+
+static int m_approvals(struct loader *l, const struct sbx_ynode *k, const struct sbx_ynode *v)
+{
+	l->approvals_node = v;
+	return sbx_prof_process_map(l, v, approval_keys, SBX_ARRAY_SIZE(approval_keys),
+	                            "'approvals'", NULL);
+}
+
+static int m_suffixes(struct loader *l, const struct sbx_ynode *k, const struct sbx_ynode *v)
+{
+	if (v->n_kids == 0)
+		return sbx_prof_fail(l, v, EINVAL,
+		                     "'suffixes' is empty: nothing could be read there; drop the "
+		                     "key, or name the endings that may be read");
+	for (size_t i = 0; i < v->n_kids; i++) {
+		const char *s = NULL;
+		int r = sbx_prof_get_str(l, k, v->kids[i], &s);
+
+		if (r >= 0)
+			r = sbx_prof_locate(l, v->kids[i],
+			                    sbx_mount_add_suffix(l->mount, s, l->err));
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
+static int m_max_file_bytes(struct loader *l, const struct sbx_ynode *k, const struct sbx_ynode *v)
+{
+	const char *s = NULL;
+	int r = sbx_prof_get_str(l, k, v, &s);
+
+	if (r < 0)
+		return r;
+	r = sbx_size_parse(s, &l->mount->max_file_bytes, l->err);
+	if (r < 0)
+		sbx_error_wrap(l->err, "'max_file_bytes'");
+	return sbx_prof_locate(l, v, r);
+}
+
 static const struct key_entry mount_keys[] = {
     {"path", W_SCALAR, m_path, NULL},
     {"source", W_SCALAR, m_source, NULL},
@@ -479,15 +565,9 @@ static const struct key_entry mount_keys[] = {
     {"readonly", W_SCALAR, m_readonly, NULL},
     {"optional", W_SCALAR, m_optional, NULL},
     {"policy", W_SCALAR, m_policy, NULL},
-    {"suffixes", W_REFUSED, NULL,
-     "narrowing reads by suffix needs Landlock, which this "
-     "version does not have yet"},
-    {"max_file_bytes", W_REFUSED, NULL,
-     "a size limit on reads needs the supervisor, which "
-     "this version does not have yet"},
-    {"approvals", W_REFUSED, NULL,
-     "approvals need the supervisor, which this version does "
-     "not have yet"},
+    {"approvals", W_MAP, m_approvals, NULL},
+    {"suffixes", W_SEQ, m_suffixes, NULL},
+    {"max_file_bytes", W_SCALAR, m_max_file_bytes, NULL},
 };
 
 static int p_mounts(struct loader *l, const struct sbx_ynode *k, const struct sbx_ynode *v)
@@ -500,8 +580,19 @@ static int p_mounts(struct loader *l, const struct sbx_ynode *k, const struct sb
 		*mp = (struct sbx_mount){.kind = SBX_MOUNT_BIND, .origin = SBX_ORIGIN_PROFILE};
 		l->mount = mp;
 		l->path_node = l->source_node = l->target_node = l->policy_node = NULL;
+		l->approvals_node = NULL;
 		r = sbx_prof_process_map(l, mn, mount_keys, SBX_ARRAY_SIZE(mount_keys), "a mount",
 		                         NULL);
+		/* Nothing can be written on a read-only mount: an approval there would never be
+		 * asked, and a profile that says one is mistaken about the mount. */
+		for (size_t c = 0; r >= 0 && mp->readonly && c < SBX_AC_COUNT; c++)
+			if (mp->approvals.op[c] != SBX_APPROVE_ALLOW) {
+				r = sbx_prof_fail(
+				    l, l->approvals_node, EINVAL,
+				    "approvals on a read-only mount: nothing there can "
+				    "be written, deleted or renamed");
+				sbx_error_hint(l->err, "drop 'approvals', or 'readonly: true'");
+			}
 		if (r >= 0 && l->path_node && (l->source_node || l->target_node))
 			r = sbx_prof_fail(
 			    l, l->source_node ? l->source_node : l->target_node, EINVAL,
@@ -744,6 +835,55 @@ static int p_seccomp(struct loader *l, const struct sbx_ynode *k, const struct s
 	                            NULL);
 }
 
+/* approvals belong to a mount: what they guard is the tree it shows */
+static int p_approvals(struct loader *l, const struct sbx_ynode *k, const struct sbx_ynode *v)
+{
+	int r = sbx_prof_fail(l, k, EINVAL, "'approvals' is set on a mount, not on the profile");
+
+	sbx_error_hint(l->err, "move it under the mount it guards, e.g. mounts: [{path: "
+	                       "${WORKSPACE}, approvals: {delete: ask}}]");
+	return r;
+}
+
+/* audit: PATH, the audit log (as --audit-log) */
+static int p_audit(struct loader *l, const struct sbx_ynode *k, const struct sbx_ynode *v)
+{
+	_cleanup_free_ char *path = NULL;
+	int r = get_path(l, k, v, &path);
+
+	if (r < 0)
+		return r;
+	return sbx_prof_locate(l, v, sbx_spec_set_str(&l->spec->audit_log, path, l->err));
+}
+
+/* approve: tty|deny|allow|cmd:PROGRAM|socket:PATH (as --approve); variables expanded in the
+ * program's or socket's path */
+static int p_approve(struct loader *l, const struct sbx_ynode *k, const struct sbx_ynode *v)
+{
+	_cleanup_free_ char *rest = NULL, *full = NULL;
+	const char *s = NULL;
+	size_t pre = 0;
+	int r = sbx_prof_get_str(l, k, v, &s);
+
+	if (r < 0)
+		return r;
+	if (strncmp(s, "cmd:", 4) == 0)
+		pre = 4;
+	else if (strncmp(s, "socket:", 7) == 0)
+		pre = 7;
+	if (pre && s[pre]) {
+		r = sbx_profile_expand(s + pre, &l->o->vars, &rest, l->err);
+		if (r < 0) {
+			sbx_error_wrap(l->err, "'approve'");
+			return sbx_prof_locate(l, v, r);
+		}
+		if (asprintf(&full, "%.*s%s", (int)pre, s, rest) < 0)
+			return sbx_error_set(l->err, SBX_ERR_SETUP, ENOMEM, "out of memory");
+		s = full;
+	}
+	return sbx_prof_locate(l, v, sbx_spec_set_approve(l->spec, s, l->err));
+}
+
 static const struct key_entry profile_keys[] = {
     {"version", W_SCALAR, sbx_prof_skip_key, NULL},
     {"extends", W_SCALAR, sbx_prof_skip_key, NULL},
@@ -764,11 +904,10 @@ static const struct key_entry profile_keys[] = {
     {"best_effort", W_SCALAR, p_best_effort, NULL},
     {"protect_git", W_SCALAR, p_protect_git, NULL},
     {"seccomp", W_MAP, p_seccomp, NULL},
-    {"approvals", W_REFUSED, NULL,
-     "approvals need the supervisor (issue: approvals), which "
-     "this version does not have yet"},
+    {"approvals", W_ANY, p_approvals, NULL},
     {"limits", W_REFUSED, NULL, "limits (issue: limits) are not implemented yet"},
-    {"audit", W_REFUSED, NULL, "the audit log (issue: the audit log) is not implemented yet"},
+    {"audit", W_SCALAR, p_audit, NULL},
+    {"approve", W_SCALAR, p_approve, NULL},
 };
 
 static int load_tree(struct loader *l, const struct sbx_ynode *root)

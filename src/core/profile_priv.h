@@ -43,6 +43,7 @@ struct loader {
 	struct sbx_mount mount_buf;
 	const struct sbx_ynode *mount_node;
 	const struct sbx_ynode *path_node, *source_node, *target_node, *policy_node;
+	const struct sbx_ynode *approvals_node; /* the mount's approvals:, for its checks */
 	bool mount_path_form;
 };
 

@@ -31,6 +31,9 @@ void sbx_mount_clear(struct sbx_mount *m)
 	free(m->source);
 	free(m->target);
 	free(m->policy);
+	for (size_t i = 0; i < m->n_suffixes; i++)
+		free(m->suffixes[i]);
+	free(m->suffixes);
 	memset(m, 0, sizeof(*m));
 }
 
@@ -71,6 +74,9 @@ void sbx_spec_free(struct sbx_spec *spec)
 		free(spec->absent_ro[i]);
 	free(spec->absent_ro);
 	sbx_seccomp_conf_clear(&spec->seccomp);
+	free(spec->approve);
+	free(spec->audit_log);
+	free(spec->label);
 	free(spec);
 }
 
@@ -166,6 +172,7 @@ int sbx_spec_add_mount(struct sbx_spec *spec, const struct sbx_mount *m, bool re
 	_cleanup_free_ char *source = NULL;
 	_cleanup_free_ char *target = NULL;
 	_cleanup_free_ char *policy = NULL;
+	struct sbx_mount caps = {0};
 	struct sbx_mount *old;
 	int r;
 
@@ -194,6 +201,13 @@ int sbx_spec_add_mount(struct sbx_spec *spec, const struct sbx_mount *m, bool re
 		if (!policy)
 			return sbx_error_set(err, SBX_ERR_SETUP, ENOMEM, "out of memory");
 	}
+	for (size_t i = 0; i < m->n_suffixes; i++) {
+		r = sbx_mount_add_suffix(&caps, m->suffixes[i], err);
+		if (r < 0) {
+			sbx_mount_clear(&caps);
+			return r;
+		}
+	}
 
 	old = sbx_spec_find_target(spec, target);
 	if (old) {
@@ -203,16 +217,21 @@ int sbx_spec_add_mount(struct sbx_spec *spec, const struct sbx_mount *m, bool re
 			                  target, old->source ? old->source : "tmpfs",
 			                  source ? source : "tmpfs");
 			sbx_error_hint(err, "give each mount its own target, or drop one of them");
+			sbx_mount_clear(&caps);
 			return r;
 		}
 		sbx_mount_clear(old);
 	} else {
-		if (spec->n_mounts >= SBX_MAX_MOUNTS)
+		if (spec->n_mounts >= SBX_MAX_MOUNTS) {
+			sbx_mount_clear(&caps);
 			return sbx_error_set(err, SBX_ERR_USAGE, E2BIG,
 			                     "too many mounts: at most %d are allowed",
 			                     SBX_MAX_MOUNTS);
-		if (index_reserve(spec, spec->n_mounts + 1) < 0)
+		}
+		if (index_reserve(spec, spec->n_mounts + 1) < 0) {
+			sbx_mount_clear(&caps);
 			return sbx_error_set(err, SBX_ERR_SETUP, ENOMEM, "out of memory");
+		}
 		old = &spec->mounts[spec->n_mounts++];
 		old->target = target; /* so that the slot below can compare against it */
 		*index_slot(spec, target) = spec->n_mounts;
@@ -226,7 +245,164 @@ int sbx_spec_add_mount(struct sbx_spec *spec, const struct sbx_mount *m, bool re
 	    .noexec = m->noexec,
 	    .origin = m->origin,
 	    .policy = TAKE_PTR(policy),
+	    .approvals = m->approvals,
+	    .max_file_bytes = m->max_file_bytes,
 	};
+	/* the copies are the mount's now */
+	old->suffixes = caps.suffixes;
+	old->n_suffixes = caps.n_suffixes;
+	return 0;
+}
+
+/* ---- the supervisor's settings ---- */
+
+static bool has_control(const char *s)
+{
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++)
+		if (*p < 0x20 || *p == 0x7f)
+			return true;
+	return false;
+}
+
+bool sbx_approval_parse(const char *name, enum sbx_approval *out)
+{
+	static const char *const names[] = {"allow", "ask", "deny"};
+
+	for (size_t i = 0; i < SBX_ARRAY_SIZE(names); i++)
+		if (strcmp(name, names[i]) == 0) {
+			*out = (enum sbx_approval)i;
+			return true;
+		}
+	return false;
+}
+
+int sbx_spec_set_approve(struct sbx_spec *spec, const char *b, struct sbx_error *err)
+{
+	size_t n = strlen(b);
+	int r;
+
+	if (n > SBX_APPROVE_MAX || has_control(b)) {
+		r = sbx_error_set(err, SBX_ERR_USAGE, EINVAL,
+		                  "the approval broker '%.64s' is longer than %d bytes or holds a "
+		                  "control character",
+		                  b, SBX_APPROVE_MAX);
+		sbx_error_hint(err, "use tty, deny, allow, cmd:PROGRAM or socket:PATH");
+		return r;
+	}
+	if (strcmp(b, "tty") == 0 || strcmp(b, "deny") == 0 || strcmp(b, "allow") == 0)
+		return sbx_spec_set_str(&spec->approve, b, err);
+	if (strncmp(b, "cmd:", 4) == 0 && b[4]) {
+		/* a program: an absolute path, or a name looked up in PATH; never relative to a
+		 * directory the caller happens to be in */
+		if (b[4] != '/' && strchr(b + 4, '/')) {
+			r = sbx_error_set(err, SBX_ERR_USAGE, EINVAL,
+			                  "the approval broker '%s' names a relative path", b);
+			sbx_error_hint(err, "give cmd: an absolute path, or a program name found "
+			                    "in PATH");
+			return r;
+		}
+		return sbx_spec_set_str(&spec->approve, b, err);
+	}
+	if (strncmp(b, "socket:", 7) == 0 && b[7]) {
+		/* sockaddr_un's sun_path: 108 bytes with its terminating NUL */
+		if (b[7] != '/' || n - 7 > 107) {
+			r = sbx_error_set(
+			    err, SBX_ERR_USAGE, EINVAL,
+			    "the approval broker '%s' is not an absolute socket path of "
+			    "at most 107 bytes",
+			    b);
+			sbx_error_hint(err, "e.g. socket:/run/user/1000/agent-approvals.sock");
+			return r;
+		}
+		return sbx_spec_set_str(&spec->approve, b, err);
+	}
+	r = sbx_error_set(err, SBX_ERR_USAGE, EINVAL, "unknown approval broker '%s'", b);
+	sbx_error_hint(err, "use tty (ask at the terminal), deny, allow (log only), cmd:PROGRAM or "
+	                    "socket:PATH");
+	return r;
+}
+
+int sbx_spec_set_label(struct sbx_spec *spec, const char *label, struct sbx_error *err)
+{
+	int r;
+
+	if (strlen(label) > SBX_LABEL_MAX || has_control(label)) {
+		r = sbx_error_set(err, SBX_ERR_USAGE, EINVAL,
+		                  "the label '%.64s' is longer than %d bytes or holds a control "
+		                  "character",
+		                  label, SBX_LABEL_MAX);
+		sbx_error_hint(err,
+		               "give a short text without control characters, such as a task id");
+		return r;
+	}
+	return sbx_spec_set_str(&spec->label, label, err);
+}
+
+int sbx_size_parse(const char *s, uint64_t *out, struct sbx_error *err)
+{
+	uint64_t v = 0, mul = 1;
+	const char *p = s;
+	int r;
+
+	/* past the cap, digits are still read (the value stays above it: out of range) */
+	for (; *p >= '0' && *p <= '9'; p++)
+		if (v <= SBX_MAX_FILE_BYTES_MAX)
+			v = v * 10 + (uint64_t)(*p - '0');
+	if (p == s)
+		goto bad;
+	if (*p == 'K' || *p == 'k')
+		mul = 1ull << 10;
+	else if (*p == 'M' || *p == 'm')
+		mul = 1ull << 20;
+	else if (*p == 'G' || *p == 'g')
+		mul = 1ull << 30;
+	else if (*p)
+		goto bad;
+	if (*p && p[1])
+		goto bad;
+	if (v == 0 || v > SBX_MAX_FILE_BYTES_MAX / mul) {
+		r = sbx_error_set(err, SBX_ERR_USAGE, ERANGE,
+		                  "the size '%s' is not between 1 byte and 1T", s);
+		sbx_error_hint(err, "e.g. 512K, 10M or 1G");
+		return r;
+	}
+	*out = v * mul;
+	return 0;
+bad:
+	r = sbx_error_set(err, SBX_ERR_USAGE, EINVAL, "'%s' is not a size", s);
+	sbx_error_hint(err, "write a number of bytes, optionally followed by K, M or G (1024, "
+	                    "1024^2, 1024^3): e.g. 512K, 10M");
+	return r;
+}
+
+int sbx_mount_add_suffix(struct sbx_mount *m, const char *suffix, struct sbx_error *err)
+{
+	char **grown;
+	int r;
+
+	if (!suffix[0] || strlen(suffix) > SBX_SUFFIX_MAX || strchr(suffix, '/') ||
+	    has_control(suffix)) {
+		r = sbx_error_set(err, SBX_ERR_USAGE, EINVAL,
+		                  "'%.80s' is not a file name ending (1 to %d bytes, no '/' or "
+		                  "control character)",
+		                  suffix, SBX_SUFFIX_MAX);
+		sbx_error_hint(err, "e.g. suffixes: [.py, .md]");
+		return r;
+	}
+	for (size_t i = 0; i < m->n_suffixes; i++)
+		if (strcmp(m->suffixes[i], suffix) == 0)
+			return 0;
+	if (m->n_suffixes >= SBX_MAX_SUFFIXES)
+		return sbx_error_set(err, SBX_ERR_USAGE, E2BIG, "too many suffixes (at most %d)",
+		                     SBX_MAX_SUFFIXES);
+	grown = realloc(m->suffixes, (m->n_suffixes + 1) * sizeof(*grown));
+	if (!grown)
+		return sbx_error_set(err, SBX_ERR_SETUP, ENOMEM, "out of memory");
+	m->suffixes = grown;
+	m->suffixes[m->n_suffixes] = strdup(suffix);
+	if (!m->suffixes[m->n_suffixes])
+		return sbx_error_set(err, SBX_ERR_SETUP, ENOMEM, "out of memory");
+	m->n_suffixes++;
 	return 0;
 }
 

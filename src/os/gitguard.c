@@ -79,6 +79,9 @@ void sbx_gitguard_clear(struct sbx_gitguard *g)
 	for (size_t i = 0; i < g->n_unprotected; i++)
 		free(g->unprotected[i]);
 	free(g->unprotected);
+	for (size_t i = 0; i < g->n_fresh; i++)
+		free(g->fresh[i]);
+	free(g->fresh);
 	for (size_t i = 0; i < g->n_guarded; i++)
 		free(g->guards[i].path);
 	free(g->guards);
@@ -970,12 +973,20 @@ static int survey_top(struct survey *s, const char *sandbox, bool workspace)
 	    !join(hb, sizeof(hb), host, ".git"))
 		return 0;
 	if (fstatat(dir, ".git", &st, AT_SYMLINK_NOFOLLOW) < 0) {
+		int r = 0;
+
+		if (errno != ENOENT)
+			return 0;
+		/* no .git at a top (not a submodule's checkout, which git itself fills): the
+		 * supervisor keeps one from being made */
+		if (s->top_depth == 0)
+			r = add_later(s, &s->out->fresh, &s->out->n_fresh, hb);
 		/* a workspace inside a repository (a subfolder of a checkout): a .git made in
 		 * it is the one git finds there first. Named after the run if it appears (not
 		 * warned of at launch: every run in a subfolder would say it). */
-		if (errno == ENOENT && workspace && inside_repo(host))
-			return add_later(s, &s->out->appear, &s->out->n_appear, hb);
-		return 0;
+		if (r >= 0 && workspace && inside_repo(host))
+			r = add_later(s, &s->out->appear, &s->out->n_appear, hb);
+		return r;
 	}
 	s->out->n_repos++;
 	if (S_ISDIR(st.st_mode)) {

@@ -56,6 +56,12 @@ struct sbx_gitguard {
 	                       run outside may trust them later. Named at launch, and after the
 	                       run if they appeared (a supervisor will deny their creation) */
 	size_t n_unprotected;
+	char **fresh; /* host paths of the .git that the workspace or a writable bind's top does
+	                 not have (a fresh project, or a folder inside a repository): a worker's
+	                 `git init` there would plant hooks that run at the user's next git
+	                 command. The supervisor keeps it from being created
+	                 (sbx_finish_in.git_fresh) */
+	size_t n_fresh;
 	size_t n_repos; /* repositories found */
 	struct sbx_gitguard_bind {
 		char *path;      /* sandbox path: bound onto itself */

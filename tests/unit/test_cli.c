@@ -83,6 +83,18 @@ static const struct {
     {"-v", "/a:b", "x", "not an absolute path"},
     {"--env", "9x=1", "x", "is not valid"},
     {"--", NULL, NULL, "needs a command"},
+    {"--approve", "mail", "x", "--approve: unknown approval broker 'mail'"},
+    {"--approve", "cmd:bin/ask", "x", "names a relative path"},
+    {"--approve", "socket:rel.sock", "x", "is not an absolute socket path"},
+    {"--approve-timeout", "0", "x", "is not a number of seconds from 1 to 3600"},
+    {"--approve-timeout", "3601", "x", "is not a number of seconds from 1 to 3600"},
+    {"--approve-timeout", "99999999999999999999", "x", "from 1 to 3600"},
+    {"--approve-timeout", "1m", "x", "from 1 to 3600"},
+    {"--approve-timeout", "", "x", "from 1 to 3600"},
+    {"--label", "a\nb", "x", "--label: the label 'a"},
+    {"--label", "\x1b[31mred", "x", "holds a control character"},
+    {"--audit-log", "", "x", "--audit-log needs a file"},
+    {"-v", "/a", "--verbose", "needs a command"},
     {"--root", NULL, NULL, "needs a value"},
 };
 
@@ -98,6 +110,53 @@ static void test_refusals(void **state)
 		assert_int_equal(sbx_error_exit_code(&err), 125);
 		assert_null(run.spec);
 	}
+}
+
+/* The supervisor's flags fill the spec (finish copies them into plan->sup). */
+static void test_supervisor_flags(void **state)
+{
+	char label[SBX_LABEL_MAX + 1];
+	struct sbx_cli_run run;
+
+	(void)state;
+	memset(label, 'l', SBX_LABEL_MAX);
+	label[SBX_LABEL_MAX] = '\0';
+	assert_int_equal(parse(&run, NULL, "--approve", "socket:/run/user/1000/b.sock",
+	                       "--approve-timeout", "3600", "--audit-log", "logs/a.jsonl",
+	                       "--label", label, "--verbose", "cmd", NULL),
+	                 0);
+	assert_string_equal(run.spec->approve, "socket:/run/user/1000/b.sock");
+	assert_int_equal(run.spec->approve_timeout_ms, 3600000u);
+	assert_string_equal(run.spec->audit_log, "/home/u/proj/logs/a.jsonl");
+	assert_string_equal(run.spec->label, label);
+	assert_true(run.verbose);
+	sbx_cli_run_clear(&run);
+	/* defaults: none of them, the timeout left to the plan (60 s) */
+	assert_int_equal(parse(&run, NULL, "--approve", "cmd:/usr/bin/ok", "--approve", "deny",
+	                       "--approve-timeout", "1", "cmd", NULL),
+	                 0);
+	assert_string_equal(run.spec->approve, "deny"); /* the last one */
+	assert_int_equal(run.spec->approve_timeout_ms, 1000u);
+	assert_null(run.spec->audit_log);
+	assert_null(run.spec->label);
+	assert_false(run.verbose);
+	sbx_cli_run_clear(&run);
+	assert_int_equal(parse(&run, NULL, "cmd", NULL), 0);
+	assert_null(run.spec->approve);
+	assert_int_equal(run.spec->approve_timeout_ms, 0);
+	sbx_cli_run_clear(&run);
+	/* a label one byte too long */
+	{
+		char longer[SBX_LABEL_MAX + 2];
+		struct sbx_error err = {0};
+
+		memset(longer, 'l', SBX_LABEL_MAX + 1);
+		longer[SBX_LABEL_MAX + 1] = '\0';
+		assert_true(parse(&run, &err, "--label", longer, "cmd", NULL) < 0);
+		assert_non_null(strstr(err.msg, "longer than 256 bytes"));
+	}
+	assert_non_null(strstr(sbx_run_usage, "--approve-timeout"));
+	assert_non_null(strstr(sbx_run_usage, "--audit-log"));
 }
 
 static void test_help(void **state)
@@ -147,7 +206,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_defaults),    cmocka_unit_test(test_options_fill_the_spec),
 	    cmocka_unit_test(test_refusals),    cmocka_unit_test(test_help),
-	    cmocka_unit_test(test_cli_helpers),
+	    cmocka_unit_test(test_cli_helpers), cmocka_unit_test(test_supervisor_flags),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

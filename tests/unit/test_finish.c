@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sbx/cleanup.h"
 #include "sbx/finish.h"
 #include "sbx/landlock.h"
 #include "sbx/nest.h"
@@ -589,6 +590,295 @@ static void test_nested_table(void **state)
 	}
 }
 
+/* ---- the supervisor's plan (plan->sup, sbx_sup_finish) ---- */
+
+struct sup_world {
+	struct world w;
+	struct sbx_finish_in in;
+	struct sbx_finish_facts facts;
+};
+
+static char *const fresh_git[] = {"/host/w/.git"};
+static bool sup_glob; /* the next sup_finish hides /w/ ** /.env */
+static char *const absent_git[] = {"/host/w/.git/hooks", "/elsewhere/.git/config"};
+
+static const struct sbx_ll_rule *ll_rule(const struct sbx_plan *p, const char *path)
+{
+	for (size_t i = 0; i < p->landlock.n_rules; i++)
+		if (strcmp(p->landlock.rules[i].path, path) == 0)
+			return &p->landlock.rules[i];
+	return NULL;
+}
+
+static bool has_limit(const struct sbx_plan *p, const char *text)
+{
+	for (size_t i = 0; i < p->n_limits; i++)
+		if (strstr(p->limits[i], text))
+			return true;
+	return false;
+}
+
+/*
+ * claude-agent in a fresh project, as core sees it: the workspace /w writable (shown from the
+ * host's /host/w under namespaces; the landlock backend sees a path only where it is), its .claude
+ * and .mcp.json read-only optional mounts dropped because their sources were absent
+ * (spec->absent_ro), no .git there (git_fresh), git's hooks/ absent, a read-only /r (with read
+ * caps: `caps`), and the workspace's approvals as given.
+ */
+static void sup_finish(struct sup_world *s, enum sbx_backend_ask backend, int listener,
+                       const struct sbx_approvals *ap, bool caps, bool git)
+{
+	static const char *const absent[] = {"/w/.claude", "/w/.mcp.json", "/r/x",
+	                                     "/nowhere/.claude"};
+	struct sbx_mount ws = {.kind = SBX_MOUNT_BIND,
+	                       .source = "/host/w",
+	                       .target = "/w",
+	                       .origin = SBX_ORIGIN_PROFILE};
+	struct sbx_mount ro = {.kind = SBX_MOUNT_BIND,
+	                       .source = "/r",
+	                       .target = "/r",
+	                       .readonly = true,
+	                       .origin = SBX_ORIGIN_PROFILE};
+	struct sbx_error err = {0};
+	char warn[2048];
+
+	memset(s, 0, sizeof(*s));
+	if (backend == LL)
+		ws.source = "/w";
+	world_init(&s->w, false, false, false, false, false, 1000);
+	sbx_plan_free(s->w.plan);
+	s->w.plan = NULL;
+	sbx_spec_free(s->w.spec);
+	s->w.spec = sbx_spec_new();
+	assert_non_null(s->w.spec);
+	assert_int_equal(sbx_spec_set_str(&s->w.spec->workspace, "/w", NULL), 0);
+	s->w.spec->explicit_mounts = true;
+	s->w.spec->nesting = false;
+	if (ap)
+		ws.approvals = *ap;
+	assert_int_equal(sbx_spec_add_mount(s->w.spec, &ws, false, &err), 0);
+	if (caps) {
+		assert_int_equal(sbx_mount_add_suffix(&ro, ".csv", &err), 0);
+		ro.max_file_bytes = 1 << 20;
+	}
+	assert_int_equal(sbx_spec_add_mount(s->w.spec, &ro, false, &err), 0);
+	for (size_t i = 0; i < ro.n_suffixes; i++)
+		free(ro.suffixes[i]);
+	free(ro.suffixes);
+	/* /r/x lies in a read-only mount and /nowhere in none: nothing to protect there */
+	s->w.spec->absent_ro = calloc(SBX_ARRAY_SIZE(absent), sizeof(char *));
+	assert_non_null(s->w.spec->absent_ro);
+	for (size_t i = 0; i < SBX_ARRAY_SIZE(absent); i++)
+		s->w.spec->absent_ro[s->w.spec->n_absent_ro++] = strdup(absent[i]);
+	assert_int_equal(sbx_spec_set_approve(s->w.spec, "cmd:/usr/bin/broker", &err), 0);
+	assert_int_equal(sbx_spec_set_label(s->w.spec, "task-7", &err), 0);
+	assert_int_equal(sbx_spec_set_str(&s->w.spec->audit_log, "/var/log/a.jsonl", &err), 0);
+	s->w.spec->approve_timeout_ms = 5000;
+	if (sup_glob)
+		assert_int_equal(sbx_spec_add_hide_glob(s->w.spec, "/w/**/.env", &err), 0);
+	assert_int_equal(sbx_spec_finish(s->w.spec, &err), 0);
+	if (sbx_plan_build(s->w.spec, &s->w.host, &s->w.plan, &err) < 0)
+		fail_msg("plan: %s", err.msg);
+	s->facts = facts_for(7, false, OK, 0, 0);
+	s->facts.sup_listener = listener;
+	s->in = (struct sbx_finish_in){.spec = s->w.spec, .backend = backend};
+	if (git) {
+		s->in.git_fresh = fresh_git;
+		s->in.n_git_fresh = 1;
+		s->in.git_absent = absent_git;
+		s->in.n_git_absent = 2;
+	}
+	if (sbx_plan_finish(&s->in, &s->facts, s->w.plan, warn, sizeof(warn), &err) < 0)
+		fail_msg("finish: %s", err.msg);
+}
+
+static void test_sup_fresh_project(void **state)
+{
+	struct sup_world s;
+	const struct sbx_sup_plan *sup;
+
+	(void)state;
+	sup_finish(&s, NS, 0, NULL, false, true);
+	sup = &s.w.plan->sup;
+	/* .claude and .mcp.json under the writable workspace; the fresh project's .git and
+	 * git's absent hooks/, shown at /w though the host has them at /host/w; nothing in the
+	 * read-only /r, outside every mount, or outside every writable bind */
+	assert_int_equal(sup->n_protected, 4);
+	assert_string_equal(sup->protected_paths[0].path, "/w/.claude");
+	assert_non_null(strstr(sup->protected_paths[0].why, "the agent's project settings"));
+	assert_string_equal(sup->protected_paths[0].fix, "create .claude/ before the run");
+	assert_string_equal(sup->protected_paths[1].path, "/w/.mcp.json");
+	assert_string_equal(sup->protected_paths[2].path, "/w/.git");
+	assert_non_null(strstr(sup->protected_paths[2].why, "git's control surface"));
+	assert_string_equal(sup->protected_paths[2].fix,
+	                    "run `git init` outside the sandbox, then start it again");
+	assert_string_equal(sup->protected_paths[3].path, "/w/.git/hooks");
+	/* creations are supervised, nothing else: namespaces keep metadata with the mounts */
+	assert_true(sup->enabled);
+	assert_int_equal(sup->families, SBX_SUP_F_CREATE);
+	assert_false(sup->meta_writable_only);
+	/* both binds are areas; the workspace allows everything */
+	assert_int_equal(sup->n_areas, 2);
+	assert_string_equal(sup->areas[0].target, "/w");
+	assert_true(sup->areas[0].writable);
+	for (int c = 0; c < SBX_AC_COUNT; c++)
+		assert_int_equal(sup->areas[0].approvals.op[c], SBX_APPROVE_ALLOW);
+	assert_string_equal(sup->areas[1].target, "/r");
+	assert_false(sup->areas[1].writable);
+	/* the broker, its timeout, the audit log and the label, from the spec */
+	assert_string_equal(sup->approve, "cmd:/usr/bin/broker");
+	assert_int_equal(sup->timeout_ms, 5000);
+	assert_string_equal(sup->audit_log, "/var/log/a.jsonl");
+	assert_string_equal(sup->label, "task-7");
+	world_clear(&s.w);
+
+	/* without git's lists (protect_git off, or nothing surveyed) only the profile's paths */
+	sup_finish(&s, NS, 0, NULL, false, false);
+	assert_int_equal(s.w.plan->sup.n_protected, 2);
+	world_clear(&s.w);
+
+	/* no listener: nothing supervised, and nothing asked, so no line about it */
+	sup_finish(&s, NS, -EBUSY, NULL, false, true);
+	assert_false(s.w.plan->sup.enabled);
+	assert_int_equal(s.w.plan->sup.families, 0);
+	assert_false(has_limit(s.w.plan, "approvals: ask becomes deny"));
+	assert_string_equal(s.w.plan->sup.audit_log, "/var/log/a.jsonl"); /* still logged */
+	world_clear(&s.w);
+}
+
+/* The landlock backend: chmod, chown, utimes and xattrs reach read-only files, so metadata
+ * calls are supervised (refused outside the writable areas). */
+static void test_sup_landlock_meta(void **state)
+{
+	struct sup_world s;
+
+	(void)state;
+	sup_finish(&s, LL, 0, NULL, false, false);
+	assert_true(s.w.plan->backend_landlock);
+	assert_true(s.w.plan->sup.meta_writable_only);
+	assert_true(s.w.plan->sup.enabled);
+	assert_int_equal(s.w.plan->sup.families, SBX_SUP_F_CREATE | SBX_SUP_F_META);
+	world_clear(&s.w);
+	/* namespaces: no metadata gap */
+	sup_finish(&s, NS, 0, NULL, false, false);
+	assert_false(s.w.plan->sup.meta_writable_only);
+	assert_int_equal(s.w.plan->sup.families & SBX_SUP_F_META, 0);
+	world_clear(&s.w);
+}
+
+#define FS_REMOVE_ALL (SBX_LL_FS_REMOVE_FILE | SBX_LL_FS_REMOVE_DIR)
+#define FS_WRITE_MAKE (SBX_LL_FS_WRITE_FILE | SBX_LL_FS_MAKE_REG | SBX_LL_FS_MAKE_DIR)
+
+/* `ask` is the supervisor's where a listener can be installed; where a parent supervises
+ * already it becomes a kernel denial (Landlock), with a line saying so. */
+static void test_sup_ask_without_listener(void **state)
+{
+	const struct sbx_approvals ask = {
+	    {SBX_APPROVE_ASK, SBX_APPROVE_ALLOW, SBX_APPROVE_ASK, SBX_APPROVE_ALLOW}};
+	const struct sbx_ll_rule *rule;
+	struct sup_world s;
+
+	(void)state;
+	/* a listener: Landlock grants what the supervisor asks about */
+	sup_finish(&s, NS, 0, &ask, false, false);
+	rule = ll_rule(s.w.plan, "/w");
+	assert_non_null(rule);
+	assert_int_equal(rule->access & (FS_WRITE_MAKE | FS_REMOVE_ALL),
+	                 FS_WRITE_MAKE | FS_REMOVE_ALL);
+	assert_true(s.w.plan->sup.enabled);
+	assert_int_equal(s.w.plan->sup.families,
+	                 SBX_SUP_F_CREATE | SBX_SUP_F_WRITE | SBX_SUP_F_DELETE);
+	assert_int_equal(s.w.plan->sup.areas[0].approvals.op[SBX_AC_WRITE], SBX_APPROVE_ASK);
+	assert_false(has_limit(s.w.plan, "approvals: ask becomes deny"));
+	world_clear(&s.w);
+
+	/* a parent supervises: ask is deny, in the kernel */
+	sup_finish(&s, NS, -EBUSY, &ask, false, false);
+	rule = ll_rule(s.w.plan, "/w");
+	assert_non_null(rule);
+	assert_int_equal(rule->access & (FS_WRITE_MAKE | FS_REMOVE_ALL | SBX_LL_FS_TRUNCATE), 0);
+	assert_true(rule->access & SBX_LL_FS_READ_FILE); /* reading is no approval's */
+	assert_false(s.w.plan->sup.enabled);
+	assert_int_equal(s.w.plan->sup.families, 0);
+	assert_int_equal(s.w.plan->sup.areas[0].approvals.op[SBX_AC_WRITE], SBX_APPROVE_DENY);
+	assert_true(has_limit(s.w.plan, "approvals: ask becomes deny: a parent sandbox already "
+	                                "supervises (one listener per process)"));
+	/* rename stays allowed in the profile, but Landlock's remove right is one: noted */
+	assert_true(s.w.plan->landlock.n_inexact > 0);
+	world_clear(&s.w);
+
+	/* no user notification at all, under the landlock backend (rules on host paths) */
+	sup_finish(&s, LL, -ENOSYS, &ask, false, false);
+	rule = ll_rule(s.w.plan, "/w");
+	assert_non_null(rule);
+	assert_int_equal(rule->access & (FS_WRITE_MAKE | FS_REMOVE_ALL), 0);
+	assert_true(has_limit(s.w.plan, "no seccomp user notification"));
+	world_clear(&s.w);
+}
+
+/* `deny` is always a kernel rule, supervisor or not. */
+static void test_sup_deny_is_landlock(void **state)
+{
+	const struct sbx_approvals deny_delete = {
+	    {SBX_APPROVE_ALLOW, SBX_APPROVE_ALLOW, SBX_APPROVE_DENY, SBX_APPROVE_DENY}};
+	const struct sbx_approvals deny_overwrite = {
+	    {SBX_APPROVE_ALLOW, SBX_APPROVE_DENY, SBX_APPROVE_ALLOW, SBX_APPROVE_ALLOW}};
+	const struct sbx_ll_rule *rule;
+	struct sup_world s;
+
+	(void)state;
+	for (int listener = 0; listener >= -EBUSY; listener -= EBUSY) {
+		sup_finish(&s, NS, listener, &deny_delete, false, false);
+		rule = ll_rule(s.w.plan, "/w");
+		assert_non_null(rule);
+		assert_int_equal(rule->access & (FS_REMOVE_ALL | SBX_LL_FS_REFER), 0);
+		assert_int_equal(rule->access & FS_WRITE_MAKE, FS_WRITE_MAKE);
+		/* both denied: nothing stricter than the profile to say */
+		assert_int_equal(s.w.plan->landlock.n_inexact, 0);
+		assert_false(has_limit(s.w.plan, "approvals: ask becomes deny"));
+		assert_int_equal(s.w.plan->sup.enabled, listener == 0);
+		world_clear(&s.w);
+	}
+	/* overwrite: truncation is the kernel's */
+	sup_finish(&s, NS, 0, &deny_overwrite, false, false);
+	rule = ll_rule(s.w.plan, "/w");
+	assert_non_null(rule);
+	assert_int_equal(rule->access & SBX_LL_FS_TRUNCATE, 0);
+	assert_int_equal(rule->access & (FS_WRITE_MAKE | FS_REMOVE_ALL),
+	                 FS_WRITE_MAKE | FS_REMOVE_ALL);
+	world_clear(&s.w);
+	/* without approvals the same world keeps every right (the checks above can fail) */
+	sup_finish(&s, NS, 0, NULL, false, false);
+	rule = ll_rule(s.w.plan, "/w");
+	assert_non_null(rule);
+	assert_int_equal(rule->access & (FS_REMOVE_ALL | SBX_LL_FS_TRUNCATE | FS_WRITE_MAKE),
+	                 FS_REMOVE_ALL | SBX_LL_FS_TRUNCATE | FS_WRITE_MAKE);
+	world_clear(&s.w);
+}
+
+/* Read caps put opens for reading through the supervisor; hide globs only creations. */
+static void test_sup_read_caps_and_globs(void **state)
+{
+	struct sup_world s;
+
+	(void)state;
+	sup_finish(&s, NS, 0, NULL, true, false);
+	assert_true(s.w.plan->sup.families & SBX_SUP_F_READ);
+	assert_int_equal(s.w.plan->sup.areas[1].n_suffixes, 1);
+	assert_string_equal(s.w.plan->sup.areas[1].suffixes[0], ".csv");
+	assert_int_equal(s.w.plan->sup.areas[1].max_file_bytes, 1 << 20);
+	world_clear(&s.w);
+	/* a hide glob: a matching name created after the walk is refused at its creation, and
+	 * reads go on without the supervisor */
+	sup_glob = true;
+	sup_finish(&s, NS, 0, NULL, false, false);
+	sup_glob = false;
+	assert_int_equal(s.w.plan->sup.families, SBX_SUP_F_CREATE);
+	assert_int_equal(s.w.plan->sup.n_hide_globs, 1);
+	assert_string_equal(s.w.plan->sup.hide_globs[0], "/w/**/.env");
+	world_clear(&s.w);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -598,6 +888,11 @@ int main(void)
 	    cmocka_unit_test(test_top_level_origin_and_once),
 	    cmocka_unit_test(test_git_limits),
 	    cmocka_unit_test(test_nested_table),
+	    cmocka_unit_test(test_sup_fresh_project),
+	    cmocka_unit_test(test_sup_landlock_meta),
+	    cmocka_unit_test(test_sup_ask_without_listener),
+	    cmocka_unit_test(test_sup_deny_is_landlock),
+	    cmocka_unit_test(test_sup_read_caps_and_globs),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -94,7 +94,22 @@ static const struct bad_case {
     {"unknown-variable", "unknown-variable", 3, 11, "'path': unknown variable ${PROJECT}"},
     {"dollar", "dollar", 3, 11, "'path': '$HOME/src': a '$' must start ${NAME}"},
     {"not-supported", "not-supported", 2, 1, "'limits' is not supported in this version of sbx"},
-    {"suffixes", "suffixes", 4, 5, "'suffixes' is not supported in this version of sbx"},
+    {"approval-value", "approval-value", 4, 37, "'delete' is allow, ask or deny, not 'maybe'"},
+    {"approval-key", "approval-key", 5, 7, "unknown key 'create' in 'approvals'"},
+    {"approvals-readonly", "approvals-readonly", 5, 16,
+     "approvals on a read-only mount: nothing there can be written, deleted or renamed"},
+    {"approvals-top", "approvals-top", 2, 1, "'approvals' is set on a mount, not on the profile"},
+    {"suffixes-slash", "suffixes-slash", 4, 21,
+     "'src/.md' is not a file name ending (1 to 64 bytes, no '/' or control character)"},
+    {"suffixes-empty", "suffixes-empty", 4, 15,
+     "'suffixes' is empty: nothing could be read there; drop the key, or name the endings "
+     "that may be read"},
+    {"max-file-bytes", "max-file-bytes", 4, 21, "'max_file_bytes': '10X' is not a size"},
+    {"max-file-bytes-range", "max-file-bytes-range", 4, 21,
+     "'max_file_bytes': the size '2048G' is not between 1 byte and 1T"},
+    {"approve-unknown", "approve-unknown", 2, 10, "unknown approval broker 'email'"},
+    {"audit-relative", "audit-relative", 2, 8,
+     "'audit' must be an absolute path, not 'logs/sbx.jsonl'"},
     {"seccomp-unknown", "seccomp-unknown", 3, 19,
      "cannot allow 'nosuchcall': it is not a system call sbx knows"},
     {"duplicate-key", "duplicate-key", 3, 1,
@@ -278,6 +293,135 @@ static void test_good_extends(void **state)
 	assert_string_equal(spec->hide[1], "/home/u/.config/tool/secret.txt");
 	sbx_profile_free(p);
 	sbx_spec_free(spec);
+}
+
+/* The supervisor's keys: approvals and read caps on mounts, the broker and the audit log; a
+ * mount that replaces the base's replaces its approvals too. */
+static void test_good_approvals(void **state)
+{
+	_cleanup_spec_ struct sbx_spec *spec = sbx_spec_new();
+	struct sbx_profile *p = NULL;
+	struct sbx_error err;
+	const struct sbx_mount *m;
+
+	(void)state;
+	sbx_spec_set_str(&spec->workspace, "/work/ws", NULL);
+	if (sbx_profile_load(FIX "/good/approvals.yaml", &opts, spec, &p, &err) < 0)
+		fail_msg("%s:%d:%d: %s", err.file, err.line, err.column, err.msg);
+	assert_string_equal(spec->approve, "cmd:/home/u/bin/broker");
+	assert_string_equal(spec->audit_log, "/home/u/.local/state/sbx/audit.jsonl");
+	m = sbx_spec_find_target(spec, "/work/ws");
+	assert_non_null(m);
+	assert_int_equal(m->approvals.op[SBX_AC_WRITE], SBX_APPROVE_ASK);
+	assert_int_equal(m->approvals.op[SBX_AC_OVERWRITE], SBX_APPROVE_ASK);
+	assert_int_equal(m->approvals.op[SBX_AC_DELETE], SBX_APPROVE_DENY);
+	assert_int_equal(m->approvals.op[SBX_AC_RENAME], SBX_APPROVE_ALLOW);
+	assert_int_equal(m->n_suffixes, 0);
+	m = sbx_spec_find_target(spec, "/data");
+	assert_non_null(m);
+	assert_true(m->readonly);
+	assert_int_equal(m->n_suffixes, 2); /* a repeat is ignored */
+	assert_string_equal(m->suffixes[0], ".csv");
+	assert_string_equal(m->suffixes[1], ".json");
+	assert_int_equal(m->max_file_bytes, 10u << 20);
+	/* base's /srv/cache was read-only: replaced whole by this one */
+	m = sbx_spec_find_target(spec, "/srv/cache");
+	assert_non_null(m);
+	assert_false(m->readonly);
+	assert_int_equal(m->max_file_bytes, 4096);
+	/* mounts the child does not name keep what the base said (no approvals) */
+	m = sbx_spec_find_target(spec, "/home/u/.config/tool");
+	assert_non_null(m);
+	for (int c = 0; c < SBX_AC_COUNT; c++)
+		assert_int_equal(m->approvals.op[c], SBX_APPROVE_ALLOW);
+	sbx_profile_free(p);
+}
+
+static const struct {
+	const char *in;
+	uint64_t out; /* 0: refused */
+} size_cases[] = {
+    {"1", 1},
+    {"4096", 4096},
+    {"512K", 512u << 10},
+    {"10m", 10u << 20},
+    {"1G", 1u << 30},
+    {"1024G", 1ull << 40},
+    {"1025G", 0},
+    {"0", 0},
+    {"", 0},
+    {"K", 0},
+    {"10KB", 0},
+    {"-1", 0},
+    {"1.5M", 0},
+    {"99999999999999999999999", 0},
+};
+
+static void test_size_parse(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < sizeof(size_cases) / sizeof(size_cases[0]); i++) {
+		struct sbx_error err = {0};
+		uint64_t v = 0;
+		int r = sbx_size_parse(size_cases[i].in, &v, &err);
+
+		if (size_cases[i].out ? (r != 0 || v != size_cases[i].out) : r >= 0)
+			fail_msg("'%s': got %d, %llu", size_cases[i].in, r, (unsigned long long)v);
+	}
+}
+
+static const struct {
+	const char *in;
+	bool ok;
+} approve_cases[] = {
+    {"tty", true},
+    {"deny", true},
+    {"allow", true},
+    {"cmd:/usr/bin/broker", true},
+    {"cmd:broker", true},
+    {"cmd:bin/broker", false},
+    {"cmd:", false},
+    {"socket:/run/user/1000/a.sock", true},
+    {"socket:relative.sock", false},
+    {"socket:", false},
+    {"socket:/"
+     "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+     "aaaaaaaaaaaaaaaaaaaaaa",
+     false},
+    {"cmd:/bin/x\nrm", false},
+    {"cmd:/bin/x\tx", false},
+    {"cmd:/bin/\x01", false},
+    {"TTY", false},
+    {"", false},
+};
+
+static void test_approve_and_label(void **state)
+{
+	_cleanup_spec_ struct sbx_spec *spec = sbx_spec_new();
+	char label[SBX_LABEL_MAX + 2];
+	struct sbx_error err;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(approve_cases) / sizeof(approve_cases[0]); i++) {
+		int r = sbx_spec_set_approve(spec, approve_cases[i].in, &err);
+
+		if ((r == 0) != approve_cases[i].ok)
+			fail_msg("--approve '%s': got %d", approve_cases[i].in, r);
+	}
+	assert_int_equal(sbx_spec_set_approve(spec, "socket:/tmp/\x7f", &err), -EINVAL);
+	assert_int_equal(sbx_spec_set_approve(spec, "cmd:/usr/bin/ok", &err), 0);
+	assert_string_equal(spec->approve, "cmd:/usr/bin/ok");
+	memset(label, 'x', sizeof(label));
+	label[SBX_LABEL_MAX] = '\0';
+	assert_int_equal(sbx_spec_set_label(spec, label, &err), 0);
+	assert_int_equal(strlen(spec->label), SBX_LABEL_MAX);
+	label[SBX_LABEL_MAX] = 'x';
+	label[SBX_LABEL_MAX + 1] = '\0';
+	assert_int_equal(sbx_spec_set_label(spec, label, &err), -EINVAL);
+	assert_int_equal(sbx_spec_set_label(spec, "task\t42", &err), -EINVAL);
+	assert_int_equal(sbx_spec_set_label(spec, "task\x1b[2J", &err), -EINVAL);
+	assert_int_equal(sbx_spec_set_label(spec, "task-42 (ü)", &err), 0);
+	assert_string_equal(spec->label, "task-42 (ü)");
 }
 
 static const struct {
@@ -482,6 +626,9 @@ int main(void)
 	    cmocka_unit_test(test_alias_bomb_is_not_expanded),
 	    cmocka_unit_test(test_good_extends),
 	    cmocka_unit_test(test_good_seccomp),
+	    cmocka_unit_test(test_good_approvals),
+	    cmocka_unit_test(test_size_parse),
+	    cmocka_unit_test(test_approve_and_label),
 	    cmocka_unit_test(test_expand),
 	    cmocka_unit_test(test_search_path),
 	    cmocka_unit_test(test_find_by_name),

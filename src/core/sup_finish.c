@@ -1,0 +1,284 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The supervisor's plan (include/sbx/finish.h, sbx_sup_finish): what the worker's listener
+ * filter sends to sbx, and what sbx decides with, from the spec, the settled plan and the
+ * host's facts. Pure.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sbx/cleanup.h"
+#include "sbx/finish.h"
+#include "sbx/landlock.h"
+#include "sbx/path.h"
+#include "sbx/supervise.h"
+
+/* Why a path is protected, and what the user does about it, by what it is. */
+struct protect_kind {
+	const char *component; /* a path component that names the kind */
+	const char *why, *fix;
+};
+
+static const char git_why[] = "git's control surface: git runs what is planted there, "
+                              "outside the sandbox";
+static const char git_fix[] = "run `git init` outside the sandbox, then start it again";
+
+static const struct protect_kind kinds[] = {
+    {".git", git_why, git_fix},
+    {".claude", "the agent's project settings (hooks there run outside the sandbox)",
+     "create .claude/ before the run"},
+    {".mcp.json", "the agent's MCP servers (started outside the sandbox)",
+     "create .mcp.json before the run"},
+};
+
+static const struct protect_kind *kind_of(const char *path)
+{
+	for (size_t i = 0; i < SBX_ARRAY_SIZE(kinds); i++) {
+		size_t n = strlen(kinds[i].component);
+
+		for (const char *p = strchr(path, '/'); p; p = strchr(p + 1, '/'))
+			if (strncmp(p + 1, kinds[i].component, n) == 0 &&
+			    (p[1 + n] == '/' || p[1 + n] == '\0'))
+				return &kinds[i];
+	}
+	return NULL;
+}
+
+/* The writable bind that shows sandbox path p, or NULL. */
+static const struct sbx_plan_op *writable_bind(const struct sbx_plan *plan, const char *p)
+{
+	const struct sbx_plan_op *o = sbx_plan_guarded_by(plan, p);
+
+	if (!o || o->kind != SBX_PLAN_BIND || (o->flags & SBX_PLAN_F_READONLY))
+		return NULL;
+	return o;
+}
+
+/* The sandbox path a writable bind shows host path h at (the longest source covering it,
+ * not beneath a deeper mount), into out; false if none. */
+static bool host_to_sandbox(const struct sbx_plan *plan, const char *h, char *out, size_t size)
+{
+	const struct sbx_plan_op *best = NULL;
+	const char *rest;
+	int n;
+
+	for (size_t i = 0; i < plan->n_ops; i++) {
+		const struct sbx_plan_op *o = &plan->ops[i];
+
+		if (o->kind != SBX_PLAN_BIND ||
+		    (o->flags & (SBX_PLAN_F_GUARD | SBX_PLAN_F_SYSTEM)) || !o->source ||
+		    !sbx_path_covers(o->source, h))
+			continue;
+		if (!best || strlen(o->source) > strlen(best->source))
+			best = o;
+	}
+	if (!best || (best->flags & SBX_PLAN_F_READONLY))
+		return false;
+	rest = sbx_path_rest(best->source, h);
+	n = snprintf(out, size, "%s%s%s", best->target,
+	             *rest && strcmp(best->target, "/") ? "/" : "", rest);
+	if (n < 0 || (size_t)n >= size)
+		return false;
+	return writable_bind(plan, out) == best;
+}
+
+static int add_protected(struct sbx_sup_plan *sup, const char *path, const char *why,
+                         const char *fix, struct sbx_error *err)
+{
+	struct sbx_sup_protected *grown;
+	const struct protect_kind *k = kind_of(path);
+
+	for (size_t i = 0; i < sup->n_protected; i++)
+		if (strcmp(sup->protected_paths[i].path, path) == 0)
+			return 0;
+	if (sup->n_protected >= SBX_MAX_GUARDS)
+		return sbx_error_set(err, SBX_ERR_SETUP, E2BIG,
+		                     "too many protected paths (at most %d)", SBX_MAX_GUARDS);
+	grown = realloc(sup->protected_paths, (sup->n_protected + 1) * sizeof(*grown));
+	if (!grown)
+		return sbx_error_set(err, SBX_ERR_SETUP, ENOMEM, "out of memory");
+	sup->protected_paths = grown;
+	grown[sup->n_protected] = (struct sbx_sup_protected){
+	    .path = strdup(path),
+	    .why = why ? why
+	           : k ? k->why
+	               : "read-only in the profile, absent at launch",
+	    .fix = fix ? fix
+	           : k ? k->fix
+	               : "create it before the run",
+	};
+	if (!grown[sup->n_protected].path)
+		return sbx_error_set(err, SBX_ERR_SETUP, ENOMEM, "out of memory");
+	sup->n_protected++;
+	return 0;
+}
+
+static int protect(const struct sbx_finish_in *in, const struct sbx_plan *plan,
+                   struct sbx_sup_plan *sup, struct sbx_error *err)
+{
+	const struct sbx_spec *spec = in->spec;
+	char sb[SBX_PATH_MAX];
+	int r = 0;
+
+	/* the profile's read-only optional mounts whose source was absent: a writable bind
+	 * above lets the worker create them */
+	for (size_t i = 0; r >= 0 && i < spec->n_absent_ro; i++)
+		if (writable_bind(plan, spec->absent_ro[i]))
+			r = add_protected(sup, spec->absent_ro[i], NULL, NULL, err);
+	/* a fresh project's .git: git init inside would plant hooks */
+	for (size_t i = 0; r >= 0 && i < in->n_git_fresh; i++)
+		if (host_to_sandbox(plan, in->git_fresh[i], sb, sizeof(sb)))
+			r = add_protected(sup, sb, git_why, git_fix, err);
+	/* what git reads and a mount cannot guard, because it does not exist */
+	for (size_t i = 0; r >= 0 && i < in->n_git_absent; i++)
+		if (host_to_sandbox(plan, in->git_absent[i], sb, sizeof(sb)))
+			r = add_protected(sup, sb, git_why,
+			                  "create it outside the sandbox if git needs it, or run "
+			                  "the git command that makes it outside",
+			                  err);
+	return r;
+}
+
+static int strv_copy(char ***dst, size_t *n_dst, char *const *src, size_t n, struct sbx_error *err)
+{
+	if (!n)
+		return 0;
+	*dst = calloc(n, sizeof(**dst));
+	if (!*dst)
+		return sbx_error_set(err, SBX_ERR_SETUP, ENOMEM, "out of memory");
+	for (size_t i = 0; i < n; i++) {
+		(*dst)[i] = strdup(src[i]);
+		if (!(*dst)[i])
+			return sbx_error_set(err, SBX_ERR_SETUP, ENOMEM, "out of memory");
+		(*n_dst)++;
+	}
+	return 0;
+}
+
+/* One area per bind of the spec that the plan shows, with its approvals and read caps
+ * (`ask` already a denial where nothing can ask). */
+static int areas(const struct sbx_finish_in *in, const struct sbx_plan *plan, bool ask_is_deny,
+                 struct sbx_sup_plan *sup, struct sbx_error *err)
+{
+	const struct sbx_spec *spec = in->spec;
+	int r;
+
+	sup->areas = calloc(spec->n_mounts ? spec->n_mounts : 1, sizeof(*sup->areas));
+	if (!sup->areas)
+		return sbx_error_set(err, SBX_ERR_SETUP, ENOMEM, "out of memory");
+	for (size_t i = 0; i < spec->n_mounts; i++) {
+		const struct sbx_mount *m = &spec->mounts[i];
+		struct sbx_sup_area *a = &sup->areas[sup->n_areas];
+		const struct sbx_plan_op *o = NULL;
+
+		if (m->kind != SBX_MOUNT_BIND)
+			continue;
+		for (size_t k = 0; !o && k < plan->n_ops; k++)
+			if (plan->ops[k].kind == SBX_PLAN_BIND &&
+			    !(plan->ops[k].flags & SBX_PLAN_F_GUARD) &&
+			    strcmp(plan->ops[k].target, m->target) == 0)
+				o = &plan->ops[k];
+		if (!o)
+			continue; /* not in this plan */
+		a->target = strdup(m->target);
+		if (!a->target)
+			return sbx_error_set(err, SBX_ERR_SETUP, ENOMEM, "out of memory");
+		sup->n_areas++;
+		a->writable = !(o->flags & SBX_PLAN_F_READONLY);
+		a->approvals = m->approvals;
+		for (size_t c = 0; c < SBX_AC_COUNT; c++)
+			if (ask_is_deny && a->approvals.op[c] == SBX_APPROVE_ASK)
+				a->approvals.op[c] = SBX_APPROVE_DENY;
+		a->max_file_bytes = m->max_file_bytes;
+		r = strv_copy(&a->suffixes, &a->n_suffixes, m->suffixes, m->n_suffixes, err);
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
+static unsigned families(const struct sbx_sup_plan *sup)
+{
+	unsigned f = 0;
+
+	if (sup->n_protected || sup->n_hide_globs)
+		f |= SBX_SUP_F_CREATE;
+	if (sup->meta_writable_only)
+		f |= SBX_SUP_F_META;
+	for (size_t i = 0; i < sup->n_areas; i++) {
+		const struct sbx_sup_area *a = &sup->areas[i];
+
+		if (a->n_suffixes || a->max_file_bytes)
+			f |= SBX_SUP_F_READ;
+		if (!a->writable)
+			continue;
+		/* a `deny` is Landlock's too, and still decided here: the supervisor answers
+		 * with the rule that denied, for the audit log */
+		if (a->approvals.op[SBX_AC_WRITE] || a->approvals.op[SBX_AC_OVERWRITE])
+			f |= SBX_SUP_F_CREATE | SBX_SUP_F_WRITE;
+		/* rename(2) and link(2) are in the create family */
+		if (a->approvals.op[SBX_AC_RENAME])
+			f |= SBX_SUP_F_CREATE | SBX_SUP_F_DELETE;
+		if (a->approvals.op[SBX_AC_DELETE])
+			f |= SBX_SUP_F_DELETE;
+	}
+	return f;
+}
+
+static bool any_ask(const struct sbx_spec *spec)
+{
+	for (size_t i = 0; i < spec->n_mounts; i++)
+		for (size_t c = 0; c < SBX_AC_COUNT; c++)
+			if (spec->mounts[i].approvals.op[c] == SBX_APPROVE_ASK)
+				return true;
+	return false;
+}
+
+int sbx_sup_finish(const struct sbx_finish_in *in, const struct sbx_finish_facts *facts,
+                   struct sbx_plan *plan, struct sbx_error *err)
+{
+	struct sbx_sup_plan *sup = &plan->sup;
+	const struct sbx_spec *spec = in->spec;
+	bool listener = facts->sup_listener == 0;
+	int r;
+
+	sbx_sup_plan_clear(sup);
+	/* what the audit log and the broker need, whether or not anything is supervised */
+	r = sbx_spec_set_str(&sup->approve, spec->approve, err);
+	if (r >= 0)
+		r = sbx_spec_set_str(&sup->audit_log, spec->audit_log, err);
+	if (r >= 0)
+		r = sbx_spec_set_str(&sup->label, spec->label, err);
+	sup->timeout_ms = spec->approve_timeout_ms ? spec->approve_timeout_ms : SBX_SUP_TIMEOUT_MS;
+	if (r >= 0)
+		r = protect(in, plan, sup, err);
+	if (r >= 0)
+		r = areas(in, plan, !listener, sup, err);
+	if (r >= 0)
+		r = strv_copy(&sup->hide_globs, &sup->n_hide_globs, spec->hide_globs,
+		              spec->n_hide_globs, err);
+	if (r < 0)
+		return r;
+	sup->meta_writable_only = plan->backend_landlock;
+	sup->families = families(sup);
+	sup->enabled = listener && sup->families != 0;
+	if (listener)
+		return 0;
+	/* No listener: Landlock holds `ask` as `deny` already (sbx_ll_opts.ask_is_deny); the
+	 * protected paths and the landlock backend's metadata gap stay as the limits and the
+	 * launch's warnings say. */
+	sup->families = 0;
+	if (!any_ask(spec))
+		return 0;
+	return sbx_plan_add_limit(
+	    plan,
+	    facts->sup_listener == -EBUSY
+	        ? "approvals: ask becomes deny: a parent sandbox already supervises (one listener "
+	          "per process)"
+	    : facts->sup_listener == -ENOSYS
+	        ? "approvals: ask becomes deny: this kernel has no seccomp user notification"
+	        : "approvals: ask becomes deny: the supervisor cannot be installed here",
+	    err);
+}
