@@ -996,6 +996,8 @@ int sbx_cmd_run(int argc, char **argv)
 	struct sbx_error err = {0};
 	struct sbx_gitguard git = {0};
 	_cleanup_nest_ struct sbx_nest *parent = NULL;
+	struct sbx_cli_audit audit = {0};
+	struct sbx_cli_audit_counts counts = {0};
 	bool parent_unknown = false;
 	int status = 125;
 	int r;
@@ -1067,6 +1069,10 @@ int sbx_cmd_run(int argc, char **argv)
 		status = fflush(stdout) == 0 ? 0 : 125;
 		goto out;
 	}
+	/* the sandbox's id in its spec; the audit log's start record */
+	r = sbx_cli_audit_begin(plan, parent, run.argv, &audit, &err);
+	if (r < 0)
+		goto fail;
 	r = sbx_launch(plan, run.argv, &status, &err);
 	if (r < 0 && err.kind == SBX_ERR_UNSUPPORTED && run.backend == SBX_ASK_AUTO &&
 	    !plan->backend_landlock && !parent) {
@@ -1086,9 +1092,15 @@ int sbx_cmd_run(int argc, char **argv)
 			        sbx_cli_esc(first.msg));
 			warn_not_enforced(&run, plan);
 			sbx_cli_guard_warn(stderr, plan, &git, true);
-			r = sbx_launch(plan, run.argv, &status, &err);
+			r = sbx_cli_audit_begin(plan, parent, run.argv, &audit, &err);
 		}
+		if (r >= 0)
+			r = sbx_launch(plan, run.argv, &status, &err);
 	}
+	/* Every start gets an end: the status, or sbx's own when the launch failed. The counts
+	 * are the supervisor's: fill them from its session here once it runs (n_asked,
+	 * n_allowed, n_denied). */
+	sbx_cli_audit_end(&audit, r, r < 0 ? sbx_error_exit_code(&err) : status, &counts);
 	if (r < 0)
 		goto fail;
 	/* The worker ran: name what appeared in git's control surface meanwhile. */
@@ -1098,6 +1110,7 @@ fail:
 	sbx_cli_report(stderr, &err);
 	status = sbx_error_exit_code(&err);
 out:
+	sbx_cli_audit_end(&audit, -1, status, NULL); /* a refusal after the start record */
 	sbx_gitguard_clear(&git);
 	sbx_cli_run_clear(&run);
 	sbx_probe_host_clear(&host);

@@ -1,8 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The brokers (src/os/broker.c), driven directly: scripted cmd: brokers that allow, deny,
- * answer, hang, crash and flood; the tty broker through a real pty, the test typing as the
- * person; a socket broker served by a thread.
+ * The brokers (src/os/broker.c) and the audit log's writer (src/os/audit.c), driven directly:
+ * scripted cmd: brokers that allow, deny, answer, hang, crash and flood; the tty broker
+ * through a real pty, the test typing as the person; a socket broker served by a thread. The
+ * audit log: 50 writers at once give whole lines only, a SIGKILLed writer still gets its end
+ * record from the keeper; and through sbx itself: start and end records, a worker killed by
+ * SIGKILL, sbx killed by SIGKILL.
  */
 #include "harness.h"
 
@@ -23,6 +26,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "os/audit.h"
 #include "os/broker.h"
 
 static uint64_t mono_ms(void)
@@ -570,6 +574,349 @@ static void test_socket_broker(void)
 	sbx_broker_close(b);
 }
 
+/* ---- the audit log's writer ---- */
+
+static const char test_id[] = "00112233445566778899aabbccddeeff";
+
+static struct sbx_audit *open_log(const char *path)
+{
+	struct sbx_audit_ids ids = {.sandbox = test_id, .label = "task-7"};
+	struct sbx_audit *a = NULL;
+	struct sbx_error err = {0};
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	if (sbx_audit_open(path, &ids, (uint64_t)ts.tv_sec * 1000, &a, &err) < 0)
+		it_fail(__FILE__, __LINE__, "sbx_audit_open(%s): %s", path, err.msg);
+	return a;
+}
+
+static void test_audit_new_id(void)
+{
+	char a[SBX_SANDBOX_ID_LEN + 1], b[SBX_SANDBOX_ID_LEN + 1];
+
+	IT_EXPECT_INT(sbx_audit_new_id(a), 0);
+	IT_EXPECT_INT(sbx_audit_new_id(b), 0);
+	IT_EXPECT_INT(strlen(a), SBX_SANDBOX_ID_LEN);
+	IT_EXPECT_INT(strspn(a, "0123456789abcdef"), SBX_SANDBOX_ID_LEN);
+	IT_EXPECT(strcmp(a, b) != 0);
+}
+
+static void test_audit_refuses_links_and_specials(void)
+{
+	char *target = it_path(it_tmpdir(), "real.log");
+	char *link = it_path(it_tmpdir(), "link.log");
+	char *fifo = it_path(it_tmpdir(), "fifo.log");
+	struct sbx_audit_ids ids = {.sandbox = test_id};
+	struct sbx_audit *a = NULL;
+	struct sbx_error err = {0};
+	struct stat st;
+
+	IT_EXPECT_INT(symlink(target, link), 0);
+	IT_EXPECT(sbx_audit_open(link, &ids, 0, &a, &err) < 0 && !a);
+	IT_EXPECT_CONTAINS(err.msg, "symbolic link");
+	IT_EXPECT(lstat(target, &st) < 0); /* nothing created through the link */
+	IT_EXPECT_INT(mkfifo(fifo, 0600), 0);
+	IT_EXPECT(sbx_audit_open(fifo, &ids, 0, &a, &err) < 0 && !a); /* and no hang */
+	IT_EXPECT(sbx_audit_open(it_tmpdir(), &ids, 0, &a, &err) < 0 && !a);
+	/* created 0600 */
+	a = open_log(target);
+	IT_EXPECT_INT(stat(target, &st), 0);
+	IT_EXPECT_INT(st.st_mode & 07777, 0600);
+	sbx_audit_finish(a, NULL);
+	expect_no_children();
+}
+
+#define WRITERS 50
+#define RECORDS 200
+
+/* 50 processes, 200 records each, of 100 bytes to 12 KiB, into one log at once: every line is
+ * one whole record (its declared length and its padding agree), and none is missing. */
+static void test_audit_concurrent_writers(void)
+{
+	char *log = it_path(it_tmpdir(), "shared.log");
+	pid_t pids[WRITERS];
+	unsigned seen[WRITERS] = {0};
+	unsigned ends = 0, lines = 0;
+	char *text, *line, *save;
+
+	for (int w = 0; w < WRITERS; w++) {
+		pids[w] = fork();
+		IT_EXPECT(pids[w] >= 0);
+		if (pids[w] == 0) {
+			struct sbx_audit *a = open_log(log);
+			static char rec[SBX_AUDIT_LINE_MAX];
+
+			for (int i = 0; i < RECORDS; i++) {
+				/* every tenth longer than a page and than PIPE_BUF */
+				int pad = i % 10 ? 50 + (w * 7919 + i * 104729) % 400
+				                 : 4000 + (w * 7919 + i * 104729) % 12000;
+				int n = snprintf(rec, sizeof(rec),
+				                 "{\"v\":1,\"type\":\"test\",\"w\":%d,\"i\":%d,"
+				                 "\"pad\":%d,\"x\":\"",
+				                 w, i, pad);
+
+				memset(rec + n, 'a' + (w % 26), (size_t)pad);
+				snprintf(rec + n + pad, sizeof(rec) - (size_t)(n + pad), "\"}");
+				if (sbx_audit_write(a, rec) < 0)
+					_exit(1);
+			}
+			sbx_audit_finish(a, NULL);
+			_exit(0);
+		}
+	}
+	for (int w = 0; w < WRITERS; w++) {
+		int st;
+
+		IT_EXPECT(waitpid(pids[w], &st, 0) == pids[w]);
+		IT_EXPECT(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	}
+	text = slurp(log);
+	IT_EXPECT(text != NULL && *text);
+	IT_EXPECT(text[strlen(text) - 1] == '\n');
+	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		int w, i, pad, n = 0;
+
+		lines++;
+		if (strstr(line, "\"type\":\"end\"")) {
+			IT_EXPECT(line[0] == '{' && line[strlen(line) - 1] == '}');
+			ends++;
+			continue;
+		}
+		if (sscanf(line,
+		           "{\"v\":1,\"type\":\"test\",\"w\":%d,\"i\":%d,\"pad\":%d,\"x\":\"%n", &w,
+		           &i, &pad, &n) != 3 ||
+		    n == 0 || w < 0 || w >= WRITERS)
+			it_fail(__FILE__, __LINE__, "line %u is not a whole record: %.120s", lines,
+			        line);
+		IT_EXPECT_INT(strlen(line), (size_t)n + (size_t)pad + 2);
+		IT_EXPECT_INT(strspn(line + n, (char[]){(char)('a' + (w % 26)), 0}), pad);
+		IT_EXPECT(strcmp(line + n + pad, "\"}") == 0);
+		seen[w]++;
+	}
+	for (int w = 0; w < WRITERS; w++)
+		IT_EXPECT_INT(seen[w], RECORDS);
+	IT_EXPECT_INT(ends, WRITERS);
+}
+
+/* Wait (bounded) until the file holds `want`; returns its text. */
+static char *wait_for_text(const char *path, const char *want, unsigned ms)
+{
+	uint64_t end = mono_ms() + ms;
+
+	for (;;) {
+		char *t = slurp(path);
+
+		if (t && strstr(t, want))
+			return t;
+		if (mono_ms() > end)
+			it_fail(__FILE__, __LINE__, "%s never held \"%s\"; it holds:\n%s", path,
+			        want, t ? t : "(nothing)");
+		usleep(10000);
+	}
+}
+
+/* The writer is killed with SIGKILL: the keeper writes the end record. And ^C to the
+ * writer's process group does not reach the keeper first. */
+static void test_audit_keeper_writes_end(void)
+{
+	char *log = it_path(it_tmpdir(), "killed.log");
+	int ready[2], st;
+	char *text;
+	pid_t pid;
+
+	IT_EXPECT(pipe(ready) == 0);
+	pid = fork();
+	IT_EXPECT(pid >= 0);
+	if (pid == 0) {
+		struct sbx_audit *a;
+
+		setpgid(0, 0);
+		a = open_log(log);
+		IT_EXPECT_INT(sbx_audit_write(a, "{\"v\":1,\"type\":\"start\"}"), 0);
+		if (write(ready[1], "r", 1) != 1)
+			_exit(1);
+		for (;;)
+			pause();
+	}
+	close(ready[1]);
+	{
+		char c;
+
+		IT_EXPECT(read(ready[0], &c, 1) == 1);
+	}
+	kill(-pid, SIGINT); /* the terminal's ^C reaches the writer's group: not the keeper */
+	IT_EXPECT(waitpid(pid, &st, 0) == pid);
+	IT_EXPECT(WIFSIGNALED(st));
+	text = wait_for_text(log, "sbx killed", 5000);
+	IT_EXPECT_CONTAINS(text, "\"type\":\"end\"");
+	IT_EXPECT_CONTAINS(text, test_id);
+	IT_EXPECT_CONTAINS(text, "task-7");
+	/* once: the keeper wrote one end and left */
+	IT_EXPECT(strstr(strstr(text, "\"type\":\"end\"") + 1, "\"type\":\"end\"") == NULL);
+
+	/* and SIGKILL itself */
+	log = it_path(it_tmpdir(), "killed9.log");
+	IT_EXPECT(pipe(ready) == 0);
+	pid = fork();
+	IT_EXPECT(pid >= 0);
+	if (pid == 0) {
+		open_log(log);
+		if (write(ready[1], "r", 1) != 1)
+			_exit(1);
+		for (;;)
+			pause();
+	}
+	close(ready[1]);
+	{
+		char c;
+
+		IT_EXPECT(read(ready[0], &c, 1) == 1);
+	}
+	kill(pid, SIGKILL);
+	IT_EXPECT(waitpid(pid, &st, 0) == pid);
+	wait_for_text(log, "sbx killed", 5000);
+}
+
+/* A normal finish: one end record, by sbx, and the keeper gone without a second one. */
+static void test_audit_finish_once(void)
+{
+	char *log = it_path(it_tmpdir(), "done.log");
+	struct sbx_audit *a = open_log(log);
+	struct sbx_audit_end end = {
+	    .status = 3, .duration_ms = 12, .asked = 2, .allowed = 1, .denied = 1};
+	char *text;
+
+	IT_EXPECT(strcmp(sbx_audit_ids(a)->sandbox, test_id) == 0);
+	sbx_audit_finish(a, &end);
+	expect_no_children(); /* the keeper is reaped */
+	text = slurp(log);
+	IT_EXPECT_CONTAINS(text, "\"type\":\"end\"");
+	IT_EXPECT_NOT_CONTAINS(text, "sbx killed");
+	IT_EXPECT(strchr(text, '\n') == text + strlen(text) - 1);
+}
+
+/* ---- through sbx ---- */
+
+static char *log_of(const char *name)
+{
+	return it_path(it_tmpdir(), name);
+}
+
+static void test_sbx_run_start_and_end(void)
+{
+	char *log = log_of("run.log");
+	struct it_run r;
+	char *text;
+
+	it_sbxv(&r, "run", "--audit-log", log, "--label", "job-1", "--", "true", NULL);
+	IT_EXPECT_INT(r.status, 0);
+	text = slurp(log);
+	IT_EXPECT(text != NULL);
+	IT_EXPECT_CONTAINS(text, "\"type\":\"start\"");
+	IT_EXPECT_CONTAINS(text, "\"type\":\"end\"");
+	IT_EXPECT_CONTAINS(text, "job-1");
+	IT_EXPECT_CONTAINS(text, "\"status\":0");
+	IT_EXPECT_NOT_CONTAINS(text, "sbx killed");
+}
+
+static void test_sbx_worker_sigkill(void)
+{
+	char *log = log_of("kill9.log");
+	struct it_run r;
+	char *text;
+
+	it_sbxv(&r, "run", "--audit-log", log, "--", "sh", "-c", "kill -9 $$", NULL);
+	IT_EXPECT_INT(r.status, 137);
+	text = slurp(log);
+	IT_EXPECT_CONTAINS(text, "\"type\":\"end\"");
+	IT_EXPECT_CONTAINS(text, "\"signal\":9");
+	IT_EXPECT_NOT_CONTAINS(text, "sbx killed");
+}
+
+/* sbx itself killed mid-run: the keeper's end record. */
+static void test_sbx_killed(void)
+{
+	char *log = log_of("sbxkilled.log");
+	char *mark = log_of("started");
+	char script_text[4200];
+	int st;
+	pid_t pid;
+
+	snprintf(script_text, sizeof(script_text), "touch '%s'; sleep 1000", mark);
+	pid = fork();
+	IT_EXPECT(pid >= 0);
+	if (pid == 0) {
+		int null = open("/dev/null", O_RDWR);
+
+		dup2(null, 0);
+		dup2(null, 1);
+		execl(it_sbx_path(), "sbx", "run", "--audit-log", log, "-v", it_tmpdir(), "--",
+		      "sh", "-c", script_text, (char *)NULL);
+		_exit(127);
+	}
+	for (uint64_t end = mono_ms() + 20000; access(mark, F_OK) != 0;) {
+		if (mono_ms() > end)
+			it_fail(__FILE__, __LINE__, "the sandbox never started");
+		usleep(10000);
+	}
+	kill(pid, SIGKILL);
+	IT_EXPECT(waitpid(pid, &st, 0) == pid);
+	wait_for_text(log, "sbx killed", 10000);
+}
+
+/* A nested sbx names its parent's id (carried in the effective spec), and its depth. */
+static void test_sbx_nested_parent_id(void)
+{
+	char *log = log_of("nested.log");
+	char *sbx_dir = strdup(it_sbx_path()), *slash = strrchr(sbx_dir, '/'), sbx_ro[4200];
+	struct it_run r;
+	char *text, *outer, *inner, want[128];
+
+	IT_EXPECT(slash != NULL);
+	*slash = '\0';
+	snprintf(sbx_ro, sizeof(sbx_ro), "%s:ro", sbx_dir);
+	it_sbxv(&r, "run", "--allow-nesting", "--audit-log", log, "-v", sbx_ro, "-v", it_tmpdir(),
+	        "--", it_sbx_path(), "run", "--audit-log", log, "--label", "inner", "--", "true",
+	        NULL);
+	if (r.status != 0)
+		it_fail(__FILE__, __LINE__, "nested run: %d: %s", r.status, r.err);
+	text = slurp(log);
+	outer = strstr(text, "\"type\":\"start\"");
+	IT_EXPECT(outer != NULL);
+	inner = strstr(outer + 1, "\"type\":\"start\"");
+	IT_EXPECT(inner != NULL);
+	IT_EXPECT_CONTAINS(outer, "\"parent\":null");
+	/* the inner start names the outer's sandbox id as its parent */
+	IT_EXPECT(strncmp(strstr(outer, "\"sandbox\":\""), "\"sandbox\":\"", 11) == 0);
+	snprintf(want, sizeof(want), "\"parent\":\"%.32s\"", strstr(outer, "\"sandbox\":\"") + 11);
+	IT_EXPECT_CONTAINS(inner, want);
+	IT_EXPECT_CONTAINS(inner, "\"depth\":2");
+	IT_EXPECT_CONTAINS(inner, "\"label\":\"inner\"");
+}
+
+/* The log and the keeper's pipe never reach the worker, under either backend (the landlock
+ * backend's worker is forked from sbx itself). */
+static void test_sbx_worker_has_no_audit_fds(void)
+{
+	static const char *const backends[] = {"namespaces", "landlock"};
+
+	for (size_t i = 0; i < 2; i++) {
+		char *log = log_of(backends[i]);
+		struct it_run r;
+
+		it_sbxv(&r, "run", "--backend", backends[i], "--audit-log", log, "--", "sh", "-c",
+		        "ls /proc/$$/fd", NULL);
+		if (r.status == 125 && i == 1 && strstr(r.err, "Landlock"))
+			it_skip("the landlock backend: %s", r.err);
+		IT_EXPECT_INT(r.status, 0);
+		/* stdio and the spec's memfd (SBX_SPEC_FD) */
+		if (strcmp(r.out, "0\n1\n2\n3\n") != 0)
+			it_fail(__FILE__, __LINE__, "%s: the worker has %s", backends[i], r.out);
+		IT_EXPECT_CONTAINS(slurp(log), "\"type\":\"end\"");
+	}
+}
+
 int main(int argc, char **argv)
 {
 	static const struct it_case cases[] = {
@@ -583,6 +930,16 @@ int main(int argc, char **argv)
 	    IT_CASE(test_open_refusals),
 	    IT_CASE(test_tty_through_pty),
 	    IT_CASE(test_socket_broker),
+	    IT_CASE(test_audit_new_id),
+	    IT_CASE(test_audit_refuses_links_and_specials),
+	    IT_CASE(test_audit_concurrent_writers),
+	    IT_CASE(test_audit_keeper_writes_end),
+	    IT_CASE(test_audit_finish_once),
+	    IT_CASE(test_sbx_run_start_and_end),
+	    IT_CASE(test_sbx_worker_sigkill),
+	    IT_CASE(test_sbx_killed),
+	    IT_CASE(test_sbx_worker_has_no_audit_fds),
+	    IT_CASE(test_sbx_nested_parent_id),
 	};
 
 	return it_main(argc, argv, cases, sizeof(cases) / sizeof(cases[0]));
