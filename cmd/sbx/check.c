@@ -16,7 +16,8 @@ static const char check_usage[] =
     "Usage: sbx check [--profile P] [--workspace DIR] OP[,OP...] PATH...\n"
     "\n"
     "Print allow or deny for each operation on each sandbox path, and what decided it\n"
-    "(sbx-profile(5), POLICIES: unmounted, readonly, the mount's policy, the base policy).\n"
+    "(sbx-profile(5), POLICIES: unmounted, readonly, protected (absent at launch, not to be\n"
+    "created), the mount's approvals (deny), the mount's policy, the base policy).\n"
     "OP is read, list, stat, write, create, delete, execute, rename or all.\n"
     "Without --profile the built-in default profile is asked.\n"
     "\n"
@@ -149,8 +150,8 @@ int sbx_cmd_check(int argc, char **argv)
 	sbx_cli_print_notes(stderr, v.profile, NULL);
 	for (int i = a.first + 1; i < argc; i++) {
 		for (unsigned bit = 1; bit <= SBX_OP_EXECUTE; bit <<= 1) {
-			struct sbx_policy_view pv = {v.plan, v.spec,
-			                             v.profile ? &v.profile->policies : NULL};
+			struct sbx_policy_view pv = {
+			    v.plan, v.spec, v.profile ? &v.profile->policies : NULL, &v.plan->sup};
 			struct sbx_decision d;
 			char why[SBX_PATH_MAX * 2 + 512];
 

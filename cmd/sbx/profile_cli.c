@@ -203,6 +203,17 @@ int sbx_cli_build_view(const char *profile, const char *workspace, bool compile,
 		struct sbx_gitguard git;
 
 		r = sbx_cli_guard_plan(v->spec, &v->host, &v->plan, &git, err);
+		/* the supervisor's protected paths, as a launch would have them where it can
+		 * supervise: sbx check answers for absent paths as the kernel then does */
+		if (r >= 0) {
+			struct sbx_finish_in in = {
+			    .spec = v->spec, .policies = v->profile ? &v->profile->policies : NULL};
+			struct sbx_finish_facts facts = {0};
+			struct sbx_cli_git_lines lines;
+
+			sbx_cli_guard_lines(&git, &lines, &in);
+			r = sbx_sup_finish(&in, &facts, v->plan, err);
+		}
 		sbx_gitguard_clear(&git);
 	}
 	return r;

@@ -16,6 +16,7 @@
 #include "sbx/policy.h"
 #include "sbx/probe.h"
 #include "seccomp_cli.h"
+#include "os/broker.h"
 #include "os/gitguard.h"
 #include "os/globwalk.h"
 #include "os/guard.h"
@@ -1020,9 +1021,21 @@ static void print_decision(void *ctx, const struct sbx_sup_event *ev)
 	        v->rule[0] ? sbx_cli_esc(v->rule) : "");
 }
 
-/* The supervisor for a plan that needs one (plan->sup.enabled); *out stays NULL otherwise.
- * Where the kernel cannot supervise, refused, or with --best-effort a warning and none. */
+/* Does any area ask (an approval a broker answers)? */
+static bool plan_asks(const struct sbx_sup_plan *sp)
+{
+	for (size_t i = 0; i < sp->n_areas; i++)
+		for (int c = 0; c < SBX_AC_COUNT; c++)
+			if (sp->areas[i].approvals.op[c] == SBX_APPROVE_ASK)
+				return true;
+	return false;
+}
+
+/* The supervisor for a plan that needs one (plan->sup.enabled), with its broker where an
+ * approval asks and the audit log (borrowed); *out stays NULL otherwise. Where the kernel
+ * cannot supervise, refused, or with --best-effort a warning and none. */
 static int make_supervisor(const struct sbx_cli_run *run, const struct sbx_plan *plan,
+                           struct sbx_audit *audit, const char *id, struct sbx_broker **broker,
                            struct sbx_supervisor **out, struct sbx_error *err)
 {
 	int r;
@@ -1030,7 +1043,14 @@ static int make_supervisor(const struct sbx_cli_run *run, const struct sbx_plan 
 	*out = NULL;
 	if (!plan->sup.enabled)
 		return 0;
-	r = sbx_supervisor_new(plan, NULL, NULL, run->verbose, out, err);
+	if (!*broker && plan_asks(&plan->sup)) {
+		r = sbx_broker_open(plan->sup.approve, broker, err);
+		if (r < 0)
+			return r;
+	}
+	r = sbx_supervisor_new(plan, *broker, audit, run->verbose, out, err);
+	if (r >= 0)
+		sbx_supervisor_set_id(*out, id);
 	if (r < 0 && err->kind == SBX_ERR_UNSUPPORTED && run->spec->best_effort) {
 		fprintf(stderr,
 		        "sbx: warning: %s; running without the supervisor (--best-effort): "
@@ -1050,12 +1070,15 @@ static int make_supervisor(const struct sbx_cli_run *run, const struct sbx_plan 
 int sbx_cmd_run(int argc, char **argv)
 {
 	struct sbx_supervisor *sup = NULL;
+	struct sbx_broker *broker = NULL;
 	struct sbx_cli_run run = {0};
 	_cleanup_plan_ struct sbx_plan *plan = NULL;
 	struct sbx_host host = {0};
 	struct sbx_error err = {0};
 	struct sbx_gitguard git = {0};
 	_cleanup_nest_ struct sbx_nest *parent = NULL;
+	struct sbx_cli_audit audit = {0};
+	struct sbx_cli_audit_counts counts = {0};
 	bool parent_unknown = false;
 	int status = 125;
 	int r;
@@ -1127,7 +1150,10 @@ int sbx_cmd_run(int argc, char **argv)
 		status = fflush(stdout) == 0 ? 0 : 125;
 		goto out;
 	}
-	r = make_supervisor(&run, plan, &sup, &err);
+	/* the sandbox's id in its spec; the audit log's start record */
+	r = sbx_cli_audit_begin(plan, parent, run.argv, &audit, &err);
+	if (r >= 0)
+		r = make_supervisor(&run, plan, audit.log, audit.id, &broker, &sup, &err);
 	if (r < 0)
 		goto fail;
 	r = sbx_launch(plan, run.argv, sup, &status, &err);
@@ -1149,12 +1175,22 @@ int sbx_cmd_run(int argc, char **argv)
 			        sbx_cli_esc(first.msg));
 			warn_not_enforced(&run, plan);
 			sbx_cli_guard_warn(stderr, plan, &git, true);
+			r = sbx_cli_audit_begin(plan, parent, run.argv, &audit, &err);
 			sbx_supervisor_free(sup);
-			r = make_supervisor(&run, plan, &sup, &err);
+			sup = NULL;
 			if (r >= 0)
-				r = sbx_launch(plan, run.argv, sup, &status, &err);
+				r = make_supervisor(&run, plan, audit.log, audit.id, &broker, &sup,
+				                    &err);
 		}
+		if (r >= 0)
+			r = sbx_launch(plan, run.argv, sup, &status, &err);
 	}
+	/* Every start gets an end: the status, or sbx's own when the launch failed; the counts
+	 * are the supervisor's, and "supervisor lost" where it ended the sandbox */
+	if (sup)
+		sbx_supervisor_counts(sup, &counts.asked, &counts.allowed, &counts.denied,
+		                      &counts.killed);
+	sbx_cli_audit_end(&audit, r, r < 0 ? sbx_error_exit_code(&err) : status, &counts);
 	if (r < 0)
 		goto fail;
 	/* The worker ran: name what appeared in git's control surface meanwhile. */
@@ -1164,7 +1200,9 @@ fail:
 	sbx_cli_report(stderr, &err);
 	status = sbx_error_exit_code(&err);
 out:
+	sbx_cli_audit_end(&audit, -1, status, NULL); /* a refusal after the start record */
 	sbx_supervisor_free(sup);
+	sbx_broker_close(broker);
 	sbx_gitguard_clear(&git);
 	sbx_cli_run_clear(&run);
 	sbx_probe_host_clear(&host);

@@ -114,6 +114,9 @@ enum sbx_decider {
 	SBX_BY_READONLY,    /* 2: read-only mount and a writing operation */
 	SBX_BY_POLICY,      /* 3: the mount's policy */
 	SBX_BY_BASE_POLICY, /* 4: the base policy */
+	SBX_BY_PROTECTED,   /* 2b: a protected path absent at launch (view->sup): its creation is
+	                       refused by the supervisor */
+	SBX_BY_APPROVAL,    /* 2c: the mount's approvals say deny (a kernel rule, Landlock) */
 };
 
 struct sbx_decision {
@@ -124,18 +127,25 @@ struct sbx_decision {
 	const char *mount_what;   /* static: "system mount", "profile mount", "flag mount",
 	                             "root", "sbx" (private /tmp, /proc, /dev), "hide" */
 	const char *policy;       /* the policy that decided or last allowed, or NULL */
-	char rule[SBX_RULE_NAME_MAX + 64]; /* "rule" name, or a short reason */
+	char rule[SBX_RULE_NAME_MAX + 64];     /* "rule" name, or a short reason */
+	const char *protect_why, *protect_fix; /* SBX_BY_PROTECTED: the plan's (borrowed) */
 };
 
 struct sbx_policy_view {
 	const struct sbx_plan *plan;           /* coverage, read-only flags, masks */
 	const struct sbx_spec *spec;           /* which mount carries which policy */
 	const struct sbx_policy_set *policies; /* may be NULL: no policies */
+	const struct sbx_sup_plan *sup;        /* may be NULL: the supervisor's protected paths
+	                                          (plan->sup) are not asked */
 };
 
 /*
  * Decide one operation (a single enum sbx_op bit) on one sandbox path, per docs/design.md, The
- * model (policies): unmounted, then read-only, then the mount's policy, then the base policy. The
+ * model (policies): unmounted, then read-only, then a protected path absent at launch (at or
+ * beneath one of view->sup's: every writing operation), then the mount's approvals (`deny`
+ * for the operation's class: write and create -> write, delete -> delete; `ask` is a
+ * question, not an answer, and decides nothing here), then the mount's policy, then the base
+ * policy. The
  * private /tmp, /proc and /dev that sbx makes itself are outside the policies (they hold nothing of
  * the host). Returns 0 and fills *out, or -EINVAL for a bad path or operation.
  */

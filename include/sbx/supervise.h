@@ -117,7 +117,8 @@ struct sbx_sup_verdict {
 	/* What decided, in words: "protected: /ws/.git (absent at launch; run git init outside
 	 * the sandbox)", "approvals: /ws write ask", "read caps: /data suffixes". */
 	char rule[SBX_SUP_RULE_MAX];
-	enum sbx_approval_class asked; /* SBX_SUP_ASK: which approval */
+	enum sbx_approval_class asked; /* SBX_SUP_ASK, or an answer by GRANT: which approval;
+	                                  SBX_AC_COUNT otherwise */
 };
 
 /* ---- the supervision plan: finished in core with the rest of the plan ---- */

@@ -53,7 +53,7 @@ void sbx_jw_str(struct sbx_jw *w, const char *s)
 	r = room(w);
 	if (need > w->str_max) {
 		w->cut = true;
-		if (r >= w->str_max) {
+		if (w->out && r >= w->str_max) {
 			/* sbx_escape stops before a unit that does not fit: whole escapes only */
 			sbx_escape(w->out + w->used, w->str_max + 1, s, SBX_ESCAPE_JSON);
 			need = strlen(w->out + w->used);

@@ -326,6 +326,32 @@ int sbx_policy_decide(const struct sbx_policy_view *view, unsigned op, const cha
 			return 0;
 		}
 	}
+	/* 2b. A protected path that does not exist at launch: the supervisor refuses its
+	 * creation, and anything beneath it (sbx check agrees with the kernel there too). */
+	for (size_t i = 0; view->sup && (op & SBX_OP_MODIFY) && i < view->sup->n_protected; i++) {
+		const struct sbx_sup_protected *pp = &view->sup->protected_paths[i];
+
+		if (!sbx_path_covers(pp->path, out->path))
+			continue;
+		out->by = SBX_BY_PROTECTED;
+		out->mount_what = "protected";
+		snprintf(out->mount, sizeof(out->mount), "%s", pp->path);
+		snprintf(out->rule, sizeof(out->rule), "absent at launch");
+		out->protect_why = pp->why;
+		out->protect_fix = pp->fix;
+		return 0;
+	}
+	/* 2c. The mount's approvals: deny is a kernel rule. */
+	if (m && (op & SBX_OP_MODIFY)) {
+		enum sbx_approval_class c = op == SBX_OP_DELETE ? SBX_AC_DELETE : SBX_AC_WRITE;
+
+		if (m->approvals.op[c] == SBX_APPROVE_DENY) {
+			out->by = SBX_BY_APPROVAL;
+			snprintf(out->rule, sizeof(out->rule), "%s deny",
+			         c == SBX_AC_DELETE ? "delete" : "write");
+			return 0;
+		}
+	}
 	if (o->kind == SBX_PLAN_SYMLINK && !(op & SBX_OP_LOOK)) {
 		out->by = SBX_BY_READONLY;
 		snprintf(out->rule, sizeof(out->rule), "%s is a symlink made by sbx", o->target);
@@ -401,6 +427,16 @@ const char *sbx_decision_format(const struct sbx_decision *d, char *buf, size_t 
 	case SBX_BY_BASE_POLICY:
 		snprintf(buf, size, "base policy %s/%s (%s %s)", d->policy, d->rule, what,
 		         d->mount);
+		break;
+	case SBX_BY_PROTECTED:
+		snprintf(buf, size,
+		         "protected: %s does not exist at launch and cannot be created "
+		         "(%s; %s)",
+		         d->mount, d->protect_why ? d->protect_why : "",
+		         d->protect_fix ? d->protect_fix : "");
+		break;
+	case SBX_BY_APPROVAL:
+		snprintf(buf, size, "approvals: %s (%s %s)", d->rule, what, d->mount);
 		break;
 	case SBX_BY_ALLOWED:
 		if (d->policy)

@@ -653,6 +653,7 @@ void sbx_sup_decide(const struct sbx_sup_plan *plan, const struct sbx_sup_guards
 				         sbx_approval_class_name(a->cls));
 			return;
 		}
+		out->asked = a->cls; /* what the grant was given for, for the audit log */
 		if (!gr->allow) {
 			deny(out, SBX_SUP_BY_GRANT);
 			set_rule(out, "approvals: %s %s ask, refused %s for %s", a->area->target,

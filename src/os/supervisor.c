@@ -47,7 +47,11 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "os/audit.h"
+#include "os/broker.h"
+#include "sbx/audit.h"
 #include "sbx/cleanup.h"
+#include "sbx/escape.h"
 
 #ifndef SECCOMP_IOCTL_NOTIF_SET_FLAGS
 #define SECCOMP_IOCTL_NOTIF_SET_FLAGS SECCOMP_IOW(4, __u64)
@@ -542,6 +546,22 @@ static bool dir_casefold(int dir)
 	return (flags & FS_CASEFOLD_FL) != 0;
 }
 
+/* The caller's root: the performer's own "/", or the root fd sbx sent for a caller in another
+ * mount namespace (its /proc/PID/root). */
+static int open_root(int root)
+{
+	return root >= 0 ? fcntl(root, F_DUPFD_CLOEXEC, 3)
+	                 : open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+}
+
+static bool same_inode(int a, int b)
+{
+	struct stat sa, sb;
+
+	return fstat(a, &sa) == 0 && fstat(b, &sb) == 0 && sa.st_dev == sb.st_dev &&
+	       sa.st_ino == sb.st_ino;
+}
+
 /*
  * Walk `path` the way the kernel would for the caller, component by component (openat2 is
  * ENOSYS under the main filter), with O_PATH|O_NOFOLLOW opens: every symlink is read and
@@ -550,7 +570,8 @@ static bool dir_casefold(int dir)
  * /proc/thread-self name the caller, not the performer. `follow`: a symlink at the final
  * component is followed too. On success the slot holds the directory and the final name.
  */
-static int walk(int start, const char *path, bool follow, pid_t tgid, pid_t tid, struct slot *out)
+static int walk(int root, int start, const char *path, bool follow, pid_t tgid, pid_t tid,
+                struct slot *out)
 {
 	_cleanup_close_ int cur = -1;
 	char buf[2 * P_PATH + 2], tmp[2 * P_PATH + 2];
@@ -563,8 +584,7 @@ static int walk(int start, const char *path, bool follow, pid_t tgid, pid_t tid,
 		return -ENOENT;
 	snprintf(buf, sizeof(buf), "%s", path);
 	rest = buf;
-	cur = path[0] == '/' || start < 0 ? open("/", O_PATH | O_DIRECTORY | O_CLOEXEC)
-	                                  : fcntl(start, F_DUPFD_CLOEXEC, 3);
+	cur = path[0] == '/' || start < 0 ? open_root(root) : fcntl(start, F_DUPFD_CLOEXEC, 3);
 	if (cur < 0)
 		return -errno;
 	for (;;) {
@@ -576,7 +596,7 @@ static int walk(int start, const char *path, bool follow, pid_t tgid, pid_t tid,
 
 		if (*rest == '/') {
 			close(cur);
-			cur = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+			cur = open_root(root);
 			if (cur < 0)
 				return -errno;
 			while (*rest == '/')
@@ -617,6 +637,12 @@ static int walk(int start, const char *path, bool follow, pid_t tgid, pid_t tid,
 		}
 		if (strcmp(comp, ".") == 0 && !last)
 			continue;
+		if (strcmp(comp, "..") == 0 && root >= 0 && same_inode(cur, root)) {
+			/* the caller's root: ".." stays there, as the kernel keeps it */
+			if (!last)
+				continue;
+			snprintf(comp, sizeof(comp), ".");
+		}
 		nfd = openat(cur, comp, O_PATH | O_NOFOLLOW | O_CLOEXEC);
 		if (nfd < 0) {
 			if (errno == ENOENT && last) {
@@ -805,6 +831,7 @@ static void perf_resolve(struct performer *p, const int *fds, size_t nfds, struc
 {
 	const struct p_req *q = &p->req;
 	size_t k = 0;
+	int root = -1; /* the performer's own "/": it serves callers in the worker's mount ns */
 
 	for (uint32_t i = 0; i < q->nsides && i < 2; i++) {
 		int dfd = q->has_dirfd[i] && k < nfds ? fds[k++] : -1;
@@ -816,7 +843,8 @@ static void perf_resolve(struct performer *p, const int *fds, size_t nfds, struc
 			describe(&p->side[i], &r->t[i], false);
 			continue;
 		}
-		e = walk(dfd, q->path[i], follows_final(q, (int)i), q->tgid, q->tid, &p->side[i]);
+		e = walk(root, dfd, q->path[i], follows_final(q, (int)i), q->tgid, q->tid,
+		         &p->side[i]);
 		if (dfd >= 0)
 			close(dfd);
 		if (e < 0) {
@@ -1078,7 +1106,7 @@ static void perf_guard(struct performer *p, struct p_reply *r)
 		r->guard[r->n_guard].ino = st.st_ino;
 		r->guard[r->n_guard].depth = depth++;
 		/* the next directory as the kernel would reach it (symlinks followed) */
-		e = walk(cur, comp, true, getpid(), getpid(), &s);
+		e = walk(-1, cur, comp, true, getpid(), getpid(), &s);
 		if (e < 0) {
 			r->guard[r->n_guard++].exists = 0;
 			break;
@@ -1195,7 +1223,6 @@ struct sbx_supervisor {
 	pid_t worker, performer;
 	uint64_t worker_mnt, worker_user;
 	long worker_filters;
-	int worker_nspid_depth; /* how many pid namespaces the worker's NSpid line lists */
 
 	struct sbx_sup_guards guards;
 	/* The directories that exist at launch on the way to a protected path: none may be
@@ -1204,6 +1231,10 @@ struct sbx_supervisor {
 	struct sbx_sup_guards pinned;
 	int worker_pidfd;
 	struct sbx_sup_session session;
+	const char *sandbox_id; /* for the broker's requests; "" until set */
+	uint64_t ask_id;
+	uint64_t n_allowed, n_denied;
+	bool lost;
 	struct seccomp_notif *notif;
 	struct seccomp_notif_resp *resp;
 	size_t notif_size, resp_size;
@@ -1215,6 +1246,20 @@ void sbx_supervisor_on_event(struct sbx_supervisor *s, sbx_sup_event_fn fn, void
 {
 	s->on_event = fn;
 	s->event_ctx = ctx;
+}
+
+void sbx_supervisor_set_id(struct sbx_supervisor *s, const char *sandbox_id)
+{
+	s->sandbox_id = sandbox_id;
+}
+
+void sbx_supervisor_counts(const struct sbx_supervisor *s, uint64_t *asked, uint64_t *allowed,
+                           uint64_t *denied, const char **killed)
+{
+	*asked = s->session.n_asked;
+	*allowed = s->n_allowed;
+	*denied = s->n_denied;
+	*killed = s->lost ? "supervisor lost" : NULL;
 }
 
 int sbx_supervisor_new(const struct sbx_plan *plan, struct sbx_broker *broker,
@@ -1232,6 +1277,7 @@ int sbx_supervisor_new(const struct sbx_plan *plan, struct sbx_broker *broker,
 	s->broker = broker;
 	s->audit = audit;
 	s->verbose = verbose;
+	s->sandbox_id = "";
 	s->chan[0] = s->chan[1] = s->perf[0] = s->perf[1] = s->notify = s->worker_pidfd = -1;
 	/* The listener filter's flags need Linux 5.19 (WAIT_KILLABLE_RECV): refused before
 	 * anything starts, so that --best-effort can still run without the supervisor. The
@@ -1666,7 +1712,6 @@ static int start(struct sbx_supervisor *s, struct sbx_error *err)
 		return sbx_error_set(err, SBX_ERR_SETUP, errno,
 		                     "the supervisor cannot read the worker's status");
 	s->worker_filters = status_field(status, "Seccomp_filters:");
-	s->worker_nspid_depth = nspid_depth(status);
 	s->worker_mnt = ns_ino(procdir, "ns/mnt");
 	s->worker_user = ns_ino(procdir, "ns/user");
 	if (s->worker_filters < 1 || !s->worker_mnt || !s->worker_user)
@@ -1711,7 +1756,8 @@ struct caller {
 	int pidfd;
 	mode_t umask;
 	bool narrower;
-	pid_t tgid_ns, tid_ns; /* in the worker's pid namespace */
+	bool other_ns;         /* another mount or user namespace */
+	pid_t tgid_ns, tid_ns; /* its own /proc/self */
 	char comm[32];
 };
 
@@ -1789,15 +1835,19 @@ static int caller_open(struct sbx_supervisor *s, struct caller *c)
 			snprintf(c->comm, sizeof(c->comm), "%.*s", (int)strcspn(nm, "\n"), nm);
 		}
 	}
-	/* narrower than the worker: more filters (a sub-sandbox stacks its own), another mount
-	 * or user namespace */
+	/*
+	 * Narrower than the worker: more seccomp filters (every sub-sandbox stacks its own
+	 * before its worker execs), or another mount or user namespace (a nested sbx's init,
+	 * with capabilities over mounts of its own that the performer does not have). It is
+	 * never performed for: the performer's rights are not its own.
+	 */
 	depth = nspid_depth(status);
-	c->narrower = status_field(status, "Seccomp_filters:") != s->worker_filters ||
-	              ns_ino(c->procdir, "ns/mnt") != s->worker_mnt ||
-	              ns_ino(c->procdir, "ns/user") != s->worker_user ||
-	              depth != s->worker_nspid_depth;
-	c->tid_ns = (pid_t)ns_field(status, "\nNSpid:", s->worker_nspid_depth - 1);
-	c->tgid_ns = (pid_t)ns_field(status, "\nNStgid:", s->worker_nspid_depth - 1);
+	c->other_ns = ns_ino(c->procdir, "ns/mnt") != s->worker_mnt ||
+	              ns_ino(c->procdir, "ns/user") != s->worker_user;
+	c->narrower = c->other_ns || status_field(status, "Seccomp_filters:") != s->worker_filters;
+	/* /proc/self in the caller's /proc: its pid in its own pid namespace */
+	c->tid_ns = (pid_t)ns_field(status, "\nNSpid:", depth - 1);
+	c->tgid_ns = (pid_t)ns_field(status, "\nNStgid:", depth - 1);
 	return notif_valid(s);
 }
 
@@ -2082,16 +2132,121 @@ static int respond_fd(struct sbx_supervisor *s, int fd, bool cloexec)
 	return 0;
 }
 
+static uint64_t realtime_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+}
+
+/* Count it, record it in the audit log where it is noteworthy, tell cmd/sbx. */
 static void report(struct sbx_supervisor *s, const struct sbx_sup_req *req,
                    const struct sbx_sup_verdict *v, const char *asked, int errnum, uint64_t t0,
                    bool noteworthy)
 {
 	struct sbx_sup_event ev = {req, v, asked, errnum, now_us() - t0, noteworthy};
 
-	/* TODO(sup-broker): the audit log's decision record (sbx_audit_write) for every
-	 * noteworthy decision, once os/audit.c lands */
+	if (v->answer == SBX_SUP_DENY)
+		s->n_denied++;
+	else
+		s->n_allowed++;
+	if (s->audit && noteworthy) {
+		static char record[SBX_AUDIT_LINE_MAX];
+		struct sbx_audit_decision d = {
+		    .time_ms = realtime_ms(),
+		    .req = req,
+		    .verdict = v,
+		    .asked_path = asked,
+		    .host_path = NULL,
+		    .errnum = errnum,
+		    .latency_us = ev.latency_us,
+		    .batch_uses = 0,
+		};
+
+		/* a record that cannot be written is lost, not the call: the end record's
+		 * counts still hold it */
+		if (sbx_audit_fmt_decision(record, sizeof(record), sbx_audit_ids(s->audit), &d) <
+		    sizeof(record))
+			(void)sbx_audit_write(s->audit, record);
+	}
 	if (s->on_event)
 		s->on_event(s->event_ctx, &ev);
+}
+
+/* The caller's command line, for the broker: NUL-separated into argv (bounded). */
+static void read_cmdline(int procdir, char *buf, size_t size, char **argv, size_t max)
+{
+	size_t n = 0;
+	_cleanup_close_ int fd = openat(procdir, "cmdline", O_RDONLY | O_CLOEXEC);
+	ssize_t len = fd < 0 ? -1 : read(fd, buf, size - 1);
+
+	if (len > 0) {
+		buf[len] = '\0';
+		for (char *p = buf; p < buf + len && n + 1 < max; p += strlen(p) + 1)
+			argv[n++] = p;
+	}
+	argv[n] = NULL;
+}
+
+/*
+ * An `ask`: the broker answers (a person at the terminal, a program, a socket), within the
+ * timeout and the session's limits (pending requests, a rate); its answer is recorded as a
+ * grant exactly as narrow as the request, and the request decided again with it. Blocks sbx
+ * while the broker thinks: one request at a time.
+ */
+static void ask_broker(struct sbx_supervisor *s, int procdir, const struct sbx_sup_req *req,
+                       struct sbx_sup_verdict *v)
+{
+	static char json[SBX_AUDIT_LINE_MAX], cmdbuf[4096];
+	char scope[SBX_SUP_SCOPE_MAX], prompt[1024], what[512], who[64];
+	char *argv[64];
+	unsigned timeout = s->sp->timeout_ms ? s->sp->timeout_ms : SBX_SUP_TIMEOUT_MS;
+	struct sbx_broker_answer ans;
+	struct sbx_sup_ask ask;
+	bool allow;
+
+	if (!s->broker || !sbx_sup_session_admit(&s->session, req->now_ms)) {
+		v->answer = SBX_SUP_DENY;
+		v->errnum = EACCES;
+		v->decider = s->broker ? SBX_SUP_BY_RATE_LIMIT : SBX_SUP_BY_NO_BROKER;
+		return;
+	}
+	if (sbx_sup_scope(s->sp, req, scope, sizeof(scope)) < 0)
+		snprintf(scope, sizeof(scope), "%s", req->t.path);
+	read_cmdline(procdir, cmdbuf, sizeof(cmdbuf), argv, SBX_ARRAY_SIZE(argv));
+	ask = (struct sbx_sup_ask){
+	    .id = ++s->ask_id,
+	    .sandbox_id = s->sandbox_id,
+	    .label = s->sp->label,
+	    .req = req,
+	    .verdict = v,
+	    .scope = scope,
+	    .host_path = NULL,
+	    .cmdline = argv,
+	    .deadline_ms = realtime_ms() + timeout,
+	};
+	if (sbx_sup_ask_json(json, sizeof(json), &ask) >= sizeof(json)) {
+		memset(&ans, 0, sizeof(ans));
+		ans.decider = SBX_SUP_BY_POLICY;
+	} else {
+		/* names from the worker: escaped for the terminal */
+		sbx_escape(what, sizeof(what), req->t.path, SBX_ESCAPE_TEXT);
+		sbx_escape(who, sizeof(who), req->comm ? req->comm : "?", SBX_ESCAPE_TEXT);
+		snprintf(prompt, sizeof(prompt), "sbx: %s %s by %s[%d]? [y/N/a(lways)] ",
+		         sbx_sup_op_name(req->op), what, who, req->pid);
+		sbx_broker_ask(s->broker, json, prompt, timeout, &ans);
+	}
+	allow = ans.allow;
+	(void)sbx_sup_session_record(&s->session, s->sp, req, allow, ans.remember, NULL);
+	sbx_sup_decide(s->sp, &s->guards, &s->session, req, v);
+	if (v->answer == SBX_SUP_ASK) {
+		/* no grant could be kept: this call is answered as the broker said */
+		v->answer = allow ? SBX_SUP_PERFORM : SBX_SUP_DENY;
+		v->errnum = allow ? 0 : EACCES;
+	}
+	if (v->decider == SBX_SUP_BY_GRANT || v->answer == SBX_SUP_DENY)
+		v->decider = ans.decider;
 }
 
 static bool same_name(const char *a, const char *b, bool casefold)
@@ -2173,13 +2328,6 @@ static bool pinned(struct sbx_supervisor *s, const struct sbx_sup_req *req,
 static void answer_plain(struct sbx_supervisor *s, const struct sbx_sup_req *req,
                          struct sbx_sup_verdict *v, const char *asked, uint64_t t0)
 {
-	if (v->answer == SBX_SUP_ASK) {
-		/* TODO(sup-broker): sbx_broker_ask (admitted by sbx_sup_session_admit, recorded
-		 * by sbx_sup_session_record); until it lands no broker answers */
-		v->answer = SBX_SUP_DENY;
-		v->errnum = EACCES;
-		v->decider = SBX_SUP_BY_NO_BROKER;
-	}
 	if (v->answer == SBX_SUP_DENY) {
 		int e = v->errnum ? v->errnum : EACCES;
 
@@ -2341,15 +2489,20 @@ again:
 		r = answer_perform(s, &a, &req, &v, asked, t0, tries + 1 >= MAX_RETRY);
 	} else {
 		/*
-		 * A narrower caller is decided with the guard table only where a watched name
-		 * is at stake: core denies a narrower caller any creation while protected names
-		 * exist (CONTINUE cannot hold them), which would stop every sub-sandbox from
-		 * even making its own mount points. Its call is CONTINUEd instead, bounded by its
-		 * own Landlock domain and mounts: the named gap (resolve_narrower).
+		 * A caller in namespaces of its own (a sub-sandbox, possible only where the
+		 * profile allows nesting) is decided with the table of protected names only
+		 * where its call names one: otherwise it is CONTINUEd, bounded by its own
+		 * Landlock domain and mounts (a sub-sandbox makes its mount points and its
+		 * files). That CONTINUE leaves a time-of-check window: the caller can aim the
+		 * call at a protected name after this check, so a sub-sandbox that can write
+		 * where a protected name lies can make it. That is the named gap (sbx(1)), and
+		 * it opens only with nesting: without it the main filter refuses namespaces, so
+		 * a process of the worker can at most give itself a filter, and then core
+		 * refuses its creations while protected names are watched.
 		 */
 		const struct sbx_sup_guards *guards = &s->guards;
 
-		if (c.narrower &&
+		if (c.other_ns &&
 		    !sbx_sup_guards_find(guards, req.t.dev, req.t.ino, req.t.name,
 		                         req.t.casefold) &&
 		    (!req.t2.path || !sbx_sup_guards_find(guards, req.t2.dev, req.t2.ino,
@@ -2357,6 +2510,8 @@ again:
 			guards = NULL;
 		if (!pinned(s, &req, &v))
 			sbx_sup_decide(s->sp, guards, &s->session, &req, &v);
+		if (v.answer == SBX_SUP_ASK)
+			ask_broker(s, c.procdir, &req, &v);
 		if (v.answer == SBX_SUP_PERFORM || v.answer == SBX_SUP_CONTINUE) {
 			if (c.narrower) {
 				/* never performed for a narrower caller: its own bounds hold */
@@ -2423,6 +2578,7 @@ lost:
 	s->started = false;
 	if (worker_ended(s))
 		return 0;
+	s->lost = true;
 	sbx_error_set(err, SBX_ERR_SETUP, EPIPE,
 	              "the supervisor lost its performer (it was killed or stopped from inside "
 	              "the sandbox): the sandbox was ended, as nothing could answer its "

@@ -58,6 +58,13 @@ typedef void (*sbx_sup_event_fn)(void *ctx, const struct sbx_sup_event *ev);
 /* Called for every decision (cmd/sbx prints denials, and all with --verbose). */
 void sbx_supervisor_on_event(struct sbx_supervisor *s, sbx_sup_event_fn fn, void *ctx);
 
+/* The sandbox's id (32 hex digits; borrowed) for the broker's requests. */
+void sbx_supervisor_set_id(struct sbx_supervisor *s, const char *sandbox_id);
+/* For the audit log's end record: requests asked, calls allowed and denied, and "supervisor
+ * lost" where the supervisor ended the sandbox (NULL otherwise). */
+void sbx_supervisor_counts(const struct sbx_supervisor *s, uint64_t *asked, uint64_t *allowed,
+                           uint64_t *denied, const char **killed);
+
 /* ---- the launcher's side ---- */
 
 /* sbx, before clone/fork: the socket pairs both sides need. */

@@ -96,7 +96,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 					(void)sbx_glob_match(
 					    p->policies.items[i]->rules[j].paths[k], probe[t] + 1);
 	{
-		struct sbx_policy_view v = {NULL, spec, &p->policies};
+		struct sbx_policy_view v = {NULL, spec, &p->policies, NULL};
 
 		if (sbx_spec_finish(spec, &err) < 0 || sbx_plan_build(spec, &host, &plan, &err) < 0)
 			goto out;

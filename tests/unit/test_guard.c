@@ -251,7 +251,7 @@ static void test_decide_and_notes(void **state)
 	assert_int_equal(sbx_spec_finish(spec, NULL), 0);
 	assert_int_equal(sbx_plan_build(spec, &host, &plan, NULL), 0);
 	{
-		struct sbx_policy_view v = {plan, spec, &set};
+		struct sbx_policy_view v = {plan, spec, &set, NULL};
 
 		assert_int_equal(sbx_policy_decide(&v, SBX_OP_WRITE, "/w/.git/config", &d, NULL),
 		                 0);
@@ -345,7 +345,7 @@ static void test_landlock_guards(void **state)
 	assert_int_equal(sbx_spec_finish(spec, NULL), 0);
 	assert_int_equal(sbx_plan_build(spec, &host, &plan, NULL), 0);
 	{
-		struct sbx_policy_view v = {plan, spec, &set};
+		struct sbx_policy_view v = {plan, spec, &set, NULL};
 
 		assert_int_equal(sbx_ll_compile(&v, NULL, &ll, NULL), 0);
 		w = rule_at(&ll, "/w");

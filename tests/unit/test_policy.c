@@ -220,7 +220,7 @@ static const struct decide_case {
 static void test_decide_table(void **state)
 {
 	struct world *w = *state;
-	struct sbx_policy_view v = {w->plan, w->spec, &w->set};
+	struct sbx_policy_view v = {w->plan, w->spec, &w->set, NULL};
 
 	for (size_t i = 0; i < sizeof(decide_cases) / sizeof(decide_cases[0]); i++) {
 		const struct decide_case *c = &decide_cases[i];
@@ -244,7 +244,7 @@ static void test_decide_table(void **state)
 static void test_decide_refusals(void **state)
 {
 	struct world *w = *state;
-	struct sbx_policy_view v = {w->plan, w->spec, &w->set};
+	struct sbx_policy_view v = {w->plan, w->spec, &w->set, NULL};
 	struct sbx_decision d;
 	struct sbx_error err;
 
@@ -257,10 +257,66 @@ static void test_decide_refusals(void **state)
 	assert_true(d.allow);
 }
 
+/* sbx check and the kernel agree on what the supervisor protects and what approvals deny. */
+static void test_decide_protected_and_approvals(void **state)
+{
+	struct world *w = *state;
+	struct sbx_sup_protected pp = {.path = "/home/u/ws/.git",
+	                               .why = "git's control surface",
+	                               .fix = "run `git init` outside the sandbox"};
+	struct sbx_sup_plan sup = {.protected_paths = &pp, .n_protected = 1};
+	struct sbx_policy_view v = {w->plan, w->spec, &w->set, &sup};
+	struct sbx_mount *ws = sbx_spec_find_target(w->spec, "/home/u/ws");
+	static const struct {
+		unsigned op;
+		const char *path;
+		bool allow;
+		enum sbx_decider by;
+	} cases[] = {
+	    {C, "/home/u/ws/.git", false, SBX_BY_PROTECTED},
+	    {C, "/home/u/ws/.git/hooks/pre-commit", false, SBX_BY_PROTECTED},
+	    {W, "/home/u/ws/.git/config", false, SBX_BY_PROTECTED},
+	    {R, "/home/u/ws/.git/config", true, SBX_BY_ALLOWED},
+	    {C, "/home/u/ws/.gitignore", false, SBX_BY_APPROVAL}, /* not .git */
+	    {C, "/home/u/ws/a.c", false, SBX_BY_APPROVAL},        /* write: deny */
+	    {W, "/home/u/ws/a.c", false, SBX_BY_APPROVAL},        /* write: deny */
+	    {D, "/home/u/ws/a.c", true, SBX_BY_ALLOWED}, /* delete: ask decides nothing here */
+	    {R, "/home/u/ws/a.c", true, SBX_BY_ALLOWED}, /* reading is no approval's */
+	    {W, "/srv/data/x", false, SBX_BY_READONLY},  /* read-only decides first */
+	};
+	char text[SBX_PATH_MAX * 2];
+	struct sbx_decision d;
+
+	assert_non_null(ws);
+	ws->approvals.op[SBX_AC_WRITE] = SBX_APPROVE_DENY;
+	ws->approvals.op[SBX_AC_DELETE] = SBX_APPROVE_ASK;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		assert_int_equal(sbx_policy_decide(&v, cases[i].op, cases[i].path, &d, NULL), 0);
+		if (d.allow != cases[i].allow || d.by != cases[i].by)
+			fail_msg("%s %s: got %s by %d: %s", sbx_op_name(cases[i].op), cases[i].path,
+			         d.allow ? "allow" : "deny", d.by,
+			         sbx_decision_format(&d, text, sizeof(text)));
+	}
+	assert_int_equal(sbx_policy_decide(&v, C, "/home/u/ws/.git/x", &d, NULL), 0);
+	assert_string_equal(sbx_decision_format(&d, text, sizeof(text)),
+	                    "protected: /home/u/ws/.git does not exist at launch and cannot be "
+	                    "created (git's control surface; run `git init` outside the sandbox)");
+	assert_int_equal(sbx_policy_decide(&v, W, "/home/u/ws/a", &d, NULL), 0);
+	assert_string_equal(sbx_decision_format(&d, text, sizeof(text)),
+	                    "approvals: write deny (profile mount /home/u/ws)");
+	/* without the supervisor's plan, and without approvals: as before */
+	v.sup = NULL;
+	memset(&ws->approvals, 0, sizeof(ws->approvals));
+	assert_int_equal(sbx_policy_decide(&v, C, "/home/u/ws/.git", &d, NULL), 0);
+	assert_true(d.allow);
+	assert_int_equal(sbx_policy_decide(&v, W, "/home/u/ws/a.c", &d, NULL), 0);
+	assert_true(d.allow);
+}
+
 static void test_decision_format(void **state)
 {
 	struct world *w = *state;
-	struct sbx_policy_view v = {w->plan, w->spec, &w->set};
+	struct sbx_policy_view v = {w->plan, w->spec, &w->set, NULL};
 	struct sbx_decision d;
 	char text[SBX_PATH_MAX * 2];
 
@@ -534,8 +590,8 @@ static void check_profile_consistency(const char *name)
 
 	for (size_t i = 0; i < sizeof(probe_paths) / sizeof(probe_paths[0]); i++) {
 		for (unsigned op = 1; op <= SBX_OP_EXECUTE; op <<= 1) {
-			struct sbx_policy_view v1 = {plan1, meaning, &p1->policies};
-			struct sbx_policy_view v2 = {plan2, enforced, NULL};
+			struct sbx_policy_view v1 = {plan1, meaning, &p1->policies, NULL};
+			struct sbx_policy_view v2 = {plan2, enforced, NULL, NULL};
 			struct sbx_decision d1, d2;
 
 			assert_int_equal(sbx_policy_decide(&v1, op, probe_paths[i], &d1, NULL), 0);
@@ -572,6 +628,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_decide_table, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_decide_refusals, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_decision_format, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_decide_protected_and_approvals, setup, teardown),
 	    cmocka_unit_test(test_compile_table),
 	    cmocka_unit_test_setup_teardown(test_compile_spec, setup, teardown),
 	    cmocka_unit_test(test_shipped_profiles_enforce_their_meaning),

@@ -1000,6 +1000,7 @@ static void test_session_once(void **state)
 	v = decide(&plan, &s, &r);
 	check_verdict("asked call, again", &v, SBX_SUP_PERFORM, 0, SBX_SUP_BY_GRANT,
 	              "approvals: /ws delete ask, granted for this batch for /ws/build");
+	assert_int_equal(v.asked, SBX_AC_DELETE);
 
 	/* the batch goes on: the same command in the same subtree, within the idle window */
 	r = del("/ws/build/sub/b.o", "rm", 2500);

@@ -1,0 +1,92 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef SBX_AUDIT_H
+#define SBX_AUDIT_H
+
+/*
+ * The audit log's records (sbx(1), AUDIT LOG; docs/design.md, The supervisor): JSON Lines,
+ * `"v":1`, each record whole on one line so that one write(2) on an O_APPEND descriptor puts
+ * it in the file at once, and many sandboxes can share one log. Pure: formatting only; the
+ * writing is src/os/audit.c's.
+ *
+ * Every record carries "v", "type" ("start", "decision", "end"), "time" (RFC 3339, UTC, ms),
+ * "sandbox" (this sandbox's id, 32 hex digits), "parent" (the parent sandbox's id, or null)
+ * and "label" (--label, or null). Strings go through sbx_escape (SBX_ESCAPE_JSON).
+ */
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "sbx/supervise.h"
+
+#define SBX_AUDIT_VERSION  1
+#define SBX_AUDIT_LINE_MAX 16384 /* a record longer is cut at a field and marked "cut":true */
+#define SBX_SANDBOX_ID_LEN 32
+
+struct sbx_audit_ids {
+	const char *sandbox; /* 32 hex digits */
+	const char *parent;  /* NULL: none (a top-level sandbox) */
+	const char *label;   /* NULL: none */
+};
+
+struct sbx_audit_start {
+	uint64_t time_ms;    /* CLOCK_REALTIME */
+	const char *version; /* sbx's */
+	const char *profile;
+	const char *digest;  /* sha256 of the effective spec, hex */
+	char *const *argv;   /* the worker's command */
+	unsigned uid;        /* the caller's */
+	int pid;             /* sbx's */
+	unsigned depth;      /* 1: top level */
+	const char *backend; /* "namespaces", "landlock" */
+	bool supervised;
+};
+
+struct sbx_audit_decision {
+	uint64_t time_ms;
+	const struct sbx_sup_req *req;
+	const struct sbx_sup_verdict *verdict; /* the final one: PERFORM/CONTINUE or DENY */
+	const char *asked_path;                /* the path as the call named it (may be relative) */
+	const char *host_path;                 /* NULL: none */
+	int errnum;                            /* the call's result: 0, or the errno it got */
+	uint64_t latency_us;
+	uint64_t batch_uses; /* > 1: how many calls the grant that answered this covered so far */
+};
+
+struct sbx_audit_end {
+	uint64_t time_ms;
+	int status;         /* exit status, or -1 */
+	int signal;         /* the killing signal, or 0 */
+	const char *killed; /* NULL, or who ended it abnormally: "sbx killed", "supervisor lost" */
+	uint64_t duration_ms;
+	uint64_t peak_rss_kb; /* 0: unknown */
+	uint64_t asked, allowed, denied;
+};
+
+/*
+ * Format one record into out (size bytes), without a newline: the record and its newline are
+ * at most SBX_AUDIT_LINE_MAX bytes. Longer, every string and list the caller gave is cut
+ * shorter (never within an escape or a UTF-8 sequence), until it fits, and the record ends
+ * with "cut":true; the ids and the names from sbx's own tables are never cut. Returns the
+ * record's length; a return >= size means size is too small even for a cut record (out then
+ * holds a prefix). Members, after v, type, time, sandbox, parent, label:
+ *   start:    version, profile, digest, argv [..], uid, pid, depth, backend, supervised
+ *   decision: pid, comm, op, call, path (as asked), resolved, path2, host_path, narrower,
+ *             rule, class (the approval, or null), decider, answer ("perform", "continue",
+ *             "deny"), errno (the call's result, 0 or a number), error ("EACCES" or null),
+ *             latency_us, batch
+ *   end:      status (or null), signal (or null), killed, duration_ms, peak_rss_kb (or
+ *             null), asked, allowed, denied
+ * Strings are null where the caller gave NULL.
+ */
+size_t sbx_audit_fmt_start(char *out, size_t size, const struct sbx_audit_ids *ids,
+                           const struct sbx_audit_start *s);
+size_t sbx_audit_fmt_decision(char *out, size_t size, const struct sbx_audit_ids *ids,
+                              const struct sbx_audit_decision *d);
+size_t sbx_audit_fmt_end(char *out, size_t size, const struct sbx_audit_ids *ids,
+                         const struct sbx_audit_end *e);
+
+/* SHA-256 of data as 64 hex digits and a NUL (the effective spec's digest). */
+void sbx_sha256_hex(const void *data, size_t len, char out[65]);
+
+#endif

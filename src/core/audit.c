@@ -1,0 +1,375 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The audit log's records (include/sbx/audit.h): one JSON object a line, each whole, so that
+ * one write(2) on an O_APPEND descriptor puts it in a shared log at once. Pure: the time comes
+ * in as milliseconds and is turned into a date here, without the C library's time zone state.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "json_priv.h"
+#include "sbx/audit.h"
+
+/* ---- time: RFC 3339, UTC, milliseconds ---- */
+
+/* The civil date of a day count since 1970-01-01 (H. Hinnant's days_from_civil inverted;
+ * proleptic Gregorian). */
+static void civil_from_days(int64_t z, int64_t *y, unsigned *m, unsigned *d)
+{
+	int64_t era, yy;
+	unsigned doe, yoe, doy, mp;
+
+	z += 719468;
+	era = (z >= 0 ? z : z - 146096) / 146097;
+	doe = (unsigned)(z - era * 146097);
+	yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+	yy = (int64_t)yoe + era * 400;
+	doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+	mp = (5 * doy + 2) / 153;
+	*d = doy - (153 * mp + 2) / 5 + 1;
+	*m = mp < 10 ? mp + 3 : mp - 9;
+	*y = yy + (*m <= 2);
+}
+
+static void rfc3339(char out[32], uint64_t ms)
+{
+	uint64_t secs = ms / 1000, days = secs / 86400, rem = secs % 86400;
+	int64_t y;
+	unsigned m, d;
+
+	civil_from_days((int64_t)days, &y, &m, &d);
+	snprintf(out, 32, "%04" PRId64 "-%02u-%02uT%02u:%02u:%02u.%03uZ", y, m, d,
+	         (unsigned)(rem / 3600), (unsigned)(rem / 60 % 60), (unsigned)(rem % 60),
+	         (unsigned)(ms % 1000));
+}
+
+/* ---- records ---- */
+
+/* A string sbx made itself (an id, a name from a table): never cut. */
+static void fixed(struct sbx_jw *w, const char *s)
+{
+	size_t max = w->str_max;
+
+	w->str_max = SIZE_MAX;
+	sbx_jw_str(w, s);
+	w->str_max = max;
+}
+
+static void head(struct sbx_jw *w, const char *type, uint64_t time_ms,
+                 const struct sbx_audit_ids *ids)
+{
+	char time[32];
+
+	rfc3339(time, time_ms);
+	sbx_jw_raw(w, "{");
+	sbx_jw_key(w, "v");
+	sbx_jw_u64(w, SBX_AUDIT_VERSION);
+	sbx_jw_key(w, "type");
+	fixed(w, type);
+	sbx_jw_key(w, "time");
+	fixed(w, time);
+	sbx_jw_key(w, "sandbox");
+	fixed(w, ids ? ids->sandbox : NULL);
+	sbx_jw_key(w, "parent");
+	fixed(w, ids ? ids->parent : NULL);
+	sbx_jw_key(w, "label");
+	sbx_jw_str(w, ids ? ids->label : NULL);
+}
+
+/* A list of strings, at most `max` of them; *cut when some were left out. */
+static void list(struct sbx_jw *w, char *const *v, size_t max, bool *cut)
+{
+	sbx_jw_raw(w, "[");
+	for (size_t i = 0; v && v[i]; i++) {
+		if (i == max) {
+			*cut = true;
+			break;
+		}
+		if (i)
+			sbx_jw_raw(w, ",");
+		sbx_jw_str(w, v[i]);
+	}
+	sbx_jw_raw(w, "]");
+}
+
+typedef void body_fn(struct sbx_jw *w, const void *rec, size_t list_max, bool *cut);
+
+/*
+ * Format a record whole, or, when it is longer than its line, again with every string and list
+ * cut shorter, until it fits, marked "cut":true: a record that does not fit is still one line
+ * of valid JSON, never a torn one.
+ */
+static size_t record(char *out, size_t size, const struct sbx_audit_ids *ids, const char *type,
+                     uint64_t time_ms, body_fn *body, const void *rec)
+{
+	static const struct {
+		size_t str_max, list_max;
+	} levels[] = {
+	    {SIZE_MAX, SIZE_MAX}, {2048, 256}, {512, 64}, {128, 16}, {32, 4}, {0, 0},
+	};
+	size_t budget = size ? size - 1 : 0, n = 0;
+
+	/* a line and its newline are at most SBX_AUDIT_LINE_MAX bytes */
+	if (budget > SBX_AUDIT_LINE_MAX - 1)
+		budget = SBX_AUDIT_LINE_MAX - 1;
+	for (size_t l = 0; l < sizeof(levels) / sizeof(levels[0]); l++) {
+		struct sbx_jw w;
+		bool cut = false;
+
+		sbx_jw_init(&w, size ? out : NULL, budget + 1, levels[l].str_max);
+		head(&w, type, time_ms, ids);
+		body(&w, rec, levels[l].list_max, &cut);
+		if (w.cut || cut) {
+			sbx_jw_key(&w, "cut");
+			sbx_jw_bool(&w, true);
+		}
+		sbx_jw_raw(&w, "}");
+		n = sbx_jw_end(&w);
+		if (n <= budget)
+			return n;
+	}
+	return n; /* even cut to nothing it does not fit: size is too small */
+}
+
+static void body_start(struct sbx_jw *w, const void *rec, size_t list_max, bool *cut)
+{
+	const struct sbx_audit_start *s = rec;
+
+	sbx_jw_key(w, "version");
+	sbx_jw_str(w, s->version);
+	sbx_jw_key(w, "profile");
+	sbx_jw_str(w, s->profile);
+	sbx_jw_key(w, "digest");
+	fixed(w, s->digest);
+	sbx_jw_key(w, "argv");
+	list(w, s->argv, list_max, cut);
+	sbx_jw_key(w, "uid");
+	sbx_jw_u64(w, s->uid);
+	sbx_jw_key(w, "pid");
+	sbx_jw_i64(w, s->pid);
+	sbx_jw_key(w, "depth");
+	sbx_jw_u64(w, s->depth);
+	sbx_jw_key(w, "backend");
+	sbx_jw_str(w, s->backend);
+	sbx_jw_key(w, "supervised");
+	sbx_jw_bool(w, s->supervised);
+}
+
+size_t sbx_audit_fmt_start(char *out, size_t size, const struct sbx_audit_ids *ids,
+                           const struct sbx_audit_start *s)
+{
+	return record(out, size, ids, "start", s->time_ms, body_start, s);
+}
+
+static const char *answer_name(enum sbx_sup_answer a)
+{
+	switch (a) {
+	case SBX_SUP_PERFORM:
+		return "perform";
+	case SBX_SUP_CONTINUE:
+		return "continue";
+	case SBX_SUP_DENY:
+		return "deny";
+	case SBX_SUP_ASK:
+		return "ask";
+	}
+	return "unknown";
+}
+
+/* The errno names a decision can carry (for people and `sbx explain`; the number is there too). */
+static const char *errno_name(int e)
+{
+	static const struct {
+		int e;
+		const char *name;
+	} names[] = {
+	    {EPERM, "EPERM"},     {ENOENT, "ENOENT"},
+	    {EINTR, "EINTR"},     {EIO, "EIO"},
+	    {EBADF, "EBADF"},     {EAGAIN, "EAGAIN"},
+	    {ENOMEM, "ENOMEM"},   {EACCES, "EACCES"},
+	    {EFAULT, "EFAULT"},   {EBUSY, "EBUSY"},
+	    {EEXIST, "EEXIST"},   {EXDEV, "EXDEV"},
+	    {ENOTDIR, "ENOTDIR"}, {EISDIR, "EISDIR"},
+	    {EINVAL, "EINVAL"},   {EMFILE, "EMFILE"},
+	    {ETXTBSY, "ETXTBSY"}, {EFBIG, "EFBIG"},
+	    {ENOSPC, "ENOSPC"},   {EROFS, "EROFS"},
+	    {EMLINK, "EMLINK"},   {ENAMETOOLONG, "ENAMETOOLONG"},
+	    {ENOSYS, "ENOSYS"},   {ENOTEMPTY, "ENOTEMPTY"},
+	    {ELOOP, "ELOOP"},     {EOVERFLOW, "EOVERFLOW"},
+	    {EDQUOT, "EDQUOT"},   {EOPNOTSUPP, "EOPNOTSUPP"},
+	    {ESTALE, "ESTALE"},
+	};
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (names[i].e == e)
+			return names[i].name;
+	return NULL;
+}
+
+static void body_decision(struct sbx_jw *w, const void *rec, size_t list_max, bool *cut)
+{
+	const struct sbx_audit_decision *d = rec;
+	const struct sbx_sup_req *req = d->req;
+	const struct sbx_sup_verdict *v = d->verdict;
+
+	(void)list_max;
+	(void)cut;
+	sbx_jw_key(w, "pid");
+	sbx_jw_i64(w, req ? req->pid : 0);
+	sbx_jw_key(w, "comm");
+	sbx_jw_str(w, req ? req->comm : NULL);
+	sbx_jw_key(w, "op");
+	fixed(w, req ? sbx_sup_op_name(req->op) : NULL);
+	sbx_jw_key(w, "call");
+	sbx_jw_str(w, req ? req->call : NULL);
+	sbx_jw_key(w, "path");
+	sbx_jw_str(w, d->asked_path);
+	sbx_jw_key(w, "resolved");
+	sbx_jw_str(w, req ? req->t.path : NULL);
+	sbx_jw_key(w, "path2");
+	sbx_jw_str(w, req ? req->t2.path : NULL);
+	sbx_jw_key(w, "host_path");
+	sbx_jw_str(w, d->host_path);
+	sbx_jw_key(w, "narrower");
+	sbx_jw_bool(w, req && req->narrower);
+	sbx_jw_key(w, "rule");
+	sbx_jw_str(w, v ? v->rule : NULL);
+	sbx_jw_key(w, "class");
+	fixed(w, v && v->asked < SBX_AC_COUNT ? sbx_approval_class_name(v->asked) : NULL);
+	sbx_jw_key(w, "decider");
+	fixed(w, v ? sbx_sup_decider_name(v->decider) : NULL);
+	sbx_jw_key(w, "answer");
+	fixed(w, v ? answer_name(v->answer) : NULL);
+	sbx_jw_key(w, "errno");
+	sbx_jw_i64(w, d->errnum);
+	sbx_jw_key(w, "error");
+	fixed(w, errno_name(d->errnum));
+	sbx_jw_key(w, "latency_us");
+	sbx_jw_u64(w, d->latency_us);
+	sbx_jw_key(w, "batch");
+	sbx_jw_u64(w, d->batch_uses);
+}
+
+size_t sbx_audit_fmt_decision(char *out, size_t size, const struct sbx_audit_ids *ids,
+                              const struct sbx_audit_decision *d)
+{
+	return record(out, size, ids, "decision", d->time_ms, body_decision, d);
+}
+
+static void body_end(struct sbx_jw *w, const void *rec, size_t list_max, bool *cut)
+{
+	const struct sbx_audit_end *e = rec;
+
+	(void)list_max;
+	(void)cut;
+	sbx_jw_key(w, "status");
+	if (e->status >= 0)
+		sbx_jw_i64(w, e->status);
+	else
+		sbx_jw_raw(w, "null");
+	sbx_jw_key(w, "signal");
+	if (e->signal > 0)
+		sbx_jw_i64(w, e->signal);
+	else
+		sbx_jw_raw(w, "null");
+	sbx_jw_key(w, "killed");
+	sbx_jw_str(w, e->killed);
+	sbx_jw_key(w, "duration_ms");
+	sbx_jw_u64(w, e->duration_ms);
+	sbx_jw_key(w, "peak_rss_kb");
+	if (e->peak_rss_kb)
+		sbx_jw_u64(w, e->peak_rss_kb);
+	else
+		sbx_jw_raw(w, "null");
+	sbx_jw_key(w, "asked");
+	sbx_jw_u64(w, e->asked);
+	sbx_jw_key(w, "allowed");
+	sbx_jw_u64(w, e->allowed);
+	sbx_jw_key(w, "denied");
+	sbx_jw_u64(w, e->denied);
+}
+
+size_t sbx_audit_fmt_end(char *out, size_t size, const struct sbx_audit_ids *ids,
+                         const struct sbx_audit_end *e)
+{
+	return record(out, size, ids, "end", e->time_ms, body_end, e);
+}
+
+/* ---- SHA-256 (FIPS 180-4) ---- */
+
+static const uint32_t K[64] = {
+    0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5,
+    0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174,
+    0xe49b69c1, 0xefbe4786, 0x0fc19dc6, 0x240ca1cc, 0x2de92c6f, 0x4a7484aa, 0x5cb0a9dc, 0x76f988da,
+    0x983e5152, 0xa831c66d, 0xb00327c8, 0xbf597fc7, 0xc6e00bf3, 0xd5a79147, 0x06ca6351, 0x14292967,
+    0x27b70a85, 0x2e1b2138, 0x4d2c6dfc, 0x53380d13, 0x650a7354, 0x766a0abb, 0x81c2c92e, 0x92722c85,
+    0xa2bfe8a1, 0xa81a664b, 0xc24b8b70, 0xc76c51a3, 0xd192e819, 0xd6990624, 0xf40e3585, 0x106aa070,
+    0x19a4c116, 0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a, 0x5b9cca4f, 0x682e6ff3,
+    0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2,
+};
+
+static uint32_t ror(uint32_t x, unsigned n)
+{
+	return x >> n | x << (32 - n);
+}
+
+static void sha256_block(uint32_t h[8], const unsigned char *p)
+{
+	uint32_t w[64], a, b, c, d, e, f, g, hh;
+
+	for (int t = 0; t < 16; t++)
+		w[t] = (uint32_t)p[4 * t] << 24 | (uint32_t)p[4 * t + 1] << 16 |
+		       (uint32_t)p[4 * t + 2] << 8 | (uint32_t)p[4 * t + 3];
+	for (int t = 16; t < 64; t++) {
+		uint32_t s0 = ror(w[t - 15], 7) ^ ror(w[t - 15], 18) ^ w[t - 15] >> 3;
+		uint32_t s1 = ror(w[t - 2], 17) ^ ror(w[t - 2], 19) ^ w[t - 2] >> 10;
+
+		w[t] = w[t - 16] + s0 + w[t - 7] + s1;
+	}
+	a = h[0], b = h[1], c = h[2], d = h[3], e = h[4], f = h[5], g = h[6], hh = h[7];
+	for (int t = 0; t < 64; t++) {
+		uint32_t t1 =
+		    hh + (ror(e, 6) ^ ror(e, 11) ^ ror(e, 25)) + ((e & f) ^ (~e & g)) + K[t] + w[t];
+		uint32_t t2 = (ror(a, 2) ^ ror(a, 13) ^ ror(a, 22)) + ((a & b) ^ (a & c) ^ (b & c));
+
+		hh = g;
+		g = f;
+		f = e;
+		e = d + t1;
+		d = c;
+		c = b;
+		b = a;
+		a = t1 + t2;
+	}
+	h[0] += a, h[1] += b, h[2] += c, h[3] += d, h[4] += e, h[5] += f, h[6] += g, h[7] += hh;
+}
+
+void sbx_sha256_hex(const void *data, size_t len, char out[65])
+{
+	static const char hex[] = "0123456789abcdef";
+	uint32_t h[8] = {0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
+	                 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19};
+	const unsigned char *p = data;
+	unsigned char tail[128];
+	size_t rest = len % 64, n_tail;
+	uint64_t bits = (uint64_t)len * 8;
+
+	for (size_t i = 0; i + 64 <= len; i += 64)
+		sha256_block(h, p + i);
+	/* the padding: a 1 bit, zeros, the length in bits (big-endian), to a block's end */
+	memset(tail, 0, sizeof(tail));
+	if (rest)
+		memcpy(tail, p + len - rest, rest);
+	tail[rest] = 0x80;
+	n_tail = rest < 56 ? 64 : 128;
+	for (int i = 0; i < 8; i++)
+		tail[n_tail - 1 - i] = (unsigned char)(bits >> (8 * i));
+	for (size_t i = 0; i < n_tail; i += 64)
+		sha256_block(h, tail + i);
+	for (int i = 0; i < 8; i++)
+		for (int k = 0; k < 8; k++)
+			out[8 * i + k] = hex[h[i] >> (28 - 4 * k) & 0xf];
+	out[64] = '\0';
+}
