@@ -472,6 +472,7 @@ struct slot {
 	int obj; /* the object itself, where it has no (dir, name) (a magic link, an fd) */
 	char name[P_NAME + 1];
 	bool trailing_slash;
+	bool empty; /* AT_EMPTY_PATH: obj is the caller's fd itself */
 	bool exists;
 	mode_t ftype;
 };
@@ -840,6 +841,7 @@ static void perf_resolve(struct performer *p, const int *fds, size_t nfds, struc
 		if (q->empty[i]) {
 			/* AT_EMPTY_PATH with "": the side is the fd itself */
 			p->side[i].obj = dfd;
+			p->side[i].empty = true;
 			describe(&p->side[i], &r->t[i], false);
 			continue;
 		}
@@ -959,6 +961,9 @@ static int perform_open(struct performer *p, int *fd_out)
 		*fd_out = fd;
 		return 0;
 	}
+	/* "name/" with O_CREAT: the kernel's EISDIR, never a file named "name" */
+	if (s->trailing_slash && (flags & O_CREAT))
+		return -EISDIR;
 	/* The final was resolved here: never through a symlink now. */
 	flags |= O_NOFOLLOW;
 	if (flags & O_CREAT) {
@@ -1025,8 +1030,18 @@ static int perform(struct performer *p, struct p_reply *r, int *fd_out)
 	case C_LINK:
 		if (b->obj >= 0)
 			return -EEXIST;
-		if (a->obj >= 0) /* AT_EMPTY_PATH, or a magic link followed */
+		if (a->obj >= 0 && a->empty) /* AT_EMPTY_PATH: the kernel's own rules */
 			return linkat(a->obj, "", b->dir, b->name, AT_EMPTY_PATH) < 0 ? -errno : 0;
+		if (a->obj >= 0) {
+			/* a magic link followed (an O_TMPFILE file made visible through
+			 * /proc/self/fd/N): the same route, on the object resolved */
+			char link[64];
+
+			snprintf(link, sizeof(link), "/proc/self/fd/%d", a->obj);
+			return linkat(AT_FDCWD, link, b->dir, b->name, AT_SYMLINK_FOLLOW) < 0
+			           ? -errno
+			           : 0;
+		}
 		/* AT_SYMLINK_FOLLOW was done by resolving: the old name is no symlink now */
 		return linkat(a->dir, a->name, b->dir, b->name, 0) < 0 ? -errno : 0;
 	case C_RENAME: {
@@ -1366,6 +1381,10 @@ int sbx_supervisor_arm(struct sbx_supervisor *s, struct sbx_error *err)
 
 	/* The performer: after Landlock and the main filter (the worker's rights exactly),
 	 * before the listener filter (its own calls are never sent to sbx). */
+	/* Twice: the worker must not have a child it did not make (a program that waits for
+	 * every child of its own would wait for the performer forever); the performer is
+	 * init's (or, under the landlock backend, the host's reaper's), and ends when sbx's
+	 * end of its socket closes. */
 	perf = fork();
 	if (perf < 0)
 		return sbx_error_set(err, SBX_ERR_SETUP, errno,
@@ -1373,7 +1392,10 @@ int sbx_supervisor_arm(struct sbx_supervisor *s, struct sbx_error *err)
 		                     strerror(errno));
 	if (perf == 0) {
 		int sock = s->perf[1];
+		pid_t p = fork();
 
+		if (p != 0)
+			_exit(p < 0 ? 1 : 0);
 		/* nothing of the worker's: only its socket to sbx */
 		if (sock != 3) {
 			if (dup2(sock, 3) < 0)
@@ -1388,6 +1410,18 @@ int sbx_supervisor_arm(struct sbx_supervisor *s, struct sbx_error *err)
 		fcntl(sock, F_SETFD, FD_CLOEXEC);
 		performer_main(sock);
 	}
+	{
+		int st;
+
+		while (waitpid(perf, &st, 0) < 0)
+			if (errno != EINTR)
+				return sbx_error_set(err, SBX_ERR_SETUP, errno,
+				                     "cannot start the supervisor's performer: %s",
+				                     strerror(errno));
+		if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
+			return sbx_error_set(err, SBX_ERR_SETUP, EAGAIN,
+			                     "cannot start the supervisor's performer");
+	}
 	sbx_closep(&s->perf[1]);
 	s->perf[1] = -1;
 
@@ -1399,7 +1433,6 @@ int sbx_supervisor_arm(struct sbx_supervisor *s, struct sbx_error *err)
 	if (listener < 0) {
 		int e = errno;
 
-		kill(perf, SIGKILL);
 		if (e == EBUSY) {
 			sbx_error_set(err, SBX_ERR_SETUP, e,
 			              "the supervisor cannot listen here: a seccomp filter above "
@@ -1420,7 +1453,6 @@ int sbx_supervisor_arm(struct sbx_supervisor *s, struct sbx_error *err)
 	r = send_fds(s->chan[1], "L", 1, &listener, 1);
 	close(listener);
 	if (r < 0) {
-		kill(perf, SIGKILL);
 		return sbx_error_set(err, SBX_ERR_SETUP, -r,
 		                     "cannot hand the supervisor its listener: %s", strerror(-r));
 	}
@@ -1432,7 +1464,6 @@ int sbx_supervisor_arm(struct sbx_supervisor *s, struct sbx_error *err)
 	sbx_closep(&s->chan[1]);
 	s->chan[1] = -1;
 	if (r != 1 || go != 'g') {
-		kill(perf, SIGKILL);
 		return sbx_error_set(err, SBX_ERR_SETUP, EPIPE,
 		                     "the supervisor did not start the sandbox");
 	}

@@ -137,7 +137,8 @@ static int own_listener(void)
 	return r;
 }
 
-/* The performer: the worker's child that kept sbx's name (it was forked, never exec'd). */
+/* The performer: a process of the worker's session that kept sbx's name (forked, never
+ * exec'd); neither this process nor init (pid 1), nor sbx on the host (another session). */
 static int kill_performer(void)
 {
 	DIR *d = opendir("/proc");
@@ -147,7 +148,7 @@ static int kill_performer(void)
 	errno = ESRCH;
 	while (d && (de = readdir(d))) {
 		char path[300], buf[512], *rp;
-		int fd, ppid;
+		int fd, sid;
 		ssize_t n;
 
 		if (de->d_name[0] < '0' || de->d_name[0] > '9')
@@ -162,8 +163,8 @@ static int kill_performer(void)
 			continue;
 		buf[n] = '\0';
 		rp = strrchr(buf, ')');
-		if (!rp || !strstr(buf, "(sbx)") || sscanf(rp + 2, "%*c %d", &ppid) != 1 ||
-		    ppid != getpid())
+		if (!rp || !strstr(buf, "(sbx)") || sscanf(rp + 2, "%*c %*d %*d %d", &sid) != 1 ||
+		    sid != getsid(0) || atoi(de->d_name) == getpid() || atoi(de->d_name) == 1)
 			continue;
 		/* said first: sbx may end this process as soon as the performer is gone */
 		printf("kill-performer - => ok\n");
