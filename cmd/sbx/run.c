@@ -777,6 +777,14 @@ static bool area_says_something(const struct sbx_sup_area *a)
 	return a->n_suffixes || a->max_file_bytes;
 }
 
+static bool wants_areas(const struct sbx_sup_plan *sup)
+{
+	for (size_t i = 0; i < sup->n_areas; i++)
+		if (area_says_something(&sup->areas[i]))
+			return true;
+	return false;
+}
+
 static void print_sup_text(FILE *f, const struct sbx_sup_plan *sup)
 {
 	bool areas = false;
@@ -787,9 +795,10 @@ static void print_sup_text(FILE *f, const struct sbx_sup_plan *sup)
 			fprintf(f, "%s %s", n++ ? "," : "", family_words[i].name);
 	if (sup->enabled)
 		fputs(" calls", f);
-	else if (sup->n_protected || sup->meta_writable_only)
-		fputs(" (it cannot be installed here: what it would hold is not enforced; see the "
-		      "limits)",
+	else if (sup->n_protected || sup->meta_writable_only || sup->n_hide_globs ||
+	         wants_areas(sup))
+		fputs(" (it cannot be installed here: an ask is a denial, and what it would "
+		      "protect below is not protected)",
 		      f);
 	else
 		fputs(" (nothing to supervise)", f);
@@ -948,7 +957,8 @@ static int finish(struct sbx_cli_run *run, const struct sbx_host *host, struct s
 	    .landlock_abi = sbx_landlock_abi(),
 	    .root = host->euid == 0,
 	    .ll_host = &sbx_landlock_host,
-	    /* a throwaway child only where sbx is itself under a filter (nested) */
+	    /* can the worker get the supervisor's listener? A throwaway child only where sbx
+	     * is itself under a filter (nested under a supervised parent: -EBUSY) */
 	    .sup_listener = sbx_sup_probe_listener(),
 	};
 	struct sbx_finish_in in = {
