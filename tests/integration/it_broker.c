@@ -917,6 +917,74 @@ static void test_sbx_worker_has_no_audit_fds(void)
 	}
 }
 
+/* sbx explain: the denials of the log's last MiB, oldest first, with the rule, who decided
+ * and the change that would allow each; what the log holds is printed escaped; a malformed
+ * line is counted and skipped; the log named by a profile's audit: key. */
+static void test_sbx_explain(void)
+{
+	char *log = log_of("explain.log");
+	char *prof = log_of("with-audit.yaml");
+	FILE *f = fopen(log, "w");
+	struct it_run r;
+	char *text;
+
+	IT_EXPECT(f != NULL);
+	/* an old denial pushed out of the last MiB by filler, then the recent ones */
+	fputs("{\"v\":1,\"type\":\"decision\",\"answer\":\"deny\",\"rule\":\"OLD RULE\"}\n", f);
+	for (int i = 0; i < 1200; i++)
+		fprintf(f, "{\"v\":1,\"type\":\"end\",\"pad\":\"%01000d\"}\n", i);
+	fputs("{\"v\":1,\"type\":\"start\",\"time\":\"t0\",\"sandbox\":"
+	      "\"f5f9ab7d9af581a01d1f94610067e893\",\"argv\":[\"make\",\"clean\"]}\n"
+	      "{\"v\":1,\"type\":\"decision\",\"time\":\"t1\",\"sandbox\":"
+	      "\"f5f9ab7d9af581a01d1f94610067e893\",\"label\":null,\"pid\":12,\"comm\":\"rm\","
+	      "\"op\":\"delete\",\"call\":\"unlinkat\",\"path\":\"x\",\"resolved\":"
+	      "\"/ws/build/\\u001b]0;pwned\\u0007x\",\"rule\":\"approvals: /ws delete ask\","
+	      "\"decider\":\"person\",\"answer\":\"deny\",\"errno\":13,\"error\":\"EACCES\"}\n"
+	      "not json at all\n"
+	      "{\"v\":1,\"type\":\"decision\",\"time\":\"t2\",\"pid\":13,\"comm\":\"cat\","
+	      "\"op\":\"read\",\"call\":\"openat\",\"resolved\":\"/data/a.bin\",\"rule\":"
+	      "\"read caps: /data suffixes (/data/a.bin does not end with .csv)\",\"decider\":"
+	      "\"policy\",\"answer\":\"deny\",\"errno\":13,\"error\":\"EACCES\"}\n"
+	      "{\"v\":1,\"type\":\"decision\",\"time\":\"t3\",\"answer\":\"perform\",\"rule\":"
+	      "\"approvals: /ws write allow\"}\n",
+	      f);
+	IT_EXPECT(fclose(f) == 0);
+	it_sbxv(&r, "explain", log, NULL);
+	IT_EXPECT_INT(r.status, 0);
+	IT_EXPECT_NOT_CONTAINS(r.out, "OLD RULE");
+	IT_EXPECT_CONTAINS(r.out, "delete /ws/build/\\x1b]0;pwned\\x07x (unlinkat): EACCES");
+	IT_EXPECT(!strchr(r.out, 0x1b) && !strchr(r.out, 0x07));
+	IT_EXPECT_CONTAINS(r.out, "rm[12] in sandbox f5f9ab7d, started as: make clean");
+	IT_EXPECT_CONTAINS(r.out, "decided by: person");
+	IT_EXPECT_CONTAINS(r.out, "to allow:   approvals: {delete: allow} on the mount /ws, or "
+	                          "answer the prompt");
+	IT_EXPECT_CONTAINS(r.out, "add \".bin\" to suffixes: on the mount /data");
+	IT_EXPECT(strstr(r.out, "t1 ") < strstr(r.out, "t2 ")); /* oldest first */
+	IT_EXPECT_CONTAINS(r.out, "2 denials shown of 2");
+	IT_EXPECT_CONTAINS(r.out, "the last 1 MiB of");
+	IT_EXPECT_CONTAINS(r.out, "1 malformed line skipped");
+	/* -n 1: the latest only */
+	it_sbxv(&r, "explain", "-n", "1", log, NULL);
+	IT_EXPECT_INT(r.status, 0);
+	IT_EXPECT_NOT_CONTAINS(r.out, "unlinkat");
+	IT_EXPECT_CONTAINS(r.out, "1 denial shown of 2");
+	/* the profile's audit: */
+	text = NULL;
+	IT_EXPECT(asprintf(&text, "version: 1\nname: with-audit\naudit: %s\n", log) > 0);
+	it_write_file(prof, text);
+	chmod(prof, 0644);
+	it_sbxv(&r, "explain", "-p", prof, NULL);
+	if (r.status != 0)
+		it_fail(__FILE__, __LINE__, "explain -p: %d: %s", r.status, r.err);
+	IT_EXPECT_CONTAINS(r.out, "2 denials shown of 2");
+	/* no log: refused, saying how to name one */
+	it_sbxv(&r, "explain", "-n", "0", log, NULL);
+	IT_EXPECT_INT(r.status, 125);
+	it_sbxv(&r, "explain", log_of("absent.log"), NULL);
+	IT_EXPECT_INT(r.status, 125);
+	IT_EXPECT_CONTAINS(r.err, "absent.log");
+}
+
 int main(int argc, char **argv)
 {
 	static const struct it_case cases[] = {
@@ -939,6 +1007,7 @@ int main(int argc, char **argv)
 	    IT_CASE(test_sbx_worker_sigkill),
 	    IT_CASE(test_sbx_killed),
 	    IT_CASE(test_sbx_worker_has_no_audit_fds),
+	    IT_CASE(test_sbx_explain),
 	    IT_CASE(test_sbx_nested_parent_id),
 	};
 
