@@ -126,6 +126,33 @@ static void yq(FILE *f, const char *s)
 	sbx_json_string(f, s);
 }
 
+/* A mount's approvals and read caps, as the profile keys say them. */
+static void print_mount_supervision(FILE *f, const struct sbx_mount *m)
+{
+	static const char *const classes[SBX_AC_COUNT] = {"write", "overwrite", "delete", "rename"};
+	static const char *const words[] = {"allow", "ask", "deny"};
+	bool any = false;
+
+	for (size_t c = 0; c < SBX_AC_COUNT; c++) {
+		if (m->approvals.op[c] == SBX_APPROVE_ALLOW)
+			continue;
+		fprintf(f, "%s%s: %s", any ? ", " : "    approvals: {", classes[c],
+		        words[m->approvals.op[c]]);
+		any = true;
+	}
+	if (any)
+		fputs("}\n", f);
+	if (m->n_suffixes)
+		fputs("    suffixes:\n", f);
+	for (size_t i = 0; i < m->n_suffixes; i++) {
+		fputs("      - ", f);
+		yq(f, m->suffixes[i]);
+		fputc('\n', f);
+	}
+	if (m->max_file_bytes)
+		fprintf(f, "    max_file_bytes: %llu\n", (unsigned long long)m->max_file_bytes);
+}
+
 static void print_effect(FILE *f, const struct sbx_policy *p, const char *scope, bool base)
 {
 	struct sbx_policy_effect eff;
@@ -189,6 +216,16 @@ static void show(FILE *f, const struct sbx_profile *p, const struct sbx_spec *s)
 	fprintf(f, "nesting: %s\n", s->nesting ? "true" : "false");
 	fprintf(f, "best_effort: %s\n", s->best_effort ? "true" : "false");
 	fprintf(f, "protect_git: %s\n", s->protect_git ? "true" : "false");
+	if (s->approve) {
+		fputs("approve: ", f);
+		yq(f, s->approve);
+		fputc('\n', f);
+	}
+	if (s->audit_log) {
+		fputs("audit: ", f);
+		yq(f, s->audit_log);
+		fputc('\n', f);
+	}
 	any = false;
 	for (size_t i = 0; i < s->n_mounts; i++) {
 		const struct sbx_mount *m = &s->mounts[i];
@@ -210,6 +247,7 @@ static void show(FILE *f, const struct sbx_profile *p, const struct sbx_spec *s)
 			yq(f, m->policy);
 			fputc('\n', f);
 		}
+		print_mount_supervision(f, m);
 	}
 	for (int kind = SBX_MOUNT_TMPFS; kind <= SBX_MOUNT_DEVICE; kind++) {
 		any = false;

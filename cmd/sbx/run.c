@@ -775,6 +775,14 @@ static bool area_says_something(const struct sbx_sup_area *a)
 	return a->n_suffixes || a->max_file_bytes;
 }
 
+static bool wants_areas(const struct sbx_sup_plan *sup)
+{
+	for (size_t i = 0; i < sup->n_areas; i++)
+		if (area_says_something(&sup->areas[i]))
+			return true;
+	return false;
+}
+
 static void print_sup_text(FILE *f, const struct sbx_sup_plan *sup)
 {
 	bool areas = false;
@@ -785,9 +793,10 @@ static void print_sup_text(FILE *f, const struct sbx_sup_plan *sup)
 			fprintf(f, "%s %s", n++ ? "," : "", family_words[i].name);
 	if (sup->enabled)
 		fputs(" calls", f);
-	else if (sup->n_protected || sup->meta_writable_only)
-		fputs(" (it cannot be installed here: what it would hold is not enforced; see the "
-		      "limits)",
+	else if (sup->n_protected || sup->meta_writable_only || sup->n_hide_globs ||
+	         wants_areas(sup))
+		fputs(" (it cannot be installed here: an ask is a denial, and what it would "
+		      "protect below is not protected)",
 		      f);
 	else
 		fputs(" (nothing to supervise)", f);
@@ -946,6 +955,10 @@ static int finish(struct sbx_cli_run *run, const struct sbx_host *host, struct s
 	    .landlock_abi = sbx_landlock_abi(),
 	    .root = host->euid == 0,
 	    .ll_host = &sbx_landlock_host,
+	    /* 0: a listener can be installed. The launch wiring fills it from the
+	     * supervisor's probe (sbx_sup_probe_listener, src/os/supervisor.h); until then the
+	     * plan assumes one can */
+	    .sup_listener = 0,
 	};
 	struct sbx_finish_in in = {
 	    .spec = run->spec,

@@ -327,19 +327,27 @@ int sbx_policy_decide(const struct sbx_policy_view *view, unsigned op, const cha
 		}
 	}
 	/* 2b. A protected path that does not exist at launch: the supervisor refuses its
-	 * creation, and anything beneath it (sbx check agrees with the kernel there too). */
-	for (size_t i = 0; view->sup && (op & SBX_OP_MODIFY) && i < view->sup->n_protected; i++) {
-		const struct sbx_sup_protected *pp = &view->sup->protected_paths[i];
+	 * creation, and anything beneath it (sbx check agrees with the kernel there too). The
+	 * outermost one names what is missing (.git, rather than .git/hooks in it). */
+	if (view->sup && (op & SBX_OP_MODIFY)) {
+		const struct sbx_sup_protected *pp = NULL;
 
-		if (!sbx_path_covers(pp->path, out->path))
-			continue;
-		out->by = SBX_BY_PROTECTED;
-		out->mount_what = "protected";
-		snprintf(out->mount, sizeof(out->mount), "%s", pp->path);
-		snprintf(out->rule, sizeof(out->rule), "absent at launch");
-		out->protect_why = pp->why;
-		out->protect_fix = pp->fix;
-		return 0;
+		for (size_t i = 0; i < view->sup->n_protected; i++) {
+			const struct sbx_sup_protected *q = &view->sup->protected_paths[i];
+
+			if (sbx_path_covers(q->path, out->path) &&
+			    (!pp || strlen(q->path) < strlen(pp->path)))
+				pp = q;
+		}
+		if (pp) {
+			out->by = SBX_BY_PROTECTED;
+			out->mount_what = "protected";
+			snprintf(out->mount, sizeof(out->mount), "%s", pp->path);
+			snprintf(out->rule, sizeof(out->rule), "absent at launch");
+			out->protect_why = pp->why;
+			out->protect_fix = pp->fix;
+			return 0;
+		}
 	}
 	/* 2c. The mount's approvals: deny is a kernel rule. */
 	if (m && (op & SBX_OP_MODIFY)) {

@@ -277,7 +277,7 @@ int sbx_sup_finish(const struct sbx_finish_in *in, const struct sbx_finish_facts
 	    facts->sup_listener == -EBUSY
 	        ? "approvals: ask becomes deny: a parent sandbox already supervises (one listener "
 	          "per process)"
-	    : facts->sup_listener == -ENOSYS
+	    : facts->sup_listener == -ENOSYS || facts->sup_listener == -EOPNOTSUPP
 	        ? "approvals: ask becomes deny: this kernel has no seccomp user notification"
 	        : "approvals: ask becomes deny: the supervisor cannot be installed here",
 	    err);

@@ -658,6 +658,104 @@ static void test_secrets_hidden_at_any_depth_landlock(void)
 	secrets_at_any_depth("landlock");
 }
 
+/*
+ * A mount's `deny` approvals are kernel rules (Landlock), whatever the supervisor: the probe
+ * meets EACCES, and sbx check says the same with the rule. delete: deny takes the right to
+ * remove entries (a rename away too: Landlock has one right for both); overwrite: deny the
+ * right to truncate. Under both backends.
+ */
+static void approvals_deny(const char *backend)
+{
+	const char *cmd[] = {"@probe",   "--probe", "unlink", NULL, "rename", NULL, NULL,
+	                     "truncate", NULL,      "write",  NULL, "create", NULL, NULL};
+	const char *opts[] = {"-p", NULL, "--backend", backend, NULL};
+	char *file, *fresh;
+	struct it_run r;
+
+	setup();
+	need_launcher();
+	/* in a folder of the workspace: under the landlock backend the workspace's top, which
+	 * holds .git, takes no new entries and loses none (carved around .git) */
+	file = it_path(ws, "sub/file.txt");
+	fresh = it_path(ws, "sub/fresh.txt");
+	it_write_file(file, "hello\n");
+	it_write_file(it_path(ws, "sub/keep.txt"), "keep\n");
+	it_write_file(it_path(ws, "ap.yaml"), "version: 1\nmounts:\n  - path: ${WORKSPACE}\n"
+	                                      "    approvals: {delete: deny, overwrite: deny}\n");
+	opts[1] = it_path(ws, "ap.yaml");
+	cmd[3] = it_path(ws, "sub/keep.txt");
+	cmd[5] = file;
+	cmd[6] = fresh;
+	cmd[8] = file;
+	cmd[10] = file;
+	cmd[12] = it_path(ws, "sub/new.txt");
+	it_run_in(&r, opts, cmd);
+	IT_EXPECT_INT(r.status, 0);
+	IT_EXPECT_PROBE(r.out, "unlink", cmd[3], "EACCES");
+	IT_EXPECT_PROBE(r.out, "rename", file, "EACCES");
+	IT_EXPECT_PROBE(r.out, "truncate", file, "EACCES");
+	IT_EXPECT_PROBE(r.out, "write", file, "ok");
+	IT_EXPECT_PROBE(r.out, "create", cmd[12], "ok");
+	IT_EXPECT(exists(cmd[3]) && exists(file) && !exists(fresh));
+	it_sbxv(&r, "check", "-p", opts[1], "delete", cmd[3], NULL);
+	IT_EXPECT_INT(r.status, 1);
+	IT_EXPECT_CONTAINS(r.out, "approvals: delete deny");
+	/* --dry-run says it, as text and as JSON */
+	it_sbxv(&r, "run", "-p", opts[1], "--backend", backend, "--label", "t-1", "--dry-run", "--",
+	        "true", NULL);
+	IT_EXPECT_INT(r.status, 0);
+	IT_EXPECT_CONTAINS(r.out, fmt("supervisor approvals and read caps:\n  %-28s overwrite "
+	                              "deny, delete deny\n",
+	                              ws));
+	IT_EXPECT_CONTAINS(r.out, "label t-1");
+	it_sbxv(&r, "run", "-p", opts[1], "--backend", backend, "--dry-run", "--json", "--", "true",
+	        NULL);
+	IT_EXPECT_INT(r.status, 0);
+	IT_EXPECT_CONTAINS(r.out, "\"approvals\":{\"write\":\"allow\",\"overwrite\":\"deny\","
+	                          "\"delete\":\"deny\",\"rename\":\"allow\"}");
+	/* the same profile without approvals: the probe can fail */
+	it_write_file(it_path(ws, "ap.yaml"), "version: 1\nmounts:\n  - path: ${WORKSPACE}\n");
+	unlink(cmd[12]);
+	it_run_in(&r, opts, cmd);
+	IT_EXPECT_INT(r.status, 0);
+	IT_EXPECT_PROBE(r.out, "unlink", cmd[3], "ok");
+	IT_EXPECT_PROBE(r.out, "rename", file, "ok");
+}
+
+static void test_approvals_deny(void)
+{
+	approvals_deny("namespaces");
+}
+
+static void test_approvals_deny_landlock(void)
+{
+	approvals_deny("landlock");
+}
+
+/* sbx check answers deny for what the supervisor keeps from being created: claude-agent's
+ * .claude in a project that has none, and a fresh project's .git. */
+static void test_check_protected(void)
+{
+	struct it_run r;
+
+	setup();
+	IT_EXPECT(rmdir(it_path(ws, ".claude")) == 0 || errno == ENOENT);
+	it_sbxv(&r, "check", "-p", "claude-agent", "create,write",
+	        it_path(ws, ".claude/settings.json"), NULL);
+	IT_EXPECT_INT(r.status, 1);
+	IT_EXPECT_CONTAINS(r.out, fmt("protected: %s/.claude does not exist at launch", ws));
+	IT_EXPECT_CONTAINS(r.out, "create .claude/ before the run");
+	/* a fresh project: no .git at all */
+	IT_EXPECT(system(fmt("rm -rf '%s/.git'", ws)) == 0);
+	it_sbxv(&r, "check", "-p", "claude-agent", "create", it_path(ws, ".git/hooks/pre-commit"),
+	        NULL);
+	IT_EXPECT_INT(r.status, 1);
+	IT_EXPECT_CONTAINS(r.out, fmt("protected: %s/.git does not exist at launch", ws));
+	IT_EXPECT_CONTAINS(r.out, "run `git init` outside the sandbox");
+	it_sbxv(&r, "check", "-p", "claude-agent", "create", it_path(ws, "src.c"), NULL);
+	IT_EXPECT_INT(r.status, 0);
+}
+
 int main(int argc, char **argv)
 {
 	static const struct it_case cases[] = {
@@ -678,6 +776,9 @@ int main(int argc, char **argv)
 	    IT_CASE(test_run_real_claude),
 	    IT_CASE(test_secrets_hidden_at_any_depth),
 	    IT_CASE(test_secrets_hidden_at_any_depth_landlock),
+	    IT_CASE(test_approvals_deny),
+	    IT_CASE(test_approvals_deny_landlock),
+	    IT_CASE(test_check_protected),
 	};
 
 	return it_main(argc, argv, cases, sizeof(cases) / sizeof(cases[0]));

@@ -94,7 +94,6 @@ static const struct {
     {"--label", "a\nb", "x", "--label: the label 'a"},
     {"--label", "\x1b[31mred", "x", "holds a control character"},
     {"--audit-log", "", "x", "--audit-log needs a file"},
-    {"-v", "/a", "--verbose", "needs a command"},
     {"--root", NULL, NULL, "needs a value"},
 };
 

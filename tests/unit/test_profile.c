@@ -301,7 +301,7 @@ static void test_good_approvals(void **state)
 {
 	_cleanup_spec_ struct sbx_spec *spec = sbx_spec_new();
 	struct sbx_profile *p = NULL;
-	struct sbx_error err;
+	struct sbx_error err = {0};
 	const struct sbx_mount *m;
 
 	(void)state;
