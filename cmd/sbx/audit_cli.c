@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The audit log around a launch (sbx(1), AUDIT LOG): the sandbox's id in its effective spec,
- * the start record before the launch, the end record after it. The decisions between are the
- * supervisor's (src/os/supervisor.c writes them with sbx_audit_write).
+ * What the supervisor works with, around a launch: the audit log (sbx(1), AUDIT LOG) — the
+ * sandbox's id in its effective spec, the start record before the launch, the end record
+ * after it; the decisions between are the supervisor's (src/os/supervisor.c writes them with
+ * sbx_audit_write) — and the broker that answers its questions (sbx(1), APPROVALS).
  */
 #include <errno.h>
 #include <string.h>
@@ -15,6 +16,7 @@
 #include "sbx/cleanup.h"
 #include "sbx/nest.h"
 #include "os/audit.h"
+#include "os/broker.h"
 
 static uint64_t clock_ms(clockid_t clock)
 {
@@ -120,4 +122,22 @@ void sbx_cli_audit_end(struct sbx_cli_audit *a, int launched, int status,
 	}
 	sbx_audit_finish(a->log, &end);
 	a->log = NULL;
+}
+
+/* Does any area of the plan ask? */
+static bool plan_asks(const struct sbx_plan *plan)
+{
+	for (size_t i = 0; plan->sup.enabled && i < plan->sup.n_areas; i++)
+		for (int c = 0; c < SBX_AC_COUNT; c++)
+			if (plan->sup.areas[i].approvals.op[c] == SBX_APPROVE_ASK)
+				return true;
+	return false;
+}
+
+int sbx_cli_broker_open(const struct sbx_plan *plan, struct sbx_broker **out, struct sbx_error *err)
+{
+	*out = NULL;
+	if (!plan_asks(plan))
+		return 0;
+	return sbx_broker_open(plan->sup.approve, out, err);
 }

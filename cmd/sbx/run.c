@@ -20,6 +20,7 @@
 #include "os/globwalk.h"
 #include "os/guard.h"
 #include "os/landlock.h"
+#include "os/broker.h"
 #include "os/launch.h"
 #include "os/probe.h"
 #include "os/state.h"
@@ -1010,6 +1011,7 @@ int sbx_cmd_run(int argc, char **argv)
 	struct sbx_gitguard git = {0};
 	_cleanup_nest_ struct sbx_nest *parent = NULL;
 	struct sbx_cli_audit audit = {0};
+	struct sbx_broker *broker = NULL;
 	struct sbx_cli_audit_counts counts = {0};
 	bool parent_unknown = false;
 	int status = 125;
@@ -1082,8 +1084,12 @@ int sbx_cmd_run(int argc, char **argv)
 		status = fflush(stdout) == 0 ? 0 : 125;
 		goto out;
 	}
-	/* the sandbox's id in its spec; the audit log's start record */
-	r = sbx_cli_audit_begin(plan, parent, run.argv, &audit, &err);
+	/* Who answers the supervisor's questions, and the audit log with its start record (the
+	 * sandbox's id goes in its spec). The supervisor takes both: sbx_supervisor_new(plan,
+	 * broker, audit.log, ...). */
+	r = sbx_cli_broker_open(plan, &broker, &err);
+	if (r >= 0)
+		r = sbx_cli_audit_begin(plan, parent, run.argv, &audit, &err);
 	if (r < 0)
 		goto fail;
 	r = sbx_launch(plan, run.argv, &status, &err);
@@ -1124,6 +1130,7 @@ fail:
 	status = sbx_error_exit_code(&err);
 out:
 	sbx_cli_audit_end(&audit, -1, status, NULL); /* a refusal after the start record */
+	sbx_broker_close(broker);
 	sbx_gitguard_clear(&git);
 	sbx_cli_run_clear(&run);
 	sbx_probe_host_clear(&host);
