@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 #include "os/audit.h"
+#include "sbx/explain.h"
 #include "os/broker.h"
 
 static uint64_t mono_ms(void)
@@ -638,6 +639,7 @@ static void test_audit_concurrent_writers(void)
 	pid_t pids[WRITERS];
 	unsigned seen[WRITERS] = {0};
 	unsigned ends = 0, lines = 0;
+	static struct sbx_jsonl parsed;
 	char *text, *line, *save;
 
 	for (int w = 0; w < WRITERS; w++) {
@@ -679,7 +681,7 @@ static void test_audit_concurrent_writers(void)
 
 		lines++;
 		if (strstr(line, "\"type\":\"end\"")) {
-			IT_EXPECT(line[0] == '{' && line[strlen(line) - 1] == '}');
+			IT_EXPECT_INT(sbx_jsonl_parse(line, strlen(line), &parsed), 0);
 			ends++;
 			continue;
 		}
@@ -690,6 +692,7 @@ static void test_audit_concurrent_writers(void)
 			it_fail(__FILE__, __LINE__, "line %u is not a whole record: %.120s", lines,
 			        line);
 		IT_EXPECT_INT(strlen(line), (size_t)n + (size_t)pad + 2);
+		IT_EXPECT_INT(sbx_jsonl_parse(line, strlen(line), &parsed), 0);
 		IT_EXPECT_INT(strspn(line + n, (char[]){(char)('a' + (w % 26)), 0}), pad);
 		IT_EXPECT(strcmp(line + n + pad, "\"}") == 0);
 		seen[w]++;
@@ -851,6 +854,7 @@ static void test_sbx_killed(void)
 
 		dup2(null, 0);
 		dup2(null, 1);
+		dup2(null, 2); /* its warning: the log is in the writable mount */
 		execl(it_sbx_path(), "sbx", "run", "--audit-log", log, "-v", it_tmpdir(), "--",
 		      "sh", "-c", script_text, (char *)NULL);
 		_exit(127);
@@ -985,6 +989,83 @@ static void test_sbx_explain(void)
 	IT_EXPECT_CONTAINS(r.err, "absent.log");
 }
 
+/* A log the worker could rewrite is named at launch; a read-only view of it is not. */
+static void test_sbx_warns_writable_log(void)
+{
+	char *log = log_of("visible.log");
+	char ro[4200];
+	struct it_run r;
+
+	it_sbxv(&r, "run", "--audit-log", log, "-v", it_tmpdir(), "--", "true", NULL);
+	IT_EXPECT_INT(r.status, 0);
+	IT_EXPECT_CONTAINS(r.err, "is writable inside the sandbox");
+	snprintf(ro, sizeof(ro), "%s:ro", it_tmpdir());
+	it_sbxv(&r, "run", "--audit-log", log, "-v", ro, "--", "true", NULL);
+	IT_EXPECT_INT(r.status, 0);
+	IT_EXPECT_NOT_CONTAINS(r.err, "writable inside");
+}
+
+/* 50 sandboxes at once, one log: 50 starts and 50 ends, each whole and parseable, each
+ * start with its end. */
+static void test_sbx_concurrent_sandboxes(void)
+{
+	char *log = log_of("many.log");
+	static struct sbx_jsonl j;
+	char *text, *line, *save;
+	char ids[50][SBX_SANDBOX_ID_LEN + 1];
+	int starts = 0, ends = 0;
+	pid_t pids[50];
+
+	for (int i = 0; i < 50; i++) {
+		pids[i] = fork();
+		IT_EXPECT(pids[i] >= 0);
+		if (pids[i] == 0) {
+			int null = open("/dev/null", O_RDWR);
+
+			dup2(null, 0);
+			dup2(null, 1);
+			dup2(null, 2);
+			execl(it_sbx_path(), "sbx", "run", "--audit-log", log, "--", "true",
+			      (char *)NULL);
+			_exit(127);
+		}
+	}
+	for (int i = 0; i < 50; i++) {
+		int st;
+
+		IT_EXPECT(waitpid(pids[i], &st, 0) == pids[i]);
+		IT_EXPECT(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	}
+	text = slurp(log);
+	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		const char *type, *id;
+
+		if (sbx_jsonl_parse(line, strlen(line), &j) < 0)
+			it_fail(__FILE__, __LINE__, "not a record: %.200s", line);
+		type = sbx_jsonl_get(&j, "type");
+		id = sbx_jsonl_get(&j, "sandbox");
+		IT_EXPECT(type && id && strlen(id) == SBX_SANDBOX_ID_LEN);
+		if (strcmp(type, "start") == 0) {
+			IT_EXPECT(starts < 50);
+			memcpy(ids[starts++], id, SBX_SANDBOX_ID_LEN + 1);
+			continue;
+		}
+		IT_EXPECT(strcmp(type, "end") == 0);
+		IT_EXPECT(sbx_jsonl_get(&j, "status") &&
+		          strcmp(sbx_jsonl_get(&j, "status"), "0") == 0);
+		{
+			bool known = false;
+
+			for (int k = 0; k < starts; k++)
+				known = known || strcmp(ids[k], id) == 0;
+			IT_EXPECT(known); /* an end after its start */
+		}
+		ends++;
+	}
+	IT_EXPECT_INT(starts, 50);
+	IT_EXPECT_INT(ends, 50);
+}
+
 int main(int argc, char **argv)
 {
 	static const struct it_case cases[] = {
@@ -1008,6 +1089,8 @@ int main(int argc, char **argv)
 	    IT_CASE(test_sbx_killed),
 	    IT_CASE(test_sbx_worker_has_no_audit_fds),
 	    IT_CASE(test_sbx_explain),
+	    IT_CASE(test_sbx_warns_writable_log),
+	    IT_CASE(test_sbx_concurrent_sandboxes),
 	    IT_CASE(test_sbx_nested_parent_id),
 	};
 
