@@ -781,6 +781,36 @@ static void test_audit_keeper_writes_end(void)
 	wait_for_text(log, "sbx killed", 5000);
 }
 
+/* The keeper killed by someone else: sbx's finish still returns (no SIGPIPE), its end record
+ * written. */
+static void test_audit_keeper_gone(void)
+{
+	char *log = it_path(it_tmpdir(), "nokeeper.log");
+	struct sbx_audit *a = open_log(log);
+	struct sbx_audit_end end = {.status = 0};
+	pid_t keeper;
+	int st;
+
+	/* the keeper is this process's only child */
+	{
+		char path[64], kids[256] = "";
+		int fd;
+
+		snprintf(path, sizeof(path), "/proc/self/task/%d/children", (int)getpid());
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			it_skip("no %s (CONFIG_PROC_CHILDREN)", path);
+		IT_EXPECT(read(fd, kids, sizeof(kids) - 1) > 0);
+		close(fd);
+		keeper = (pid_t)atoi(kids);
+	}
+	IT_EXPECT(keeper > 0);
+	IT_EXPECT_INT(kill(keeper, SIGKILL), 0);
+	IT_EXPECT(waitpid(keeper, &st, 0) == keeper);
+	sbx_audit_finish(a, &end); /* would die of SIGPIPE on a pipe */
+	IT_EXPECT_CONTAINS(slurp(log), "\"type\":\"end\"");
+}
+
 /* A normal finish: one end record, by sbx, and the keeper gone without a second one. */
 static void test_audit_finish_once(void)
 {
@@ -1084,6 +1114,7 @@ int main(int argc, char **argv)
 	    IT_CASE(test_audit_concurrent_writers),
 	    IT_CASE(test_audit_keeper_writes_end),
 	    IT_CASE(test_audit_finish_once),
+	    IT_CASE(test_audit_keeper_gone),
 	    IT_CASE(test_sbx_run_start_and_end),
 	    IT_CASE(test_sbx_worker_sigkill),
 	    IT_CASE(test_sbx_killed),
