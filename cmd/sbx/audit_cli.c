@@ -1,10 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The audit log around a launch (sbx(1), AUDIT LOG): the sandbox's id in its effective spec,
- * the start record before the launch, the end record after it. The decisions between are the
- * supervisor's (src/os/supervisor.c writes them with sbx_audit_write).
+ * What the supervisor works with, around a launch: the audit log (sbx(1), AUDIT LOG) — the
+ * sandbox's id in its effective spec, the start record before the launch, the end record
+ * after it; the decisions between are the supervisor's (src/os/supervisor.c writes them with
+ * sbx_audit_write) — and the broker that answers its questions (sbx(1), APPROVALS).
  */
 #include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <time.h>
@@ -14,7 +18,9 @@
 #include "sbx/audit.h"
 #include "sbx/cleanup.h"
 #include "sbx/nest.h"
+#include "sbx/path.h"
 #include "os/audit.h"
+#include "os/broker.h"
 
 static uint64_t clock_ms(clockid_t clock)
 {
@@ -22,6 +28,42 @@ static uint64_t clock_ms(clockid_t clock)
 
 	clock_gettime(clock, &ts);
 	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+}
+
+/* A log the worker can write is a log it can rewrite: say so where a writable mount of the
+ * plan shows the log's file (the mount that decides its sandbox path, as sbx resolve
+ * finds it). Landlock may still deny the write; the warning errs on the side of saying. */
+static void warn_if_writable(const struct sbx_plan *plan, const char *log)
+{
+	_cleanup_free_ char *real = realpath(log, NULL);
+
+	for (size_t i = 0; real && i < plan->n_ops; i++) {
+		const struct sbx_plan_op *o = &plan->ops[i];
+		char inside[SBX_PATH_MAX], host[SBX_PATH_MAX];
+		size_t at, n;
+
+		if ((o->kind != SBX_PLAN_BIND && o->kind != SBX_PLAN_MIRROR) ||
+		    (o->flags & SBX_PLAN_F_READONLY) || !o->source ||
+		    !sbx_path_covers(o->source, real))
+			continue;
+		n = strlen(o->source);
+		if (snprintf(inside, sizeof(inside), "%s%s",
+		             strcmp(o->target, "/") == 0 && real[n] ? "" : o->target,
+		             strcmp(o->source, "/") == 0 ? real : real + n) >= (int)sizeof(inside))
+			continue;
+		if (sbx_plan_resolve(plan, inside, &at, host, sizeof(host), NULL) < 0 ||
+		    at >= plan->n_ops || (plan->ops[at].flags & SBX_PLAN_F_READONLY) ||
+		    (plan->ops[at].kind != SBX_PLAN_BIND &&
+		     plan->ops[at].kind != SBX_PLAN_MIRROR) ||
+		    strcmp(host, real) != 0)
+			continue;
+		fprintf(stderr,
+		        "sbx: warning: the audit log %s is writable inside the sandbox (at %s): "
+		        "the worker can change what it records; keep the log outside the "
+		        "sandbox's writable mounts\n",
+		        sbx_cli_esc(log), sbx_cli_esc(inside));
+		return;
+	}
 }
 
 int sbx_cli_audit_begin(struct sbx_plan *plan, const struct sbx_nest *parent, char *const *argv,
@@ -63,6 +105,7 @@ int sbx_cli_audit_begin(struct sbx_plan *plan, const struct sbx_nest *parent, ch
 	r = sbx_audit_open(plan->sup.audit_log, &ids, out->start_ms, &out->log, err);
 	if (r < 0)
 		return r;
+	warn_if_writable(plan, plan->sup.audit_log);
 	{
 		struct sbx_audit_start s = {
 		    .time_ms = out->start_ms,
@@ -121,4 +164,22 @@ void sbx_cli_audit_end(struct sbx_cli_audit *a, int launched, int status,
 	}
 	sbx_audit_finish(a->log, &end);
 	a->log = NULL;
+}
+
+/* Does any area of the plan ask? */
+static bool plan_asks(const struct sbx_plan *plan)
+{
+	for (size_t i = 0; plan->sup.enabled && i < plan->sup.n_areas; i++)
+		for (int c = 0; c < SBX_AC_COUNT; c++)
+			if (plan->sup.areas[i].approvals.op[c] == SBX_APPROVE_ASK)
+				return true;
+	return false;
+}
+
+int sbx_cli_broker_open(const struct sbx_plan *plan, struct sbx_broker **out, struct sbx_error *err)
+{
+	*out = NULL;
+	if (!plan_asks(plan))
+		return 0;
+	return sbx_broker_open(plan->sup.approve, out, err);
 }

@@ -212,6 +212,11 @@ static void print_status(FILE *f, const struct sbx_nest *n, bool json)
 		sbx_json_string(f, n->profile);
 		fprintf(f, ",\"parent\":\"%s\",\"parent_unknown\":%s",
 		        sbx_cli_parent_words(n, true), n->parent_unknown ? "true" : "false");
+		/* the audit log's "sandbox" for this sandbox (hex digits, checked by the codec) */
+		if (n->sandbox_id[0])
+			fprintf(f, ",\"sandbox\":\"%s\"", n->sandbox_id);
+		else
+			fputs(",\"sandbox\":null", f);
 		fprintf(f,
 		        ",\"depth\":%u,\"backend\":\"%s\",\"network\":\"%s\",\"nesting\":%s,"
 		        "\"landlock\":%s,\"scoped\":[%s%s%s]",
@@ -239,6 +244,8 @@ static void print_status(FILE *f, const struct sbx_nest *n, bool json)
 		return;
 	}
 	fprintf(f, "profile:  %s\n", sbx_cli_esc(n->profile));
+	if (n->sandbox_id[0])
+		fprintf(f, "sandbox:  %s (its id in the audit log)\n", n->sandbox_id);
 	fprintf(f, "depth:    %u%s\n", n->depth,
 	        n->parent_unknown ? " (counted from a parent that sbx does not know)" : "");
 	fprintf(f, "backend:  %s\n", sbx_backend_name(n->backend));

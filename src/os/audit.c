@@ -7,13 +7,13 @@
  * pipe's limit and does not apply).
  *
  * The keeper: every start must get an end, even when sbx is killed with SIGKILL. At open a
- * small process is forked that holds the log and the read end of a pipe whose write end only
- * sbx holds. sbx ends by writing its own end record and one byte, "d"; the keeper then exits.
- * If the pipe reaches end of file without that byte, sbx is gone without a word, and the keeper
- * writes the end record itself ("killed": "sbx killed") and exits. It leads a session of its
- * own (setsid), so that the terminal's ^C or hangup, which reach sbx's process group, do not
- * kill it before it has written; it holds no other descriptor, sits in /, and is outside any
- * sandbox (forked before the launch).
+ * small process is forked that holds the log and one end of a pipe (a socket pair) whose
+ * other end only sbx holds. sbx ends by writing its own end record and one byte, "d"; the
+ * keeper then exits. If the pipe reaches end of file without that byte, sbx is gone without a word,
+ * and the keeper writes the end record itself ("killed": "sbx killed") and exits. It leads a
+ * session of its own (setsid), so that the terminal's ^C or hangup, which reach sbx's process
+ * group, do not kill it before it has written; it holds no other descriptor, sits in /, and is
+ * outside any sandbox (forked before the launch).
  */
 #include "os/audit.h"
 
@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -233,7 +234,9 @@ int sbx_audit_open(const char *path, const struct sbx_audit_ids *ids, uint64_t s
 		return sbx_error_set(err, SBX_ERR_SETUP, errno, "--audit-log %s: fcntl: %s", path,
 		                     strerror(errno));
 
-	if (pipe2(pipe_fds, O_CLOEXEC) < 0)
+	/* A socket pair rather than a pipe: sbx's last byte is sent with MSG_NOSIGNAL, so that a
+	 * keeper that died before it (killed by someone) costs sbx no SIGPIPE. */
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, pipe_fds) < 0)
 		return sbx_error_set(err, SBX_ERR_SETUP, errno,
 		                     "cannot make the audit log keeper's pipe: %s",
 		                     strerror(errno));
@@ -303,7 +306,7 @@ void sbx_audit_finish(struct sbx_audit *a, const struct sbx_audit_end *end)
 		(void)write_record(a->fd, rec);
 	/* Only after the end record: if sbx dies in between, the keeper writes a second end
 	 * rather than none. */
-	while (write(a->keeper_w, "d", 1) < 0 && errno == EINTR)
+	while (send(a->keeper_w, "d", 1, MSG_NOSIGNAL) < 0 && errno == EINTR)
 		;
 	audit_free(a);
 }

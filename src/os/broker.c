@@ -37,6 +37,7 @@
 
 #include "sbx/cleanup.h"
 #include "sbx/escape.h"
+#include "sbx/path.h"
 
 #define SBX_BROKER_OUT_MAX  4096u /* a cmd broker's stdout, a socket broker's line */
 #define SBX_BROKER_TTY_LINE 256u  /* what a person types */
@@ -709,6 +710,17 @@ static int find_program(const char *name, char **out, struct sbx_error *err)
 			sbx_error_hint(err, "name an executable program; it gets one JSON request "
 			                    "on stdin, exit 0 allows (sbx(1), APPROVALS)");
 			return r;
+		}
+		/* absolute, so that the program run later is the one checked now (its own
+		 * name kept: a program may act on the name it was run by) */
+		if (name[0] != '/') {
+			char cwd[4096];
+
+			if (!getcwd(cwd, sizeof(cwd)))
+				return sbx_error_set(err, SBX_ERR_SETUP, errno,
+				                     "--approve cmd:%s: getcwd: %s", name,
+				                     strerror(errno));
+			return sbx_path_absolute(name, cwd, out, err);
 		}
 		*out = strdup(name);
 		return *out ? 0 : sbx_error_set(err, SBX_ERR_SETUP, ENOMEM, "out of memory");

@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 #include "os/audit.h"
+#include "sbx/explain.h"
 #include "os/broker.h"
 
 static uint64_t mono_ms(void)
@@ -638,6 +639,7 @@ static void test_audit_concurrent_writers(void)
 	pid_t pids[WRITERS];
 	unsigned seen[WRITERS] = {0};
 	unsigned ends = 0, lines = 0;
+	static struct sbx_jsonl parsed;
 	char *text, *line, *save;
 
 	for (int w = 0; w < WRITERS; w++) {
@@ -679,7 +681,7 @@ static void test_audit_concurrent_writers(void)
 
 		lines++;
 		if (strstr(line, "\"type\":\"end\"")) {
-			IT_EXPECT(line[0] == '{' && line[strlen(line) - 1] == '}');
+			IT_EXPECT_INT(sbx_jsonl_parse(line, strlen(line), &parsed), 0);
 			ends++;
 			continue;
 		}
@@ -690,6 +692,7 @@ static void test_audit_concurrent_writers(void)
 			it_fail(__FILE__, __LINE__, "line %u is not a whole record: %.120s", lines,
 			        line);
 		IT_EXPECT_INT(strlen(line), (size_t)n + (size_t)pad + 2);
+		IT_EXPECT_INT(sbx_jsonl_parse(line, strlen(line), &parsed), 0);
 		IT_EXPECT_INT(strspn(line + n, (char[]){(char)('a' + (w % 26)), 0}), pad);
 		IT_EXPECT(strcmp(line + n + pad, "\"}") == 0);
 		seen[w]++;
@@ -778,6 +781,36 @@ static void test_audit_keeper_writes_end(void)
 	wait_for_text(log, "sbx killed", 5000);
 }
 
+/* The keeper killed by someone else: sbx's finish still returns (no SIGPIPE), its end record
+ * written. */
+static void test_audit_keeper_gone(void)
+{
+	char *log = it_path(it_tmpdir(), "nokeeper.log");
+	struct sbx_audit *a = open_log(log);
+	struct sbx_audit_end end = {.status = 0};
+	pid_t keeper;
+	int st;
+
+	/* the keeper is this process's only child */
+	{
+		char path[64], kids[256] = "";
+		int fd;
+
+		snprintf(path, sizeof(path), "/proc/self/task/%d/children", (int)getpid());
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			it_skip("no %s (CONFIG_PROC_CHILDREN)", path);
+		IT_EXPECT(read(fd, kids, sizeof(kids) - 1) > 0);
+		close(fd);
+		keeper = (pid_t)atoi(kids);
+	}
+	IT_EXPECT(keeper > 0);
+	IT_EXPECT_INT(kill(keeper, SIGKILL), 0);
+	IT_EXPECT(waitpid(keeper, &st, 0) == keeper);
+	sbx_audit_finish(a, &end); /* would die of SIGPIPE on a pipe */
+	IT_EXPECT_CONTAINS(slurp(log), "\"type\":\"end\"");
+}
+
 /* A normal finish: one end record, by sbx, and the keeper gone without a second one. */
 static void test_audit_finish_once(void)
 {
@@ -851,6 +884,7 @@ static void test_sbx_killed(void)
 
 		dup2(null, 0);
 		dup2(null, 1);
+		dup2(null, 2); /* its warning: the log is in the writable mount */
 		execl(it_sbx_path(), "sbx", "run", "--audit-log", log, "-v", it_tmpdir(), "--",
 		      "sh", "-c", script_text, (char *)NULL);
 		_exit(127);
@@ -917,6 +951,151 @@ static void test_sbx_worker_has_no_audit_fds(void)
 	}
 }
 
+/* sbx explain: the denials of the log's last MiB, oldest first, with the rule, who decided
+ * and the change that would allow each; what the log holds is printed escaped; a malformed
+ * line is counted and skipped; the log named by a profile's audit: key. */
+static void test_sbx_explain(void)
+{
+	char *log = log_of("explain.log");
+	char *prof = log_of("with-audit.yaml");
+	FILE *f = fopen(log, "w");
+	struct it_run r;
+	char *text;
+
+	IT_EXPECT(f != NULL);
+	/* an old denial pushed out of the last MiB by filler, then the recent ones */
+	fputs("{\"v\":1,\"type\":\"decision\",\"answer\":\"deny\",\"rule\":\"OLD RULE\"}\n", f);
+	for (int i = 0; i < 1200; i++)
+		fprintf(f, "{\"v\":1,\"type\":\"end\",\"pad\":\"%01000d\"}\n", i);
+	fputs("{\"v\":1,\"type\":\"start\",\"time\":\"t0\",\"sandbox\":"
+	      "\"f5f9ab7d9af581a01d1f94610067e893\",\"argv\":[\"make\",\"clean\"]}\n"
+	      "{\"v\":1,\"type\":\"decision\",\"time\":\"t1\",\"sandbox\":"
+	      "\"f5f9ab7d9af581a01d1f94610067e893\",\"label\":null,\"pid\":12,\"comm\":\"rm\","
+	      "\"op\":\"delete\",\"call\":\"unlinkat\",\"path\":\"x\",\"resolved\":"
+	      "\"/ws/build/\\u001b]0;pwned\\u0007x\",\"rule\":\"approvals: /ws delete ask\","
+	      "\"decider\":\"person\",\"answer\":\"deny\",\"errno\":13,\"error\":\"EACCES\"}\n"
+	      "not json at all\n"
+	      "{\"v\":1,\"type\":\"decision\",\"time\":\"t2\",\"pid\":13,\"comm\":\"cat\","
+	      "\"op\":\"read\",\"call\":\"openat\",\"resolved\":\"/data/a.bin\",\"rule\":"
+	      "\"read caps: /data suffixes (/data/a.bin does not end with .csv)\",\"decider\":"
+	      "\"policy\",\"answer\":\"deny\",\"errno\":13,\"error\":\"EACCES\"}\n"
+	      "{\"v\":1,\"type\":\"decision\",\"time\":\"t3\",\"answer\":\"perform\",\"rule\":"
+	      "\"approvals: /ws write allow\"}\n",
+	      f);
+	IT_EXPECT(fclose(f) == 0);
+	it_sbxv(&r, "explain", log, NULL);
+	IT_EXPECT_INT(r.status, 0);
+	IT_EXPECT_NOT_CONTAINS(r.out, "OLD RULE");
+	IT_EXPECT_CONTAINS(r.out, "delete /ws/build/\\x1b]0;pwned\\x07x (unlinkat): EACCES");
+	IT_EXPECT(!strchr(r.out, 0x1b) && !strchr(r.out, 0x07));
+	IT_EXPECT_CONTAINS(r.out, "rm[12] in sandbox f5f9ab7d, started as: make clean");
+	IT_EXPECT_CONTAINS(r.out, "decided by: person");
+	IT_EXPECT_CONTAINS(r.out, "to allow:   approvals: {delete: allow} on the mount /ws, or "
+	                          "answer the prompt");
+	IT_EXPECT_CONTAINS(r.out, "add \".bin\" to suffixes: on the mount /data");
+	IT_EXPECT(strstr(r.out, "t1 ") < strstr(r.out, "t2 ")); /* oldest first */
+	IT_EXPECT_CONTAINS(r.out, "2 denials shown of 2");
+	IT_EXPECT_CONTAINS(r.out, "the last 1 MiB of");
+	IT_EXPECT_CONTAINS(r.out, "1 malformed line skipped");
+	/* -n 1: the latest only */
+	it_sbxv(&r, "explain", "-n", "1", log, NULL);
+	IT_EXPECT_INT(r.status, 0);
+	IT_EXPECT_NOT_CONTAINS(r.out, "unlinkat");
+	IT_EXPECT_CONTAINS(r.out, "1 denial shown of 2");
+	/* the profile's audit: */
+	text = NULL;
+	IT_EXPECT(asprintf(&text, "version: 1\nname: with-audit\naudit: %s\n", log) > 0);
+	it_write_file(prof, text);
+	chmod(prof, 0644);
+	it_sbxv(&r, "explain", "-p", prof, NULL);
+	if (r.status != 0)
+		it_fail(__FILE__, __LINE__, "explain -p: %d: %s", r.status, r.err);
+	IT_EXPECT_CONTAINS(r.out, "2 denials shown of 2");
+	/* no log: refused, saying how to name one */
+	it_sbxv(&r, "explain", "-n", "0", log, NULL);
+	IT_EXPECT_INT(r.status, 125);
+	it_sbxv(&r, "explain", log_of("absent.log"), NULL);
+	IT_EXPECT_INT(r.status, 125);
+	IT_EXPECT_CONTAINS(r.err, "absent.log");
+}
+
+/* A log the worker could rewrite is named at launch; a read-only view of it is not. */
+static void test_sbx_warns_writable_log(void)
+{
+	char *log = log_of("visible.log");
+	char ro[4200];
+	struct it_run r;
+
+	it_sbxv(&r, "run", "--audit-log", log, "-v", it_tmpdir(), "--", "true", NULL);
+	IT_EXPECT_INT(r.status, 0);
+	IT_EXPECT_CONTAINS(r.err, "is writable inside the sandbox");
+	snprintf(ro, sizeof(ro), "%s:ro", it_tmpdir());
+	it_sbxv(&r, "run", "--audit-log", log, "-v", ro, "--", "true", NULL);
+	IT_EXPECT_INT(r.status, 0);
+	IT_EXPECT_NOT_CONTAINS(r.err, "writable inside");
+}
+
+/* 50 sandboxes at once, one log: 50 starts and 50 ends, each whole and parseable, each
+ * start with its end. */
+static void test_sbx_concurrent_sandboxes(void)
+{
+	char *log = log_of("many.log");
+	static struct sbx_jsonl j;
+	char *text, *line, *save;
+	char ids[50][SBX_SANDBOX_ID_LEN + 1];
+	int starts = 0, ends = 0;
+	pid_t pids[50];
+
+	for (int i = 0; i < 50; i++) {
+		pids[i] = fork();
+		IT_EXPECT(pids[i] >= 0);
+		if (pids[i] == 0) {
+			int null = open("/dev/null", O_RDWR);
+
+			dup2(null, 0);
+			dup2(null, 1);
+			dup2(null, 2);
+			execl(it_sbx_path(), "sbx", "run", "--audit-log", log, "--", "true",
+			      (char *)NULL);
+			_exit(127);
+		}
+	}
+	for (int i = 0; i < 50; i++) {
+		int st;
+
+		IT_EXPECT(waitpid(pids[i], &st, 0) == pids[i]);
+		IT_EXPECT(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	}
+	text = slurp(log);
+	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		const char *type, *id;
+
+		if (sbx_jsonl_parse(line, strlen(line), &j) < 0)
+			it_fail(__FILE__, __LINE__, "not a record: %.200s", line);
+		type = sbx_jsonl_get(&j, "type");
+		id = sbx_jsonl_get(&j, "sandbox");
+		IT_EXPECT(type && id && strlen(id) == SBX_SANDBOX_ID_LEN);
+		if (strcmp(type, "start") == 0) {
+			IT_EXPECT(starts < 50);
+			memcpy(ids[starts++], id, SBX_SANDBOX_ID_LEN + 1);
+			continue;
+		}
+		IT_EXPECT(strcmp(type, "end") == 0);
+		IT_EXPECT(sbx_jsonl_get(&j, "status") &&
+		          strcmp(sbx_jsonl_get(&j, "status"), "0") == 0);
+		{
+			bool known = false;
+
+			for (int k = 0; k < starts; k++)
+				known = known || strcmp(ids[k], id) == 0;
+			IT_EXPECT(known); /* an end after its start */
+		}
+		ends++;
+	}
+	IT_EXPECT_INT(starts, 50);
+	IT_EXPECT_INT(ends, 50);
+}
+
 int main(int argc, char **argv)
 {
 	static const struct it_case cases[] = {
@@ -935,10 +1114,14 @@ int main(int argc, char **argv)
 	    IT_CASE(test_audit_concurrent_writers),
 	    IT_CASE(test_audit_keeper_writes_end),
 	    IT_CASE(test_audit_finish_once),
+	    IT_CASE(test_audit_keeper_gone),
 	    IT_CASE(test_sbx_run_start_and_end),
 	    IT_CASE(test_sbx_worker_sigkill),
 	    IT_CASE(test_sbx_killed),
 	    IT_CASE(test_sbx_worker_has_no_audit_fds),
+	    IT_CASE(test_sbx_explain),
+	    IT_CASE(test_sbx_warns_writable_log),
+	    IT_CASE(test_sbx_concurrent_sandboxes),
 	    IT_CASE(test_sbx_nested_parent_id),
 	};
 
