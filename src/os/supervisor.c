@@ -635,18 +635,34 @@ static int walk(int root, int start, const char *path, bool follow, pid_t tgid, 
 			snprintf(comp, sizeof(comp), ".");
 		if ((strcmp(comp, "self") == 0 || strcmp(comp, "thread-self") == 0) &&
 		    is_proc_root(cur)) {
-			char alt[P_PATH];
+			int n = comp[0] == 's'
+			            ? snprintf(tmp, sizeof(tmp), "%d/%s", (int)tgid, rest)
+			            : snprintf(tmp, sizeof(tmp), "%d/task/%d/%s", (int)tgid,
+			                       (int)tid, rest);
 
-			if (comp[0] == 's')
-				snprintf(alt, sizeof(alt), "%d/%s%s", (int)tgid, slash ? "/" : "",
-				         rest);
-			else
-				snprintf(alt, sizeof(alt), "%d/task/%d/%s%s", (int)tgid, (int)tid,
-				         slash ? "/" : "", rest);
-			snprintf(tmp, sizeof(tmp), "%s", alt);
+			/* never a shorter path than asked: that would name another file */
+			if (n < 0 || (size_t)n >= P_PATH)
+				return -ENAMETOOLONG;
+			if (slash && !*rest)
+				strcat(tmp, "/");
 			memcpy(buf, tmp, sizeof(buf));
 			rest = buf;
 			continue;
+		}
+		if (last && strcmp(comp, "..") == 0) {
+			/* the final is the parent directory itself, named "." in it: what a
+			 * call on "x/.." acts on, and the path it is decided on */
+			int up = root >= 0 && same_inode(cur, root)
+			             ? fcntl(cur, F_DUPFD_CLOEXEC, 3)
+			             : openat(cur, "..", O_PATH | O_DIRECTORY | O_CLOEXEC);
+
+			if (up < 0)
+				return -errno;
+			close(cur);
+			out->dir = up;
+			set_str(out->name, sizeof(out->name), ".");
+			out->trailing_slash = slash;
+			return 0;
 		}
 		if (last && !(follow || slash)) {
 			out->dir = TAKE_FD(cur);

@@ -567,22 +567,28 @@ static void test_performer_killed_landlock(void)
 static void test_landlock_metadata(void)
 {
 	struct it_run r;
-	char *ro = fmt("%s/ro", it_tmpdir()), *rofile, *rwfile;
+	char *ro = fmt("%s/ro", it_tmpdir()), *rofile, *rwfile, *updir;
 
 	setup();
 	rofile = it_path(ro, "file");
 	rwfile = it_path(ws, "f");
+	updir = fmt("%s/sub/..", ro);
 	it_write_file(rofile, "read-only\n");
+	it_write_file(it_path(ro, "sub/keep"), "x\n");
 	{
-		const char *opts[] = {"-p",        profile,    "-w", ws, "-v", fmt("%s:ro", ro),
-		                      "--backend", "landlock", NULL};
+		/* ro/sub is writable inside the read-only ro: "ro/sub/.." is ro itself */
+		const char *opts[] = {"-p",        profile,          "-w", ws,
+		                      "-v",        fmt("%s:ro", ro), "-v", fmt("%s/sub:rw", ro),
+		                      "--backend", "landlock",       NULL};
 		const char *cmd[] = {it_self(), "--in",  "utimes", rofile,  "utimes",
 		                     rwfile,    "chmod", rofile,   "chmod", rwfile,
-		                     "chown",   rofile,  "chown",  rwfile,  NULL};
+		                     "chown",   rofile,  "chown",  rwfile,  "utimes",
+		                     updir,     "chmod", updir,    NULL};
 
 		it_run_in(&r, opts, cmd);
 	}
 	IT_EXPECT_INT(r.status, 0);
+	IT_EXPECT_PROBE(r.out, "utimes", updir, "EACCES");
 	IT_EXPECT_PROBE(r.out, "utimes", rofile, "EACCES");
 	IT_EXPECT_PROBE(r.out, "utimes", rwfile, "ok");
 	if (it_is_root()) {
@@ -596,6 +602,7 @@ static void test_landlock_metadata(void)
 		IT_EXPECT_PROBE(r.out, "chmod", rwfile, "ok");
 		IT_EXPECT_PROBE(r.out, "chown", rofile, "EACCES");
 		IT_EXPECT_PROBE(r.out, "chown", rwfile, "ok");
+		IT_EXPECT_PROBE(r.out, "chmod", updir, "EACCES");
 	}
 	{
 		struct stat st;
