@@ -1012,23 +1012,31 @@ static void print_decision(void *ctx, const struct sbx_sup_event *ev)
 	                     : v->answer == SBX_SUP_CONTINUE ? "continued"
 	                     : ev->errnum                    ? "performed, failed"
 	                                                     : "performed";
+	const char *err = ev->errnum && strerrorname_np(ev->errnum) ? strerrorname_np(ev->errnum)
+	                  : ev->errnum                              ? "error"
+	                                                            : NULL;
+	char line[16384];
+	int n;
 
 	if (!ctx && v->answer != SBX_SUP_DENY)
 		return;
-	fprintf(stderr, "sbx: supervisor: %s %s %s", answer, sbx_sup_op_name(q->op),
-	        sbx_cli_esc(q->t.path        ? q->t.path
-	                    : ev->asked_path ? ev->asked_path
-	                                     : "?"));
-	if (q->t2.path)
-		fprintf(stderr, " -> %s", sbx_cli_esc(q->t2.path));
-	fprintf(stderr, " (%s by %s[%d]", q->call ? q->call : "?",
-	        sbx_cli_esc(q->comm ? q->comm : "?"), q->pid);
-	if (ev->errnum)
-		fprintf(stderr, ": %s",
-		        strerrorname_np(ev->errnum) ? strerrorname_np(ev->errnum) : "error");
-	fprintf(stderr, ", %s, %llu us)%s%s\n", sbx_sup_decider_name(v->decider),
-	        (unsigned long long)ev->latency_us, v->rule[0] ? ": " : "",
-	        v->rule[0] ? sbx_cli_esc(v->rule) : "");
+	/* one write: the worker writes to the same stderr meanwhile */
+	n = snprintf(line, sizeof(line),
+	             "sbx: supervisor: %s %s %s%s%s (%s by %s[%d]%s%s, %s, %llu us)%s%s\n", answer,
+	             sbx_sup_op_name(q->op),
+	             sbx_cli_esc(q->t.path        ? q->t.path
+	                         : ev->asked_path ? ev->asked_path
+	                                          : "?"),
+	             q->t2.path ? " -> " : "", q->t2.path ? sbx_cli_esc(q->t2.path) : "",
+	             q->call ? q->call : "?", sbx_cli_esc(q->comm ? q->comm : "?"), q->pid,
+	             err ? ": " : "", err ? err : "", sbx_sup_decider_name(v->decider),
+	             (unsigned long long)ev->latency_us, v->rule[0] ? ": " : "",
+	             v->rule[0] ? sbx_cli_esc(v->rule) : "");
+	if (n < 0)
+		return;
+	if ((size_t)n >= sizeof(line)) /* cut, but still a line */
+		memcpy(line + sizeof(line) - 5, "...\n", 5);
+	fputs(line, stderr);
 }
 
 /* The supervisor for a plan that needs one (plan->sup.enabled), with its broker (NULL where

@@ -493,6 +493,8 @@ struct slot {
 	bool empty; /* AT_EMPTY_PATH: obj is the caller's fd itself */
 	bool exists;
 	mode_t ftype;
+	dev_t obj_dev; /* what the final name held when it was decided on */
+	ino_t obj_ino;
 };
 
 /* A bounded copy that truncates (names are checked against P_NAME where they are made). */
@@ -822,6 +824,8 @@ static void describe(struct slot *s, struct p_target *t, bool want_casefold)
 		t->size = (uint64_t)st.st_size;
 		s->exists = true;
 		s->ftype = st.st_mode & S_IFMT;
+		s->obj_dev = st.st_dev;
+		s->obj_ino = st.st_ino;
 	} else if (errno != ENOENT) {
 		t->err = -errno;
 		return;
@@ -1022,6 +1026,16 @@ static int perform_open(struct performer *p, int *fd_out)
 		if (errno == ELOOP && !(q->flags & O_NOFOLLOW))
 			return P_RETRY; /* a symlink appeared where a name was resolved */
 		return -errno;
+	}
+	if (s->exists) {
+		/* the file decided on (its size for read caps, its kind), not one renamed over
+		 * its name since: asked again */
+		struct stat st;
+
+		if (fstat(fd, &st) < 0 || st.st_dev != s->obj_dev || st.st_ino != s->obj_ino) {
+			close(fd);
+			return P_RETRY;
+		}
 	}
 	if ((flags & O_NONBLOCK) && !(q->flags & O_NONBLOCK))
 		fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
