@@ -111,6 +111,7 @@ struct sbx_cli_audit {
 /* The supervisor's counts for the end record (its session's n_asked, n_allowed, n_denied). */
 struct sbx_cli_audit_counts {
 	uint64_t asked, allowed, denied;
+	const char *killed; /* NULL, or "supervisor lost": the supervisor ended the sandbox */
 };
 
 /*
@@ -125,12 +126,6 @@ int sbx_cli_audit_begin(struct sbx_plan *plan, const struct sbx_nest *parent, ch
  * the keeper released. counts may be NULL. No-op without a log. */
 void sbx_cli_audit_end(struct sbx_cli_audit *a, int launched, int status,
                        const struct sbx_cli_audit_counts *counts);
-
-struct sbx_broker;
-/* The broker for plan->sup.approve (os/broker.h), opened before the launch so that a tty, a
- * socket or a program that is not there refuses the run now, or NULL where no mount asks. */
-int sbx_cli_broker_open(const struct sbx_plan *plan, struct sbx_broker **out,
-                        struct sbx_error *err);
 
 /* ---- guards (guard_cli.c) ---- */
 

@@ -16,14 +16,15 @@
 #include "sbx/policy.h"
 #include "sbx/probe.h"
 #include "seccomp_cli.h"
+#include "os/broker.h"
 #include "os/gitguard.h"
 #include "os/globwalk.h"
 #include "os/guard.h"
 #include "os/landlock.h"
-#include "os/broker.h"
 #include "os/launch.h"
 #include "os/probe.h"
 #include "os/state.h"
+#include "os/supervisor.h"
 #include "os/userns.h"
 
 const char sbx_run_usage[] =
@@ -956,10 +957,8 @@ static int finish(struct sbx_cli_run *run, const struct sbx_host *host, struct s
 	    .landlock_abi = sbx_landlock_abi(),
 	    .root = host->euid == 0,
 	    .ll_host = &sbx_landlock_host,
-	    /* 0: a listener can be installed. The launch wiring fills it from the
-	     * supervisor's probe (sbx_sup_probe_listener, src/os/supervisor.h); until then the
-	     * plan assumes one can */
-	    .sup_listener = 0,
+	    /* a throwaway child only where sbx is itself under a filter (nested) */
+	    .sup_listener = sbx_sup_probe_listener(),
 	};
 	struct sbx_finish_in in = {
 	    .spec = run->spec,
@@ -1002,8 +1001,85 @@ static void warn_not_enforced(const struct sbx_cli_run *run, const struct sbx_pl
 	}
 }
 
+/* One supervised decision on stderr (os modules do not print): denials always, every
+ * decision with --verbose. */
+static void print_decision(void *ctx, const struct sbx_sup_event *ev)
+{
+	const struct sbx_sup_req *q = ev->req;
+	const struct sbx_sup_verdict *v = ev->verdict;
+	const char *answer = v->answer == SBX_SUP_DENY       ? "denied"
+	                     : v->answer == SBX_SUP_CONTINUE ? "continued"
+	                     : ev->errnum                    ? "performed, failed"
+	                                                     : "performed";
+
+	if (!ctx && v->answer != SBX_SUP_DENY)
+		return;
+	fprintf(stderr, "sbx: supervisor: %s %s %s", answer, sbx_sup_op_name(q->op),
+	        sbx_cli_esc(q->t.path        ? q->t.path
+	                    : ev->asked_path ? ev->asked_path
+	                                     : "?"));
+	if (q->t2.path)
+		fprintf(stderr, " -> %s", sbx_cli_esc(q->t2.path));
+	fprintf(stderr, " (%s by %s[%d]", q->call ? q->call : "?",
+	        sbx_cli_esc(q->comm ? q->comm : "?"), q->pid);
+	if (ev->errnum)
+		fprintf(stderr, ": %s",
+		        strerrorname_np(ev->errnum) ? strerrorname_np(ev->errnum) : "error");
+	fprintf(stderr, ", %s, %llu us)%s%s\n", sbx_sup_decider_name(v->decider),
+	        (unsigned long long)ev->latency_us, v->rule[0] ? ": " : "",
+	        v->rule[0] ? sbx_cli_esc(v->rule) : "");
+}
+
+/* Does any area ask (an approval a broker answers)? */
+static bool plan_asks(const struct sbx_sup_plan *sp)
+{
+	for (size_t i = 0; i < sp->n_areas; i++)
+		for (int c = 0; c < SBX_AC_COUNT; c++)
+			if (sp->areas[i].approvals.op[c] == SBX_APPROVE_ASK)
+				return true;
+	return false;
+}
+
+/* The supervisor for a plan that needs one (plan->sup.enabled), with its broker where an
+ * approval asks and the audit log (borrowed); *out stays NULL otherwise. Where the kernel
+ * cannot supervise, refused, or with --best-effort a warning and none. */
+static int make_supervisor(const struct sbx_cli_run *run, const struct sbx_plan *plan,
+                           struct sbx_audit *audit, const char *id, struct sbx_broker **broker,
+                           struct sbx_supervisor **out, struct sbx_error *err)
+{
+	int r;
+
+	*out = NULL;
+	if (!plan->sup.enabled)
+		return 0;
+	if (!*broker && plan_asks(&plan->sup)) {
+		r = sbx_broker_open(plan->sup.approve, broker, err);
+		if (r < 0)
+			return r;
+	}
+	r = sbx_supervisor_new(plan, *broker, audit, run->verbose, out, err);
+	if (r >= 0)
+		sbx_supervisor_set_id(*out, id);
+	if (r < 0 && err->kind == SBX_ERR_UNSUPPORTED && run->spec->best_effort) {
+		fprintf(stderr,
+		        "sbx: warning: %s; running without the supervisor (--best-effort): "
+		        "protected paths absent at launch, approvals and the landlock "
+		        "backend's metadata rules do not hold\n",
+		        sbx_cli_esc(err->msg));
+		memset(err, 0, sizeof(*err));
+		return 0;
+	}
+	if (r < 0)
+		return r;
+	/* ctx: non-NULL with --verbose */
+	sbx_supervisor_on_event(*out, print_decision, run->verbose ? (void *)1 : NULL);
+	return 0;
+}
+
 int sbx_cmd_run(int argc, char **argv)
 {
+	struct sbx_supervisor *sup = NULL;
+	struct sbx_broker *broker = NULL;
 	struct sbx_cli_run run = {0};
 	_cleanup_plan_ struct sbx_plan *plan = NULL;
 	struct sbx_host host = {0};
@@ -1011,7 +1087,6 @@ int sbx_cmd_run(int argc, char **argv)
 	struct sbx_gitguard git = {0};
 	_cleanup_nest_ struct sbx_nest *parent = NULL;
 	struct sbx_cli_audit audit = {0};
-	struct sbx_broker *broker = NULL;
 	struct sbx_cli_audit_counts counts = {0};
 	bool parent_unknown = false;
 	int status = 125;
@@ -1084,15 +1159,13 @@ int sbx_cmd_run(int argc, char **argv)
 		status = fflush(stdout) == 0 ? 0 : 125;
 		goto out;
 	}
-	/* Who answers the supervisor's questions, and the audit log with its start record (the
-	 * sandbox's id goes in its spec). The supervisor takes both: sbx_supervisor_new(plan,
-	 * broker, audit.log, ...). */
-	r = sbx_cli_broker_open(plan, &broker, &err);
+	/* the sandbox's id in its spec; the audit log's start record */
+	r = sbx_cli_audit_begin(plan, parent, run.argv, &audit, &err);
 	if (r >= 0)
-		r = sbx_cli_audit_begin(plan, parent, run.argv, &audit, &err);
+		r = make_supervisor(&run, plan, audit.log, audit.id, &broker, &sup, &err);
 	if (r < 0)
 		goto fail;
-	r = sbx_launch(plan, run.argv, &status, &err);
+	r = sbx_launch(plan, run.argv, sup, &status, &err);
 	if (r < 0 && err.kind == SBX_ERR_UNSUPPORTED && run.backend == SBX_ASK_AUTO &&
 	    !plan->backend_landlock && !parent) {
 		/* Namespaces are off here by configuration (sbx_userns_decide: a passing shortage
@@ -1112,13 +1185,20 @@ int sbx_cmd_run(int argc, char **argv)
 			warn_not_enforced(&run, plan);
 			sbx_cli_guard_warn(stderr, plan, &git, true);
 			r = sbx_cli_audit_begin(plan, parent, run.argv, &audit, &err);
+			sbx_supervisor_free(sup);
+			sup = NULL;
+			if (r >= 0)
+				r = make_supervisor(&run, plan, audit.log, audit.id, &broker, &sup,
+				                    &err);
 		}
 		if (r >= 0)
-			r = sbx_launch(plan, run.argv, &status, &err);
+			r = sbx_launch(plan, run.argv, sup, &status, &err);
 	}
-	/* Every start gets an end: the status, or sbx's own when the launch failed. The counts
-	 * are the supervisor's: fill them from its session here once it runs (n_asked,
-	 * n_allowed, n_denied). */
+	/* Every start gets an end: the status, or sbx's own when the launch failed; the counts
+	 * are the supervisor's, and "supervisor lost" where it ended the sandbox */
+	if (sup)
+		sbx_supervisor_counts(sup, &counts.asked, &counts.allowed, &counts.denied,
+		                      &counts.killed);
 	sbx_cli_audit_end(&audit, r, r < 0 ? sbx_error_exit_code(&err) : status, &counts);
 	if (r < 0)
 		goto fail;
@@ -1130,6 +1210,7 @@ fail:
 	status = sbx_error_exit_code(&err);
 out:
 	sbx_cli_audit_end(&audit, -1, status, NULL); /* a refusal after the start record */
+	sbx_supervisor_free(sup);
 	sbx_broker_close(broker);
 	sbx_gitguard_clear(&git);
 	sbx_cli_run_clear(&run);
