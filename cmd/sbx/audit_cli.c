@@ -20,6 +20,7 @@
 #include "sbx/nest.h"
 #include "sbx/path.h"
 #include "os/audit.h"
+#include "os/broker.h"
 
 static uint64_t clock_ms(clockid_t clock)
 {
@@ -163,4 +164,22 @@ void sbx_cli_audit_end(struct sbx_cli_audit *a, int launched, int status,
 	}
 	sbx_audit_finish(a->log, &end);
 	a->log = NULL;
+}
+
+/* Does any area of the plan ask? */
+static bool plan_asks(const struct sbx_plan *plan)
+{
+	for (size_t i = 0; plan->sup.enabled && i < plan->sup.n_areas; i++)
+		for (int c = 0; c < SBX_AC_COUNT; c++)
+			if (plan->sup.areas[i].approvals.op[c] == SBX_APPROVE_ASK)
+				return true;
+	return false;
+}
+
+int sbx_cli_broker_open(const struct sbx_plan *plan, struct sbx_broker **out, struct sbx_error *err)
+{
+	*out = NULL;
+	if (!plan_asks(plan))
+		return 0;
+	return sbx_broker_open(plan->sup.approve, out, err);
 }

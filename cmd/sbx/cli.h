@@ -127,6 +127,12 @@ int sbx_cli_audit_begin(struct sbx_plan *plan, const struct sbx_nest *parent, ch
 void sbx_cli_audit_end(struct sbx_cli_audit *a, int launched, int status,
                        const struct sbx_cli_audit_counts *counts);
 
+struct sbx_broker;
+/* The broker for plan->sup.approve (os/broker.h), opened before the launch so that a tty, a
+ * socket or a program that is not there refuses the run now, or NULL where no mount asks. */
+int sbx_cli_broker_open(const struct sbx_plan *plan, struct sbx_broker **out,
+                        struct sbx_error *err);
+
 /* ---- guards (guard_cli.c) ---- */
 
 struct sbx_gitguard;

@@ -16,11 +16,11 @@
 #include "sbx/policy.h"
 #include "sbx/probe.h"
 #include "seccomp_cli.h"
-#include "os/broker.h"
 #include "os/gitguard.h"
 #include "os/globwalk.h"
 #include "os/guard.h"
 #include "os/landlock.h"
+#include "os/broker.h"
 #include "os/launch.h"
 #include "os/probe.h"
 #include "os/state.h"
@@ -957,7 +957,8 @@ static int finish(struct sbx_cli_run *run, const struct sbx_host *host, struct s
 	    .landlock_abi = sbx_landlock_abi(),
 	    .root = host->euid == 0,
 	    .ll_host = &sbx_landlock_host,
-	    /* a throwaway child only where sbx is itself under a filter (nested) */
+	    /* can the worker get the supervisor's listener? A throwaway child only where sbx
+	     * is itself under a filter (nested under a supervised parent: -EBUSY) */
 	    .sup_listener = sbx_sup_probe_listener(),
 	};
 	struct sbx_finish_in in = {
@@ -1030,21 +1031,11 @@ static void print_decision(void *ctx, const struct sbx_sup_event *ev)
 	        v->rule[0] ? sbx_cli_esc(v->rule) : "");
 }
 
-/* Does any area ask (an approval a broker answers)? */
-static bool plan_asks(const struct sbx_sup_plan *sp)
-{
-	for (size_t i = 0; i < sp->n_areas; i++)
-		for (int c = 0; c < SBX_AC_COUNT; c++)
-			if (sp->areas[i].approvals.op[c] == SBX_APPROVE_ASK)
-				return true;
-	return false;
-}
-
-/* The supervisor for a plan that needs one (plan->sup.enabled), with its broker where an
- * approval asks and the audit log (borrowed); *out stays NULL otherwise. Where the kernel
+/* The supervisor for a plan that needs one (plan->sup.enabled), with its broker (NULL where
+ * no approval asks) and the audit log (both borrowed); *out stays NULL otherwise. Where the kernel
  * cannot supervise, refused, or with --best-effort a warning and none. */
 static int make_supervisor(const struct sbx_cli_run *run, const struct sbx_plan *plan,
-                           struct sbx_audit *audit, const char *id, struct sbx_broker **broker,
+                           struct sbx_audit *audit, const char *id, struct sbx_broker *broker,
                            struct sbx_supervisor **out, struct sbx_error *err)
 {
 	int r;
@@ -1052,12 +1043,7 @@ static int make_supervisor(const struct sbx_cli_run *run, const struct sbx_plan 
 	*out = NULL;
 	if (!plan->sup.enabled)
 		return 0;
-	if (!*broker && plan_asks(&plan->sup)) {
-		r = sbx_broker_open(plan->sup.approve, broker, err);
-		if (r < 0)
-			return r;
-	}
-	r = sbx_supervisor_new(plan, *broker, audit, run->verbose, out, err);
+	r = sbx_supervisor_new(plan, broker, audit, run->verbose, out, err);
 	if (r >= 0)
 		sbx_supervisor_set_id(*out, id);
 	if (r < 0 && err->kind == SBX_ERR_UNSUPPORTED && run->spec->best_effort) {
@@ -1079,7 +1065,6 @@ static int make_supervisor(const struct sbx_cli_run *run, const struct sbx_plan 
 int sbx_cmd_run(int argc, char **argv)
 {
 	struct sbx_supervisor *sup = NULL;
-	struct sbx_broker *broker = NULL;
 	struct sbx_cli_run run = {0};
 	_cleanup_plan_ struct sbx_plan *plan = NULL;
 	struct sbx_host host = {0};
@@ -1087,6 +1072,7 @@ int sbx_cmd_run(int argc, char **argv)
 	struct sbx_gitguard git = {0};
 	_cleanup_nest_ struct sbx_nest *parent = NULL;
 	struct sbx_cli_audit audit = {0};
+	struct sbx_broker *broker = NULL;
 	struct sbx_cli_audit_counts counts = {0};
 	bool parent_unknown = false;
 	int status = 125;
@@ -1159,10 +1145,13 @@ int sbx_cmd_run(int argc, char **argv)
 		status = fflush(stdout) == 0 ? 0 : 125;
 		goto out;
 	}
-	/* the sandbox's id in its spec; the audit log's start record */
-	r = sbx_cli_audit_begin(plan, parent, run.argv, &audit, &err);
+	/* Who answers the supervisor's questions, and the audit log with its start record (the
+	 * sandbox's id goes in its spec); the supervisor takes both. */
+	r = sbx_cli_broker_open(plan, &broker, &err);
 	if (r >= 0)
-		r = make_supervisor(&run, plan, audit.log, audit.id, &broker, &sup, &err);
+		r = sbx_cli_audit_begin(plan, parent, run.argv, &audit, &err);
+	if (r >= 0)
+		r = make_supervisor(&run, plan, audit.log, audit.id, broker, &sup, &err);
 	if (r < 0)
 		goto fail;
 	r = sbx_launch(plan, run.argv, sup, &status, &err);
@@ -1188,7 +1177,7 @@ int sbx_cmd_run(int argc, char **argv)
 			sbx_supervisor_free(sup);
 			sup = NULL;
 			if (r >= 0)
-				r = make_supervisor(&run, plan, audit.log, audit.id, &broker, &sup,
+				r = make_supervisor(&run, plan, audit.log, audit.id, broker, &sup,
 				                    &err);
 		}
 		if (r >= 0)

@@ -413,7 +413,7 @@ static ssize_t recv_fds(int sock, void *buf, size_t len, int *fds, size_t *nfds,
 	return n;
 }
 
-enum p_kind { P_HELLO = 1, P_RESOLVE, P_PERFORM, P_GUARD };
+enum p_kind { P_HELLO = 1, P_RESOLVE, P_PERFORM, P_GUARD, P_GUARD_ADD };
 
 /* sbx -> performer */
 struct p_req {
@@ -431,6 +431,12 @@ struct p_req {
 	int64_t length;
 	uint32_t times_null;
 	struct timespec ts[2];
+	/* P_RESOLVE: decide here and perform at once where the answer needs no broker */
+	uint32_t fast;
+	char call_name[24];
+	/* P_GUARD_ADD: one entry of sbx's tables (path[0]: the name) */
+	uint64_t g_ino;
+	uint32_t g_index, g_depth, g_final, g_pinned;
 	char path[2][P_PATH];
 	char text[P_PATH]; /* symlink's target */
 };
@@ -454,6 +460,7 @@ struct p_reply {
 	uint32_t has_fd;
 	uint64_t new_dev, new_ino; /* mkdir: the new directory */
 	int32_t pid;               /* P_HELLO: the performer's pid, in its namespace */
+	uint32_t performed;        /* P_RESOLVE with fast: decided and performed (result) */
 	uint32_t n_guard;
 	struct p_target t[2];
 	struct {
@@ -464,6 +471,17 @@ struct p_reply {
 	} guard[P_GUARDS];
 };
 #define P_RETRY 1
+
+/* Shared by sbx and the performer (defined with sbx's side, below). */
+static enum sbx_sup_op op_for(uint32_t kind, int flags, const struct p_target *t,
+                              const struct p_target *t2);
+static void fill_target(struct sbx_sup_target *out, const struct p_target *t);
+static bool pinned_in(const struct sbx_sup_guards *pinned, const struct sbx_sup_plan *sp,
+                      const struct sbx_sup_req *req, struct sbx_sup_verdict *v);
+static void guard_mkdir_in(struct sbx_sup_guards *guards, const struct sbx_sup_guards *pinned,
+                           const struct sbx_sup_plan *sp, const struct sbx_sup_req *req,
+                           uint64_t dev, uint64_t ino);
+static void guards_finals_first(struct sbx_sup_guards *set);
 
 /* ---- the performer ---- */
 
@@ -807,6 +825,9 @@ static void describe(struct slot *s, struct p_target *t, bool want_casefold)
 
 struct performer {
 	int sock;
+	const struct sbx_sup_plan *sp; /* the plan, in the performer's copy of sbx's memory */
+	struct sbx_sup_guards guards;  /* copies of sbx's tables, kept the same way */
+	struct sbx_sup_guards pinned;
 	struct p_req req;
 	struct slot side[2];
 	int fd_obj; /* fd-based call: the caller's fd */
@@ -1160,7 +1181,46 @@ static void perf_guard(struct performer *p, struct p_reply *r)
 	r->result = 0;
 }
 
-__attribute__((noreturn)) static void performer_main(int sock)
+/*
+ * The common case in one exchange: the performer decides as sbx would (core's
+ * sbx_sup_decide on the same plan and copies of the same tables, without the session, which
+ * only ever matters for an `ask`) and performs at once where the answer is to perform. Any
+ * other answer (a denial, an ask) is left to sbx, which decides again itself and, for an
+ * ask, sends P_PERFORM on the broker's word. sbx checks that its own decision agrees with
+ * what was performed, and ends the sandbox if it ever did not.
+ */
+static void perf_fast(struct performer *p, struct p_reply *r, int *fd_out)
+{
+	const struct p_req *q = &p->req;
+	struct sbx_sup_req req;
+	struct sbx_sup_verdict v;
+	int res;
+
+	for (uint32_t i = 0; i < (q->fd_based ? 1u : q->nsides); i++)
+		if (r->t[i].err < 0)
+			return;
+	memset(&req, 0, sizeof(req));
+	req.call = q->call_name;
+	req.op = op_for(q->call, q->flags, &r->t[0], &r->t[1]);
+	fill_target(&req.t, &r->t[0]);
+	if (q->nsides == 2)
+		fill_target(&req.t2, &r->t[1]);
+	if (!(r->t[0].is_object && r->t[0].path[0] != '/')) {
+		if (pinned_in(&p->pinned, p->sp, &req, &v))
+			return;
+		sbx_sup_decide(p->sp, &p->guards, NULL, &req, &v);
+		if (v.answer != SBX_SUP_PERFORM && v.answer != SBX_SUP_CONTINUE)
+			return;
+	}
+	res = perform(p, r, fd_out);
+	r->result = res;
+	r->performed = 1;
+	if (res == 0 && q->call == C_MKDIR)
+		guard_mkdir_in(&p->guards, &p->pinned, p->sp, &req, r->new_dev, r->new_ino);
+	perf_reset(p);
+}
+
+__attribute__((noreturn)) static void performer_main(int sock, const struct sbx_sup_plan *sp)
 {
 	static struct performer p;
 	static struct p_reply r;
@@ -1169,6 +1229,7 @@ __attribute__((noreturn)) static void performer_main(int sock)
 
 	memset(&p, 0, sizeof(p));
 	p.sock = sock;
+	p.sp = sp;
 	p.fd_obj = -1;
 	p.side[0].dir = p.side[0].obj = p.side[1].dir = p.side[1].obj = -1;
 	for (size_t i = 0; i < SBX_ARRAY_SIZE(ignored); i++)
@@ -1196,8 +1257,18 @@ __attribute__((noreturn)) static void performer_main(int sock)
 			perf_reset(&p);
 			p.req.path[0][P_PATH - 1] = p.req.path[1][P_PATH - 1] = '\0';
 			p.req.text[P_PATH - 1] = '\0';
+			p.req.call_name[sizeof(p.req.call_name) - 1] = '\0';
 			perf_resolve(&p, fds, nfds, &r);
 			nfds = 0;
+			if (p.req.fast)
+				perf_fast(&p, &r, &out_fd);
+			break;
+		case P_GUARD_ADD:
+			p.req.path[0][P_PATH - 1] = '\0';
+			r.result = sbx_sup_guards_add(
+			    p.req.g_pinned ? &p.pinned : &p.guards, p.req.dev, p.req.g_ino,
+			    p.req.path[0], p.req.g_index, p.req.g_depth, p.req.g_final, NULL);
+			guards_finals_first(&p.guards);
 			break;
 		case P_PERFORM:
 			r.result = perform(&p, &r, &out_fd);
@@ -1408,7 +1479,7 @@ int sbx_supervisor_arm(struct sbx_supervisor *s, struct sbx_error *err)
 		for (int fd = 0; fd < 3; fd++)
 			close(fd);
 		fcntl(sock, F_SETFD, FD_CLOEXEC);
-		performer_main(sock);
+		performer_main(sock, s->sp);
 	}
 	{
 		int st;
@@ -1615,6 +1686,32 @@ static int fill_guards(struct sbx_supervisor *s, struct sbx_error *err)
 	return 0;
 }
 
+/* The performer decides the common case itself (perf_fast): it gets copies of the tables. */
+static int send_guards(struct sbx_supervisor *s, struct sbx_error *err)
+{
+	for (size_t i = 0; i < s->guards.n + s->pinned.n; i++) {
+		const struct sbx_sup_guard *g =
+		    i < s->guards.n ? &s->guards.g[i] : &s->pinned.g[i - s->guards.n];
+		int r;
+
+		memset(&s->req, 0, offsetof(struct p_req, path));
+		s->req.kind = P_GUARD_ADD;
+		s->req.dev = g->dev;
+		s->req.g_ino = g->ino;
+		s->req.g_index = (uint32_t)g->protected_index;
+		s->req.g_depth = (uint32_t)g->depth;
+		s->req.g_final = g->final;
+		s->req.g_pinned = i >= s->guards.n;
+		snprintf(s->req.path[0], P_PATH, "%s", g->name);
+		r = perf_call(s, &s->req, NULL, 0, NULL);
+		if (r < 0 || s->rep.result < 0)
+			return sbx_error_set(err, SBX_ERR_SETUP, r < 0 ? -r : -s->rep.result,
+			                     "the supervisor's performer did not take the table of "
+			                     "protected names");
+	}
+	return 0;
+}
+
 static long status_field(const char *status, const char *key)
 {
 	const char *p = strstr(status, key);
@@ -1761,6 +1858,8 @@ static int start(struct sbx_supervisor *s, struct sbx_error *err)
 		s->performer = perf;
 	}
 	r = fill_guards(s, err);
+	if (r >= 0)
+		r = send_guards(s, err);
 	if (r < 0)
 		return r;
 	if (write(s->chan[0], "g", 1) != 1)
@@ -2028,18 +2127,18 @@ static int decode(struct sbx_supervisor *s, struct caller *c, struct asked *a, s
 	return notif_valid(s);
 }
 
-static enum sbx_sup_op op_of(const struct asked *a, const struct p_req *q, const struct p_target *t,
-                             const struct p_target *t2)
+static enum sbx_sup_op op_for(uint32_t kind, int flags, const struct p_target *t,
+                              const struct p_target *t2)
 {
-	switch (a->row->kind) {
+	switch (kind) {
 	case C_OPEN:
-		if (a->flags & SBX_O_TMPFILE_BIT)
+		if (flags & SBX_O_TMPFILE_BIT)
 			return SBX_SUP_OP_CREATE;
-		if ((a->flags & O_CREAT) && !t->exists)
+		if ((flags & O_CREAT) && !t->exists)
 			return SBX_SUP_OP_CREATE;
-		if (a->flags & O_TRUNC)
+		if (flags & O_TRUNC)
 			return SBX_SUP_OP_OVERWRITE;
-		if ((a->flags & O_ACCMODE) != O_RDONLY || (a->flags & O_APPEND))
+		if ((flags & O_ACCMODE) != O_RDONLY || (flags & O_APPEND))
 			return SBX_SUP_OP_WRITE;
 		return SBX_SUP_OP_READ;
 	case C_MKDIR:
@@ -2055,7 +2154,6 @@ static enum sbx_sup_op op_of(const struct asked *a, const struct p_req *q, const
 	case C_UNLINK:
 		return SBX_SUP_OP_DELETE;
 	default:
-		(void)q;
 		return SBX_SUP_OP_METADATA;
 	}
 }
@@ -2293,53 +2391,60 @@ static bool same_name(const char *a, const char *b, bool casefold)
 
 /* mkdir of a name on the way to protected paths: the new directory is watched for the next
  * component of each of them. */
-static void guard_mkdir(struct sbx_supervisor *s, const struct sbx_sup_req *req, uint64_t dev,
-                        uint64_t ino)
+static void guard_mkdir_in(struct sbx_sup_guards *guards, const struct sbx_sup_guards *pinned,
+                           const struct sbx_sup_plan *sp, const struct sbx_sup_req *req,
+                           uint64_t dev, uint64_t ino)
 {
-	size_t n = s->guards.n;
+	size_t n = guards->n;
 
 	if (!dev)
 		return;
-	for (size_t i = 0; i < n + s->pinned.n; i++) {
+	for (size_t i = 0; i < n + pinned->n; i++) {
 		/* a watched name, or a pinned one made again after it was removed */
-		const struct sbx_sup_guard g = i < n ? s->guards.g[i] : s->pinned.g[i - n];
+		const struct sbx_sup_guard g = i < n ? guards->g[i] : pinned->g[i - n];
 		const char *path;
 		char comp[P_NAME];
 
 		if (g.final || g.dev != req->t.dev || g.ino != req->t.ino ||
 		    !same_name(g.name, req->t.name, req->t.casefold))
 			continue;
-		path = s->sp->protected_paths[g.protected_index].path;
+		path = sp->protected_paths[g.protected_index].path;
 		if (!component(path, g.depth + 1, comp, sizeof(comp)))
 			continue;
 		/* out of room: the table stays as it is, and the new directory's next name is
 		 * not watched; sbx_sup_guards_add caps the table (SBX_SUP_GUARDS_MAX) */
-		(void)sbx_sup_guards_add(&s->guards, dev, ino, comp, g.protected_index, g.depth + 1,
+		(void)sbx_sup_guards_add(guards, dev, ino, comp, g.protected_index, g.depth + 1,
 		                         g.depth + 2 == components(path), NULL);
 	}
-	guards_finals_first(&s->guards);
+	guards_finals_first(guards);
+}
+
+static void guard_mkdir(struct sbx_supervisor *s, const struct sbx_sup_req *req, uint64_t dev,
+                        uint64_t ino)
+{
+	guard_mkdir_in(&s->guards, &s->pinned, s->sp, req, dev, ino);
 }
 
 /* A directory that existed on the way to a protected path at launch, moved away, replaced,
  * or (once removed) made again as anything but a directory: refused. Made again as a
  * directory, it is watched as a directory on the way (guard_mkdir). */
-static bool pinned(struct sbx_supervisor *s, const struct sbx_sup_req *req,
-                   struct sbx_sup_verdict *v)
+static bool pinned_in(const struct sbx_sup_guards *pinned, const struct sbx_sup_plan *sp,
+                      const struct sbx_sup_req *req, struct sbx_sup_verdict *v)
 {
 	const struct sbx_sup_guard *g = NULL;
 
-	if (!s->pinned.n)
+	if (!pinned->n)
 		return false;
 	if (req->t.path && req->op != SBX_SUP_OP_READ && req->op != SBX_SUP_OP_METADATA &&
 	    req->op != SBX_SUP_OP_WRITE && !(req->op == SBX_SUP_OP_CREATE && req->t2.path)) {
-		g = sbx_sup_guards_find(&s->pinned, req->t.dev, req->t.ino, req->t.name,
+		g = sbx_sup_guards_find(pinned, req->t.dev, req->t.ino, req->t.name,
 		                        req->t.casefold);
 		if (g && req->op == SBX_SUP_OP_CREATE && req->call &&
 		    (strcmp(req->call, "mkdir") == 0 || strcmp(req->call, "mkdirat") == 0))
 			g = NULL;
 	}
 	if (!g && req->t2.path)
-		g = sbx_sup_guards_find(&s->pinned, req->t2.dev, req->t2.ino, req->t2.name,
+		g = sbx_sup_guards_find(pinned, req->t2.dev, req->t2.ino, req->t2.name,
 		                        req->t2.casefold);
 	if (!g)
 		return false;
@@ -2351,8 +2456,14 @@ static bool pinned(struct sbx_supervisor *s, const struct sbx_sup_req *req,
 	snprintf(v->rule, sizeof(v->rule),
 	         "protected: %s (a directory on the way to it cannot be moved, replaced or made "
 	         "as anything else)",
-	         s->sp->protected_paths[g->protected_index].path);
+	         sp->protected_paths[g->protected_index].path);
 	return true;
+}
+
+static bool pinned(struct sbx_supervisor *s, const struct sbx_sup_req *req,
+                   struct sbx_sup_verdict *v)
+{
+	return pinned_in(&s->pinned, s->sp, req, v);
 }
 
 /* Answer with a verdict that is no PERFORM, and report it. */
@@ -2373,18 +2484,12 @@ static void answer_plain(struct sbx_supervisor *s, const struct sbx_sup_req *req
 
 /* PERFORM what the performer resolved; returns P_RETRY when the caller changed the names
  * under its own call (asked again from the start), -EPIPE when the performer is lost. */
-static int answer_perform(struct sbx_supervisor *s, const struct asked *a,
-                          const struct sbx_sup_req *req, struct sbx_sup_verdict *v,
-                          const char *asked, uint64_t t0, bool last_try)
+/* Answer with what the performer did (result, and the opened fd). Returns P_RETRY when the
+ * caller changed the names under its own call (asked again from the start). */
+static int answer_performed(struct sbx_supervisor *s, const struct asked *a,
+                            const struct sbx_sup_req *req, struct sbx_sup_verdict *v,
+                            const char *asked, uint64_t t0, bool last_try, int r, int fd)
 {
-	struct p_req *pq = &s->req;
-	int fd = -1, r;
-
-	pq->kind = P_PERFORM;
-	r = perf_call(s, pq, NULL, 0, &fd);
-	if (r < 0)
-		return -EPIPE;
-	r = s->rep.result;
 	if (r == P_RETRY) {
 		if (fd >= 0)
 			close(fd);
@@ -2399,16 +2504,30 @@ static int answer_perform(struct sbx_supervisor *s, const struct asked *a,
 			return 0; /* the caller is gone: the fd was not added */
 		if (r < 0)
 			respond(s, -r, false);
-	} else if (r == 0) {
-		if (a->row->kind == C_MKDIR)
-			guard_mkdir(s, req, s->rep.new_dev, s->rep.new_ino);
-		respond(s, 0, false);
 	} else {
-		respond(s, -r, false);
+		if (fd >= 0)
+			close(fd);
+		if (r == 0 && a->row->kind == C_MKDIR)
+			guard_mkdir(s, req, s->rep.new_dev, s->rep.new_ino);
+		respond(s, r < 0 ? -r : 0, false);
 	}
 	v->answer = SBX_SUP_PERFORM;
 	report(s, req, v, asked, r < 0 ? -r : 0, t0, v->rule[0] != '\0');
 	return 0;
+}
+
+/* PERFORM what the performer resolved and kept; -EPIPE when the performer is lost. */
+static int answer_perform(struct sbx_supervisor *s, const struct asked *a,
+                          const struct sbx_sup_req *req, struct sbx_sup_verdict *v,
+                          const char *asked, uint64_t t0, bool last_try)
+{
+	int fd = -1;
+
+	memset(&s->req, 0, offsetof(struct p_req, path));
+	s->req.kind = P_PERFORM;
+	if (perf_call(s, &s->req, NULL, 0, &fd) < 0)
+		return -EPIPE;
+	return answer_performed(s, a, req, v, asked, t0, last_try, s->rep.result, fd);
 }
 
 /*
@@ -2426,7 +2545,7 @@ static int serve(struct sbx_supervisor *s)
 	struct sbx_sup_req req;
 	struct sbx_sup_verdict v;
 	uint64_t t0;
-	int fds[4], side_fd[2], nfds = 0, r, tries = 0;
+	int fds[4], side_fd[2], nfds = 0, r, tries = 0, fast_fd = -1;
 	char asked[P_PATH];
 
 	memset(s->notif, 0, s->notif_size);
@@ -2491,8 +2610,11 @@ again:
 			goto out;
 		}
 	} else {
-		/* RESOLVE: the performer, with the worker's rights, in the worker's view */
-		r = perf_call(s, q, fds, (size_t)nfds, NULL);
+		/* RESOLVE: the performer, with the worker's rights, in the worker's view; it
+		 * performs at once where it decides so (perf_fast) */
+		q->fast = 1;
+		snprintf(q->call_name, sizeof(q->call_name), "%s", a.row->name);
+		r = perf_call(s, q, fds, (size_t)nfds, &fast_fd);
 		for (int i = 0; i < nfds; i++)
 			close(fds[i]);
 		nfds = 0;
@@ -2509,12 +2631,27 @@ again:
 		t[0] = s->rep.t[0];
 		t[1] = s->rep.t[1];
 	}
-	req.op = op_of(&a, q, &t[0], &t[1]);
+	req.op = op_for(a.row->kind, a.flags, &t[0], &t[1]);
 	fill_target(&req.t, &t[0]);
 	if (q->nsides == 2)
 		fill_target(&req.t2, &t[1]);
 
-	if (!c.narrower && t[0].is_object && t[0].path[0] != '/') {
+	if (!c.narrower && s->rep.performed) {
+		/* the performer decided and performed: sbx decides the same, or the two disagree
+		 * and nothing can be trusted any more (the sandbox ends) */
+		if (!(t[0].is_object && t[0].path[0] != '/') && !pinned(s, &req, &v))
+			sbx_sup_decide(s->sp, &s->guards, &s->session, &req, &v);
+		if (!(t[0].is_object && t[0].path[0] != '/') && v.answer != SBX_SUP_PERFORM &&
+		    v.answer != SBX_SUP_CONTINUE) {
+			if (fast_fd >= 0)
+				close(fast_fd);
+			caller_close(&c);
+			return -EPIPE;
+		}
+		r = answer_performed(s, &a, &req, &v, asked, t0, tries + 1 >= MAX_RETRY,
+		                     s->rep.result, fast_fd);
+		fast_fd = -1;
+	} else if (!c.narrower && t[0].is_object && t[0].path[0] != '/') {
 		/* a pipe, a socket, an anonymous inode reached through a magic link
 		 * (/dev/stdout): no name in any file system, nothing a rule can name */
 		r = answer_perform(s, &a, &req, &v, asked, t0, tries + 1 >= MAX_RETRY);
@@ -2571,6 +2708,8 @@ again:
 out:
 	for (int i = 0; i < nfds; i++)
 		close(fds[i]);
+	if (fast_fd >= 0)
+		close(fast_fd);
 	caller_close(&c);
 	return 0;
 }

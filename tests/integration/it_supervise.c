@@ -522,16 +522,34 @@ static void test_listener_and_fds(void)
 static void kill_the_performer(const char *backend)
 {
 	struct it_run r;
-	const char *ops[] = {"kill-performer", "mkdir", "after", NULL};
+	char *log = fmt("%s/audit.jsonl", it_tmpdir());
 
 	setup();
-	run_in(&r, backend, ops);
+	{
+		const char *opts[] = {"-p",    profile,       "-w", ws,  "--backend",
+		                      backend, "--audit-log", log,  NULL};
+		const char *cmd[] = {it_self(), "--in", "kill-performer", "mkdir", "after", NULL};
+
+		it_run_in(&r, opts, cmd);
+	}
 	IT_EXPECT_PROBE(r.out, "kill-performer", "-", "ok");
 	IT_EXPECT_NOT_CONTAINS(r.out, "mkdir after => ENOSYS");
 	IT_EXPECT_NOT_CONTAINS(r.out, "mkdir after => ok");
 	IT_EXPECT_INT(r.status, 125);
 	IT_EXPECT_CONTAINS(r.err, "lost its performer");
 	IT_EXPECT(!exists(it_path(ws, "after")));
+	/* and the audit log's end record says who ended it */
+	{
+		char buf[65536];
+		FILE *f = fopen(log, "r");
+		size_t n = f ? fread(buf, 1, sizeof(buf) - 1, f) : 0;
+
+		if (f)
+			fclose(f);
+		buf[n] = '\0';
+		IT_EXPECT_CONTAINS(buf, "\"type\":\"end\"");
+		IT_EXPECT_CONTAINS(buf, "\"killed\":\"supervisor lost\"");
+	}
 }
 
 static void test_performer_killed_namespaces(void)
