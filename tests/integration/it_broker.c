@@ -1156,6 +1156,28 @@ static void test_chain_cmd_broker_denies(void)
 	IT_EXPECT_CONTAINS(r.out, "started as: rm -rf build");
 }
 
+/* A broker that says yes: asked once, both files and the directory deleted (performed by the
+ * supervisor), the counts in the end record. (Fails at sup-os a17d88d..c6da48b: after a
+ * broker's yes, answer_perform clears s->req up to `path`, so the performer's perform() sees
+ * call 0, C_OPEN: it opens the object and the worker's unlinkat returns the new fd's number,
+ * deleting nothing.) */
+static void test_chain_cmd_broker_allows(void)
+{
+	char *ws = it_path(it_tmpdir(), "ws"), *log = log_of("yes.log"), spec[4200], *prof;
+	struct it_run r;
+
+	prof = asking_workspace(ws);
+	snprintf(spec, sizeof(spec), "cmd:%s", script("yes", "cat >/dev/null; exit 0"));
+	it_sbxv(&r, "run", "-p", prof, "--approve", spec, "--audit-log", log, "--chdir", ws, "--",
+	        "rm", "-rf", "build", NULL);
+	supervised_or_skip(&r);
+	if (r.status != 0)
+		it_fail(__FILE__, __LINE__, "rm -rf build: %d: %s", r.status, r.err);
+	IT_EXPECT(access(it_path(ws, "build"), F_OK) < 0 && errno == ENOENT);
+	IT_EXPECT_CONTAINS(slurp(log), "\"asked\":1,\"allowed\":");
+	IT_EXPECT_CONTAINS(slurp(log), "\"denied\":0}");
+}
+
 /* The same through a terminal: the person reads the prompt and types y. */
 static void test_chain_tty_person_allows(void)
 {
@@ -1257,6 +1279,7 @@ int main(int argc, char **argv)
 	    IT_CASE(test_sbx_warns_writable_log),
 	    IT_CASE(test_sbx_concurrent_sandboxes),
 	    IT_CASE(test_chain_cmd_broker_denies),
+	    IT_CASE(test_chain_cmd_broker_allows),
 	    IT_CASE(test_chain_tty_person_allows),
 	    IT_CASE(test_sbx_nested_parent_id),
 	};
