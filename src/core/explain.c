@@ -315,7 +315,7 @@ static const char *ask_hint(const char *decider)
 		return "or give a broker that can answer (--approve tty, cmd:PROGRAM or "
 		       "socket:PATH; a parent sandbox that supervises leaves none)";
 	if (strcmp(decider, "broker") == 0)
-		return "or have the broker allow it (its reason is in the log)";
+		return "or have the broker allow it";
 	if (strcmp(decider, "policy") == 0)
 		return "or choose a broker other than --approve deny";
 	return "or answer the prompt";
@@ -335,7 +335,10 @@ size_t sbx_explain_fix(const char *rule, const char *decider, const char *path, 
 		s = word(s, target, sizeof(target));
 		s = word(s, cls, sizeof(cls));
 		s = word(s, rest, sizeof(rest));
-		remembered = strstr(s, "refused") != NULL;
+		/* "..., refused for this batch for SCOPE": decided again with the grant the
+		 * answer left; only a later call of the batch is the grant's own decision */
+		remembered =
+		    strstr(s, "refused") != NULL && decider && strcmp(decider, "grant") == 0;
 		if (strcmp(rest, "deny") == 0)
 			return (size_t)snprintf(out, size,
 			                        "approvals: {%s: ask} on the mount %s, to be asked "

@@ -790,7 +790,8 @@ static int fd_path(int fd, char *out, size_t size)
 	return 0;
 }
 
-static void describe(struct slot *s, struct p_target *t, bool want_casefold)
+static void describe(struct slot *s, struct p_target *t,
+                     const struct sbx_sup_guards *const *watched)
 {
 	struct stat st;
 	char dir[P_PATH];
@@ -830,8 +831,13 @@ static void describe(struct slot *s, struct p_target *t, bool want_casefold)
 		t->err = -errno;
 		return;
 	}
-	if (want_casefold)
-		t->casefold = dir_casefold(s->dir);
+	/* folding matters only where a name is watched: asked there alone */
+	for (int w = 0; watched && w < 2 && !t->casefold; w++)
+		for (size_t i = 0; i < watched[w]->n; i++)
+			if (watched[w]->g[i].dev == t->dev && watched[w]->g[i].ino == t->ino) {
+				t->casefold = dir_casefold(s->dir);
+				break;
+			}
 	if (fd_path(s->dir, dir, sizeof(dir)) < 0) {
 		t->err = -EACCES; /* a directory sbx cannot name is not decided on */
 		return;
@@ -852,6 +858,8 @@ struct performer {
 	struct slot side[2];
 	int fd_obj; /* fd-based call: the caller's fd */
 	bool resolved;
+	struct p_target
+	    last; /* the object as resolved: a mkdir on sbx's word is watched here too */
 };
 
 static void perf_reset(struct performer *p)
@@ -872,6 +880,7 @@ static bool follows_final(const struct p_req *q, int side)
 static void perf_resolve(struct performer *p, const int *fds, size_t nfds, struct p_reply *r)
 {
 	const struct p_req *q = &p->req;
+	const struct sbx_sup_guards *const watched[2] = {&p->guards, &p->pinned};
 	size_t k = 0;
 	int root = -1; /* the performer's own "/": it serves callers in the worker's mount ns */
 
@@ -883,7 +892,7 @@ static void perf_resolve(struct performer *p, const int *fds, size_t nfds, struc
 			/* AT_EMPTY_PATH with "": the side is the fd itself */
 			p->side[i].obj = dfd;
 			p->side[i].empty = true;
-			describe(&p->side[i], &r->t[i], false);
+			describe(&p->side[i], &r->t[i], NULL);
 			continue;
 		}
 		e = walk(root, dfd, q->path[i], follows_final(q, (int)i), q->tgid, q->tid,
@@ -894,7 +903,7 @@ static void perf_resolve(struct performer *p, const int *fds, size_t nfds, struc
 			r->t[i].err = e;
 			continue;
 		}
-		describe(&p->side[i], &r->t[i], true);
+		describe(&p->side[i], &r->t[i], watched);
 	}
 	if (q->fd_based) {
 		p->fd_obj = k < nfds ? fds[k++] : -1;
@@ -903,7 +912,7 @@ static void perf_resolve(struct performer *p, const int *fds, size_t nfds, struc
 		} else {
 			struct slot s = {.dir = -1, .obj = p->fd_obj};
 
-			describe(&s, &r->t[0], false);
+			describe(&s, &r->t[0], NULL);
 		}
 	}
 	while (k < nfds)
@@ -1134,9 +1143,8 @@ static int perform(struct performer *p, struct p_reply *r, int *fd_out)
 }
 
 /* The protected path's components, from "/": which exist, each with its directory. */
-static void perf_guard(struct performer *p, struct p_reply *r)
+static void perf_guard(const char *path, struct p_reply *r)
 {
-	const char *path = p->req.path[0];
 	_cleanup_close_ int cur = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
 	char comp[P_NAME];
 	uint32_t depth = 0;
@@ -1275,38 +1283,49 @@ __attribute__((noreturn)) static void performer_main(int sock, const struct sbx_
 	if (send_fds(sock, &r, offsetof(struct p_reply, t), NULL, 0) < 0)
 		_exit(1);
 	for (;;) {
+		/* every message into its own buffer: a P_PERFORM must not overwrite the request
+		 * it performs (kept from its P_RESOLVE) */
+		static struct p_req in;
 		int fds[4], out_fd = -1;
 		size_t nfds = 4;
-		ssize_t n = recv_fds(sock, &p.req, sizeof(p.req), fds, &nfds, NULL);
+		ssize_t n = recv_fds(sock, &in, sizeof(in), fds, &nfds, NULL);
 
 		if (n <= 0)
 			_exit(0); /* sbx is gone: nobody to serve */
+		in.path[0][P_PATH - 1] = in.path[1][P_PATH - 1] = '\0';
+		in.text[P_PATH - 1] = '\0';
+		in.call_name[sizeof(in.call_name) - 1] = '\0';
 		memset(&r, 0, sizeof(r));
-		switch (p.req.kind) {
+		switch (in.kind) {
 		case P_RESOLVE:
 			perf_reset(&p);
-			p.req.path[0][P_PATH - 1] = p.req.path[1][P_PATH - 1] = '\0';
-			p.req.text[P_PATH - 1] = '\0';
-			p.req.call_name[sizeof(p.req.call_name) - 1] = '\0';
+			p.req = in;
 			perf_resolve(&p, fds, nfds, &r);
+			p.last = r.t[0];
 			nfds = 0;
 			if (p.req.fast)
 				perf_fast(&p, &r, &out_fd);
 			break;
 		case P_GUARD_ADD:
-			p.req.path[0][P_PATH - 1] = '\0';
-			r.result = sbx_sup_guards_add(
-			    p.req.g_pinned ? &p.pinned : &p.guards, p.req.dev, p.req.g_ino,
-			    p.req.path[0], p.req.g_index, p.req.g_depth, p.req.g_final, NULL);
+			r.result = sbx_sup_guards_add(in.g_pinned ? &p.pinned : &p.guards, in.dev,
+			                              in.g_ino, in.path[0], in.g_index, in.g_depth,
+			                              in.g_final, NULL);
 			guards_finals_first(&p.guards);
 			break;
 		case P_PERFORM:
 			r.result = perform(&p, &r, &out_fd);
+			if (r.result == 0 && p.req.call == C_MKDIR) {
+				/* the same table as sbx's: it adds the same entry on this result */
+				struct sbx_sup_req mk = {.op = SBX_SUP_OP_CREATE, .call = "mkdir"};
+
+				fill_target(&mk.t, &p.last);
+				guard_mkdir_in(&p.guards, &p.pinned, p.sp, &mk, r.new_dev,
+				               r.new_ino);
+			}
 			perf_reset(&p);
 			break;
 		case P_GUARD:
-			p.req.path[0][P_PATH - 1] = '\0';
-			perf_guard(&p, &r);
+			perf_guard(in.path[0], &r);
 			break;
 		default:
 			r.result = -EINVAL;
@@ -1973,10 +1992,7 @@ static int caller_open(struct sbx_supervisor *s, struct caller *c)
 	c->pid = (pid_t)s->notif->pid;
 	snprintf(path, sizeof(path), "/proc/%d", (int)c->pid);
 	c->procdir = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
-	c->pidfd = (int)syscall(SYS_pidfd_open, c->pid, PIDFD_THREAD);
-	if (c->pidfd < 0)
-		c->pidfd = (int)syscall(SYS_pidfd_open, c->pid, 0);
-	/* valid now: the task was alive after both were opened, so they are the caller's */
+	/* valid now: the task was alive after it was opened, so it is the caller's */
 	if (notif_valid(s) < 0)
 		return -ENOENT;
 	if (c->procdir < 0)
@@ -2022,10 +2038,18 @@ static int caller_fd(struct sbx_supervisor *s, struct caller *c, int fd)
 {
 	int r;
 
+	if (fd != AT_FDCWD && c->pidfd < 0) {
+		/* only where an fd is taken; valid after it is opened, so it is the caller's */
+		c->pidfd = (int)syscall(SYS_pidfd_open, c->pid, PIDFD_THREAD);
+		if (c->pidfd < 0)
+			c->pidfd = (int)syscall(SYS_pidfd_open, c->pid, 0);
+		if (c->pidfd < 0)
+			return -ESRCH;
+		if (notif_valid(s) < 0)
+			return -ENOENT;
+	}
 	if (fd == AT_FDCWD)
 		r = openat(c->procdir, "cwd", O_PATH | O_DIRECTORY | O_CLOEXEC);
-	else if (c->pidfd < 0)
-		return -ESRCH;
 	else
 		r = (int)syscall(SYS_pidfd_getfd, c->pidfd, fd, 0);
 	if (r < 0)
@@ -2240,6 +2264,19 @@ static int resolve_narrower(struct caller *c, int dirfd, const char *path, struc
 	} else {
 		how.resolve = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS;
 		dir = (int)syscall(SYS_openat2, dirfd, parent, &how, sizeof(how));
+		if (dir < 0 && errno == EXDEV) {
+			/* ".." above the directory, or an absolute symlink: the directory's path
+			 * in the caller's root (how the kernel names it from there) and the rest,
+			 * resolved in that root */
+			char base[P_PATH], full[2 * P_PATH];
+
+			if (fd_path(dirfd, base, sizeof(base)) < 0 || base[0] != '/' ||
+			    strstr(base, " (deleted)") ||
+			    (size_t)snprintf(full, sizeof(full), "%s/%s", base, parent) >= P_PATH)
+				return -EACCES;
+			how.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS;
+			dir = (int)syscall(SYS_openat2, root, full, &how, sizeof(how));
+		}
 	}
 	if (dir < 0)
 		return errno == EXDEV ? -EACCES : -errno;

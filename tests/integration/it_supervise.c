@@ -454,6 +454,62 @@ static void test_protected_names_landlock(void)
 	protected_names("landlock");
 }
 
+/* With an approval that asks, a directory on the way is made on the broker's word (sbx sends
+ * the performer its PERFORM); its protected name inside is still refused, and the sandbox
+ * goes on (sbx's table of protected names and the performer's copy stay the same). */
+static void test_on_the_way_asked(void)
+{
+	struct it_run r;
+	char *p = fmt("%s/ask.yaml", it_tmpdir());
+
+	setup();
+	it_write_file(p, "version: 1\nname: ask\nprotect_git: true\n"
+	                 "mounts:\n  - path: ${WORKSPACE}\n    approvals: {write: ask}\n"
+	                 "  - path: ${WORKSPACE}/.claude/settings.json\n"
+	                 "    readonly: true\n    optional: true\n");
+	{
+		const char *opts[] = {"-p", p, "-w", ws, "--approve", "allow", NULL};
+		const char *cmd[] = {it_self(), "--in",          "mkdir",
+		                     ".claude", "create",        ".claude/settings.json",
+		                     "create",  ".claude/other", NULL};
+
+		it_run_in(&r, opts, cmd);
+	}
+	if (r.status != 0)
+		it_fail(__FILE__, __LINE__, "status %d:\n%s%s", r.status, r.out, r.err);
+	IT_EXPECT_PROBE(r.out, "mkdir", ".claude", "ok");
+	IT_EXPECT_PROBE(r.out, "create", ".claude/settings.json", "EACCES");
+	IT_EXPECT_PROBE(r.out, "create", ".claude/other", "ok");
+	IT_EXPECT(!exists(it_path(ws, ".claude/settings.json")));
+}
+
+/* An approval that asks: the broker's answer is what the call gets (performed on its word,
+ * or EACCES), for a create, a write and a rename alike. */
+static void test_asked(void)
+{
+	struct it_run r;
+	char *p = fmt("%s/ask.yaml", it_tmpdir());
+	const char *ops[] = {"--in", "create", "new", "write", "f", "rename", "f", "g", NULL};
+
+	setup();
+	it_write_file(p, "version: 1\nname: ask\nmounts:\n  - path: ${WORKSPACE}\n"
+	                 "    approvals: {write: ask, overwrite: ask, rename: ask}\n");
+	for (int allow = 0; allow < 2; allow++) {
+		const char *opts[] = {"-p", p, "-w", ws, "--approve", allow ? "allow" : "deny",
+		                      NULL};
+		const char *cmd[10] = {it_self()};
+
+		memcpy(cmd + 1, ops, sizeof(ops));
+		it_run_in(&r, opts, cmd);
+		IT_EXPECT_INT(r.status, 0);
+		IT_EXPECT_PROBE(r.out, "create", "new", allow ? "ok" : "EACCES");
+		IT_EXPECT_PROBE(r.out, "write", "f", allow ? "ok" : "EACCES");
+		IT_EXPECT_PROBE(r.out, "rename", "g", allow ? "ok" : "EACCES");
+		IT_EXPECT(exists(it_path(ws, "new")) == (allow == 1));
+		IT_EXPECT(exists(it_path(ws, "g")) == (allow == 1));
+	}
+}
+
 /* A thread flips a symlink on the way, or the path's bytes in memory, while the other creates
  * through it: sub/.git is made sometimes, ws/.git never. */
 static void test_race(void)
@@ -623,9 +679,11 @@ static void test_nested(void)
 
 	setup();
 	snprintf(sbxdir, sizeof(sbxdir), "%s", it_sbx_path());
-	script = fmt("%s run --restrict %s --allow-read %s -- %s --in mkdir %s/.git create %s/.git "
-	             "create %s/child-made",
-	             it_sbx_path(), ws, it_self_dir(), it_self(), ws, ws, ws);
+	/* and relative paths that climb (resolved in the child's own root) */
+	script = fmt("%s run --restrict %s --allow-read %s -- /bin/sh -c '%s --in mkdir %s/.git "
+	             "create %s/.git create %s/child-made; cd %s/sub && %s --in mkdir ../.git "
+	             "mkdir ../up-made'",
+	             it_sbx_path(), ws, it_self_dir(), it_self(), ws, ws, ws, ws, it_self());
 	{
 		const char *opts[] = {"-p",        profile,      "-w",
 		                      ws,          "-v",         fmt("%s:ro", dirname(sbxdir)),
@@ -639,8 +697,11 @@ static void test_nested(void)
 	IT_EXPECT_PROBE(r.out, "mkdir", fmt("%s/.git", ws), "EACCES");
 	IT_EXPECT_PROBE(r.out, "create", fmt("%s/.git", ws), "EACCES");
 	IT_EXPECT_PROBE(r.out, "create", fmt("%s/child-made", ws), "ok");
+	IT_EXPECT_PROBE(r.out, "mkdir", "../.git", "EACCES");
+	IT_EXPECT_PROBE(r.out, "mkdir", "../up-made", "ok");
 	IT_EXPECT(!exists(it_path(ws, ".git")));
 	IT_EXPECT(exists(it_path(ws, "child-made")));
+	IT_EXPECT(exists(it_path(ws, "up-made")));
 }
 
 int main(int argc, char **argv)
@@ -648,6 +709,8 @@ int main(int argc, char **argv)
 	static const struct it_case cases[] = {
 	    IT_CASE(test_protected_names_namespaces),
 	    IT_CASE(test_protected_names_landlock),
+	    IT_CASE(test_on_the_way_asked),
+	    IT_CASE(test_asked),
 	    IT_CASE(test_race),
 	    IT_CASE(test_self_narrowed),
 	    IT_CASE(test_listener_and_fds),

@@ -148,6 +148,10 @@ static void test_fix_table(void **state)
 	     "approvals: {rename: ask} on the mount /ws/src"},
 	    {"approvals: /ws delete ask, refused for the session for /ws/build", "grant",
 	     "/ws/build/y", "the refusal was remembered"},
+	    /* the call the broker answered itself: the broker's, not a remembered one */
+	    {"approvals: /ws delete ask, refused for this batch for /ws/build", "broker",
+	     "/ws/build/x",
+	     "approvals: {delete: allow} on the mount /ws, or have the broker allow"},
 	    {"protected: /ws/.git (git's control surface, absent at launch; run `git init` "
 	     "outside the sandbox)",
 	     "policy", "/ws/.git", "none inside the sandbox: run `git init` outside the sandbox"},
