@@ -47,6 +47,7 @@
 #include "os/net.h"
 #include "os/proc.h"
 #include "os/seccomp.h"
+#include "os/supervisor.h"
 #include "os/userns.h"
 #include "sbx/cleanup.h"
 #include "sbx/nest.h"
@@ -60,17 +61,19 @@ struct child_ctx {
 	int spec_fd; /* the sealed memfd with the worker's effective spec */
 	int sync_fd; /* read end: one byte once the maps are written, EOF if sbx gave up or died */
 	const struct sbx_seccomp_prog *filter; /* built by sbx before clone */
+	struct sbx_supervisor *sup;            /* NULL: nothing supervised */
 };
 
 static int seal_spec_and_build_filter(const struct sbx_plan *plan, int *spec_fd,
                                       struct sbx_seccomp_prog *filter, struct sbx_error *err);
-static int supervise(pid_t *child, int sigfd, int err_fd, int *status, struct sbx_error *err);
+static int supervise(pid_t *child, int sigfd, int err_fd, struct sbx_supervisor *sup, bool landlock,
+                     int *status, struct sbx_error *err);
 __attribute__((noreturn)) static void init_main(struct child_ctx *c);
 __attribute__((noreturn)) static void worker_main(const struct child_ctx *c);
 static void worker_start(const struct child_ctx *c, pid_t parent);
 __attribute__((noreturn)) static void worker_finish(const struct child_ctx *c);
-static int launch_landlock(const struct sbx_plan *plan, char *const argv[], int *status,
-                           struct sbx_error *err);
+static int launch_landlock(const struct sbx_plan *plan, char *const argv[],
+                           struct sbx_supervisor *sup, int *status, struct sbx_error *err);
 __attribute__((noreturn)) static void landlock_worker(const struct child_ctx *c, pid_t parent);
 
 /* The caller's SIGXFSZ disposition, given back to the worker (sbx_launch_guard_xfsz). */
@@ -104,7 +107,8 @@ __attribute__((noreturn)) static void child_fail(int fd, const struct sbx_error 
 
 /* ---- sbx, on the host: the namespaces backend ---- */
 
-int sbx_launch(const struct sbx_plan *plan, char *const argv[], int *status, struct sbx_error *err)
+int sbx_launch(const struct sbx_plan *plan, char *const argv[], struct sbx_supervisor *sup,
+               int *status, struct sbx_error *err)
 {
 	_cleanup_(sbx_prepared_clear) struct sbx_prepared prep = {0};
 	_cleanup_(sbx_seccomp_prog_clear) struct sbx_seccomp_prog filter = {0};
@@ -121,7 +125,7 @@ int sbx_launch(const struct sbx_plan *plan, char *const argv[], int *status, str
 	int r;
 
 	if (plan->backend_landlock)
-		return launch_landlock(plan, argv, status, err);
+		return launch_landlock(plan, argv, sup, status, err);
 	if (plan->new_net)
 		flags |= CLONE_NEWNET;
 
@@ -151,6 +155,10 @@ int sbx_launch(const struct sbx_plan *plan, char *const argv[], int *status, str
 	sigfd = sbx_proc_signalfd(err);
 	if (sigfd < 0)
 		return sigfd;
+	/* The supervisor's sockets, before clone: the worker's listener fd and the performer
+	 * reach sbx over them (src/os/supervisor.c). */
+	if (sup && (r = sbx_supervisor_prepare(sup, err)) < 0)
+		return r;
 
 	/* Every namespace at once: the new user namespace is what allows an unprivileged caller
 	 * the others, and owns them, so that nothing init does there reaches the host's. */
@@ -166,6 +174,7 @@ int sbx_launch(const struct sbx_plan *plan, char *const argv[], int *status, str
 		    .spec_fd = spec_fd,
 		    .filter = &filter,
 		    .sync_fd = sync_pipe[0],
+		    .sup = sup,
 		};
 
 		/* init keeps only its ends: the sync pipe's EOF must mean that sbx is gone, and
@@ -181,6 +190,8 @@ int sbx_launch(const struct sbx_plan *plan, char *const argv[], int *status, str
 	close(TAKE_FD(err_pipe[1]));
 	close(TAKE_FD(sync_pipe[0]));
 	sbx_prepared_clear(&prep);
+	if (sup)
+		sbx_supervisor_parent_close(sup);
 
 	/* The id maps are written from outside, as only a process in the parent user namespace
 	 * may: the caller's own ids unprivileged, an unprivileged host range as root (so that
@@ -191,7 +202,7 @@ int sbx_launch(const struct sbx_plan *plan, char *const argv[], int *status, str
 	if (write(sync_pipe[1], "g", 1) != 1)
 		return sbx_error_set(err, SBX_ERR_SETUP, errno, "cannot start the sandbox: %s",
 		                     strerror(errno));
-	return supervise(&pid, sigfd, err_pipe[0], status, err);
+	return supervise(&pid, sigfd, err_pipe[0], sup, false, status, err);
 }
 
 /* What both backends need before any process of the sandbox exists: the worker's effective
@@ -232,26 +243,48 @@ static bool read_report(int fd, struct sbx_error *rep, size_t *got)
 }
 
 /*
- * sbx for the rest of the run: pass signals on, stop with ^Z, and once *child has ended (it
- * is reaped here, and *child becomes 0) return its report as the launch's error, or its
- * status in *status.
+ * sbx for the rest of the run: pass signals on, stop with ^Z, serve the supervisor's listener,
+ * and once *child has ended (it is reaped here, and *child becomes 0) return its report as
+ * the launch's error, or its status in *status. If the supervisor can no longer answer (its
+ * performer died while the worker lives), the whole sandbox is killed and the launch fails
+ * with that error: a supervised call must never get ENOSYS from a live worker's kernel.
  */
-static int supervise(pid_t *child, int sigfd, int err_fd, int *status, struct sbx_error *err)
+static int supervise(pid_t *child, int sigfd, int err_fd, struct sbx_supervisor *sup, bool landlock,
+                     int *status, struct sbx_error *err)
 {
-	struct sbx_error rep;
+	struct sbx_error rep, sup_err;
 	size_t got = 0;
-	bool err_open = true;
+	bool err_open = true, sup_failed = false;
 	int wstatus = W_EXITCODE(125, 0); /* what sbx says if the child's status is lost */
 
 	memset(&rep, 0, sizeof(rep));
+	memset(&sup_err, 0, sizeof(sup_err));
 	for (;;) {
-		struct pollfd p[2] = {{sigfd, POLLIN, 0}, {err_open ? err_fd : -1, POLLIN, 0}};
+		struct pollfd p[2 + SBX_SUP_POLLFDS] = {{sigfd, POLLIN, 0},
+		                                        {err_open ? err_fd : -1, POLLIN, 0}};
+		size_t np = 2;
 
-		if (poll(p, 2, -1) < 0) {
+		if (sup && !sup_failed) {
+			sbx_supervisor_pollfd(sup, p + 2);
+			np += SBX_SUP_POLLFDS;
+		}
+		if (poll(p, np, -1) < 0) {
 			if (errno == EINTR)
 				continue;
 			kill(*child, SIGKILL);
 			break;
+		}
+		if (np > 2) {
+			int r = sbx_supervisor_handle(sup, p + 2, &sup_err);
+
+			if (r != 0) {
+				/* lost (1) or a failed start (< 0): the sandbox ends now; under
+				 * the landlock backend its process group with it */
+				sup_failed = true;
+				kill(*child, SIGKILL);
+				if (landlock)
+					kill(-*child, SIGKILL);
+			}
 		}
 		if (p[1].revents && read_report(err_fd, &rep, &got))
 			err_open = false;
@@ -293,6 +326,11 @@ static int supervise(pid_t *child, int sigfd, int err_fd, int *status, struct sb
 		if (err)
 			*err = rep;
 		return rep.errnum > 0 ? -rep.errnum : -EINVAL;
+	}
+	if (sup_failed) {
+		if (err)
+			*err = sup_err;
+		return sup_err.errnum > 0 ? -sup_err.errnum : -EPIPE;
 	}
 	*status = sbx_proc_status_code(wstatus);
 	return 0;
@@ -374,7 +412,9 @@ __attribute__((noreturn)) static void init_main(struct child_ctx *c)
 	/* vfork: the worker borrows init's memory until it execs (init is suspended till
 	 * then), which spares copying page tables, the dearest part of a launch on VMs. The
 	 * worker only makes system calls and writes its own stack frame before exec/_exit. */
-	worker = vfork();
+	/* Supervised, fork: the worker forks the performer before it execs, and a fork from
+	 * inside a vfork child (which shares init's memory) does not mix. */
+	worker = c->sup ? fork() : vfork();
 	if (worker < 0) {
 		sbx_error_set(&err, SBX_ERR_SETUP, errno, "cannot start the worker: %s",
 		              strerror(errno));
@@ -384,6 +424,9 @@ __attribute__((noreturn)) static void init_main(struct child_ctx *c)
 		close(sigfd); /* init's: the worker reads no signalfd */
 		worker_main(c);
 	}
+	/* the supervisor's sockets are the worker's and the performer's, never init's */
+	if (c->sup)
+		sbx_supervisor_child_close(c->sup);
 
 	/* init keeps nothing it does not need: no capabilities, no way to be ptraced or to
 	 * have its memory read through /proc/1, no privilege an exec could give. Before the
@@ -509,6 +552,11 @@ __attribute__((noreturn)) static void worker_finish(const struct child_ctx *c)
 	/* seccomp last: nothing above needs a call it may deny. */
 	if (sbx_seccomp_install(c->filter, &err) < 0)
 		child_fail(err_fd, &err);
+	/* The supervisor after the main filter: the performer it forks has exactly the
+	 * worker's rights, and the listener filter comes last, so that nothing above stops in
+	 * it. The listener fd goes to sbx and none of it stays here. */
+	if (c->sup && sbx_supervisor_arm(c->sup, &err) < 0)
+		child_fail(err_fd, &err);
 	sbx_proc_exec(c->argv, c->plan->envp, &err);
 	child_fail(err_fd, &err);
 }
@@ -519,8 +567,8 @@ __attribute__((noreturn)) static void worker_finish(const struct child_ctx *c)
  * No namespaces: the worker is sbx's own child in the caller's mount namespace. sbx seals the
  * spec and builds the filter as above, forks, and supervises the worker directly.
  */
-static int launch_landlock(const struct sbx_plan *plan, char *const argv[], int *status,
-                           struct sbx_error *err)
+static int launch_landlock(const struct sbx_plan *plan, char *const argv[],
+                           struct sbx_supervisor *sup, int *status, struct sbx_error *err)
 {
 	_cleanup_(sbx_seccomp_prog_clear) struct sbx_seccomp_prog filter = {0};
 	_cleanup_close_ int spec_fd = -1;
@@ -545,6 +593,8 @@ static int launch_landlock(const struct sbx_plan *plan, char *const argv[], int 
 	sigfd = sbx_proc_signalfd(err);
 	if (sigfd < 0)
 		return sigfd;
+	if (sup && (r = sbx_supervisor_prepare(sup, err)) < 0)
+		return r;
 	pid = fork();
 	if (pid < 0)
 		return sbx_error_set(err, SBX_ERR_SETUP, errno, "cannot start the worker: %s",
@@ -555,7 +605,8 @@ static int launch_landlock(const struct sbx_plan *plan, char *const argv[], int 
 		                      .err_fd = err_pipe[1],
 		                      .spec_fd = spec_fd,
 		                      .sync_fd = -1,
-		                      .filter = &filter};
+		                      .filter = &filter,
+		                      .sup = sup};
 
 		/* the worker keeps only its end of the error pipe, and no signalfd of sbx's */
 		close(err_pipe[0]);
@@ -564,7 +615,9 @@ static int launch_landlock(const struct sbx_plan *plan, char *const argv[], int 
 	}
 	/* sbx keeps only its end: EOF must mean that the worker is gone or exec'd. */
 	close(TAKE_FD(err_pipe[1]));
-	return supervise(&pid, sigfd, err_pipe[0], status, err);
+	if (sup)
+		sbx_supervisor_parent_close(sup);
+	return supervise(&pid, sigfd, err_pipe[0], sup, true, status, err);
 }
 
 /*

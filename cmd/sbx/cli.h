@@ -74,6 +74,7 @@ int sbx_cmd_resolve(int argc, char **argv);
 int sbx_cmd_profiles(int argc, char **argv);
 int sbx_cmd_doctor(int argc, char **argv);
 int sbx_cmd_status(int argc, char **argv);
+int sbx_cmd_explain(int argc, char **argv);
 
 /* ---- nesting (nest.c) ---- */
 
@@ -95,6 +96,42 @@ int sbx_cli_origin(bool *parent_unknown, struct sbx_error *err);
 
 /* The parent of the sandbox an effective spec describes, in words (json: one word). */
 const char *sbx_cli_parent_words(const struct sbx_nest *n, bool json);
+
+/* ---- the audit log (audit_cli.c) ---- */
+
+struct sbx_audit;
+
+struct sbx_cli_audit {
+	char id[SBX_NEST_ID_LEN + 1]; /* this sandbox's id; "" before sbx_cli_audit_begin */
+	struct sbx_audit *log;        /* NULL: no audit log (plan->sup.audit_log unset) */
+	uint64_t start_ms;            /* CLOCK_REALTIME */
+	uint64_t start_mono;          /* CLOCK_MONOTONIC, for the duration */
+};
+
+/* The supervisor's counts for the end record (its session's n_asked, n_allowed, n_denied). */
+struct sbx_cli_audit_counts {
+	uint64_t asked, allowed, denied;
+	const char *killed; /* NULL, or "supervisor lost": the supervisor ended the sandbox */
+};
+
+/*
+ * Before a launch: give the plan's effective spec this sandbox's id (a nested sbx reads it as
+ * its parent's), and where plan->sup.audit_log is set open the log (its keeper forked) and
+ * write the start record. Called again for a plan finished again (the landlock fallback): the
+ * id is kept, the log stays open. A log that cannot be opened or written refuses the run.
+ */
+int sbx_cli_audit_begin(struct sbx_plan *plan, const struct sbx_nest *parent, char *const *argv,
+                        struct sbx_cli_audit *a, struct sbx_error *err);
+/* After it: the end record (launched: sbx_launch's result; status: what sbx exits with) and
+ * the keeper released. counts may be NULL. No-op without a log. */
+void sbx_cli_audit_end(struct sbx_cli_audit *a, int launched, int status,
+                       const struct sbx_cli_audit_counts *counts);
+
+struct sbx_broker;
+/* The broker for plan->sup.approve (os/broker.h), opened before the launch so that a tty, a
+ * socket or a program that is not there refuses the run now, or NULL where no mount asks. */
+int sbx_cli_broker_open(const struct sbx_plan *plan, struct sbx_broker **out,
+                        struct sbx_error *err);
 
 /* ---- guards (guard_cli.c) ---- */
 

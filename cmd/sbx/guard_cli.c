@@ -72,6 +72,10 @@ void sbx_cli_guard_warn(FILE *f, const struct sbx_plan *plan, const struct sbx_g
 		      "above it takes no new entries; a profile with 'protect_git: false' leaves "
 		      "them writable\n",
 		      f);
+	/* What those lines name is what the supervisor keeps from being created, where it runs
+	 * (plan->sup.protected_paths; without a listener it warns for itself) */
+	if (plan->sup.enabled && plan->sup.n_protected)
+		return;
 	if (!again && git && sbx_guard_unprotected_warning(git, line, sizeof(line)))
 		fprintf(f, "sbx: warning: %s\n", sbx_cli_esc(line));
 	/* again: the same launch falling back to the landlock backend, which keeps more of

@@ -19,6 +19,7 @@ static const struct command {
     {"profiles", sbx_cmd_profiles, "list, show or validate profiles"},
     {"doctor", sbx_cmd_doctor, "what this kernel allows, and which backend sbx will use"},
     {"status", sbx_cmd_status, "inside a sandbox: the effective spec it runs under"},
+    {"explain", sbx_cmd_explain, "the last denials in an audit log, and what would allow each"},
 };
 
 static void usage(FILE *f)

@@ -66,6 +66,13 @@ static int walk_globs(void *ctx, const struct sbx_spec *view, struct sbx_globwal
 	return sbx_globwalk_run(view, NULL, out, ctx, err);
 }
 
+#define SBX_SWAP_PTR(a, b)                                                                         \
+	do {                                                                                       \
+		char *_t = (a);                                                                    \
+		(a) = (b);                                                                         \
+		(b) = _t;                                                                          \
+	} while (0)
+
 int sbx_cli_nest_plan(const struct sbx_nest *parent, struct sbx_cli_run *run, struct sbx_host *host,
                       struct sbx_plan **plan, struct sbx_error *err)
 {
@@ -90,6 +97,12 @@ int sbx_cli_nest_plan(const struct sbx_nest *parent, struct sbx_cli_run *run, st
 		sbx_nest_planned_clear(&np);
 		return r;
 	}
+	/* The run's own settings, which no narrowing touches, go with it: the broker, its
+	 * timeout, the audit log and the label (the nested spec is built from mounts). */
+	np.spec->approve_timeout_ms = run->spec->approve_timeout_ms;
+	SBX_SWAP_PTR(np.spec->approve, run->spec->approve);
+	SBX_SWAP_PTR(np.spec->audit_log, run->spec->audit_log);
+	SBX_SWAP_PTR(np.spec->label, run->spec->label);
 	sbx_spec_free(run->spec);
 	run->spec = TAKE_PTR(np.spec);
 	run->nest_child = TAKE_PTR(np.child);
@@ -199,6 +212,11 @@ static void print_status(FILE *f, const struct sbx_nest *n, bool json)
 		sbx_json_string(f, n->profile);
 		fprintf(f, ",\"parent\":\"%s\",\"parent_unknown\":%s",
 		        sbx_cli_parent_words(n, true), n->parent_unknown ? "true" : "false");
+		/* the audit log's "sandbox" for this sandbox (hex digits, checked by the codec) */
+		if (n->sandbox_id[0])
+			fprintf(f, ",\"sandbox\":\"%s\"", n->sandbox_id);
+		else
+			fputs(",\"sandbox\":null", f);
 		fprintf(f,
 		        ",\"depth\":%u,\"backend\":\"%s\",\"network\":\"%s\",\"nesting\":%s,"
 		        "\"landlock\":%s,\"scoped\":[%s%s%s]",
@@ -226,6 +244,8 @@ static void print_status(FILE *f, const struct sbx_nest *n, bool json)
 		return;
 	}
 	fprintf(f, "profile:  %s\n", sbx_cli_esc(n->profile));
+	if (n->sandbox_id[0])
+		fprintf(f, "sandbox:  %s (its id in the audit log)\n", n->sandbox_id);
 	fprintf(f, "depth:    %u%s\n", n->depth,
 	        n->parent_unknown ? " (counted from a parent that sbx does not know)" : "");
 	fprintf(f, "backend:  %s\n", sbx_backend_name(n->backend));

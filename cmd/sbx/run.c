@@ -20,9 +20,11 @@
 #include "os/globwalk.h"
 #include "os/guard.h"
 #include "os/landlock.h"
+#include "os/broker.h"
 #include "os/launch.h"
 #include "os/probe.h"
 #include "os/state.h"
+#include "os/supervisor.h"
 #include "os/userns.h"
 
 const char sbx_run_usage[] =
@@ -955,10 +957,9 @@ static int finish(struct sbx_cli_run *run, const struct sbx_host *host, struct s
 	    .landlock_abi = sbx_landlock_abi(),
 	    .root = host->euid == 0,
 	    .ll_host = &sbx_landlock_host,
-	    /* 0: a listener can be installed. The launch wiring fills it from the
-	     * supervisor's probe (sbx_sup_probe_listener, src/os/supervisor.h); until then the
-	     * plan assumes one can */
-	    .sup_listener = 0,
+	    /* can the worker get the supervisor's listener? A throwaway child only where sbx
+	     * is itself under a filter (nested under a supervised parent: -EBUSY) */
+	    .sup_listener = sbx_sup_probe_listener(),
 	};
 	struct sbx_finish_in in = {
 	    .spec = run->spec,
@@ -1001,14 +1002,86 @@ static void warn_not_enforced(const struct sbx_cli_run *run, const struct sbx_pl
 	}
 }
 
+/* One supervised decision on stderr (os modules do not print): denials always, every
+ * decision with --verbose. */
+static void print_decision(void *ctx, const struct sbx_sup_event *ev)
+{
+	const struct sbx_sup_req *q = ev->req;
+	const struct sbx_sup_verdict *v = ev->verdict;
+	const char *answer = v->answer == SBX_SUP_DENY       ? "denied"
+	                     : v->answer == SBX_SUP_CONTINUE ? "continued"
+	                     : ev->errnum                    ? "performed, failed"
+	                                                     : "performed";
+	const char *err = ev->errnum && strerrorname_np(ev->errnum) ? strerrorname_np(ev->errnum)
+	                  : ev->errnum                              ? "error"
+	                                                            : NULL;
+	char line[16384];
+	int n;
+
+	if (!ctx && v->answer != SBX_SUP_DENY)
+		return;
+	/* one write: the worker writes to the same stderr meanwhile */
+	n = snprintf(line, sizeof(line),
+	             "sbx: supervisor: %s %s %s%s%s (%s by %s[%d]%s%s, %s, %llu us)%s%s\n", answer,
+	             sbx_sup_op_name(q->op),
+	             sbx_cli_esc(q->t.path        ? q->t.path
+	                         : ev->asked_path ? ev->asked_path
+	                                          : "?"),
+	             q->t2.path ? " -> " : "", q->t2.path ? sbx_cli_esc(q->t2.path) : "",
+	             q->call ? q->call : "?", sbx_cli_esc(q->comm ? q->comm : "?"), q->pid,
+	             err ? ": " : "", err ? err : "", sbx_sup_decider_name(v->decider),
+	             (unsigned long long)ev->latency_us, v->rule[0] ? ": " : "",
+	             v->rule[0] ? sbx_cli_esc(v->rule) : "");
+	if (n < 0)
+		return;
+	if ((size_t)n >= sizeof(line)) /* cut, but still a line */
+		memcpy(line + sizeof(line) - 5, "...\n", 5);
+	fputs(line, stderr);
+}
+
+/* The supervisor for a plan that needs one (plan->sup.enabled), with its broker (NULL where
+ * no approval asks) and the audit log (both borrowed); *out stays NULL otherwise. Where the kernel
+ * cannot supervise, refused, or with --best-effort a warning and none. */
+static int make_supervisor(const struct sbx_cli_run *run, const struct sbx_plan *plan,
+                           struct sbx_audit *audit, const char *id, struct sbx_broker *broker,
+                           struct sbx_supervisor **out, struct sbx_error *err)
+{
+	int r;
+
+	*out = NULL;
+	if (!plan->sup.enabled)
+		return 0;
+	r = sbx_supervisor_new(plan, broker, audit, run->verbose, out, err);
+	if (r >= 0)
+		sbx_supervisor_set_id(*out, id);
+	if (r < 0 && err->kind == SBX_ERR_UNSUPPORTED && run->spec->best_effort) {
+		fprintf(stderr,
+		        "sbx: warning: %s; running without the supervisor (--best-effort): "
+		        "protected paths absent at launch, approvals and the landlock "
+		        "backend's metadata rules do not hold\n",
+		        sbx_cli_esc(err->msg));
+		memset(err, 0, sizeof(*err));
+		return 0;
+	}
+	if (r < 0)
+		return r;
+	/* ctx: non-NULL with --verbose */
+	sbx_supervisor_on_event(*out, print_decision, run->verbose ? (void *)1 : NULL);
+	return 0;
+}
+
 int sbx_cmd_run(int argc, char **argv)
 {
+	struct sbx_supervisor *sup = NULL;
 	struct sbx_cli_run run = {0};
 	_cleanup_plan_ struct sbx_plan *plan = NULL;
 	struct sbx_host host = {0};
 	struct sbx_error err = {0};
 	struct sbx_gitguard git = {0};
 	_cleanup_nest_ struct sbx_nest *parent = NULL;
+	struct sbx_cli_audit audit = {0};
+	struct sbx_broker *broker = NULL;
+	struct sbx_cli_audit_counts counts = {0};
 	bool parent_unknown = false;
 	int status = 125;
 	int r;
@@ -1080,7 +1153,16 @@ int sbx_cmd_run(int argc, char **argv)
 		status = fflush(stdout) == 0 ? 0 : 125;
 		goto out;
 	}
-	r = sbx_launch(plan, run.argv, &status, &err);
+	/* Who answers the supervisor's questions, and the audit log with its start record (the
+	 * sandbox's id goes in its spec); the supervisor takes both. */
+	r = sbx_cli_broker_open(plan, &broker, &err);
+	if (r >= 0)
+		r = sbx_cli_audit_begin(plan, parent, run.argv, &audit, &err);
+	if (r >= 0)
+		r = make_supervisor(&run, plan, audit.log, audit.id, broker, &sup, &err);
+	if (r < 0)
+		goto fail;
+	r = sbx_launch(plan, run.argv, sup, &status, &err);
 	if (r < 0 && err.kind == SBX_ERR_UNSUPPORTED && run.backend == SBX_ASK_AUTO &&
 	    !plan->backend_landlock && !parent) {
 		/* Namespaces are off here by configuration (sbx_userns_decide: a passing shortage
@@ -1099,9 +1181,22 @@ int sbx_cmd_run(int argc, char **argv)
 			        sbx_cli_esc(first.msg));
 			warn_not_enforced(&run, plan);
 			sbx_cli_guard_warn(stderr, plan, &git, true);
-			r = sbx_launch(plan, run.argv, &status, &err);
+			r = sbx_cli_audit_begin(plan, parent, run.argv, &audit, &err);
+			sbx_supervisor_free(sup);
+			sup = NULL;
+			if (r >= 0)
+				r = make_supervisor(&run, plan, audit.log, audit.id, broker, &sup,
+				                    &err);
 		}
+		if (r >= 0)
+			r = sbx_launch(plan, run.argv, sup, &status, &err);
 	}
+	/* Every start gets an end: the status, or sbx's own when the launch failed; the counts
+	 * are the supervisor's, and "supervisor lost" where it ended the sandbox */
+	if (sup)
+		sbx_supervisor_counts(sup, &counts.asked, &counts.allowed, &counts.denied,
+		                      &counts.killed);
+	sbx_cli_audit_end(&audit, r, r < 0 ? sbx_error_exit_code(&err) : status, &counts);
 	if (r < 0)
 		goto fail;
 	/* The worker ran: name what appeared in git's control surface meanwhile. */
@@ -1111,6 +1206,9 @@ fail:
 	sbx_cli_report(stderr, &err);
 	status = sbx_error_exit_code(&err);
 out:
+	sbx_cli_audit_end(&audit, -1, status, NULL); /* a refusal after the start record */
+	sbx_supervisor_free(sup);
+	sbx_broker_close(broker);
 	sbx_gitguard_clear(&git);
 	sbx_cli_run_clear(&run);
 	sbx_probe_host_clear(&host);

@@ -23,7 +23,11 @@
 #include "sbx/plan.h"
 #include "sbx/spec.h"
 
-#define SBX_NEST_VERSION     3u    /* 2: per-operation rights (SBX_NEST_RULE); 3: scopes, origin */
+#define SBX_NEST_VERSION                                                                           \
+	4u                         /* 2: per-operation rights (SBX_NEST_RULE); 3: scopes, origin;  \
+	                              4: the sandbox's id (a spec without one is written, and      \
+	                              read, as version 3) */
+#define SBX_NEST_ID_LEN      32u   /* a sandbox id: hex digits (SBX_SANDBOX_ID_LEN) */
 #define SBX_NEST_MAX_DEPTH   16u   /* at least 8 levels (sbx(1)) */
 #define SBX_NEST_MAX_ENTRIES 4096u /* mounts in one effective spec */
 #define SBX_NEST_CODEC_MAX   (1u << 20)     /* bytes of an encoded spec */
@@ -79,6 +83,10 @@ struct sbx_nest {
 	                        counts from there */
 	struct sbx_nest_mount *mounts; /* sorted by target (strcmp), targets unique */
 	size_t n_mounts;
+	/* The id of the sandbox this spec is the worker's (the audit log's "sandbox"), so that
+	 * a nested sbx can name its parent; "" where none was given. 32 lower-case hex digits.
+	 * Never inherited: a narrowed child starts without one. */
+	char sandbox_id[SBX_NEST_ID_LEN + 1];
 };
 
 struct sbx_nest *sbx_nest_new(void);
@@ -112,6 +120,10 @@ int sbx_nest_encode(const struct sbx_nest *n, unsigned char **out, size_t *len,
 /* Decode; refuses truncated, oversized, non-canonical or garbage input with -EBADMSG. */
 int sbx_nest_decode(const unsigned char *buf, size_t len, struct sbx_nest **out,
                     struct sbx_error *err);
+
+/* Give the encoded spec at *blob (*len bytes, owned) a sandbox id (SBX_NEST_ID_LEN lower-case
+ * hex digits): decoded, the id set, encoded again in place of the old bytes. */
+int sbx_nest_blob_set_id(unsigned char **blob, size_t *len, const char *id, struct sbx_error *err);
 
 /* ---- the effective spec of a sandbox about to be launched ---- */
 

@@ -229,6 +229,21 @@ static void put_str(struct wbuf *w, const char *s)
 	put_bytes(w, s, n);
 }
 
+/* "" or SBX_NEST_ID_LEN lower-case hex digits. */
+static bool id_valid(const char *id)
+{
+	size_t n = strnlen(id, SBX_NEST_ID_LEN + 1);
+
+	if (n == 0)
+		return true;
+	if (n != SBX_NEST_ID_LEN)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (!((id[i] >= '0' && id[i] <= '9') || (id[i] >= 'a' && id[i] <= 'f')))
+			return false;
+	return true;
+}
+
 /* What every effective spec must satisfy, for encode and decode alike. */
 int sbx_nest_check(const struct sbx_nest *n, struct sbx_error *err)
 {
@@ -245,6 +260,8 @@ int sbx_nest_check(const struct sbx_nest *n, struct sbx_error *err)
 		bad = "unknown Landlock scope";
 	else if (n->n_mounts > SBX_NEST_MAX_ENTRIES)
 		bad = "too many mounts";
+	else if (!id_valid(n->sandbox_id))
+		bad = "the sandbox id is not 32 lower-case hex digits";
 	for (const char *p = n->profile; !bad && p && *p; p++)
 		if ((unsigned char)*p < 0x20 || *p == 0x7f)
 			bad = "control character in the profile name";
@@ -284,7 +301,10 @@ int sbx_nest_encode(const struct sbx_nest *n, unsigned char **out, size_t *len,
 	if (r < 0)
 		return r;
 	put_bytes(&w, codec_magic, sizeof(codec_magic));
-	put_u32(&w, SBX_NEST_VERSION);
+	/* Without an id the bytes are version 3's, so that what an older sbx wrote reads back
+	 * to the same bytes (the codec is canonical) and an older sbx reads what this one
+	 * writes for a sandbox that has no id. */
+	put_u32(&w, n->sandbox_id[0] ? SBX_NEST_VERSION : 3u);
 	put_u32(&w, 0); /* total length, filled in below */
 	put_u32(&w, n->depth);
 	put_u8(&w, n->backend);
@@ -294,6 +314,8 @@ int sbx_nest_encode(const struct sbx_nest *n, unsigned char **out, size_t *len,
 	put_u8(&w, n->scoped);
 	put_u8(&w, n->parent_unknown);
 	put_str(&w, n->profile);
+	if (n->sandbox_id[0])
+		put_str(&w, n->sandbox_id);
 	put_u32(&w, (uint32_t)n->n_mounts);
 	for (size_t i = 0; i < n->n_mounts; i++) {
 		put_u8(&w, n->mounts[i].kind);
@@ -415,10 +437,10 @@ int sbx_nest_decode(const unsigned char *buf, size_t len, struct sbx_nest **out,
 	if (!magic || memcmp(magic, codec_magic, sizeof(codec_magic)) != 0)
 		return sbx_error_set(err, SBX_ERR_SETUP, EBADMSG,
 		                     "the sandbox's effective spec is not an sbx spec (bad magic)");
-	if (version != SBX_NEST_VERSION)
+	if (version != SBX_NEST_VERSION && version != 3u)
 		return sbx_error_set(err, SBX_ERR_SETUP, EBADMSG,
 		                     "the sandbox's effective spec has version %u; this sbx reads "
-		                     "version %u",
+		                     "versions 3 and %u",
 		                     version, SBX_NEST_VERSION);
 	if (total != len)
 		return sbx_error_set(err, SBX_ERR_SETUP, EBADMSG,
@@ -436,6 +458,15 @@ int sbx_nest_decode(const unsigned char *buf, size_t len, struct sbx_nest **out,
 	n->scoped = get_u8(&b);
 	n->parent_unknown = get_bool(&b);
 	n->profile = get_str(&b, SBX_NEST_PROFILE_MAX);
+	if (version == SBX_NEST_VERSION) {
+		/* version 4 has an id, always one (without one it would have been 3) */
+		_cleanup_free_ char *id = get_str(&b, SBX_NEST_ID_LEN);
+
+		if (id && strlen(id) == SBX_NEST_ID_LEN)
+			memcpy(n->sandbox_id, id, SBX_NEST_ID_LEN + 1);
+		else
+			b.bad = true;
+	}
 	count = get_u32(&b);
 	/* Each entry takes at least 6 bytes: a count larger than the rest can hold is a lie,
 	 * refused before anything is allocated for it. */
@@ -465,5 +496,29 @@ int sbx_nest_decode(const unsigned char *buf, size_t len, struct sbx_nest **out,
 	if (r < 0)
 		return r;
 	*out = TAKE_PTR(n);
+	return 0;
+}
+
+int sbx_nest_blob_set_id(unsigned char **blob, size_t *len, const char *id, struct sbx_error *err)
+{
+	_cleanup_nest_ struct sbx_nest *n = NULL;
+	unsigned char *again = NULL;
+	size_t again_len = 0;
+	int r;
+
+	if (!id || strlen(id) != SBX_NEST_ID_LEN || !id_valid(id))
+		return sbx_error_set(err, SBX_ERR_SETUP, EINVAL,
+		                     "internal: a sandbox id is %u lower-case hex digits",
+		                     SBX_NEST_ID_LEN);
+	r = sbx_nest_decode(*blob, *len, &n, err);
+	if (r < 0)
+		return r;
+	memcpy(n->sandbox_id, id, SBX_NEST_ID_LEN + 1);
+	r = sbx_nest_encode(n, &again, &again_len, err);
+	if (r < 0)
+		return r;
+	free(*blob);
+	*blob = again;
+	*len = again_len;
 	return 0;
 }

@@ -7,13 +7,17 @@
 #include "sbx/error.h"
 #include "sbx/plan.h"
 
+struct sbx_supervisor;
+
 /*
  * Apply a plan and run argv inside it; returns when the worker has ended.
  * On success returns 0 and *status is what sbx should exit with: the worker's own status, or
  * 128+N if it was killed by signal N. On failure returns -errno with *err filled (the kind
- * says 125, 126 or 127).
+ * says 125, 126 or 127). `sup` (may be NULL): the supervisor (os/supervisor.h) that serves the
+ * worker's listener; borrowed, created by the caller for plan->sup.
  */
-int sbx_launch(const struct sbx_plan *plan, char *const argv[], int *status, struct sbx_error *err);
+int sbx_launch(const struct sbx_plan *plan, char *const argv[], struct sbx_supervisor *sup,
+               int *status, struct sbx_error *err);
 
 /*
  * Once, first thing in main: ignore SIGXFSZ, so that sbx's own writes (the spec memfd, the

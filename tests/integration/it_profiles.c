@@ -471,9 +471,9 @@ static void test_run_claude_agent(void)
 }
 
 /* claude-agent in a project without .claude/ or .mcp.json (attack A): a mount cannot make
- * read-only what does not exist, so sbx says so at launch, and names each after the run if
- * the agent made it (a SessionStart hook in .claude/settings.json runs at the user's next
- * session, outside any sandbox). Where they exist, they are read-only. */
+ * read-only what does not exist, so the supervisor refuses their creation (a SessionStart
+ * hook in .claude/settings.json would run at the user's next session, outside any sandbox),
+ * and says so. Where they exist, they are read-only. */
 static void test_claude_agent_absent_settings_named(void)
 {
 	struct it_run r;
@@ -482,14 +482,18 @@ static void test_claude_agent_absent_settings_named(void)
 	need_launcher();
 	IT_EXPECT(rmdir(it_path(ws, ".claude")) == 0 || errno == ENOENT);
 	it_sbxv(&r, "run", "-p", "claude-agent", "--", "/bin/sh", "-c",
-	        "mkdir .claude && echo '{}' > .claude/settings.json && echo '{}' > .mcp.json",
-	        NULL);
+	        "mkdir .claude; echo '{}' > .mcp.json; mkdir ok && echo MADE", NULL);
 	IT_EXPECT_INT(r.status, 0);
-	IT_EXPECT_CONTAINS(r.err, fmt("%s/.claude and %s/.mcp.json are read-only in this profile "
-	                              "but do not exist",
-	                              ws, ws));
-	IT_EXPECT_CONTAINS(r.err, fmt("%s/.claude appeared during the run", ws));
-	IT_EXPECT_CONTAINS(r.err, fmt("%s/.mcp.json appeared during the run", ws));
+	IT_EXPECT_CONTAINS(r.out, "MADE");
+	IT_EXPECT_CONTAINS(r.err, fmt("sbx: supervisor: denied create %s/.claude (mkdir", ws));
+	IT_EXPECT_CONTAINS(r.err, fmt("sbx: supervisor: denied create %s/.mcp.json (open", ws));
+	IT_EXPECT_NOT_CONTAINS(r.err, "appeared during the run");
+	IT_EXPECT(!exists(it_path(ws, ".claude")));
+	IT_EXPECT(!exists(it_path(ws, ".mcp.json")));
+	/* made outside the sandbox, as the refusal says */
+	IT_EXPECT_INT(mkdir(it_path(ws, ".claude"), 0755), 0);
+	it_write_file(it_path(ws, ".claude/settings.json"), "{}");
+	it_write_file(it_path(ws, ".mcp.json"), "{}");
 	/* now they exist: the next launch makes them read-only */
 	{
 		const char *opts[] = {"-p", "claude-agent", NULL};

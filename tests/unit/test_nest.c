@@ -716,6 +716,84 @@ static void test_boundaries_text(void **state)
 	assert_string_equal(tiny + sizeof(tiny) - 4, "...");
 }
 
+/* The sandbox id (version 4): carried, read back, never inherited; a spec without one is
+ * still version 3's bytes, which both read back canonically; a bad id is refused. */
+static void test_codec_sandbox_id(void **state)
+{
+	static const char id[] = "0123456789abcdef0123456789abcdef";
+	_cleanup_nest_ struct sbx_nest *n = parent_fixture();
+	_cleanup_nest_ struct sbx_nest *back = NULL, *child = NULL;
+	struct sbx_nest_request req = {0};
+	unsigned char *v3 = NULL, *v4 = NULL, *again = NULL;
+	size_t len3, len4, alen;
+	struct sbx_error err;
+
+	(void)state;
+	assert_int_equal(sbx_nest_encode(n, &v3, &len3, NULL), 0);
+	assert_int_equal(v3[8], 3);
+	/* set in place on the encoded bytes, as sbx does after finishing a plan */
+	v4 = malloc(len3);
+	assert_non_null(v4);
+	memcpy(v4, v3, len3);
+	len4 = len3;
+	assert_int_equal(sbx_nest_blob_set_id(&v4, &len4, id, NULL), 0);
+	assert_int_equal(v4[8], SBX_NEST_VERSION);
+	assert_int_equal(len4, len3 + 2 + SBX_NEST_ID_LEN);
+	assert_int_equal(sbx_nest_decode(v4, len4, &back, NULL), 0);
+	assert_string_equal(back->sandbox_id, id);
+	assert_int_equal(back->n_mounts, n->n_mounts);
+	assert_int_equal(sbx_nest_encode(back, &again, &alen, NULL), 0);
+	assert_int_equal(alen, len4);
+	assert_memory_equal(again, v4, len4);
+	free(again);
+	/* a child starts without its parent's id (it gets its own) */
+	assert_int_equal(sbx_spec_narrow(back, &req, &child, NULL), 0);
+	assert_string_equal(child->sandbox_id, "");
+	/* every prefix of a version 4 spec is refused too */
+	for (size_t cut = 0; cut < len4; cut++) {
+		struct sbx_nest *out = NULL;
+
+		assert_int_equal(sbx_nest_decode(v4, cut, &out, NULL), -EBADMSG);
+		assert_null(out);
+	}
+	/* an id that is not 32 lower-case hex digits: refused by encode, decode and set */
+	memcpy(back->sandbox_id, "0123456789ABCDEF0123456789abcdef", SBX_NEST_ID_LEN + 1);
+	assert_int_equal(sbx_nest_encode(back, &again, &alen, &err), -EBADMSG);
+	assert_non_null(strstr(err.msg, "sandbox id"));
+	assert_int_equal(sbx_nest_blob_set_id(&v4, &len4, "abc", NULL), -EINVAL);
+	{
+		unsigned char *c = malloc(len4);
+		struct sbx_nest *out = NULL;
+		memcpy(c, v4, len4);
+		/* the id's first digit, just after the profile name: made upper case */
+		for (size_t i = 0; i + SBX_NEST_ID_LEN <= len4; i++)
+			if (memcmp(c + i, id, SBX_NEST_ID_LEN) == 0) {
+				c[i + 10] = 'A';
+				break;
+			}
+		assert_int_equal(sbx_nest_decode(c, len4, &out, NULL), -EBADMSG);
+		free(c);
+	}
+	/* a version 4 spec whose id is empty is not canonical (it would be version 3) */
+	{
+		struct sbx_nest *out = NULL;
+		unsigned char *c = malloc(len3 + 2);
+		size_t plen = strlen(n->profile), hdr = 16 + 4 + 6 + 2 + plen;
+
+		memcpy(c, v3, hdr);
+		c[8] = SBX_NEST_VERSION;
+		c[hdr] = 0;
+		c[hdr + 1] = 0;
+		memcpy(c + hdr + 2, v3 + hdr, len3 - hdr);
+		for (int i = 0; i < 4; i++)
+			c[12 + i] = (unsigned char)((len3 + 2) >> (8 * i));
+		assert_int_equal(sbx_nest_decode(c, len3 + 2, &out, NULL), -EBADMSG);
+		free(c);
+	}
+	free(v3);
+	free(v4);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -724,6 +802,7 @@ int main(void)
 	    cmocka_unit_test(test_codec_refuses_writable_system_mount),
 	    cmocka_unit_test(test_codec_rule_entries),
 	    cmocka_unit_test(test_codec_scopes_and_origin),
+	    cmocka_unit_test(test_codec_sandbox_id),
 	    cmocka_unit_test(test_apply_landlock),
 	    cmocka_unit_test(test_apply_landlock_many_rules),
 	    cmocka_unit_test(test_ll_narrow),

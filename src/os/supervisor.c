@@ -1,0 +1,2863 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The supervisor (docs/design.md, The supervisor; seccomp_unotify(2)). Three parties:
+ *
+ *   the worker     after its main filter, a second filter (the listener filter) returns
+ *                  SECCOMP_RET_USER_NOTIF for the calls plan->sup.families names; its
+ *                  listener fd goes to sbx over a socket pair and is closed before exec;
+ *   the performer  forked by the worker just before the listener filter: the worker's ids,
+ *                  mount namespace, Landlock domain and main filter, no capability, not
+ *                  dumpable, not under the listener filter. It resolves what a call names and
+ *                  performs the call on a directory fd and a final name, on sbx's word;
+ *   sbx            the listener: it copies the call's arguments, checks the notification is
+ *                  still valid after every read of the caller's memory, asks the performer
+ *                  to resolve, asks core (sbx_sup_decide) and answers the kernel.
+ *
+ * Every answer to a caller with the worker's rights is performed, never CONTINUE: the
+ * caller stopped because some protection needs its path, and it can change the path (its
+ * memory, a symlink, a parent's name) between a check and a kernel call that resolves it
+ * again. A caller narrower than the worker (a sub-sandbox) is never performed for: the
+ * performer's rights are wider than its own.
+ */
+#include "os/supervisor.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <linux/audit.h>
+#include <linux/filter.h>
+#include <linux/fs.h>
+#include <linux/magic.h>
+#include <linux/openat2.h>
+#include <linux/seccomp.h>
+#include <signal.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "os/audit.h"
+#include "os/broker.h"
+#include "sbx/audit.h"
+#include "sbx/cleanup.h"
+#include "sbx/escape.h"
+
+#ifndef SECCOMP_IOCTL_NOTIF_SET_FLAGS
+#define SECCOMP_IOCTL_NOTIF_SET_FLAGS SECCOMP_IOW(4, __u64)
+#endif
+#ifndef SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP
+#define SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP (1UL << 0)
+#endif
+#ifndef PIDFD_THREAD
+#define PIDFD_THREAD O_EXCL
+#endif
+#ifndef __NR_fchmodat2
+#define __NR_fchmodat2 452
+#endif
+#ifndef EXFAT_SUPER_MAGIC
+#define EXFAT_SUPER_MAGIC 0x2011BAB0
+#endif
+#define SBX_O_TMPFILE_BIT 020000000 /* the kernel's __O_TMPFILE, without O_DIRECTORY */
+
+#if defined(__x86_64__)
+#define SUP_AUDIT_ARCH AUDIT_ARCH_X86_64
+#elif defined(__aarch64__)
+#define SUP_AUDIT_ARCH AUDIT_ARCH_AARCH64
+#else
+#define SUP_AUDIT_ARCH 0
+#endif
+
+#define P_PATH      4096 /* PATH_MAX: the kernel refuses longer names itself */
+#define P_NAME      256
+#define P_GUARDS    64 /* components of one protected path */
+#define MAX_LINKS   40 /* as the kernel's MAXSYMLINKS */
+#define PERF_WAIT_S 30 /* a performer that does not answer in this long is lost */
+#define MAX_RETRY   8  /* a caller racing its own call is answered after this many tries */
+
+/* ---- the calls, as sbx and the performer see them ---- */
+
+enum call_kind {
+	C_OPEN = 0,
+	C_MKDIR,
+	C_MKNOD,
+	C_SYMLINK,
+	C_LINK,
+	C_RENAME,
+	C_TRUNCATE,
+	C_UNLINK,
+	C_CHMOD,
+	C_CHOWN,
+	C_UTIMES,
+};
+
+/* One row per system call the listener filter may send: what family it is in, and where its
+ * arguments are. Arguments: -1 none; dirfd -2: AT_FDCWD implied. */
+enum time_kind { T_NONE = 0, T_UTIMBUF, T_TIMEVAL, T_TIMESPEC };
+struct call_row {
+	int nr;
+	const char *name;
+	enum call_kind kind;
+	unsigned family; /* SBX_SUP_F_*; for open, decided on the flags */
+	signed char dirfd, path, dirfd2, path2, flags, mode, text, fd, uid, gid, dev, len, times;
+	unsigned char time_kind;
+	bool follow;     /* follows a symlink at the final component (unless a flag says no) */
+	int fixed_flags; /* creat: O_CREAT|O_WRONLY|O_TRUNC; rmdir: AT_REMOVEDIR */
+	bool flags_at;   /* `flags` holds AT_ flags (fchownat, utimensat, linkat, fchmodat2) */
+};
+
+#define ROW(n, k, f) .nr = __NR_##n, .name = #n, .kind = (k), .family = (f)
+#define NO                                                                                         \
+	.dirfd = -2, .path = -1, .dirfd2 = -1, .path2 = -1, .flags = -1, .mode = -1, .text = -1,   \
+	.fd = -1, .uid = -1, .gid = -1, .dev = -1, .len = -1, .times = -1
+
+/* NO sets every argument to "none" and a row overrides what it has: GCC's override-init
+ * warning is exactly what this table does on purpose. */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Woverride-init"
+static const struct call_row calls[] = {
+#ifdef __NR_open
+    {ROW(open, C_OPEN, 0), NO, .path = 0, .flags = 1, .mode = 2, .follow = true},
+#endif
+#ifdef __NR_creat
+    {ROW(creat, C_OPEN, SBX_SUP_F_CREATE), NO, .path = 0, .mode = 1, .follow = true,
+     .fixed_flags = O_CREAT | O_WRONLY | O_TRUNC},
+#endif
+    {ROW(openat, C_OPEN, 0), NO, .dirfd = 0, .path = 1, .flags = 2, .mode = 3, .follow = true},
+#ifdef __NR_mkdir
+    {ROW(mkdir, C_MKDIR, SBX_SUP_F_CREATE), NO, .path = 0, .mode = 1},
+#endif
+    {ROW(mkdirat, C_MKDIR, SBX_SUP_F_CREATE), NO, .dirfd = 0, .path = 1, .mode = 2},
+#ifdef __NR_mknod
+    {ROW(mknod, C_MKNOD, SBX_SUP_F_CREATE), NO, .path = 0, .mode = 1, .dev = 2},
+#endif
+    {ROW(mknodat, C_MKNOD, SBX_SUP_F_CREATE), NO, .dirfd = 0, .path = 1, .mode = 2, .dev = 3},
+#ifdef __NR_symlink
+    {ROW(symlink, C_SYMLINK, SBX_SUP_F_CREATE), NO, .text = 0, .path = 1},
+#endif
+    {ROW(symlinkat, C_SYMLINK, SBX_SUP_F_CREATE), NO, .text = 0, .dirfd = 1, .path = 2},
+#ifdef __NR_link
+    {ROW(link, C_LINK, SBX_SUP_F_CREATE), NO, .path = 0, .dirfd2 = -2, .path2 = 1},
+#endif
+    {ROW(linkat, C_LINK, SBX_SUP_F_CREATE), NO, .dirfd = 0, .path = 1, .dirfd2 = 2, .path2 = 3,
+     .flags = 4, .flags_at = true},
+#ifdef __NR_rename
+    {ROW(rename, C_RENAME, SBX_SUP_F_CREATE), NO, .path = 0, .dirfd2 = -2, .path2 = 1},
+#endif
+#ifdef __NR_renameat
+    {ROW(renameat, C_RENAME, SBX_SUP_F_CREATE), NO, .dirfd = 0, .path = 1, .dirfd2 = 2, .path2 = 3},
+#endif
+    {ROW(renameat2, C_RENAME, SBX_SUP_F_CREATE), NO, .dirfd = 0, .path = 1, .dirfd2 = 2, .path2 = 3,
+     .flags = 4},
+    {ROW(truncate, C_TRUNCATE, SBX_SUP_F_WRITE), NO, .path = 0, .len = 1, .follow = true},
+#ifdef __NR_unlink
+    {ROW(unlink, C_UNLINK, SBX_SUP_F_DELETE), NO, .path = 0},
+#endif
+    {ROW(unlinkat, C_UNLINK, SBX_SUP_F_DELETE), NO, .dirfd = 0, .path = 1, .flags = 2},
+#ifdef __NR_rmdir
+    {ROW(rmdir, C_UNLINK, SBX_SUP_F_DELETE), NO, .path = 0, .fixed_flags = AT_REMOVEDIR},
+#endif
+#ifdef __NR_chmod
+    {ROW(chmod, C_CHMOD, SBX_SUP_F_META), NO, .path = 0, .mode = 1, .follow = true},
+#endif
+    {ROW(fchmod, C_CHMOD, SBX_SUP_F_META), NO, .dirfd = -1, .fd = 0, .mode = 1},
+    {ROW(fchmodat, C_CHMOD, SBX_SUP_F_META), NO, .dirfd = 0, .path = 1, .mode = 2, .follow = true},
+    {ROW(fchmodat2, C_CHMOD, SBX_SUP_F_META), NO, .dirfd = 0, .path = 1, .mode = 2, .flags = 3,
+     .follow = true, .flags_at = true},
+#ifdef __NR_chown
+    {ROW(chown, C_CHOWN, SBX_SUP_F_META), NO, .path = 0, .uid = 1, .gid = 2, .follow = true},
+#endif
+#ifdef __NR_lchown
+    {ROW(lchown, C_CHOWN, SBX_SUP_F_META), NO, .path = 0, .uid = 1, .gid = 2},
+#endif
+    {ROW(fchown, C_CHOWN, SBX_SUP_F_META), NO, .dirfd = -1, .fd = 0, .uid = 1, .gid = 2},
+    {ROW(fchownat, C_CHOWN, SBX_SUP_F_META), NO, .dirfd = 0, .path = 1, .uid = 2, .gid = 3,
+     .flags = 4, .follow = true, .flags_at = true},
+#ifdef __NR_utime
+    {ROW(utime, C_UTIMES, SBX_SUP_F_META), NO, .path = 0, .times = 1, .time_kind = T_UTIMBUF,
+     .follow = true},
+#endif
+#ifdef __NR_utimes
+    {ROW(utimes, C_UTIMES, SBX_SUP_F_META), NO, .path = 0, .times = 1, .time_kind = T_TIMEVAL,
+     .follow = true},
+#endif
+#ifdef __NR_futimesat
+    {ROW(futimesat, C_UTIMES, SBX_SUP_F_META), NO, .dirfd = 0, .path = 1, .times = 2,
+     .time_kind = T_TIMEVAL, .follow = true},
+#endif
+    {ROW(utimensat, C_UTIMES, SBX_SUP_F_META), NO, .dirfd = 0, .path = 1, .times = 2, .flags = 3,
+     .time_kind = T_TIMESPEC, .follow = true, .flags_at = true},
+};
+
+#pragma GCC diagnostic pop
+
+static const struct call_row *call_row(int nr)
+{
+	for (size_t i = 0; i < SBX_ARRAY_SIZE(calls); i++)
+		if (calls[i].nr == nr)
+			return &calls[i];
+	return NULL;
+}
+
+/* ---- the listener filter ---- */
+
+/*
+ * Raw classic BPF, as short as it can be: the arch and x32 checks only let other programs
+ * through (the main filter, installed before, kills them: the kernel takes the most
+ * restrictive action of all filters, so its KILL or ERRNO wins over USER_NOTIF), then one
+ * compare per supervised call, and for open and openat a test of the flag bits in the low
+ * 32 bits of the flags argument (the kernel reads them as int).
+ */
+#define SUP_FILTER_MAX 160
+
+struct bpf_buf {
+	struct sock_filter insn[SUP_FILTER_MAX];
+	size_t n;
+	bool overflow;
+};
+
+static size_t emit(struct bpf_buf *b, uint16_t code, uint32_t k, uint8_t jt, uint8_t jf)
+{
+	if (b->n >= SUP_FILTER_MAX) {
+		b->overflow = true;
+		return b->n;
+	}
+	b->insn[b->n] = (struct sock_filter)BPF_JUMP(code, k, jt, jf);
+	return b->n++;
+}
+
+#define ARG_LO(i) (offsetof(struct seccomp_data, args) + 8 * (i))
+
+/* The open flags' test: NOTIFY when the families want this open, ALLOW otherwise. Returns
+ * nothing: emits a self-contained block (falls into nothing). */
+static void emit_open_test(struct bpf_buf *b, int flags_arg, unsigned fam)
+{
+	const uint32_t writes = O_WRONLY | O_RDWR | O_TRUNC | O_APPEND;
+
+	emit(b, BPF_LD | BPF_W | BPF_ABS, (uint32_t)ARG_LO(flags_arg), 0, 0);
+	/* CREATE: O_CREAT or O_TMPFILE */
+	if (fam & SBX_SUP_F_CREATE) {
+		emit(b, BPF_JMP | BPF_JSET | BPF_K, O_CREAT | SBX_O_TMPFILE_BIT, 0, 1);
+		emit(b, BPF_RET | BPF_K, SECCOMP_RET_USER_NOTIF, 0, 0);
+	}
+	if (fam & SBX_SUP_F_READ) {
+		/* every other open: reading or writing (WRITE opens are stricter than READ's
+		 * decisions only where WRITE is in the families; core decides) */
+		if (!(fam & SBX_SUP_F_WRITE) && !(fam & SBX_SUP_F_CREATE)) {
+			emit(b, BPF_RET | BPF_K, SECCOMP_RET_USER_NOTIF, 0, 0);
+			return;
+		}
+		if (!(fam & SBX_SUP_F_WRITE)) {
+			/* reads only: a write without O_CREAT passes */
+			emit(b, BPF_JMP | BPF_JSET | BPF_K, writes, 1, 0);
+			emit(b, BPF_RET | BPF_K, SECCOMP_RET_USER_NOTIF, 0, 0);
+			emit(b, BPF_RET | BPF_K, SECCOMP_RET_ALLOW, 0, 0);
+			return;
+		}
+		emit(b, BPF_RET | BPF_K, SECCOMP_RET_USER_NOTIF, 0, 0);
+		return;
+	}
+	if (fam & SBX_SUP_F_WRITE) {
+		emit(b, BPF_JMP | BPF_JSET | BPF_K, writes, 0, 1);
+		emit(b, BPF_RET | BPF_K, SECCOMP_RET_USER_NOTIF, 0, 0);
+	}
+	emit(b, BPF_RET | BPF_K, SECCOMP_RET_ALLOW, 0, 0);
+}
+
+static int build_filter(unsigned fam, struct bpf_buf *b, struct sbx_error *err)
+{
+	size_t jumps[SBX_ARRAY_SIZE(calls)];
+	const struct call_row *rows[SBX_ARRAY_SIZE(calls)];
+	size_t n = 0;
+
+	if (SUP_AUDIT_ARCH == 0)
+		return sbx_error_set(err, SBX_ERR_UNSUPPORTED, EOPNOTSUPP,
+		                     "the supervisor is not built for this architecture");
+	memset(b, 0, sizeof(*b));
+	emit(b, BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch), 0, 0);
+	emit(b, BPF_JMP | BPF_JEQ | BPF_K, SUP_AUDIT_ARCH, 1, 0);
+	emit(b, BPF_RET | BPF_K, SECCOMP_RET_ALLOW, 0, 0); /* the main filter kills it */
+	emit(b, BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr), 0, 0);
+#if defined(__x86_64__)
+	emit(b, BPF_JMP | BPF_JGE | BPF_K, 0x40000000u, 0, 1); /* x32: killed by the main filter */
+	emit(b, BPF_RET | BPF_K, SECCOMP_RET_ALLOW, 0, 0);
+#endif
+	for (size_t i = 0; i < SBX_ARRAY_SIZE(calls); i++) {
+		const struct call_row *r = &calls[i];
+		bool want = r->kind == C_OPEN && r->family == 0
+		                ? (fam & (SBX_SUP_F_CREATE | SBX_SUP_F_WRITE | SBX_SUP_F_READ)) != 0
+		                : (fam & r->family) != 0;
+
+		if (!want)
+			continue;
+		rows[n] = r;
+		jumps[n++] = emit(b, BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)r->nr, 0, 0);
+	}
+	emit(b, BPF_RET | BPF_K, SECCOMP_RET_ALLOW, 0, 0);
+	for (size_t i = 0; i < n; i++) {
+		size_t at = b->n;
+
+		if (at - jumps[i] - 1 > 255)
+			b->overflow = true;
+		else
+			b->insn[jumps[i]].jt = (uint8_t)(at - jumps[i] - 1);
+		if (rows[i]->kind == C_OPEN && rows[i]->family == 0)
+			emit_open_test(b, rows[i]->flags, fam);
+		else
+			emit(b, BPF_RET | BPF_K, SECCOMP_RET_USER_NOTIF, 0, 0);
+	}
+	if (b->overflow)
+		return sbx_error_set(err, SBX_ERR_SETUP, E2BIG,
+		                     "the supervisor's filter is too long (internal)");
+	return 0;
+}
+
+static int sup_seccomp(unsigned op, unsigned flags, void *arg)
+{
+	return (int)syscall(SYS_seccomp, op, flags, arg);
+}
+
+/* ---- messages between sbx, the worker and the performer ---- */
+
+static int send_fds(int sock, const void *buf, size_t len, const int *fds, size_t nfds)
+{
+	union {
+		char buf[CMSG_SPACE(sizeof(int) * 4)];
+		struct cmsghdr align;
+	} u;
+	struct iovec iov = {(void *)(uintptr_t)buf, len};
+	struct msghdr m = {.msg_iov = &iov, .msg_iovlen = 1};
+	ssize_t n;
+
+	if (nfds > 4)
+		return -EINVAL;
+	if (nfds) {
+		struct cmsghdr *c;
+
+		memset(&u, 0, sizeof(u));
+		m.msg_control = u.buf;
+		m.msg_controllen = CMSG_SPACE(sizeof(int) * nfds);
+		c = CMSG_FIRSTHDR(&m);
+		c->cmsg_level = SOL_SOCKET;
+		c->cmsg_type = SCM_RIGHTS;
+		c->cmsg_len = CMSG_LEN(sizeof(int) * nfds);
+		memcpy(CMSG_DATA(c), fds, sizeof(int) * nfds);
+	}
+	do
+		n = sendmsg(sock, &m, MSG_NOSIGNAL);
+	while (n < 0 && errno == EINTR);
+	if (n < 0)
+		return -errno;
+	return n == (ssize_t)len ? 0 : -EPIPE;
+}
+
+/* Receive one message and at most *nfds fds (close-on-exec); extra fds are closed. Returns
+ * its length, 0 at EOF, or -errno. `pid` (may be NULL) gets the sender's pid as the kernel
+ * translated it, where SO_PASSCRED is on. */
+static ssize_t recv_fds(int sock, void *buf, size_t len, int *fds, size_t *nfds, pid_t *pid)
+{
+	union {
+		char buf[CMSG_SPACE(sizeof(int) * 4) + CMSG_SPACE(sizeof(struct ucred))];
+		struct cmsghdr align;
+	} u;
+	struct iovec iov = {buf, len};
+	struct msghdr m = {.msg_iov = &iov,
+	                   .msg_iovlen = 1,
+	                   .msg_control = u.buf,
+	                   .msg_controllen = sizeof(u.buf)};
+	size_t want = nfds ? *nfds : 0, got = 0;
+	ssize_t n;
+
+	do
+		n = recvmsg(sock, &m, MSG_CMSG_CLOEXEC);
+	while (n < 0 && errno == EINTR);
+	if (n < 0)
+		return -errno;
+	for (struct cmsghdr *c = CMSG_FIRSTHDR(&m); c; c = CMSG_NXTHDR(&m, c)) {
+		if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS) {
+			size_t k = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+			int *in = (int *)CMSG_DATA(c);
+
+			for (size_t i = 0; i < k; i++) {
+				if (got < want)
+					fds[got++] = in[i];
+				else
+					close(in[i]);
+			}
+		} else if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_CREDENTIALS && pid) {
+			struct ucred cr;
+
+			memcpy(&cr, CMSG_DATA(c), sizeof(cr));
+			*pid = cr.pid;
+		}
+	}
+	if (nfds)
+		*nfds = got;
+	if ((m.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) && n > 0) {
+		for (size_t i = 0; i < got; i++)
+			close(fds[i]);
+		if (nfds)
+			*nfds = 0;
+		return -EMSGSIZE;
+	}
+	return n;
+}
+
+enum p_kind { P_HELLO = 1, P_RESOLVE, P_PERFORM, P_GUARD, P_GUARD_ADD };
+
+/* sbx -> performer */
+struct p_req {
+	uint32_t kind;
+	uint32_t call;     /* enum call_kind */
+	int32_t tgid, tid; /* the caller in the performer's pid namespace: its /proc/self */
+	uint32_t nsides;   /* 1, or 2 (link, rename) */
+	uint32_t follow[2];
+	uint32_t has_dirfd[2]; /* an fd came for the side (its path is relative) */
+	uint32_t fd_based;     /* the object is an fd that came (fchmod, utimensat(fd, NULL)) */
+	uint32_t empty[2];     /* AT_EMPTY_PATH with an empty path: the side is its dirfd */
+	int32_t flags;
+	uint32_t mode, umask, uid, gid;
+	uint64_t dev;
+	int64_t length;
+	uint32_t times_null;
+	struct timespec ts[2];
+	/* P_RESOLVE: decide here and perform at once where the answer needs no broker */
+	uint32_t fast;
+	char call_name[24];
+	/* P_GUARD_ADD: one entry of sbx's tables (path[0]: the name) */
+	uint64_t g_ino;
+	uint32_t g_index, g_depth, g_final, g_pinned;
+	char path[2][P_PATH];
+	char text[P_PATH]; /* symlink's target */
+};
+
+struct p_target {
+	int32_t err;     /* 0: resolved */
+	uint32_t exists; /* the final name exists */
+	uint32_t is_dir;
+	uint32_t casefold;
+	uint32_t is_object; /* the final is an object without a (dir, name): a magic link */
+	uint32_t ftype;     /* S_IFMT of what exists */
+	uint64_t dev, ino;  /* the directory holding `name` */
+	uint64_t size;
+	char path[P_PATH];
+	char name[P_NAME];
+};
+
+/* performer -> sbx */
+struct p_reply {
+	int32_t result; /* 0 or -errno; P_RETRY: the name changed under the call */
+	uint32_t has_fd;
+	uint64_t new_dev, new_ino; /* mkdir: the new directory */
+	int32_t pid;               /* P_HELLO: the performer's pid, in its namespace */
+	uint32_t performed;        /* P_RESOLVE with fast: decided and performed (result) */
+	uint32_t n_guard;
+	struct p_target t[2];
+	struct {
+		uint64_t dev, ino;
+		uint32_t exists;
+		uint32_t depth;
+		uint32_t mount_root; /* cannot be moved or removed anyway (EBUSY) */
+	} guard[P_GUARDS];
+};
+#define P_RETRY 1
+
+/* Shared by sbx and the performer (defined with sbx's side, below). */
+static enum sbx_sup_op op_for(uint32_t kind, int flags, const struct p_target *t,
+                              const struct p_target *t2);
+static void fill_target(struct sbx_sup_target *out, const struct p_target *t);
+static bool pinned_in(const struct sbx_sup_guards *pinned, const struct sbx_sup_plan *sp,
+                      const struct sbx_sup_req *req, struct sbx_sup_verdict *v);
+static void guard_mkdir_in(struct sbx_sup_guards *guards, const struct sbx_sup_guards *pinned,
+                           const struct sbx_sup_plan *sp, const struct sbx_sup_req *req,
+                           uint64_t dev, uint64_t ino);
+static void guards_finals_first(struct sbx_sup_guards *set);
+
+/* ---- the performer ---- */
+
+struct slot {
+	int dir; /* O_PATH directory holding name; -1: none */
+	int obj; /* the object itself, where it has no (dir, name) (a magic link, an fd) */
+	char name[P_NAME + 1];
+	bool trailing_slash;
+	bool empty; /* AT_EMPTY_PATH: obj is the caller's fd itself */
+	bool exists;
+	mode_t ftype;
+	dev_t obj_dev; /* what the final name held when it was decided on */
+	ino_t obj_ino;
+};
+
+/* A bounded copy that truncates (names are checked against P_NAME where they are made). */
+static void set_str(char *dst, size_t size, const char *src)
+{
+	size_t n = strnlen(src, size - 1);
+
+	memcpy(dst, src, n);
+	dst[n] = '\0';
+}
+
+static void slot_clear(struct slot *s)
+{
+	if (s->dir >= 0)
+		close(s->dir);
+	if (s->obj >= 0)
+		close(s->obj);
+	memset(s, 0, sizeof(*s));
+	s->dir = s->obj = -1;
+}
+
+static bool is_proc_root(int dir)
+{
+	struct statfs sf;
+	struct stat st;
+
+	return fstatfs(dir, &sf) == 0 && sf.f_type == PROC_SUPER_MAGIC && fstat(dir, &st) == 0 &&
+	       st.st_ino == 1;
+}
+
+static bool on_proc(int dir)
+{
+	struct statfs sf;
+
+	return fstatfs(dir, &sf) == 0 && sf.f_type == PROC_SUPER_MAGIC;
+}
+
+/* Does this directory compare names folded? Unknown counts as yes (the guard then matches
+ * more names, never fewer). */
+static bool dir_casefold(int dir)
+{
+	struct statfs sf;
+	long flags = 0;
+	int fd;
+
+	if (fstatfs(dir, &sf) < 0)
+		return true;
+	switch ((unsigned long)sf.f_type) {
+	case MSDOS_SUPER_MAGIC:
+	case EXFAT_SUPER_MAGIC:
+	case 0x5346544e: /* ntfs */
+	case 0xFF534D42: /* cifs */
+	case 0xFE534D42: /* smb2 */
+	case 0x482b:     /* hfsplus */
+		return true;
+	case PROC_SUPER_MAGIC:
+	case SYSFS_MAGIC:
+		return false;
+	default:
+		break;
+	}
+	fd = openat(dir, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0)
+		return true;
+	if (ioctl(fd, FS_IOC_GETFLAGS, &flags) < 0)
+		flags = (errno == ENOTTY || errno == EOPNOTSUPP || errno == EINVAL)
+		            ? 0
+		            : FS_CASEFOLD_FL;
+	close(fd);
+	return (flags & FS_CASEFOLD_FL) != 0;
+}
+
+/* The caller's root: the performer's own "/", or the root fd sbx sent for a caller in another
+ * mount namespace (its /proc/PID/root). */
+static int open_root(int root)
+{
+	return root >= 0 ? fcntl(root, F_DUPFD_CLOEXEC, 3)
+	                 : open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+}
+
+static bool same_inode(int a, int b)
+{
+	struct stat sa, sb;
+
+	return fstat(a, &sa) == 0 && fstat(b, &sb) == 0 && sa.st_dev == sb.st_dev &&
+	       sa.st_ino == sb.st_ino;
+}
+
+/*
+ * Walk `path` the way the kernel would for the caller, component by component (openat2 is
+ * ENOSYS under the main filter), with O_PATH|O_NOFOLLOW opens: every symlink is read and
+ * resolved here, at most MAX_LINKS; a symlink in procfs (a magic link: /proc/PID/fd/N, cwd,
+ * root) is followed by the kernel, as the caller's own call would; /proc/self and
+ * /proc/thread-self name the caller, not the performer. `follow`: a symlink at the final
+ * component is followed too. On success the slot holds the directory and the final name.
+ */
+static int walk(int root, int start, const char *path, bool follow, pid_t tgid, pid_t tid,
+                struct slot *out)
+{
+	_cleanup_close_ int cur = -1;
+	char buf[2 * P_PATH + 2], tmp[2 * P_PATH + 2];
+	char *rest;
+	int links = 0;
+
+	if (strlen(path) >= P_PATH)
+		return -ENAMETOOLONG;
+	if (!*path)
+		return -ENOENT;
+	snprintf(buf, sizeof(buf), "%s", path);
+	rest = buf;
+	cur = path[0] == '/' || start < 0 ? open_root(root) : fcntl(start, F_DUPFD_CLOEXEC, 3);
+	if (cur < 0)
+		return -errno;
+	for (;;) {
+		char comp[P_NAME + 16];
+		size_t len;
+		bool last, slash;
+		int nfd;
+		struct stat st;
+
+		if (*rest == '/') {
+			close(cur);
+			cur = open_root(root);
+			if (cur < 0)
+				return -errno;
+			while (*rest == '/')
+				rest++;
+		}
+		len = strcspn(rest, "/");
+		if (len > P_NAME - 1)
+			return -ENAMETOOLONG;
+		memcpy(comp, rest, len);
+		comp[len] = '\0';
+		rest += len;
+		slash = *rest == '/';
+		while (*rest == '/')
+			rest++;
+		last = *rest == '\0';
+		if (len == 0) /* "/" itself: the final is the directory */
+			snprintf(comp, sizeof(comp), ".");
+		if ((strcmp(comp, "self") == 0 || strcmp(comp, "thread-self") == 0) &&
+		    is_proc_root(cur)) {
+			int n = comp[0] == 's'
+			            ? snprintf(tmp, sizeof(tmp), "%d/%s", (int)tgid, rest)
+			            : snprintf(tmp, sizeof(tmp), "%d/task/%d/%s", (int)tgid,
+			                       (int)tid, rest);
+
+			/* never a shorter path than asked: that would name another file */
+			if (n < 0 || (size_t)n >= P_PATH)
+				return -ENAMETOOLONG;
+			if (slash && !*rest)
+				strcat(tmp, "/");
+			memcpy(buf, tmp, sizeof(buf));
+			rest = buf;
+			continue;
+		}
+		if (last && strcmp(comp, "..") == 0) {
+			/* the final is the parent directory itself, named "." in it: what a
+			 * call on "x/.." acts on, and the path it is decided on */
+			int up = root >= 0 && same_inode(cur, root)
+			             ? fcntl(cur, F_DUPFD_CLOEXEC, 3)
+			             : openat(cur, "..", O_PATH | O_DIRECTORY | O_CLOEXEC);
+
+			if (up < 0)
+				return -errno;
+			close(cur);
+			out->dir = up;
+			set_str(out->name, sizeof(out->name), ".");
+			out->trailing_slash = slash;
+			return 0;
+		}
+		if (last && !(follow || slash)) {
+			out->dir = TAKE_FD(cur);
+			set_str(out->name, sizeof(out->name), comp);
+			out->trailing_slash = slash;
+			return 0;
+		}
+		if (strcmp(comp, ".") == 0 && !last)
+			continue;
+		if (strcmp(comp, "..") == 0 && root >= 0 && same_inode(cur, root)) {
+			/* the caller's root: ".." stays there, as the kernel keeps it */
+			if (!last)
+				continue;
+			snprintf(comp, sizeof(comp), ".");
+		}
+		nfd = openat(cur, comp, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+		if (nfd < 0) {
+			if (errno == ENOENT && last) {
+				/* absent: the final name is where it would be made */
+				out->dir = TAKE_FD(cur);
+				set_str(out->name, sizeof(out->name), comp);
+				out->trailing_slash = slash;
+				return 0;
+			}
+			return -errno;
+		}
+		if (fstat(nfd, &st) < 0) {
+			int e = -errno;
+
+			close(nfd);
+			return e;
+		}
+		if (S_ISLNK(st.st_mode)) {
+			char target[P_PATH];
+			ssize_t tl;
+
+			if (++links > MAX_LINKS) {
+				close(nfd);
+				return -ELOOP;
+			}
+			if (on_proc(cur)) {
+				/* a magic link: the kernel jumps, in the performer, to the object
+				 * the caller's own call would reach */
+				int obj = openat(cur, comp, O_PATH | O_CLOEXEC);
+
+				close(nfd);
+				if (obj < 0)
+					return -errno;
+				if (fstat(obj, &st) < 0) {
+					int e = -errno;
+
+					close(obj);
+					return e;
+				}
+				if (last && !S_ISDIR(st.st_mode)) {
+					out->obj = obj;
+					out->dir = TAKE_FD(cur);
+					set_str(out->name, sizeof(out->name), comp);
+					return 0;
+				}
+				if (!S_ISDIR(st.st_mode)) {
+					close(obj);
+					return -ENOTDIR;
+				}
+				close(cur);
+				cur = obj;
+				if (last) {
+					/* the final is that directory: name it "." in itself */
+					out->dir = TAKE_FD(cur);
+					set_str(out->name, sizeof(out->name), ".");
+					return 0;
+				}
+				continue;
+			}
+			tl = readlinkat(nfd, "", target, sizeof(target));
+			close(nfd);
+			if (tl < 0)
+				return -errno;
+			if ((size_t)tl >= sizeof(target))
+				return -ENAMETOOLONG;
+			target[tl] = '\0';
+			if (strlen(target) + 2 + strlen(rest) >= P_PATH)
+				return -ENAMETOOLONG;
+			snprintf(tmp, sizeof(tmp), "%s%s%s", target,
+			         (slash || !last) && *rest ? "/" : (slash ? "/" : ""), rest);
+			memcpy(buf, tmp, sizeof(buf));
+			rest = buf;
+			if (!*rest)
+				return -ENOENT;
+			continue;
+		}
+		if (last) {
+			close(nfd);
+			if (slash && !S_ISDIR(st.st_mode))
+				return -ENOTDIR;
+			out->dir = TAKE_FD(cur);
+			set_str(out->name, sizeof(out->name), comp);
+			out->trailing_slash = slash;
+			return 0;
+		}
+		if (!S_ISDIR(st.st_mode)) {
+			close(nfd);
+			return -ENOTDIR;
+		}
+		close(cur);
+		cur = nfd;
+	}
+}
+
+/* The directory's absolute path in the performer's (the worker's) view. */
+static int fd_path(int fd, char *out, size_t size)
+{
+	char link[64];
+	ssize_t n;
+
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+	n = readlink(link, out, size - 1);
+	if (n < 0)
+		return -errno;
+	if ((size_t)n >= size - 1)
+		return -ENAMETOOLONG;
+	out[n] = '\0';
+	return 0;
+}
+
+static void describe(struct slot *s, struct p_target *t,
+                     const struct sbx_sup_guards *const *watched)
+{
+	struct stat st;
+	char dir[P_PATH];
+
+	memset(t, 0, sizeof(*t));
+	if (s->obj >= 0) {
+		t->is_object = 1;
+		t->exists = 1;
+		if (fstat(s->obj, &st) == 0) {
+			t->ftype = st.st_mode & S_IFMT;
+			t->is_dir = S_ISDIR(st.st_mode);
+			t->size = (uint64_t)st.st_size;
+		}
+		if (fd_path(s->obj, t->path, sizeof(t->path)) < 0)
+			snprintf(t->path, sizeof(t->path), "?");
+		set_str(t->name, sizeof(t->name),
+		        strrchr(t->path, '/') ? strrchr(t->path, '/') + 1 : t->path);
+		return;
+	}
+	if (fstat(s->dir, &st) < 0) {
+		t->err = -errno;
+		return;
+	}
+	t->dev = st.st_dev;
+	t->ino = st.st_ino;
+	set_str(t->name, sizeof(t->name), s->name);
+	if (fstatat(s->dir, s->name, &st, AT_SYMLINK_NOFOLLOW) == 0) {
+		t->exists = 1;
+		t->ftype = st.st_mode & S_IFMT;
+		t->is_dir = S_ISDIR(st.st_mode);
+		t->size = (uint64_t)st.st_size;
+		s->exists = true;
+		s->ftype = st.st_mode & S_IFMT;
+		s->obj_dev = st.st_dev;
+		s->obj_ino = st.st_ino;
+	} else if (errno != ENOENT) {
+		t->err = -errno;
+		return;
+	}
+	/* folding matters only where a name is watched: asked there alone */
+	for (int w = 0; watched && w < 2 && !t->casefold; w++)
+		for (size_t i = 0; i < watched[w]->n; i++)
+			if (watched[w]->g[i].dev == t->dev && watched[w]->g[i].ino == t->ino) {
+				t->casefold = dir_casefold(s->dir);
+				break;
+			}
+	if (fd_path(s->dir, dir, sizeof(dir)) < 0) {
+		t->err = -EACCES; /* a directory sbx cannot name is not decided on */
+		return;
+	}
+	if (strcmp(s->name, ".") == 0 || strcmp(s->name, "..") == 0)
+		snprintf(t->path, sizeof(t->path), "%s", dir);
+	else if (snprintf(t->path, sizeof(t->path), "%s%s%s", dir, strcmp(dir, "/") ? "/" : "",
+	                  s->name) >= (int)sizeof(t->path))
+		t->err = -ENAMETOOLONG;
+}
+
+struct performer {
+	int sock;
+	const struct sbx_sup_plan *sp; /* the plan, in the performer's copy of sbx's memory */
+	struct sbx_sup_guards guards;  /* copies of sbx's tables, kept the same way */
+	struct sbx_sup_guards pinned;
+	struct p_req req;
+	struct slot side[2];
+	int fd_obj; /* fd-based call: the caller's fd */
+	bool resolved;
+	struct p_target
+	    last; /* the object as resolved: a mkdir on sbx's word is watched here too */
+};
+
+static void perf_reset(struct performer *p)
+{
+	slot_clear(&p->side[0]);
+	slot_clear(&p->side[1]);
+	if (p->fd_obj >= 0)
+		close(p->fd_obj);
+	p->fd_obj = -1;
+	p->resolved = false;
+}
+
+static bool follows_final(const struct p_req *q, int side)
+{
+	return q->follow[side] != 0;
+}
+
+static void perf_resolve(struct performer *p, const int *fds, size_t nfds, struct p_reply *r)
+{
+	const struct p_req *q = &p->req;
+	const struct sbx_sup_guards *const watched[2] = {&p->guards, &p->pinned};
+	size_t k = 0;
+	int root = -1; /* the performer's own "/": it serves callers in the worker's mount ns */
+
+	for (uint32_t i = 0; i < q->nsides && i < 2; i++) {
+		int dfd = q->has_dirfd[i] && k < nfds ? fds[k++] : -1;
+		int e;
+
+		if (q->empty[i]) {
+			/* AT_EMPTY_PATH with "": the side is the fd itself */
+			p->side[i].obj = dfd;
+			p->side[i].empty = true;
+			describe(&p->side[i], &r->t[i], NULL);
+			continue;
+		}
+		e = walk(root, dfd, q->path[i], follows_final(q, (int)i), q->tgid, q->tid,
+		         &p->side[i]);
+		if (dfd >= 0)
+			close(dfd);
+		if (e < 0) {
+			r->t[i].err = e;
+			continue;
+		}
+		describe(&p->side[i], &r->t[i], watched);
+	}
+	if (q->fd_based) {
+		p->fd_obj = k < nfds ? fds[k++] : -1;
+		if (p->fd_obj < 0) {
+			r->t[0].err = -EBADF;
+		} else {
+			struct slot s = {.dir = -1, .obj = p->fd_obj};
+
+			describe(&s, &r->t[0], NULL);
+		}
+	}
+	while (k < nfds)
+		close(fds[k++]);
+	p->resolved = true;
+}
+
+static int reopen_obj(int obj, int flags, mode_t mode)
+{
+	char link[64];
+
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", obj);
+	return open(link, flags, mode);
+}
+
+/* chmod, chown, utimes on what the side resolved, never through a symlink the caller did not
+ * ask to follow (a symlink that appeared since is refused: ELOOP). */
+static int perform_meta(struct performer *p)
+{
+	const struct p_req *q = &p->req;
+	struct slot *s = &p->side[0];
+	const struct timespec *ts = q->times_null ? NULL : q->ts;
+	_cleanup_close_ int obj = -1;
+	bool nofollow_link = false;
+	struct stat st;
+
+	if (q->fd_based) {
+		switch (q->call) {
+		case C_CHMOD:
+			return fchmod(p->fd_obj, q->mode) < 0 ? -errno : 0;
+		case C_CHOWN:
+			return fchown(p->fd_obj, q->uid, q->gid) < 0 ? -errno : 0;
+		default:
+			return futimens(p->fd_obj, ts) < 0 ? -errno : 0;
+		}
+	}
+	if (s->obj >= 0)
+		obj = fcntl(s->obj, F_DUPFD_CLOEXEC, 3);
+	else
+		obj = openat(s->dir, s->name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	if (obj < 0)
+		return -errno;
+	if (fstat(obj, &st) < 0)
+		return -errno;
+	if (S_ISLNK(st.st_mode)) {
+		/* the caller asked not to follow it (lchown, AT_SYMLINK_NOFOLLOW); a symlink that
+		 * replaced a followed name since resolving is refused */
+		if (follows_final(q, 0))
+			return -ELOOP;
+		nofollow_link = true;
+	}
+	switch (q->call) {
+	case C_CHMOD:
+		if (nofollow_link)
+			return -EOPNOTSUPP;
+		if (syscall(__NR_fchmodat2, obj, "", q->mode, AT_EMPTY_PATH) == 0)
+			return 0;
+		if (errno != ENOSYS && errno != EINVAL)
+			return -errno;
+		{
+			char link[64];
+
+			snprintf(link, sizeof(link), "/proc/self/fd/%d", obj);
+			return chmod(link, q->mode) < 0 ? -errno : 0;
+		}
+	case C_CHOWN:
+		return fchownat(obj, "", q->uid, q->gid, AT_EMPTY_PATH) < 0 ? -errno : 0;
+	default:
+		return utimensat(obj, "", ts,
+		                 AT_EMPTY_PATH | (nofollow_link ? AT_SYMLINK_NOFOLLOW : 0)) < 0
+		           ? -errno
+		           : 0;
+	}
+}
+
+static int perform_open(struct performer *p, int *fd_out)
+{
+	const struct p_req *q = &p->req;
+	struct slot *s = &p->side[0];
+	int flags = q->flags & ~O_CLOEXEC;
+	int fd;
+
+	flags |= O_CLOEXEC | O_NOCTTY;
+	if (s->obj >= 0) {
+		/* a magic link (/dev/stdout): the object the caller's call reaches, reopened */
+		fd = reopen_obj(s->obj, flags & ~(O_CREAT | O_EXCL | O_NOFOLLOW), 0);
+		if (fd < 0)
+			return -errno;
+		*fd_out = fd;
+		return 0;
+	}
+	if (flags & SBX_O_TMPFILE_BIT) {
+		fd = openat(s->dir, s->name, flags, q->mode & ~q->umask & 07777);
+		if (fd < 0)
+			return -errno;
+		*fd_out = fd;
+		return 0;
+	}
+	/* "name/" with O_CREAT: the kernel's EISDIR, never a file named "name" */
+	if (s->trailing_slash && (flags & O_CREAT))
+		return -EISDIR;
+	/* The final was resolved here: never through a symlink now. */
+	flags |= O_NOFOLLOW;
+	if (flags & O_CREAT) {
+		if (!s->exists)
+			flags |= O_EXCL; /* decided absent: made now, or asked again */
+		else if (!(q->flags & O_EXCL))
+			flags &= ~O_CREAT; /* decided present: opened, never made */
+	}
+	/* A FIFO or device would block the performer, which serves every call: opened without
+	 * blocking, then given the caller's blocking mode back. */
+	if (s->exists && s->ftype != S_IFREG && s->ftype != S_IFDIR)
+		flags |= O_NONBLOCK;
+	fd = openat(s->dir, s->name, flags, q->mode & ~q->umask & 07777);
+	if (fd < 0) {
+		if (errno == EEXIST && !(q->flags & O_EXCL) && !s->exists)
+			return P_RETRY;
+		if (errno == ENOENT && s->exists && (q->flags & O_CREAT))
+			return P_RETRY;
+		if (errno == ELOOP && !(q->flags & O_NOFOLLOW))
+			return P_RETRY; /* a symlink appeared where a name was resolved */
+		return -errno;
+	}
+	if (s->exists) {
+		/* the file decided on (its size for read caps, its kind), not one renamed over
+		 * its name since: asked again */
+		struct stat st;
+
+		if (fstat(fd, &st) < 0 || st.st_dev != s->obj_dev || st.st_ino != s->obj_ino) {
+			close(fd);
+			return P_RETRY;
+		}
+	}
+	if ((flags & O_NONBLOCK) && !(q->flags & O_NONBLOCK))
+		fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+	*fd_out = fd;
+	return 0;
+}
+
+static int perform(struct performer *p, struct p_reply *r, int *fd_out)
+{
+	const struct p_req *q = &p->req;
+	struct slot *a = &p->side[0], *b = &p->side[1];
+	mode_t mode = q->mode & ~q->umask;
+
+	if (!p->resolved)
+		return -EINVAL;
+	switch (q->call) {
+	case C_OPEN:
+		return perform_open(p, fd_out);
+	case C_MKDIR:
+		if (a->obj >= 0)
+			return -EEXIST;
+		if (mkdirat(a->dir, a->name, mode & 07777) < 0)
+			return -errno;
+		{
+			struct stat st;
+
+			if (fstatat(a->dir, a->name, &st, AT_SYMLINK_NOFOLLOW) == 0) {
+				r->new_dev = st.st_dev;
+				r->new_ino = st.st_ino;
+			}
+		}
+		return 0;
+	case C_MKNOD:
+		if (a->obj >= 0)
+			return -EEXIST;
+		return mknodat(a->dir, a->name, (q->mode & S_IFMT) | (mode & 07777), q->dev) < 0
+		           ? -errno
+		           : 0;
+	case C_SYMLINK:
+		if (a->obj >= 0)
+			return -EEXIST;
+		return symlinkat(q->text, a->dir, a->name) < 0 ? -errno : 0;
+	case C_LINK:
+		if (b->obj >= 0)
+			return -EEXIST;
+		if (a->obj >= 0 && a->empty) /* AT_EMPTY_PATH: the kernel's own rules */
+			return linkat(a->obj, "", b->dir, b->name, AT_EMPTY_PATH) < 0 ? -errno : 0;
+		if (a->obj >= 0) {
+			/* a magic link followed (an O_TMPFILE file made visible through
+			 * /proc/self/fd/N): the same route, on the object resolved */
+			char link[64];
+
+			snprintf(link, sizeof(link), "/proc/self/fd/%d", a->obj);
+			return linkat(AT_FDCWD, link, b->dir, b->name, AT_SYMLINK_FOLLOW) < 0
+			           ? -errno
+			           : 0;
+		}
+		/* AT_SYMLINK_FOLLOW was done by resolving: the old name is no symlink now */
+		return linkat(a->dir, a->name, b->dir, b->name, 0) < 0 ? -errno : 0;
+	case C_RENAME: {
+		unsigned flags = (unsigned)q->flags;
+
+		if (a->obj >= 0 || b->obj >= 0)
+			return -EXDEV;
+		if (!(flags & RENAME_EXCHANGE) && !b->exists)
+			flags |= RENAME_NOREPLACE; /* decided absent */
+		if (syscall(SYS_renameat2, a->dir, a->name, b->dir, b->name, flags) < 0) {
+			if (errno == EEXIST && !(q->flags & RENAME_NOREPLACE) && !b->exists)
+				return P_RETRY;
+			return -errno;
+		}
+		return 0;
+	}
+	case C_TRUNCATE: {
+		_cleanup_close_ int fd = -1;
+
+		fd = a->obj >= 0
+		         ? reopen_obj(a->obj, O_WRONLY | O_CLOEXEC | O_NONBLOCK, 0)
+		         : openat(a->dir, a->name,
+		                  O_WRONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+		if (fd < 0)
+			return errno == ELOOP ? P_RETRY : -errno;
+		return ftruncate(fd, q->length) < 0 ? -errno : 0;
+	}
+	case C_UNLINK:
+		if (a->obj >= 0)
+			return -EPERM;
+		return unlinkat(a->dir, a->name, q->flags & AT_REMOVEDIR) < 0 ? -errno : 0;
+	case C_CHMOD:
+	case C_CHOWN:
+	case C_UTIMES:
+		return perform_meta(p);
+	default:
+		return -ENOSYS;
+	}
+}
+
+/* The protected path's components, from "/": which exist, each with its directory. */
+static void perf_guard(const char *path, struct p_reply *r)
+{
+	_cleanup_close_ int cur = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	char comp[P_NAME];
+	uint32_t depth = 0;
+
+	r->n_guard = 0;
+	if (cur < 0) {
+		r->result = -errno;
+		return;
+	}
+	while (*path && r->n_guard < P_GUARDS) {
+		size_t len;
+		struct stat st;
+		struct slot s = {.dir = -1, .obj = -1};
+		int nfd, e;
+
+		while (*path == '/')
+			path++;
+		len = strcspn(path, "/");
+		if (!len)
+			break;
+		if (len >= sizeof(comp)) {
+			r->result = -ENAMETOOLONG;
+			return;
+		}
+		memcpy(comp, path, len);
+		comp[len] = '\0';
+		path += len;
+		if (fstat(cur, &st) < 0) {
+			r->result = -errno;
+			return;
+		}
+		r->guard[r->n_guard].dev = st.st_dev;
+		r->guard[r->n_guard].ino = st.st_ino;
+		r->guard[r->n_guard].depth = depth++;
+		/* the next directory as the kernel would reach it (symlinks followed) */
+		e = walk(-1, cur, comp, true, getpid(), getpid(), &s);
+		if (e < 0) {
+			r->guard[r->n_guard++].exists = 0;
+			break;
+		}
+		nfd = s.obj >= 0 ? fcntl(s.obj, F_DUPFD_CLOEXEC, 3)
+		                 : openat(s.dir, s.name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+		if (nfd >= 0 && s.dir >= 0 && s.obj < 0) {
+			/* a symlink was followed to another directory: the guard is there */
+			struct stat ds;
+
+			if (fstat(s.dir, &ds) == 0) {
+				r->guard[r->n_guard].dev = ds.st_dev;
+				r->guard[r->n_guard].ino = ds.st_ino;
+			}
+		}
+		slot_clear(&s);
+		r->guard[r->n_guard].exists = nfd >= 0;
+		r->n_guard++;
+		if (nfd < 0)
+			break;
+		if (fstat(nfd, &st) < 0 || !S_ISDIR(st.st_mode)) {
+			close(nfd);
+			break;
+		}
+		{
+			struct statx sx;
+
+			if (statx(nfd, "", AT_EMPTY_PATH, STATX_BASIC_STATS, &sx) == 0 &&
+			    (sx.stx_attributes_mask & STATX_ATTR_MOUNT_ROOT))
+				r->guard[r->n_guard - 1].mount_root =
+				    (sx.stx_attributes & STATX_ATTR_MOUNT_ROOT) != 0;
+		}
+		close(cur);
+		cur = nfd;
+	}
+	r->result = 0;
+}
+
+/*
+ * The common case in one exchange: the performer decides as sbx would (core's
+ * sbx_sup_decide on the same plan and copies of the same tables, without the session, which
+ * only ever matters for an `ask`) and performs at once where the answer is to perform. Any
+ * other answer (a denial, an ask) is left to sbx, which decides again itself and, for an
+ * ask, sends P_PERFORM on the broker's word. sbx checks that its own decision agrees with
+ * what was performed, and ends the sandbox if it ever did not.
+ */
+static void perf_fast(struct performer *p, struct p_reply *r, int *fd_out)
+{
+	const struct p_req *q = &p->req;
+	struct sbx_sup_req req;
+	struct sbx_sup_verdict v;
+	int res;
+
+	for (uint32_t i = 0; i < (q->fd_based ? 1u : q->nsides); i++)
+		if (r->t[i].err < 0)
+			return;
+	memset(&req, 0, sizeof(req));
+	req.call = q->call_name;
+	req.op = op_for(q->call, q->flags, &r->t[0], &r->t[1]);
+	fill_target(&req.t, &r->t[0]);
+	if (q->nsides == 2)
+		fill_target(&req.t2, &r->t[1]);
+	if (!(r->t[0].is_object && r->t[0].path[0] != '/')) {
+		if (pinned_in(&p->pinned, p->sp, &req, &v))
+			return;
+		sbx_sup_decide(p->sp, &p->guards, NULL, &req, &v);
+		if (v.answer != SBX_SUP_PERFORM && v.answer != SBX_SUP_CONTINUE)
+			return;
+	}
+	res = perform(p, r, fd_out);
+	r->result = res;
+	r->performed = 1;
+	if (res == 0 && q->call == C_MKDIR)
+		guard_mkdir_in(&p->guards, &p->pinned, p->sp, &req, r->new_dev, r->new_ino);
+	perf_reset(p);
+}
+
+__attribute__((noreturn)) static void performer_main(int sock, const struct sbx_sup_plan *sp)
+{
+	static struct performer p;
+	static struct p_reply r;
+	static const int ignored[] = {SIGHUP,  SIGINT,  SIGQUIT, SIGTERM, SIGPIPE, SIGTSTP,
+	                              SIGTTIN, SIGTTOU, SIGUSR1, SIGUSR2, SIGALRM};
+
+	memset(&p, 0, sizeof(p));
+	p.sock = sock;
+	p.sp = sp;
+	p.fd_obj = -1;
+	p.side[0].dir = p.side[0].obj = p.side[1].dir = p.side[1].obj = -1;
+	for (size_t i = 0; i < SBX_ARRAY_SIZE(ignored); i++)
+		signal(ignored[i], SIG_IGN);
+	/* The performer answers sbx alone: not in the worker's process group (a `kill 0` there
+	 * must not end it), not dumpable (the worker, same uid, cannot ptrace it or take its
+	 * fds through /proc), umask 0 (the caller's is applied to each mode). */
+	setpgid(0, 0);
+	prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
+	umask(0);
+	memset(&r, 0, sizeof(r));
+	r.pid = getpid();
+	if (send_fds(sock, &r, offsetof(struct p_reply, t), NULL, 0) < 0)
+		_exit(1);
+	for (;;) {
+		/* every message into its own buffer: a P_PERFORM must not overwrite the request
+		 * it performs (kept from its P_RESOLVE) */
+		static struct p_req in;
+		int fds[4], out_fd = -1;
+		size_t nfds = 4;
+		ssize_t n = recv_fds(sock, &in, sizeof(in), fds, &nfds, NULL);
+
+		if (n <= 0)
+			_exit(0); /* sbx is gone: nobody to serve */
+		in.path[0][P_PATH - 1] = in.path[1][P_PATH - 1] = '\0';
+		in.text[P_PATH - 1] = '\0';
+		in.call_name[sizeof(in.call_name) - 1] = '\0';
+		memset(&r, 0, sizeof(r));
+		switch (in.kind) {
+		case P_RESOLVE:
+			perf_reset(&p);
+			p.req = in;
+			perf_resolve(&p, fds, nfds, &r);
+			p.last = r.t[0];
+			nfds = 0;
+			if (p.req.fast)
+				perf_fast(&p, &r, &out_fd);
+			break;
+		case P_GUARD_ADD:
+			r.result = sbx_sup_guards_add(in.g_pinned ? &p.pinned : &p.guards, in.dev,
+			                              in.g_ino, in.path[0], in.g_index, in.g_depth,
+			                              in.g_final, NULL);
+			guards_finals_first(&p.guards);
+			break;
+		case P_PERFORM:
+			r.result = perform(&p, &r, &out_fd);
+			if (r.result == 0 && p.req.call == C_MKDIR) {
+				/* the same table as sbx's: it adds the same entry on this result */
+				struct sbx_sup_req mk = {.op = SBX_SUP_OP_CREATE, .call = "mkdir"};
+
+				fill_target(&mk.t, &p.last);
+				guard_mkdir_in(&p.guards, &p.pinned, p.sp, &mk, r.new_dev,
+				               r.new_ino);
+			}
+			perf_reset(&p);
+			break;
+		case P_GUARD:
+			perf_guard(in.path[0], &r);
+			break;
+		default:
+			r.result = -EINVAL;
+		}
+		for (size_t i = 0; i < nfds; i++)
+			close(fds[i]);
+		r.has_fd = out_fd >= 0;
+		if (send_fds(sock, &r, sizeof(r), &out_fd, out_fd >= 0 ? 1 : 0) < 0)
+			_exit(1);
+		if (out_fd >= 0)
+			close(out_fd);
+	}
+}
+
+/* ---- sbx's side ---- */
+
+struct sbx_supervisor {
+	const struct sbx_plan *plan;
+	const struct sbx_sup_plan *sp;
+	struct sbx_broker *broker;
+	struct sbx_audit *audit;
+	bool verbose;
+	sbx_sup_event_fn on_event;
+	void *event_ctx;
+
+	int chan[2]; /* [0] sbx, [1] the worker: the listener fd one way, sbx's word back */
+	int perf[2]; /* [0] sbx, [1] the performer */
+	int notify;  /* the listener fd, once the worker sent it */
+	bool started;
+	pid_t worker, performer;
+	uint64_t worker_mnt, worker_user;
+	long worker_filters;
+
+	struct sbx_sup_guards guards;
+	/* The directories that exist at launch on the way to a protected path: none may be
+	 * moved away or replaced (then made again without its watch). Checked for renames and
+	 * deletions only; chmod or utimes of a workspace must keep working. */
+	struct sbx_sup_guards pinned;
+	int worker_pidfd;
+	struct sbx_sup_session session;
+	const char *sandbox_id; /* for the broker's requests; "" until set */
+	uint64_t ask_id;
+	uint64_t n_allowed, n_denied;
+	bool lost;
+	struct seccomp_notif *notif;
+	struct seccomp_notif_resp *resp;
+	size_t notif_size, resp_size;
+	struct p_req req;   /* scratch, large */
+	struct p_reply rep; /* scratch, large */
+};
+
+void sbx_supervisor_on_event(struct sbx_supervisor *s, sbx_sup_event_fn fn, void *ctx)
+{
+	s->on_event = fn;
+	s->event_ctx = ctx;
+}
+
+void sbx_supervisor_set_id(struct sbx_supervisor *s, const char *sandbox_id)
+{
+	s->sandbox_id = sandbox_id;
+}
+
+void sbx_supervisor_counts(const struct sbx_supervisor *s, uint64_t *asked, uint64_t *allowed,
+                           uint64_t *denied, const char **killed)
+{
+	*asked = s->session.n_asked;
+	*allowed = s->n_allowed;
+	*denied = s->n_denied;
+	*killed = s->lost ? "supervisor lost" : NULL;
+}
+
+int sbx_supervisor_new(const struct sbx_plan *plan, struct sbx_broker *broker,
+                       struct sbx_audit *audit, bool verbose, struct sbx_supervisor **out,
+                       struct sbx_error *err)
+{
+	struct sbx_supervisor *s = calloc(1, sizeof(*s));
+	struct utsname u;
+	int major = 0, minor = 0;
+
+	if (!s)
+		return sbx_error_set(err, SBX_ERR_SETUP, ENOMEM, "out of memory");
+	s->plan = plan;
+	s->sp = &plan->sup;
+	s->broker = broker;
+	s->audit = audit;
+	s->verbose = verbose;
+	s->sandbox_id = "";
+	s->chan[0] = s->chan[1] = s->perf[0] = s->perf[1] = s->notify = s->worker_pidfd = -1;
+	/* The listener filter's flags need Linux 5.19 (WAIT_KILLABLE_RECV): refused before
+	 * anything starts, so that --best-effort can still run without the supervisor. The
+	 * kernel's own answer comes when the worker installs it. */
+	if (uname(&u) == 0 && sscanf(u.release, "%d.%d", &major, &minor) == 2 &&
+	    (major < 5 || (major == 5 && minor < 19))) {
+		free(s);
+		sbx_error_set(err, SBX_ERR_UNSUPPORTED, ENOSYS,
+		              "the supervisor needs Linux 5.19 or later (seccomp user notification "
+		              "with WAIT_KILLABLE_RECV); this kernel is %s",
+		              u.release);
+		sbx_error_hint(err, "upgrade the kernel, or pass --best-effort to run without the "
+		                    "supervisor (its protections then do not hold)");
+		return -ENOSYS;
+	}
+	*out = s;
+	return 0;
+}
+
+void sbx_supervisor_free(struct sbx_supervisor *s)
+{
+	if (!s)
+		return;
+	for (int i = 0; i < 2; i++) {
+		sbx_closep(&s->chan[i]);
+		sbx_closep(&s->perf[i]);
+	}
+	sbx_closep(&s->notify);
+	sbx_sup_guards_clear(&s->guards);
+	sbx_sup_guards_clear(&s->pinned);
+	sbx_closep(&s->worker_pidfd);
+	sbx_sup_session_clear(&s->session);
+	free(s->notif);
+	free(s->resp);
+	free(s);
+}
+
+int sbx_supervisor_prepare(struct sbx_supervisor *s, struct sbx_error *err)
+{
+	int one = 1;
+
+	/* SEQPACKET: one message each way, whole or not at all; close-on-exec everywhere */
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, s->chan) < 0 ||
+	    socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, s->perf) < 0)
+		return sbx_error_set(err, SBX_ERR_SETUP, errno,
+		                     "cannot make the supervisor's sockets: %s", strerror(errno));
+	/* the kernel tells sbx who sent what, in sbx's pid namespace */
+	if (setsockopt(s->chan[0], SOL_SOCKET, SO_PASSCRED, &one, sizeof(one)) < 0 ||
+	    setsockopt(s->perf[0], SOL_SOCKET, SO_PASSCRED, &one, sizeof(one)) < 0)
+		return sbx_error_set(err, SBX_ERR_SETUP, errno, "SO_PASSCRED: %s", strerror(errno));
+	return 0;
+}
+
+void sbx_supervisor_parent_close(struct sbx_supervisor *s)
+{
+	sbx_closep(&s->chan[1]);
+	sbx_closep(&s->perf[1]);
+	s->chan[1] = s->perf[1] = -1;
+}
+
+void sbx_supervisor_child_close(struct sbx_supervisor *s)
+{
+	for (int i = 0; i < 2; i++) {
+		sbx_closep(&s->chan[i]);
+		sbx_closep(&s->perf[i]);
+		s->chan[i] = s->perf[i] = -1;
+	}
+}
+
+/* ---- the worker's part ---- */
+
+int sbx_supervisor_arm(struct sbx_supervisor *s, struct sbx_error *err)
+{
+	struct bpf_buf b;
+	struct sock_fprog prog;
+	pid_t perf;
+	int listener, r;
+	char go;
+
+	r = build_filter(s->sp->families, &b, err);
+	if (r < 0)
+		return r;
+	sbx_closep(&s->chan[0]);
+	sbx_closep(&s->perf[0]);
+	s->chan[0] = s->perf[0] = -1;
+
+	/* The performer: after Landlock and the main filter (the worker's rights exactly),
+	 * before the listener filter (its own calls are never sent to sbx). */
+	/* Twice: the worker must not have a child it did not make (a program that waits for
+	 * every child of its own would wait for the performer forever); the performer is
+	 * init's (or, under the landlock backend, the host's reaper's), and ends when sbx's
+	 * end of its socket closes. */
+	perf = fork();
+	if (perf < 0)
+		return sbx_error_set(err, SBX_ERR_SETUP, errno,
+		                     "cannot start the supervisor's performer: %s",
+		                     strerror(errno));
+	if (perf == 0) {
+		int sock = s->perf[1];
+		pid_t p = fork();
+
+		if (p != 0)
+			_exit(p < 0 ? 1 : 0);
+		/* nothing of the worker's: only its socket to sbx */
+		if (sock != 3) {
+			if (dup2(sock, 3) < 0)
+				_exit(1);
+			sock = 3;
+		}
+		if (syscall(SYS_close_range, 4, ~0U, 0) < 0)
+			for (int fd = 4; fd < 1024; fd++)
+				close(fd);
+		for (int fd = 0; fd < 3; fd++)
+			close(fd);
+		fcntl(sock, F_SETFD, FD_CLOEXEC);
+		performer_main(sock, s->sp);
+	}
+	{
+		int st;
+
+		while (waitpid(perf, &st, 0) < 0)
+			if (errno != EINTR)
+				return sbx_error_set(err, SBX_ERR_SETUP, errno,
+				                     "cannot start the supervisor's performer: %s",
+				                     strerror(errno));
+		if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
+			return sbx_error_set(err, SBX_ERR_SETUP, EAGAIN,
+			                     "cannot start the supervisor's performer");
+	}
+	sbx_closep(&s->perf[1]);
+	s->perf[1] = -1;
+
+	prog.len = (unsigned short)b.n;
+	prog.filter = b.insn;
+	listener = sup_seccomp(
+	    SECCOMP_SET_MODE_FILTER,
+	    SECCOMP_FILTER_FLAG_NEW_LISTENER | SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV, &prog);
+	if (listener < 0) {
+		int e = errno;
+
+		if (e == EBUSY) {
+			sbx_error_set(err, SBX_ERR_SETUP, e,
+			              "the supervisor cannot listen here: a seccomp filter above "
+			              "sbx already has a listener (a supervised parent sandbox?)");
+			sbx_error_hint(err, "run without what needs supervision, or pass "
+			                    "--best-effort");
+			return -e;
+		}
+		sbx_error_set(err, SBX_ERR_SETUP, e,
+		              "the supervisor's filter cannot be installed: %s (seccomp user "
+		              "notification with WAIT_KILLABLE_RECV needs Linux 5.19 or later)",
+		              strerror(e));
+		sbx_error_hint(err, "upgrade the kernel, or pass --best-effort to run without the "
+		                    "supervisor");
+		return -e;
+	}
+	/* to sbx, which is outside everything; then no copy of it stays here */
+	r = send_fds(s->chan[1], "L", 1, &listener, 1);
+	close(listener);
+	if (r < 0) {
+		return sbx_error_set(err, SBX_ERR_SETUP, -r,
+		                     "cannot hand the supervisor its listener: %s", strerror(-r));
+	}
+	/* sbx fills its table of protected names before the worker may run: EOF means sbx
+	 * refused (it has the report) or is gone */
+	do
+		r = (int)read(s->chan[1], &go, 1);
+	while (r < 0 && errno == EINTR);
+	sbx_closep(&s->chan[1]);
+	s->chan[1] = -1;
+	if (r != 1 || go != 'g') {
+		return sbx_error_set(err, SBX_ERR_SETUP, EPIPE,
+		                     "the supervisor did not start the sandbox");
+	}
+	return 0;
+}
+
+/* ---- sbx: starting ---- */
+
+static uint64_t now_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
+}
+
+/* One exchange with the performer, bounded in time: a performer that does not answer (the
+ * worker stopped it) is lost. */
+static int perf_call(struct sbx_supervisor *s, const struct p_req *q, const int *fds, size_t nfds,
+                     int *fd_out)
+{
+	struct pollfd p = {s->perf[0], POLLIN, 0};
+	int got[4];
+	size_t n = 4;
+	ssize_t len;
+	int r = send_fds(s->perf[0], q, sizeof(*q), fds, nfds);
+
+	if (r < 0)
+		return -EPIPE;
+	do
+		r = poll(&p, 1, PERF_WAIT_S * 1000);
+	while (r < 0 && errno == EINTR);
+	if (r <= 0)
+		return -ETIMEDOUT;
+	len = recv_fds(s->perf[0], &s->rep, sizeof(s->rep), got, &n, NULL);
+	if (len <= 0)
+		return -EPIPE;
+	if ((size_t)len != sizeof(s->rep)) {
+		for (size_t i = 0; i < n; i++)
+			close(got[i]);
+		return -EPIPE;
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (i == 0 && fd_out && s->rep.has_fd)
+			*fd_out = got[i];
+		else
+			close(got[i]);
+	}
+	return 0;
+}
+
+/* The n-th component (0: the first below "/") of path into out; false if none. */
+static bool component(const char *path, size_t n, char *out, size_t size)
+{
+	const char *c = path;
+	size_t len = 0;
+
+	for (size_t k = 0;; k++) {
+		while (*c == '/')
+			c++;
+		len = strcspn(c, "/");
+		if (!len)
+			return false;
+		if (k == n)
+			break;
+		c += len;
+	}
+	if (len >= size)
+		return false;
+	memcpy(out, c, len);
+	out[len] = '\0';
+	return true;
+}
+
+static size_t components(const char *path)
+{
+	size_t n = 0;
+
+	while (*path) {
+		while (*path == '/')
+			path++;
+		if (*path) {
+			n++;
+			path += strcspn(path, "/");
+		}
+	}
+	return n;
+}
+
+/* A name can be watched as a protected path itself and as a directory on the way to a
+ * longer one (.git and .git/hooks): the final watch must be the one found first
+ * (sbx_sup_guards_find returns the first match), so finals go first. */
+static int guard_cmp(const void *a, const void *b)
+{
+	const struct sbx_sup_guard *x = a, *y = b;
+
+	return (int)y->final - (int)x->final;
+}
+
+static void guards_finals_first(struct sbx_sup_guards *set)
+{
+	if (set->n > 1)
+		qsort(set->g, set->n, sizeof(set->g[0]), guard_cmp);
+}
+
+/*
+ * A protected path's nearest existing ancestor and the next component: that name is watched
+ * (sbx_sup_guards, depth = the component's index below "/"). Every directory that exists on
+ * the way is pinned: it cannot be moved away or replaced and made again without its watch.
+ * A protected path that exists whole is the mounts' and Landlock's to protect.
+ */
+static int fill_guards(struct sbx_supervisor *s, struct sbx_error *err)
+{
+	for (size_t i = 0; i < s->sp->n_protected; i++) {
+		const char *path = s->sp->protected_paths[i].path;
+		size_t ncomp;
+		int r;
+
+		memset(&s->req, 0, sizeof(s->req));
+		s->req.kind = P_GUARD;
+		if (!path || path[0] != '/' ||
+		    snprintf(s->req.path[0], P_PATH, "%s", path) >= P_PATH)
+			continue;
+		ncomp = components(path);
+		r = perf_call(s, &s->req, NULL, 0, NULL);
+		if (r < 0)
+			return sbx_error_set(err, SBX_ERR_SETUP, -r,
+			                     "the supervisor's performer did not answer at start");
+		if (s->rep.result < 0 || s->rep.n_guard == 0 ||
+		    s->rep.guard[s->rep.n_guard - 1].exists)
+			continue;
+		for (uint32_t g = 0; g < s->rep.n_guard; g++) {
+			char comp[P_NAME];
+			bool missing = !s->rep.guard[g].exists;
+
+			if (!component(path, s->rep.guard[g].depth, comp, sizeof(comp)))
+				break;
+			if (!missing && s->rep.guard[g].mount_root)
+				continue; /* a mount point: the kernel refuses to move it (EBUSY) */
+			r = sbx_sup_guards_add(missing ? &s->guards : &s->pinned,
+			                       s->rep.guard[g].dev, s->rep.guard[g].ino, comp, i,
+			                       s->rep.guard[g].depth,
+			                       s->rep.guard[g].depth + 1 == ncomp, err);
+			if (r < 0)
+				return r;
+		}
+	}
+	guards_finals_first(&s->guards);
+	return 0;
+}
+
+/* The performer decides the common case itself (perf_fast): it gets copies of the tables. */
+static int send_guards(struct sbx_supervisor *s, struct sbx_error *err)
+{
+	for (size_t i = 0; i < s->guards.n + s->pinned.n; i++) {
+		const struct sbx_sup_guard *g =
+		    i < s->guards.n ? &s->guards.g[i] : &s->pinned.g[i - s->guards.n];
+		int r;
+
+		memset(&s->req, 0, offsetof(struct p_req, path));
+		s->req.kind = P_GUARD_ADD;
+		s->req.dev = g->dev;
+		s->req.g_ino = g->ino;
+		s->req.g_index = (uint32_t)g->protected_index;
+		s->req.g_depth = (uint32_t)g->depth;
+		s->req.g_final = g->final;
+		s->req.g_pinned = i >= s->guards.n;
+		snprintf(s->req.path[0], P_PATH, "%s", g->name);
+		r = perf_call(s, &s->req, NULL, 0, NULL);
+		if (r < 0 || s->rep.result < 0)
+			return sbx_error_set(err, SBX_ERR_SETUP, r < 0 ? -r : -s->rep.result,
+			                     "the supervisor's performer did not take the table of "
+			                     "protected names");
+	}
+	return 0;
+}
+
+static long status_field(const char *status, const char *key)
+{
+	const char *p = strstr(status, key);
+
+	return p ? strtol(p + strlen(key), NULL, 10) : -1;
+}
+
+static int read_at(int dir, const char *name, char *buf, size_t size)
+{
+	_cleanup_close_ int fd = openat(dir, name, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, size - 1);
+	if (n < 0)
+		return -errno;
+	buf[n] = '\0';
+	return 0;
+}
+
+static uint64_t ns_ino(int procdir, const char *ns)
+{
+	struct stat st;
+
+	return fstatat(procdir, ns, &st, 0) == 0 ? (uint64_t)st.st_ino : 0;
+}
+
+static int nspid_depth(const char *status)
+{
+	const char *p = strstr(status, "\nNSpid:");
+	int n = 0;
+
+	if (!p)
+		return 1;
+	p += 7;
+	while (*p && *p != '\n') {
+		while (*p == ' ' || *p == '\t')
+			p++;
+		if (*p >= '0' && *p <= '9') {
+			n++;
+			while (*p >= '0' && *p <= '9')
+				p++;
+		} else if (*p && *p != '\n') {
+			p++;
+		}
+	}
+	return n ? n : 1;
+}
+
+/* The idx-th (0-based) number of a NSpid/NStgid line. */
+static long ns_field(const char *status, const char *key, int idx)
+{
+	const char *p = strstr(status, key);
+
+	if (!p)
+		return -1;
+	p += strlen(key);
+	for (int i = 0;; i++) {
+		char *end;
+		long v = strtol(p, &end, 10);
+
+		if (end == p)
+			return -1;
+		if (i == idx)
+			return v;
+		p = end;
+	}
+}
+
+/* The worker sent its listener fd: learn its baseline, fill the guard table, let it go. */
+static int start(struct sbx_supervisor *s, struct sbx_error *err)
+{
+	int fds[1];
+	size_t n = 1;
+	char c = 0, path[64], status[4096];
+	pid_t worker = 0, perf = 0;
+	ssize_t len = recv_fds(s->chan[0], &c, 1, fds, &n, &worker);
+	_cleanup_close_ int procdir = -1;
+	__u64 sync_flags = SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP;
+	struct p_reply hello;
+	int r;
+
+	if (len <= 0 || n != 1) {
+		/* the worker failed before (its report is on the error pipe) */
+		if (n == 1)
+			close(fds[0]);
+		sbx_closep(&s->chan[0]);
+		s->chan[0] = -1;
+		return 0;
+	}
+	s->notify = fds[0];
+	s->worker = worker;
+	{
+		/* the kernel's sizes: a newer kernel's structs may be larger than ours */
+		struct seccomp_notif_sizes sizes;
+
+		if (sup_seccomp(SECCOMP_GET_NOTIF_SIZES, 0, &sizes) < 0)
+			return sbx_error_set(err, SBX_ERR_SETUP, errno,
+			                     "the supervisor cannot size its notifications: %s",
+			                     strerror(errno));
+		s->notif_size = sizes.seccomp_notif > sizeof(*s->notif) ? sizes.seccomp_notif
+		                                                        : sizeof(*s->notif);
+		s->resp_size = sizes.seccomp_notif_resp > sizeof(*s->resp)
+		                   ? sizes.seccomp_notif_resp
+		                   : sizeof(*s->resp);
+		s->notif = calloc(1, s->notif_size);
+		s->resp = calloc(1, s->resp_size);
+		if (!s->notif || !s->resp)
+			return sbx_error_set(err, SBX_ERR_SETUP, ENOMEM, "out of memory");
+	}
+	/* the worker cannot end before sbx's word (it waits for it), so its pid is its own */
+	s->worker_pidfd = (int)syscall(SYS_pidfd_open, worker, 0);
+	if (s->worker_pidfd < 0)
+		return sbx_error_set(err, SBX_ERR_SETUP, errno,
+		                     "the supervisor cannot watch the worker: %s", strerror(errno));
+	/* the kernel's synchronous wake-up: the worker's and sbx's CPUs hand over directly
+	 * (6.6+); older kernels say EINVAL, which changes only the cost */
+	if (ioctl(s->notify, SECCOMP_IOCTL_NOTIF_SET_FLAGS, sync_flags) < 0 && errno != EINVAL)
+		return sbx_error_set(err, SBX_ERR_SETUP, errno, "the supervisor's listener: %s",
+		                     strerror(errno));
+	/* what a caller with the worker's rights looks like */
+	snprintf(path, sizeof(path), "/proc/%d", (int)worker);
+	procdir = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (procdir < 0 || read_at(procdir, "status", status, sizeof(status)) < 0)
+		return sbx_error_set(err, SBX_ERR_SETUP, errno,
+		                     "the supervisor cannot read the worker's status");
+	s->worker_filters = status_field(status, "Seccomp_filters:");
+	s->worker_mnt = ns_ino(procdir, "ns/mnt");
+	s->worker_user = ns_ino(procdir, "ns/user");
+	if (s->worker_filters < 1 || !s->worker_mnt || !s->worker_user)
+		return sbx_error_set(err, SBX_ERR_SETUP, EINVAL,
+		                     "the supervisor cannot learn the worker's namespaces and "
+		                     "filters");
+	/* the performer said hello first, before anything else could be sent */
+	{
+		struct pollfd p = {s->perf[0], POLLIN, 0};
+
+		n = 0;
+		if (poll(&p, 1, PERF_WAIT_S * 1000) <= 0 ||
+		    recv_fds(s->perf[0], &hello, offsetof(struct p_reply, t), NULL, &n, &perf) <= 0)
+			return sbx_error_set(err, SBX_ERR_SETUP, EPIPE,
+			                     "the supervisor's performer did not start");
+		s->performer = perf;
+	}
+	r = fill_guards(s, err);
+	if (r >= 0)
+		r = send_guards(s, err);
+	if (r < 0)
+		return r;
+	if (write(s->chan[0], "g", 1) != 1)
+		return sbx_error_set(err, SBX_ERR_SETUP, errno,
+		                     "cannot start the supervised worker: %s", strerror(errno));
+	sbx_closep(&s->chan[0]);
+	s->chan[0] = -1;
+	s->started = true;
+	return 0;
+}
+
+void sbx_supervisor_pollfd(const struct sbx_supervisor *s, struct pollfd *p)
+{
+	p[0] = (struct pollfd){s->chan[0], POLLIN, 0};
+	p[1] = (struct pollfd){s->notify, POLLIN, 0};
+	p[2] = (struct pollfd){s->started ? s->perf[0] : -1, POLLIN, 0};
+}
+
+/* ---- sbx: one notification ---- */
+
+struct caller {
+	pid_t pid;   /* the thread, in sbx's pid namespace */
+	int procdir; /* /proc/PID, checked valid */
+	int pidfd;
+	mode_t umask;
+	bool narrower;
+	bool other_ns;         /* another mount or user namespace */
+	pid_t tgid_ns, tid_ns; /* its own /proc/self */
+	char comm[32];
+};
+
+static int notif_valid(struct sbx_supervisor *s)
+{
+	__u64 id = s->notif->id;
+
+	return ioctl(s->notify, SECCOMP_IOCTL_NOTIF_ID_VALID, &id) == 0 ? 0 : -ENOENT;
+}
+
+/* A NUL-terminated string from the caller's memory, page by page (a string that ends near
+ * an unmapped page must not fail), at most P_PATH bytes. */
+static int read_string(pid_t pid, uint64_t addr, char *out, size_t size)
+{
+	size_t got = 0;
+
+	if (!addr)
+		return -EFAULT;
+	while (got < size) {
+		size_t page = 4096 - ((addr + got) & 4095);
+		size_t want = page < size - got ? page : size - got;
+		struct iovec local = {out + got, want};
+		struct iovec remote = {(void *)(uintptr_t)(addr + got), want};
+		ssize_t n = process_vm_readv(pid, &local, 1, &remote, 1, 0);
+		void *nul;
+
+		if (n <= 0)
+			return n < 0 && errno != EFAULT ? -errno : -EFAULT;
+		nul = memchr(out + got, '\0', (size_t)n);
+		if (nul)
+			return 0;
+		got += (size_t)n;
+	}
+	return -ENAMETOOLONG;
+}
+
+static int read_mem(pid_t pid, uint64_t addr, void *out, size_t size)
+{
+	struct iovec local = {out, size};
+	struct iovec remote = {(void *)(uintptr_t)addr, size};
+	ssize_t n = process_vm_readv(pid, &local, 1, &remote, 1, 0);
+
+	if (n < 0)
+		return errno == EFAULT ? -EFAULT : -errno;
+	return (size_t)n == size ? 0 : -EFAULT;
+}
+
+static int caller_open(struct sbx_supervisor *s, struct caller *c)
+{
+	char path[64], status[4096];
+	int depth;
+
+	c->pid = (pid_t)s->notif->pid;
+	snprintf(path, sizeof(path), "/proc/%d", (int)c->pid);
+	c->procdir = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	/* valid now: the task was alive after it was opened, so it is the caller's */
+	if (notif_valid(s) < 0)
+		return -ENOENT;
+	if (c->procdir < 0)
+		return -ESRCH;
+	if (read_at(c->procdir, "status", status, sizeof(status)) < 0)
+		return -ESRCH;
+	c->umask = (mode_t)strtol(strstr(status, "Umask:") ? strstr(status, "Umask:") + 6 : "022",
+	                          NULL, 8);
+	{
+		const char *nm = strstr(status, "Name:");
+
+		if (nm) {
+			nm += 5;
+			while (*nm == '\t' || *nm == ' ')
+				nm++;
+			snprintf(c->comm, sizeof(c->comm), "%.*s", (int)strcspn(nm, "\n"), nm);
+		}
+	}
+	/*
+	 * Narrower than the worker: more seccomp filters (every sub-sandbox stacks its own
+	 * before its worker execs), or another mount or user namespace (a nested sbx's init,
+	 * with capabilities over mounts of its own that the performer does not have). It is
+	 * never performed for: the performer's rights are not its own.
+	 */
+	depth = nspid_depth(status);
+	c->other_ns = ns_ino(c->procdir, "ns/mnt") != s->worker_mnt ||
+	              ns_ino(c->procdir, "ns/user") != s->worker_user;
+	c->narrower = c->other_ns || status_field(status, "Seccomp_filters:") != s->worker_filters;
+	/* /proc/self in the caller's /proc: its pid in its own pid namespace */
+	c->tid_ns = (pid_t)ns_field(status, "\nNSpid:", depth - 1);
+	c->tgid_ns = (pid_t)ns_field(status, "\nNStgid:", depth - 1);
+	return notif_valid(s);
+}
+
+static void caller_close(struct caller *c)
+{
+	sbx_closep(&c->procdir);
+	sbx_closep(&c->pidfd);
+}
+
+/* The caller's fd (a dirfd, an fd-based call's object), or its cwd for AT_FDCWD. */
+static int caller_fd(struct sbx_supervisor *s, struct caller *c, int fd)
+{
+	int r;
+
+	if (fd != AT_FDCWD && c->pidfd < 0) {
+		/* only where an fd is taken; valid after it is opened, so it is the caller's */
+		c->pidfd = (int)syscall(SYS_pidfd_open, c->pid, PIDFD_THREAD);
+		if (c->pidfd < 0)
+			c->pidfd = (int)syscall(SYS_pidfd_open, c->pid, 0);
+		if (c->pidfd < 0)
+			return -ESRCH;
+		if (notif_valid(s) < 0)
+			return -ENOENT;
+	}
+	if (fd == AT_FDCWD)
+		r = openat(c->procdir, "cwd", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	else
+		r = (int)syscall(SYS_pidfd_getfd, c->pidfd, fd, 0);
+	if (r < 0)
+		return errno == EBADF || errno == ESRCH ? -EBADF : -errno;
+	if (notif_valid(s) < 0) {
+		close(r);
+		return -ENOENT;
+	}
+	return r;
+}
+
+/* What the caller asked, decoded; strings copied. */
+struct asked {
+	const struct call_row *row;
+	int dirfd[2];
+	bool has_path[2];
+	int flags;
+	bool fd_based;
+	int fd;
+	char text[P_PATH];
+};
+
+static int decode(struct sbx_supervisor *s, struct caller *c, struct asked *a, struct p_req *q)
+{
+	const struct seccomp_data *d = &s->notif->data;
+	const struct call_row *row = call_row(d->nr);
+	int r;
+
+#define ARG(i) (d->args[(i)])
+	if (!row || d->arch != SUP_AUDIT_ARCH)
+		return -ENOSYS;
+	memset(a, 0, sizeof(*a));
+	memset(q, 0, sizeof(*q));
+	a->row = row;
+	q->kind = P_RESOLVE;
+	q->call = row->kind;
+	q->tgid = c->tgid_ns;
+	q->tid = c->tid_ns;
+	q->umask = c->umask;
+	a->flags = row->flags >= 0 ? (int)(uint32_t)ARG(row->flags) : row->fixed_flags;
+	q->flags = a->flags;
+	q->mode = row->mode >= 0 ? (uint32_t)ARG(row->mode) : 0;
+	if (row->kind == C_OPEN && !(a->flags & (O_CREAT | SBX_O_TMPFILE_BIT)))
+		q->mode = 0;
+	q->dev = row->dev >= 0 ? ARG(row->dev) : 0;
+	q->uid = row->uid >= 0 ? (uint32_t)ARG(row->uid) : (uint32_t)-1;
+	q->gid = row->gid >= 0 ? (uint32_t)ARG(row->gid) : (uint32_t)-1;
+	q->length = row->len >= 0 ? (int64_t)ARG(row->len) : 0;
+	a->dirfd[0] = row->dirfd >= 0 ? (int)(uint32_t)ARG(row->dirfd) : AT_FDCWD;
+	a->dirfd[1] = row->dirfd2 >= 0 ? (int)(uint32_t)ARG(row->dirfd2) : AT_FDCWD;
+	q->nsides = row->path2 >= 0 ? 2 : 1;
+	if (row->flags_at &&
+	    (a->flags & ~(AT_SYMLINK_NOFOLLOW | AT_SYMLINK_FOLLOW | AT_EMPTY_PATH | AT_REMOVEDIR)))
+		return -EINVAL;
+	/* follows the final symlink? */
+	switch (row->kind) {
+	case C_OPEN:
+		q->follow[0] =
+		    !(a->flags & O_NOFOLLOW) && !((a->flags & O_CREAT) && (a->flags & O_EXCL));
+		break;
+	case C_LINK:
+		q->follow[0] = row->flags >= 0 && (a->flags & AT_SYMLINK_FOLLOW);
+		break;
+	default:
+		q->follow[0] = row->follow && !(row->flags_at && (a->flags & AT_SYMLINK_NOFOLLOW));
+	}
+	/* the path arguments */
+	if (row->fd >= 0) {
+		a->fd_based = true;
+		a->fd = (int)(uint32_t)ARG(row->fd);
+		q->fd_based = 1;
+		q->nsides = 0;
+	} else if (row->kind == C_UTIMES && ARG(row->path) == 0) {
+		/* utimensat(fd, NULL, ...), futimesat(fd, NULL, ...): the fd is the object */
+		a->fd_based = true;
+		a->fd = a->dirfd[0];
+		q->fd_based = 1;
+		q->nsides = 0;
+	}
+	for (uint32_t i = 0; i < q->nsides; i++) {
+		r = read_string(c->pid, ARG(i == 0 ? row->path : row->path2), q->path[i], P_PATH);
+		if (r < 0)
+			return r;
+		a->has_path[i] = true;
+		if (!q->path[i][0]) {
+			if (row->flags_at && (a->flags & AT_EMPTY_PATH))
+				q->empty[i] = 1;
+			else
+				return -ENOENT;
+		}
+	}
+	if (row->text >= 0) {
+		r = read_string(c->pid, ARG(row->text), q->text, P_PATH);
+		if (r < 0)
+			return r;
+		if (!q->text[0])
+			return -ENOENT;
+	}
+	q->times_null = 1;
+	if (row->times >= 0 && ARG(row->times)) {
+		q->times_null = 0;
+		if (row->time_kind == T_TIMESPEC) {
+			r = read_mem(c->pid, ARG(row->times), q->ts, sizeof(q->ts));
+		} else if (row->time_kind == T_TIMEVAL) {
+			struct timeval tv[2];
+
+			r = read_mem(c->pid, ARG(row->times), tv, sizeof(tv));
+			for (int i = 0; r == 0 && i < 2; i++) {
+				if (tv[i].tv_usec < 0 || tv[i].tv_usec >= 1000000)
+					return -EINVAL;
+				q->ts[i].tv_sec = tv[i].tv_sec;
+				q->ts[i].tv_nsec = tv[i].tv_usec * 1000;
+			}
+		} else {
+			struct {
+				long actime, modtime;
+			} ub = {0, 0};
+
+			r = read_mem(c->pid, ARG(row->times), &ub, sizeof(ub));
+			q->ts[0].tv_sec = ub.actime;
+			q->ts[1].tv_sec = ub.modtime;
+		}
+		if (r < 0)
+			return r;
+	}
+#undef ARG
+	/* every read of the caller's memory is checked: the task the pid named then may be
+	 * gone, and its pid another's */
+	return notif_valid(s);
+}
+
+static enum sbx_sup_op op_for(uint32_t kind, int flags, const struct p_target *t,
+                              const struct p_target *t2)
+{
+	switch (kind) {
+	case C_OPEN:
+		if (flags & SBX_O_TMPFILE_BIT)
+			return SBX_SUP_OP_CREATE;
+		if ((flags & O_CREAT) && !t->exists)
+			return SBX_SUP_OP_CREATE;
+		if (flags & O_TRUNC)
+			return SBX_SUP_OP_OVERWRITE;
+		if ((flags & O_ACCMODE) != O_RDONLY || (flags & O_APPEND))
+			return SBX_SUP_OP_WRITE;
+		return SBX_SUP_OP_READ;
+	case C_MKDIR:
+	case C_MKNOD:
+	case C_SYMLINK:
+		return SBX_SUP_OP_CREATE;
+	case C_LINK:
+		return t2->exists ? SBX_SUP_OP_OVERWRITE : SBX_SUP_OP_CREATE;
+	case C_RENAME:
+		return SBX_SUP_OP_RENAME;
+	case C_TRUNCATE:
+		return SBX_SUP_OP_OVERWRITE;
+	case C_UNLINK:
+		return SBX_SUP_OP_DELETE;
+	default:
+		return SBX_SUP_OP_METADATA;
+	}
+}
+
+static void fill_target(struct sbx_sup_target *out, const struct p_target *t)
+{
+	out->path = t->path;
+	out->name = t->name;
+	out->dev = t->dev;
+	out->ino = t->ino;
+	out->exists = t->exists;
+	out->is_dir = t->is_dir;
+	out->casefold = t->casefold;
+	out->size = t->size;
+}
+
+/*
+ * A narrower caller (a sub-sandbox) is resolved here, from sbx, in its own root and cwd
+ * (openat2 beneath them, no magic link), never by the performer: it is only asked whether
+ * a protected name is at stake. Its call is then CONTINUEd (its own Landlock domain and
+ * mounts bound it) or denied. CONTINUE leaves a time-of-check window: the caller can change
+ * the path between this check and the kernel's resolution, so a sub-sandbox that can write
+ * where a protected name lies can still make it. That is the named gap (sbx(1)); a
+ * protected name stays protected against the worker itself, whose calls are performed.
+ */
+static int resolve_narrower(struct caller *c, int dirfd, const char *path, struct p_target *t)
+{
+	_cleanup_close_ int root = openat(c->procdir, "root", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	_cleanup_close_ int dir = -1;
+	char parent[P_PATH];
+	const char *slash;
+	struct open_how how = {.flags = O_PATH | O_DIRECTORY | O_CLOEXEC};
+	struct stat st;
+	size_t len = strlen(path);
+
+	memset(t, 0, sizeof(*t));
+	if (root < 0)
+		return -ESRCH;
+	while (len > 1 && path[len - 1] == '/')
+		len--;
+	slash = memrchr(path, '/', len);
+	if (slash) {
+		snprintf(parent, sizeof(parent), "%.*s",
+		         (int)(slash - path) ? (int)(slash - path) : 1, path);
+		snprintf(t->name, sizeof(t->name), "%.*s", (int)(len - (size_t)(slash - path) - 1),
+		         slash + 1);
+	} else {
+		snprintf(parent, sizeof(parent), ".");
+		snprintf(t->name, sizeof(t->name), "%.*s", (int)len, path);
+	}
+	if (path[0] == '/') {
+		how.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS;
+		dir = (int)syscall(SYS_openat2, root, parent, &how, sizeof(how));
+	} else {
+		how.resolve = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS;
+		dir = (int)syscall(SYS_openat2, dirfd, parent, &how, sizeof(how));
+		if (dir < 0 && errno == EXDEV) {
+			/* ".." above the directory, or an absolute symlink: the directory's path
+			 * in the caller's root (how the kernel names it from there) and the rest,
+			 * resolved in that root */
+			char base[P_PATH], full[2 * P_PATH];
+
+			if (fd_path(dirfd, base, sizeof(base)) < 0 || base[0] != '/' ||
+			    strstr(base, " (deleted)") ||
+			    (size_t)snprintf(full, sizeof(full), "%s/%s", base, parent) >= P_PATH)
+				return -EACCES;
+			how.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS;
+			dir = (int)syscall(SYS_openat2, root, full, &how, sizeof(how));
+		}
+	}
+	if (dir < 0)
+		return errno == EXDEV ? -EACCES : -errno;
+	if (fstat(dir, &st) < 0)
+		return -errno;
+	t->dev = st.st_dev;
+	t->ino = st.st_ino;
+	t->casefold = dir_casefold(dir);
+	if (fstatat(dir, t->name, &st, AT_SYMLINK_NOFOLLOW) == 0) {
+		t->exists = 1;
+		t->is_dir = S_ISDIR(st.st_mode);
+		t->size = (uint64_t)st.st_size;
+	}
+	/* the directory as sbx sees it: the caller's own view where its root is sbx's, and a
+	 * path in its mount namespace otherwise (its areas are best effort: it is never
+	 * performed for, and the kernel bounds what it CONTINUEs) */
+	if (fd_path(dir, parent, sizeof(parent)) < 0 ||
+	    snprintf(t->path, sizeof(t->path), "%s%s%s", parent, strcmp(parent, "/") ? "/" : "",
+	             t->name) >= (int)sizeof(t->path))
+		return -ENAMETOOLONG;
+	return 0;
+}
+
+static void respond(struct sbx_supervisor *s, int error, bool cont)
+{
+	memset(s->resp, 0, s->resp_size);
+	s->resp->id = s->notif->id;
+	s->resp->error = cont ? 0 : -error;
+	s->resp->val = 0;
+	s->resp->flags = cont ? SECCOMP_USER_NOTIF_FLAG_CONTINUE : 0;
+	/* ENOENT: the caller is gone (killed, or its call interrupted), nothing to answer */
+	(void)ioctl(s->notify, SECCOMP_IOCTL_NOTIF_SEND, s->resp);
+}
+
+/* An opened file into the caller, atomically with the answer; its O_CLOEXEC as it asked;
+ * never SETFD (it would silently replace one of the caller's fds). */
+static int respond_fd(struct sbx_supervisor *s, int fd, bool cloexec)
+{
+	struct seccomp_notif_addfd add = {
+	    .id = s->notif->id,
+	    .flags = SECCOMP_ADDFD_FLAG_SEND,
+	    .srcfd = (__u32)fd,
+	    .newfd = 0,
+	    .newfd_flags = cloexec ? O_CLOEXEC : 0,
+	};
+
+	if (ioctl(s->notify, SECCOMP_IOCTL_NOTIF_ADDFD, &add) < 0)
+		return -errno;
+	return 0;
+}
+
+static uint64_t realtime_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+}
+
+/* Count it, record it in the audit log where it is noteworthy, tell cmd/sbx. */
+static void report(struct sbx_supervisor *s, const struct sbx_sup_req *req,
+                   const struct sbx_sup_verdict *v, const char *asked, int errnum, uint64_t t0,
+                   bool noteworthy)
+{
+	struct sbx_sup_event ev = {req, v, asked, errnum, now_us() - t0, noteworthy};
+
+	if (v->answer == SBX_SUP_DENY)
+		s->n_denied++;
+	else
+		s->n_allowed++;
+	if (s->audit && noteworthy) {
+		static char record[SBX_AUDIT_LINE_MAX];
+		struct sbx_audit_decision d = {
+		    .time_ms = realtime_ms(),
+		    .req = req,
+		    .verdict = v,
+		    .asked_path = asked,
+		    .host_path = NULL,
+		    .errnum = errnum,
+		    .latency_us = ev.latency_us,
+		    .batch_uses = 0,
+		};
+
+		/* a record that cannot be written is lost, not the call: the end record's
+		 * counts still hold it */
+		if (sbx_audit_fmt_decision(record, sizeof(record), sbx_audit_ids(s->audit), &d) <
+		    sizeof(record))
+			(void)sbx_audit_write(s->audit, record);
+	}
+	if (s->on_event)
+		s->on_event(s->event_ctx, &ev);
+}
+
+/* The caller's command line, for the broker: NUL-separated into argv (bounded). */
+static void read_cmdline(int procdir, char *buf, size_t size, char **argv, size_t max)
+{
+	size_t n = 0;
+	_cleanup_close_ int fd = openat(procdir, "cmdline", O_RDONLY | O_CLOEXEC);
+	ssize_t len = fd < 0 ? -1 : read(fd, buf, size - 1);
+
+	if (len > 0) {
+		buf[len] = '\0';
+		for (char *p = buf; p < buf + len && n + 1 < max; p += strlen(p) + 1)
+			argv[n++] = p;
+	}
+	argv[n] = NULL;
+}
+
+/*
+ * An `ask`: the broker answers (a person at the terminal, a program, a socket), within the
+ * timeout and the session's limits (pending requests, a rate); its answer is recorded as a
+ * grant exactly as narrow as the request, and the request decided again with it. Blocks sbx
+ * while the broker thinks: one request at a time.
+ */
+static void ask_broker(struct sbx_supervisor *s, int procdir, const struct sbx_sup_req *req,
+                       struct sbx_sup_verdict *v)
+{
+	static char json[SBX_AUDIT_LINE_MAX], cmdbuf[4096];
+	char scope[SBX_SUP_SCOPE_MAX], prompt[1024], what[512], who[64];
+	char *argv[64];
+	unsigned timeout = s->sp->timeout_ms ? s->sp->timeout_ms : SBX_SUP_TIMEOUT_MS;
+	struct sbx_broker_answer ans;
+	struct sbx_sup_ask ask;
+	bool allow;
+
+	if (!s->broker || !sbx_sup_session_admit(&s->session, req->now_ms)) {
+		v->answer = SBX_SUP_DENY;
+		v->errnum = EACCES;
+		v->decider = s->broker ? SBX_SUP_BY_RATE_LIMIT : SBX_SUP_BY_NO_BROKER;
+		return;
+	}
+	if (sbx_sup_scope(s->sp, req, scope, sizeof(scope)) < 0)
+		snprintf(scope, sizeof(scope), "%s", req->t.path);
+	read_cmdline(procdir, cmdbuf, sizeof(cmdbuf), argv, SBX_ARRAY_SIZE(argv));
+	ask = (struct sbx_sup_ask){
+	    .id = ++s->ask_id,
+	    .sandbox_id = s->sandbox_id,
+	    .label = s->sp->label,
+	    .req = req,
+	    .verdict = v,
+	    .scope = scope,
+	    .host_path = NULL,
+	    .cmdline = argv,
+	    .deadline_ms = realtime_ms() + timeout,
+	};
+	if (sbx_sup_ask_json(json, sizeof(json), &ask) >= sizeof(json)) {
+		memset(&ans, 0, sizeof(ans));
+		ans.decider = SBX_SUP_BY_POLICY;
+	} else {
+		/* names from the worker: escaped for the terminal */
+		sbx_escape(what, sizeof(what), req->t.path, SBX_ESCAPE_TEXT);
+		sbx_escape(who, sizeof(who), req->comm ? req->comm : "?", SBX_ESCAPE_TEXT);
+		snprintf(prompt, sizeof(prompt), "sbx: %s %s by %s[%d]? [y/N/a(lways)] ",
+		         sbx_sup_op_name(req->op), what, who, req->pid);
+		sbx_broker_ask(s->broker, json, prompt, timeout, &ans);
+	}
+	allow = ans.allow;
+	(void)sbx_sup_session_record(&s->session, s->sp, req, allow, ans.remember, NULL);
+	sbx_sup_decide(s->sp, &s->guards, &s->session, req, v);
+	if (v->answer == SBX_SUP_ASK) {
+		/* no grant could be kept: this call is answered as the broker said */
+		v->answer = allow ? SBX_SUP_PERFORM : SBX_SUP_DENY;
+		v->errnum = allow ? 0 : EACCES;
+	}
+	if (v->decider == SBX_SUP_BY_GRANT || v->answer == SBX_SUP_DENY)
+		v->decider = ans.decider;
+}
+
+static bool same_name(const char *a, const char *b, bool casefold)
+{
+	char fa[P_NAME], fb[P_NAME];
+
+	if (!casefold)
+		return strcmp(a, b) == 0;
+	if (sbx_sup_fold(a, fa, sizeof(fa)) < 0 || sbx_sup_fold(b, fb, sizeof(fb)) < 0)
+		return true;
+	return strcmp(fa, fb) == 0;
+}
+
+/* mkdir of a name on the way to protected paths: the new directory is watched for the next
+ * component of each of them. */
+static void guard_mkdir_in(struct sbx_sup_guards *guards, const struct sbx_sup_guards *pinned,
+                           const struct sbx_sup_plan *sp, const struct sbx_sup_req *req,
+                           uint64_t dev, uint64_t ino)
+{
+	size_t n = guards->n;
+
+	if (!dev)
+		return;
+	for (size_t i = 0; i < n + pinned->n; i++) {
+		/* a watched name, or a pinned one made again after it was removed */
+		const struct sbx_sup_guard g = i < n ? guards->g[i] : pinned->g[i - n];
+		const char *path;
+		char comp[P_NAME];
+
+		if (g.final || g.dev != req->t.dev || g.ino != req->t.ino ||
+		    !same_name(g.name, req->t.name, req->t.casefold))
+			continue;
+		path = sp->protected_paths[g.protected_index].path;
+		if (!component(path, g.depth + 1, comp, sizeof(comp)))
+			continue;
+		/* out of room: the table stays as it is, and the new directory's next name is
+		 * not watched; sbx_sup_guards_add caps the table (SBX_SUP_GUARDS_MAX) */
+		(void)sbx_sup_guards_add(guards, dev, ino, comp, g.protected_index, g.depth + 1,
+		                         g.depth + 2 == components(path), NULL);
+	}
+	guards_finals_first(guards);
+}
+
+static void guard_mkdir(struct sbx_supervisor *s, const struct sbx_sup_req *req, uint64_t dev,
+                        uint64_t ino)
+{
+	guard_mkdir_in(&s->guards, &s->pinned, s->sp, req, dev, ino);
+}
+
+/* A directory that existed on the way to a protected path at launch, moved away, replaced,
+ * or (once removed) made again as anything but a directory: refused. Made again as a
+ * directory, it is watched as a directory on the way (guard_mkdir). */
+static bool pinned_in(const struct sbx_sup_guards *pinned, const struct sbx_sup_plan *sp,
+                      const struct sbx_sup_req *req, struct sbx_sup_verdict *v)
+{
+	const struct sbx_sup_guard *g = NULL;
+
+	if (!pinned->n)
+		return false;
+	if (req->t.path && req->op != SBX_SUP_OP_READ && req->op != SBX_SUP_OP_METADATA &&
+	    req->op != SBX_SUP_OP_WRITE && !(req->op == SBX_SUP_OP_CREATE && req->t2.path)) {
+		g = sbx_sup_guards_find(pinned, req->t.dev, req->t.ino, req->t.name,
+		                        req->t.casefold);
+		if (g && req->op == SBX_SUP_OP_CREATE && req->call &&
+		    (strcmp(req->call, "mkdir") == 0 || strcmp(req->call, "mkdirat") == 0))
+			g = NULL;
+	}
+	if (!g && req->t2.path)
+		g = sbx_sup_guards_find(pinned, req->t2.dev, req->t2.ino, req->t2.name,
+		                        req->t2.casefold);
+	if (!g)
+		return false;
+	memset(v, 0, sizeof(*v));
+	v->answer = SBX_SUP_DENY;
+	v->errnum = EACCES;
+	v->decider = SBX_SUP_BY_POLICY;
+	v->asked = SBX_AC_COUNT;
+	snprintf(v->rule, sizeof(v->rule),
+	         "protected: %s (a directory on the way to it cannot be moved, replaced or made "
+	         "as anything else)",
+	         sp->protected_paths[g->protected_index].path);
+	return true;
+}
+
+static bool pinned(struct sbx_supervisor *s, const struct sbx_sup_req *req,
+                   struct sbx_sup_verdict *v)
+{
+	return pinned_in(&s->pinned, s->sp, req, v);
+}
+
+/* Answer with a verdict that is no PERFORM, and report it. */
+static void answer_plain(struct sbx_supervisor *s, const struct sbx_sup_req *req,
+                         struct sbx_sup_verdict *v, const char *asked, uint64_t t0)
+{
+	if (v->answer == SBX_SUP_DENY) {
+		int e = v->errnum ? v->errnum : EACCES;
+
+		respond(s, e, false);
+		report(s, req, v, asked, e, t0, true);
+		return;
+	}
+	/* CONTINUE: only ever for a narrower caller (serve) */
+	respond(s, 0, true);
+	report(s, req, v, asked, 0, t0, v->rule[0] != '\0');
+}
+
+/* PERFORM what the performer resolved; returns P_RETRY when the caller changed the names
+ * under its own call (asked again from the start), -EPIPE when the performer is lost. */
+/* Answer with what the performer did (result, and the opened fd). Returns P_RETRY when the
+ * caller changed the names under its own call (asked again from the start). */
+static int answer_performed(struct sbx_supervisor *s, const struct asked *a,
+                            const struct sbx_sup_req *req, struct sbx_sup_verdict *v,
+                            const char *asked, uint64_t t0, bool last_try, int r, int fd)
+{
+	if (r == P_RETRY) {
+		if (fd >= 0)
+			close(fd);
+		if (!last_try)
+			return P_RETRY;
+		r = -EAGAIN;
+	}
+	if (r == 0 && fd >= 0) {
+		r = respond_fd(s, fd, (a->flags & O_CLOEXEC) != 0);
+		close(fd);
+		if (r == -ENOENT)
+			return 0; /* the caller is gone: the fd was not added */
+		if (r < 0)
+			respond(s, -r, false);
+	} else {
+		if (fd >= 0)
+			close(fd);
+		if (r == 0 && a->row->kind == C_MKDIR)
+			guard_mkdir(s, req, s->rep.new_dev, s->rep.new_ino);
+		respond(s, r < 0 ? -r : 0, false);
+	}
+	v->answer = SBX_SUP_PERFORM;
+	report(s, req, v, asked, r < 0 ? -r : 0, t0, v->rule[0] != '\0');
+	return 0;
+}
+
+/* PERFORM what the performer resolved and kept; -EPIPE when the performer is lost. */
+static int answer_perform(struct sbx_supervisor *s, const struct asked *a,
+                          const struct sbx_sup_req *req, struct sbx_sup_verdict *v,
+                          const char *asked, uint64_t t0, bool last_try)
+{
+	int fd = -1;
+
+	memset(&s->req, 0, offsetof(struct p_req, path));
+	s->req.kind = P_PERFORM;
+	if (perf_call(s, &s->req, NULL, 0, &fd) < 0)
+		return -EPIPE;
+	return answer_performed(s, a, req, v, asked, t0, last_try, s->rep.result, fd);
+}
+
+/*
+ * One notification, start to end. Every path out answers the kernel: with the performer's
+ * result, an errno, or (for a narrower caller only) CONTINUE; or not at all where the caller
+ * is gone. A path that cannot be resolved is denied with the resolver's errno, never let
+ * through. Returns -EPIPE when the performer is lost.
+ */
+static int serve(struct sbx_supervisor *s)
+{
+	static struct p_target t[2];
+	struct caller c = {.procdir = -1, .pidfd = -1};
+	struct asked a;
+	struct p_req *q = &s->req;
+	struct sbx_sup_req req;
+	struct sbx_sup_verdict v;
+	uint64_t t0;
+	int fds[4], side_fd[2], nfds = 0, r, tries = 0, fast_fd = -1;
+	char asked[P_PATH];
+
+	memset(s->notif, 0, s->notif_size);
+	if (ioctl(s->notify, SECCOMP_IOCTL_NOTIF_RECV, s->notif) < 0)
+		return errno == EINTR || errno == ENOENT ? 0 : -errno;
+	t0 = now_us();
+again:
+	memset(&req, 0, sizeof(req));
+	memset(&v, 0, sizeof(v));
+	memset(t, 0, sizeof(t));
+	asked[0] = '\0';
+	side_fd[0] = side_fd[1] = -1;
+	nfds = 0;
+	r = caller_open(s, &c);
+	if (r == -ENOENT)
+		goto out; /* gone */
+	if (r < 0) {
+		respond(s, -r, false);
+		goto out;
+	}
+	r = decode(s, &c, &a, q);
+	if (r < 0) {
+		if (r != -ENOENT || notif_valid(s) == 0)
+			respond(s, -r, false);
+		goto out;
+	}
+	snprintf(asked, sizeof(asked), "%s", a.fd_based ? "" : q->path[0]);
+	/* the fds: each side's dirfd where its path is relative, the object of an fd call */
+	for (uint32_t i = 0; i < q->nsides && r >= 0; i++) {
+		if (q->path[i][0] == '/')
+			continue;
+		r = caller_fd(s, &c, a.dirfd[i]);
+		if (r >= 0) {
+			side_fd[i] = fds[nfds++] = r;
+			q->has_dirfd[i] = 1;
+		}
+	}
+	if (r >= 0 && a.fd_based) {
+		r = a.fd == AT_FDCWD ? -EFAULT : caller_fd(s, &c, a.fd);
+		if (r >= 0)
+			fds[nfds++] = r;
+	}
+	if (r < 0) {
+		if (r != -ENOENT || notif_valid(s) == 0)
+			respond(s, -r, false);
+		goto out;
+	}
+	req.call = a.row->name;
+	req.pid = c.pid;
+	req.comm = c.comm;
+	req.narrower = c.narrower;
+	req.now_ms = t0 / 1000;
+
+	if (c.narrower) {
+		for (uint32_t i = 0; i < q->nsides && r >= 0; i++)
+			r = q->empty[i] ? -EACCES
+			                : resolve_narrower(&c, side_fd[i], q->path[i], &t[i]);
+		if (r >= 0 && a.fd_based)
+			r = -EACCES; /* an fd's metadata, for a sub-sandbox: not decided here */
+		if (r < 0) {
+			respond(s, -r, false);
+			goto out;
+		}
+	} else {
+		/* RESOLVE: the performer, with the worker's rights, in the worker's view; it
+		 * performs at once where it decides so (perf_fast) */
+		q->fast = 1;
+		snprintf(q->call_name, sizeof(q->call_name), "%s", a.row->name);
+		r = perf_call(s, q, fds, (size_t)nfds, &fast_fd);
+		for (int i = 0; i < nfds; i++)
+			close(fds[i]);
+		nfds = 0;
+		if (r < 0) {
+			caller_close(&c);
+			return -EPIPE; /* the caller is answered by the sandbox's end */
+		}
+		for (uint32_t i = 0; i < (q->fd_based ? 1u : q->nsides); i++) {
+			if (s->rep.t[i].err < 0) {
+				respond(s, -s->rep.t[i].err, false);
+				goto out;
+			}
+		}
+		t[0] = s->rep.t[0];
+		t[1] = s->rep.t[1];
+	}
+	req.op = op_for(a.row->kind, a.flags, &t[0], &t[1]);
+	fill_target(&req.t, &t[0]);
+	if (q->nsides == 2)
+		fill_target(&req.t2, &t[1]);
+
+	if (!c.narrower && s->rep.performed) {
+		/* the performer decided and performed: sbx decides the same, or the two disagree
+		 * and nothing can be trusted any more (the sandbox ends) */
+		if (!(t[0].is_object && t[0].path[0] != '/') && !pinned(s, &req, &v))
+			sbx_sup_decide(s->sp, &s->guards, &s->session, &req, &v);
+		if (!(t[0].is_object && t[0].path[0] != '/') && v.answer != SBX_SUP_PERFORM &&
+		    v.answer != SBX_SUP_CONTINUE) {
+			if (fast_fd >= 0)
+				close(fast_fd);
+			caller_close(&c);
+			return -EPIPE;
+		}
+		r = answer_performed(s, &a, &req, &v, asked, t0, tries + 1 >= MAX_RETRY,
+		                     s->rep.result, fast_fd);
+		fast_fd = -1;
+	} else if (!c.narrower && t[0].is_object && t[0].path[0] != '/') {
+		/* a pipe, a socket, an anonymous inode reached through a magic link
+		 * (/dev/stdout): no name in any file system, nothing a rule can name */
+		r = answer_perform(s, &a, &req, &v, asked, t0, tries + 1 >= MAX_RETRY);
+	} else {
+		/*
+		 * A caller in namespaces of its own (a sub-sandbox, possible only where the
+		 * profile allows nesting) is decided with the table of protected names only
+		 * where its call names one: otherwise it is CONTINUEd, bounded by its own
+		 * Landlock domain and mounts (a sub-sandbox makes its mount points and its
+		 * files). That CONTINUE leaves a time-of-check window: the caller can aim the
+		 * call at a protected name after this check, so a sub-sandbox that can write
+		 * where a protected name lies can make it. That is the named gap (sbx(1)), and
+		 * it opens only with nesting: without it the main filter refuses namespaces, so
+		 * a process of the worker can at most give itself a filter, and then core
+		 * refuses its creations while protected names are watched.
+		 */
+		const struct sbx_sup_guards *guards = &s->guards;
+
+		if (c.other_ns &&
+		    !sbx_sup_guards_find(guards, req.t.dev, req.t.ino, req.t.name,
+		                         req.t.casefold) &&
+		    (!req.t2.path || !sbx_sup_guards_find(guards, req.t2.dev, req.t2.ino,
+		                                          req.t2.name, req.t2.casefold)))
+			guards = NULL;
+		if (!pinned(s, &req, &v))
+			sbx_sup_decide(s->sp, guards, &s->session, &req, &v);
+		if (v.answer == SBX_SUP_ASK)
+			ask_broker(s, c.procdir, &req, &v);
+		if (v.answer == SBX_SUP_PERFORM || v.answer == SBX_SUP_CONTINUE) {
+			if (c.narrower) {
+				/* never performed for a narrower caller: its own bounds hold */
+				v.answer = SBX_SUP_CONTINUE;
+				answer_plain(s, &req, &v, asked, t0);
+				goto out;
+			}
+			/* PERFORM, and CONTINUE too: for a caller with the worker's rights a
+			 * CONTINUE would let the kernel resolve the path again after the
+			 * check, so every call that stopped is performed */
+			r = answer_perform(s, &a, &req, &v, asked, t0, tries + 1 >= MAX_RETRY);
+		} else {
+			answer_plain(s, &req, &v, asked, t0);
+			goto out;
+		}
+	}
+	if (r == -EPIPE) {
+		caller_close(&c);
+		return -EPIPE;
+	}
+	if (r == P_RETRY) {
+		caller_close(&c);
+		tries++;
+		goto again;
+	}
+out:
+	for (int i = 0; i < nfds; i++)
+		close(fds[i]);
+	if (fast_fd >= 0)
+		close(fast_fd);
+	caller_close(&c);
+	return 0;
+}
+
+/* Has the worker ended (exited, or killed)? Then the performer's end is the sandbox's end
+ * (init takes the pid namespace with it), not a loss. */
+static bool worker_ended(const struct sbx_supervisor *s)
+{
+	struct pollfd p = {s->worker_pidfd, POLLIN, 0};
+
+	return s->worker_pidfd < 0 || (poll(&p, 1, 0) > 0 && (p.revents & POLLIN));
+}
+
+int sbx_supervisor_handle(struct sbx_supervisor *s, const struct pollfd *p, struct sbx_error *err)
+{
+	if (p[0].fd >= 0 && p[0].revents) {
+		int r = start(s, err);
+
+		if (r < 0)
+			return r;
+	}
+	if (p[1].fd >= 0 && (p[1].revents & POLLIN)) {
+		if (serve(s) == -EPIPE)
+			goto lost;
+	} else if (p[1].fd >= 0 && (p[1].revents & (POLLHUP | POLLERR))) {
+		/* every process under the filter is gone */
+		sbx_closep(&s->notify);
+		s->notify = -1;
+	}
+	if (p[2].fd >= 0 && p[2].revents)
+		goto lost; /* the performer never speaks unasked: this is its end */
+	return 0;
+lost:
+	sbx_closep(&s->perf[0]);
+	s->perf[0] = -1;
+	s->started = false;
+	if (worker_ended(s))
+		return 0;
+	s->lost = true;
+	sbx_error_set(err, SBX_ERR_SETUP, EPIPE,
+	              "the supervisor lost its performer (it was killed or stopped from inside "
+	              "the sandbox): the sandbox was ended, as nothing could answer its "
+	              "supervised calls any more");
+	return 1;
+}
+
+/* ---- probing ---- */
+
+int sbx_sup_probe_listener(void)
+{
+	char status[4096];
+	pid_t pid;
+	int st, fd;
+	ssize_t n;
+
+	fd = open("/proc/self/status", O_RDONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		n = read(fd, status, sizeof(status) - 1);
+		close(fd);
+		if (n > 0) {
+			status[n] = '\0';
+			if (status_field(status, "Seccomp:") == 0)
+				return 0;
+		}
+	}
+	pid = fork();
+	if (pid < 0)
+		return -errno;
+	if (pid == 0) {
+		struct sock_filter allow[] = {BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW)};
+		struct sock_fprog prog = {1, allow};
+		int r;
+
+		prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
+		r = sup_seccomp(SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_NEW_LISTENER, &prog);
+		_exit(r >= 0 ? 0 : errno == EBUSY ? 1 : 2);
+	}
+	while (waitpid(pid, &st, 0) < 0)
+		if (errno != EINTR)
+			return -errno;
+	if (!WIFEXITED(st))
+		return -ENOSYS;
+	return WEXITSTATUS(st) == 0 ? 0 : WEXITSTATUS(st) == 1 ? -EBUSY : -ENOSYS;
+}

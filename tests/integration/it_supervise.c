@@ -1,0 +1,726 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The supervisor (src/os/supervisor.c; docs/design.md, The supervisor). A protected path that
+ * does not exist at launch (a fresh project's .git, .claude/settings.json) cannot be created
+ * by any route: a directory, a file with a gitdir: line, a symlink, a hard link, a rename onto
+ * it, through a dirfd, through /proc/self/fd/N, through a dangling symlink, nor by racing the
+ * check with a symlink swap or a change of the path in memory; ordinary creates, writes and
+ * renames keep working, with the caller's owner and umask. The worker cannot install a
+ * listener of its own (EBUSY), never holds the listener fd, and killing the performer ends
+ * the sandbox. Under the landlock backend chmod and utimes of a read-only file are refused.
+ * A nested sbx under a supervised parent is served by the parent's listener. As root and as
+ * the user; both backends where they apply.
+ */
+#include <dirent.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/time.h>
+#include <unistd.h>
+
+#include "harness.h"
+
+static char ws[4096], profile[4200];
+
+__attribute__((format(printf, 1, 2))) static char *fmt(const char *f, ...)
+{
+	va_list ap;
+	char *p;
+	int n;
+
+	va_start(ap, f);
+	n = vasprintf(&p, f, ap);
+	va_end(ap);
+	if (n < 0)
+		it_fail(__FILE__, __LINE__, "out of memory");
+	return p;
+}
+
+/* ---- inside the sandbox: `it_supervise --in OP ARG... OP ARG...` ---- */
+
+static const char *res(int r)
+{
+	static char buf[64];
+
+	if (r >= 0)
+		return "ok";
+	snprintf(buf, sizeof(buf), "%s", strerrorname_np(errno) ? strerrorname_np(errno) : "E?");
+	return buf;
+}
+
+static int create_file(const char *path, int flags)
+{
+	int fd = open(path, flags | O_WRONLY | O_CLOEXEC, 0666);
+
+	if (fd < 0)
+		return -1;
+	/* what makes a .git file a repository: git follows its gitdir: line */
+	if (write(fd, "gitdir: /tmp/evil\n", 18) != 18) {
+		close(fd);
+		return -1;
+	}
+	close(fd);
+	return 0;
+}
+
+/* Two threads: one flips what the path names (a symlink's target, or the bytes of the path
+ * in memory), the other creates through it. Prints how many creates succeeded. */
+static volatile int stop_flag;
+static char race_buf[4096];
+static const char *race_dir;
+
+static void *flip_link(void *arg)
+{
+	char *tmp = fmt("%s/p.tmp", race_dir), *p = fmt("%s/p", race_dir);
+
+	(void)arg;
+	for (unsigned i = 0; !stop_flag; i++) {
+		unlink(tmp);
+		if (symlink(i % 2 ? "." : "sub", tmp) == 0)
+			rename(tmp, p);
+	}
+	return NULL;
+}
+
+static void *flip_memory(void *arg)
+{
+	(void)arg;
+	for (unsigned i = 0; !stop_flag; i++)
+		memcpy(race_buf + strlen(race_dir), i % 2 ? "/sub/.git" : "/./.git\0", 9);
+	return NULL;
+}
+
+static void race(const char *dir, int n, bool memory)
+{
+	pthread_t th;
+	int made = 0;
+	char *target = fmt("%s/p/.git", dir), *sub = fmt("%s/sub/.git", dir);
+
+	race_dir = dir;
+	snprintf(race_buf, sizeof(race_buf), "%s/sub/.git", dir);
+	stop_flag = 0;
+	pthread_create(&th, NULL, memory ? flip_memory : flip_link, NULL);
+	for (int i = 0; i < n; i++) {
+		int fd = open(memory ? race_buf : target, O_CREAT | O_WRONLY | O_CLOEXEC, 0644);
+
+		if (fd >= 0) {
+			made++;
+			close(fd);
+			unlink(sub);
+		}
+		if (mkdir(memory ? race_buf : target, 0755) == 0) {
+			made++;
+			rmdir(sub);
+		}
+	}
+	stop_flag = 1;
+	pthread_join(th, NULL);
+	printf("race %s => made %d\n", memory ? "memory" : "link", made);
+}
+
+static int own_listener(void)
+{
+	struct sock_filter allow[] = {BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW)};
+	struct sock_fprog prog = {1, allow};
+	int r = (int)syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_NEW_LISTENER,
+	                     &prog);
+
+	if (r >= 0)
+		close(r);
+	return r;
+}
+
+/* The performer: a process of the worker's session that kept sbx's name (forked, never
+ * exec'd); neither this process nor init (pid 1), nor sbx on the host (another session). */
+static int kill_performer(void)
+{
+	DIR *d = opendir("/proc");
+	struct dirent *de;
+	int killed = -1;
+
+	errno = ESRCH;
+	while (d && (de = readdir(d))) {
+		char path[300], buf[512], *rp;
+		int fd, sid;
+		ssize_t n;
+
+		if (de->d_name[0] < '0' || de->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/stat", de->d_name);
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		n = read(fd, buf, sizeof(buf) - 1);
+		close(fd);
+		if (n <= 0)
+			continue;
+		buf[n] = '\0';
+		rp = strrchr(buf, ')');
+		if (!rp || !strstr(buf, "(sbx)") || sscanf(rp + 2, "%*c %*d %*d %d", &sid) != 1 ||
+		    sid != getsid(0) || atoi(de->d_name) == getpid() || atoi(de->d_name) == 1)
+			continue;
+		/* said first: sbx may end this process as soon as the performer is gone */
+		printf("kill-performer - => ok\n");
+		killed = kill(atoi(de->d_name), SIGKILL);
+	}
+	if (d)
+		closedir(d);
+	return killed;
+}
+
+static int in_main(int argc, char **argv)
+{
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	for (int i = 0; i < argc; i++) {
+		const char *op = argv[i], *a = i + 1 < argc ? argv[i + 1] : "",
+		           *b = i + 2 < argc ? argv[i + 2] : "";
+
+		if (!strcmp(op, "mkdir")) {
+			printf("mkdir %s => %s\n", a, res(mkdir(a, 0755)));
+			i += 1;
+		} else if (!strcmp(op, "create")) {
+			printf("create %s => %s\n", a, res(create_file(a, O_CREAT | O_EXCL)));
+			i += 1;
+		} else if (!strcmp(op, "creat-trunc")) {
+			printf("creat-trunc %s => %s\n", a, res(create_file(a, O_CREAT | O_TRUNC)));
+			i += 1;
+		} else if (!strcmp(op, "write")) {
+			printf("write %s => %s\n", a, res(create_file(a, O_APPEND)));
+			i += 1;
+		} else if (!strcmp(op, "symlink")) {
+			printf("symlink %s => %s\n", b, res(symlink(a, b)));
+			i += 2;
+		} else if (!strcmp(op, "link")) {
+			printf("link %s => %s\n", b, res(link(a, b)));
+			i += 2;
+		} else if (!strcmp(op, "rename")) {
+			printf("rename %s => %s\n", b, res(rename(a, b)));
+			i += 2;
+		} else if (!strcmp(op, "unlink")) {
+			printf("unlink %s => %s\n", a, res(unlink(a)));
+			i += 1;
+		} else if (!strcmp(op, "rmdir")) {
+			printf("rmdir %s => %s\n", a, res(rmdir(a)));
+			i += 1;
+		} else if (!strcmp(op, "at-create")) {
+			/* openat on a dirfd: DIR NAME */
+			int dfd = open(a, O_PATH | O_DIRECTORY | O_CLOEXEC);
+			int fd =
+			    dfd < 0 ? -1 : openat(dfd, b, O_CREAT | O_WRONLY | O_CLOEXEC, 0644);
+
+			printf("at-create %s/%s => %s\n", a, b, res(fd));
+			i += 2;
+		} else if (!strcmp(op, "procfd-create")) {
+			/* through the magic link /proc/self/fd/N: DIR NAME */
+			int dfd = open(a, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+			char p[128];
+
+			snprintf(p, sizeof(p), "/proc/self/fd/%d/%s", dfd, b);
+			printf("procfd-create %s/%s => %s\n", a, b, res(create_file(p, O_CREAT)));
+			i += 2;
+		} else if (!strcmp(op, "procfd-mkdir")) {
+			int dfd = open(a, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+			char p[128];
+
+			snprintf(p, sizeof(p), "/proc/self/fd/%d/%s", dfd, b);
+			printf("procfd-mkdir %s/%s => %s\n", a, b, res(mkdir(p, 0755)));
+			i += 2;
+		} else if (!strcmp(op, "dangling")) {
+			/* LINK -> TARGET, then O_CREAT through the link (which creates its target)
+			 */
+			int r = symlink(b, a);
+
+			printf("dangling-symlink %s => %s\n", a, res(r));
+			printf("dangling-create %s => %s\n", a, res(create_file(a, O_CREAT)));
+			i += 2;
+		} else if (!strcmp(op, "mode")) {
+			/* umask honoured, owner the caller: PATH */
+			struct stat st;
+			int r;
+
+			umask(027);
+			r = create_file(a, O_CREAT | O_EXCL);
+			if (r == 0 && stat(a, &st) == 0)
+				printf("mode %s => %04o uid %s\n", a, st.st_mode & 07777,
+				       st.st_uid == getuid() ? "same" : "other");
+			else
+				printf("mode %s => %s\n", a, res(r));
+			umask(022);
+			i += 1;
+		} else if (!strcmp(op, "chmod")) {
+			printf("chmod %s => %s\n", a, res(chmod(a, 0640)));
+			i += 1;
+		} else if (!strcmp(op, "utimes")) {
+			printf("utimes %s => %s\n", a, res(utimes(a, NULL)));
+			i += 1;
+		} else if (!strcmp(op, "chown")) {
+			printf("chown %s => %s\n", a, res(chown(a, getuid(), getgid())));
+			i += 1;
+		} else if (!strcmp(op, "race-link")) {
+			race(a, atoi(b), false);
+			i += 2;
+		} else if (!strcmp(op, "race-memory")) {
+			race(a, atoi(b), true);
+			i += 2;
+		} else if (!strcmp(op, "narrow")) {
+			/* a filter of its own: the caller is "narrower" than the worker */
+			struct sock_filter allow[] = {BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW)};
+			struct sock_fprog prog = {1, allow};
+
+			printf("narrow - => %s\n",
+			       res((int)syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog)));
+		} else if (!strcmp(op, "listener")) {
+			printf("listener - => %s\n", res(own_listener()));
+		} else if (!strcmp(op, "fds")) {
+			/* every open fd, by probing each number, and what /proc says */
+			DIR *d = opendir("/proc/self/fd");
+			struct dirent *de;
+
+			printf("fds =>");
+			for (int fd = 0; fd < 1024; fd++)
+				if ((!d || fd != dirfd(d)) && fcntl(fd, F_GETFD) >= 0)
+					printf(" %d", fd);
+			printf("\nprocfds =>");
+			while (d && (de = readdir(d)))
+				if (de->d_name[0] != '.' && atoi(de->d_name) != dirfd(d))
+					printf(" %s", de->d_name);
+			printf("\n");
+			if (d)
+				closedir(d);
+		} else if (!strcmp(op, "kill-performer")) {
+			if (kill_performer() < 0)
+				printf("kill-performer - => %s\n", res(-1));
+			usleep(200000);
+		}
+	}
+	return 0;
+}
+
+/* ---- the host side ---- */
+
+/* A fresh project (no .git), its agent settings protected where they do not exist yet. */
+static void setup(void)
+{
+	snprintf(ws, sizeof(ws), "%s/ws", it_tmpdir());
+	snprintf(profile, sizeof(profile), "%s/sup.yaml", it_tmpdir());
+	it_write_file(it_path(ws, "f"), "file\n");
+	it_write_file(it_path(ws, "d/keep"), "x\n");
+	it_write_file(it_path(ws, "sub/keep"), "x\n");
+	it_write_file(profile, "version: 1\nname: sup\nnesting: true\nprotect_git: true\n"
+	                       "mounts:\n  - path: ${WORKSPACE}\n"
+	                       "  - path: ${WORKSPACE}/.claude/settings.json\n"
+	                       "    readonly: true\n    optional: true\n");
+	if (chdir(ws) < 0)
+		it_fail(__FILE__, __LINE__, "chdir %s: %s", ws, strerror(errno));
+}
+
+static bool exists(const char *path)
+{
+	struct stat st;
+
+	return lstat(path, &st) == 0;
+}
+
+static void run_in(struct it_run *r, const char *backend, const char *const *ops)
+{
+	const char *opts[] = {"-p", profile, "-w", ws, "--backend", backend, NULL};
+	const char *cmd[64];
+	size_t n = 0;
+
+	cmd[n++] = it_self();
+	cmd[n++] = "--in";
+	for (; *ops && n < 62; ops++)
+		cmd[n++] = *ops;
+	cmd[n] = NULL;
+	it_run_in(r, opts, cmd);
+}
+
+static void protected_names(const char *backend)
+{
+	struct it_run r;
+	const char *ops[] = {"mkdir",
+	                     ".git",
+	                     "create",
+	                     ".git",
+	                     "symlink",
+	                     "somewhere",
+	                     ".git",
+	                     "link",
+	                     "f",
+	                     ".git",
+	                     "rename",
+	                     "d",
+	                     ".git",
+	                     "at-create",
+	                     ".",
+	                     ".git",
+	                     "procfd-create",
+	                     ".",
+	                     ".git",
+	                     "procfd-mkdir",
+	                     ".",
+	                     ".git",
+	                     "dangling",
+	                     "x",
+	                     ".git",
+	                     "mkdir",
+	                     "sub/../.git",
+	                     "create",
+	                     "f2",
+	                     "write",
+	                     "f2",
+	                     "rename",
+	                     "f2",
+	                     "f3",
+	                     "mkdir",
+	                     "d2",
+	                     "unlink",
+	                     "f3",
+	                     "mode",
+	                     "m",
+	                     "mkdir",
+	                     ".claude",
+	                     "create",
+	                     ".claude/settings.json",
+	                     "create",
+	                     ".claude/other",
+	                     "rename",
+	                     ".claude",
+	                     ".claude-away",
+	                     "rmdir",
+	                     ".claude",
+	                     NULL};
+
+	setup();
+	run_in(&r, backend, ops);
+	if (r.status != 0)
+		it_fail(__FILE__, __LINE__, "status %d:\n%s%s", r.status, r.out, r.err);
+	/* every route to the protected name */
+	IT_EXPECT_PROBE(r.out, "mkdir", ".git", "EACCES");
+	IT_EXPECT_PROBE(r.out, "create", ".git", "EACCES");
+	IT_EXPECT_PROBE(r.out, "symlink", ".git", "EACCES");
+	IT_EXPECT_PROBE(r.out, "link", ".git", "EACCES");
+	IT_EXPECT_PROBE(r.out, "rename", ".git", "EACCES");
+	IT_EXPECT_PROBE(r.out, "at-create", "./.git", "EACCES");
+	IT_EXPECT_PROBE(r.out, "procfd-create", "./.git", "EACCES");
+	IT_EXPECT_PROBE(r.out, "procfd-mkdir", "./.git", "EACCES");
+	IT_EXPECT_PROBE(r.out, "dangling-symlink", "x", "ok");
+	IT_EXPECT_PROBE(r.out, "dangling-create", "x", "EACCES");
+	IT_EXPECT_PROBE(r.out, "mkdir", "sub/../.git", "EACCES");
+	/* the rest of the workspace as ever */
+	IT_EXPECT_PROBE(r.out, "create", "f2", "ok");
+	IT_EXPECT_PROBE(r.out, "write", "f2", "ok");
+	IT_EXPECT_PROBE(r.out, "rename", "f3", "ok");
+	IT_EXPECT_PROBE(r.out, "mkdir", "d2", "ok");
+	IT_EXPECT_PROBE(r.out, "unlink", "f3", "ok");
+	IT_EXPECT_PROBE(r.out, "mode", "m", "0640 uid same");
+	/* the way to a protected name is made and watched; the name is not */
+	IT_EXPECT_PROBE(r.out, "mkdir", ".claude", "ok");
+	IT_EXPECT_PROBE(r.out, "create", ".claude/settings.json", "EACCES");
+	IT_EXPECT_PROBE(r.out, "create", ".claude/other", "ok");
+	IT_EXPECT_PROBE(r.out, "rename", ".claude-away", "EACCES");
+	/* the refusal names the rule and what to do */
+	IT_EXPECT_CONTAINS(r.err, fmt("sbx: supervisor: denied create %s/.git (mkdir", ws));
+	IT_EXPECT_CONTAINS(r.err, "git init");
+	/* nothing on the host */
+	IT_EXPECT(!exists(it_path(ws, ".git")));
+	IT_EXPECT(!exists(it_path(ws, ".claude/settings.json")));
+	IT_EXPECT(exists(it_path(ws, ".claude/other")));
+	IT_EXPECT(exists(it_path(ws, "d2")));
+	{
+		/* the file the worker made is the caller's, as without the supervisor */
+		struct stat st;
+
+		IT_EXPECT_INT(stat(it_path(ws, "m"), &st), 0);
+		IT_EXPECT_INT(st.st_uid, getuid());
+		IT_EXPECT_INT(st.st_mode & 07777, 0640);
+	}
+}
+
+static void test_protected_names_namespaces(void)
+{
+	protected_names("namespaces");
+}
+
+static void test_protected_names_landlock(void)
+{
+	protected_names("landlock");
+}
+
+/* With an approval that asks, a directory on the way is made on the broker's word (sbx sends
+ * the performer its PERFORM); its protected name inside is still refused, and the sandbox
+ * goes on (sbx's table of protected names and the performer's copy stay the same). */
+static void test_on_the_way_asked(void)
+{
+	struct it_run r;
+	char *p = fmt("%s/ask.yaml", it_tmpdir());
+
+	setup();
+	it_write_file(p, "version: 1\nname: ask\nprotect_git: true\n"
+	                 "mounts:\n  - path: ${WORKSPACE}\n    approvals: {write: ask}\n"
+	                 "  - path: ${WORKSPACE}/.claude/settings.json\n"
+	                 "    readonly: true\n    optional: true\n");
+	{
+		const char *opts[] = {"-p", p, "-w", ws, "--approve", "allow", NULL};
+		const char *cmd[] = {it_self(), "--in",          "mkdir",
+		                     ".claude", "create",        ".claude/settings.json",
+		                     "create",  ".claude/other", NULL};
+
+		it_run_in(&r, opts, cmd);
+	}
+	if (r.status != 0)
+		it_fail(__FILE__, __LINE__, "status %d:\n%s%s", r.status, r.out, r.err);
+	IT_EXPECT_PROBE(r.out, "mkdir", ".claude", "ok");
+	IT_EXPECT_PROBE(r.out, "create", ".claude/settings.json", "EACCES");
+	IT_EXPECT_PROBE(r.out, "create", ".claude/other", "ok");
+	IT_EXPECT(!exists(it_path(ws, ".claude/settings.json")));
+}
+
+/* An approval that asks: the broker's answer is what the call gets (performed on its word,
+ * or EACCES), for a create, a write and a rename alike. */
+static void test_asked(void)
+{
+	struct it_run r;
+	char *p = fmt("%s/ask.yaml", it_tmpdir());
+	const char *ops[] = {"--in", "create", "new", "write", "f", "rename", "f", "g", NULL};
+
+	setup();
+	it_write_file(p, "version: 1\nname: ask\nmounts:\n  - path: ${WORKSPACE}\n"
+	                 "    approvals: {write: ask, overwrite: ask, rename: ask}\n");
+	for (int allow = 0; allow < 2; allow++) {
+		const char *opts[] = {"-p", p, "-w", ws, "--approve", allow ? "allow" : "deny",
+		                      NULL};
+		const char *cmd[10] = {it_self()};
+
+		memcpy(cmd + 1, ops, sizeof(ops));
+		it_run_in(&r, opts, cmd);
+		IT_EXPECT_INT(r.status, 0);
+		IT_EXPECT_PROBE(r.out, "create", "new", allow ? "ok" : "EACCES");
+		IT_EXPECT_PROBE(r.out, "write", "f", allow ? "ok" : "EACCES");
+		IT_EXPECT_PROBE(r.out, "rename", "g", allow ? "ok" : "EACCES");
+		IT_EXPECT(exists(it_path(ws, "new")) == (allow == 1));
+		IT_EXPECT(exists(it_path(ws, "g")) == (allow == 1));
+	}
+}
+
+/* A thread flips a symlink on the way, or the path's bytes in memory, while the other creates
+ * through it: sub/.git is made sometimes, ws/.git never. */
+static void test_race(void)
+{
+	struct it_run r;
+	char *dir;
+	const char *ops[] = {"race-link", NULL, "3000", "race-memory", NULL, "3000", NULL};
+
+	setup();
+	dir = ws;
+	ops[1] = dir;
+	ops[4] = dir;
+	IT_EXPECT_INT(symlink("sub", it_path(ws, "p")), 0);
+	run_in(&r, "namespaces", ops);
+	if (r.status != 0)
+		it_fail(__FILE__, __LINE__, "status %d:\n%s%s", r.status, r.out, r.err);
+	IT_EXPECT_CONTAINS(r.out, "race link => made ");
+	IT_EXPECT_CONTAINS(r.out, "race memory => made ");
+	/* the test can fail: it made something in sub at all */
+	IT_EXPECT_NOT_CONTAINS(r.out, "race link => made 0\n");
+	IT_EXPECT(!exists(it_path(ws, ".git")));
+}
+
+/* A process of the worker that gives itself a filter of its own (so that it is not performed
+ * for) does not get CONTINUE while protected names are watched: it could aim the call at one
+ * after the check. Its creations are refused, the protected name's and the race's. */
+static void test_self_narrowed(void)
+{
+	struct it_run r;
+	const char *ops[] = {"narrow",    "mkdir", ".git", "create", "plain",
+	                     "race-link", NULL,    "300",  NULL};
+
+	setup();
+	ops[6] = ws;
+	IT_EXPECT_INT(symlink("sub", it_path(ws, "p")), 0);
+	run_in(&r, "namespaces", ops);
+	IT_EXPECT_INT(r.status, 0);
+	IT_EXPECT_PROBE(r.out, "narrow", "-", "ok");
+	IT_EXPECT_PROBE(r.out, "mkdir", ".git", "EACCES");
+	IT_EXPECT_PROBE(r.out, "create", "plain", "EACCES");
+	IT_EXPECT_CONTAINS(r.out, "race link => made 0\n");
+	IT_EXPECT(!exists(it_path(ws, ".git")));
+}
+
+/* A filter chain holds one listener: the worker's own gets EBUSY, so none can outrank sbx's;
+ * and no fd of the supervisor is in the worker. */
+static void test_listener_and_fds(void)
+{
+	struct it_run r;
+	const char *ops[] = {"listener", "fds", NULL};
+
+	setup();
+	run_in(&r, "namespaces", ops);
+	IT_EXPECT_INT(r.status, 0);
+	IT_EXPECT_PROBE(r.out, "listener", "-", "EBUSY");
+	IT_EXPECT_CONTAINS(r.out, "fds => 0 1 2 3\n");
+	IT_EXPECT_CONTAINS(r.out, "procfds => 0 1 2 3\n");
+	run_in(&r, "landlock", ops);
+	IT_EXPECT_INT(r.status, 0);
+	IT_EXPECT_PROBE(r.out, "listener", "-", "EBUSY");
+	IT_EXPECT_CONTAINS(r.out, "fds => 0 1 2 3\n");
+}
+
+/* The performer killed from inside: nothing can answer the supervised calls, so the sandbox
+ * ends (never ENOSYS to a live worker). */
+static void kill_the_performer(const char *backend)
+{
+	struct it_run r;
+	char *log = fmt("%s/audit.jsonl", it_tmpdir());
+
+	setup();
+	{
+		const char *opts[] = {"-p",    profile,       "-w", ws,  "--backend",
+		                      backend, "--audit-log", log,  NULL};
+		const char *cmd[] = {it_self(), "--in", "kill-performer", "mkdir", "after", NULL};
+
+		it_run_in(&r, opts, cmd);
+	}
+	IT_EXPECT_PROBE(r.out, "kill-performer", "-", "ok");
+	IT_EXPECT_NOT_CONTAINS(r.out, "mkdir after => ENOSYS");
+	IT_EXPECT_NOT_CONTAINS(r.out, "mkdir after => ok");
+	IT_EXPECT_INT(r.status, 125);
+	IT_EXPECT_CONTAINS(r.err, "lost its performer");
+	IT_EXPECT(!exists(it_path(ws, "after")));
+	/* and the audit log's end record says who ended it */
+	{
+		char buf[65536];
+		FILE *f = fopen(log, "r");
+		size_t n = f ? fread(buf, 1, sizeof(buf) - 1, f) : 0;
+
+		if (f)
+			fclose(f);
+		buf[n] = '\0';
+		IT_EXPECT_CONTAINS(buf, "\"type\":\"end\"");
+		IT_EXPECT_CONTAINS(buf, "\"killed\":\"supervisor lost\"");
+	}
+}
+
+static void test_performer_killed_namespaces(void)
+{
+	kill_the_performer("namespaces");
+}
+
+static void test_performer_killed_landlock(void)
+{
+	kill_the_performer("landlock");
+}
+
+/* The landlock backend's metadata gap: Landlock does not govern chmod, chown or utimes; the
+ * supervisor refuses them outside the writable areas. */
+static void test_landlock_metadata(void)
+{
+	struct it_run r;
+	char *ro = fmt("%s/ro", it_tmpdir()), *rofile, *rwfile, *updir;
+
+	setup();
+	rofile = it_path(ro, "file");
+	rwfile = it_path(ws, "f");
+	updir = fmt("%s/sub/..", ro);
+	it_write_file(rofile, "read-only\n");
+	it_write_file(it_path(ro, "sub/keep"), "x\n");
+	{
+		/* ro/sub is writable inside the read-only ro: "ro/sub/.." is ro itself */
+		const char *opts[] = {"-p",        profile,          "-w", ws,
+		                      "-v",        fmt("%s:ro", ro), "-v", fmt("%s/sub:rw", ro),
+		                      "--backend", "landlock",       NULL};
+		const char *cmd[] = {it_self(), "--in",  "utimes", rofile,  "utimes",
+		                     rwfile,    "chmod", rofile,   "chmod", rwfile,
+		                     "chown",   rofile,  "chown",  rwfile,  "utimes",
+		                     updir,     "chmod", updir,    NULL};
+
+		it_run_in(&r, opts, cmd);
+	}
+	IT_EXPECT_INT(r.status, 0);
+	IT_EXPECT_PROBE(r.out, "utimes", updir, "EACCES");
+	IT_EXPECT_PROBE(r.out, "utimes", rofile, "EACCES");
+	IT_EXPECT_PROBE(r.out, "utimes", rwfile, "ok");
+	if (it_is_root()) {
+		/* root's worker under the landlock backend has every mode and owner change
+		 * denied by its main filter (seccomp group host-root): EPERM before any
+		 * supervision */
+		IT_EXPECT_PROBE(r.out, "chmod", rofile, "EPERM");
+		IT_EXPECT_PROBE(r.out, "chmod", rwfile, "EPERM");
+	} else {
+		IT_EXPECT_PROBE(r.out, "chmod", rofile, "EACCES");
+		IT_EXPECT_PROBE(r.out, "chmod", rwfile, "ok");
+		IT_EXPECT_PROBE(r.out, "chown", rofile, "EACCES");
+		IT_EXPECT_PROBE(r.out, "chown", rwfile, "ok");
+		IT_EXPECT_PROBE(r.out, "chmod", updir, "EACCES");
+	}
+	{
+		struct stat st;
+
+		IT_EXPECT_INT(stat(rofile, &st), 0);
+		IT_EXPECT_INT(st.st_mode & 07777, 0644);
+	}
+}
+
+/* A nested sbx under a supervised parent: the parent's listener serves it (a second one would
+ * get EBUSY); a --restrict child cannot create the protected name and creates elsewhere
+ * within its own rights (CONTINUEd: the named gap, open only where the profile allows
+ * nesting). */
+static void test_nested(void)
+{
+	struct it_run r;
+	char sbxdir[4096], *script;
+
+	setup();
+	snprintf(sbxdir, sizeof(sbxdir), "%s", it_sbx_path());
+	/* and relative paths that climb (resolved in the child's own root) */
+	script = fmt("%s run --restrict %s --allow-read %s -- /bin/sh -c '%s --in mkdir %s/.git "
+	             "create %s/.git create %s/child-made; cd %s/sub && %s --in mkdir ../.git "
+	             "mkdir ../up-made'",
+	             it_sbx_path(), ws, it_self_dir(), it_self(), ws, ws, ws, ws, it_self());
+	{
+		const char *opts[] = {"-p",        profile,      "-w",
+		                      ws,          "-v",         fmt("%s:ro", dirname(sbxdir)),
+		                      "--backend", "namespaces", NULL};
+		const char *cmd[] = {"/bin/sh", "-c", script, NULL};
+
+		it_run_in(&r, opts, cmd);
+	}
+	if (r.status != 0)
+		it_fail(__FILE__, __LINE__, "status %d:\n%s%s", r.status, r.out, r.err);
+	IT_EXPECT_PROBE(r.out, "mkdir", fmt("%s/.git", ws), "EACCES");
+	IT_EXPECT_PROBE(r.out, "create", fmt("%s/.git", ws), "EACCES");
+	IT_EXPECT_PROBE(r.out, "create", fmt("%s/child-made", ws), "ok");
+	IT_EXPECT_PROBE(r.out, "mkdir", "../.git", "EACCES");
+	IT_EXPECT_PROBE(r.out, "mkdir", "../up-made", "ok");
+	IT_EXPECT(!exists(it_path(ws, ".git")));
+	IT_EXPECT(exists(it_path(ws, "child-made")));
+	IT_EXPECT(exists(it_path(ws, "up-made")));
+}
+
+int main(int argc, char **argv)
+{
+	static const struct it_case cases[] = {
+	    IT_CASE(test_protected_names_namespaces),
+	    IT_CASE(test_protected_names_landlock),
+	    IT_CASE(test_on_the_way_asked),
+	    IT_CASE(test_asked),
+	    IT_CASE(test_race),
+	    IT_CASE(test_self_narrowed),
+	    IT_CASE(test_listener_and_fds),
+	    IT_CASE(test_performer_killed_namespaces),
+	    IT_CASE(test_performer_killed_landlock),
+	    IT_CASE(test_landlock_metadata),
+	    IT_CASE(test_nested),
+	};
+
+	if (argc > 1 && strcmp(argv[1], "--in") == 0)
+		return in_main(argc - 2, argv + 2);
+	return it_main(argc, argv, cases, sizeof(cases) / sizeof(cases[0]));
+}
