@@ -132,11 +132,13 @@ int sbx_plan_finish(const struct sbx_finish_in *in, const struct sbx_finish_fact
  *  - areas: one per bind of the spec, with its approvals and read caps;
  *  - meta_writable_only: the landlock backend (chmod, chown, utimes and xattrs reach
  *    read-only files there: Landlock has no right for them);
- *  - hide_globs: the spec's, so that a name created later that matches one is refused at
- *    its creation. Opens for reading are NOT supervised for them (that would put every
- *    open of a profile with a hide glob through the supervisor): a matching file can only
- *    come into being by a creation, which the CREATE family sees;
- *  - families: CREATE (protected paths, write/overwrite/rename approvals, hide globs), WRITE
+ *  - hide_globs: the spec's, for the opens for reading that read caps put through the
+ *    supervisor (a matching file made during the run is then refused there too). Hide
+ *    globs alone turn no family on: supervising every open of every profile with a hide
+ *    glob costs each open a round trip, and refusing only creations would stop the worker
+ *    making its own .env while a file the host makes during the run stays readable. That
+ *    gap is named in sbx-profile(5);
+ *  - families: CREATE (protected paths, write/overwrite/rename approvals), WRITE
  *    (write/overwrite), DELETE (delete/rename), META (the landlock backend), READ (read
  *    caps only); enabled where any;
  *  - approve, timeout_ms, audit_log, label from the spec.

@@ -203,7 +203,11 @@ static unsigned families(const struct sbx_sup_plan *sup)
 {
 	unsigned f = 0;
 
-	if (sup->n_protected || sup->n_hide_globs)
+	/* Hide globs alone stop nothing: a file the worker makes is its own, and one the host
+	 * makes during the run is opened by reads, which only read caps supervise (every open
+	 * through the supervisor would cost each open of every profile with a hide glob). The
+	 * globs are kept for the reads a profile's read caps do put through it. */
+	if (sup->n_protected)
 		f |= SBX_SUP_F_CREATE;
 	if (sup->meta_writable_only)
 		f |= SBX_SUP_F_META;
