@@ -844,11 +844,12 @@ static void print_sup_text(FILE *f, const struct sbx_sup_plan *sup)
 			        (unsigned long long)a->max_file_bytes);
 		fputc('\n', f);
 	}
-	if (sup->n_hide_globs)
-		fprintf(f,
-		        "supervisor refuses creating what a hide glob matches (%zu glob%s; reads "
-		        "of what matches are hidden by the launch's walk only)\n",
-		        sup->n_hide_globs, sup->n_hide_globs == 1 ? "" : "s");
+	if (sup->n_hide_globs && (sup->families & SBX_SUP_F_READ))
+		fprintf(
+		    f,
+		    "supervisor refuses opening what a hide glob matches where a mount has read "
+		    "caps (%zu glob%s; elsewhere only what the launch's walk found is hidden)\n",
+		    sup->n_hide_globs, sup->n_hide_globs == 1 ? "" : "s");
 }
 
 static void json_str_or_null(FILE *f, const char *s)
