@@ -196,11 +196,70 @@ static void test_go_program(void)
 	IT_EXPECT_INT(count_lines(count), 3);
 }
 
+/* A batch is asked once: `rm -rf build` of 1 000 files in 10 folders under `delete: ask` is
+ * one question, answered for build/ (the first component below the mount), and empties it;
+ * a file beside build/ is not covered by that answer: it is asked again, and refused. */
+static void test_rm_rf_1000_files_asked_once(void)
+{
+	struct it_run r;
+	const char *dir = it_tmpdir();
+	char *ws = it_path(dir, "ws"), *prof = it_path(dir, "ask.yaml");
+	char *broker = it_path(dir, "broker.sh"), *count = it_path(dir, "count");
+	char *approve, *script, *yaml;
+
+	for (int d = 0; d < 10; d++)
+		for (int f = 0; f < 100; f++) {
+			char name[64];
+
+			snprintf(name, sizeof(name), "build/d%d/f%d", d, f);
+			it_write_file(it_path(ws, name), "x\n");
+		}
+	it_write_file(it_path(ws, "keep"), "k\n");
+	/* yes to the first question, no to any other */
+	IT_EXPECT(asprintf(&script,
+	                   "#!/bin/sh\ncat >/dev/null\necho q >> '%s'\n"
+	                   "[ \"$(wc -l < '%s')\" -gt 1 ] && exit 1\nexit 0\n",
+	                   count, count) > 0);
+	it_write_file(broker, script);
+	IT_EXPECT_INT(chmod(broker, 0755), 0);
+	IT_EXPECT(asprintf(&yaml,
+	                   "version: 1\nname: ask\nprotect_git: false\nmounts:\n"
+	                   "  - path: %s\n    approvals: {delete: ask}\n",
+	                   ws) > 0);
+	it_write_file(prof, yaml);
+	IT_EXPECT(asprintf(&approve, "cmd:%s", broker) > 0);
+	{
+		const char *argv[] = {"run",
+		                      "-p",
+		                      prof,
+		                      "-w",
+		                      ws,
+		                      "--approve",
+		                      approve,
+		                      "--",
+		                      "sh",
+		                      "-c",
+		                      "rm -rf build; echo rm=$?; rm -f keep; echo keep=$?",
+		                      NULL};
+
+		it_sbx(&r, argv);
+	}
+	if (r.status != 0)
+		it_fail(__FILE__, __LINE__, "status %d:\n%s%s", r.status, r.out, r.err);
+	IT_EXPECT_CONTAINS(r.out, "rm=0\n");
+	IT_EXPECT_CONTAINS(r.out, "keep=1\n");
+	IT_EXPECT(access(it_path(ws, "build"), F_OK) < 0 && errno == ENOENT);
+	IT_EXPECT(access(it_path(ws, "keep"), F_OK) == 0);
+	/* 1 000 deletes and 11 rmdirs, one question; keep's, a second */
+	IT_EXPECT_INT(count_lines(count), 2);
+}
+
 int main(int argc, char **argv)
 {
 	static const struct it_case cases[] = {
 	    IT_CASE(test_signals_do_not_restart_a_question),
 	    IT_CASE(test_go_program),
+	    IT_CASE(test_rm_rf_1000_files_asked_once),
 	};
 
 	if (argc > 1 && strcmp(argv[1], "--in") == 0)
