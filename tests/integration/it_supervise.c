@@ -8,8 +8,10 @@
  * renames keep working, with the caller's owner and umask. The worker cannot install a
  * listener of its own (EBUSY), never holds the listener fd, and killing the performer ends
  * the sandbox. Under the landlock backend chmod and utimes of a read-only file are refused.
- * A nested sbx under a supervised parent is served by the parent's listener. As root and as
- * the user; both backends where they apply.
+ * A nested sbx under a supervised parent is served by the parent's listener: one restricted
+ * to a subtree that holds no protected name creates there, an unrestricted one cannot create
+ * while protected names are watched (it could race the check). As root and as the user; both
+ * backends where they apply.
  */
 #include <dirent.h>
 #include <fcntl.h>
