@@ -82,6 +82,11 @@ struct sbx_sup_req {
 	bool narrower;            /* the caller is narrower than the worker (a sub-sandbox, or
 	                             any process with a seccomp filter or mount namespace the
 	                             worker does not have): the performer cannot act for it */
+	bool guards_out_of_reach; /* narrower only: the listener found that the caller (in
+	                             namespaces of its own) cannot reach any directory that
+	                             holds a protected name, so a call that names none may be
+	                             CONTINUEd; false (the default) where it can, or where
+	                             nobody looked: its creations are then denied */
 	int pid;                  /* the caller, in sbx's pid namespace */
 	const char *comm;         /* its command name */
 	uint64_t now_ms;          /* a monotonic clock, for batching, grants and rate limits */
@@ -193,7 +198,11 @@ struct sbx_sup_session;
  *  5. otherwise PERFORM, or CONTINUE where nothing path-dependent was decided (no guard in
  *     play, no read cap, no approval): the kernel's own bounds hold.
  * A narrower caller (req->narrower) is never PERFORMed for: where PERFORM would be the answer,
- * CONTINUE (its own Landlock and mounts bound the call); a protected name is still DENY.
+ * CONTINUE (its own Landlock and mounts bound the call); a protected name is still DENY. While
+ * protected names are watched, its calls that may make a name are DENIED (EACCES, rule
+ * "protected: PATH is watched and this caller can reach the directory that holds it; ...")
+ * unless req->guards_out_of_reach: the listener found every directory that holds a protected
+ * name out of its reach (a sub-sandbox restricted to a subtree that holds none).
  *
  * In detail:
  *  - a call that only reads (READ) is not held to the non-final guards: a directory made on

@@ -488,6 +488,29 @@ static void rule_protected(struct sbx_sup_verdict *out, const struct sbx_sup_pla
 	         p && p->fix ? p->fix : "create it outside the sandbox if it is wanted", more);
 }
 
+/* A narrower caller that can reach a directory holding a protected name: the one beside the
+ * call's target where there is one, else the first watched. */
+static void rule_reachable(struct sbx_sup_verdict *out, const struct sbx_sup_plan *plan,
+                           const struct sbx_sup_guards *guards, const struct sbx_sup_target *t)
+{
+	const struct sbx_sup_guard *g = &guards->g[0];
+	const struct sbx_sup_protected *p;
+
+	for (size_t i = 0; i < guards->n; i++)
+		if (guards->g[i].dev == t->dev && guards->g[i].ino == t->ino) {
+			g = &guards->g[i];
+			break;
+		}
+	p = g->protected_index < plan->n_protected ? &plan->protected_paths[g->protected_index]
+	                                           : NULL;
+	set_rule(out,
+	         "protected: %s is watched and this caller, narrower than the worker (a "
+	         "sub-sandbox, or a process with a seccomp filter of its own), can write beside "
+	         "it; a sub-sandbox can only create files while protected names are watched with "
+	         "--restrict to a subtree that holds none",
+	         p && p->path ? p->path : "a protected name");
+}
+
 static bool is_mkdir(const struct sbx_sup_req *req)
 {
 	return req->op == SBX_SUP_OP_CREATE && req->call &&
@@ -606,8 +629,19 @@ void sbx_sup_decide(const struct sbx_sup_plan *plan, const struct sbx_sup_guards
 		if (plan->n_hide_globs || area_caps(area))
 			protection = plan->n_hide_globs ? "hide globs" : "read caps";
 	}
-	if (!protection && guards && guards->n && may_create(req))
-		protection = "protected names";
+	if (!protection && guards && guards->n && may_create(req)) {
+		/* A narrower caller is CONTINUEd or denied, and CONTINUE lets the kernel resolve
+		 * the path again after this check: a caller that can reach a directory holding a
+		 * protected name could aim the call at that name once checked. Only a caller the
+		 * listener found out of reach of all of them (a sub-sandbox restricted to a
+		 * subtree that holds none) may create. */
+		if (req->narrower && !req->guards_out_of_reach && !on_the_way) {
+			rule_reachable(out, plan, guards, &req->t);
+			return;
+		}
+		if (!req->narrower)
+			protection = "protected names";
+	}
 
 	/* A narrower caller cannot be performed for (the performer has the worker's rights, wider
 	 * than its own), and CONTINUE decides nothing where the decision is the protection: the

@@ -40,6 +40,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
+#include <sys/statvfs.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
 #include <sys/utsname.h>
@@ -1342,6 +1343,14 @@ __attribute__((noreturn)) static void performer_main(int sock, const struct sbx_
 
 /* ---- sbx's side ---- */
 
+/* Whether the callers of one mount namespace and root can reach a directory that holds a
+ * protected name (reaches_guard), for one state of the table. */
+#define REACH_CACHE 16
+struct reach {
+	uint64_t mnt, root_dev, root_ino, gen;
+	bool valid, reaches;
+};
+
 struct sbx_supervisor {
 	const struct sbx_plan *plan;
 	const struct sbx_sup_plan *sp;
@@ -1360,6 +1369,9 @@ struct sbx_supervisor {
 	long worker_filters;
 
 	struct sbx_sup_guards guards;
+	uint64_t guards_gen; /* counts additions to `guards`: a cached reach is of one table */
+	struct reach reach[REACH_CACHE];
+	unsigned reach_next;
 	/* The directories that exist at launch on the way to a protected path: none may be
 	 * moved away or replaced (then made again without its watch). Checked for renames and
 	 * deletions only; chmod or utimes of a workspace must keep working. */
@@ -2228,10 +2240,10 @@ static void fill_target(struct sbx_sup_target *out, const struct p_target *t)
  * A narrower caller (a sub-sandbox) is resolved here, from sbx, in its own root and cwd
  * (openat2 beneath them, no magic link), never by the performer: it is only asked whether
  * a protected name is at stake. Its call is then CONTINUEd (its own Landlock domain and
- * mounts bound it) or denied. CONTINUE leaves a time-of-check window: the caller can change
- * the path between this check and the kernel's resolution, so a sub-sandbox that can write
- * where a protected name lies can still make it. That is the named gap (sbx(1)); a
- * protected name stays protected against the worker itself, whose calls are performed.
+ * mounts bound it) or denied. CONTINUE leaves a time-of-check window (the caller can change
+ * the path between this check and the kernel's resolution), which is why a narrower caller
+ * may create only where it cannot reach any directory that holds a protected name
+ * (reaches_guard).
  */
 static int resolve_narrower(struct caller *c, int dirfd, const char *path, struct p_target *t)
 {
@@ -2489,7 +2501,11 @@ static void guard_mkdir_in(struct sbx_sup_guards *guards, const struct sbx_sup_g
 static void guard_mkdir(struct sbx_supervisor *s, const struct sbx_sup_req *req, uint64_t dev,
                         uint64_t ino)
 {
+	size_t n = s->guards.n;
+
 	guard_mkdir_in(&s->guards, &s->pinned, s->sp, req, dev, ino);
+	if (s->guards.n != n)
+		s->guards_gen++; /* a new directory holds a protected name: reach anew */
 }
 
 /* A directory that existed on the way to a protected path at launch, moved away, replaced,
@@ -2595,6 +2611,116 @@ static int answer_perform(struct sbx_supervisor *s, const struct asked *a,
 	if (perf_call(s, &s->req, NULL, 0, &fd) < 0)
 		return -EPIPE;
 	return answer_performed(s, a, req, v, asked, t0, last_try, s->rep.result, fd);
+}
+
+/* The sandbox path of the directory that holds guard g: the first g->depth components of
+ * its protected path (a directory on the way is made by the performer at that path and can
+ * be neither moved nor removed while watched). */
+static int guard_dir_path(const struct sbx_sup_plan *sp, const struct sbx_sup_guard *g, char *out,
+                          size_t size)
+{
+	const char *path = g->protected_index < sp->n_protected
+	                       ? sp->protected_paths[g->protected_index].path
+	                       : NULL;
+	size_t len = 1;
+
+	if (!path || path[0] != '/')
+		return -EINVAL;
+	out[0] = '/';
+	out[1] = '\0';
+	for (size_t k = 0; k < g->depth; k++) {
+		char comp[P_NAME];
+		int n;
+
+		if (!component(path, k, comp, sizeof(comp)))
+			return -EINVAL;
+		n = snprintf(out + len, size - len, "%s%s", len > 1 ? "/" : "", comp);
+		if (n < 0 || (size_t)n >= size - len)
+			return -ENAMETOOLONG;
+		len += (size_t)n;
+	}
+	return 0;
+}
+
+/*
+ * Can a caller in namespaces of its own (a sub-sandbox) reach a directory that holds a
+ * protected name? Its calls are CONTINUEd (never performed: the performer's rights are wider
+ * than its own), and the kernel resolves a CONTINUEd path again after the check, so a caller
+ * that can reach such a directory could aim a create at the protected name once checked.
+ * Sandbox paths are the same in the worker and in every sub-sandbox (a nested sbx narrows,
+ * it cannot remap): each directory's path is resolved in the caller's root, from sbx (not
+ * under the worker's filter), beneath that root and without magic links; where it resolves to
+ * the same directory, the caller reaches it. Where it does not resolve, or resolves to
+ * something else (a directory of the child's own scaffold, as for a --restrict to a subtree),
+ * or lies on a read-only mount there (a --readonly child), the directory is out of its reach: ".."
+ * at a bind mount's root climbs into the child's scaffold, and its own Landlock layer bounds a
+ * descriptor passed to it. Anything that cannot be learnt is reach (fail closed). One resolution
+ * per mount namespace and root, while the table stays as it is.
+ */
+static bool reaches_guard(struct sbx_supervisor *s, const struct caller *c)
+{
+	_cleanup_close_ int root = openat(c->procdir, "root", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	uint64_t mnt = ns_ino(c->procdir, "ns/mnt");
+	struct stat rst;
+	struct reach *e;
+	bool reaches = false;
+
+	if (root < 0 || !mnt || fstat(root, &rst) < 0)
+		return true;
+	for (size_t i = 0; i < REACH_CACHE; i++) {
+		e = &s->reach[i];
+		if (e->valid && e->gen == s->guards_gen && e->mnt == mnt &&
+		    e->root_dev == (uint64_t)rst.st_dev && e->root_ino == (uint64_t)rst.st_ino)
+			return e->reaches;
+	}
+	for (size_t i = 0; i < s->guards.n && !reaches; i++) {
+		const struct sbx_sup_guard *g = &s->guards.g[i];
+		struct open_how how = {.flags = O_PATH | O_DIRECTORY | O_CLOEXEC,
+		                       .resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS};
+		char path[P_PATH];
+		bool seen = false;
+		struct stat st;
+		struct statvfs vfs;
+		int fd = -1;
+
+		for (size_t j = 0; j < i && !seen; j++)
+			seen = s->guards.g[j].dev == g->dev && s->guards.g[j].ino == g->ino;
+		if (seen)
+			continue;
+		if (guard_dir_path(s->sp, g, path, sizeof(path)) < 0) {
+			reaches = true;
+			break;
+		}
+		/* EAGAIN: a rename raced a ".." (RESOLVE_IN_ROOT); asked again, then reach */
+		for (int tries = 0; tries < 8; tries++) {
+			fd = (int)syscall(SYS_openat2, root, path, &how, sizeof(how));
+			if (fd >= 0 || errno != EAGAIN)
+				break;
+		}
+		if (fd < 0) {
+			/* not there, or not a directory there: out of reach by this path */
+			if (errno != ENOENT && errno != ENOTDIR && errno != ELOOP &&
+			    errno != EACCES && errno != EXDEV)
+				reaches = true;
+			continue;
+		}
+		/* the same directory, writable there: a read-only mount in the caller's root
+		 * (a --readonly child's) takes no new name, and one a less privileged user
+		 * namespace inherited stays so (MNT_LOCK_READONLY) */
+		if (fstat(fd, &st) < 0 || fstatvfs(fd, &vfs) < 0 ||
+		    ((uint64_t)st.st_dev == g->dev && (uint64_t)st.st_ino == g->ino &&
+		     !(vfs.f_flag & ST_RDONLY)))
+			reaches = true;
+		close(fd);
+	}
+	e = &s->reach[s->reach_next++ % REACH_CACHE];
+	*e = (struct reach){.mnt = mnt,
+	                    .root_dev = (uint64_t)rst.st_dev,
+	                    .root_ino = (uint64_t)rst.st_ino,
+	                    .gen = s->guards_gen,
+	                    .valid = true,
+	                    .reaches = reaches};
+	return reaches;
 }
 
 /*
@@ -2724,27 +2850,17 @@ again:
 		r = answer_perform(s, &a, &req, &v, asked, t0, tries + 1 >= MAX_RETRY);
 	} else {
 		/*
-		 * A caller in namespaces of its own (a sub-sandbox, possible only where the
-		 * profile allows nesting) is decided with the table of protected names only
-		 * where its call names one: otherwise it is CONTINUEd, bounded by its own
-		 * Landlock domain and mounts (a sub-sandbox makes its mount points and its
-		 * files). That CONTINUE leaves a time-of-check window: the caller can aim the
-		 * call at a protected name after this check, so a sub-sandbox that can write
-		 * where a protected name lies can make it. That is the named gap (sbx(1)), and
-		 * it opens only with nesting: without it the main filter refuses namespaces, so
-		 * a process of the worker can at most give itself a filter, and then core
-		 * refuses its creations while protected names are watched.
+		 * A narrower caller is CONTINUEd or denied, and a CONTINUEd path is resolved
+		 * again by the kernel after this check. While protected names are watched, core
+		 * denies its creations unless every directory that holds one is out of its
+		 * reach: only a caller in namespaces of its own (a sub-sandbox, possible only
+		 * where the profile allows nesting) can be, a process of the worker that only
+		 * gave itself a filter sees what the worker sees.
 		 */
-		const struct sbx_sup_guards *guards = &s->guards;
-
-		if (c.other_ns &&
-		    !sbx_sup_guards_find(guards, req.t.dev, req.t.ino, req.t.name,
-		                         req.t.casefold) &&
-		    (!req.t2.path || !sbx_sup_guards_find(guards, req.t2.dev, req.t2.ino,
-		                                          req.t2.name, req.t2.casefold)))
-			guards = NULL;
+		if (c.other_ns && s->guards.n)
+			req.guards_out_of_reach = !reaches_guard(s, &c);
 		if (!pinned(s, &req, &v))
-			sbx_sup_decide(s->sp, guards, &s->session, &req, &v);
+			sbx_sup_decide(s->sp, &s->guards, &s->session, &req, &v);
 		if (v.answer == SBX_SUP_ASK)
 			ask_broker(s, c.procdir, &req, &v);
 		if (v.answer == SBX_SUP_PERFORM || v.answer == SBX_SUP_CONTINUE) {

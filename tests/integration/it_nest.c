@@ -625,12 +625,15 @@ static void test_identity_and_ownership(void)
 	struct stat st;
 	bool worker_line = false;
 
+	/* a child restricted to a subtree that holds no protected name (out/.git is watched in
+	 * this fresh tree, and a child that can write beside it may not create) */
+	it_write_file(it_path(t, "out/child/.keep"), "");
 	snprintf(
 	    script, sizeof(script),
 	    "echo uid=$(id -u) gid=$(id -g); echo HOME=$HOME; cat /proc/self/uid_map; "
 	    "echo owner=$(stat -c %%u %s/out); echo x > %s/out/by-parent && echo parent-wrote; "
-	    "%s run --restrict %s/out -- /bin/sh -c 'echo child-uid=$(id -u); echo y > "
-	    "%s/out/by-child && echo child-wrote'",
+	    "%s run --restrict %s/out/child -- /bin/sh -c 'echo child-uid=$(id -u); echo y > "
+	    "%s/out/child/by-child && echo child-wrote'",
 	    t, t, it_sbx_path(), t, t);
 	{
 		const char *cmd[] = {"/bin/sh", "-c", script, NULL};
@@ -664,7 +667,7 @@ static void test_identity_and_ownership(void)
 	/* on the host, both files are the caller's */
 	IT_EXPECT_INT(stat(it_path(t, "out/by-parent"), &st), 0);
 	IT_EXPECT_INT(st.st_uid, getuid());
-	IT_EXPECT_INT(stat(it_path(t, "out/by-child"), &st), 0);
+	IT_EXPECT_INT(stat(it_path(t, "out/child/by-child"), &st), 0);
 	IT_EXPECT_INT(st.st_uid, getuid());
 	IT_EXPECT_INT(st.st_gid, getgid());
 }
@@ -814,7 +817,10 @@ static void test_child_layer_holds_carried_rights(void)
 	char rights[16], line[4300];
 	struct it_run r;
 
-	it_write_file(it_path(t, "src/old"), "x\n");
+	/* the child is restricted to a subtree that holds no protected name (src/.git is
+	 * watched in this fresh tree, and a child that can write beside it may not create) */
+	it_write_file(it_path(t, "src/lib/a.c"), "x\n");
+	it_write_file(it_path(t, "src/lib/old"), "x\n");
 	it_write_file(it_path(t, "src/old2"), "x\n");
 	snprintf(rights, sizeof(rights), "%u", SBX_OP_ALL & ~SBX_OP_DELETE);
 	{
@@ -825,28 +831,28 @@ static void test_child_layer_holds_carried_rights(void)
 		                     it_sbx_path(),
 		                     "run",
 		                     "--restrict",
-		                     it_path(t, "src"),
+		                     it_path(t, "src/lib"),
 		                     "--allow-read",
 		                     it_self_dir(),
 		                     "--",
 		                     "@probe",
 		                     "--probe",
 		                     "write",
-		                     it_path(t, "src/a.c"),
+		                     it_path(t, "src/lib/a.c"),
 		                     "create",
-		                     it_path(t, "src/new"),
+		                     it_path(t, "src/lib/new"),
 		                     "unlink",
-		                     it_path(t, "src/old"),
+		                     it_path(t, "src/lib/old"),
 		                     NULL};
 
 		it_run_in(&r, parent_opts(opts), cmd);
 	}
 	IT_EXPECT_INT(r.status, 0);
-	snprintf(line, sizeof(line), "write %s/src/a.c => ok", t);
+	snprintf(line, sizeof(line), "write %s/src/lib/a.c => ok", t);
 	IT_EXPECT_CONTAINS(r.out, line);
-	snprintf(line, sizeof(line), "create %s/src/new => ok", t);
+	snprintf(line, sizeof(line), "create %s/src/lib/new => ok", t);
 	IT_EXPECT_CONTAINS(r.out, line);
-	snprintf(line, sizeof(line), "unlink %s/src/old => EACCES", t);
+	snprintf(line, sizeof(line), "unlink %s/src/lib/old => EACCES", t);
 	IT_EXPECT_CONTAINS(r.out, line);
 	/* while the worker itself may delete there */
 	{

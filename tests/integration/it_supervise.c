@@ -8,8 +8,10 @@
  * renames keep working, with the caller's owner and umask. The worker cannot install a
  * listener of its own (EBUSY), never holds the listener fd, and killing the performer ends
  * the sandbox. Under the landlock backend chmod and utimes of a read-only file are refused.
- * A nested sbx under a supervised parent is served by the parent's listener. As root and as
- * the user; both backends where they apply.
+ * A nested sbx under a supervised parent is served by the parent's listener: one restricted
+ * to a subtree that holds no protected name creates there, an unrestricted one cannot create
+ * while protected names are watched (it could race the check). As root and as the user; both
+ * backends where they apply.
  */
 #include <dirent.h>
 #include <fcntl.h>
@@ -668,40 +670,77 @@ static void test_landlock_metadata(void)
 	}
 }
 
-/* A nested sbx under a supervised parent: the parent's listener serves it (a second one would
- * get EBUSY); a --restrict child cannot create the protected name and creates elsewhere
- * within its own rights (CONTINUEd: the named gap, open only where the profile allows
- * nesting). */
-static void test_nested(void)
+/* Run a shell script in a supervised parent whose profile allows nesting, the sbx binary
+ * visible to it. */
+static void run_nested(struct it_run *r, const char *script)
+{
+	char sbxdir[4096];
+	const char *opts[] = {"-p", profile, "-w", ws, "-v", NULL, "--backend", "namespaces", NULL};
+	const char *cmd[] = {"/bin/sh", "-c", script, NULL};
+
+	snprintf(sbxdir, sizeof(sbxdir), "%s", it_sbx_path());
+	opts[5] = fmt("%s:ro", dirname(sbxdir));
+	it_run_in(r, opts, cmd);
+	if (r->status != 0)
+		it_fail(__FILE__, __LINE__, "status %d:\n%s%s", r->status, r->out, r->err);
+}
+
+/*
+ * A nested sbx under a supervised parent is served by the parent's listener (a second one
+ * would get EBUSY). A child restricted to a subtree that holds no protected name creates
+ * there (its calls are CONTINUEd: its own mounts and Landlock layer bound them) and cannot
+ * create the protected name, by name, by a relative path that climbs, or by racing a change
+ * of the path in memory.
+ */
+static void test_nested_restricted(void)
 {
 	struct it_run r;
-	char sbxdir[4096], *script;
+	char *sub;
 
 	setup();
-	snprintf(sbxdir, sizeof(sbxdir), "%s", it_sbx_path());
-	/* and relative paths that climb (resolved in the child's own root) */
-	script = fmt("%s run --restrict %s --allow-read %s -- /bin/sh -c '%s --in mkdir %s/.git "
-	             "create %s/.git create %s/child-made; cd %s/sub && %s --in mkdir ../.git "
-	             "mkdir ../up-made'",
-	             it_sbx_path(), ws, it_self_dir(), it_self(), ws, ws, ws, ws, it_self());
-	{
-		const char *opts[] = {"-p",        profile,      "-w",
-		                      ws,          "-v",         fmt("%s:ro", dirname(sbxdir)),
-		                      "--backend", "namespaces", NULL};
-		const char *cmd[] = {"/bin/sh", "-c", script, NULL};
-
-		it_run_in(&r, opts, cmd);
-	}
-	if (r.status != 0)
-		it_fail(__FILE__, __LINE__, "status %d:\n%s%s", r.status, r.out, r.err);
-	IT_EXPECT_PROBE(r.out, "mkdir", fmt("%s/.git", ws), "EACCES");
-	IT_EXPECT_PROBE(r.out, "create", fmt("%s/.git", ws), "EACCES");
-	IT_EXPECT_PROBE(r.out, "create", fmt("%s/child-made", ws), "ok");
-	IT_EXPECT_PROBE(r.out, "mkdir", "../.git", "EACCES");
-	IT_EXPECT_PROBE(r.out, "mkdir", "../up-made", "ok");
+	sub = fmt("%s/sub", ws);
+	run_nested(&r, fmt("%s run --restrict %s --allow-read %s -- /bin/sh -c '%s --in mkdir "
+	                   "%s/.git create %s/.git create %s/child-made race-memory %s 2000; cd "
+	                   "%s && %s --in mkdir ../.git mkdir made-here'",
+	                   it_sbx_path(), sub, it_self_dir(), it_self(), ws, ws, sub, ws, sub,
+	                   it_self()));
+	/* WS/.git in the child's root is its own scaffold's (a tmpfs of its own): whatever it
+	 * made there, the workspace has none */
 	IT_EXPECT(!exists(it_path(ws, ".git")));
-	IT_EXPECT(exists(it_path(ws, "child-made")));
-	IT_EXPECT(exists(it_path(ws, "up-made")));
+	IT_EXPECT_PROBE(r.out, "create", fmt("%s/child-made", sub), "ok");
+	IT_EXPECT_PROBE(r.out, "mkdir", "made-here", "ok");
+	/* it raced at all: its creations in sub went through */
+	IT_EXPECT_CONTAINS(r.out, "race memory => made ");
+	IT_EXPECT_NOT_CONTAINS(r.out, "race memory => made 0\n");
+	IT_EXPECT(!exists(it_path(ws, ".git")));
+	IT_EXPECT(exists(it_path(ws, "sub/child-made")));
+	IT_EXPECT(exists(it_path(ws, "sub/made-here")));
+}
+
+/*
+ * An unrestricted nested sbx sees the whole workspace: a thread that flips the path in memory
+ * between an allowed name and .git would land .git after a CONTINUE (the kernel reads the
+ * path again). So while protected names are watched, its creations are refused wherever it
+ * can reach a directory that holds one (the documented cost), and nothing is made; writing
+ * an existing file (no O_CREAT) and deleting still work.
+ */
+static void test_nested_unrestricted(void)
+{
+	struct it_run r;
+
+	setup();
+	run_nested(&r, fmt("%s run -- %s --in race-memory %s 3000 create %s/plain mkdir %s/sub/dir "
+	                   "write %s/f unlink %s/d/keep",
+	                   it_sbx_path(), it_self(), ws, ws, ws, ws, ws));
+	/* the bypass itself first: a racing thread landed .git */
+	IT_EXPECT(!exists(it_path(ws, ".git")));
+	IT_EXPECT_CONTAINS(r.out, "race memory => made 0\n");
+	IT_EXPECT_PROBE(r.out, "create", fmt("%s/plain", ws), "EACCES");
+	IT_EXPECT_PROBE(r.out, "mkdir", fmt("%s/sub/dir", ws), "EACCES");
+	IT_EXPECT_PROBE(r.out, "write", fmt("%s/f", ws), "ok");
+	IT_EXPECT_PROBE(r.out, "unlink", fmt("%s/d/keep", ws), "ok");
+	IT_EXPECT(!exists(it_path(ws, ".git")));
+	IT_EXPECT(!exists(it_path(ws, "plain")));
 }
 
 int main(int argc, char **argv)
@@ -717,7 +756,8 @@ int main(int argc, char **argv)
 	    IT_CASE(test_performer_killed_namespaces),
 	    IT_CASE(test_performer_killed_landlock),
 	    IT_CASE(test_landlock_metadata),
-	    IT_CASE(test_nested),
+	    IT_CASE(test_nested_restricted),
+	    IT_CASE(test_nested_unrestricted),
 	};
 
 	if (argc > 1 && strcmp(argv[1], "--in") == 0)
