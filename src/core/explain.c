@@ -314,6 +314,8 @@ static const char *ask_hint(const char *decider)
 	if (strcmp(decider, "no_broker") == 0)
 		return "or give a broker that can answer (--approve tty, cmd:PROGRAM or "
 		       "socket:PATH; a parent sandbox that supervises leaves none)";
+	if (strcmp(decider, "cancelled") == 0)
+		return "or let the question be answered (sbx was told to end while it asked)";
 	if (strcmp(decider, "broker") == 0)
 		return "or have the broker allow it";
 	if (strcmp(decider, "policy") == 0)

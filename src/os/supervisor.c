@@ -1368,6 +1368,7 @@ struct sbx_supervisor {
 	struct sbx_sup_session session;
 	const char *sandbox_id; /* for the broker's requests; "" until set */
 	uint64_t ask_id;
+	struct sbx_broker_cancel cancel; /* fd -1: none */
 	uint64_t n_allowed, n_denied;
 	bool lost;
 	struct seccomp_notif *notif;
@@ -1376,6 +1377,11 @@ struct sbx_supervisor {
 	struct p_req req;   /* scratch, large */
 	struct p_reply rep; /* scratch, large */
 };
+
+void sbx_supervisor_set_cancel(struct sbx_supervisor *s, const struct sbx_broker_cancel *c)
+{
+	s->cancel = *c;
+}
 
 void sbx_supervisor_on_event(struct sbx_supervisor *s, sbx_sup_event_fn fn, void *ctx)
 {
@@ -1414,6 +1420,7 @@ int sbx_supervisor_new(const struct sbx_plan *plan, struct sbx_broker *broker,
 	s->verbose = verbose;
 	s->sandbox_id = "";
 	s->chan[0] = s->chan[1] = s->perf[0] = s->perf[1] = s->notify = s->worker_pidfd = -1;
+	s->cancel.fd = -1;
 	/* The listener filter's flags need Linux 5.19 (WAIT_KILLABLE_RECV): refused before
 	 * anything starts, so that --best-effort can still run without the supervisor. The
 	 * kernel's own answer comes when the worker installs it. */
@@ -2431,7 +2438,7 @@ static void ask_broker(struct sbx_supervisor *s, int procdir, const struct sbx_s
 		sbx_escape(who, sizeof(who), req->comm ? req->comm : "?", SBX_ESCAPE_TEXT);
 		snprintf(prompt, sizeof(prompt), "sbx: %s %s by %s[%d]? [y/N/a(lways)] ",
 		         sbx_sup_op_name(req->op), what, who, req->pid);
-		sbx_broker_ask(s->broker, json, prompt, timeout, &ans);
+		sbx_broker_ask(s->broker, json, prompt, timeout, &s->cancel, &ans);
 	}
 	allow = ans.allow;
 	(void)sbx_sup_session_record(&s->session, s->sp, req, allow, ans.remember, NULL);
