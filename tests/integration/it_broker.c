@@ -1117,6 +1117,52 @@ static void test_sbx_warns_writable_log(void)
 	it_sbxv(&r, "run", "--audit-log", log, "-v", ro, "--", "true", NULL);
 	IT_EXPECT_INT(r.status, 0);
 	IT_EXPECT_NOT_CONTAINS(r.err, "writable inside");
+	/* read-only: the worker reads every run's records (before: no warning) */
+	IT_EXPECT_CONTAINS(r.err, "is readable inside the sandbox");
+	it_sbxv(&r, "run", "--audit-log", log, "--", "true", NULL);
+	IT_EXPECT_INT(r.status, 0);
+	IT_EXPECT_NOT_CONTAINS(r.err, "inside the sandbox");
+}
+
+static char *asking_workspace(const char *ws);
+static void supervised_or_skip(const struct it_run *r);
+
+/* A listening unix socket at path (nothing accepts: a connect still succeeds). */
+static int listen_at(const char *path)
+{
+	struct sockaddr_un sa = {.sun_family = AF_UNIX};
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+	if (strlen(path) >= sizeof(sa.sun_path))
+		it_skip("the test's directory is too long for a socket path");
+	memcpy(sa.sun_path, path, strlen(path) + 1);
+	IT_EXPECT(fd >= 0);
+	IT_EXPECT_INT(bind(fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
+	IT_EXPECT_INT(listen(fd, 8), 0);
+	return fd;
+}
+
+/* A socket broker the worker can reach is one it can send forged requests to: sbx warns at
+ * launch; not where no mount shows the socket. (Before: no warning.) */
+static void test_sbx_warns_reachable_socket(void)
+{
+	char *ws = it_path(it_tmpdir(), "ws"), *prof = asking_workspace(ws);
+	char *in = it_path(ws, "b.sock"), *out = it_path(it_tmpdir(), "b.sock"), spec[4200];
+	int fd_in = listen_at(in), fd_out = listen_at(out);
+	struct it_run r;
+
+	snprintf(spec, sizeof(spec), "socket:%s", in);
+	it_sbxv(&r, "run", "-p", prof, "--approve", spec, "--", "true", NULL);
+	supervised_or_skip(&r);
+	IT_EXPECT_INT(r.status, 0);
+	IT_EXPECT_CONTAINS(r.err, "the broker's socket");
+	IT_EXPECT_CONTAINS(r.err, "is reachable inside the sandbox");
+	snprintf(spec, sizeof(spec), "socket:%s", out);
+	it_sbxv(&r, "run", "-p", prof, "--approve", spec, "--", "true", NULL);
+	IT_EXPECT_INT(r.status, 0);
+	IT_EXPECT_NOT_CONTAINS(r.err, "reachable inside");
+	close(fd_in);
+	close(fd_out);
 }
 
 /* 50 sandboxes at once, one log: 50 starts and 50 ends, each whole and parseable, each
@@ -1467,6 +1513,7 @@ int main(int argc, char **argv)
 	    IT_CASE(test_sbx_worker_has_no_audit_fds),
 	    IT_CASE(test_sbx_explain),
 	    IT_CASE(test_sbx_warns_writable_log),
+	    IT_CASE(test_sbx_warns_reachable_socket),
 	    IT_CASE(test_sbx_concurrent_sandboxes),
 	    IT_CASE(test_chain_cmd_broker_denies),
 	    IT_CASE(test_chain_cmd_broker_allows),
