@@ -2343,6 +2343,18 @@ static uint64_t realtime_ms(void)
 	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
 }
 
+/* The host path behind a resolved sandbox path, through the plan (a bind or mirror mount;
+ * NULL in a tmpfs, /proc, /dev or where nothing covers it). */
+static const char *host_path_of(const struct sbx_supervisor *s, const char *path, char *host,
+                                size_t size)
+{
+	size_t at;
+
+	if (!path || path[0] != '/' || sbx_plan_resolve(s->plan, path, &at, host, size, NULL) < 0)
+		return NULL;
+	return host;
+}
+
 /* Count it, record it in the audit log where it is noteworthy, tell cmd/sbx. */
 static void report(struct sbx_supervisor *s, const struct sbx_sup_req *req,
                    const struct sbx_sup_verdict *v, const char *asked, int errnum, uint64_t t0,
@@ -2355,13 +2367,13 @@ static void report(struct sbx_supervisor *s, const struct sbx_sup_req *req,
 	else
 		s->n_allowed++;
 	if (s->audit && noteworthy) {
-		static char record[SBX_AUDIT_LINE_MAX];
+		static char record[SBX_AUDIT_LINE_MAX], host[SBX_PATH_MAX];
 		struct sbx_audit_decision d = {
 		    .time_ms = realtime_ms(),
 		    .req = req,
 		    .verdict = v,
 		    .asked_path = asked,
-		    .host_path = NULL,
+		    .host_path = host_path_of(s, req->t.path, host, sizeof(host)),
 		    .errnum = errnum,
 		    .latency_us = ev.latency_us,
 		    .batch_uses = 0,
@@ -2402,6 +2414,7 @@ static void ask_broker(struct sbx_supervisor *s, int procdir, const struct sbx_s
                        struct sbx_sup_verdict *v)
 {
 	static char json[SBX_AUDIT_LINE_MAX], cmdbuf[4096];
+	static char host[SBX_PATH_MAX];
 	char scope[SBX_SUP_SCOPE_MAX], prompt[1024], what[512], who[64];
 	char *argv[64];
 	unsigned timeout = s->sp->timeout_ms ? s->sp->timeout_ms : SBX_SUP_TIMEOUT_MS;
@@ -2425,7 +2438,7 @@ static void ask_broker(struct sbx_supervisor *s, int procdir, const struct sbx_s
 	    .req = req,
 	    .verdict = v,
 	    .scope = scope,
-	    .host_path = NULL,
+	    .host_path = host_path_of(s, req->t.path, host, sizeof(host)),
 	    .cmdline = argv,
 	    .deadline_ms = realtime_ms() + timeout,
 	};

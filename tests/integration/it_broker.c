@@ -1274,6 +1274,14 @@ static void test_chain_cmd_broker_denies(void)
 	IT_EXPECT(strchr(text, '\n') == text + strlen(text) - 1);
 	IT_EXPECT_CONTAINS(text, "\"type\":\"approval\"");
 	IT_EXPECT_CONTAINS(text, "\"label\":\"t-1\"");
+	/* the host path behind the bind mount, in the request and the records (was null) */
+	{
+		char want[4300];
+
+		snprintf(want, sizeof(want), "\"host_path\":\"%s/build", ws);
+		IT_EXPECT_CONTAINS(text, want);
+		IT_EXPECT_CONTAINS(slurp(log), want);
+	}
 	text = slurp(log);
 	IT_EXPECT_CONTAINS(text, "\"type\":\"decision\"");
 	IT_EXPECT_CONTAINS(text, "\"decider\":\"broker\"");
