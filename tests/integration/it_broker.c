@@ -1316,6 +1316,25 @@ static void test_chain_cmd_broker_allows(void)
 	IT_EXPECT_CONTAINS(slurp(log), "\"denied\":0}");
 }
 
+/* sbx check answers ask (not allow) for an operation a mount's approvals ask, and who will
+ * answer in a run; an operation nothing asks stays allow. (Before: allow.) */
+static void test_check_says_ask(void)
+{
+	char *ws = it_path(it_tmpdir(), "ws"), *prof = asking_workspace(ws);
+	char *file = it_path(ws, "build/a");
+	struct it_run r;
+
+	it_sbxv(&r, "check", "--profile", prof, "delete", file, NULL);
+	IT_EXPECT_INT(r.status, 1);
+	IT_EXPECT_CONTAINS(r.out, "ask   delete");
+	IT_EXPECT_CONTAINS(r.out, "approvals: delete ask");
+	IT_EXPECT_CONTAINS(r.out, "denies where sbx has none");
+	IT_EXPECT_NOT_CONTAINS(r.out, "allow delete");
+	it_sbxv(&r, "check", "--profile", prof, "create,read", file, NULL);
+	IT_EXPECT_INT(r.status, 0);
+	IT_EXPECT_CONTAINS(r.out, "allow create");
+}
+
 /* sbx run with a cmd broker that never answers; returns sbx's pid once the broker runs
  * (its pid in pidfile). */
 static pid_t run_with_hanging_broker(const char *ws, const char *log, const char *pidfile)
@@ -1527,6 +1546,7 @@ int main(int argc, char **argv)
 	    IT_CASE(test_chain_cmd_broker_allows),
 	    IT_CASE(test_chain_tty_person_allows),
 	    IT_CASE(test_chain_sigterm_cancels_question),
+	    IT_CASE(test_check_says_ask),
 	    IT_CASE(test_chain_sbx_killed_kills_broker),
 	    IT_CASE(test_sbx_nested_parent_id),
 	};
