@@ -1368,7 +1368,9 @@ struct sbx_supervisor {
 	struct sbx_sup_session session;
 	const char *sandbox_id; /* for the broker's requests; "" until set */
 	uint64_t ask_id;
-	struct sbx_broker_cancel cancel; /* fd -1: none */
+	struct sbx_broker_cancel cancel;  /* fd -1: none */
+	struct sbx_audit_fold fold;       /* the decision records' bounds (sbx/audit.h) */
+	char pending[SBX_AUDIT_LINE_MAX]; /* the folded record not yet written */
 	uint64_t n_allowed, n_denied;
 	bool lost;
 	struct seccomp_notif *notif;
@@ -2355,7 +2357,48 @@ static const char *host_path_of(const struct sbx_supervisor *s, const char *path
 	return host;
 }
 
-/* Count it, record it in the audit log where it is noteworthy, tell cmd/sbx. */
+/* A decision record (standing for `decisions` decisions) to the log, within the rate cap:
+ * beyond it the decisions are counted, and said in a "suppressed" record before the next
+ * record admitted. A record that cannot be written is lost, not the call: the end record's
+ * counts still hold it. */
+static void audit_emit(struct sbx_supervisor *s, const char *record, uint64_t decisions,
+                       uint64_t now_ms)
+{
+	uint64_t said;
+
+	if (!record[0] || !sbx_audit_rate(&s->fold, now_ms, decisions, &said))
+		return;
+	if (said) {
+		char line[512];
+
+		if (sbx_audit_fmt_suppressed(line, sizeof(line), sbx_audit_ids(s->audit),
+		                             realtime_ms(), said) < sizeof(line))
+			(void)sbx_audit_write(s->audit, line);
+	}
+	(void)sbx_audit_write(s->audit, record);
+}
+
+void sbx_supervisor_flush(struct sbx_supervisor *s)
+{
+	uint64_t n, now = now_us() / 1000;
+
+	if (!s || !s->audit)
+		return;
+	n = sbx_audit_fold_end(&s->fold);
+	if (n)
+		audit_emit(s, s->pending, n, now);
+	n = sbx_audit_rate_end(&s->fold);
+	if (n) {
+		char line[512];
+
+		if (sbx_audit_fmt_suppressed(line, sizeof(line), sbx_audit_ids(s->audit),
+		                             realtime_ms(), n) < sizeof(line))
+			(void)sbx_audit_write(s->audit, line);
+	}
+}
+
+/* Count it, record it in the audit log where it is noteworthy (folded and capped:
+ * sbx_audit_fold), tell cmd/sbx. */
 static void report(struct sbx_supervisor *s, const struct sbx_sup_req *req,
                    const struct sbx_sup_verdict *v, const char *asked, int errnum, uint64_t t0,
                    bool noteworthy)
@@ -2368,6 +2411,9 @@ static void report(struct sbx_supervisor *s, const struct sbx_sup_req *req,
 		s->n_allowed++;
 	if (s->audit && noteworthy) {
 		static char record[SBX_AUDIT_LINE_MAX], host[SBX_PATH_MAX];
+		uint64_t now = now_us() / 1000, repeated, flush;
+		enum sbx_audit_fold_act act =
+		    sbx_audit_fold(&s->fold, req, v, errnum, now, &repeated, &flush);
 		struct sbx_audit_decision d = {
 		    .time_ms = realtime_ms(),
 		    .req = req,
@@ -2377,13 +2423,20 @@ static void report(struct sbx_supervisor *s, const struct sbx_sup_req *req,
 		    .errnum = errnum,
 		    .latency_us = ev.latency_us,
 		    .batch_uses = 0,
+		    .repeated = repeated,
 		};
 
-		/* a record that cannot be written is lost, not the call: the end record's
-		 * counts still hold it */
-		if (sbx_audit_fmt_decision(record, sizeof(record), sbx_audit_ids(s->audit), &d) <
-		    sizeof(record))
-			(void)sbx_audit_write(s->audit, record);
+		if (flush)
+			audit_emit(s, s->pending, flush, now);
+		if (act == SBX_AUDIT_FOLD_KEEP) {
+			if (sbx_audit_fmt_decision(s->pending, sizeof(s->pending),
+			                           sbx_audit_ids(s->audit),
+			                           &d) >= sizeof(s->pending))
+				s->pending[0] = '\0';
+		} else if (sbx_audit_fmt_decision(record, sizeof(record), sbx_audit_ids(s->audit),
+		                                  &d) < sizeof(record)) {
+			audit_emit(s, record, act == SBX_AUDIT_FOLD_WRITE ? repeated : 1, now);
+		}
 	}
 	if (s->on_event)
 		s->on_event(s->event_ctx, &ev);

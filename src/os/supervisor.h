@@ -65,6 +65,9 @@ void sbx_supervisor_set_cancel(struct sbx_supervisor *s, const struct sbx_broker
 
 /* The sandbox's id (32 hex digits; borrowed) for the broker's requests. */
 void sbx_supervisor_set_id(struct sbx_supervisor *s, const char *sandbox_id);
+/* Before the end record: write the folded decision record still pending and say the
+ * records the rate cap dropped (sbx/audit.h, sbx_audit_fold). Accepts NULL. */
+void sbx_supervisor_flush(struct sbx_supervisor *s);
 /* For the audit log's end record: requests asked, calls allowed and denied, and "supervisor
  * lost" where the supervisor ended the sandbox (NULL otherwise). */
 void sbx_supervisor_counts(const struct sbx_supervisor *s, uint64_t *asked, uint64_t *allowed,

@@ -1316,6 +1316,38 @@ static void test_chain_cmd_broker_allows(void)
 	IT_EXPECT_CONTAINS(slurp(log), "\"denied\":0}");
 }
 
+/* A worker in a loop of denied calls (5000 denied deletes by one rm): the audit log and the
+ * terminal get a few lines, one of them "repeated"/"more like it" with the count, not 5000
+ * (before: one record and one line each; 39 MB/s were seen). */
+static void test_chain_denials_folded(void)
+{
+	char *ws = it_path(it_tmpdir(), "ws"), *log = log_of("flood.log"), *prof, *text, *p;
+	struct it_run r;
+	size_t records = 0, lines = 0;
+
+	prof = asking_workspace(ws);
+	it_sbxv(&r, "run", "-p", prof, "--approve", "deny", "--audit-log", log, "--chdir", ws, "--",
+	        "sh", "-c",
+	        "set --; i=0; while [ $i -lt 5000 ]; do set -- \"$@\" build/a; i=$((i+1)); "
+	        "done; rm -f \"$@\" 2>/dev/null; true",
+	        NULL);
+	supervised_or_skip(&r);
+	IT_EXPECT_INT(r.status, 0);
+	text = slurp(log);
+	IT_EXPECT(text != NULL);
+	for (p = text; (p = strstr(p, "\"type\":\"decision\"")); p++)
+		records++;
+	for (p = r.err; (p = strstr(p, "sbx: supervisor: ")); p++)
+		lines++;
+	if (records > 10 || lines > 10)
+		it_fail(__FILE__, __LINE__, "%zu records, %zu lines for 5000 like denials", records,
+		        lines);
+	IT_EXPECT(strstr(text, "\"repeated\":") != NULL);
+	IT_EXPECT_CONTAINS(r.err, "more like it, the last: denied delete");
+	/* the counts are whole */
+	IT_EXPECT_CONTAINS(text, "\"denied\":5000");
+}
+
 /* sbx check answers ask (not allow) for an operation a mount's approvals ask, and who will
  * answer in a run; an operation nothing asks stays allow. (Before: allow.) */
 static void test_check_says_ask(void)
@@ -1547,6 +1579,7 @@ int main(int argc, char **argv)
 	    IT_CASE(test_chain_tty_person_allows),
 	    IT_CASE(test_chain_sigterm_cancels_question),
 	    IT_CASE(test_check_says_ask),
+	    IT_CASE(test_chain_denials_folded),
 	    IT_CASE(test_chain_sbx_killed_kills_broker),
 	    IT_CASE(test_sbx_nested_parent_id),
 	};
