@@ -38,6 +38,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "os/broker.h"
 #include "os/caps.h"
 #include "os/fd.h"
 #include "os/keyring.h"
@@ -249,20 +250,77 @@ static bool read_report(int fd, struct sbx_error *rep, size_t *got)
  * performer died while the worker lives), the whole sandbox is killed and the launch fails
  * with that error: a supervised call must never get ENOSYS from a live worker's kernel.
  */
+/* The signals sbx read from its signalfd while a broker was asked (sbx_broker_cancel): handled
+ * by the loop once the question is over. */
+struct sig_queue {
+	int fd;
+	sigset_t got;
+};
+
+/* Read what the signalfd holds; a signal that ends sbx cancels the question. */
+static bool sig_cancel(void *ctx)
+{
+	struct sig_queue *q = ctx;
+
+	for (;;) {
+		struct pollfd p = {q->fd, POLLIN, 0};
+		struct signalfd_siginfo si;
+
+		if (poll(&p, 1, 0) <= 0 || !(p.revents & POLLIN) ||
+		    read(q->fd, &si, sizeof(si)) != sizeof(si))
+			break;
+		sigaddset(&q->got, (int)si.ssi_signo);
+	}
+	return sigismember(&q->got, SIGTERM) == 1 || sigismember(&q->got, SIGINT) == 1 ||
+	       sigismember(&q->got, SIGHUP) == 1 || sigismember(&q->got, SIGQUIT) == 1;
+}
+
+/* One signal for sbx: pass it on, stop with ^Z; true once *child has ended (reaped). */
+static bool on_signal(pid_t *child, int signo, int *wstatus)
+{
+	if (signo == SIGTSTP || signo == SIGTTIN || signo == SIGTTOU) {
+		/* ^Z: stop the sandbox's worker, then ourselves, as the shell expects; its
+		 * SIGCONT comes back here and is passed on. */
+		kill(*child, SIGTSTP);
+		raise(SIGSTOP);
+		return false;
+	}
+	if (signo != SIGCHLD) {
+		/* init forwards it to the worker */
+		kill(*child, signo);
+		return false;
+	}
+	if (waitpid(*child, wstatus, WNOHANG) == *child) {
+		*child = 0;
+		return true;
+	}
+	return false;
+}
+
 static int supervise(pid_t *child, int sigfd, int err_fd, struct sbx_supervisor *sup, bool landlock,
                      int *status, struct sbx_error *err)
 {
 	struct sbx_error rep, sup_err;
+	struct sig_queue queue = {.fd = sigfd};
 	size_t got = 0;
 	bool err_open = true, sup_failed = false;
 	int wstatus = W_EXITCODE(125, 0); /* what sbx says if the child's status is lost */
 
 	memset(&rep, 0, sizeof(rep));
 	memset(&sup_err, 0, sizeof(sup_err));
+	sigemptyset(&queue.got);
+	if (sup) {
+		/* a SIGTERM or ^C while a broker is asked denies the question at once, then
+		 * ends the sandbox as usual, instead of waiting for the broker's timeout */
+		const struct sbx_broker_cancel cancel = {sigfd, sig_cancel, &queue};
+
+		sbx_supervisor_set_cancel(sup, &cancel);
+	}
 	for (;;) {
 		struct pollfd p[2 + SBX_SUP_POLLFDS] = {{sigfd, POLLIN, 0},
 		                                        {err_open ? err_fd : -1, POLLIN, 0}};
 		size_t np = 2;
+		bool ended = false;
 
 		if (sup && !sup_failed) {
 			sbx_supervisor_pollfd(sup, p + 2);
@@ -286,30 +344,26 @@ static int supervise(pid_t *child, int sigfd, int err_fd, struct sbx_supervisor 
 					kill(-*child, SIGKILL);
 			}
 		}
+		/* what came while a broker was asked, as if it had come now */
+		for (int sig = 1; sig < NSIG && !ended; sig++) {
+			if (sigismember(&queue.got, sig) == 1) {
+				sigdelset(&queue.got, sig);
+				ended = on_signal(child, sig, &wstatus);
+			}
+		}
+		if (ended)
+			break;
 		if (p[1].revents && read_report(err_fd, &rep, &got))
 			err_open = false;
 		if (p[0].revents) {
+			struct pollfd now = {sigfd, POLLIN, 0};
 			struct signalfd_siginfo si;
 
-			if (read(sigfd, &si, sizeof(si)) != sizeof(si))
+			/* the queue may have taken what poll saw */
+			if (poll(&now, 1, 0) <= 0 || read(sigfd, &si, sizeof(si)) != sizeof(si))
 				continue;
-			if (si.ssi_signo == SIGTSTP || si.ssi_signo == SIGTTIN ||
-			    si.ssi_signo == SIGTTOU) {
-				/* ^Z: stop the sandbox's worker, then ourselves, as the shell
-				 * expects; its SIGCONT comes back here and is passed on. */
-				kill(*child, SIGTSTP);
-				raise(SIGSTOP);
-				continue;
-			}
-			if (si.ssi_signo != SIGCHLD) {
-				/* init forwards it to the worker */
-				kill(*child, (int)si.ssi_signo);
-				continue;
-			}
-			if (waitpid(*child, &wstatus, WNOHANG) == *child) {
-				*child = 0;
+			if (on_signal(child, (int)si.ssi_signo, &wstatus))
 				break;
-			}
 		}
 	}
 	if (*child > 0 && waitpid(*child, &wstatus, 0) < 0 && errno != ECHILD)

@@ -30,40 +30,70 @@ static uint64_t clock_ms(clockid_t clock)
 	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
 }
 
-/* A log the worker can write is a log it can rewrite: say so where a writable mount of the
- * plan shows the log's file (the mount that decides its sandbox path, as sbx resolve
- * finds it). Landlock may still deny the write; the warning errs on the side of saying. */
-static void warn_if_writable(const struct sbx_plan *plan, const char *log)
+/* Where the sandbox shows the host file `path`: its sandbox path in `inside` and whether that
+ * mount is writable (a writable one found first wins), as the plan resolves it (the mount
+ * that decides its sandbox path, as sbx resolve finds it). False where no mount shows it.
+ * Landlock may still deny access; the warnings err on the side of saying. */
+static bool shown_inside(const struct sbx_plan *plan, const char *path, char *inside, size_t size,
+                         bool *writable)
 {
-	_cleanup_free_ char *real = realpath(log, NULL);
+	_cleanup_free_ char *real = realpath(path, NULL);
+	bool found = false;
 
+	*writable = false;
 	for (size_t i = 0; real && i < plan->n_ops; i++) {
 		const struct sbx_plan_op *o = &plan->ops[i];
-		char inside[SBX_PATH_MAX], host[SBX_PATH_MAX];
+		char in[SBX_PATH_MAX], host[SBX_PATH_MAX];
 		size_t at, n;
+		bool w;
 
-		if ((o->kind != SBX_PLAN_BIND && o->kind != SBX_PLAN_MIRROR) ||
-		    (o->flags & SBX_PLAN_F_READONLY) || !o->source ||
+		if ((o->kind != SBX_PLAN_BIND && o->kind != SBX_PLAN_MIRROR) || !o->source ||
 		    !sbx_path_covers(o->source, real))
 			continue;
 		n = strlen(o->source);
-		if (snprintf(inside, sizeof(inside), "%s%s",
+		if (snprintf(in, sizeof(in), "%s%s",
 		             strcmp(o->target, "/") == 0 && real[n] ? "" : o->target,
-		             strcmp(o->source, "/") == 0 ? real : real + n) >= (int)sizeof(inside))
+		             strcmp(o->source, "/") == 0 ? real : real + n) >= (int)sizeof(in))
 			continue;
-		if (sbx_plan_resolve(plan, inside, &at, host, sizeof(host), NULL) < 0 ||
-		    at >= plan->n_ops || (plan->ops[at].flags & SBX_PLAN_F_READONLY) ||
+		if (sbx_plan_resolve(plan, in, &at, host, sizeof(host), NULL) < 0 ||
+		    at >= plan->n_ops ||
 		    (plan->ops[at].kind != SBX_PLAN_BIND &&
 		     plan->ops[at].kind != SBX_PLAN_MIRROR) ||
 		    strcmp(host, real) != 0)
 			continue;
+		w = !(plan->ops[at].flags & SBX_PLAN_F_READONLY);
+		if (!found || (w && !*writable)) {
+			snprintf(inside, size, "%s", in);
+			*writable = w;
+		}
+		found = true;
+		if (w)
+			break;
+	}
+	return found;
+}
+
+/* A log the worker can write is a log it can rewrite; a log it can read shows it other runs'
+ * records (their command lines, labels): say so where a mount of the plan shows the log. */
+static void warn_if_shown(const struct sbx_plan *plan, const char *log)
+{
+	char inside[SBX_PATH_MAX];
+	bool writable;
+
+	if (!shown_inside(plan, log, inside, sizeof(inside), &writable))
+		return;
+	if (writable)
 		fprintf(stderr,
 		        "sbx: warning: the audit log %s is writable inside the sandbox (at %s): "
 		        "the worker can change what it records; keep the log outside the "
 		        "sandbox's writable mounts\n",
 		        sbx_cli_esc(log), sbx_cli_esc(inside));
-		return;
-	}
+	else
+		fprintf(stderr,
+		        "sbx: warning: the audit log %s is readable inside the sandbox (at %s): "
+		        "the worker can read every run's records in it (command lines, labels); "
+		        "keep the log outside the sandbox's mounts\n",
+		        sbx_cli_esc(log), sbx_cli_esc(inside));
 }
 
 int sbx_cli_audit_begin(struct sbx_plan *plan, const struct sbx_nest *parent, char *const *argv,
@@ -105,7 +135,7 @@ int sbx_cli_audit_begin(struct sbx_plan *plan, const struct sbx_nest *parent, ch
 	r = sbx_audit_open(plan->sup.audit_log, &ids, out->start_ms, &out->log, err);
 	if (r < 0)
 		return r;
-	warn_if_writable(plan, plan->sup.audit_log);
+	warn_if_shown(plan, plan->sup.audit_log);
 	{
 		struct sbx_audit_start s = {
 		    .time_ms = out->start_ms,
@@ -178,8 +208,23 @@ static bool plan_asks(const struct sbx_plan *plan)
 
 int sbx_cli_broker_open(const struct sbx_plan *plan, struct sbx_broker **out, struct sbx_error *err)
 {
+	const char *spec = plan->sup.approve;
+	char inside[SBX_PATH_MAX];
+	bool writable;
+	int r;
+
 	*out = NULL;
 	if (!plan_asks(plan))
 		return 0;
-	return sbx_broker_open(plan->sup.approve, out, err);
+	r = sbx_broker_open(spec, out, err);
+	/* a broker's socket the worker can reach is a broker the worker can send requests to,
+	 * and answers it can take */
+	if (r >= 0 && spec && strncmp(spec, "socket:", 7) == 0 &&
+	    shown_inside(plan, spec + 7, inside, sizeof(inside), &writable))
+		fprintf(stderr,
+		        "sbx: warning: the broker's socket %s is reachable inside the sandbox (at "
+		        "%s): the worker can connect to it and send requests of its own; keep the "
+		        "socket outside the sandbox's mounts\n",
+		        sbx_cli_esc(spec + 7), sbx_cli_esc(inside));
+	return r;
 }

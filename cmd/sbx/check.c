@@ -15,9 +15,10 @@
 static const char check_usage[] =
     "Usage: sbx check [--profile P] [--workspace DIR] OP[,OP...] PATH...\n"
     "\n"
-    "Print allow or deny for each operation on each sandbox path, and what decided it\n"
-    "(sbx-profile(5), POLICIES: unmounted, readonly, protected (absent at launch, not to be\n"
-    "created), the mount's approvals (deny), the mount's policy, the base policy).\n"
+    "Print allow, ask or deny for each operation on each sandbox path, and what decided\n"
+    "it (sbx-profile(5), POLICIES: unmounted, readonly, protected (absent at launch, not to\n"
+    "be created), the mount's approvals (deny; ask: the run's broker answers), the mount's\n"
+    "policy, the base policy).\n"
     "OP is read, list, stat, write, create, delete, execute, rename or all.\n"
     "Without --profile the built-in default profile is asked.\n"
     "\n"
@@ -25,7 +26,8 @@ static const char check_usage[] =
     "  -w, --workspace DIR      the value of ${WORKSPACE} (default: the current directory)\n"
     "  -h, --help               show this help\n"
     "\n"
-    "Exit status: 0 if every operation is allowed, 1 if any is denied, 125 on error.\n";
+    "Exit status: 0 if every operation is allowed, 1 if any is denied or asks, 125 on\n"
+    "error.\n";
 
 static const char resolve_usage[] =
     "Usage: sbx resolve [--profile P] [--workspace DIR] PATH...\n"
@@ -116,6 +118,21 @@ static int parse_ops(const char *arg, unsigned *ops, struct sbx_error *err)
 	return 0;
 }
 
+/* What a run answers a question, by its broker (sbx(1), APPROVALS). */
+static const char *who_answers(const char *approve)
+{
+	if (!approve)
+		return "a run asks at its terminal, and denies where sbx has none (no broker: "
+		       "give --approve cmd:PROGRAM or socket:PATH)";
+	if (strcmp(approve, "deny") == 0)
+		return "the run's broker is deny: denied";
+	if (strcmp(approve, "allow") == 0)
+		return "the run's broker is allow: allowed and logged";
+	if (strcmp(approve, "tty") == 0)
+		return "a run asks at its terminal (--approve tty)";
+	return "a run asks its broker (--approve); no answer in time is a denial";
+}
+
 int sbx_cmd_check(int argc, char **argv)
 {
 	struct sbx_cli_view v = {0};
@@ -160,7 +177,15 @@ int sbx_cmd_check(int argc, char **argv)
 			r = sbx_policy_decide(&pv, bit, argv[i], &d, &err);
 			if (r < 0)
 				goto fail;
-			all_allowed &= d.allow;
+			all_allowed &= d.allow && !d.ask;
+			if (d.allow && d.ask) {
+				/* a question, not an answer: who will answer it in a run */
+				printf("ask   %-7s %s  approvals: %s ask (%s %s); %s\n",
+				       sbx_op_name(bit), sbx_cli_esc(argv[i]), d.ask,
+				       d.mount_what ? d.mount_what : "mount", sbx_cli_esc(d.mount),
+				       who_answers(v.plan->sup.approve));
+				continue;
+			}
 			printf("%-5s %-7s %s  %s\n", d.allow ? "allow" : "deny", sbx_op_name(bit),
 			       sbx_cli_esc(argv[i]),
 			       sbx_cli_esc(sbx_decision_format(&d, why, sizeof(why))));

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "sbx/audit.h"
 #include "sbx/cleanup.h"
 #include "sbx/explain.h"
 #include "sbx/spec.h"
@@ -57,6 +58,7 @@ struct started {
 struct denial {
 	char *time, *sandbox, *label, *pid, *comm, *op, *call, *path, *path2, *rule, *decider,
 	    *error;
+	unsigned long long repeated; /* a folded record: it stands for this many */
 };
 
 static void denial_clear(struct denial *d)
@@ -165,6 +167,8 @@ static void print_denial(FILE *f, const struct denial *d, const struct started *
 		fprintf(f, ", started as: %s", sbx_cli_esc(cmd));
 	fprintf(f, "\n  rule:       %s\n", sbx_cli_esc(or (d->rule, "(none recorded)")));
 	fprintf(f, "  decided by: %s\n", sbx_cli_esc(or (d->decider, "?")));
+	if (d->repeated)
+		fprintf(f, "  repeated:   %llu like it (this is the last of them)\n", d->repeated);
 	fprintf(f, "  to allow:   %s\n", sbx_cli_esc(fix));
 }
 
@@ -202,6 +206,7 @@ int sbx_cmd_explain(int argc, char **argv)
 	struct started started[SBX_EXPLAIN_ID_MAX];
 	size_t n_started = 0, started_at = 0, len = 0, n_ring = 0, head = 0, records = 0, bad = 0,
 	       denials = 0;
+	unsigned long long suppressed = 0;
 	unsigned long count = SBX_EXPLAIN_N_DEF;
 	const char *log, *profile = NULL;
 	bool cut = false;
@@ -300,6 +305,13 @@ int sbx_cmd_explain(int argc, char **argv)
 				n_started++;
 			continue;
 		}
+		if (strcmp(type, "suppressed") == 0) {
+			const char *n_dropped = sbx_jsonl_get(j, "count");
+
+			if (n_dropped)
+				suppressed += strtoull(n_dropped, NULL, 10);
+			continue;
+		}
 		answer = sbx_jsonl_get(j, "answer");
 		if (strcmp(type, "decision") != 0 || !answer || strcmp(answer, "deny") != 0)
 			continue;
@@ -321,6 +333,9 @@ int sbx_cmd_explain(int argc, char **argv)
 			d->rule = dup_or_null(sbx_jsonl_get(j, "rule"));
 			d->decider = dup_or_null(sbx_jsonl_get(j, "decider"));
 			d->error = dup_or_null(sbx_jsonl_get(j, "error"));
+			d->repeated = sbx_jsonl_get(j, "repeated")
+			                  ? strtoull(sbx_jsonl_get(j, "repeated"), NULL, 10)
+			                  : 0;
 			head = (head + 1) % count;
 			if (n_ring < count)
 				n_ring++;
@@ -339,6 +354,9 @@ int sbx_cmd_explain(int argc, char **argv)
 	        cut ? "the last 1 MiB of " : "", sbx_cli_esc(log));
 	if (bad)
 		fprintf(stdout, "; %zu malformed line%s skipped", bad, bad == 1 ? "" : "s");
+	if (suppressed)
+		fprintf(stdout, "; %llu decisions not recorded (more than %u records a second)",
+		        suppressed, SBX_AUDIT_RATE_MAX);
 	fputc('\n', stdout);
 	status = fflush(stdout) == 0 ? 0 : 125;
 	goto out;

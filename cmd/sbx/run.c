@@ -4,9 +4,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cli.h"
+#include "sbx/audit.h"
 #include "sbx/cleanup.h"
 #include "sbx/finish.h"
 #include "sbx/globwalk.h"
@@ -1003,8 +1005,65 @@ static void warn_not_enforced(const struct sbx_cli_run *run, const struct sbx_pl
 	}
 }
 
+/* The stderr lines of decisions are bounded as the audit log's records are (sbx/audit.h):
+ * a run of like decisions is one line and then "N more like it", at most
+ * SBX_AUDIT_RATE_MAX lines a second. One supervisor per sbx: static. */
+static struct sbx_audit_fold print_fold;
+static char print_pending[16384];
+
+static uint64_t mono_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+}
+
+/* One line (without "sbx: supervisor: "), standing for `decisions` decisions, within the
+ * rate cap; `more` > 0: it is the last of that many folded ones. */
+static void print_line(const char *body, uint64_t more, uint64_t decisions, uint64_t now)
+{
+	char line[16384 + 128];
+	uint64_t said;
+	int n;
+
+	if (!body[0] || !sbx_audit_rate(&print_fold, now, decisions, &said))
+		return;
+	if (said)
+		fprintf(stderr,
+		        "sbx: supervisor: %llu more decisions not shown (at most %u lines a "
+		        "second)\n",
+		        (unsigned long long)said, SBX_AUDIT_RATE_MAX);
+	if (more)
+		n = snprintf(line, sizeof(line), "sbx: supervisor: %llu more like it, the last: %s",
+		             (unsigned long long)more, body);
+	else
+		n = snprintf(line, sizeof(line), "sbx: supervisor: %s", body);
+	if (n < 0)
+		return;
+	if ((size_t)n >= sizeof(line)) /* cut, but still a line */
+		memcpy(line + sizeof(line) - 5, "...\n", 5);
+	/* one write: the worker writes to the same stderr meanwhile */
+	fputs(line, stderr);
+}
+
+/* At the end: the folded line still pending, and the lines the cap dropped. */
+static void print_flush(void)
+{
+	uint64_t n = sbx_audit_fold_end(&print_fold), now = mono_ms();
+
+	if (n)
+		print_line(print_pending, n, n, now);
+	n = sbx_audit_rate_end(&print_fold);
+	if (n)
+		fprintf(stderr,
+		        "sbx: supervisor: %llu more decisions not shown (at most %u lines a "
+		        "second)\n",
+		        (unsigned long long)n, SBX_AUDIT_RATE_MAX);
+}
+
 /* One supervised decision on stderr (os modules do not print): denials always, every
- * decision with --verbose. */
+ * decision with --verbose; folded and capped (print_line). */
 static void print_decision(void *ctx, const struct sbx_sup_event *ev)
 {
 	const struct sbx_sup_req *q = ev->req;
@@ -1017,14 +1076,17 @@ static void print_decision(void *ctx, const struct sbx_sup_event *ev)
 	                  : ev->errnum                              ? "error"
 	                                                            : NULL;
 	char line[16384];
+	uint64_t now = mono_ms(), repeated, flush;
+	enum sbx_audit_fold_act act;
 	int n;
 
 	if (!ctx && v->answer != SBX_SUP_DENY)
 		return;
-	/* one write: the worker writes to the same stderr meanwhile */
-	n = snprintf(line, sizeof(line),
-	             "sbx: supervisor: %s %s %s%s%s (%s by %s[%d]%s%s, %s, %llu us)%s%s\n", answer,
-	             sbx_sup_op_name(q->op),
+	act = sbx_audit_fold(&print_fold, q, v, ev->errnum, now, &repeated, &flush);
+	if (flush)
+		print_line(print_pending, flush, flush, now);
+	n = snprintf(line, sizeof(line), "%s %s %s%s%s (%s by %s[%d]%s%s, %s, %llu us)%s%s\n",
+	             answer, sbx_sup_op_name(q->op),
 	             sbx_cli_esc(q->t.path        ? q->t.path
 	                         : ev->asked_path ? ev->asked_path
 	                                          : "?"),
@@ -1037,7 +1099,12 @@ static void print_decision(void *ctx, const struct sbx_sup_event *ev)
 		return;
 	if ((size_t)n >= sizeof(line)) /* cut, but still a line */
 		memcpy(line + sizeof(line) - 5, "...\n", 5);
-	fputs(line, stderr);
+	if (act == SBX_AUDIT_FOLD_KEEP)
+		memcpy(print_pending, line, sizeof(line));
+	else if (act == SBX_AUDIT_FOLD_WRITE)
+		print_line(line, repeated, repeated, now);
+	else
+		print_line(line, 0, 1, now);
 }
 
 /* The supervisor for a plan that needs one (plan->sup.enabled), with its broker (NULL where
@@ -1194,9 +1261,13 @@ int sbx_cmd_run(int argc, char **argv)
 	}
 	/* Every start gets an end: the status, or sbx's own when the launch failed; the counts
 	 * are the supervisor's, and "supervisor lost" where it ended the sandbox */
-	if (sup)
+	if (sup) {
+		/* the folded record still pending, the records the cap dropped */
+		sbx_supervisor_flush(sup);
+		print_flush();
 		sbx_supervisor_counts(sup, &counts.asked, &counts.allowed, &counts.denied,
 		                      &counts.killed);
+	}
 	sbx_cli_audit_end(&audit, r, r < 0 ? sbx_error_exit_code(&err) : status, &counts);
 	if (r < 0)
 		goto fail;

@@ -51,6 +51,8 @@ struct sbx_audit_decision {
 	int errnum;                            /* the call's result: 0, or the errno it got */
 	uint64_t latency_us;
 	uint64_t batch_uses; /* > 1: how many calls the grant that answered this covered so far */
+	uint64_t repeated;   /* > 0: the record stands for this many decisions like it, folded
+	                        (sbx_audit_fold): "repeated":N; 0: no such member */
 };
 
 struct sbx_audit_end {
@@ -74,7 +76,7 @@ struct sbx_audit_end {
  *   decision: pid, comm, op, call, path (as asked), resolved, path2, host_path, narrower,
  *             rule, class (the approval, or null), decider, answer ("perform", "continue",
  *             "deny"), errno (the call's result, 0 or a number), error ("EACCES" or null),
- *             latency_us, batch
+ *             latency_us, batch, and repeated where the record stands for folded decisions
  *   end:      status (or null), signal (or null), killed, duration_ms, peak_rss_kb (or
  *             null), asked, allowed, denied
  * Strings are null where the caller gave NULL.
@@ -85,6 +87,70 @@ size_t sbx_audit_fmt_decision(char *out, size_t size, const struct sbx_audit_ids
                               const struct sbx_audit_decision *d);
 size_t sbx_audit_fmt_end(char *out, size_t size, const struct sbx_audit_ids *ids,
                          const struct sbx_audit_end *e);
+
+/* A "suppressed" record: `count` decisions whose records the rate cap dropped
+ * (sbx_audit_rate); members after the ids: count. */
+size_t sbx_audit_fmt_suppressed(char *out, size_t size, const struct sbx_audit_ids *ids,
+                                uint64_t time_ms, uint64_t count);
+
+/*
+ * Bounding the decision records (sbx(1), AUDIT LOG): a worker in a loop of denied calls must
+ * not fill the host's disk (or the user's terminal). Two bounds, per sandbox:
+ *
+ * Folding. A decision like the last one (same op, rule, answer, decider, errno and command
+ * name) less than SBX_AUDIT_FOLD_GAP_MS after it is folded: its record is not written but
+ * kept as the pending one, with "repeated":N (the decisions it stands for since the run's
+ * last record, itself included; its path is the last one's). The pending record is written
+ * when a different decision comes (before that one's), every SBX_AUDIT_FOLD_EVERY_MS while
+ * the run goes on, and at the sandbox's end (sbx_audit_fold_end).
+ *
+ * A rate cap. At most SBX_AUDIT_RATE_MAX records a second are written; beyond, the decisions
+ * are counted, and the next record admitted is preceded by one "suppressed" record with
+ * their count (and the sandbox's end says the rest).
+ */
+#define SBX_AUDIT_FOLD_GAP_MS   2000u
+#define SBX_AUDIT_FOLD_EVERY_MS 5000u
+#define SBX_AUDIT_RATE_MAX      200u
+
+struct sbx_audit_fold {
+	bool have; /* a decision was seen: the key below is the last one's */
+	int op, answer, decider, errnum;
+	char comm[32];
+	char rule[SBX_SUP_RULE_MAX];
+	uint64_t last_ms;    /* the last decision of the run */
+	uint64_t since_ms;   /* the run's last record written */
+	uint64_t repeats;    /* folded since that record: the pending record's count */
+	uint64_t second;     /* the current second of the rate cap */
+	unsigned in_second;  /* records admitted in it */
+	uint64_t suppressed; /* decisions whose records were dropped, not yet said */
+};
+
+enum sbx_audit_fold_act {
+	/* a new run: if *flush > 0, write the pending record first (its "repeated" is
+	 * *flush); then this decision's record (no "repeated") */
+	SBX_AUDIT_FOLD_NEW,
+	/* folded: this decision's record, with "repeated":*repeated, becomes the pending one */
+	SBX_AUDIT_FOLD_KEEP,
+	/* folded, and the run's record is due: write this decision's record, with
+	 * "repeated":*repeated, now (nothing is pending afterwards) */
+	SBX_AUDIT_FOLD_WRITE,
+};
+
+/* One decision (now_ms: a monotonic clock) into the fold `f` (zeroed at first). */
+enum sbx_audit_fold_act sbx_audit_fold(struct sbx_audit_fold *f, const struct sbx_sup_req *req,
+                                       const struct sbx_sup_verdict *v, int errnum, uint64_t now_ms,
+                                       uint64_t *repeated, uint64_t *flush);
+
+/* At the end: the pending record's count (0: nothing pending); the fold forgets it. */
+uint64_t sbx_audit_fold_end(struct sbx_audit_fold *f);
+
+/* May a record standing for `decisions` decisions be written at now_ms? True, and counted;
+ * then *said is the count of dropped decisions to say first in a "suppressed" record (0:
+ * none; the fold forgets them). False: the decisions are counted as dropped. */
+bool sbx_audit_rate(struct sbx_audit_fold *f, uint64_t now_ms, uint64_t decisions, uint64_t *said);
+
+/* At the end: the dropped decisions not yet said (0: none); the fold forgets them. */
+uint64_t sbx_audit_rate_end(struct sbx_audit_fold *f);
 
 /* SHA-256 of data as 64 hex digits and a NUL (the effective spec's digest). */
 void sbx_sha256_hex(const void *data, size_t len, char out[65]);

@@ -12,8 +12,12 @@
  * Escaped are the bytes a terminal acts on or that are not text: the C0 controls (0x00-0x1f,
  * newline and tab included), DEL (0x7f), the C1 controls U+0080-U+009F written as UTF-8
  * (0xc2 0x80-0x9f), and every byte that is not part of well-formed UTF-8 (a raw 0x9b, which
- * some terminals take as CSI, an overlong form, a surrogate, a truncated sequence). The rest
- * of UTF-8 passes unchanged, so names in any script print as they are.
+ * some terminals take as CSI, an overlong form, a surrogate, a truncated sequence). So are
+ * the invisible format characters that make text read other than it is: the bidirectional
+ * controls (U+061C, U+200E-U+200F, U+202A-U+202E, U+2066-U+2069: a RIGHT-TO-LEFT OVERRIDE
+ * shows "evil\u202etxt.sh" as "evilhs.txt"), the zero-width ones (U+200B-U+200D, U+2060-U+2064,
+ * U+FEFF) and the line and paragraph separators U+2028-U+2029. The rest of UTF-8 passes
+ * unchanged, so names in any script print as they are.
  */
 
 #include <stddef.h>
@@ -23,9 +27,10 @@ enum sbx_escape_mode {
 	 * it is (the output only has to be harmless, and paths read as they are) */
 	SBX_ESCAPE_TEXT = 0,
 	/* the inside of a JSON string (also a valid YAML double-quoted string): '"' and '\'
-	 * escaped, \n and \t, \u00XX for the other C0 controls, DEL and the C1 controls (one
-	 * code point each), and \ufffd (the replacement character) for each byte of
-	 * ill-formed UTF-8, since JSON text is Unicode and cannot carry such a byte */
+	 * escaped, \n and \t, \u00XX for the other C0 controls, DEL and the C1 controls, \uXXXX
+	 * for the format characters above (one code point each), and \ufffd (the replacement
+	 * character) for each byte of ill-formed UTF-8, since JSON text is Unicode and cannot carry
+	 * such a byte */
 	SBX_ESCAPE_JSON,
 };
 

@@ -129,6 +129,10 @@ struct sbx_decision {
 	const char *policy;       /* the policy that decided or last allowed, or NULL */
 	char rule[SBX_RULE_NAME_MAX + 64];     /* "rule" name, or a short reason */
 	const char *protect_why, *protect_fix; /* SBX_BY_PROTECTED: the plan's (borrowed) */
+	/* allow, but the mount's approvals `ask` for the operation's class: the class asked
+	 * ("write", "overwrite", "delete"; static), else NULL. The run's broker decides; an
+	 * allow that asks is no allow yet (sbx check prints "ask"). */
+	const char *ask;
 };
 
 struct sbx_policy_view {
@@ -144,8 +148,8 @@ struct sbx_policy_view {
  * model (policies): unmounted, then read-only, then a protected path absent at launch (at or
  * beneath one of view->sup's: every writing operation), then the mount's approvals (`deny`
  * for the operation's class: write and create -> write, delete -> delete; `ask` is a
- * question, not an answer, and decides nothing here), then the mount's policy, then the base
- * policy. The
+ * question, not an answer: an allow then names the class asked in out->ask), then the
+ * mount's policy, then the base policy. The
  * private /tmp, /proc and /dev that sbx makes itself are outside the policies (they hold nothing of
  * the host). Returns 0 and fills *out, or -EINVAL for a bad path or operation.
  */

@@ -111,6 +111,7 @@ enum sbx_sup_decider {
 	SBX_SUP_BY_TIMEOUT,
 	SBX_SUP_BY_RATE_LIMIT,
 	SBX_SUP_BY_NO_BROKER, /* `ask` where no broker can answer (none, or no listener) */
+	SBX_SUP_BY_CANCELLED, /* sbx was told to end (SIGTERM, SIGINT, ...) while it asked */
 };
 
 #define SBX_SUP_RULE_MAX 256

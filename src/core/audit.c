@@ -250,6 +250,10 @@ static void body_decision(struct sbx_jw *w, const void *rec, size_t list_max, bo
 	sbx_jw_u64(w, d->latency_us);
 	sbx_jw_key(w, "batch");
 	sbx_jw_u64(w, d->batch_uses);
+	if (d->repeated) {
+		sbx_jw_key(w, "repeated");
+		sbx_jw_u64(w, d->repeated);
+	}
 }
 
 size_t sbx_audit_fmt_decision(char *out, size_t size, const struct sbx_audit_ids *ids,
@@ -295,6 +299,109 @@ size_t sbx_audit_fmt_end(char *out, size_t size, const struct sbx_audit_ids *ids
                          const struct sbx_audit_end *e)
 {
 	return record(out, size, ids, "end", e->time_ms, body_end, e);
+}
+
+static void body_suppressed(struct sbx_jw *w, const void *rec, size_t list_max, bool *cut)
+{
+	(void)list_max;
+	(void)cut;
+	sbx_jw_key(w, "count");
+	sbx_jw_u64(w, *(const uint64_t *)rec);
+}
+
+size_t sbx_audit_fmt_suppressed(char *out, size_t size, const struct sbx_audit_ids *ids,
+                                uint64_t time_ms, uint64_t count)
+{
+	return record(out, size, ids, "suppressed", time_ms, body_suppressed, &count);
+}
+
+/* ---- bounding the decision records ---- */
+
+static bool same_key(const struct sbx_audit_fold *f, const struct sbx_sup_req *req,
+                     const struct sbx_sup_verdict *v, int errnum, const char *comm,
+                     const char *rule)
+{
+	return f->have && f->op == (int)req->op && f->answer == (int)v->answer &&
+	       f->decider == (int)v->decider && f->errnum == errnum && strcmp(f->comm, comm) == 0 &&
+	       strcmp(f->rule, rule) == 0;
+}
+
+enum sbx_audit_fold_act sbx_audit_fold(struct sbx_audit_fold *f, const struct sbx_sup_req *req,
+                                       const struct sbx_sup_verdict *v, int errnum, uint64_t now_ms,
+                                       uint64_t *repeated, uint64_t *flush)
+{
+	const char *comm = req && req->comm ? req->comm : "";
+	const char *rule = v ? v->rule : "";
+	char c[sizeof(f->comm)], r[sizeof(f->rule)];
+
+	*repeated = 0;
+	*flush = 0;
+	/* compared as they would be kept: a name cut to the key's size is the same name */
+	snprintf(c, sizeof(c), "%s", comm);
+	snprintf(r, sizeof(r), "%s", rule);
+	if (req && v && same_key(f, req, v, errnum, c, r) && now_ms >= f->last_ms &&
+	    now_ms - f->last_ms < SBX_AUDIT_FOLD_GAP_MS) {
+		f->last_ms = now_ms;
+		*repeated = ++f->repeats;
+		if (now_ms - f->since_ms >= SBX_AUDIT_FOLD_EVERY_MS) {
+			f->repeats = 0;
+			f->since_ms = now_ms;
+			return SBX_AUDIT_FOLD_WRITE;
+		}
+		return SBX_AUDIT_FOLD_KEEP;
+	}
+	*flush = f->repeats;
+	f->repeats = 0;
+	f->have = req && v;
+	if (f->have) {
+		f->op = (int)req->op;
+		f->answer = (int)v->answer;
+		f->decider = (int)v->decider;
+		f->errnum = errnum;
+		memcpy(f->comm, c, sizeof(c));
+		memcpy(f->rule, r, sizeof(r));
+	}
+	f->last_ms = f->since_ms = now_ms;
+	return SBX_AUDIT_FOLD_NEW;
+}
+
+uint64_t sbx_audit_fold_end(struct sbx_audit_fold *f)
+{
+	uint64_t n = f->repeats;
+
+	f->repeats = 0;
+	f->have = false;
+	return n;
+}
+
+bool sbx_audit_rate(struct sbx_audit_fold *f, uint64_t now_ms, uint64_t decisions, uint64_t *said)
+{
+	uint64_t second = now_ms / 1000u;
+
+	*said = 0;
+	if (second != f->second) {
+		f->second = second;
+		f->in_second = 0;
+	}
+	if (f->in_second >= SBX_AUDIT_RATE_MAX) {
+		f->suppressed += decisions ? decisions : 1;
+		return false;
+	}
+	f->in_second++;
+	if (f->suppressed) {
+		*said = f->suppressed;
+		f->suppressed = 0;
+		f->in_second++; /* the "suppressed" record */
+	}
+	return true;
+}
+
+uint64_t sbx_audit_rate_end(struct sbx_audit_fold *f)
+{
+	uint64_t n = f->suppressed;
+
+	f->suppressed = 0;
+	return n;
 }
 
 /* ---- SHA-256 (FIPS 180-4) ---- */

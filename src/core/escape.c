@@ -41,6 +41,23 @@ size_t sbx_utf8_seq_len(const char *p)
 	return n;
 }
 
+/* The code point of the n-byte well-formed sequence at p. */
+static unsigned code_point(const unsigned char *p, size_t n)
+{
+	unsigned c = n == 1 ? p[0] : n == 2 ? p[0] & 0x1fu : n == 3 ? p[0] & 0x0fu : p[0] & 0x07u;
+
+	for (size_t i = 1; i < n; i++)
+		c = (c << 6) | (p[i] & 0x3fu);
+	return c;
+}
+
+/* An invisible format character that makes text read other than it is (escape.h). */
+static bool format_char(unsigned c)
+{
+	return c == 0x061c || (c >= 0x200b && c <= 0x200f) || (c >= 0x2028 && c <= 0x202e) ||
+	       (c >= 0x2060 && c <= 0x2069) || c == 0xfeff;
+}
+
 struct sink {
 	char *out;
 	size_t size;
@@ -81,7 +98,8 @@ size_t sbx_escape(char *out, size_t size, const char *in, enum sbx_escape_mode m
 		size_t n = sbx_utf8_seq_len((const char *)p);
 		/* a C0 control or DEL (n == 1), a C1 control as UTF-8 (U+0080-U+009F) */
 		bool control = (n == 1 && (*p < 0x20 || *p == 0x7f)) ||
-		               (n == 2 && p[0] == 0xc2 && p[1] <= 0x9f);
+		               (n == 2 && p[0] == 0xc2 && p[1] <= 0x9f) ||
+		               (n >= 2 && format_char(code_point(p, n)));
 
 		if (n > 0 && !control) {
 			if (mode == SBX_ESCAPE_JSON && (*p == '"' || *p == '\\')) {
@@ -105,8 +123,8 @@ size_t sbx_escape(char *out, size_t size, const char *in, enum sbx_escape_mode m
 		} else if (*p == '\t') {
 			put(&k, "\\t", 2);
 		} else {
-			/* one code point: the byte itself, or U+0080-U+009F from its two bytes */
-			put_hex(&k, "\\u", n == 1 ? *p : p[1], 4);
+			/* one code point: a C0 control, DEL, a C1 control or a format character */
+			put_hex(&k, "\\u", code_point(p, n), 4);
 		}
 		p += n ? n : 1;
 	}

@@ -297,6 +297,14 @@ static const char *starts(const char *s, const char *prefix)
 	return strncmp(s, prefix, n) == 0 ? s + n : NULL;
 }
 
+static bool known_class(const char *cls)
+{
+	for (int c = 0; c < SBX_AC_COUNT; c++)
+		if (strcmp(cls, sbx_approval_class_name((enum sbx_approval_class)c)) == 0)
+			return true;
+	return false;
+}
+
 /* What to do about a broker that said no, or could not say yes, for an ask. */
 static const char *ask_hint(const char *decider)
 {
@@ -314,6 +322,8 @@ static const char *ask_hint(const char *decider)
 	if (strcmp(decider, "no_broker") == 0)
 		return "or give a broker that can answer (--approve tty, cmd:PROGRAM or "
 		       "socket:PATH; a parent sandbox that supervises leaves none)";
+	if (strcmp(decider, "cancelled") == 0)
+		return "or let the question be answered (sbx was told to end while it asked)";
 	if (strcmp(decider, "broker") == 0)
 		return "or have the broker allow it";
 	if (strcmp(decider, "policy") == 0)
@@ -335,6 +345,12 @@ size_t sbx_explain_fix(const char *rule, const char *decider, const char *path, 
 		s = word(s, target, sizeof(target));
 		s = word(s, cls, sizeof(cls));
 		s = word(s, rest, sizeof(rest));
+		/* a rule from a hostile or damaged log may name no mount or no known class:
+		 * nothing is suggested rather than "approvals: {: allow}" */
+		if (target[0] != '/' || !known_class(cls))
+			return (size_t)snprintf(out, size,
+			                        "none to suggest: the recorded rule names no mount "
+			                        "and approval class");
 		/* "..., refused for this batch for SCOPE": decided again with the grant the
 		 * answer left; only a later call of the batch is the grant's own decision */
 		remembered =

@@ -359,6 +359,12 @@ int sbx_policy_decide(const struct sbx_policy_view *view, unsigned op, const cha
 			         c == SBX_AC_DELETE ? "delete" : "write");
 			return 0;
 		}
+		/* ask: a question the run's broker answers, if nothing below denies; a write
+		 * to a file that exists asks its overwrite class too */
+		if (m->approvals.op[c] == SBX_APPROVE_ASK)
+			out->ask = c == SBX_AC_DELETE ? "delete" : "write";
+		else if (op == SBX_OP_WRITE && m->approvals.op[SBX_AC_OVERWRITE] == SBX_APPROVE_ASK)
+			out->ask = "overwrite";
 	}
 	if (o->kind == SBX_PLAN_SYMLINK && !(op & SBX_OP_LOOK)) {
 		out->by = SBX_BY_READONLY;

@@ -28,7 +28,7 @@ static const char *const decider_names[] = {
     [SBX_SUP_BY_POLICY] = "policy",       [SBX_SUP_BY_BROKER] = "broker",
     [SBX_SUP_BY_PERSON] = "person",       [SBX_SUP_BY_GRANT] = "grant",
     [SBX_SUP_BY_TIMEOUT] = "timeout",     [SBX_SUP_BY_RATE_LIMIT] = "rate_limit",
-    [SBX_SUP_BY_NO_BROKER] = "no_broker",
+    [SBX_SUP_BY_NO_BROKER] = "no_broker", [SBX_SUP_BY_CANCELLED] = "cancelled",
 };
 
 static const char *const approval_names[] = {

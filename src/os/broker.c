@@ -26,6 +26,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -108,20 +109,35 @@ static uint64_t request_id(const char *json)
 	return p ? strtoull(p + 5, NULL, 10) : 0;
 }
 
+/* Has sbx been told to end while it asks? Called where the cancel fd is readable, and once
+ * before the question is put. */
+static bool cancelled(const struct sbx_broker_cancel *c)
+{
+	return c && c->fd >= 0 && c->fn && c->fn(c->ctx);
+}
+
+static int cancel_fd(const struct sbx_broker_cancel *c)
+{
+	return c && c->fn ? c->fd : -1;
+}
+
+#define CANCEL_REASON "sbx was told to end (a signal) while it asked: denied"
+
 /* ---- tty ---- */
 
 /* Read one line from the terminal until deadline; returns its length, -ETIMEDOUT, or -EIO
  * (end of file, an error). Works in canonical and raw mode (a worker may have put the shared
  * terminal in raw mode): a line ends at '\n' or '\r'. */
-static ssize_t tty_read_line(int fd, char *line, size_t size, uint64_t deadline)
+static ssize_t tty_read_line(int fd, char *line, size_t size, uint64_t deadline,
+                             const struct sbx_broker_cancel *cancel)
 {
 	size_t len = 0;
 
 	for (;;) {
-		struct pollfd p = {fd, POLLIN, 0};
+		struct pollfd p[2] = {{fd, POLLIN, 0}, {cancel_fd(cancel), POLLIN, 0}};
 		char chunk[64];
 		ssize_t n;
-		int r = poll(&p, 1, left_ms(deadline));
+		int r = poll(p, 2, left_ms(deadline));
 
 		if (r < 0 && errno == EINTR)
 			continue;
@@ -129,6 +145,10 @@ static ssize_t tty_read_line(int fd, char *line, size_t size, uint64_t deadline)
 			return -EIO;
 		if (r == 0)
 			return -ETIMEDOUT;
+		if (p[1].revents && cancelled(cancel))
+			return -ECANCELED;
+		if (!p[0].revents)
+			continue;
 		n = read(fd, chunk, sizeof(chunk));
 		if (n < 0 && (errno == EINTR || errno == EAGAIN))
 			continue;
@@ -162,7 +182,7 @@ static void tty_write(int fd, const char *s)
 }
 
 static void ask_tty(struct sbx_broker *b, const char *prompt, unsigned timeout_ms,
-                    struct sbx_broker_answer *ans)
+                    const struct sbx_broker_cancel *cancel, struct sbx_broker_answer *ans)
 {
 	char esc[1024], line[SBX_BROKER_TTY_LINE], *word;
 	pid_t fg = tcgetpgrp(b->fd);
@@ -179,9 +199,20 @@ static void ask_tty(struct sbx_broker *b, const char *prompt, unsigned timeout_m
 	tcflush(b->fd, TCIFLUSH);
 	sbx_escape(esc, sizeof(esc), prompt ? prompt : "sbx: allow? [y/N/a(lways)] ",
 	           SBX_ESCAPE_TEXT);
+	/* The worker shares this terminal and may have drawn anything on it, a fake question
+	 * too: sbx's own line comes after the worker's output, plain attributes, a blank line,
+	 * then "sbx asks:" in bold with the whole question, then the prompt (sbx(1), APPROVALS:
+	 * this guards against mistakes, not against a worker that means harm). */
+	tty_write(b->fd, "\033[0m\r\n\r\n\033[1msbx asks:\033[0m ");
+	tty_write(b->fd, esc);
 	tty_write(b->fd, "\r\n");
 	tty_write(b->fd, esc);
-	n = tty_read_line(b->fd, line, sizeof(line), now_ms() + timeout_ms);
+	n = tty_read_line(b->fd, line, sizeof(line), now_ms() + timeout_ms, cancel);
+	if (n == -ECANCELED) {
+		tty_write(b->fd, "\r\nsbx: cancelled: denied\r\n");
+		answer_set(ans, false, SBX_SUP_BY_CANCELLED, CANCEL_REASON);
+		return;
+	}
 	if (n == -ETIMEDOUT) {
 		tty_write(b->fd, "\r\nsbx: no answer in time: denied\r\n");
 		answer_set(ans, false, SBX_SUP_BY_TIMEOUT, "no answer at the terminal in %u s",
@@ -216,12 +247,17 @@ static void ask_tty(struct sbx_broker *b, const char *prompt, unsigned timeout_m
 /* The child: the request pipe as stdin, the answer pipe as stdout, stderr kept, nothing else;
  * its own process group (so that a timeout kills what it started too), default signals.
  * Only async-signal-safe calls: sbx may have threads. */
-__attribute__((noreturn)) static void cmd_child(char *program, int in_fd, int out_fd)
+__attribute__((noreturn)) static void cmd_child(char *program, int in_fd, int out_fd, pid_t parent)
 {
 	char *const argv[] = {program, NULL};
 	sigset_t none;
 	int in, out;
 
+	/* Die with sbx: a broker left running by a SIGKILLed sbx is a host process nobody
+	 * waits for. Armed before anything else, and sbx checked after it (it may have died
+	 * before the prctl). */
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0 || getppid() != parent)
+		_exit(127);
 	setpgid(0, 0);
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
@@ -291,11 +327,14 @@ static bool cmd_exited(pid_t pid)
  * stdout meanwhile. Returns 0 once it has exited (not reaped), -ETIMEDOUT, or -E2BIG (too
  * much output). */
 static int cmd_wait(pid_t pid, int pidfd, int *in_fd, size_t *in_off, const char *req,
-                    size_t req_len, int *out_fd, char *out, size_t *out_len, uint64_t deadline)
+                    size_t req_len, int *out_fd, char *out, size_t *out_len, uint64_t deadline,
+                    const struct sbx_broker_cancel *cancel)
 {
 	for (;;) {
-		struct pollfd p[3] = {
-		    {pidfd, POLLIN, 0}, {*in_fd, POLLOUT, 0}, {*out_fd, POLLIN, 0}};
+		struct pollfd p[4] = {{pidfd, POLLIN, 0},
+		                      {*in_fd, POLLOUT, 0},
+		                      {*out_fd, POLLIN, 0},
+		                      {cancel_fd(cancel), POLLIN, 0}};
 		int wait = left_ms(deadline);
 		int r;
 
@@ -307,11 +346,13 @@ static int cmd_wait(pid_t pid, int pidfd, int *in_fd, size_t *in_off, const char
 		}
 		if (wait == 0 && now_ms() >= deadline)
 			return -ETIMEDOUT;
-		r = poll(p, 3, wait);
+		r = poll(p, 4, wait);
 		if (r < 0 && errno != EINTR)
 			return -ETIMEDOUT;
 		if (r <= 0)
 			continue;
+		if (p[3].revents && cancelled(cancel))
+			return -ECANCELED;
 		if (p[1].revents) {
 			/* the request line, then its newline */
 			ssize_t n = *in_off < req_len
@@ -362,7 +403,7 @@ static char *first_line(char *out, size_t len)
 }
 
 static void ask_cmd(struct sbx_broker *b, const char *json, unsigned timeout_ms,
-                    struct sbx_broker_answer *ans)
+                    const struct sbx_broker_cancel *cancel, struct sbx_broker_answer *ans)
 {
 	_cleanup_close_pair_ int in_pipe[2] = {-1, -1};
 	_cleanup_close_pair_ int out_pipe[2] = {-1, -1};
@@ -374,7 +415,7 @@ static void ask_cmd(struct sbx_broker *b, const char *json, unsigned timeout_ms,
 	enum sbx_sup_remember remember = SBX_SUP_REMEMBER_ONCE;
 	bool said_allow = false, answered = false;
 	int wstatus = 0, r;
-	pid_t pid;
+	pid_t pid, self = getpid();
 
 	if (pipe2(in_pipe, O_CLOEXEC) < 0 || pipe2(out_pipe, O_CLOEXEC) < 0) {
 		answer_set(ans, false, SBX_SUP_BY_BROKER, "cannot run the broker %s: pipe: %s",
@@ -388,7 +429,7 @@ static void ask_cmd(struct sbx_broker *b, const char *json, unsigned timeout_ms,
 		return;
 	}
 	if (pid == 0)
-		cmd_child(b->program, in_pipe[0], out_pipe[1]);
+		cmd_child(b->program, in_pipe[0], out_pipe[1], self);
 	/* also here, so that a kill of the group never misses a process the broker started
 	 * before it ran setpgid itself */
 	setpgid(pid, pid);
@@ -398,7 +439,12 @@ static void ask_cmd(struct sbx_broker *b, const char *json, unsigned timeout_ms,
 	fcntl(out_pipe[0], F_SETFL, O_NONBLOCK);
 	pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
 	r = cmd_wait(pid, pidfd, &in_pipe[1], &in_off, json, req_len, &out_pipe[0], out, &out_len,
-	             deadline);
+	             deadline, cancel);
+	if (r == -ECANCELED) {
+		cmd_kill(pid);
+		answer_set(ans, false, SBX_SUP_BY_CANCELLED, CANCEL_REASON);
+		return;
+	}
 	if (r == -ETIMEDOUT) {
 		cmd_kill(pid);
 		answer_set(ans, false, SBX_SUP_BY_TIMEOUT, "the broker %s did not answer in %u ms",
@@ -491,7 +537,7 @@ static uint64_t answer_id(const char *line)
 }
 
 static void ask_socket(struct sbx_broker *b, const char *json, unsigned timeout_ms,
-                       struct sbx_broker_answer *ans)
+                       const struct sbx_broker_cancel *cancel, struct sbx_broker_answer *ans)
 {
 	uint64_t id = request_id(json);
 	uint64_t deadline = now_ms() + timeout_ms;
@@ -504,13 +550,22 @@ static void ask_socket(struct sbx_broker *b, const char *json, unsigned timeout_
 	}
 	/* the request line, then its newline */
 	while (off < len + 1) {
-		struct pollfd p = {b->fd, POLLOUT, 0};
+		struct pollfd p[2] = {{b->fd, POLLOUT, 0}, {cancel_fd(cancel), POLLIN, 0}};
 		const char *from = off < len ? json + off : "\n";
 		size_t n_left = off < len ? len - off : 1;
 		ssize_t n;
-		int r = poll(&p, 1, left_ms(deadline));
+		int r = poll(p, 2, left_ms(deadline));
 
 		if (r < 0 && errno == EINTR)
+			continue;
+		if (r > 0 && p[1].revents && cancelled(cancel)) {
+			/* half a request on the wire cannot be taken back */
+			if (off)
+				socket_lose(b, "sbx was told to end while it sent a request");
+			answer_set(ans, false, SBX_SUP_BY_CANCELLED, CANCEL_REASON);
+			return;
+		}
+		if (r > 0 && !p[0].revents)
 			continue;
 		if (r == 0) {
 			/* half a request on the wire cannot be taken back */
@@ -573,11 +628,18 @@ static void ask_socket(struct sbx_broker *b, const char *json, unsigned timeout_
 			return;
 		}
 		{
-			struct pollfd p = {b->fd, POLLIN, 0};
-			int r = poll(&p, 1, left_ms(deadline));
+			struct pollfd p[2] = {{b->fd, POLLIN, 0}, {cancel_fd(cancel), POLLIN, 0}};
+			int r = poll(p, 2, left_ms(deadline));
 			ssize_t n;
 
 			if (r < 0 && errno == EINTR)
+				continue;
+			if (r > 0 && p[1].revents && cancelled(cancel)) {
+				/* its late answer is skipped by its id (above) */
+				answer_set(ans, false, SBX_SUP_BY_CANCELLED, CANCEL_REASON);
+				return;
+			}
+			if (r > 0 && !p[0].revents)
 				continue;
 			if (r == 0) {
 				answer_set(ans, false, SBX_SUP_BY_TIMEOUT,
@@ -605,7 +667,7 @@ static void ask_socket(struct sbx_broker *b, const char *json, unsigned timeout_
 /* ---- the interface ---- */
 
 void sbx_broker_ask(struct sbx_broker *b, const char *json, const char *prompt, unsigned timeout_ms,
-                    struct sbx_broker_answer *ans)
+                    const struct sbx_broker_cancel *cancel, struct sbx_broker_answer *ans)
 {
 	memset(ans, 0, sizeof(*ans));
 	if (timeout_ms == 0)
@@ -622,14 +684,27 @@ void sbx_broker_ask(struct sbx_broker *b, const char *json, const char *prompt, 
 		answer_set(ans, false, SBX_SUP_BY_POLICY, "the broker is 'deny'");
 		return;
 	case BROKER_TTY:
-		ask_tty(b, prompt, timeout_ms, ans);
+	case BROKER_CMD:
+	case BROKER_SOCKET:
+		break;
+	}
+	/* sbx told to end before the question was put: nobody is asked */
+	if (cancelled(cancel)) {
+		answer_set(ans, false, SBX_SUP_BY_CANCELLED, CANCEL_REASON);
+		return;
+	}
+	switch (b->kind) {
+	case BROKER_TTY:
+		ask_tty(b, prompt, timeout_ms, cancel, ans);
 		return;
 	case BROKER_CMD:
-		ask_cmd(b, json ? json : "{}", timeout_ms, ans);
+		ask_cmd(b, json ? json : "{}", timeout_ms, cancel, ans);
 		return;
 	case BROKER_SOCKET:
-		ask_socket(b, json ? json : "{}", timeout_ms, ans);
+		ask_socket(b, json ? json : "{}", timeout_ms, cancel, ans);
 		return;
+	default:
+		break;
 	}
 	answer_set(ans, false, SBX_SUP_BY_NO_BROKER, "unknown broker");
 }

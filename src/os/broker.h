@@ -23,7 +23,7 @@ struct sbx_broker;
 struct sbx_broker_answer {
 	bool allow;
 	enum sbx_sup_remember remember;
-	enum sbx_sup_decider decider; /* BROKER, PERSON, TIMEOUT, NO_BROKER, POLICY (allow/deny) */
+	enum sbx_sup_decider decider; /* BROKER, PERSON, TIMEOUT, NO_BROKER, CANCELLED, POLICY */
 	char reason[256];             /* escaped for text; may be empty */
 };
 
@@ -36,11 +36,25 @@ struct sbx_broker_answer {
  */
 int sbx_broker_open(const char *spec, struct sbx_broker **out, struct sbx_error *err);
 
+/*
+ * What ends a question before its answer: `fd` is polled beside the broker's own (sbx's
+ * signalfd); when it is readable, and once before the question is put, `fn(ctx)` is called
+ * and returns true to cancel (a SIGTERM, SIGINT, SIGHUP or SIGQUIT for sbx): the question is
+ * denied at once (decider CANCELLED, a cmd broker's process group killed). fd -1: nothing
+ * cancels.
+ */
+struct sbx_broker_cancel {
+	int fd;
+	bool (*fn)(void *ctx);
+	void *ctx;
+};
+
 /* One request: `json` is the request line (no newline), `prompt` the one-line human text
  * (for tty: "sbx: delete /ws/build (1 file so far) by rm[1234]? [y/N/a(lways)] "). Blocks
- * at most timeout_ms. Always fills *ans (a failure is a deny with its decider and reason). */
+ * at most timeout_ms, or until `cancel` (may be NULL) says so. Always fills *ans (a failure
+ * is a deny with its decider and reason). */
 void sbx_broker_ask(struct sbx_broker *b, const char *json, const char *prompt, unsigned timeout_ms,
-                    struct sbx_broker_answer *ans);
+                    const struct sbx_broker_cancel *cancel, struct sbx_broker_answer *ans);
 
 /* The spec's kind for messages and the audit log: "tty", "cmd", "socket", "deny", "allow". */
 const char *sbx_broker_kind(const struct sbx_broker *b);

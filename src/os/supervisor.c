@@ -1380,6 +1380,9 @@ struct sbx_supervisor {
 	struct sbx_sup_session session;
 	const char *sandbox_id; /* for the broker's requests; "" until set */
 	uint64_t ask_id;
+	struct sbx_broker_cancel cancel;  /* fd -1: none */
+	struct sbx_audit_fold fold;       /* the decision records' bounds (sbx/audit.h) */
+	char pending[SBX_AUDIT_LINE_MAX]; /* the folded record not yet written */
 	uint64_t n_allowed, n_denied;
 	bool lost;
 	struct seccomp_notif *notif;
@@ -1388,6 +1391,11 @@ struct sbx_supervisor {
 	struct p_req req;   /* scratch, large */
 	struct p_reply rep; /* scratch, large */
 };
+
+void sbx_supervisor_set_cancel(struct sbx_supervisor *s, const struct sbx_broker_cancel *c)
+{
+	s->cancel = *c;
+}
 
 void sbx_supervisor_on_event(struct sbx_supervisor *s, sbx_sup_event_fn fn, void *ctx)
 {
@@ -1426,6 +1434,7 @@ int sbx_supervisor_new(const struct sbx_plan *plan, struct sbx_broker *broker,
 	s->verbose = verbose;
 	s->sandbox_id = "";
 	s->chan[0] = s->chan[1] = s->perf[0] = s->perf[1] = s->notify = s->worker_pidfd = -1;
+	s->cancel.fd = -1;
 	/* The listener filter's flags need Linux 5.19 (WAIT_KILLABLE_RECV): refused before
 	 * anything starts, so that --best-effort can still run without the supervisor. The
 	 * kernel's own answer comes when the worker installs it. */
@@ -2348,7 +2357,60 @@ static uint64_t realtime_ms(void)
 	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
 }
 
-/* Count it, record it in the audit log where it is noteworthy, tell cmd/sbx. */
+/* The host path behind a resolved sandbox path, through the plan (a bind or mirror mount;
+ * NULL in a tmpfs, /proc, /dev or where nothing covers it). */
+static const char *host_path_of(const struct sbx_supervisor *s, const char *path, char *host,
+                                size_t size)
+{
+	size_t at;
+
+	if (!path || path[0] != '/' || sbx_plan_resolve(s->plan, path, &at, host, size, NULL) < 0)
+		return NULL;
+	return host;
+}
+
+/* A decision record (standing for `decisions` decisions) to the log, within the rate cap:
+ * beyond it the decisions are counted, and said in a "suppressed" record before the next
+ * record admitted. A record that cannot be written is lost, not the call: the end record's
+ * counts still hold it. */
+static void audit_emit(struct sbx_supervisor *s, const char *record, uint64_t decisions,
+                       uint64_t now_ms)
+{
+	uint64_t said;
+
+	if (!record[0] || !sbx_audit_rate(&s->fold, now_ms, decisions, &said))
+		return;
+	if (said) {
+		char line[512];
+
+		if (sbx_audit_fmt_suppressed(line, sizeof(line), sbx_audit_ids(s->audit),
+		                             realtime_ms(), said) < sizeof(line))
+			(void)sbx_audit_write(s->audit, line);
+	}
+	(void)sbx_audit_write(s->audit, record);
+}
+
+void sbx_supervisor_flush(struct sbx_supervisor *s)
+{
+	uint64_t n, now = now_us() / 1000;
+
+	if (!s || !s->audit)
+		return;
+	n = sbx_audit_fold_end(&s->fold);
+	if (n)
+		audit_emit(s, s->pending, n, now);
+	n = sbx_audit_rate_end(&s->fold);
+	if (n) {
+		char line[512];
+
+		if (sbx_audit_fmt_suppressed(line, sizeof(line), sbx_audit_ids(s->audit),
+		                             realtime_ms(), n) < sizeof(line))
+			(void)sbx_audit_write(s->audit, line);
+	}
+}
+
+/* Count it, record it in the audit log where it is noteworthy (folded and capped:
+ * sbx_audit_fold), tell cmd/sbx. */
 static void report(struct sbx_supervisor *s, const struct sbx_sup_req *req,
                    const struct sbx_sup_verdict *v, const char *asked, int errnum, uint64_t t0,
                    bool noteworthy)
@@ -2360,23 +2422,33 @@ static void report(struct sbx_supervisor *s, const struct sbx_sup_req *req,
 	else
 		s->n_allowed++;
 	if (s->audit && noteworthy) {
-		static char record[SBX_AUDIT_LINE_MAX];
+		static char record[SBX_AUDIT_LINE_MAX], host[SBX_PATH_MAX];
+		uint64_t now = now_us() / 1000, repeated, flush;
+		enum sbx_audit_fold_act act =
+		    sbx_audit_fold(&s->fold, req, v, errnum, now, &repeated, &flush);
 		struct sbx_audit_decision d = {
 		    .time_ms = realtime_ms(),
 		    .req = req,
 		    .verdict = v,
 		    .asked_path = asked,
-		    .host_path = NULL,
+		    .host_path = host_path_of(s, req->t.path, host, sizeof(host)),
 		    .errnum = errnum,
 		    .latency_us = ev.latency_us,
 		    .batch_uses = 0,
+		    .repeated = repeated,
 		};
 
-		/* a record that cannot be written is lost, not the call: the end record's
-		 * counts still hold it */
-		if (sbx_audit_fmt_decision(record, sizeof(record), sbx_audit_ids(s->audit), &d) <
-		    sizeof(record))
-			(void)sbx_audit_write(s->audit, record);
+		if (flush)
+			audit_emit(s, s->pending, flush, now);
+		if (act == SBX_AUDIT_FOLD_KEEP) {
+			if (sbx_audit_fmt_decision(s->pending, sizeof(s->pending),
+			                           sbx_audit_ids(s->audit),
+			                           &d) >= sizeof(s->pending))
+				s->pending[0] = '\0';
+		} else if (sbx_audit_fmt_decision(record, sizeof(record), sbx_audit_ids(s->audit),
+		                                  &d) < sizeof(record)) {
+			audit_emit(s, record, act == SBX_AUDIT_FOLD_WRITE ? repeated : 1, now);
+		}
 	}
 	if (s->on_event)
 		s->on_event(s->event_ctx, &ev);
@@ -2407,6 +2479,7 @@ static void ask_broker(struct sbx_supervisor *s, int procdir, const struct sbx_s
                        struct sbx_sup_verdict *v)
 {
 	static char json[SBX_AUDIT_LINE_MAX], cmdbuf[4096];
+	static char host[SBX_PATH_MAX];
 	char scope[SBX_SUP_SCOPE_MAX], prompt[1024], what[512], who[64];
 	char *argv[64];
 	unsigned timeout = s->sp->timeout_ms ? s->sp->timeout_ms : SBX_SUP_TIMEOUT_MS;
@@ -2430,7 +2503,7 @@ static void ask_broker(struct sbx_supervisor *s, int procdir, const struct sbx_s
 	    .req = req,
 	    .verdict = v,
 	    .scope = scope,
-	    .host_path = NULL,
+	    .host_path = host_path_of(s, req->t.path, host, sizeof(host)),
 	    .cmdline = argv,
 	    .deadline_ms = realtime_ms() + timeout,
 	};
@@ -2443,7 +2516,7 @@ static void ask_broker(struct sbx_supervisor *s, int procdir, const struct sbx_s
 		sbx_escape(who, sizeof(who), req->comm ? req->comm : "?", SBX_ESCAPE_TEXT);
 		snprintf(prompt, sizeof(prompt), "sbx: %s %s by %s[%d]? [y/N/a(lways)] ",
 		         sbx_sup_op_name(req->op), what, who, req->pid);
-		sbx_broker_ask(s->broker, json, prompt, timeout, &ans);
+		sbx_broker_ask(s->broker, json, prompt, timeout, &s->cancel, &ans);
 	}
 	allow = ans.allow;
 	(void)sbx_sup_session_record(&s->session, s->sp, req, allow, ans.remember, NULL);

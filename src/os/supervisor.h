@@ -58,8 +58,16 @@ typedef void (*sbx_sup_event_fn)(void *ctx, const struct sbx_sup_event *ev);
 /* Called for every decision (cmd/sbx prints denials, and all with --verbose). */
 void sbx_supervisor_on_event(struct sbx_supervisor *s, sbx_sup_event_fn fn, void *ctx);
 
+/* What cancels a pending broker question (sbx's signalfd and its reader, os/broker.h);
+ * copied. Without it a question waits for its answer or its timeout. */
+struct sbx_broker_cancel;
+void sbx_supervisor_set_cancel(struct sbx_supervisor *s, const struct sbx_broker_cancel *c);
+
 /* The sandbox's id (32 hex digits; borrowed) for the broker's requests. */
 void sbx_supervisor_set_id(struct sbx_supervisor *s, const char *sandbox_id);
+/* Before the end record: write the folded decision record still pending and say the
+ * records the rate cap dropped (sbx/audit.h, sbx_audit_fold). Accepts NULL. */
+void sbx_supervisor_flush(struct sbx_supervisor *s);
 /* For the audit log's end record: requests asked, calls allowed and denied, and "supervisor
  * lost" where the supervisor ended the sandbox (NULL otherwise). */
 void sbx_supervisor_counts(const struct sbx_supervisor *s, uint64_t *asked, uint64_t *allowed,

@@ -88,7 +88,7 @@ static void ask(struct sbx_broker *b, unsigned id, unsigned timeout_ms,
 
 	request(req, sizeof(req), id);
 	sbx_broker_ask(b, req, "sbx: delete /ws/build/x by rm[42]? [y/N/a(lways)] ", timeout_ms,
-	               ans);
+	               NULL, ans);
 }
 
 /* A file's whole text (allocated; a case is a short-lived child), or NULL. */
@@ -230,6 +230,81 @@ static void test_cmd_hang_times_out(void)
 			        (int)bg);
 		usleep(10000);
 	}
+	sbx_broker_close(b);
+}
+
+/* The cancel fd: each byte read is a signal; 'T' cancels (SIGTERM), others do not. */
+static bool cancel_on_t(void *ctx)
+{
+	int fd = *(int *)ctx;
+	bool cancel = false;
+	char c;
+
+	for (;;) {
+		struct pollfd p = {fd, POLLIN, 0};
+
+		if (poll(&p, 1, 0) <= 0 || read(fd, &c, 1) != 1)
+			break;
+		cancel = cancel || c == 'T';
+	}
+	return cancel;
+}
+
+/* sbx told to end while a broker thinks (SIGTERM, ^C): the question is denied at once (not
+ * at the broker's timeout), decider CANCELLED, the broker's group killed; a signal that does
+ * not end sbx (a SIGCHLD) leaves the question waiting. Before, sbx waited out the timeout. */
+static void test_cmd_cancelled(void)
+{
+	char *pidfile = it_path(it_tmpdir(), "bg.pid");
+	char body[4200];
+	struct sbx_broker *b;
+	struct sbx_broker_answer a;
+	uint64_t t0, t1;
+	int pipefd[2], st;
+	pid_t sender, bg;
+
+	snprintf(body, sizeof(body), "sleep 1000 & echo $! >'%s'; sleep 1000", pidfile);
+	b = open_cmd("hang", body);
+	IT_EXPECT_INT(pipe(pipefd), 0);
+	sender = fork();
+	IT_EXPECT(sender >= 0);
+	if (sender == 0) {
+		usleep(200000);
+		if (write(pipefd[1], "C", 1) != 1)
+			_exit(1);
+		usleep(300000);
+		_exit(write(pipefd[1], "T", 1) == 1 ? 0 : 1);
+	}
+	close(pipefd[1]);
+	{
+		char req[1024];
+		const struct sbx_broker_cancel cancel = {pipefd[0], cancel_on_t, &pipefd[0]};
+
+		request(req, sizeof(req), 1);
+		t0 = mono_ms();
+		sbx_broker_ask(b, req, "sbx: delete /ws/x? ", 20000, &cancel, &a);
+		t1 = mono_ms();
+	}
+	IT_EXPECT(waitpid(sender, &st, 0) == sender && st == 0);
+	IT_EXPECT(!a.allow);
+	IT_EXPECT_INT(a.decider, SBX_SUP_BY_CANCELLED);
+	IT_EXPECT(t1 - t0 >= 450 && t1 - t0 < 5000);
+	expect_no_children();
+	bg = (pid_t)atoi(slurp(pidfile));
+	IT_EXPECT(bg > 0);
+	for (uint64_t end = mono_ms() + 5000; kill(bg, 0) == 0;) {
+		char stat[64], *s;
+
+		snprintf(stat, sizeof(stat), "/proc/%d/stat", (int)bg);
+		s = slurp(stat);
+		if (s && strstr(s, ") Z "))
+			break;
+		if (mono_ms() > end)
+			it_fail(__FILE__, __LINE__, "the broker's background process %d lives on",
+			        (int)bg);
+		usleep(10000);
+	}
+	close(pipefd[0]);
 	sbx_broker_close(b);
 }
 
@@ -412,7 +487,7 @@ __attribute__((noreturn)) static void tty_asker(const char *slave, int go, int r
 			_exit(4);
 		request(req, sizeof(req), (unsigned)i + 1);
 		sbx_broker_ask(b, req, "sbx: delete /ws/evil\x1b]0;pwned\x07 by rm[42]? ",
-		               timeout_ms, &a);
+		               timeout_ms, NULL, &a);
 		r.allow = a.allow;
 		r.remember = a.remember;
 		r.decider = a.decider;
@@ -437,9 +512,18 @@ static void tty_round(int master, int go, int report, const char *typed_ahead, c
 	len = 0;
 	screen[0] = '\0';
 	IT_EXPECT(write(go, "g", 1) == 1);
-	pty_wait_for(master, "by rm[42]? ", screen, sizeof(screen), &len);
+	/* the header line, then the prompt (the terminal turns \n into \r\n) */
+	pty_wait_for(master, "by rm[42]? \r\r\nsbx: delete /ws/evil\\x1b]0;pwned\\x07 by rm[42]? ",
+	             screen, sizeof(screen), &len);
 	/* the prompt's control bytes reach the terminal escaped, never raw */
 	IT_EXPECT_CONTAINS(screen, "\\x1b]0;pwned\\x07");
+	/* sbx's own line, which a worker's output cannot be mistaken for: after a blank line,
+	 * plain attributes, "sbx asks:" in bold, the whole question */
+	IT_EXPECT_CONTAINS(screen, "\033[0m\r");
+	IT_EXPECT_CONTAINS(screen, "\n\r\r\n\033[1msbx asks:\033[0m sbx: delete /ws/evil");
+	/* apart from sbx's own attributes, no escape and no bell reaches the terminal */
+	for (char *own; (own = strstr(screen, "\033[0m")) || (own = strstr(screen, "\033[1m"));)
+		memset(own, '.', 4);
 	IT_EXPECT(!memchr(screen, 0x1b, len) && !memchr(screen, 0x07, len));
 	if (answer)
 		IT_EXPECT(write(master, answer, strlen(answer)) > 0);
@@ -1033,6 +1117,52 @@ static void test_sbx_warns_writable_log(void)
 	it_sbxv(&r, "run", "--audit-log", log, "-v", ro, "--", "true", NULL);
 	IT_EXPECT_INT(r.status, 0);
 	IT_EXPECT_NOT_CONTAINS(r.err, "writable inside");
+	/* read-only: the worker reads every run's records (before: no warning) */
+	IT_EXPECT_CONTAINS(r.err, "is readable inside the sandbox");
+	it_sbxv(&r, "run", "--audit-log", log, "--", "true", NULL);
+	IT_EXPECT_INT(r.status, 0);
+	IT_EXPECT_NOT_CONTAINS(r.err, "inside the sandbox");
+}
+
+static char *asking_workspace(const char *ws);
+static void supervised_or_skip(const struct it_run *r);
+
+/* A listening unix socket at path (nothing accepts: a connect still succeeds). */
+static int listen_at(const char *path)
+{
+	struct sockaddr_un sa = {.sun_family = AF_UNIX};
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+	if (strlen(path) >= sizeof(sa.sun_path))
+		it_skip("the test's directory is too long for a socket path");
+	memcpy(sa.sun_path, path, strlen(path) + 1);
+	IT_EXPECT(fd >= 0);
+	IT_EXPECT_INT(bind(fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
+	IT_EXPECT_INT(listen(fd, 8), 0);
+	return fd;
+}
+
+/* A socket broker the worker can reach is one it can send forged requests to: sbx warns at
+ * launch; not where no mount shows the socket. (Before: no warning.) */
+static void test_sbx_warns_reachable_socket(void)
+{
+	char *ws = it_path(it_tmpdir(), "ws"), *prof = asking_workspace(ws);
+	char *in = it_path(ws, "b.sock"), *out = it_path(it_tmpdir(), "b.sock"), spec[4200];
+	int fd_in = listen_at(in), fd_out = listen_at(out);
+	struct it_run r;
+
+	snprintf(spec, sizeof(spec), "socket:%s", in);
+	it_sbxv(&r, "run", "-p", prof, "--approve", spec, "--", "true", NULL);
+	supervised_or_skip(&r);
+	IT_EXPECT_INT(r.status, 0);
+	IT_EXPECT_CONTAINS(r.err, "the broker's socket");
+	IT_EXPECT_CONTAINS(r.err, "is reachable inside the sandbox");
+	snprintf(spec, sizeof(spec), "socket:%s", out);
+	it_sbxv(&r, "run", "-p", prof, "--approve", spec, "--", "true", NULL);
+	IT_EXPECT_INT(r.status, 0);
+	IT_EXPECT_NOT_CONTAINS(r.err, "reachable inside");
+	close(fd_in);
+	close(fd_out);
 }
 
 /* 50 sandboxes at once, one log: 50 starts and 50 ends, each whole and parseable, each
@@ -1144,6 +1274,14 @@ static void test_chain_cmd_broker_denies(void)
 	IT_EXPECT(strchr(text, '\n') == text + strlen(text) - 1);
 	IT_EXPECT_CONTAINS(text, "\"type\":\"approval\"");
 	IT_EXPECT_CONTAINS(text, "\"label\":\"t-1\"");
+	/* the host path behind the bind mount, in the request and the records (was null) */
+	{
+		char want[4300];
+
+		snprintf(want, sizeof(want), "\"host_path\":\"%s/build", ws);
+		IT_EXPECT_CONTAINS(text, want);
+		IT_EXPECT_CONTAINS(slurp(log), want);
+	}
 	text = slurp(log);
 	IT_EXPECT_CONTAINS(text, "\"type\":\"decision\"");
 	IT_EXPECT_CONTAINS(text, "\"decider\":\"broker\"");
@@ -1176,6 +1314,162 @@ static void test_chain_cmd_broker_allows(void)
 	IT_EXPECT(access(it_path(ws, "build"), F_OK) < 0 && errno == ENOENT);
 	IT_EXPECT_CONTAINS(slurp(log), "\"asked\":1,\"allowed\":");
 	IT_EXPECT_CONTAINS(slurp(log), "\"denied\":0}");
+}
+
+/* A worker in a loop of denied calls (5000 denied deletes by one rm): the audit log and the
+ * terminal get a few lines, one of them "repeated"/"more like it" with the count, not 5000
+ * (before: one record and one line each; 39 MB/s were seen). */
+static void test_chain_denials_folded(void)
+{
+	char *ws = it_path(it_tmpdir(), "ws"), *log = log_of("flood.log"), *prof, *text, *p;
+	struct it_run r;
+	size_t records = 0, lines = 0;
+
+	prof = asking_workspace(ws);
+	it_sbxv(&r, "run", "-p", prof, "--approve", "deny", "--audit-log", log, "--chdir", ws, "--",
+	        "sh", "-c",
+	        "set --; i=0; while [ $i -lt 5000 ]; do set -- \"$@\" build/a; i=$((i+1)); "
+	        "done; rm -f \"$@\" 2>/dev/null; true",
+	        NULL);
+	supervised_or_skip(&r);
+	IT_EXPECT_INT(r.status, 0);
+	text = slurp(log);
+	IT_EXPECT(text != NULL);
+	for (p = text; (p = strstr(p, "\"type\":\"decision\"")); p++)
+		records++;
+	for (p = r.err; (p = strstr(p, "sbx: supervisor: ")); p++)
+		lines++;
+	if (records > 10 || lines > 10)
+		it_fail(__FILE__, __LINE__, "%zu records, %zu lines for 5000 like denials", records,
+		        lines);
+	IT_EXPECT(strstr(text, "\"repeated\":") != NULL);
+	IT_EXPECT_CONTAINS(r.err, "more like it, the last: denied delete");
+	/* the counts are whole */
+	IT_EXPECT_CONTAINS(text, "\"denied\":5000");
+}
+
+/* sbx check answers ask (not allow) for an operation a mount's approvals ask, and who will
+ * answer in a run; an operation nothing asks stays allow. (Before: allow.) */
+static void test_check_says_ask(void)
+{
+	char *ws = it_path(it_tmpdir(), "ws"), *prof = asking_workspace(ws);
+	char *file = it_path(ws, "build/a");
+	struct it_run r;
+
+	it_sbxv(&r, "check", "--profile", prof, "delete", file, NULL);
+	IT_EXPECT_INT(r.status, 1);
+	IT_EXPECT_CONTAINS(r.out, "ask   delete");
+	IT_EXPECT_CONTAINS(r.out, "approvals: delete ask");
+	IT_EXPECT_CONTAINS(r.out, "denies where sbx has none");
+	IT_EXPECT_NOT_CONTAINS(r.out, "allow delete");
+	it_sbxv(&r, "check", "--profile", prof, "create,read", file, NULL);
+	IT_EXPECT_INT(r.status, 0);
+	IT_EXPECT_CONTAINS(r.out, "allow create");
+}
+
+/* sbx run with a cmd broker that never answers; returns sbx's pid once the broker runs
+ * (its pid in pidfile). */
+static pid_t run_with_hanging_broker(const char *ws, const char *log, const char *pidfile)
+{
+	char body[4200], spec[4200], *prof = asking_workspace(ws);
+	pid_t pid;
+
+	snprintf(body, sizeof(body), "echo $$ >'%s.tmp'; mv '%s.tmp' '%s'; exec sleep 1000",
+	         pidfile, pidfile, pidfile);
+	snprintf(spec, sizeof(spec), "cmd:%s", script("hang", body));
+	pid = fork();
+	IT_EXPECT(pid >= 0);
+	if (pid == 0) {
+		int null = open("/dev/null", O_RDWR);
+
+		dup2(null, 0);
+		dup2(null, 1);
+		dup2(null, 2);
+		execl(it_sbx_path(), "sbx", "run", "-p", prof, "--approve", spec,
+		      "--approve-timeout", "3600", "--audit-log", log, "--chdir", ws, "--", "rm",
+		      "-rf", "build", (char *)NULL);
+		_exit(127);
+	}
+	for (uint64_t end = mono_ms() + 20000; access(pidfile, F_OK) != 0;) {
+		int st;
+
+		if (waitpid(pid, &st, WNOHANG) == pid)
+			it_skip("sbx ended before it asked (no supervisor here?): %d", st);
+		if (mono_ms() > end)
+			it_fail(__FILE__, __LINE__, "the broker was never asked");
+		usleep(10000);
+	}
+	return pid;
+}
+
+static void expect_gone(pid_t pid, unsigned ms)
+{
+	for (uint64_t end = mono_ms() + ms; kill(pid, 0) == 0;) {
+		char stat[64], *s;
+
+		snprintf(stat, sizeof(stat), "/proc/%d/stat", (int)pid);
+		s = slurp(stat);
+		if (s && strstr(s, ") Z "))
+			return;
+		if (mono_ms() > end)
+			it_fail(__FILE__, __LINE__, "process %d lives on", (int)pid);
+		usleep(10000);
+	}
+}
+
+/* SIGTERM (and ^C) while a broker is asked: the question is denied at once, decider
+ * "cancelled", and the sandbox ends as the signal asked, not after --approve-timeout 3600.
+ * (Before: sbx ignored it until the broker's timeout.) */
+static void test_chain_sigterm_cancels_question(void)
+{
+	static const int sigs[] = {SIGTERM, SIGINT};
+
+	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++) {
+		char name[32], *ws, *log, *pidfile, *text;
+		pid_t pid, broker;
+		int st;
+
+		snprintf(name, sizeof(name), "ws%zu", i);
+		ws = it_path(it_tmpdir(), name);
+		snprintf(name, sizeof(name), "cancel%zu.log", i);
+		log = log_of(name);
+		snprintf(name, sizeof(name), "broker%zu.pid", i);
+		pidfile = it_path(it_tmpdir(), name);
+		pid = run_with_hanging_broker(ws, log, pidfile);
+		broker = (pid_t)atoi(slurp(pidfile));
+		kill(pid, sigs[i]);
+		for (uint64_t end = mono_ms() + 10000; waitpid(pid, &st, WNOHANG) != pid;) {
+			if (mono_ms() > end) {
+				kill(pid, SIGKILL);
+				it_fail(__FILE__, __LINE__,
+				        "sbx did not end on signal %d while it "
+				        "asked",
+				        sigs[i]);
+			}
+			usleep(10000);
+		}
+		expect_gone(broker, 5000);
+		text = slurp(log);
+		IT_EXPECT(text != NULL);
+		IT_EXPECT_CONTAINS(text, "\"decider\":\"cancelled\"");
+		IT_EXPECT(access(it_path(ws, "build/a"), F_OK) == 0);
+	}
+}
+
+/* sbx SIGKILLed while a cmd broker thinks: the broker dies with it (PR_SET_PDEATHSIG), no
+ * host process left running. */
+static void test_chain_sbx_killed_kills_broker(void)
+{
+	char *ws = it_path(it_tmpdir(), "ws"), *log = log_of("k.log");
+	char *pidfile = it_path(it_tmpdir(), "broker.pid");
+	pid_t pid = run_with_hanging_broker(ws, log, pidfile), broker;
+	int st;
+
+	broker = (pid_t)atoi(slurp(pidfile));
+	IT_EXPECT(broker > 0);
+	kill(pid, SIGKILL);
+	IT_EXPECT(waitpid(pid, &st, 0) == pid);
+	expect_gone(broker, 5000);
 }
 
 /* The same through a terminal: the person reads the prompt and types y. */
@@ -1259,6 +1553,7 @@ int main(int argc, char **argv)
 	    IT_CASE(test_cmd_deny_exit_1),
 	    IT_CASE(test_cmd_answers),
 	    IT_CASE(test_cmd_hang_times_out),
+	    IT_CASE(test_cmd_cancelled),
 	    IT_CASE(test_cmd_crash),
 	    IT_CASE(test_cmd_flood),
 	    IT_CASE(test_cmd_fds_not_inherited),
@@ -1277,10 +1572,15 @@ int main(int argc, char **argv)
 	    IT_CASE(test_sbx_worker_has_no_audit_fds),
 	    IT_CASE(test_sbx_explain),
 	    IT_CASE(test_sbx_warns_writable_log),
+	    IT_CASE(test_sbx_warns_reachable_socket),
 	    IT_CASE(test_sbx_concurrent_sandboxes),
 	    IT_CASE(test_chain_cmd_broker_denies),
 	    IT_CASE(test_chain_cmd_broker_allows),
 	    IT_CASE(test_chain_tty_person_allows),
+	    IT_CASE(test_chain_sigterm_cancels_question),
+	    IT_CASE(test_check_says_ask),
+	    IT_CASE(test_chain_denials_folded),
+	    IT_CASE(test_chain_sbx_killed_kills_broker),
 	    IT_CASE(test_sbx_nested_parent_id),
 	};
 

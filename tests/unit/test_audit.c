@@ -373,13 +373,120 @@ static void test_sha256(void **state)
 	}
 }
 
+/* Folding: like decisions less than the gap apart are one pending record with a count,
+ * written when a different one comes, every SBX_AUDIT_FOLD_EVERY_MS, and at the end; a
+ * different op, rule, answer, decider, errno or command name, or a pause, starts a new run. */
+static void test_fold(void **state)
+{
+	struct sbx_audit_fold f;
+	struct sbx_sup_req a = {.op = SBX_SUP_OP_DELETE, .comm = "rm"}, b = a, c = a;
+	struct sbx_sup_verdict v = {.answer = SBX_SUP_DENY, .decider = SBX_SUP_BY_GRANT}, w = v;
+	uint64_t rep, flush, t = 1000000;
+
+	(void)state;
+	memset(&f, 0, sizeof(f));
+	snprintf(v.rule, sizeof(v.rule), "approvals: /ws delete ask");
+	snprintf(w.rule, sizeof(w.rule), "approvals: /ws delete ask, refused");
+	b.comm = "sh";
+	c.op = SBX_SUP_OP_RENAME;
+	assert_int_equal(sbx_audit_fold(&f, &a, &v, EACCES, t, &rep, &flush), SBX_AUDIT_FOLD_NEW);
+	assert_int_equal(flush, 0);
+	for (uint64_t i = 1; i <= 1000; i++) {
+		assert_int_equal(sbx_audit_fold(&f, &a, &v, EACCES, t + i, &rep, &flush),
+		                 SBX_AUDIT_FOLD_KEEP);
+		assert_int_equal(rep, i);
+	}
+	/* another command name: the pending 1000 are flushed first */
+	assert_int_equal(sbx_audit_fold(&f, &b, &v, EACCES, t + 1001, &rep, &flush),
+	                 SBX_AUDIT_FOLD_NEW);
+	assert_int_equal(flush, 1000);
+	assert_int_equal(rep, 0);
+	/* another rule, op, errno: each a new run */
+	assert_int_equal(sbx_audit_fold(&f, &b, &w, EACCES, t + 1002, &rep, &flush),
+	                 SBX_AUDIT_FOLD_NEW);
+	assert_int_equal(flush, 0);
+	assert_int_equal(sbx_audit_fold(&f, &c, &w, EACCES, t + 1003, &rep, &flush),
+	                 SBX_AUDIT_FOLD_NEW);
+	assert_int_equal(sbx_audit_fold(&f, &c, &w, EPERM, t + 1004, &rep, &flush),
+	                 SBX_AUDIT_FOLD_NEW);
+	assert_int_equal(sbx_audit_fold(&f, &c, &w, EPERM, t + 1005, &rep, &flush),
+	                 SBX_AUDIT_FOLD_KEEP);
+	/* a pause longer than the gap ends the run */
+	assert_int_equal(
+	    sbx_audit_fold(&f, &c, &w, EPERM, t + 1005 + SBX_AUDIT_FOLD_GAP_MS, &rep, &flush),
+	    SBX_AUDIT_FOLD_NEW);
+	assert_int_equal(flush, 1);
+	/* a long run is written every SBX_AUDIT_FOLD_EVERY_MS */
+	t += 10000;
+	{
+		uint64_t written = 0, folded = 0;
+
+		for (uint64_t i = 1; i <= 12000; i++) {
+			enum sbx_audit_fold_act act =
+			    sbx_audit_fold(&f, &c, &w, EPERM, t + i, &rep, &flush);
+
+			if (act == SBX_AUDIT_FOLD_WRITE) {
+				written++;
+				folded += rep;
+			}
+		}
+		assert_int_equal(written, 12000 / SBX_AUDIT_FOLD_EVERY_MS);
+		folded += sbx_audit_fold_end(&f);
+		assert_int_equal(folded, 12000 - 1); /* the first was a NEW */
+	}
+	assert_int_equal(sbx_audit_fold_end(&f), 0);
+}
+
+/* The cap: at most SBX_AUDIT_RATE_MAX records a second; the dropped decisions are said once
+ * in the next second's first record, and at the end. */
+static void test_rate(void **state)
+{
+	struct sbx_audit_fold f;
+	uint64_t said, admitted = 0, t = 5000000;
+
+	(void)state;
+	memset(&f, 0, sizeof(f));
+	for (int i = 0; i < 1000; i++) {
+		admitted += sbx_audit_rate(&f, t + (uint64_t)i % 1000, 1, &said);
+		assert_int_equal(said, 0);
+	}
+	assert_int_equal(admitted, SBX_AUDIT_RATE_MAX);
+	/* the next second: admitted, with the 800 dropped to say first */
+	assert_true(sbx_audit_rate(&f, t + 1000, 1, &said));
+	assert_int_equal(said, 1000 - SBX_AUDIT_RATE_MAX);
+	assert_true(sbx_audit_rate(&f, t + 1001, 1, &said));
+	assert_int_equal(said, 0);
+	/* a folded record dropped counts its decisions */
+	for (int i = 0; i < 1000; i++)
+		(void)sbx_audit_rate(&f, t + 1002, 1, &said);
+	assert_false(sbx_audit_rate(&f, t + 1003, 50, &said));
+	assert_int_equal(sbx_audit_rate_end(&f), 1000 - (SBX_AUDIT_RATE_MAX - 3) + 50);
+	assert_int_equal(sbx_audit_rate_end(&f), 0);
+	/* the records themselves */
+	sbx_audit_fmt_suppressed(line, sizeof(line), &ids, 0, 42);
+	expect(line, "type", "suppressed");
+	expect(line, "count", "42");
+	{
+		struct sbx_sup_req q = {.op = SBX_SUP_OP_DELETE, .comm = "rm"};
+		struct sbx_sup_verdict v = {.answer = SBX_SUP_DENY};
+		struct sbx_audit_decision d = {.req = &q, .verdict = &v, .repeated = 4998};
+
+		sbx_audit_fmt_decision(line, sizeof(line), &ids, &d);
+		expect(line, "repeated", "4998");
+		d.repeated = 0;
+		sbx_audit_fmt_decision(line, sizeof(line), &ids, &d);
+		assert_null(strstr(line, "repeated"));
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_time),     cmocka_unit_test(test_start),
 	    cmocka_unit_test(test_decision), cmocka_unit_test(test_end),
 	    cmocka_unit_test(test_cut),      cmocka_unit_test(test_every_byte),
-	    cmocka_unit_test(test_sha256),
+	    cmocka_unit_test(test_sha256),   cmocka_unit_test(test_fold),
+	    cmocka_unit_test(test_rate),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -43,6 +43,19 @@ static const struct {
     {"\xe6\x97", "\\xe6\\x97", "\\ufffd\\ufffd"},
     {"\xe6\x97/", "\\xe6\\x97/", "\\ufffd\\ufffd/"},
     {"\xff\xfe", "\\xff\\xfe", "\\ufffd\\ufffd"},
+    /* bidi controls and invisible format characters: U+202E RIGHT-TO-LEFT OVERRIDE,
+     * U+200B ZERO WIDTH SPACE, U+2066 and U+2069 (isolates), U+200E, U+200F, U+061C, U+FEFF,
+     * U+2028; their neighbours U+200A, U+2030 and U+FEFE pass */
+    {"evil\xe2\x80\xaetxt.sh", "evil\\xe2\\x80\\xaetxt.sh", "evil\\u202etxt.sh"},
+    {"a\xe2\x80\x8b"
+     "b",
+     "a\\xe2\\x80\\x8bb", "a\\u200bb"},
+    {"\xe2\x81\xa6x\xe2\x81\xa9", "\\xe2\\x81\\xa6x\\xe2\\x81\\xa9", "\\u2066x\\u2069"},
+    {"\xe2\x80\x8e\xe2\x80\x8f\xd8\x9c\xef\xbb\xbf\xe2\x80\xa8",
+     "\\xe2\\x80\\x8e\\xe2\\x80\\x8f\\xd8\\x9c\\xef\\xbb\\xbf\\xe2\\x80\\xa8",
+     "\\u200e\\u200f\\u061c\\ufeff\\u2028"},
+    {"\xe2\x80\x8a\xe2\x80\xb0\xef\xbb\xbe", "\xe2\x80\x8a\xe2\x80\xb0\xef\xbb\xbe",
+     "\xe2\x80\x8a\xe2\x80\xb0\xef\xbb\xbe"},
     /* the largest code point and the last before the surrogates are well-formed */
     {"\xf4\x8f\xbf\xbf\xed\x9f\xbf", "\xf4\x8f\xbf\xbf\xed\x9f\xbf",
      "\xf4\x8f\xbf\xbf\xed\x9f\xbf"},
@@ -59,6 +72,15 @@ static bool has_unsafe_byte(const char *s)
 
 		if (n == 0 ||
 		    (n == 2 && (unsigned char)p[0] == 0xc2 && (unsigned char)p[1] <= 0x9f))
+			return true;
+		/* nor a bidi control or an invisible format character */
+		if (n >= 2 &&
+		    (strncmp(p, "\xd8\x9c", 2) == 0 || strncmp(p, "\xef\xbb\xbf", 3) == 0 ||
+		     (strncmp(p, "\xe2\x80", 2) == 0 &&
+		      (((unsigned char)p[2] >= 0x8b && (unsigned char)p[2] <= 0x8f) ||
+		       ((unsigned char)p[2] >= 0xa8 && (unsigned char)p[2] <= 0xae))) ||
+		     (strncmp(p, "\xe2\x81", 2) == 0 && (unsigned char)p[2] >= 0xa0 &&
+		      (unsigned char)p[2] <= 0xa9)))
 			return true;
 		p += n;
 	}

@@ -169,6 +169,14 @@ static void test_fix_table(void **state)
 	     "could not be resolved"},
 	    {"supervised: protected names hold only for calls sbx performs", "policy", NULL,
 	     "none for a sub-sandbox"},
+	    /* a hostile log line: an empty class, no mount, an unknown class; never
+	     * "approvals: {: allow}" */
+	    {"approvals: /ws  ask", "person", "/ws/x", "none to suggest"},
+	    {"approvals: ", "person", "/ws/x", "none to suggest"},
+	    {"approvals: /ws chmod ask", "person", "/ws/x", "none to suggest"},
+	    {"approvals: ws delete ask", "person", "/ws/x", "none to suggest"},
+	    {"approvals: cancelled", "cancelled", "/ws/x", "none to suggest"},
+	    {"approvals: /ws delete ask", "cancelled", "/ws/x", "told to end"},
 	    {"something new", "policy", NULL, "no profile change is known"},
 	    {NULL, NULL, NULL, "no rule is recorded"},
 	};
