@@ -141,8 +141,21 @@ static int plan_landlock(const struct sbx_finish_in *in, const struct sbx_finish
 	 * file access lets its processes mount); where per-operation rights need Landlock, it
 	 * stays whole and nested sandboxes fall back to the landlock backend. */
 	if (!plan->backend_landlock && in->spec->nesting) {
-		if (plan->landlock.needed_fs == 0)
+		/* A sub-sandbox under a parent's supervisor keeps its file layer: the parent's
+		 * listener lets the kernel make its calls in its context (CONTINUE), and only its
+		 * own layer bounds a descriptor from outside its root (passed to it, or reached
+		 * through a magic link) with which it could race that check. */
+		bool served = in->child && facts->sup_listener == -EBUSY;
+
+		if (plan->landlock.needed_fs == 0 && !served)
 			sbx_ll_scopes_only(&plan->landlock);
+		else if (served)
+			r = sbx_ll_note(
+			    &plan->landlock,
+			    "nested sandboxes cannot build mount namespaces under this Landlock "
+			    "domain (it forbids mounting; kept whole because a parent's supervisor "
+			    "serves this sandbox): they use the landlock backend",
+			    err);
 		else
 			r = sbx_ll_note(
 			    &plan->landlock,

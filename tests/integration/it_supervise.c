@@ -127,6 +127,35 @@ static void race(const char *dir, int n, bool memory)
 	printf("race %s => made %d\n", memory ? "memory" : "link", made);
 }
 
+/* The same race on a directory descriptor (the caller's FD): the path flips between
+ * "./sub/.git" and "././.git" relative to it. */
+static void race_at(int dfd, int n)
+{
+	pthread_t th;
+	int made = 0;
+
+	race_dir = ".";
+	snprintf(race_buf, sizeof(race_buf), "./sub/.git");
+	stop_flag = 0;
+	pthread_create(&th, NULL, flip_memory, NULL);
+	for (int i = 0; i < n; i++) {
+		int fd = openat(dfd, race_buf, O_CREAT | O_WRONLY | O_CLOEXEC, 0644);
+
+		if (fd >= 0) {
+			made++;
+			close(fd);
+			unlinkat(dfd, "sub/.git", 0);
+		}
+		if (mkdirat(dfd, race_buf, 0755) == 0) {
+			made++;
+			unlinkat(dfd, "sub/.git", AT_REMOVEDIR);
+		}
+	}
+	stop_flag = 1;
+	pthread_join(th, NULL);
+	printf("race at => made %d\n", made);
+}
+
 static int own_listener(void)
 {
 	struct sock_filter allow[] = {BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW)};
@@ -270,6 +299,9 @@ static int in_main(int argc, char **argv)
 			i += 2;
 		} else if (!strcmp(op, "race-memory")) {
 			race(a, atoi(b), true);
+			i += 2;
+		} else if (!strcmp(op, "race-at")) {
+			race_at(atoi(a), atoi(b));
 			i += 2;
 		} else if (!strcmp(op, "narrow")) {
 			/* a filter of its own: the caller is "narrower" than the worker */
@@ -743,6 +775,28 @@ static void test_nested_unrestricted(void)
 	IT_EXPECT(!exists(it_path(ws, "plain")));
 }
 
+/*
+ * A restricted child handed a descriptor of the workspace (its standard input) from outside
+ * its root: the parent's supervisor, which finds no protected name's directory in the
+ * child's root, lets its creations through, and a thread flipping the path relative to
+ * that descriptor between "sub/.git" and ".git" would land WS/.git. The child's own
+ * Landlock layer, kept whole under a parent's supervisor, refuses it.
+ */
+static void test_nested_descriptor(void)
+{
+	struct it_run r;
+
+	setup();
+	run_nested(&r, fmt("%s run --restrict %s/sub --allow-read %s -- %s --in race-at 0 3000 "
+	                   "create %s/sub/child-made < %s",
+	                   it_sbx_path(), ws, it_self_dir(), it_self(), ws, ws));
+	IT_EXPECT(!exists(it_path(ws, ".git")));
+	/* it raced at all: its creations of sub/.git, where it may create, went through */
+	IT_EXPECT_CONTAINS(r.out, "race at => made ");
+	IT_EXPECT_NOT_CONTAINS(r.out, "race at => made 0\n");
+	IT_EXPECT_PROBE(r.out, "create", fmt("%s/sub/child-made", ws), "ok");
+}
+
 int main(int argc, char **argv)
 {
 	static const struct it_case cases[] = {
@@ -758,6 +812,7 @@ int main(int argc, char **argv)
 	    IT_CASE(test_landlock_metadata),
 	    IT_CASE(test_nested_restricted),
 	    IT_CASE(test_nested_unrestricted),
+	    IT_CASE(test_nested_descriptor),
 	};
 
 	if (argc > 1 && strcmp(argv[1], "--in") == 0)

@@ -584,6 +584,27 @@ static void test_nested_table(void **state)
 			assert_int_equal(sbx_nest_lookup(eff, "/w/.env")->kind, SBX_NEST_HIDDEN);
 			assert_int_equal(sbx_nest_lookup(eff, "/w/a")->kind, SBX_NEST_HIDDEN);
 		}
+		/* served by a parent's supervisor (its listener makes the child's EBUSY), a
+		 * nesting child keeps its file layer whole: only that bounds a descriptor from
+		 * outside its root with which it could race the supervisor's CONTINUE */
+		if (np.spec->nesting && !plan->backend_landlock) {
+			struct sbx_plan *served = NULL;
+			_cleanup_nest_ struct sbx_nest *eff2 = NULL;
+			struct sbx_finish_facts busy = facts;
+			struct sbx_finish_in in = {
+			    .spec = np.spec, .backend = np.backend, .child = np.child};
+
+			busy.sup_listener = -EBUSY;
+			assert_int_equal(sbx_plan_build(np.spec, &w.host, &served, &err), 0);
+			if (sbx_plan_finish(&in, &busy, served, NULL, 0, &err) < 0)
+				fail_msg("%s: finish, served: %s", c->name, err.msg);
+			assert_true(served->landlock.enabled && served->landlock.handled_fs != 0);
+			assert_int_equal(
+			    sbx_nest_decode(served->spec_blob, served->spec_len, &eff2, NULL), 0);
+			if (!eff2->landlocked)
+				fail_msg("%s: served, not landlocked", c->name);
+			sbx_plan_free(served);
+		}
 		sbx_plan_free(plan);
 		sbx_nest_planned_clear(&np);
 		world_clear(&w);
