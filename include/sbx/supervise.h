@@ -326,8 +326,10 @@ struct sbx_sup_session {
 };
 
 void sbx_sup_session_clear(struct sbx_sup_session *s);
-/* The scope of a request (see above; for a rename or link, of the side verdict.asked names)
- * into out; returns 0, -ENAMETOOLONG, or -EINVAL without a resolved path. */
+/* The scope of a request (see above; for a rename or link, of the side verdict.asked names;
+ * where sides that ask fall in different scopes, their common ancestor: the answer grants
+ * each side's own scope, and a broker must not read the question as one subtree's) into
+ * out; returns 0, -ENAMETOOLONG, or -EINVAL without a resolved path. */
 int sbx_sup_scope(const struct sbx_sup_plan *plan, const struct sbx_sup_req *req, char *out,
                   size_t size);
 /* The grant covering req (class, scope, command, window), or NULL; marks it used (last_ms,

@@ -210,12 +210,38 @@ int sbx_sup_scope(const struct sbx_sup_plan *plan, const struct sbx_sup_req *req
 	struct side s[SIDES_MAX];
 	size_t n;
 	const struct side *a;
+	int r;
 
 	if (!req || !req->t.path || req->t.path[0] != '/')
 		return -EINVAL;
 	n = sides_of(plan, req, s);
 	a = asked_side(s, n);
-	return scope_of(plan, a ? a->t->path : req->t.path, out, size);
+	r = scope_of(plan, a ? a->t->path : req->t.path, out, size);
+	if (r < 0 || !a || a->approval != SBX_APPROVE_ASK)
+		return r;
+	/* Every side that asks is granted by the answer (each its own scope): where they fall
+	 * in different scopes (a link of a file from elsewhere, an exchange), the question
+	 * names their common ancestor, so that a broker that allows one subtree is not read as
+	 * allowing the other. */
+	for (size_t i = 0; i < n; i++) {
+		char other[SBX_SUP_SCOPE_MAX];
+		size_t k;
+
+		if (s[i].approval != SBX_APPROVE_ASK ||
+		    scope_of(plan, s[i].t->path, other, sizeof(other)) < 0)
+			continue;
+		for (k = 0; out[k] && out[k] == other[k]; k++)
+			;
+		if (out[k] == '\0' && (other[k] == '\0' || other[k] == '/'))
+			continue; /* out holds other */
+		while (k > 0 && out[k] != '/')
+			k--; /* back to the last whole component they share */
+		if (out[k] == '/' && (k == 0 || other[k] == '/' || other[k] == '\0'))
+			out[k ? k : 1] = '\0';
+		else
+			out[1] = '\0';
+	}
+	return 0;
 }
 
 /* ---- the session ---- */

@@ -1064,6 +1064,13 @@ static void test_scope(void **state)
 	    {SBX_SUP_OP_RENAME, "/ws/a/b", "/ws/c/d", false, "/ws/c"},
 	    /* a rename out of an asking area into an allowing one: the rename side */
 	    {SBX_SUP_OP_RENAME, "/ws/asked/x/y", "/ws/c", false, "/ws/asked/x"},
+	    /* sides that ask in different scopes: their common ancestor */
+	    {SBX_SUP_OP_RENAME, "/ws/asked/a/x", "/ws/asked/b/x", true, "/ws/asked"},
+	    {SBX_SUP_OP_RENAME, "/ws/asked/ab/x", "/ws/asked/a/x", true, "/ws/asked"},
+	    {SBX_SUP_OP_RENAME, "/ws/asked/a/x", "/ws/asked/a/y", true, "/ws/asked/a"},
+	    {SBX_SUP_OP_RENAME, "/ws/asked/a", "/ws/x", true, "/ws"},
+	    {SBX_SUP_OP_RENAME, "/ws/asked/a", "/etc/x", true, "/ws/asked/a"},
+	    {SBX_SUP_OP_RENAME, "/ws/asked/a/x", "/ws/asked", true, "/ws/asked"},
 	};
 	char out[SBX_SUP_SCOPE_MAX];
 
@@ -1270,7 +1277,7 @@ static void test_session_rename_both_sides(void **state)
 	world(&plan, NULL);
 	assert_int_equal(decide(&plan, &s, &r).answer, SBX_SUP_ASK);
 	assert_int_equal(sbx_sup_scope(&plan, &r, scope, sizeof(scope)), 0);
-	assert_string_equal(scope, "/ws/asked/b");
+	assert_string_equal(scope, "/ws/asked"); /* both scopes: their common ancestor */
 	assert_true(sbx_sup_session_admit(&s, 10));
 	assert_int_equal(sbx_sup_session_record(&s, &plan, &r, true, SBX_SUP_REMEMBER_ONCE, NULL),
 	                 0);
@@ -1367,6 +1374,13 @@ static void test_session_grant_sides(void **state)
 	v = decide(&plan, &s, &r);
 	check_verdict("link of precious into build", &v, SBX_SUP_ASK, 0, SBX_SUP_BY_POLICY,
 	              "approvals: /ws/asked write ask");
+	/* the question names both scopes' common ancestor, not the granted one */
+	{
+		char scope[64];
+
+		assert_int_equal(sbx_sup_scope(&plan, &r, scope, sizeof(scope)), 0);
+		assert_string_equal(scope, "/ws/asked");
+	}
 	/* a link within build: granted */
 	r.t = (struct sbx_sup_target)TF("/ws/asked/build/q", "q", INO_BUILD);
 	assert_int_equal(decide(&plan, &s, &r).decider, SBX_SUP_BY_GRANT);
