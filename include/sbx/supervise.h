@@ -343,7 +343,8 @@ const struct sbx_sup_grant *sbx_sup_session_find(struct sbx_sup_session *s,
 bool sbx_sup_session_admit(struct sbx_sup_session *s, uint64_t now_ms);
 /* Record a broker's answer for req (a grant as narrow as the request: one per side of the
  * call that asks, each its class and scope; it replaces what was remembered for the same
- * scope and class). Counts n_allowed or n_denied and releases one pending request.
+ * scope and class; a refusal is not remembered for a side an allowance already covers).
+ * Counts n_allowed or n_denied and releases one pending request.
  * -ENOSPC past SBX_SUP_GRANTS_MAX (after dropping batches that ended). */
 int sbx_sup_session_record(struct sbx_sup_session *s, const struct sbx_sup_plan *plan,
                            const struct sbx_sup_req *req, bool allow,

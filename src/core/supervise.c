@@ -457,6 +457,7 @@ int sbx_sup_session_record(struct sbx_sup_session *s, const struct sbx_sup_plan 
                            enum sbx_sup_remember remember, struct sbx_error *err)
 {
 	struct side sd[SIDES_MAX];
+	bool covered[SIDES_MAX], uncovered = false;
 	size_t n;
 
 	if (!s || !req)
@@ -471,6 +472,14 @@ int sbx_sup_session_record(struct sbx_sup_session *s, const struct sbx_sup_plan 
 		return sbx_error_set(err, SBX_ERR_SETUP, EINVAL,
 		                     "an approval for a request without a resolved path");
 	n = sides_of(plan, req, sd);
+	for (size_t i = 0; i < n; i++) {
+		const struct sbx_sup_grant *g =
+		    sd[i].approval == SBX_APPROVE_ASK ? grant_for_side(s, plan, req, &sd[i]) : NULL;
+
+		covered[i] = g && g->allow;
+		if (sd[i].approval == SBX_APPROVE_ASK && !covered[i])
+			uncovered = true;
+	}
 	/* The answer was to the whole request: each side that asked is granted (or refused),
 	 * each exactly as narrow as it was asked. */
 	for (size_t i = 0; i < n; i++) {
@@ -479,6 +488,10 @@ int sbx_sup_session_record(struct sbx_sup_session *s, const struct sbx_sup_plan 
 
 		if (sd[i].approval != SBX_APPROVE_ASK)
 			continue;
+		if (!allow && uncovered && covered[i])
+			continue; /* a refusal is of what was not granted yet: a side an allowance
+			             already covers (build, when a link brings precious into it)
+			             stays granted */
 		r = scope_of(plan, sd[i].t->path, scope, sizeof(scope));
 		if (r < 0)
 			return sbx_error_set(err, SBX_ERR_SETUP, -r,

@@ -1381,9 +1381,15 @@ static void test_session_grant_sides(void **state)
 		assert_int_equal(sbx_sup_scope(&plan, &r, scope, sizeof(scope)), 0);
 		assert_string_equal(scope, "/ws/asked");
 	}
+	/* refused: the refusal is remembered for precious, not for build, which stays granted */
+	assert_true(sbx_sup_session_admit(&s, 10));
+	assert_int_equal(sbx_sup_session_record(&s, &plan, &r, false, SBX_SUP_REMEMBER_ONCE, NULL),
+	                 0);
+	assert_int_equal(decide(&plan, &s, &r).answer, SBX_SUP_DENY);
 	/* a link within build: granted */
 	r.t = (struct sbx_sup_target)TF("/ws/asked/build/q", "q", INO_BUILD);
 	assert_int_equal(decide(&plan, &s, &r).decider, SBX_SUP_BY_GRANT);
+	assert_int_equal(decide(&plan, &s, &r).answer, SBX_SUP_PERFORM);
 
 	/* an exchange of build/a and precious, either way round */
 	r.op = SBX_SUP_OP_RENAME;
