@@ -821,7 +821,8 @@ static const char *approvals_setup(const char *approvals)
 	it_write_file(it_path(ws, "build/x"), "x\n");
 	it_write_file(it_path(ws, "build/sub/keep"), "x\n");
 	p = fmt("%s/ap.yaml", it_tmpdir());
-	it_write_file(p, fmt("version: 1\nname: ap\nmounts:\n  - path: ${WORKSPACE}\n"
+	it_write_file(p, fmt("version: 1\nname: ap\nprotect_git: false\nmounts:\n"
+	                     "  - path: ${WORKSPACE}\n"
 	                     "    approvals: %s\n",
 	                     approvals));
 	if (chdir(ws) < 0)
