@@ -23,6 +23,7 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/time.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "harness.h"
@@ -357,6 +358,29 @@ static int in_main(int argc, char **argv)
 			printf("noreplace %s => %s\n", b,
 			       res(renameat2(AT_FDCWD, a, AT_FDCWD, b, RENAME_NOREPLACE)));
 			i += 2;
+		} else if (!strcmp(op, "batch")) {
+			/* DIR: deletes 1.5 s apart (a batch that goes on), then one by a child
+			 * process under the same command name (not the batch's) */
+			char *path[4];
+			pid_t pid;
+
+			for (int k = 0; k < 4; k++)
+				path[k] = fmt("%s/%c", a, 'a' + k);
+			for (int k = 0; k < 3; k++) {
+				if (k)
+					usleep(1500000);
+				printf("unlink %s => %s\n", path[k], res(unlink(path[k])));
+			}
+			fflush(stdout);
+			pid = fork();
+			if (pid == 0) {
+				printf("unlink %s => %s\n", path[3], res(unlink(path[3])));
+				fflush(stdout);
+				_exit(0);
+			}
+			if (pid > 0)
+				waitpid(pid, NULL, 0);
+			i += 1;
 		} else if (!strcmp(op, "race-unlink")) {
 			race_unlink(a, atoi(b));
 			i += 2;
@@ -850,7 +874,7 @@ static void run_approved(struct it_run *r, const char *prof, const char *backend
 
 static char *file_text(const char *path)
 {
-	static char buf[256];
+	static char buf[65536];
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	ssize_t n = fd < 0 ? -1 : read(fd, buf, sizeof(buf) - 1);
 
@@ -858,6 +882,44 @@ static char *file_text(const char *path)
 		close(fd);
 	buf[n > 0 ? n : 0] = '\0';
 	return buf;
+}
+
+/* 4. A `once` answer is one process's batch, and each call it covers moves its window on:
+ * deletes 1.5 s apart are asked once (the third is 3 s after the question), and a child under
+ * the same command name is asked again. */
+static void test_once_batch(void)
+{
+	struct it_run r;
+	const char *prof = approvals_setup("{delete: ask}");
+	char *log = it_path(it_tmpdir(), "asked.log"), *broker = it_path(it_tmpdir(), "once.sh");
+	const char *ops[] = {"batch", NULL, NULL};
+	const char *opts[] = {"-p", prof, "-w", ws, "--approve", NULL, NULL};
+	const char *cmd[8] = {it_self(), "--in"};
+	char *text;
+
+	it_write_file(it_path(ws, "build/b"), "b\n");
+	it_write_file(it_path(ws, "build/c"), "c\n");
+	it_write_file(it_path(ws, "build/d"), "d\n");
+	it_write_file(broker,
+	              fmt("#!/bin/sh\n"
+	                  "read -r line\n"
+	                  "printf '%%s\\n' \"$line\" >>'%s'\n"
+	                  "id=$(printf '%%s\\n' \"$line\" | sed 's/.*\"id\":\\([0-9]*\\).*/\\1/')\n"
+	                  "printf '{\"v\":1,\"id\":%%s,\"allow\":true}\\n' \"$id\"\n",
+	                  log));
+	IT_EXPECT_INT(chmod(broker, 0755), 0);
+	opts[5] = fmt("cmd:%s", broker);
+	ops[1] = fmt("%s/build", ws);
+	memcpy(cmd + 2, ops, sizeof(ops));
+	it_run_in(&r, opts, cmd);
+	if (r.status != 0)
+		it_fail(__FILE__, __LINE__, "status %d:\n%s%s", r.status, r.out, r.err);
+	for (char c = 'a'; c <= 'd'; c++)
+		IT_EXPECT_PROBE(r.out, "unlink", fmt("%s/build/%c", ws, c), "ok");
+	text = file_text(log);
+	IT_EXPECT_CONTAINS(text, fmt("\"path\":\"%s/build/a\"", ws));
+	IT_EXPECT_NOT_CONTAINS(text, fmt("\"path\":\"%s/build/c\"", ws));
+	IT_EXPECT_CONTAINS(text, fmt("\"path\":\"%s/build/d\"", ws));
 }
 
 /* 1a. A session grant for build, a thread with its own filter, a flipping symlink: the
@@ -1019,6 +1081,7 @@ int main(int argc, char **argv)
 	    IT_CASE(test_landlock_metadata),
 	    IT_CASE(test_nested),
 	    IT_CASE(test_narrower_grant_race),
+	    IT_CASE(test_once_batch),
 	    IT_CASE(test_narrower_symlink_namespaces),
 	    IT_CASE(test_narrower_symlink_landlock),
 	    IT_CASE(test_read_caps_rdwr_namespaces),
