@@ -48,7 +48,7 @@ struct sbx_audit_decision {
 	const struct sbx_sup_verdict *verdict; /* the final one: PERFORM/CONTINUE or DENY */
 	const char *asked_path;                /* the path as the call named it (may be relative) */
 	const char *host_path;                 /* NULL: none */
-	int errnum;                            /* the call's result: 0, or the errno it got */
+	int errnum; /* the call's result: 0, or the errno it got (not written for CONTINUE) */
 	uint64_t latency_us;
 	uint64_t batch_uses; /* > 1: how many calls the grant that answered this covered so far */
 	uint64_t repeated;   /* > 0: the record stands for this many decisions like it, folded
@@ -75,7 +75,8 @@ struct sbx_audit_end {
  *   start:    version, profile, digest, argv [..], uid, pid, depth, backend, supervised
  *   decision: pid, comm, op, call, path (as asked), resolved, path2, host_path, narrower,
  *             rule, class (the approval, or null), decider, answer ("perform", "continue",
- *             "deny"), errno (the call's result, 0 or a number), error ("EACCES" or null),
+ *             "deny"), errno (the call's result, 0 or a number; null for "continue", whose
+ *             result the kernel keeps), error ("EACCES" or null),
  *             latency_us, batch, and repeated where the record stands for folded decisions
  *   end:      status (or null), signal (or null), killed, duration_ms, peak_rss_kb (or
  *             null), asked, allowed, denied

@@ -59,7 +59,7 @@ enum sbx_sup_op {
 	SBX_SUP_OP_DELETE,     /* unlink, rmdir */
 	SBX_SUP_OP_RENAME,     /* the old name of a rename */
 	SBX_SUP_OP_METADATA,   /* chmod, chown, utimes, setxattr, removexattr families */
-	SBX_SUP_OP_READ,       /* open for reading */
+	SBX_SUP_OP_READ,       /* open for reading only */
 	SBX_SUP_OP_COUNT,
 };
 
@@ -87,7 +87,13 @@ struct sbx_sup_req {
 	                             holds a protected name, so a call that names none may be
 	                             CONTINUEd; false (the default) where it can, or where
 	                             nobody looked: its creations are then denied */
-	int pid;                  /* the caller, in sbx's pid namespace */
+	bool reads;               /* an open with read access (O_RDONLY or O_RDWR, not O_PATH),
+	                             whatever its op: read caps and hide globs hold for it */
+	bool exchange;            /* renameat2 RENAME_EXCHANGE: both names are renamed */
+	bool noreplace;           /* renameat2 RENAME_NOREPLACE: the new name is only made */
+	bool whiteout;            /* renameat2 RENAME_WHITEOUT: a whiteout is made at the old
+	                             name */
+	int pid;                  /* the caller's thread group, in sbx's pid namespace */
 	const char *comm;         /* its command name */
 	uint64_t now_ms;          /* a monotonic clock, for batching, grants and rate limits */
 };
@@ -190,20 +196,26 @@ struct sbx_sup_session;
  *     directory's identity with the next component, sbx_sup_guards_add);
  *  2. SBX_SUP_OP_METADATA with plan->meta_writable_only and the target outside every writable
  *     area -> DENY EACCES (rule "read-only: PATH (the landlock backend)");
- *  3. SBX_SUP_OP_READ: a hide glob matching t.path -> DENY EACCES; read caps of the area
- *     (suffixes, max_file_bytes) -> DENY EACCES;
- *  4. the area's approval for the op's class (CREATE/WRITE -> write, OVERWRITE -> overwrite,
- *     DELETE -> delete, RENAME -> rename (and the new name's class at t2)): deny -> DENY
- *     EACCES; ask -> a session grant that covers it -> PERFORM/CONTINUE by GRANT, else ASK
- *     (verdict.asked set);
+ *  3. an open with read access (SBX_SUP_OP_READ, or req->reads: O_RDWR is read too): a hide
+ *     glob matching t.path -> DENY EACCES (for req->reads only where SBX_SUP_F_READ is in
+ *     plan->families); read caps of the area (suffixes, max_file_bytes) -> DENY EACCES;
+ *  4. the area's approval for each side's class (CREATE/WRITE -> write, OVERWRITE ->
+ *     overwrite, DELETE -> delete, RENAME -> rename; the sides below): deny -> DENY EACCES;
+ *     ask -> a session grant that covers it -> PERFORM by GRANT, else ASK (verdict.asked
+ *     set);
  *  5. otherwise PERFORM, or CONTINUE where nothing path-dependent was decided (no guard in
- *     play, no read cap, no approval): the kernel's own bounds hold.
- * A narrower caller (req->narrower) is never PERFORMed for: where PERFORM would be the answer,
- * CONTINUE (its own Landlock and mounts bound the call); a protected name is still DENY. While
- * protected names are watched, its calls that may make a name are DENIED (EACCES, rule
- * "protected: PATH is watched and this caller can reach the directory that holds it; ...")
- * unless req->guards_out_of_reach: the listener found every directory that holds a protected
- * name out of its reach (a sub-sandbox restricted to a subtree that holds none).
+ *     play, no read cap, no ask): the kernel's own bounds hold.
+ * A narrower caller (req->narrower) is never PERFORMed for, and CONTINUE decides nothing for
+ * a caller that can change the path between the check and the kernel's call (any process
+ * of the worker can make itself "narrower": a seccomp filter of its own). So wherever the
+ * decision is path-dependent (a guard in play, the metadata gap, hide globs or read caps,
+ * an `ask` on any side, granted or not) it is DENY EACCES, never asked; it gets CONTINUE
+ * only where nothing path-dependent was decided (a `deny` approval is a Landlock rule too,
+ * which the kernel holds for it). While protected names are watched, its calls that may make
+ * a name are DENIED (EACCES, rule "protected: PATH is watched and this caller can reach the
+ * directory that holds it; ...") unless req->guards_out_of_reach: the listener found every
+ * directory that holds a protected name out of its reach (a sub-sandbox restricted to a
+ * subtree that holds none).
  *
  * In detail:
  *  - a call that only reads (READ) is not held to the non-final guards: a directory made on
@@ -212,19 +224,20 @@ struct sbx_sup_session;
  *  - "a guard in play": the table is not empty and the call may make a name (CREATE, WRITE,
  *    which may carry O_CREAT, OVERWRITE, RENAME, or a new name at t2); the worker could
  *    aim it elsewhere after the check, so it is PERFORMed;
- *  - where the decision is the protection (a guard in play, the metadata gap, hide globs or
- *    read caps on a READ), a narrower caller is DENIED, not CONTINUEd: CONTINUE decides
- *    nothing for a caller that can change the path after the check, and any process of the
- *    worker can make itself "narrower" (a seccomp filter of its own). Where only an approval
- *    is at stake, it gets CONTINUE (approvals catch mistakes, not adversaries);
- *  - a rename or link has two sides: the new name's class (overwrite where it exists, write
- *    otherwise) at t2, then (rename only) the rename class at t; a deny on either denies,
- *    an ask on either asks once for the whole call (verdict.asked: the first side that asks,
- *    so an editor's save asks one overwrite);
+ *  - the sides: a rename or link makes (or replaces) the new name at t2: overwrite where it
+ *    exists (a rename with req->noreplace: write, as the kernel refuses an existing name),
+ *    write otherwise; a rename then moves the old name at t (rename class; with
+ *    req->whiteout also write: a whiteout is made there); a link's source at t needs the
+ *    write class of its own area and scope (the inode becomes writable under the new name,
+ *    so a grant for the new name's scope is not enough); an exchange (req->exchange)
+ *    replaces and moves both names: overwrite and rename at t2 and at t. A deny on any side
+ *    denies, an ask on any asks once for the whole call (verdict.asked: the first side that
+ *    asks, so an editor's save asks one overwrite), and a grant must cover every side that
+ *    asks;
  *  - a request without a resolved absolute path (t.path, or t2.path for a rename) -> DENY;
  *  - after a broker's answer, sbx_sup_session_record it and decide again: the answer is then
- *    the grant's (PERFORM, CONTINUE for a narrower caller, or DENY), decider GRANT, which the
- *    listener reports as the broker's.
+ *    the grant's (PERFORM or DENY), decider GRANT, which the listener reports as the
+ *    broker's.
  */
 void sbx_sup_decide(const struct sbx_sup_plan *plan, const struct sbx_sup_guards *guards,
                     const struct sbx_sup_session *session, const struct sbx_sup_req *req,
@@ -282,7 +295,8 @@ int sbx_sup_fold(const char *name, char *out, size_t size);
  * A batch: a request's scope is the subtree it falls in, the first component below its area's
  * target (`rm -rf build` under /ws asks once for "/ws/build"), or the path itself where it is
  * the area's direct child that is not a directory. An answer with remember `once` covers the
- * scope for the same command (comm) and class while calls keep coming within
+ * scope for the same process (thread group, req->pid) under the same command name (comm)
+ * and class while calls keep coming within
  * SBX_SUP_BATCH_IDLE_MS of each other; `session` covers the scope and class for the rest of
  * the sandbox's life, whoever calls. Both are exactly as narrow as the request: one class, one
  * scope. A denial is remembered the same way (a batch that was refused is not asked again for
@@ -305,6 +319,7 @@ struct sbx_sup_grant {
 	char *scope; /* absolute sandbox path: a subtree (and itself) */
 	enum sbx_approval_class cls;
 	char comm[16]; /* ONCE: the command it was given to */
+	int pid;       /* ONCE: and its thread group (req->pid): a name is no identity */
 	bool allow;    /* a remembered denial otherwise */
 	enum sbx_sup_remember remember;
 	uint64_t last_ms; /* ONCE: the last call it covered */
@@ -321,8 +336,10 @@ struct sbx_sup_session {
 };
 
 void sbx_sup_session_clear(struct sbx_sup_session *s);
-/* The scope of a request (see above; for a rename or link, of the side verdict.asked names)
- * into out; returns 0, -ENAMETOOLONG, or -EINVAL without a resolved path. */
+/* The scope of a request (see above; for a rename or link, of the side verdict.asked names;
+ * where sides that ask fall in different scopes, their common ancestor: the answer grants
+ * each side's own scope, and a broker must not read the question as one subtree's) into
+ * out; returns 0, -ENAMETOOLONG, or -EINVAL without a resolved path. */
 int sbx_sup_scope(const struct sbx_sup_plan *plan, const struct sbx_sup_req *req, char *out,
                   size_t size);
 /* The grant covering req (class, scope, command, window), or NULL; marks it used (last_ms,
@@ -336,7 +353,8 @@ const struct sbx_sup_grant *sbx_sup_session_find(struct sbx_sup_session *s,
 bool sbx_sup_session_admit(struct sbx_sup_session *s, uint64_t now_ms);
 /* Record a broker's answer for req (a grant as narrow as the request: one per side of the
  * call that asks, each its class and scope; it replaces what was remembered for the same
- * scope and class). Counts n_allowed or n_denied and releases one pending request.
+ * scope and class; a refusal is not remembered for a side an allowance already covers).
+ * Counts n_allowed or n_denied and releases one pending request.
  * -ENOSPC past SBX_SUP_GRANTS_MAX (after dropping batches that ended). */
 int sbx_sup_session_record(struct sbx_sup_session *s, const struct sbx_sup_plan *plan,
                            const struct sbx_sup_req *req, bool allow,

@@ -242,10 +242,14 @@ static void body_decision(struct sbx_jw *w, const void *rec, size_t list_max, bo
 	fixed(w, v ? sbx_sup_decider_name(v->decider) : NULL);
 	sbx_jw_key(w, "answer");
 	fixed(w, v ? answer_name(v->answer) : NULL);
+	/* CONTINUE: the kernel does the call, and its result is unknown to sbx */
 	sbx_jw_key(w, "errno");
-	sbx_jw_i64(w, d->errnum);
+	if (v && v->answer == SBX_SUP_CONTINUE)
+		sbx_jw_raw(w, "null");
+	else
+		sbx_jw_i64(w, d->errnum);
 	sbx_jw_key(w, "error");
-	fixed(w, errno_name(d->errnum));
+	fixed(w, v && v->answer == SBX_SUP_CONTINUE ? NULL : errno_name(d->errnum));
 	sbx_jw_key(w, "latency_us");
 	sbx_jw_u64(w, d->latency_us);
 	sbx_jw_key(w, "batch");

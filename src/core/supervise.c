@@ -119,10 +119,14 @@ const struct sbx_sup_area *sbx_sup_area_for(const struct sbx_sup_plan *plan, con
 
 /*
  * What a request touches, each side with the approval class it needs: a rename or a link
- * makes (or replaces) the new name at t2, and a rename also moves the old name away at t.
- * The new name comes first: an editor's save (a rename over the original) asks one
- * overwrite, not a rename and an overwrite.
+ * makes (or replaces) the new name at t2; a rename also moves the old name away at t (and a
+ * whiteout makes a new entry there); a link's source is a side of its own (the inode becomes
+ * writable under the new name, so the source's area and scope must allow writing too); an
+ * exchange replaces and moves both names. The new name comes first: an editor's save (a
+ * rename over the original) asks one overwrite, not a rename and an overwrite.
  */
+#define SIDES_MAX 4
+
 struct side {
 	const struct sbx_sup_target *t;
 	enum sbx_approval_class cls;
@@ -131,17 +135,31 @@ struct side {
 };
 
 static size_t sides_of(const struct sbx_sup_plan *plan, const struct sbx_sup_req *req,
-                       struct side out[2])
+                       struct side out[SIDES_MAX])
 {
 	size_t n = 0;
 
-	if (req->t2.path) {
+	if (req->t2.path && req->op == SBX_SUP_OP_RENAME && req->exchange) {
 		out[n].t = &req->t2;
-		out[n++].cls = req->t2.exists || req->op == SBX_SUP_OP_OVERWRITE ? SBX_AC_OVERWRITE
-		                                                                 : SBX_AC_WRITE;
-		if (req->op == SBX_SUP_OP_RENAME) {
+		out[n++].cls = SBX_AC_OVERWRITE;
+		out[n].t = &req->t;
+		out[n++].cls = SBX_AC_OVERWRITE;
+		out[n].t = &req->t2;
+		out[n++].cls = SBX_AC_RENAME;
+		out[n].t = &req->t;
+		out[n++].cls = SBX_AC_RENAME;
+	} else if (req->t2.path) {
+		bool replaces = req->t2.exists || req->op == SBX_SUP_OP_OVERWRITE;
+
+		if (req->op == SBX_SUP_OP_RENAME && req->noreplace)
+			replaces = false; /* the kernel refuses an existing new name */
+		out[n].t = &req->t2;
+		out[n++].cls = replaces ? SBX_AC_OVERWRITE : SBX_AC_WRITE;
+		out[n].t = &req->t;
+		out[n++].cls = req->op == SBX_SUP_OP_RENAME ? SBX_AC_RENAME : SBX_AC_WRITE;
+		if (req->op == SBX_SUP_OP_RENAME && req->whiteout) {
 			out[n].t = &req->t;
-			out[n++].cls = SBX_AC_RENAME;
+			out[n++].cls = SBX_AC_WRITE;
 		}
 	} else if (sbx_sup_op_class(req->op) != SBX_AC_COUNT) {
 		out[n].t = &req->t;
@@ -189,15 +207,41 @@ static int scope_of(const struct sbx_sup_plan *plan, const char *path, char *out
 int sbx_sup_scope(const struct sbx_sup_plan *plan, const struct sbx_sup_req *req, char *out,
                   size_t size)
 {
-	struct side s[2];
+	struct side s[SIDES_MAX];
 	size_t n;
 	const struct side *a;
+	int r;
 
 	if (!req || !req->t.path || req->t.path[0] != '/')
 		return -EINVAL;
 	n = sides_of(plan, req, s);
 	a = asked_side(s, n);
-	return scope_of(plan, a ? a->t->path : req->t.path, out, size);
+	r = scope_of(plan, a ? a->t->path : req->t.path, out, size);
+	if (r < 0 || !a || a->approval != SBX_APPROVE_ASK)
+		return r;
+	/* Every side that asks is granted by the answer (each its own scope): where they fall
+	 * in different scopes (a link of a file from elsewhere, an exchange), the question
+	 * names their common ancestor, so that a broker that allows one subtree is not read as
+	 * allowing the other. */
+	for (size_t i = 0; i < n; i++) {
+		char other[SBX_SUP_SCOPE_MAX];
+		size_t k;
+
+		if (s[i].approval != SBX_APPROVE_ASK ||
+		    scope_of(plan, s[i].t->path, other, sizeof(other)) < 0)
+			continue;
+		for (k = 0; out[k] && out[k] == other[k]; k++)
+			;
+		if (out[k] == '\0' && (other[k] == '\0' || other[k] == '/'))
+			continue; /* out holds other */
+		while (k > 0 && out[k] != '/')
+			k--; /* back to the last whole component they share */
+		if (out[k] == '/' && (k == 0 || other[k] == '/' || other[k] == '\0'))
+			out[k ? k : 1] = '\0';
+		else
+			out[1] = '\0';
+	}
+	return 0;
 }
 
 /* ---- the session ---- */
@@ -207,14 +251,17 @@ static void comm_copy(char out[16], const char *comm)
 	snprintf(out, 16, "%s", comm ? comm : "");
 }
 
-static bool grant_live(const struct sbx_sup_grant *g, const char *comm, uint64_t now)
+static bool grant_live(const struct sbx_sup_grant *g, const struct sbx_sup_req *req)
 {
 	char c[16];
+	uint64_t now = req->now_ms;
 
 	if (g->remember == SBX_SUP_REMEMBER_SESSION)
 		return true;
-	comm_copy(c, comm);
-	if (strcmp(g->comm, c) != 0)
+	/* a batch is one process's: the command name alone is the caller's to choose
+	 * (prctl PR_SET_NAME), its thread group is not */
+	comm_copy(c, req->comm);
+	if (strcmp(g->comm, c) != 0 || g->pid != req->pid)
 		return false;
 	return now <= g->last_ms || now - g->last_ms <= SBX_SUP_BATCH_IDLE_MS;
 }
@@ -232,8 +279,7 @@ static struct sbx_sup_grant *grant_for_side(const struct sbx_sup_session *s,
 	for (size_t i = 0; i < s->n_grants; i++) {
 		struct sbx_sup_grant *g = &s->grants[i];
 
-		if (g->cls != sd->cls || strcmp(g->scope, scope) != 0 ||
-		    !grant_live(g, req->comm, req->now_ms))
+		if (g->cls != sd->cls || strcmp(g->scope, scope) != 0 || !grant_live(g, req))
 			continue;
 		if (!g->allow)
 			return g;
@@ -251,9 +297,9 @@ static struct sbx_sup_grant *grant_for_side(const struct sbx_sup_session *s,
 static struct sbx_sup_grant *session_match(const struct sbx_sup_session *s,
                                            const struct sbx_sup_plan *plan,
                                            const struct sbx_sup_req *req,
-                                           struct sbx_sup_grant *used[2], size_t *n_used)
+                                           struct sbx_sup_grant *used[SIDES_MAX], size_t *n_used)
 {
-	struct side sd[2];
+	struct side sd[SIDES_MAX];
 	size_t n, asking = 0;
 
 	*n_used = 0;
@@ -296,12 +342,18 @@ const struct sbx_sup_grant *sbx_sup_session_find(struct sbx_sup_session *s,
                                                  const struct sbx_sup_plan *plan,
                                                  const struct sbx_sup_req *req, bool use)
 {
-	struct sbx_sup_grant *used[2];
+	struct sbx_sup_grant *used[SIDES_MAX];
 	size_t n_used;
 	struct sbx_sup_grant *g = session_match(s, plan, req, used, &n_used);
 
 	if (g && use)
 		for (size_t i = 0; i < n_used; i++) {
+			bool seen = false;
+
+			for (size_t j = 0; j < i; j++)
+				seen = seen || used[j] == used[i];
+			if (seen)
+				continue; /* two sides in one scope and class: one use */
 			if (req->now_ms > used[i]->last_ms)
 				used[i]->last_ms = req->now_ms;
 			used[i]->uses++;
@@ -362,7 +414,8 @@ static int grant_add(struct sbx_sup_session *s, const char *scope, const struct 
 		g = &s->grants[i];
 		if (g->cls == cls && strcmp(g->scope, scope) == 0 &&
 		    (remember == SBX_SUP_REMEMBER_SESSION ||
-		     (g->remember == SBX_SUP_REMEMBER_ONCE && strcmp(g->comm, comm) == 0)))
+		     (g->remember == SBX_SUP_REMEMBER_ONCE && strcmp(g->comm, comm) == 0 &&
+		      g->pid == req->pid)))
 			grant_drop(s, i);
 		else
 			i++;
@@ -389,6 +442,7 @@ static int grant_add(struct sbx_sup_session *s, const char *scope, const struct 
 		return sbx_error_set(err, SBX_ERR_SETUP, ENOMEM, "out of memory");
 	g->cls = cls;
 	memcpy(g->comm, comm, sizeof(g->comm));
+	g->pid = req->pid;
 	g->allow = allow;
 	g->remember =
 	    remember == SBX_SUP_REMEMBER_SESSION ? SBX_SUP_REMEMBER_SESSION : SBX_SUP_REMEMBER_ONCE;
@@ -402,7 +456,8 @@ int sbx_sup_session_record(struct sbx_sup_session *s, const struct sbx_sup_plan 
                            const struct sbx_sup_req *req, bool allow,
                            enum sbx_sup_remember remember, struct sbx_error *err)
 {
-	struct side sd[2];
+	struct side sd[SIDES_MAX];
+	bool covered[SIDES_MAX], uncovered = false;
 	size_t n;
 
 	if (!s || !req)
@@ -417,6 +472,14 @@ int sbx_sup_session_record(struct sbx_sup_session *s, const struct sbx_sup_plan 
 		return sbx_error_set(err, SBX_ERR_SETUP, EINVAL,
 		                     "an approval for a request without a resolved path");
 	n = sides_of(plan, req, sd);
+	for (size_t i = 0; i < n; i++) {
+		const struct sbx_sup_grant *g =
+		    sd[i].approval == SBX_APPROVE_ASK ? grant_for_side(s, plan, req, &sd[i]) : NULL;
+
+		covered[i] = g && g->allow;
+		if (sd[i].approval == SBX_APPROVE_ASK && !covered[i])
+			uncovered = true;
+	}
 	/* The answer was to the whole request: each side that asked is granted (or refused),
 	 * each exactly as narrow as it was asked. */
 	for (size_t i = 0; i < n; i++) {
@@ -425,6 +488,10 @@ int sbx_sup_session_record(struct sbx_sup_session *s, const struct sbx_sup_plan 
 
 		if (sd[i].approval != SBX_APPROVE_ASK)
 			continue;
+		if (!allow && uncovered && covered[i])
+			continue; /* a refusal is of what was not granted yet: a side an allowance
+			             already covers (build, when a link brings precious into it)
+			             stays granted */
 		r = scope_of(plan, sd[i].t->path, scope, sizeof(scope));
 		if (r < 0)
 			return sbx_error_set(err, SBX_ERR_SETUP, -r,
@@ -572,7 +639,7 @@ void sbx_sup_decide(const struct sbx_sup_plan *plan, const struct sbx_sup_guards
                     struct sbx_sup_verdict *out)
 {
 	const struct sbx_sup_area *area;
-	struct side sd[2];
+	struct side sd[SIDES_MAX];
 	size_t n;
 	const struct sbx_sup_guard *on_the_way = NULL; /* mkdir on the way to a protected path */
 	const char *protection = NULL;
@@ -615,9 +682,12 @@ void sbx_sup_decide(const struct sbx_sup_plan *plan, const struct sbx_sup_guards
 		protection = "read-only areas";
 	}
 
-	/* 3. what may be read */
-	if (req->op == SBX_SUP_OP_READ) {
-		for (size_t i = 0; i < plan->n_hide_globs; i++)
+	/* 3. what may be read: every open with read access (an O_RDWR open is a WRITE or an
+	 * OVERWRITE, and reads as much as a READ) */
+	if (req->op == SBX_SUP_OP_READ || req->reads) {
+		bool hide = req->op == SBX_SUP_OP_READ || (plan->families & SBX_SUP_F_READ);
+
+		for (size_t i = 0; hide && i < plan->n_hide_globs; i++)
 			if (plan->hide_globs[i] &&
 			    sbx_glob_match(plan->hide_globs[i], req->t.path)) {
 				set_rule(out, "hide: %s (matches %s)", plan->hide_globs[i],
@@ -626,8 +696,8 @@ void sbx_sup_decide(const struct sbx_sup_plan *plan, const struct sbx_sup_guards
 			}
 		if (read_capped(area, req, out))
 			return;
-		if (plan->n_hide_globs || area_caps(area))
-			protection = plan->n_hide_globs ? "hide globs" : "read caps";
+		if ((hide && plan->n_hide_globs) || area_caps(area))
+			protection = hide && plan->n_hide_globs ? "hide globs" : "read caps";
 	}
 	if (!protection && guards && guards->n && may_create(req)) {
 		/* A narrower caller is CONTINUEd or denied, and CONTINUE lets the kernel resolve
@@ -667,24 +737,49 @@ void sbx_sup_decide(const struct sbx_sup_plan *plan, const struct sbx_sup_guards
 	for (size_t i = 0; i < n; i++)
 		if (sd[i].approval == SBX_APPROVE_ASK)
 			approved = true;
+	if (approved && req->narrower) {
+		/* An ask (asked now, or granted before) is decided on the path sbx sees; the
+		 * kernel would resolve it again for a narrower caller (a racing thread, a
+		 * symlink at the last component), so a grant for one scope would reach
+		 * another. Never asked, never CONTINUEd. */
+		const struct side *a = asked_side(sd, n);
+
+		set_rule(out,
+		         "approvals: %s %s ask: a sub-sandbox or a process with its own seccomp "
+		         "filter cannot be performed for; run it without its own filter, or give "
+		         "the mount approvals allow",
+		         a->area->target, sbx_approval_class_name(a->cls));
+		return;
+	}
 	if (approved) {
-		struct sbx_sup_grant *used[2];
+		struct sbx_sup_grant *used[SIDES_MAX];
 		size_t n_used;
 		const struct sbx_sup_grant *gr = session_match(session, plan, req, used, &n_used);
 		const struct side *a = asked_side(sd, n);
 
 		if (!gr) {
+			size_t k = 0;
+
 			out->answer = SBX_SUP_ASK;
 			out->errnum = 0;
 			out->asked = a->cls;
-			if (n == 2 && sd[0].approval == SBX_APPROVE_ASK &&
-			    sd[1].approval == SBX_APPROVE_ASK)
-				set_rule(out, "approvals: %s %s ask; %s %s ask", sd[0].area->target,
-				         sbx_approval_class_name(sd[0].cls), sd[1].area->target,
-				         sbx_approval_class_name(sd[1].cls));
-			else
-				set_rule(out, "approvals: %s %s ask", a->area->target,
-				         sbx_approval_class_name(a->cls));
+			/* every side that asks, in order */
+			for (size_t i = 0; i < n; i++) {
+				size_t len = strlen(out->rule);
+				bool again = false;
+
+				if (sd[i].approval != SBX_APPROVE_ASK)
+					continue;
+				for (size_t j = 0; j < i; j++)
+					again = again || (sd[j].approval == SBX_APPROVE_ASK &&
+					                  sd[j].area == sd[i].area &&
+					                  sd[j].cls == sd[i].cls);
+				if (again)
+					continue;
+				snprintf(out->rule + len, sizeof(out->rule) - len, "%s%s %s ask",
+				         k++ ? "; " : "approvals: ", sd[i].area->target,
+				         sbx_approval_class_name(sd[i].cls));
+			}
 			return;
 		}
 		out->asked = a->cls; /* what the grant was given for, for the audit log */

@@ -259,8 +259,11 @@ static void emit_open_test(struct bpf_buf *b, int flags_arg, unsigned fam)
 			return;
 		}
 		if (!(fam & SBX_SUP_F_WRITE)) {
-			/* reads only: a write without O_CREAT passes */
-			emit(b, BPF_JMP | BPF_JSET | BPF_K, writes, 1, 0);
+			/* reads only: an open without read access (O_WRONLY, without O_CREAT)
+			 * passes; O_RDWR, and O_RDONLY with O_APPEND or O_TRUNC, read as much as
+			 * O_RDONLY and are sent */
+			emit(b, BPF_ALU | BPF_AND | BPF_K, O_ACCMODE, 0, 0);
+			emit(b, BPF_JMP | BPF_JEQ | BPF_K, O_WRONLY, 1, 0);
 			emit(b, BPF_RET | BPF_K, SECCOMP_RET_USER_NOTIF, 0, 0);
 			emit(b, BPF_RET | BPF_K, SECCOMP_RET_ALLOW, 0, 0);
 			return;
@@ -476,6 +479,20 @@ struct p_reply {
 /* Shared by sbx and the performer (defined with sbx's side, below). */
 static enum sbx_sup_op op_for(uint32_t kind, int flags, const struct p_target *t,
                               const struct p_target *t2);
+/* What the call's flags say beyond its op: an open's read access (O_RDWR reads as much as
+ * O_RDONLY; O_PATH reads nothing), renameat2's way of renaming. Both the performer (its fast
+ * path) and sbx fill a request so, and must decide the same. */
+static void req_flags(struct sbx_sup_req *req, uint32_t kind, int flags)
+{
+	if (kind == C_OPEN)
+		req->reads = !(flags & O_PATH) && (flags & O_ACCMODE) != O_WRONLY;
+	if (kind == C_RENAME) {
+		req->exchange = (flags & RENAME_EXCHANGE) != 0;
+		req->noreplace = (flags & RENAME_NOREPLACE) != 0;
+		req->whiteout = (flags & RENAME_WHITEOUT) != 0;
+	}
+}
+
 static void fill_target(struct sbx_sup_target *out, const struct p_target *t);
 static bool pinned_in(const struct sbx_sup_guards *pinned, const struct sbx_sup_plan *sp,
                       const struct sbx_sup_req *req, struct sbx_sup_verdict *v);
@@ -1241,6 +1258,7 @@ static void perf_fast(struct performer *p, struct p_reply *r, int *fd_out)
 	memset(&req, 0, sizeof(req));
 	req.call = q->call_name;
 	req.op = op_for(q->call, q->flags, &r->t[0], &r->t[1]);
+	req_flags(&req, q->call, q->flags);
 	fill_target(&req.t, &r->t[0]);
 	if (q->nsides == 2)
 		fill_target(&req.t2, &r->t[1]);
@@ -1383,7 +1401,7 @@ struct sbx_supervisor {
 	struct sbx_broker_cancel cancel;  /* fd -1: none */
 	struct sbx_audit_fold fold;       /* the decision records' bounds (sbx/audit.h) */
 	char pending[SBX_AUDIT_LINE_MAX]; /* the folded record not yet written */
-	uint64_t n_allowed, n_denied;
+	uint64_t batch_uses; /* the grant that answered the call being served: its uses */
 	bool lost;
 	struct seccomp_notif *notif;
 	struct seccomp_notif_resp *resp;
@@ -1411,9 +1429,11 @@ void sbx_supervisor_set_id(struct sbx_supervisor *s, const char *sandbox_id)
 void sbx_supervisor_counts(const struct sbx_supervisor *s, uint64_t *asked, uint64_t *allowed,
                            uint64_t *denied, const char **killed)
 {
+	/* the questions put to a broker and its answers (sbx(1), AUDIT LOG), not every decision:
+	 * a timeout, a broker's failure or a malformed answer is a denial */
 	*asked = s->session.n_asked;
-	*allowed = s->n_allowed;
-	*denied = s->n_denied;
+	*allowed = s->session.n_allowed;
+	*denied = s->session.n_denied;
 	*killed = s->lost ? "supervisor lost" : NULL;
 }
 
@@ -1952,6 +1972,7 @@ void sbx_supervisor_pollfd(const struct sbx_supervisor *s, struct pollfd *p)
 
 struct caller {
 	pid_t pid;   /* the thread, in sbx's pid namespace */
+	pid_t tgid;  /* its thread group, in sbx's pid namespace: a once-grant's holder */
 	int procdir; /* /proc/PID, checked valid */
 	int pidfd;
 	mode_t umask;
@@ -2038,6 +2059,7 @@ static int caller_open(struct sbx_supervisor *s, struct caller *c)
 	 * with capabilities over mounts of its own that the performer does not have). It is
 	 * never performed for: the performer's rights are not its own.
 	 */
+	c->tgid = (pid_t)status_field(status, "\nTgid:");
 	depth = nspid_depth(status);
 	c->other_ns = ns_ino(c->procdir, "ns/mnt") != s->worker_mnt ||
 	              ns_ino(c->procdir, "ns/user") != s->worker_user;
@@ -2124,6 +2146,10 @@ static int decode(struct sbx_supervisor *s, struct caller *c, struct asked *a, s
 	q->nsides = row->path2 >= 0 ? 2 : 1;
 	if (row->flags_at &&
 	    (a->flags & ~(AT_SYMLINK_NOFOLLOW | AT_SYMLINK_FOLLOW | AT_EMPTY_PATH | AT_REMOVEDIR)))
+		return -EINVAL;
+	/* renameat2: a way of renaming this file does not know is not decided */
+	if (row->kind == C_RENAME &&
+	    (a->flags & ~(RENAME_EXCHANGE | RENAME_NOREPLACE | RENAME_WHITEOUT)))
 		return -EINVAL;
 	/* follows the final symlink? */
 	switch (row->kind) {
@@ -2417,10 +2443,6 @@ static void report(struct sbx_supervisor *s, const struct sbx_sup_req *req,
 {
 	struct sbx_sup_event ev = {req, v, asked, errnum, now_us() - t0, noteworthy};
 
-	if (v->answer == SBX_SUP_DENY)
-		s->n_denied++;
-	else
-		s->n_allowed++;
 	if (s->audit && noteworthy) {
 		static char record[SBX_AUDIT_LINE_MAX], host[SBX_PATH_MAX];
 		uint64_t now = now_us() / 1000, repeated, flush;
@@ -2434,7 +2456,7 @@ static void report(struct sbx_supervisor *s, const struct sbx_sup_req *req,
 		    .host_path = host_path_of(s, req->t.path, host, sizeof(host)),
 		    .errnum = errnum,
 		    .latency_us = ev.latency_us,
-		    .batch_uses = 0,
+		    .batch_uses = s->batch_uses,
 		    .repeated = repeated,
 		};
 
@@ -2819,6 +2841,7 @@ static int serve(struct sbx_supervisor *s)
 		return errno == EINTR || errno == ENOENT ? 0 : -errno;
 	t0 = now_us();
 again:
+	s->batch_uses = 0;
 	memset(&req, 0, sizeof(req));
 	memset(&v, 0, sizeof(v));
 	memset(t, 0, sizeof(t));
@@ -2860,7 +2883,7 @@ again:
 		goto out;
 	}
 	req.call = a.row->name;
-	req.pid = c.pid;
+	req.pid = c.tgid > 0 ? c.tgid : c.pid;
 	req.comm = c.comm;
 	req.narrower = c.narrower;
 	req.now_ms = t0 / 1000;
@@ -2898,6 +2921,7 @@ again:
 		t[1] = s->rep.t[1];
 	}
 	req.op = op_for(a.row->kind, a.flags, &t[0], &t[1]);
+	req_flags(&req, a.row->kind, a.flags);
 	fill_target(&req.t, &t[0]);
 	if (q->nsides == 2)
 		fill_target(&req.t2, &t[1]);
@@ -2934,6 +2958,13 @@ again:
 			req.guards_out_of_reach = !reaches_guard(s, &c);
 		if (!pinned(s, &req, &v))
 			sbx_sup_decide(s->sp, &s->guards, &s->session, &req, &v);
+		if (v.decider == SBX_SUP_BY_GRANT) {
+			/* a grant answered: its batch goes on from this call (last_ms) */
+			const struct sbx_sup_grant *g =
+			    sbx_sup_session_find(&s->session, s->sp, &req, true);
+
+			s->batch_uses = g ? g->uses : 0;
+		}
 		if (v.answer == SBX_SUP_ASK)
 			ask_broker(s, c.procdir, &req, &v);
 		if (v.answer == SBX_SUP_PERFORM || v.answer == SBX_SUP_CONTINUE) {

@@ -25,6 +25,7 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/time.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "harness.h"
@@ -154,6 +155,73 @@ static void race_at(int dfd, int n)
 	stop_flag = 1;
 	pthread_join(th, NULL);
 	printf("race at => made %d\n", made);
+}
+
+/* A filter of its own (allow-all) on the calling thread: it is then "narrower" than the
+ * worker (what an attacker's "narrow" helper does before exec). */
+static int narrow_self(void)
+{
+	struct sock_filter allow[] = {BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW)};
+	struct sock_fprog prog = {1, allow};
+
+	prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
+	return (int)syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog);
+}
+
+/* DIR/p flips between "sub" (inside DIR) and ".." (DIR's parent), each time by renaming a
+ * fresh symlink over it (no unlink: only creations, which the profile does not supervise). */
+static void *flip_up(void *arg)
+{
+	(void)arg;
+	for (unsigned i = 0; !stop_flag; i++) {
+		char tmp[4200], p[4200];
+
+		snprintf(tmp, sizeof(tmp), "%s/p.%u", race_dir, i);
+		snprintf(p, sizeof(p), "%s/p", race_dir);
+		if (symlink(i % 2 ? ".." : "sub", tmp) == 0)
+			rename(tmp, p);
+	}
+	return NULL;
+}
+
+/* A thread with a filter of its own unlinks DIR/p/precious while the other (with the
+ * worker's rights) flips DIR/p: a grant for DIR must never delete DIR/../precious. */
+static void race_unlink(const char *dir, int n)
+{
+	pthread_t th;
+	int deleted = 0;
+	char *victim = fmt("%s/p/precious", dir);
+
+	race_dir = dir;
+	stop_flag = 0;
+	pthread_create(&th, NULL, flip_up, NULL);
+	if (narrow_self() < 0) {
+		printf("race unlink => %s\n", res(-1));
+		stop_flag = 1;
+		pthread_join(th, NULL);
+		return;
+	}
+	for (int i = 0; i < n; i++)
+		if (unlink(victim) == 0)
+			deleted++;
+	stop_flag = 1;
+	pthread_join(th, NULL);
+	printf("race unlink => deleted %d\n", deleted);
+}
+
+static int open_read1(const char *path, int flags)
+{
+	int fd = open(path, flags | O_CLOEXEC);
+	char c;
+
+	if (fd < 0)
+		return -1;
+	if (read(fd, &c, 1) < 0) {
+		close(fd);
+		return -1;
+	}
+	close(fd);
+	return 0;
 }
 
 static int own_listener(void)
@@ -310,6 +378,46 @@ static int in_main(int argc, char **argv)
 
 			printf("narrow - => %s\n",
 			       res((int)syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog)));
+		} else if (!strcmp(op, "rdwr")) {
+			printf("rdwr %s => %s\n", a, res(open_read1(a, O_RDWR)));
+			i += 1;
+		} else if (!strcmp(op, "rdonly")) {
+			printf("rdonly %s => %s\n", a, res(open_read1(a, O_RDONLY)));
+			i += 1;
+		} else if (!strcmp(op, "exchange")) {
+			printf("exchange %s => %s\n", b,
+			       res(renameat2(AT_FDCWD, a, AT_FDCWD, b, RENAME_EXCHANGE)));
+			i += 2;
+		} else if (!strcmp(op, "noreplace")) {
+			printf("noreplace %s => %s\n", b,
+			       res(renameat2(AT_FDCWD, a, AT_FDCWD, b, RENAME_NOREPLACE)));
+			i += 2;
+		} else if (!strcmp(op, "batch")) {
+			/* DIR: deletes 1.5 s apart (a batch that goes on), then one by a child
+			 * process under the same command name (not the batch's) */
+			char *path[4];
+			pid_t pid;
+
+			for (int k = 0; k < 4; k++)
+				path[k] = fmt("%s/%c", a, 'a' + k);
+			for (int k = 0; k < 3; k++) {
+				if (k)
+					usleep(1500000);
+				printf("unlink %s => %s\n", path[k], res(unlink(path[k])));
+			}
+			fflush(stdout);
+			pid = fork();
+			if (pid == 0) {
+				printf("unlink %s => %s\n", path[3], res(unlink(path[3])));
+				fflush(stdout);
+				_exit(0);
+			}
+			if (pid > 0)
+				waitpid(pid, NULL, 0);
+			i += 1;
+		} else if (!strcmp(op, "race-unlink")) {
+			race_unlink(a, atoi(b));
+			i += 2;
 		} else if (!strcmp(op, "listener")) {
 			printf("listener - => %s\n", res(own_listener()));
 		} else if (!strcmp(op, "fds")) {
@@ -797,6 +905,260 @@ static void test_nested_descriptor(void)
 	IT_EXPECT_PROBE(r.out, "create", fmt("%s/sub/child-made", ws), "ok");
 }
 
+/* ---- approvals and what a grant covers (an outside attacker's breaks) ---- */
+
+/* A broker that allows, for the session, exactly the scope WS/build and refuses the rest. */
+static const char *build_broker(void)
+{
+	char *p = it_path(it_tmpdir(), "broker.sh");
+
+	it_write_file(p,
+	              fmt("#!/bin/sh\n"
+	                  "read -r line\n"
+	                  "id=$(printf '%%s\\n' \"$line\" | sed 's/.*\"id\":\\([0-9]*\\).*/\\1/')\n"
+	                  "case \"$line\" in\n"
+	                  "*'\"scope\":\"%s/build\"'*) printf "
+	                  "'{\"v\":1,\"id\":%%s,\"allow\":true,\"remember\":\"session\"}\\n' "
+	                  "\"$id\";;\n"
+	                  "*) printf '{\"v\":1,\"id\":%%s,\"allow\":false}\\n' \"$id\";;\n"
+	                  "esac\n",
+	                  ws));
+	IT_EXPECT_INT(chmod(p, 0755), 0);
+	return fmt("cmd:%s", p);
+}
+
+/* The workspace with build/ (granted by the broker) beside precious (refused). */
+static const char *approvals_setup(const char *approvals)
+{
+	char *p;
+
+	snprintf(ws, sizeof(ws), "%s/ws", it_tmpdir());
+	it_write_file(it_path(ws, "precious"), "keep\n");
+	it_write_file(it_path(ws, "build/a"), "build\n");
+	it_write_file(it_path(ws, "build/x"), "x\n");
+	it_write_file(it_path(ws, "build/sub/keep"), "x\n");
+	p = fmt("%s/ap.yaml", it_tmpdir());
+	it_write_file(p, fmt("version: 1\nname: ap\nprotect_git: false\nmounts:\n"
+	                     "  - path: ${WORKSPACE}\n"
+	                     "    approvals: %s\n",
+	                     approvals));
+	if (chdir(ws) < 0)
+		it_fail(__FILE__, __LINE__, "chdir %s: %s", ws, strerror(errno));
+	return p;
+}
+
+static void run_approved(struct it_run *r, const char *prof, const char *backend,
+                         const char *const *ops)
+{
+	const char *opts[] = {"-p",    prof,        "-w",           ws,  "--backend",
+	                      backend, "--approve", build_broker(), NULL};
+	const char *cmd[64];
+	size_t n = 0;
+
+	cmd[n++] = it_self();
+	cmd[n++] = "--in";
+	for (; *ops && n < 62; ops++)
+		cmd[n++] = *ops;
+	cmd[n] = NULL;
+	it_run_in(r, opts, cmd);
+	if (r->status != 0)
+		it_fail(__FILE__, __LINE__, "status %d:\n%s%s", r->status, r->out, r->err);
+}
+
+static char *file_text(const char *path)
+{
+	static char buf[65536];
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n = fd < 0 ? -1 : read(fd, buf, sizeof(buf) - 1);
+
+	if (fd >= 0)
+		close(fd);
+	buf[n > 0 ? n : 0] = '\0';
+	return buf;
+}
+
+/* 4. A `once` answer is one process's batch, and each call it covers moves its window on:
+ * deletes 1.5 s apart are asked once (the third is 3 s after the question), and a child under
+ * the same command name is asked again. */
+static void test_once_batch(void)
+{
+	struct it_run r;
+	const char *prof = approvals_setup("{delete: ask}");
+	char *log = it_path(it_tmpdir(), "asked.log"), *broker = it_path(it_tmpdir(), "once.sh");
+	const char *ops[] = {"batch", NULL, NULL};
+	const char *opts[] = {"-p", prof, "-w", ws, "--approve", NULL, NULL};
+	const char *cmd[8] = {it_self(), "--in"};
+	char *text;
+
+	it_write_file(it_path(ws, "build/b"), "b\n");
+	it_write_file(it_path(ws, "build/c"), "c\n");
+	it_write_file(it_path(ws, "build/d"), "d\n");
+	it_write_file(broker,
+	              fmt("#!/bin/sh\n"
+	                  "read -r line\n"
+	                  "printf '%%s\\n' \"$line\" >>'%s'\n"
+	                  "id=$(printf '%%s\\n' \"$line\" | sed 's/.*\"id\":\\([0-9]*\\).*/\\1/')\n"
+	                  "printf '{\"v\":1,\"id\":%%s,\"allow\":true}\\n' \"$id\"\n",
+	                  log));
+	IT_EXPECT_INT(chmod(broker, 0755), 0);
+	opts[5] = fmt("cmd:%s", broker);
+	ops[1] = fmt("%s/build", ws);
+	memcpy(cmd + 2, ops, sizeof(ops));
+	it_run_in(&r, opts, cmd);
+	if (r.status != 0)
+		it_fail(__FILE__, __LINE__, "status %d:\n%s%s", r.status, r.out, r.err);
+	for (char c = 'a'; c <= 'd'; c++)
+		IT_EXPECT_PROBE(r.out, "unlink", fmt("%s/build/%c", ws, c), "ok");
+	text = file_text(log);
+	IT_EXPECT_CONTAINS(text, fmt("\"path\":\"%s/build/a\"", ws));
+	IT_EXPECT_NOT_CONTAINS(text, fmt("\"path\":\"%s/build/c\"", ws));
+	IT_EXPECT_CONTAINS(text, fmt("\"path\":\"%s/build/d\"", ws));
+}
+
+/* 1a. A session grant for build, a thread with its own filter, a flipping symlink: the
+ * refused file is never deleted (3000 tries, no sleeps). */
+static void test_narrower_grant_race(void)
+{
+	struct it_run r;
+	const char *prof = approvals_setup("{delete: ask}");
+	const char *ops[] = {"unlink",      "build/x", "unlink", "precious",
+	                     "race-unlink", NULL,      "3000",   NULL};
+
+	ops[5] = fmt("%s/build", ws);
+	IT_EXPECT_INT(symlink("sub", it_path(ws, "build/p")), 0);
+	run_approved(&r, prof, "namespaces", ops);
+	IT_EXPECT_PROBE(r.out, "unlink", "build/x", "ok");
+	IT_EXPECT_PROBE(r.out, "unlink", "precious", "EACCES");
+	IT_EXPECT_CONTAINS(r.out, "race unlink => deleted 0\n");
+	IT_EXPECT(exists(it_path(ws, "precious")));
+}
+
+/* 1b. No race: a symlink in build to ../precious, made under the grant; a process with its
+ * own filter appends through it: refused (the kernel would follow the link to precious). */
+static void narrower_symlink(const char *backend)
+{
+	struct it_run r;
+	const char *prof = approvals_setup("{write: ask}");
+	const char *ops[] = {"create", "build/y", "symlink", "../precious", "build/s", "narrow",
+	                     "write",  "build/s", "create",  "build/z",     NULL};
+
+	run_approved(&r, prof, backend, ops);
+	IT_EXPECT_PROBE(r.out, "create", "build/y", "ok");
+	IT_EXPECT_PROBE(r.out, "symlink", "build/s", "ok");
+	IT_EXPECT_PROBE(r.out, "narrow", "-", "ok");
+	IT_EXPECT_PROBE(r.out, "write", "build/s", "EACCES");
+	IT_EXPECT_PROBE(r.out, "create", "build/z", "EACCES");
+	IT_EXPECT(strcmp(file_text(it_path(ws, "precious")), "keep\n") == 0);
+	IT_EXPECT(!exists(it_path(ws, "build/z")));
+	IT_EXPECT_CONTAINS(r.err, "cannot be performed for");
+}
+
+static void test_narrower_symlink_namespaces(void)
+{
+	narrower_symlink("namespaces");
+}
+
+static void test_narrower_symlink_landlock(void)
+{
+	narrower_symlink("landlock");
+}
+
+/* 2. Read caps hold for O_RDWR opens (read caps without approvals: only the read family is
+ * on, and the listener filter must send O_RDWR opens too). */
+static void read_caps_rdwr(const char *backend)
+{
+	struct it_run r;
+	char *p = fmt("%s/caps.yaml", it_tmpdir());
+	const char *ops[] = {"rdwr",   "data.bin", "rdonly",   "data.bin", "rdwr",
+	                     "ok.txt", "write",    "data.bin", NULL};
+	const char *opts[] = {"-p", p, "-w", ws, "--backend", backend, NULL};
+	const char *cmd[16] = {it_self(), "--in"};
+
+	snprintf(ws, sizeof(ws), "%s/ws", it_tmpdir());
+	it_write_file(it_path(ws, "data.bin"), "secret\n");
+	it_write_file(it_path(ws, "ok.txt"), "fine\n");
+	it_write_file(p, "version: 1\nname: caps\nmounts:\n  - path: ${WORKSPACE}\n"
+	                 "    suffixes: [.txt]\n");
+	if (chdir(ws) < 0)
+		it_fail(__FILE__, __LINE__, "chdir %s: %s", ws, strerror(errno));
+	memcpy(cmd + 2, ops, sizeof(ops));
+	it_run_in(&r, opts, cmd);
+	if (r.status != 0)
+		it_fail(__FILE__, __LINE__, "status %d:\n%s%s", r.status, r.out, r.err);
+	IT_EXPECT_PROBE(r.out, "rdwr", "data.bin", "EACCES");
+	IT_EXPECT_PROBE(r.out, "rdonly", "data.bin", "EACCES");
+	IT_EXPECT_PROBE(r.out, "rdwr", "ok.txt", "ok");
+	IT_EXPECT_PROBE(r.out, "write", "data.bin", "ok"); /* O_WRONLY reads nothing */
+}
+
+static void test_read_caps_rdwr_namespaces(void)
+{
+	read_caps_rdwr("namespaces");
+}
+
+static void test_read_caps_rdwr_landlock(void)
+{
+	read_caps_rdwr("landlock");
+}
+
+/* 3a. A hard link of precious into build, under a grant for build: refused (the link's
+ * source needs the write class of its own scope; the question names both). */
+static void grant_link(const char *backend)
+{
+	struct it_run r;
+	const char *prof = approvals_setup("{write: ask}");
+	const char *ops[] = {"create", "build/y", "link",    "precious", "build/p",
+	                     "link",   "build/a", "build/q", NULL};
+
+	run_approved(&r, prof, backend, ops);
+	IT_EXPECT_PROBE(r.out, "create", "build/y", "ok");
+	IT_EXPECT_PROBE(r.out, "link", "build/p", "EACCES");
+	IT_EXPECT_PROBE(r.out, "link", "build/q", "ok");
+	IT_EXPECT(!exists(it_path(ws, "build/p")));
+}
+
+static void test_grant_link_namespaces(void)
+{
+	grant_link("namespaces");
+}
+
+static void test_grant_link_landlock(void)
+{
+	grant_link("landlock");
+}
+
+/* 3b. RENAME_EXCHANGE of precious and build/a under a grant for build: refused (both names
+ * are replaced and moved); within build: granted. RENAME_NOREPLACE onto an existing name:
+ * the kernel's EEXIST, nothing replaced. */
+static void grant_exchange(const char *backend)
+{
+	struct it_run r;
+	const char *prof = approvals_setup("{write: ask, overwrite: ask, delete: ask}");
+	const char *ops[] = {"creat-trunc", "build/x",  "exchange", "precious",
+	                     "build/a",     "exchange", "build/x",  "build/a",
+	                     "noreplace",   "build/x",  "build/a",  NULL};
+
+	run_approved(&r, prof, backend, ops);
+	IT_EXPECT_PROBE(r.out, "creat-trunc", "build/x", "ok");
+	IT_EXPECT_CONTAINS(r.out, "exchange build/a => EACCES\nexchange build/a => ok\n");
+	IT_EXPECT(strcmp(file_text(it_path(ws, "precious")), "keep\n") == 0);
+	IT_EXPECT(strcmp(file_text(it_path(ws, "build/x")), "build\n") == 0);
+	/* RENAME_NOREPLACE makes the new name only: a write there (granted), and the kernel
+	 * refuses the existing name */
+	IT_EXPECT_PROBE(r.out, "noreplace", "build/a", "EEXIST");
+	IT_EXPECT(strcmp(file_text(it_path(ws, "build/x")), "build\n") == 0);
+}
+
+static void test_grant_exchange_namespaces(void)
+{
+	grant_exchange("namespaces");
+}
+
+static void test_grant_exchange_landlock(void)
+{
+	grant_exchange("landlock");
+}
+
 int main(int argc, char **argv)
 {
 	static const struct it_case cases[] = {
@@ -813,6 +1175,17 @@ int main(int argc, char **argv)
 	    IT_CASE(test_nested_restricted),
 	    IT_CASE(test_nested_unrestricted),
 	    IT_CASE(test_nested_descriptor),
+	    IT_CASE(test_nested),
+	    IT_CASE(test_narrower_grant_race),
+	    IT_CASE(test_once_batch),
+	    IT_CASE(test_narrower_symlink_namespaces),
+	    IT_CASE(test_narrower_symlink_landlock),
+	    IT_CASE(test_read_caps_rdwr_namespaces),
+	    IT_CASE(test_read_caps_rdwr_landlock),
+	    IT_CASE(test_grant_link_namespaces),
+	    IT_CASE(test_grant_link_landlock),
+	    IT_CASE(test_grant_exchange_namespaces),
+	    IT_CASE(test_grant_exchange_landlock),
 	};
 
 	if (argc > 1 && strcmp(argv[1], "--in") == 0)

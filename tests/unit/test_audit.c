@@ -195,6 +195,16 @@ static void test_decision(void **state)
 	check_line(line, n);
 	expect(line, "errno", "4095");
 	expect(line, "error", "null");
+
+	/* continue: the kernel does the call, its result is unknown to sbx */
+	v.answer = SBX_SUP_CONTINUE;
+	v.decider = SBX_SUP_BY_POLICY;
+	d.errnum = 0;
+	n = sbx_audit_fmt_decision(line, sizeof(line), &ids, &d);
+	check_line(line, n);
+	expect(line, "answer", "continue");
+	expect(line, "errno", "null");
+	expect(line, "error", "null");
 }
 
 static void test_end(void **state)

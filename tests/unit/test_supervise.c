@@ -132,6 +132,7 @@ static const struct dcase {
 	const char *rule; /* a substring of verdict.rule */
 	enum sbx_approval_class asked;
 	bool out_of_reach; /* the listener found the guards' directories out of its reach */
+	bool reads, exchange, noreplace, whiteout;
 } dcases[] = {
     /* 1. protected names, absent at launch */
     {"mkdir .git",
@@ -456,7 +457,9 @@ static const struct dcase {
      0,
      SBX_SUP_BY_POLICY,
      "approvals: /ws write allow"},
-    {"narrower: an ask is still asked",
+    /* an ask is decided on the path sbx sees, and the kernel resolves it again for a
+     * narrower caller (a racing thread, a symlink): never asked, never CONTINUEd */
+    {"narrower: an ask is denied",
      G_OFF,
      SBX_SUP_OP_OVERWRITE,
      "openat",
@@ -464,11 +467,30 @@ static const struct dcase {
      {},
      true,
      0,
-     SBX_SUP_ASK,
-     0,
+     SBX_SUP_DENY,
+     EACCES,
      SBX_SUP_BY_POLICY,
-     "approvals: /ws overwrite ask",
-     SBX_AC_OVERWRITE},
+     "approvals: /ws overwrite ask: a sub-sandbox or a process with its own seccomp filter "
+     "cannot be performed for; run it without its own filter, or give the mount approvals "
+     "allow"},
+    {"narrower: an append where write asks",
+     G_OFF,
+     SBX_SUP_OP_WRITE,
+     "openat",
+     TF("/ws/asked/build/s", "s", INO_BUILD),
+     {},
+     true,
+     0,
+     SBX_SUP_DENY,
+     EACCES,
+     SBX_SUP_BY_POLICY,
+     "approvals: /ws/asked write ask: a sub-sandbox"},
+    {"narrower: an ask at a rename's new name", G_OFF, SBX_SUP_OP_RENAME, "renameat",
+     TF("/tmp/a", "a", INO_OTHER), TN("/ws/asked/b", "b", INO_OTHER), true, 0, SBX_SUP_DENY, EACCES,
+     SBX_SUP_BY_POLICY, "approvals: /ws/asked write ask: a sub-sandbox"},
+    {"narrower: an ask at a rename's old name", G_OFF, SBX_SUP_OP_RENAME, "renameat",
+     TF("/ws/asked/a", "a", INO_OTHER), TN("/tmp/b", "b", INO_OTHER), true, 0, SBX_SUP_DENY, EACCES,
+     SBX_SUP_BY_POLICY, "approvals: /ws/asked rename ask: a sub-sandbox"},
     {"narrower: a deny is still denied",
      G_OFF,
      SBX_SUP_OP_CREATE,
@@ -760,6 +782,118 @@ static const struct dcase {
     {"link onto an existing name is an overwrite", G_OFF, SBX_SUP_OP_OVERWRITE, "linkat",
      TF("/ws/x", "x", INO_WS), TF("/ws/y", "y", INO_WS), 0, 0, SBX_SUP_ASK, 0, SBX_SUP_BY_POLICY,
      "overwrite ask", SBX_AC_OVERWRITE},
+    /* a link's source is a side of its own: write in its own area */
+    {"link: the source's area asks", G_OFF, SBX_SUP_OP_CREATE, "linkat",
+     TF("/ws/asked/precious", "precious", INO_OTHER), TN("/ws/p", "p", INO_WS), 0, 0, SBX_SUP_ASK,
+     0, SBX_SUP_BY_POLICY, "approvals: /ws/asked write ask", SBX_AC_WRITE},
+    {"link: the source's area denies", G_OFF, SBX_SUP_OP_CREATE, "linkat",
+     TF("/ws/locked/f", "f", INO_OTHER), TN("/ws/p", "p", INO_WS), 0, 0, SBX_SUP_DENY, EACCES,
+     SBX_SUP_BY_POLICY, "approvals: /ws/locked write deny"},
+    /* an exchange replaces and moves both names */
+    {.what = "exchange: the old name is replaced too",
+     .guards = G_OFF,
+     .op = SBX_SUP_OP_RENAME,
+     .call = "renameat2",
+     .t = TF("/ws/a", "a", INO_WS),
+     .t2 = TF("/tmp/b", "b", INO_OTHER),
+     .answer = SBX_SUP_ASK,
+     .decider = SBX_SUP_BY_POLICY,
+     .rule = "approvals: /ws overwrite ask",
+     .asked = SBX_AC_OVERWRITE,
+     .exchange = true},
+    {.what = "exchange: both names are renamed",
+     .guards = G_OFF,
+     .op = SBX_SUP_OP_RENAME,
+     .call = "renameat2",
+     .t = TF("/tmp/b", "b", INO_OTHER),
+     .t2 = TF("/ws/locked/a", "a", INO_OTHER),
+     .answer = SBX_SUP_DENY,
+     .errnum = EACCES,
+     .decider = SBX_SUP_BY_POLICY,
+     .rule = "approvals: /ws/locked overwrite deny",
+     .exchange = true},
+    /* RENAME_NOREPLACE: the kernel refuses an existing new name, nothing is replaced */
+    {.what = "noreplace onto an existing name: no overwrite",
+     .guards = G_OFF,
+     .op = SBX_SUP_OP_RENAME,
+     .call = "renameat2",
+     .t = TF("/ws/a", "a", INO_WS),
+     .t2 = TF("/ws/b", "b", INO_WS),
+     .answer = SBX_SUP_CONTINUE,
+     .decider = SBX_SUP_BY_POLICY,
+     .rule = "approvals: /ws write allow",
+     .noreplace = true},
+    /* RENAME_WHITEOUT: a new entry (the whiteout) at the old name */
+    {.what = "whiteout: a write at the old name",
+     .guards = G_OFF,
+     .op = SBX_SUP_OP_RENAME,
+     .call = "renameat2",
+     .t = TF("/ws/locked/a", "a", INO_OTHER),
+     .t2 = TN("/tmp/b", "b", INO_OTHER),
+     .answer = SBX_SUP_DENY,
+     .errnum = EACCES,
+     .decider = SBX_SUP_BY_POLICY,
+     .rule = "approvals: /ws/locked rename deny",
+     .whiteout = true},
+    /* read caps hold for every open with read access: O_RDWR too */
+    {.what = "O_RDWR: suffix refused",
+     .guards = G_OFF,
+     .op = SBX_SUP_OP_WRITE,
+     .call = "openat",
+     .t = TS("/data/x.bin", "x.bin", INO_DATA, 10),
+     .answer = SBX_SUP_DENY,
+     .errnum = EACCES,
+     .decider = SBX_SUP_BY_POLICY,
+     .rule = "read caps: /data suffixes",
+     .reads = true},
+    {.what = "O_RDWR|O_TRUNC: suffix refused",
+     .guards = G_OFF,
+     .op = SBX_SUP_OP_OVERWRITE,
+     .call = "openat",
+     .t = TS("/data/x.bin", "x.bin", INO_DATA, 10),
+     .answer = SBX_SUP_DENY,
+     .errnum = EACCES,
+     .decider = SBX_SUP_BY_POLICY,
+     .rule = "read caps: /data suffixes",
+     .reads = true},
+    {.what = "O_RDWR: too large",
+     .guards = G_OFF,
+     .op = SBX_SUP_OP_WRITE,
+     .call = "openat",
+     .t = TS("/data/big.py", "big.py", INO_DATA, 5000),
+     .answer = SBX_SUP_DENY,
+     .errnum = EACCES,
+     .decider = SBX_SUP_BY_POLICY,
+     .rule = "read caps: /data max_file_bytes 1000",
+     .reads = true},
+    {.what = "O_RDWR: within the caps, checked",
+     .guards = G_OFF,
+     .op = SBX_SUP_OP_WRITE,
+     .call = "openat",
+     .t = TS("/data/x.py", "x.py", INO_DATA, 10),
+     .answer = SBX_SUP_PERFORM,
+     .decider = SBX_SUP_BY_POLICY,
+     .rule = "read caps checked",
+     .reads = true},
+    {.what = "O_WRONLY reads nothing: no cap",
+     .guards = G_OFF,
+     .op = SBX_SUP_OP_WRITE,
+     .call = "openat",
+     .t = TS("/data/x.bin", "x.bin", INO_DATA, 10),
+     .answer = SBX_SUP_CONTINUE,
+     .decider = SBX_SUP_BY_POLICY,
+     .rule = "approvals: /data write allow"},
+    {.what = "narrower: O_RDWR under read caps",
+     .guards = G_OFF,
+     .op = SBX_SUP_OP_WRITE,
+     .call = "openat",
+     .t = TS("/data/x.py", "x.py", INO_DATA, 10),
+     .narrower = true,
+     .answer = SBX_SUP_DENY,
+     .errnum = EACCES,
+     .decider = SBX_SUP_BY_POLICY,
+     .rule = "read caps hold only",
+     .reads = true},
     {"under / only",
      G_OFF,
      SBX_SUP_OP_CREATE,
@@ -840,6 +974,10 @@ static void test_decide_table(void **state)
 		                          .t2 = c->t2,
 		                          .narrower = c->narrower,
 		                          .guards_out_of_reach = c->out_of_reach,
+		                          .reads = c->reads,
+		                          .exchange = c->exchange,
+		                          .noreplace = c->noreplace,
+		                          .whiteout = c->whiteout,
 		                          .pid = 42,
 		                          .comm = "sh",
 		                          .now_ms = 1000};
@@ -863,8 +1001,8 @@ static void test_decide_table(void **state)
 	sbx_sup_plan_clear(&plan);
 }
 
-/* Without the live table, without metadata or read supervision, a narrower caller is never
- * performed for: every row turned narrower gives CONTINUE, ASK or DENY. */
+/* A narrower caller is never performed for and never asked for: every row turned narrower
+ * gives CONTINUE or DENY. */
 static void test_narrower_never_performed(void **state)
 {
 	struct sbx_sup_plan plan;
@@ -878,6 +1016,10 @@ static void test_narrower_never_performed(void **state)
 		                          .t = dcases[i].t,
 		                          .t2 = dcases[i].t2,
 		                          .narrower = true,
+		                          .reads = dcases[i].reads,
+		                          .exchange = dcases[i].exchange,
+		                          .noreplace = dcases[i].noreplace,
+		                          .whiteout = dcases[i].whiteout,
 		                          .comm = "sh",
 		                          .now_ms = 5};
 		struct sbx_sup_verdict v, wide;
@@ -885,6 +1027,7 @@ static void test_narrower_never_performed(void **state)
 		for (int with_guards = 0; with_guards < 2; with_guards++) {
 			sbx_sup_decide(&plan, with_guards ? &guards : NULL, NULL, &req, &v);
 			assert_int_not_equal(v.answer, SBX_SUP_PERFORM);
+			assert_int_not_equal(v.answer, SBX_SUP_ASK);
 			/* and never more than the worker would get */
 			req.narrower = false;
 			sbx_sup_decide(&plan, with_guards ? &guards : NULL, NULL, &req, &wide);
@@ -991,6 +1134,13 @@ static void test_scope(void **state)
 	    {SBX_SUP_OP_RENAME, "/ws/a/b", "/ws/c/d", false, "/ws/c"},
 	    /* a rename out of an asking area into an allowing one: the rename side */
 	    {SBX_SUP_OP_RENAME, "/ws/asked/x/y", "/ws/c", false, "/ws/asked/x"},
+	    /* sides that ask in different scopes: their common ancestor */
+	    {SBX_SUP_OP_RENAME, "/ws/asked/a/x", "/ws/asked/b/x", true, "/ws/asked"},
+	    {SBX_SUP_OP_RENAME, "/ws/asked/ab/x", "/ws/asked/a/x", true, "/ws/asked"},
+	    {SBX_SUP_OP_RENAME, "/ws/asked/a/x", "/ws/asked/a/y", true, "/ws/asked/a"},
+	    {SBX_SUP_OP_RENAME, "/ws/asked/a", "/ws/x", true, "/ws"},
+	    {SBX_SUP_OP_RENAME, "/ws/asked/a", "/etc/x", true, "/ws/asked/a"},
+	    {SBX_SUP_OP_RENAME, "/ws/asked/a/x", "/ws/asked", true, "/ws/asked"},
 	};
 	char out[SBX_SUP_SCOPE_MAX];
 
@@ -1105,12 +1255,14 @@ static void test_session_once(void **state)
 	assert_int_equal(decide(&plan, &s, &r).answer, SBX_SUP_ASK);
 	assert_null(sbx_sup_session_find(&s, &plan, &r, true));
 
-	/* a narrower caller with a grant: CONTINUE, never PERFORM */
+	/* a narrower caller with a grant: denied, never PERFORMed nor CONTINUEd (the kernel
+	 * would resolve the path again, after the check) */
 	r = del("/ws/build/e.o", "rm", 3000);
 	r.narrower = true;
 	v = decide(&plan, &s, &r);
-	check_verdict("narrower with a grant", &v, SBX_SUP_CONTINUE, 0, SBX_SUP_BY_GRANT,
-	              "granted");
+	check_verdict("narrower with a grant", &v, SBX_SUP_DENY, EACCES, SBX_SUP_BY_POLICY,
+	              "approvals: /ws delete ask: a sub-sandbox or a process with its own seccomp "
+	              "filter cannot be performed for");
 
 	sbx_sup_session_clear(&s);
 	assert_int_equal(s.n_grants, 0);
@@ -1195,7 +1347,7 @@ static void test_session_rename_both_sides(void **state)
 	world(&plan, NULL);
 	assert_int_equal(decide(&plan, &s, &r).answer, SBX_SUP_ASK);
 	assert_int_equal(sbx_sup_scope(&plan, &r, scope, sizeof(scope)), 0);
-	assert_string_equal(scope, "/ws/asked/b");
+	assert_string_equal(scope, "/ws/asked"); /* both scopes: their common ancestor */
 	assert_true(sbx_sup_session_admit(&s, 10));
 	assert_int_equal(sbx_sup_session_record(&s, &plan, &r, true, SBX_SUP_REMEMBER_ONCE, NULL),
 	                 0);
@@ -1205,6 +1357,174 @@ static void test_session_rename_both_sides(void **state)
 	r.t.path = "/ws/asked/c/x";
 	assert_int_equal(decide(&plan, &s, &r).answer, SBX_SUP_ASK);
 	sbx_sup_session_clear(&s);
+	sbx_sup_plan_clear(&plan);
+}
+
+/* A batch is one process's: another thread group under the granted command's name (prctl
+ * PR_SET_NAME) is asked; the batch extends with each use. */
+static void test_session_once_pid(void **state)
+{
+	struct sbx_sup_plan plan;
+	struct sbx_sup_session s = {0};
+	struct sbx_sup_req r = del("/ws/build/a.o", "rm", 1000);
+	struct sbx_sup_req impostor;
+
+	(void)state;
+	world(&plan, NULL);
+	assert_true(sbx_sup_session_admit(&s, 1000));
+	assert_int_equal(sbx_sup_session_record(&s, &plan, &r, true, SBX_SUP_REMEMBER_ONCE, NULL),
+	                 0);
+	impostor = del("/ws/build/b.o", "rm", 1500);
+	impostor.pid = 8;
+	assert_int_equal(decide(&plan, &s, &impostor).answer, SBX_SUP_ASK);
+	assert_null(sbx_sup_session_find(&s, &plan, &impostor, true));
+	/* the granted process, every 1.5 s: each use moves the window on */
+	for (uint64_t t = 2500; t <= 8500; t += 1500) {
+		r = del("/ws/build/c.o", "rm", t);
+		assert_int_equal(decide(&plan, &s, &r).decider, SBX_SUP_BY_GRANT);
+		assert_non_null(sbx_sup_session_find(&s, &plan, &r, true));
+	}
+	assert_int_equal(s.grants[0].last_ms, 8500);
+	/* a remembered refusal is one process's too */
+	assert_true(sbx_sup_session_admit(&s, 9000));
+	r = del("/ws/src/a.o", "rm", 9000);
+	assert_int_equal(sbx_sup_session_record(&s, &plan, &r, false, SBX_SUP_REMEMBER_ONCE, NULL),
+	                 0);
+	impostor = del("/ws/src/b.o", "rm", 9100);
+	impostor.pid = 8;
+	assert_int_equal(decide(&plan, &s, &impostor).answer, SBX_SUP_ASK);
+	r.now_ms = 9100;
+	assert_int_equal(decide(&plan, &s, &r).answer, SBX_SUP_DENY);
+	sbx_sup_session_clear(&s);
+	sbx_sup_plan_clear(&plan);
+}
+
+/* A grant for one scope does not reach another through a link or an exchange. */
+static void test_session_grant_sides(void **state)
+{
+	struct sbx_sup_plan plan;
+	struct sbx_sup_session s = {0};
+	struct sbx_sup_req r = {.op = SBX_SUP_OP_CREATE,
+	                        .call = "openat",
+	                        .t = TN("/ws/asked/build/x", "x", INO_BUILD),
+	                        .pid = 7,
+	                        .comm = "sh",
+	                        .now_ms = 10};
+	struct sbx_sup_verdict v;
+	static const enum sbx_approval_class classes[] = {SBX_AC_WRITE, SBX_AC_OVERWRITE,
+	                                                  SBX_AC_DELETE, SBX_AC_RENAME};
+	static const enum sbx_sup_op ops[] = {SBX_SUP_OP_CREATE, SBX_SUP_OP_OVERWRITE,
+	                                      SBX_SUP_OP_DELETE, SBX_SUP_OP_RENAME};
+
+	(void)state;
+	world(&plan, NULL);
+	/* /ws/asked: every class asks but overwrite (so an exchange's old sin, "overwrite" at
+	 * the other name, was allowed) */
+	plan.areas[3].approvals.op[SBX_AC_OVERWRITE] = SBX_APPROVE_ALLOW;
+	/* a session grant of every class for /ws/asked/build */
+	for (size_t i = 0; i < 4; i++) {
+		struct sbx_sup_req g = r;
+
+		(void)classes[i];
+		g.op = ops[i];
+		g.t.exists = ops[i] != SBX_SUP_OP_CREATE;
+		if (ops[i] == SBX_SUP_OP_RENAME)
+			g.t2 = (struct sbx_sup_target)TN("/ws/asked/build/y", "y", INO_BUILD);
+		assert_true(sbx_sup_session_admit(&s, 10));
+		assert_int_equal(
+		    sbx_sup_session_record(&s, &plan, &g, true, SBX_SUP_REMEMBER_SESSION, NULL), 0);
+	}
+	v = decide(&plan, &s, &r);
+	assert_int_equal(v.answer, SBX_SUP_PERFORM);
+
+	/* a hard link of precious into build: the source's scope is not granted */
+	r.t = (struct sbx_sup_target)TF("/ws/asked/precious", "precious", INO_OTHER);
+	r.t2 = (struct sbx_sup_target)TN("/ws/asked/build/p", "p", INO_BUILD);
+	r.call = "linkat";
+	v = decide(&plan, &s, &r);
+	check_verdict("link of precious into build", &v, SBX_SUP_ASK, 0, SBX_SUP_BY_POLICY,
+	              "approvals: /ws/asked write ask");
+	/* the question names both scopes' common ancestor, not the granted one */
+	{
+		char scope[64];
+
+		assert_int_equal(sbx_sup_scope(&plan, &r, scope, sizeof(scope)), 0);
+		assert_string_equal(scope, "/ws/asked");
+	}
+	/* refused: the refusal is remembered for precious, not for build, which stays granted */
+	assert_true(sbx_sup_session_admit(&s, 10));
+	assert_int_equal(sbx_sup_session_record(&s, &plan, &r, false, SBX_SUP_REMEMBER_ONCE, NULL),
+	                 0);
+	assert_int_equal(decide(&plan, &s, &r).answer, SBX_SUP_DENY);
+	/* a link within build: granted */
+	r.t = (struct sbx_sup_target)TF("/ws/asked/build/q", "q", INO_BUILD);
+	assert_int_equal(decide(&plan, &s, &r).decider, SBX_SUP_BY_GRANT);
+	assert_int_equal(decide(&plan, &s, &r).answer, SBX_SUP_PERFORM);
+
+	/* an exchange of build/a and precious, either way round */
+	r.op = SBX_SUP_OP_RENAME;
+	r.call = "renameat2";
+	r.exchange = true;
+	r.t = (struct sbx_sup_target)TF("/ws/asked/build/a", "a", INO_BUILD);
+	r.t2 = (struct sbx_sup_target)TF("/ws/asked/precious", "precious", INO_OTHER);
+	v = decide(&plan, &s, &r);
+	check_verdict("exchange build/a, precious", &v, SBX_SUP_ASK, 0, SBX_SUP_BY_POLICY,
+	              "approvals: /ws/asked rename ask");
+	r.t = (struct sbx_sup_target)TF("/ws/asked/precious", "precious", INO_OTHER);
+	r.t2 = (struct sbx_sup_target)TF("/ws/asked/build/a", "a", INO_BUILD);
+	v = decide(&plan, &s, &r);
+	check_verdict("exchange precious, build/a", &v, SBX_SUP_ASK, 0, SBX_SUP_BY_POLICY,
+	              "approvals: /ws/asked rename ask");
+	/* within build: granted */
+	r.t = (struct sbx_sup_target)TF("/ws/asked/build/b", "b", INO_BUILD);
+	assert_int_equal(decide(&plan, &s, &r).decider, SBX_SUP_BY_GRANT);
+	/* an answer to the exchange grants both scopes it asked for, nothing else */
+	r.t = (struct sbx_sup_target)TF("/ws/asked/precious", "precious", INO_OTHER);
+	assert_true(sbx_sup_session_admit(&s, 20));
+	assert_int_equal(sbx_sup_session_record(&s, &plan, &r, true, SBX_SUP_REMEMBER_ONCE, NULL),
+	                 0);
+	assert_int_equal(decide(&plan, &s, &r).decider, SBX_SUP_BY_GRANT);
+	r.exchange = false;
+	r.op = SBX_SUP_OP_DELETE;
+	r.t2 = (struct sbx_sup_target){0};
+	assert_int_equal(decide(&plan, &s, &r).answer, SBX_SUP_ASK);
+
+	/* a whiteout at the old name: a write there, beside the rename */
+	plan.areas[3].approvals.op[SBX_AC_RENAME] = SBX_APPROVE_ALLOW;
+	r.op = SBX_SUP_OP_RENAME;
+	r.t = (struct sbx_sup_target)TF("/ws/asked/other/a", "a", INO_OTHER);
+	r.t2 = (struct sbx_sup_target)TN("/tmp/a", "a", INO_OTHER);
+	assert_int_equal(decide(&plan, &s, &r).answer, SBX_SUP_CONTINUE);
+	r.whiteout = true;
+	v = decide(&plan, &s, &r);
+	check_verdict("whiteout", &v, SBX_SUP_ASK, 0, SBX_SUP_BY_POLICY,
+	              "approvals: /ws/asked write ask");
+	sbx_sup_session_clear(&s);
+	sbx_sup_plan_clear(&plan);
+}
+
+/* Hide globs hold for an O_RDWR open where the read family is on. */
+static void test_reads_hide(void **state)
+{
+	struct sbx_sup_plan plan;
+	struct sbx_sup_req r = {.op = SBX_SUP_OP_WRITE,
+	                        .call = "openat",
+	                        .t = TF("/ws/app/.env", ".env", 61),
+	                        .reads = true,
+	                        .comm = "sh"};
+	struct sbx_sup_verdict v;
+
+	(void)state;
+	world(&plan, NULL);
+	sbx_sup_decide(&plan, NULL, NULL, &r, &v);
+	assert_int_equal(v.answer, SBX_SUP_CONTINUE); /* the read family is off: not hidden */
+	plan.families = SBX_SUP_F_READ | SBX_SUP_F_WRITE;
+	sbx_sup_decide(&plan, NULL, NULL, &r, &v);
+	check_verdict("O_RDWR .env", &v, SBX_SUP_DENY, EACCES, SBX_SUP_BY_POLICY,
+	              "hide: /ws/**/.env");
+	r.reads = false; /* O_WRONLY */
+	sbx_sup_decide(&plan, NULL, NULL, &r, &v);
+	assert_int_equal(v.answer, SBX_SUP_CONTINUE);
 	sbx_sup_plan_clear(&plan);
 }
 
@@ -1549,6 +1869,9 @@ int main(void)
 	    cmocka_unit_test(test_session_grant),
 	    cmocka_unit_test(test_session_denial),
 	    cmocka_unit_test(test_session_rename_both_sides),
+	    cmocka_unit_test(test_session_once_pid),
+	    cmocka_unit_test(test_session_grant_sides),
+	    cmocka_unit_test(test_reads_hide),
 	    cmocka_unit_test(test_session_limits),
 	    cmocka_unit_test(test_ask_json),
 	    cmocka_unit_test(test_answer_parse),
