@@ -1175,7 +1175,6 @@ int main(int argc, char **argv)
 	    IT_CASE(test_nested_restricted),
 	    IT_CASE(test_nested_unrestricted),
 	    IT_CASE(test_nested_descriptor),
-	    IT_CASE(test_nested),
 	    IT_CASE(test_narrower_grant_race),
 	    IT_CASE(test_once_batch),
 	    IT_CASE(test_narrower_symlink_namespaces),
