@@ -62,6 +62,9 @@
 #ifndef PIDFD_THREAD
 #define PIDFD_THREAD O_EXCL
 #endif
+#ifndef __NR_landlock_restrict_self
+#define __NR_landlock_restrict_self 446
+#endif
 #ifndef __NR_fchmodat2
 #define __NR_fchmodat2 452
 #endif
@@ -78,12 +81,14 @@
 #define SUP_AUDIT_ARCH 0
 #endif
 
-#define P_PATH      4096 /* PATH_MAX: the kernel refuses longer names itself */
-#define P_NAME      256
-#define P_GUARDS    64 /* components of one protected path */
-#define MAX_LINKS   40 /* as the kernel's MAXSYMLINKS */
-#define PERF_WAIT_S 30 /* a performer that does not answer in this long is lost */
-#define MAX_RETRY   8  /* a caller racing its own call is answered after this many tries */
+#define P_PATH         4096 /* PATH_MAX: the kernel refuses longer names itself */
+#define P_NAME         256
+#define P_GUARDS       64   /* components of one protected path */
+#define MAX_LINKS      40   /* as the kernel's MAXSYMLINKS */
+#define PERF_WAIT_S    30   /* a performer that does not answer in this long is lost */
+#define MAX_RETRY      8    /* a caller racing its own call is answered after this many tries */
+#define MAX_LANDLOCKED 4096 /* thread groups that gave themselves a Landlock domain */
+#define MAX_ANCESTRY   4096 /* PPid steps from a caller up to the worker */
 
 /* ---- the calls, as sbx and the performer see them ---- */
 
@@ -292,6 +297,10 @@ static int build_filter(unsigned fam, struct bpf_buf *b, struct sbx_error *err)
 	emit(b, BPF_JMP | BPF_JGE | BPF_K, 0x40000000u, 0, 1); /* x32: killed by the main filter */
 	emit(b, BPF_RET | BPF_K, SECCOMP_RET_ALLOW, 0, 0);
 #endif
+	/* always: a process that gives itself a Landlock domain is narrower from then on
+	 * (landlocked), and Landlock has no query sbx could ask later */
+	emit(b, BPF_JMP | BPF_JEQ | BPF_K, __NR_landlock_restrict_self, 0, 1);
+	emit(b, BPF_RET | BPF_K, SECCOMP_RET_USER_NOTIF, 0, 0);
 	for (size_t i = 0; i < SBX_ARRAY_SIZE(calls); i++) {
 		const struct call_row *r = &calls[i];
 		bool want = r->kind == C_OPEN && r->family == 0
@@ -583,6 +592,63 @@ static bool same_inode(int a, int b)
 	       sa.st_ino == sb.st_ino;
 }
 
+static int fd_path(int fd, char *out, size_t size);
+
+/*
+ * May the performer go through this fd for the caller? Not where it is in another process's
+ * /proc/PID: the kernel's ptrace check for /proc/PID/environ, mem, maps, root, fd... is made
+ * against the performer, which passes it for its own entries (and for every process with its
+ * ids), so /proc/<performer>/environ would hand the caller what it could never read itself.
+ * Only the caller's own /proc/TGID (and its threads', /proc/TID) is gone through; procfs
+ * elsewhere than at /proc in the performer's view is refused (fail closed).
+ */
+static int proc_check(int fd, pid_t tgid)
+{
+	struct statfs sf;
+	char p[P_PATH], task[64];
+	const char *c;
+	char *end;
+	long pid;
+
+	if (fstatfs(fd, &sf) < 0)
+		return -errno;
+	if (sf.f_type != PROC_SUPER_MAGIC)
+		return 0;
+	if (fd_path(fd, p, sizeof(p)) < 0)
+		return -EACCES;
+	if (strcmp(p, "/proc") == 0)
+		return 0;
+	if (strncmp(p, "/proc/", 6) != 0)
+		return -EACCES;
+	c = p + 6;
+	if (*c < '0' || *c > '9')
+		return 0; /* /proc/sys, /proc/cpuinfo: no process's */
+	pid = strtol(c, &end, 10);
+	if (*end != '\0' && *end != '/')
+		return 0;
+	if (pid == tgid)
+		return 0;
+	/* one of the caller's threads, by its own number */
+	snprintf(task, sizeof(task), "/proc/%d/task/%ld", (int)tgid, pid);
+	return faccessat(AT_FDCWD, task, F_OK, AT_SYMLINK_NOFOLLOW) == 0 ? 0 : -EACCES;
+}
+
+/* A numeric name in the proc root: the caller's own pid, or one of its threads. */
+static int proc_name_check(int cur, const char *comp, pid_t tgid)
+{
+	char task[64];
+	char *end;
+	long pid;
+
+	if (comp[0] < '0' || comp[0] > '9' || !is_proc_root(cur))
+		return 0;
+	pid = strtol(comp, &end, 10);
+	if (*end || pid == tgid)
+		return 0;
+	snprintf(task, sizeof(task), "%d/task/%ld", (int)tgid, pid);
+	return faccessat(cur, task, F_OK, AT_SYMLINK_NOFOLLOW) == 0 ? 0 : -EACCES;
+}
+
 /*
  * Walk `path` the way the kernel would for the caller, component by component (openat2 is
  * ENOSYS under the main filter), with O_PATH|O_NOFOLLOW opens: every symlink is read and
@@ -635,6 +701,15 @@ static int walk(int root, int start, const char *path, bool follow, pid_t tgid, 
 		last = *rest == '\0';
 		if (len == 0) /* "/" itself: the final is the directory */
 			snprintf(comp, sizeof(comp), ".");
+		{
+			/* never through another process's /proc/PID (proc_check) */
+			int e = proc_check(cur, tgid);
+
+			if (e == 0)
+				e = proc_name_check(cur, comp, tgid);
+			if (e < 0)
+				return e;
+		}
 		if ((strcmp(comp, "self") == 0 || strcmp(comp, "thread-self") == 0) &&
 		    is_proc_root(cur)) {
 			int n = comp[0] == 's'
@@ -720,6 +795,12 @@ static int walk(int root, int start, const char *path, bool follow, pid_t tgid, 
 					return e;
 				}
 				if (last && !S_ISDIR(st.st_mode)) {
+					int e = proc_check(obj, tgid);
+
+					if (e < 0) {
+						close(obj);
+						return e;
+					}
 					out->obj = obj;
 					out->dir = TAKE_FD(cur);
 					set_str(out->name, sizeof(out->name), comp);
@@ -1375,6 +1456,11 @@ struct sbx_supervisor {
 	size_t notif_size, resp_size;
 	struct p_req req;   /* scratch, large */
 	struct p_reply rep; /* scratch, large */
+	/* The thread groups (sbx's pids) that called landlock_restrict_self: they and their
+	 * descendants are narrower. Past MAX_LANDLOCKED every caller is (fail closed). */
+	pid_t landlocked[MAX_LANDLOCKED];
+	size_t n_landlocked;
+	bool landlocked_full;
 };
 
 void sbx_supervisor_on_event(struct sbx_supervisor *s, sbx_sup_event_fn fn, void *ctx)
@@ -1931,6 +2017,7 @@ void sbx_supervisor_pollfd(const struct sbx_supervisor *s, struct pollfd *p)
 
 struct caller {
 	pid_t pid;   /* the thread, in sbx's pid namespace */
+	pid_t tgid;  /* its thread group, in sbx's pid namespace */
 	int procdir; /* /proc/PID, checked valid */
 	int pidfd;
 	mode_t umask;
@@ -1984,6 +2071,92 @@ static int read_mem(pid_t pid, uint64_t addr, void *out, size_t size)
 	return (size_t)n == size ? 0 : -EFAULT;
 }
 
+static void respond(struct sbx_supervisor *s, int error, bool cont);
+
+static bool landlocked_in(const struct sbx_supervisor *s, pid_t pid)
+{
+	for (size_t i = 0; i < s->n_landlocked; i++)
+		if (s->landlocked[i] == pid)
+			return true;
+	return false;
+}
+
+/* A process's parent (sbx's pids), from /proc/PID/stat; -1 when it cannot be read. */
+static pid_t parent_of(pid_t pid)
+{
+	char path[64], stat[1024];
+	const char *p;
+	_cleanup_close_ int fd = -1;
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	n = read(fd, stat, sizeof(stat) - 1);
+	if (n <= 0)
+		return -1;
+	stat[n] = '\0';
+	p = strrchr(stat, ')'); /* the name may hold anything, but not after its last ')' */
+	if (!p || strlen(p) < 5)
+		return -1;
+	return (pid_t)strtol(p + 4, NULL, 10); /* ") S PPID" */
+}
+
+/*
+ * Does the caller (or an ancestor of it) hold a Landlock domain of its own? Only asked once
+ * some process called landlock_restrict_self, so ordinary runs pay nothing. The walk goes up
+ * PPid to the worker: a caller whose line does not reach the worker (an orphan, reparented to
+ * the sandbox's init: its landlocked parent may be gone) is narrower too, as is one whose
+ * line cannot be read. A pid reused after a landlocked process ended makes an unrelated
+ * process narrower: that fails closed.
+ */
+static bool landlocked(const struct sbx_supervisor *s, pid_t tgid)
+{
+	pid_t p = tgid;
+
+	if (s->landlocked_full)
+		return true;
+	if (s->n_landlocked == 0)
+		return false;
+	for (int i = 0; i < MAX_ANCESTRY; i++) {
+		if (p <= 1 || landlocked_in(s, p))
+			return true;
+		if (p == s->worker)
+			return false;
+		p = parent_of(p);
+	}
+	return true;
+}
+
+/* landlock_restrict_self: the caller restricts only itself, and the kernel's answer is its
+ * answer, so it is CONTINUEd; from then on its thread group and its descendants are
+ * narrower (never performed for). Recorded before the answer: the restriction cannot take
+ * effect before sbx knows of it. */
+static void serve_landlock(struct sbx_supervisor *s)
+{
+	char path[64], status[4096];
+	_cleanup_close_ int procdir = -1;
+	pid_t tgid;
+
+	snprintf(path, sizeof(path), "/proc/%d", (int)s->notif->pid);
+	procdir = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (notif_valid(s) < 0)
+		return; /* gone */
+	if (procdir < 0 || read_at(procdir, "status", status, sizeof(status)) < 0 ||
+	    (tgid = (pid_t)status_field(status, "\nTgid:")) <= 0) {
+		s->landlocked_full = true; /* unknown caller: everyone is narrower */
+	} else if (!landlocked_in(s, tgid)) {
+		if (s->n_landlocked < MAX_LANDLOCKED)
+			s->landlocked[s->n_landlocked++] = tgid;
+		else
+			s->landlocked_full = true;
+	}
+	if (notif_valid(s) < 0)
+		return;
+	respond(s, 0, true);
+}
+
 static int caller_open(struct sbx_supervisor *s, struct caller *c)
 {
 	char path[64], status[4096];
@@ -2020,7 +2193,10 @@ static int caller_open(struct sbx_supervisor *s, struct caller *c)
 	depth = nspid_depth(status);
 	c->other_ns = ns_ino(c->procdir, "ns/mnt") != s->worker_mnt ||
 	              ns_ino(c->procdir, "ns/user") != s->worker_user;
-	c->narrower = c->other_ns || status_field(status, "Seccomp_filters:") != s->worker_filters;
+	c->tgid = (pid_t)status_field(status, "\nTgid:");
+	c->narrower = c->other_ns ||
+	              status_field(status, "Seccomp_filters:") != s->worker_filters ||
+	              landlocked(s, c->tgid);
 	/* /proc/self in the caller's /proc: its pid in its own pid namespace */
 	c->tid_ns = (pid_t)ns_field(status, "\nNSpid:", depth - 1);
 	c->tgid_ns = (pid_t)ns_field(status, "\nNStgid:", depth - 1);
@@ -2619,6 +2795,11 @@ static int serve(struct sbx_supervisor *s)
 	if (ioctl(s->notify, SECCOMP_IOCTL_NOTIF_RECV, s->notif) < 0)
 		return errno == EINTR || errno == ENOENT ? 0 : -errno;
 	t0 = now_us();
+	if (s->notif->data.nr == __NR_landlock_restrict_self &&
+	    s->notif->data.arch == SUP_AUDIT_ARCH) {
+		serve_landlock(s);
+		return 0;
+	}
 again:
 	memset(&req, 0, sizeof(req));
 	memset(&v, 0, sizeof(v));

@@ -12,6 +12,7 @@
  * the user; both backends where they apply.
  */
 #include <dirent.h>
+#include <linux/landlock.h>
 #include <fcntl.h>
 #include <libgen.h>
 #include <linux/filter.h>
@@ -20,6 +21,7 @@
 #include <signal.h>
 #include <stdarg.h>
 #include <sys/prctl.h>
+#include <sys/wait.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/time.h>
@@ -175,6 +177,71 @@ static int kill_performer(void)
 	return killed;
 }
 
+#ifndef LANDLOCK_ACCESS_FS_TRUNCATE
+#define LANDLOCK_ACCESS_FS_TRUNCATE (1ULL << 14)
+#endif
+
+/* The caller gives itself a Landlock domain that refuses every write and read of a file it
+ * opens from now on (no rule: nothing is allowed). */
+static int landlock_self(void)
+{
+	struct landlock_ruleset_attr attr = {
+	    .handled_access_fs = LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_WRITE_FILE |
+	                         LANDLOCK_ACCESS_FS_REMOVE_FILE | LANDLOCK_ACCESS_FS_MAKE_DIR |
+	                         LANDLOCK_ACCESS_FS_MAKE_REG | LANDLOCK_ACCESS_FS_MAKE_SYM,
+	};
+	int abi =
+	    (int)syscall(SYS_landlock_create_ruleset, NULL, 0, LANDLOCK_CREATE_RULESET_VERSION);
+	int rs;
+
+	if (abi >= 3)
+		attr.handled_access_fs |= LANDLOCK_ACCESS_FS_TRUNCATE;
+	rs = (int)syscall(SYS_landlock_create_ruleset, &attr, sizeof(attr), 0);
+	if (rs < 0)
+		return -1;
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 ||
+	    syscall(SYS_landlock_restrict_self, rs, 0) < 0) {
+		close(rs);
+		return -1;
+	}
+	close(rs);
+	return 0;
+}
+
+/* The performer's pid, as the worker sees it (see kill_performer); 0 when none. */
+static int performer_pid(void)
+{
+	DIR *d = opendir("/proc");
+	struct dirent *de;
+	int found = 0;
+
+	while (d && (de = readdir(d))) {
+		char path[300], buf[512], *rp;
+		int fd, sid;
+		ssize_t n;
+
+		if (de->d_name[0] < '0' || de->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/stat", de->d_name);
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		n = read(fd, buf, sizeof(buf) - 1);
+		close(fd);
+		if (n <= 0)
+			continue;
+		buf[n] = '\0';
+		rp = strrchr(buf, ')');
+		if (!rp || !strstr(buf, "(sbx)") || sscanf(rp + 2, "%*c %*d %*d %d", &sid) != 1 ||
+		    sid != getsid(0) || atoi(de->d_name) == getpid() || atoi(de->d_name) == 1)
+			continue;
+		found = atoi(de->d_name);
+	}
+	if (d)
+		closedir(d);
+	return found;
+}
+
 static int in_main(int argc, char **argv)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -294,6 +361,47 @@ static int in_main(int argc, char **argv)
 			printf("\n");
 			if (d)
 				closedir(d);
+		} else if (!strcmp(op, "landlock")) {
+			printf("landlock - => %s\n", res(landlock_self()));
+		} else if (!strcmp(op, "read-creat")) {
+			/* a read that stops at the supervisor: O_RDONLY|O_CREAT of PATH */
+			int fd = open(a, O_RDONLY | O_CREAT | O_CLOEXEC, 0644);
+
+			printf("read-creat %s => %s\n", a, res(fd));
+			if (fd >= 0)
+				close(fd);
+			i += 1;
+		} else if (!strcmp(op, "child-create")) {
+			/* from a child, and from a grandchild whose parent has ended (an orphan) */
+			pid_t pid = fork();
+
+			if (pid == 0) {
+				printf("child-create %s => %s\n", a,
+				       res(create_file(a, O_CREAT | O_EXCL)));
+				if (fork() == 0) {
+					usleep(100000); /* its parent is gone: reparented */
+					printf("orphan-create %s.o => %s\n", a,
+					       res(create_file(fmt("%s.o", a), O_CREAT | O_EXCL)));
+					_exit(0);
+				}
+				_exit(0);
+			}
+			waitpid(pid, NULL, 0);
+			usleep(300000);
+			i += 1;
+		} else if (!strcmp(op, "proc-creat")) {
+			/* /proc/PID/FILE with O_CREAT (through the supervisor): PID FILE, PID
+			 * "performer" for the performer's */
+			char p[128];
+			int pid = !strcmp(a, "performer") ? performer_pid() : atoi(a);
+			int fd;
+
+			snprintf(p, sizeof(p), "/proc/%d/%s", pid, b);
+			fd = open(p, O_RDONLY | O_CREAT | O_CLOEXEC, 0644);
+			printf("proc-creat %s/%s => %s\n", pid ? a : "none", b, res(fd));
+			if (fd >= 0)
+				close(fd);
+			i += 2;
 		} else if (!strcmp(op, "kill-performer")) {
 			if (kill_performer() < 0)
 				printf("kill-performer - => %s\n", res(-1));
@@ -556,6 +664,107 @@ static void test_self_narrowed(void)
 
 /* A filter chain holds one listener: the worker's own gets EBUSY, so none can outrank sbx's;
  * and no fd of the supervisor is in the worker. */
+/* A process that gives itself a Landlock domain is narrower: the performer, with the worker's
+ * wider rights, never creates, truncates or opens for it (nor for its children, nor for an
+ * orphan of theirs); its calls are bounded by its own domain. */
+static void landlocked(const char *backend)
+{
+	struct it_run r;
+	const char *ops[] = {"landlock",   "create", "plain",        "mkdir",       "dir2",
+	                     "symlink",    "f",      "sym",          "creat-trunc", "f",
+	                     "read-creat", "f",      "child-create", "kid",         NULL};
+
+	setup();
+	run_in(&r, backend, ops);
+	IT_EXPECT_INT(r.status, 0);
+	IT_EXPECT_PROBE(r.out, "landlock", "-", "ok");
+	IT_EXPECT_PROBE(r.out, "create", "plain", "EACCES");
+	IT_EXPECT_PROBE(r.out, "mkdir", "dir2", "EACCES");
+	IT_EXPECT_PROBE(r.out, "symlink", "sym", "EACCES");
+	IT_EXPECT_PROBE(r.out, "creat-trunc", "f", "EACCES");
+	IT_EXPECT_PROBE(r.out, "read-creat", "f", "EACCES");
+	IT_EXPECT_PROBE(r.out, "child-create", "kid", "EACCES");
+	IT_EXPECT_PROBE(r.out, "orphan-create", "kid.o", "EACCES");
+	IT_EXPECT(!exists(it_path(ws, "plain")));
+	IT_EXPECT(!exists(it_path(ws, "dir2")));
+	IT_EXPECT(!exists(it_path(ws, "sym")));
+	IT_EXPECT(!exists(it_path(ws, "kid")));
+	IT_EXPECT(!exists(it_path(ws, "kid.o")));
+	{
+		struct stat st;
+
+		IT_EXPECT_INT(stat(it_path(ws, "f"), &st), 0);
+		IT_EXPECT_INT((int)st.st_size, 5); /* not truncated */
+	}
+	/* and a run without Landlock of its own is served as before */
+	{
+		const char *plain[] = {"create", "plain", "read-creat", "f", NULL};
+
+		run_in(&r, backend, plain);
+		IT_EXPECT_PROBE(r.out, "create", "plain", "ok");
+		IT_EXPECT_PROBE(r.out, "read-creat", "f", "ok");
+	}
+}
+
+static void test_landlocked_namespaces(void)
+{
+	landlocked("namespaces");
+}
+
+static void test_landlocked_landlock(void)
+{
+	landlocked("landlock");
+}
+
+/* The performer never opens another process's /proc/PID for the caller: its own environ (the
+ * host's, under the landlock backend) and pid 1's are refused; the caller's own /proc/self
+ * routes keep working. */
+static void proc_others(const char *backend)
+{
+	struct it_run r;
+	const char *ops[] = {"proc-creat",
+	                     "performer",
+	                     "environ",
+	                     "proc-creat",
+	                     "performer",
+	                     "mem",
+	                     "proc-creat",
+	                     "performer",
+	                     "maps",
+	                     "proc-creat",
+	                     "1",
+	                     "environ",
+	                     "procfd-create",
+	                     NULL,
+	                     "made",
+	                     "procfd-mkdir",
+	                     NULL,
+	                     "dmade",
+	                     NULL};
+
+	setup();
+	ops[13] = ws;
+	ops[16] = ws;
+	run_in(&r, backend, ops);
+	IT_EXPECT_INT(r.status, 0);
+	IT_EXPECT_PROBE(r.out, "proc-creat", "performer/environ", "EACCES");
+	IT_EXPECT_PROBE(r.out, "proc-creat", "performer/mem", "EACCES");
+	IT_EXPECT_PROBE(r.out, "proc-creat", "performer/maps", "EACCES");
+	IT_EXPECT_PROBE(r.out, "proc-creat", "1/environ", "EACCES");
+	IT_EXPECT_PROBE(r.out, "procfd-create", fmt("%s/made", ws), "ok");
+	IT_EXPECT_PROBE(r.out, "procfd-mkdir", fmt("%s/dmade", ws), "ok");
+}
+
+static void test_proc_others_namespaces(void)
+{
+	proc_others("namespaces");
+}
+
+static void test_proc_others_landlock(void)
+{
+	proc_others("landlock");
+}
+
 static void test_listener_and_fds(void)
 {
 	struct it_run r;
@@ -713,6 +922,10 @@ int main(int argc, char **argv)
 	    IT_CASE(test_asked),
 	    IT_CASE(test_race),
 	    IT_CASE(test_self_narrowed),
+	    IT_CASE(test_landlocked_namespaces),
+	    IT_CASE(test_landlocked_landlock),
+	    IT_CASE(test_proc_others_namespaces),
+	    IT_CASE(test_proc_others_landlock),
 	    IT_CASE(test_listener_and_fds),
 	    IT_CASE(test_performer_killed_namespaces),
 	    IT_CASE(test_performer_killed_landlock),
