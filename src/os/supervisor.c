@@ -44,6 +44,7 @@
 #include <sys/uio.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
+#include <sys/xattr.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -64,6 +65,12 @@
 #endif
 #ifndef __NR_landlock_restrict_self
 #define __NR_landlock_restrict_self 446
+#endif
+#ifndef __NR_removexattrat
+#define __NR_removexattrat 466
+#endif
+#ifndef FS_IOC32_SETFLAGS
+#define FS_IOC32_SETFLAGS _IOW('f', 2, int)
 #endif
 #ifndef __NR_fchmodat2
 #define __NR_fchmodat2 452
@@ -104,6 +111,8 @@ enum call_kind {
 	C_CHMOD,
 	C_CHOWN,
 	C_UTIMES,
+	C_RMXATTR, /* removexattr and its kin: the attribute's name in `text` */
+	C_IOCTL,   /* ioctl FS_IOC_SETFLAGS, FS_IOC_FSSETXATTR: inode flags */
 };
 
 /* One row per system call the listener filter may send: what family it is in, and where its
@@ -115,6 +124,7 @@ struct call_row {
 	enum call_kind kind;
 	unsigned family; /* SBX_SUP_F_*; for open, decided on the flags */
 	signed char dirfd, path, dirfd2, path2, flags, mode, text, fd, uid, gid, dev, len, times;
+	signed char ioc, ioc_arg; /* ioctl's request and its argument */
 	unsigned char time_kind;
 	bool follow;     /* follows a symlink at the final component (unless a flag says no) */
 	int fixed_flags; /* creat: O_CREAT|O_WRONLY|O_TRUNC; rmdir: AT_REMOVEDIR */
@@ -124,7 +134,8 @@ struct call_row {
 #define ROW(n, k, f) .nr = __NR_##n, .name = #n, .kind = (k), .family = (f)
 #define NO                                                                                         \
 	.dirfd = -2, .path = -1, .dirfd2 = -1, .path2 = -1, .flags = -1, .mode = -1, .text = -1,   \
-	.fd = -1, .uid = -1, .gid = -1, .dev = -1, .len = -1, .times = -1
+	.fd = -1, .uid = -1, .gid = -1, .dev = -1, .len = -1, .times = -1, .ioc = -1,              \
+	.ioc_arg = -1
 
 /* NO sets every argument to "none" and a row overrides what it has: GCC's override-init
  * warning is exactly what this table does on purpose. */
@@ -202,6 +213,14 @@ static const struct call_row calls[] = {
 #endif
     {ROW(utimensat, C_UTIMES, SBX_SUP_F_META), NO, .dirfd = 0, .path = 1, .times = 2, .flags = 3,
      .time_kind = T_TIMESPEC, .follow = true, .flags_at = true},
+    /* removing an attribute takes a POSIX ACL away: decided as chmod is */
+    {ROW(removexattr, C_RMXATTR, SBX_SUP_F_META), NO, .path = 0, .text = 1, .follow = true},
+    {ROW(lremovexattr, C_RMXATTR, SBX_SUP_F_META), NO, .path = 0, .text = 1},
+    {ROW(fremovexattr, C_RMXATTR, SBX_SUP_F_META), NO, .dirfd = -1, .fd = 0, .text = 1},
+    {ROW(removexattrat, C_RMXATTR, SBX_SUP_F_META), NO, .dirfd = 0, .path = 1, .flags = 2,
+     .text = 3, .follow = true, .flags_at = true},
+    /* the inode flags (immutable, append-only...): only the set requests stop (ioctl_test) */
+    {ROW(ioctl, C_IOCTL, SBX_SUP_F_META), NO, .dirfd = -1, .fd = 0, .ioc = 1, .ioc_arg = 2},
 };
 
 #pragma GCC diagnostic pop
@@ -279,6 +298,18 @@ static void emit_open_test(struct bpf_buf *b, int flags_arg, unsigned fam)
 	emit(b, BPF_RET | BPF_K, SECCOMP_RET_ALLOW, 0, 0);
 }
 
+/* ioctl: only the requests that set inode flags stop; every other ioctl passes. The kernel
+ * reads the request as an unsigned int: its low 32 bits. */
+static void emit_ioctl_test(struct bpf_buf *b, int req_arg)
+{
+	emit(b, BPF_LD | BPF_W | BPF_ABS, (uint32_t)ARG_LO(req_arg), 0, 0);
+	emit(b, BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)FS_IOC_SETFLAGS, 3, 0);
+	emit(b, BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)FS_IOC32_SETFLAGS, 2, 0);
+	emit(b, BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)FS_IOC_FSSETXATTR, 1, 0);
+	emit(b, BPF_RET | BPF_K, SECCOMP_RET_ALLOW, 0, 0);
+	emit(b, BPF_RET | BPF_K, SECCOMP_RET_USER_NOTIF, 0, 0);
+}
+
 static int build_filter(unsigned fam, struct bpf_buf *b, struct sbx_error *err)
 {
 	size_t jumps[SBX_ARRAY_SIZE(calls)];
@@ -322,6 +353,8 @@ static int build_filter(unsigned fam, struct bpf_buf *b, struct sbx_error *err)
 			b->insn[jumps[i]].jt = (uint8_t)(at - jumps[i] - 1);
 		if (rows[i]->kind == C_OPEN && rows[i]->family == 0)
 			emit_open_test(b, rows[i]->flags, fam);
+		else if (rows[i]->kind == C_IOCTL)
+			emit_ioctl_test(b, rows[i]->ioc);
 		else
 			emit(b, BPF_RET | BPF_K, SECCOMP_RET_USER_NOTIF, 0, 0);
 	}
@@ -447,7 +480,10 @@ struct p_req {
 	uint64_t g_ino;
 	uint32_t g_index, g_depth, g_final, g_pinned;
 	char path[2][P_PATH];
-	char text[P_PATH]; /* symlink's target */
+	char text[P_PATH]; /* symlink's target; removexattr's name */
+	uint32_t ioc;      /* ioctl's request (C_IOCTL) */
+	uint32_t ioc_flags;
+	struct fsxattr fsx;
 };
 
 struct p_target {
@@ -1026,6 +1062,16 @@ static int perform_meta(struct performer *p)
 			return fchmod(p->fd_obj, q->mode) < 0 ? -errno : 0;
 		case C_CHOWN:
 			return fchown(p->fd_obj, q->uid, q->gid) < 0 ? -errno : 0;
+		case C_RMXATTR:
+			return fremovexattr(p->fd_obj, q->text) < 0 ? -errno : 0;
+		case C_IOCTL: {
+			unsigned int flags = q->ioc_flags;
+			struct fsxattr fsx = q->fsx;
+
+			if (q->ioc == (uint32_t)FS_IOC_FSSETXATTR)
+				return ioctl(p->fd_obj, FS_IOC_FSSETXATTR, &fsx) < 0 ? -errno : 0;
+			return ioctl(p->fd_obj, q->ioc, &flags) < 0 ? -errno : 0;
+		}
 		default:
 			return futimens(p->fd_obj, ts) < 0 ? -errno : 0;
 		}
@@ -1061,6 +1107,16 @@ static int perform_meta(struct performer *p)
 		}
 	case C_CHOWN:
 		return fchownat(obj, "", q->uid, q->gid, AT_EMPTY_PATH) < 0 ? -errno : 0;
+	case C_RMXATTR: {
+		char link[64];
+
+		/* a symlink's own attributes: a user's cannot be there (the kernel's EPERM),
+		 * and the performer has no capability for the others */
+		if (nofollow_link)
+			return -EPERM;
+		snprintf(link, sizeof(link), "/proc/self/fd/%d", obj);
+		return removexattr(link, q->text) < 0 ? -errno : 0;
+	}
 	default:
 		return utimensat(obj, "", ts,
 		                 AT_EMPTY_PATH | (nofollow_link ? AT_SYMLINK_NOFOLLOW : 0)) < 0
@@ -1217,6 +1273,8 @@ static int perform(struct performer *p, struct p_reply *r, int *fd_out)
 	case C_CHMOD:
 	case C_CHOWN:
 	case C_UTIMES:
+	case C_RMXATTR:
+	case C_IOCTL:
 		return perform_meta(p);
 	default:
 		return -ENOSYS;
@@ -2323,6 +2381,16 @@ static int decode(struct sbx_supervisor *s, struct caller *c, struct asked *a, s
 			return r;
 		if (!q->text[0])
 			return -ENOENT;
+	}
+	if (row->ioc >= 0) {
+		q->ioc = (uint32_t)ARG(row->ioc);
+		if (q->ioc == (uint32_t)FS_IOC_FSSETXATTR)
+			r = read_mem(c->pid, ARG(row->ioc_arg), &q->fsx, sizeof(q->fsx));
+		else
+			r = read_mem(c->pid, ARG(row->ioc_arg), &q->ioc_flags,
+			             sizeof(q->ioc_flags));
+		if (r < 0)
+			return r;
 	}
 	q->times_null = 1;
 	if (row->times >= 0 && ARG(row->times)) {
