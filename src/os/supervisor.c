@@ -42,6 +42,7 @@
 #include <sys/statfs.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
+#include <sys/un.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
 #include <sys/xattr.h>
@@ -113,6 +114,7 @@ enum call_kind {
 	C_UTIMES,
 	C_RMXATTR, /* removexattr and its kin: the attribute's name in `text` */
 	C_IOCTL,   /* ioctl FS_IOC_SETFLAGS, FS_IOC_FSSETXATTR: inode flags */
+	C_BIND,    /* bind: an AF_UNIX pathname makes a name (serve_bind_decode) */
 };
 
 /* One row per system call the listener filter may send: what family it is in, and where its
@@ -221,6 +223,9 @@ static const struct call_row calls[] = {
      .text = 3, .follow = true, .flags_at = true},
     /* the inode flags (immutable, append-only...): only the set requests stop (ioctl_test) */
     {ROW(ioctl, C_IOCTL, SBX_SUP_F_META), NO, .dirfd = -1, .fd = 0, .ioc = 1, .ioc_arg = 2},
+    /* a socket's name: every bind stops (the address is in the caller's memory, which it can
+     * change after a check), and is performed with the copied address */
+    {ROW(bind, C_BIND, SBX_SUP_F_CREATE), NO, .fd = 0, .ioc_arg = 1, .len = 2},
 };
 
 #pragma GCC diagnostic pop
@@ -482,6 +487,9 @@ struct p_req {
 	char path[2][P_PATH];
 	char text[P_PATH]; /* symlink's target; removexattr's name */
 	uint32_t ioc;      /* ioctl's request (C_IOCTL) */
+	uint32_t has_sock; /* C_BIND with a path: the socket's fd came after the side's */
+	uint32_t salen;
+	struct sockaddr_storage sa;
 	uint32_t ioc_flags;
 	struct fsxattr fsx;
 };
@@ -973,7 +981,8 @@ struct performer {
 	struct sbx_sup_guards pinned;
 	struct p_req req;
 	struct slot side[2];
-	int fd_obj; /* fd-based call: the caller's fd */
+	int fd_obj;    /* fd-based call: the caller's fd */
+	int bind_sock; /* C_BIND with a path: the caller's socket */
 	bool resolved;
 	struct p_target
 	    last; /* the object as resolved: a mkdir on sbx's word is watched here too */
@@ -986,6 +995,9 @@ static void perf_reset(struct performer *p)
 	if (p->fd_obj >= 0)
 		close(p->fd_obj);
 	p->fd_obj = -1;
+	if (p->bind_sock >= 0)
+		close(p->bind_sock);
+	p->bind_sock = -1;
 	p->resolved = false;
 }
 
@@ -1021,6 +1033,11 @@ static void perf_resolve(struct performer *p, const int *fds, size_t nfds, struc
 			continue;
 		}
 		describe(&p->side[i], &r->t[i], watched);
+	}
+	if (q->has_sock) {
+		p->bind_sock = k < nfds ? fds[k++] : -1;
+		if (p->bind_sock < 0)
+			r->t[0].err = -EBADF;
 	}
 	if (q->fd_based) {
 		p->fd_obj = k < nfds ? fds[k++] : -1;
@@ -1189,6 +1206,43 @@ static int perform_open(struct performer *p, int *fd_out)
 	return 0;
 }
 
+/*
+ * bind(2): a pathname is made in the directory that was resolved and decided, under its final
+ * name, from there (bind takes no dirfd: the performer goes into that directory for the call,
+ * and back), with the caller's umask; the kernel makes the name only where none is, without
+ * following a symlink. So getsockname(2) gives the final name, not the path the caller gave.
+ * Any other address is bound as copied, so that the caller cannot change it after sbx looked.
+ */
+static int perform_bind(struct performer *p)
+{
+	const struct p_req *q = &p->req;
+	struct slot *a = &p->side[0];
+	struct sockaddr_un un = {.sun_family = AF_UNIX};
+	_cleanup_close_ int here = -1;
+	size_t n;
+	int r, e;
+
+	if (q->fd_based)
+		return bind(p->fd_obj, (const struct sockaddr *)&q->sa, q->salen) < 0 ? -errno : 0;
+	if (a->obj >= 0)
+		return -EADDRINUSE; /* a magic link's object: it exists */
+	n = strlen(a->name);
+	if (n >= sizeof(un.sun_path))
+		return -ENAMETOOLONG;
+	memcpy(un.sun_path, a->name, n + 1);
+	here = open(".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (here < 0 || fchdir(a->dir) < 0)
+		return -errno;
+	umask(q->umask);
+	r = bind(p->bind_sock, (const struct sockaddr *)&un,
+	         (socklen_t)(offsetof(struct sockaddr_un, sun_path) + n + 1));
+	e = errno;
+	umask(0);
+	if (fchdir(here) < 0)
+		_exit(1); /* nowhere to be: sbx loses its performer and ends the sandbox */
+	return r < 0 ? -e : 0;
+}
+
 static int perform(struct performer *p, struct p_reply *r, int *fd_out)
 {
 	const struct p_req *q = &p->req;
@@ -1276,6 +1330,8 @@ static int perform(struct performer *p, struct p_reply *r, int *fd_out)
 	case C_RMXATTR:
 	case C_IOCTL:
 		return perform_meta(p);
+	case C_BIND:
+		return perform_bind(p);
 	default:
 		return -ENOSYS;
 	}
@@ -1408,6 +1464,7 @@ __attribute__((noreturn)) static void performer_main(int sock, const struct sbx_
 	p.sock = sock;
 	p.sp = sp;
 	p.fd_obj = -1;
+	p.bind_sock = -1;
 	p.side[0].dir = p.side[0].obj = p.side[1].dir = p.side[1].obj = -1;
 	for (size_t i = 0; i < SBX_ARRAY_SIZE(ignored); i++)
 		signal(ignored[i], SIG_IGN);
@@ -2306,6 +2363,40 @@ struct asked {
 	char text[P_PATH];
 };
 
+/* bind's address, copied: an AF_UNIX pathname is the side to resolve (its directory, from the
+ * caller's cwd, and its final name, not followed), with the socket's fd after it; any other
+ * address leaves the socket as the call's object, bound as copied. */
+static int decode_bind(struct caller *c, uint64_t addr, uint64_t len, struct asked *a,
+                       struct p_req *q)
+{
+	const struct sockaddr_un *un = (const struct sockaddr_un *)&q->sa;
+	const size_t off = offsetof(struct sockaddr_un, sun_path);
+	int r;
+
+	if ((int)(uint32_t)len < 0 || (uint32_t)len > sizeof(q->sa))
+		return -EINVAL; /* as the kernel says */
+	q->salen = (uint32_t)len;
+	if (q->salen) {
+		r = read_mem(c->pid, addr, &q->sa, q->salen);
+		if (r < 0)
+			return r;
+	}
+	if (q->salen > off && q->sa.ss_family == AF_UNIX && un->sun_path[0]) {
+		size_t n = strnlen(un->sun_path, q->salen - off);
+
+		memcpy(q->path[0], un->sun_path, n);
+		q->path[0][n] = '\0';
+		q->nsides = 1;
+		q->follow[0] = 0;
+		q->has_sock = 1;
+		a->has_path[0] = true;
+		a->fd_based = false; /* the socket (a->fd) comes after the side's dirfd */
+		q->fd_based = 0;
+		return 0;
+	}
+	return 0; /* the socket is the object (decode's fd-based row) */
+}
+
 static int decode(struct sbx_supervisor *s, struct caller *c, struct asked *a, struct p_req *q)
 {
 	const struct seccomp_data *d = &s->notif->data;
@@ -2362,6 +2453,12 @@ static int decode(struct sbx_supervisor *s, struct caller *c, struct asked *a, s
 		a->fd = a->dirfd[0];
 		q->fd_based = 1;
 		q->nsides = 0;
+	}
+	if (row->kind == C_BIND) {
+		r = decode_bind(c, ARG(row->ioc_arg), ARG(row->len), a, q);
+		if (r < 0)
+			return r;
+		return notif_valid(s);
 	}
 	for (uint32_t i = 0; i < q->nsides; i++) {
 		r = read_string(c->pid, ARG(i == 0 ? row->path : row->path2), q->path[i], P_PATH);
@@ -2442,6 +2539,7 @@ static enum sbx_sup_op op_for(uint32_t kind, int flags, const struct p_target *t
 	case C_MKDIR:
 	case C_MKNOD:
 	case C_SYMLINK:
+	case C_BIND:
 		return SBX_SUP_OP_CREATE;
 	case C_LINK:
 		return t2->exists ? SBX_SUP_OP_OVERWRITE : SBX_SUP_OP_CREATE;
@@ -2904,6 +3002,11 @@ again:
 		if (r >= 0)
 			fds[nfds++] = r;
 	}
+	if (r >= 0 && q->has_sock && !c.narrower) {
+		r = a.fd == AT_FDCWD ? -EBADF : caller_fd(s, &c, a.fd);
+		if (r >= 0)
+			fds[nfds++] = r;
+	}
 	if (r < 0) {
 		if (r != -ENOENT || notif_valid(s) == 0)
 			respond(s, -r, false);
@@ -2915,6 +3018,17 @@ again:
 	req.narrower = c.narrower;
 	req.now_ms = t0 / 1000;
 
+	if (c.narrower && a.row->kind == C_BIND && a.fd_based) {
+		/* a narrower caller's bind with no pathname: CONTINUEd for a sub-sandbox (the
+		 * named gap: it could change the address into a protected name after this), and
+		 * refused to a process of the worker's that only narrowed itself while protected
+		 * names are watched, as its creations are (core's rule) */
+		if (!c.other_ns && s->guards.n)
+			respond(s, EACCES, false);
+		else
+			respond(s, 0, true);
+		goto out;
+	}
 	if (c.narrower) {
 		for (uint32_t i = 0; i < q->nsides && r >= 0; i++)
 			r = q->empty[i] ? -EACCES
