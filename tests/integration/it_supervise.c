@@ -464,6 +464,21 @@ static int in_main(int argc, char **argv)
 			if (fd >= 0)
 				close(fd);
 			i += 2;
+		} else if (!strcmp(op, "procdir-creat")) {
+			/* the same through a dirfd on /proc/PID (O_PATH needs no ptrace right) */
+			char p[64];
+			int pid = !strcmp(a, "performer") ? performer_pid() : atoi(a);
+			int dfd, fd;
+
+			snprintf(p, sizeof(p), "/proc/%d", pid);
+			dfd = open(p, O_PATH | O_DIRECTORY | O_CLOEXEC);
+			fd = dfd < 0 ? -1 : openat(dfd, b, O_RDONLY | O_CREAT | O_CLOEXEC, 0644);
+			printf("procdir-creat %s/%s => %s\n", pid ? a : "none", b, res(fd));
+			if (fd >= 0)
+				close(fd);
+			if (dfd >= 0)
+				close(dfd);
+			i += 2;
 		} else if (!strcmp(op, "kill-performer")) {
 			if (kill_performer() < 0)
 				printf("kill-performer - => %s\n", res(-1));
@@ -802,6 +817,9 @@ static void proc_others(const char *backend)
 	                     "procfd-mkdir",
 	                     NULL,
 	                     "dmade",
+	                     "procdir-creat",
+	                     "performer",
+	                     "maps",
 	                     NULL};
 
 	setup();
@@ -813,6 +831,7 @@ static void proc_others(const char *backend)
 	IT_EXPECT_PROBE(r.out, "proc-creat", "performer/mem", "EACCES");
 	IT_EXPECT_PROBE(r.out, "proc-creat", "performer/maps", "EACCES");
 	IT_EXPECT_PROBE(r.out, "proc-creat", "1/environ", "EACCES");
+	IT_EXPECT_PROBE(r.out, "procdir-creat", "performer/maps", "EACCES");
 	IT_EXPECT_PROBE(r.out, "procfd-create", fmt("%s/made", ws), "ok");
 	IT_EXPECT_PROBE(r.out, "procfd-mkdir", fmt("%s/dmade", ws), "ok");
 }
