@@ -1226,6 +1226,8 @@ static int perform_bind(struct performer *p)
 		return bind(p->fd_obj, (const struct sockaddr *)&q->sa, q->salen) < 0 ? -errno : 0;
 	if (a->obj >= 0)
 		return -EADDRINUSE; /* a magic link's object: it exists */
+	if (a->trailing_slash)
+		return -ENOENT; /* as mknod("name/") */
 	n = strlen(a->name);
 	if (n >= sizeof(un.sun_path))
 		return -ENAMETOOLONG;
@@ -2381,6 +2383,8 @@ static int decode_bind(struct caller *c, uint64_t addr, uint64_t len, struct ask
 		if (r < 0)
 			return r;
 	}
+	if (q->sa.ss_family == AF_UNIX && q->salen > sizeof(struct sockaddr_un))
+		return -EINVAL; /* as the kernel says */
 	if (q->salen > off && q->sa.ss_family == AF_UNIX && un->sun_path[0]) {
 		size_t n = strnlen(un->sun_path, q->salen - off);
 
