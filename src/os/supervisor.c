@@ -3,11 +3,11 @@
  * The supervisor (docs/design.md, The supervisor; seccomp_unotify(2)). Three parties:
  *
  *   the worker     after its main filter, a second filter (the listener filter) returns
- *                  SECCOMP_RET_USER_NOTIF for the calls plan->sup.families names; its
- *                  listener fd goes to sbx over a socket pair and is closed before exec;
- *   the performer  forked by the worker just before the listener filter: the worker's ids,
- *                  mount namespace, Landlock domain and main filter, no capability, not
- *                  dumpable, not under the listener filter. It resolves what a call names and
+ *                  SECCOMP_RET_USER_NOTIF for the calls plan->sup.families names, and
+ *                  always for landlock_restrict_self (landlocked); its listener fd goes to sbx over
+ * a socket pair and is closed before exec; the performer  forked by the worker just before the
+ * listener filter: the worker's ids, mount namespace, Landlock domain and main filter, no
+ * capability, not dumpable, not under the listener filter. It resolves what a call names and
  *                  performs the call on a directory fd and a final name, on sbx's word;
  *   sbx            the listener: it copies the call's arguments, checks the notification is
  *                  still valid after every read of the caller's memory, asks the performer
@@ -16,8 +16,10 @@
  * Every answer to a caller with the worker's rights is performed, never CONTINUE: the
  * caller stopped because some protection needs its path, and it can change the path (its
  * memory, a symlink, a parent's name) between a check and a kernel call that resolves it
- * again. A caller narrower than the worker (a sub-sandbox) is never performed for: the
- * performer's rights are wider than its own.
+ * again. A caller narrower than the worker (a sub-sandbox, a process with a filter or a
+ * Landlock domain of its own, or a descendant of one) is never performed for: the
+ * performer's rights are wider than its own. The performer never goes through another
+ * process's /proc/PID (proc_check): the kernel's ptrace checks there are made against it.
  */
 #include "os/supervisor.h"
 
@@ -114,7 +116,7 @@ enum call_kind {
 	C_UTIMES,
 	C_RMXATTR, /* removexattr and its kin: the attribute's name in `text` */
 	C_IOCTL,   /* ioctl FS_IOC_SETFLAGS, FS_IOC_FSSETXATTR: inode flags */
-	C_BIND,    /* bind: an AF_UNIX pathname makes a name (serve_bind_decode) */
+	C_BIND,    /* bind: an AF_UNIX pathname makes a name (decode_bind) */
 };
 
 /* One row per system call the listener filter may send: what family it is in, and where its
@@ -126,7 +128,7 @@ struct call_row {
 	enum call_kind kind;
 	unsigned family; /* SBX_SUP_F_*; for open, decided on the flags */
 	signed char dirfd, path, dirfd2, path2, flags, mode, text, fd, uid, gid, dev, len, times;
-	signed char ioc, ioc_arg; /* ioctl's request and its argument */
+	signed char ioc, ioc_arg; /* ioctl's request and its argument; bind's address */
 	unsigned char time_kind;
 	bool follow;     /* follows a symlink at the final component (unless a flag says no) */
 	int fixed_flags; /* creat: O_CREAT|O_WRONLY|O_TRUNC; rmdir: AT_REMOVEDIR */
