@@ -860,6 +860,10 @@ static int walk(int root, int start, const char *path, bool follow, pid_t tgid, 
 				cur = obj;
 				if (last) {
 					/* the final is that directory: name it "." in itself */
+					int e = proc_check(cur, tgid);
+
+					if (e < 0)
+						return e;
 					out->dir = TAKE_FD(cur);
 					set_str(out->name, sizeof(out->name), ".");
 					return 0;
