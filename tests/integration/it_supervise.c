@@ -7,7 +7,10 @@
  * check with a symlink swap or a change of the path in memory; ordinary creates, writes and
  * renames keep working, with the caller's owner and umask. The worker cannot install a
  * listener of its own (EBUSY), never holds the listener fd, and killing the performer ends
- * the sandbox. Under the landlock backend chmod and utimes of a read-only file are refused.
+ * the sandbox. Under the landlock backend chmod, utimes, removexattr and chattr of a read-only
+ * file are refused. A process that gives itself a Landlock domain (and its descendants) is
+ * never performed for; the performer never opens another process's /proc/PID; a unix
+ * socket's bind cannot make a protected name.
  * A nested sbx under a supervised parent is served by the parent's listener. As root and as
  * the user; both backends where they apply.
  */
