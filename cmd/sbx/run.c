@@ -815,9 +815,9 @@ static void print_sup_text(FILE *f, const struct sbx_sup_plan *sup)
 		fprintf(f, "  %-28s (%s; %s)\n", sbx_cli_esc(sup->protected_paths[i].path),
 		        sup->protected_paths[i].why, sup->protected_paths[i].fix);
 	if (sup->meta_writable_only)
-		fprintf(f,
-		        "supervisor refuses: chmod, chown, utimes and xattrs outside the writable "
-		        "mounts (the landlock backend: Landlock has no right for them)\n");
+		fprintf(f, "supervisor refuses: chmod, chown, utimes, removing extended attributes "
+		           "and setting inode flags (chattr) outside the writable mounts (the "
+		           "landlock backend: Landlock has no right for them)\n");
 	for (size_t i = 0; i < sup->n_areas; i++) {
 		const struct sbx_sup_area *a = &sup->areas[i];
 		const char *sep = " ";

@@ -194,8 +194,10 @@ static const char *const always_lost[] = {
     "denied is not absent: every host path can still be stat(2)ed, as Landlock does not "
     "control it",
     "modes, times, inode flags and the removal of extended attributes (a POSIX ACL) are "
-    "not controlled by Landlock, granted or not: a worker may change them on any file its "
-    "uid owns anywhere on the host, even where writes are denied (as "
+    "not controlled by Landlock, granted or not: where the supervisor runs it refuses them "
+    "outside the writable mounts (its line below); where it cannot (a parent sandbox "
+    "supervises already, or the kernel has no user notification) a worker may change them "
+    "on any file its uid owns anywhere on the host, even where writes are denied (as "
     "root seccomp denies chmod, chown, removing extended attributes and setting inode "
     "flags outright, since root owns the system; writing extended attributes is denied in "
     "every sandbox): read-only is weaker than a read-only mount",

@@ -204,14 +204,6 @@ static bool read_config_lower(int dir, char *buf, size_t size)
 	return true;
 }
 
-/* Does the config mention extensions.worktreeConfig? (Any mention counts: stricter.) */
-static bool mentions_worktree_config(int dir)
-{
-	char buf[65536];
-
-	return read_config_lower(dir, buf, sizeof(buf)) && strstr(buf, "worktreeconfig") != NULL;
-}
-
 /* The sandbox path that shows host path h through a writable bind of the plan, if any. */
 static bool host_to_sandbox(const struct sbx_plan *plan, const char *h, char *out, size_t size)
 {
@@ -539,8 +531,11 @@ static int survey_gitdir(struct survey *s, const char *sandbox, const char *host
 		case 2: /* hooks */
 			want_absent = kind != GITDIR_WORKTREE;
 			break;
-		case 1: /* config.worktree: read only with extensions.worktreeConfig */
-			want_absent = mentions_worktree_config(dir);
+		case 1:
+			/* config.worktree: read only with extensions.worktreeConfig, but that
+			 * can be turned on later by the host's own git (git sparse-checkout
+			 * init, git worktree): one planted now would run then. Always absent */
+			want_absent = true;
 			break;
 		case 3: /* commondir: a worktree's git dir has one already */
 			want_absent = kind != GITDIR_WORKTREE;

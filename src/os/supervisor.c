@@ -3,11 +3,11 @@
  * The supervisor (docs/design.md, The supervisor; seccomp_unotify(2)). Three parties:
  *
  *   the worker     after its main filter, a second filter (the listener filter) returns
- *                  SECCOMP_RET_USER_NOTIF for the calls plan->sup.families names; its
- *                  listener fd goes to sbx over a socket pair and is closed before exec;
- *   the performer  forked by the worker just before the listener filter: the worker's ids,
- *                  mount namespace, Landlock domain and main filter, no capability, not
- *                  dumpable, not under the listener filter. It resolves what a call names and
+ *                  SECCOMP_RET_USER_NOTIF for the calls plan->sup.families names, and
+ *                  always for landlock_restrict_self (landlocked); its listener fd goes to sbx over
+ * a socket pair and is closed before exec; the performer  forked by the worker just before the
+ * listener filter: the worker's ids, mount namespace, Landlock domain and main filter, no
+ * capability, not dumpable, not under the listener filter. It resolves what a call names and
  *                  performs the call on a directory fd and a final name, on sbx's word;
  *   sbx            the listener: it copies the call's arguments, checks the notification is
  *                  still valid after every read of the caller's memory, asks the performer
@@ -16,8 +16,10 @@
  * Every answer to a caller with the worker's rights is performed, never CONTINUE: the
  * caller stopped because some protection needs its path, and it can change the path (its
  * memory, a symlink, a parent's name) between a check and a kernel call that resolves it
- * again. A caller narrower than the worker (a sub-sandbox) is never performed for: the
- * performer's rights are wider than its own.
+ * again. A caller narrower than the worker (a sub-sandbox, a process with a filter or a
+ * Landlock domain of its own, or a descendant of one) is never performed for: the
+ * performer's rights are wider than its own. The performer never goes through another
+ * process's /proc/PID (proc_check): the kernel's ptrace checks there are made against it.
  */
 #include "os/supervisor.h"
 
@@ -43,8 +45,10 @@
 #include <sys/statvfs.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
+#include <sys/un.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
+#include <sys/xattr.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -63,6 +67,15 @@
 #ifndef PIDFD_THREAD
 #define PIDFD_THREAD O_EXCL
 #endif
+#ifndef __NR_landlock_restrict_self
+#define __NR_landlock_restrict_self 446
+#endif
+#ifndef __NR_removexattrat
+#define __NR_removexattrat 466
+#endif
+#ifndef FS_IOC32_SETFLAGS
+#define FS_IOC32_SETFLAGS _IOW('f', 2, int)
+#endif
 #ifndef __NR_fchmodat2
 #define __NR_fchmodat2 452
 #endif
@@ -79,12 +92,14 @@
 #define SUP_AUDIT_ARCH 0
 #endif
 
-#define P_PATH      4096 /* PATH_MAX: the kernel refuses longer names itself */
-#define P_NAME      256
-#define P_GUARDS    64 /* components of one protected path */
-#define MAX_LINKS   40 /* as the kernel's MAXSYMLINKS */
-#define PERF_WAIT_S 30 /* a performer that does not answer in this long is lost */
-#define MAX_RETRY   8  /* a caller racing its own call is answered after this many tries */
+#define P_PATH         4096 /* PATH_MAX: the kernel refuses longer names itself */
+#define P_NAME         256
+#define P_GUARDS       64   /* components of one protected path */
+#define MAX_LINKS      40   /* as the kernel's MAXSYMLINKS */
+#define PERF_WAIT_S    30   /* a performer that does not answer in this long is lost */
+#define MAX_RETRY      8    /* a caller racing its own call is answered after this many tries */
+#define MAX_LANDLOCKED 4096 /* thread groups that gave themselves a Landlock domain */
+#define MAX_ANCESTRY   4096 /* PPid steps from a caller up to the worker */
 
 /* ---- the calls, as sbx and the performer see them ---- */
 
@@ -100,6 +115,9 @@ enum call_kind {
 	C_CHMOD,
 	C_CHOWN,
 	C_UTIMES,
+	C_RMXATTR, /* removexattr and its kin: the attribute's name in `text` */
+	C_IOCTL,   /* ioctl FS_IOC_SETFLAGS, FS_IOC_FSSETXATTR: inode flags */
+	C_BIND,    /* bind: an AF_UNIX pathname makes a name (decode_bind) */
 };
 
 /* One row per system call the listener filter may send: what family it is in, and where its
@@ -111,6 +129,7 @@ struct call_row {
 	enum call_kind kind;
 	unsigned family; /* SBX_SUP_F_*; for open, decided on the flags */
 	signed char dirfd, path, dirfd2, path2, flags, mode, text, fd, uid, gid, dev, len, times;
+	signed char ioc, ioc_arg; /* ioctl's request and its argument; bind's address */
 	unsigned char time_kind;
 	bool follow;     /* follows a symlink at the final component (unless a flag says no) */
 	int fixed_flags; /* creat: O_CREAT|O_WRONLY|O_TRUNC; rmdir: AT_REMOVEDIR */
@@ -120,7 +139,8 @@ struct call_row {
 #define ROW(n, k, f) .nr = __NR_##n, .name = #n, .kind = (k), .family = (f)
 #define NO                                                                                         \
 	.dirfd = -2, .path = -1, .dirfd2 = -1, .path2 = -1, .flags = -1, .mode = -1, .text = -1,   \
-	.fd = -1, .uid = -1, .gid = -1, .dev = -1, .len = -1, .times = -1
+	.fd = -1, .uid = -1, .gid = -1, .dev = -1, .len = -1, .times = -1, .ioc = -1,              \
+	.ioc_arg = -1
 
 /* NO sets every argument to "none" and a row overrides what it has: GCC's override-init
  * warning is exactly what this table does on purpose. */
@@ -198,6 +218,17 @@ static const struct call_row calls[] = {
 #endif
     {ROW(utimensat, C_UTIMES, SBX_SUP_F_META), NO, .dirfd = 0, .path = 1, .times = 2, .flags = 3,
      .time_kind = T_TIMESPEC, .follow = true, .flags_at = true},
+    /* removing an attribute takes a POSIX ACL away: decided as chmod is */
+    {ROW(removexattr, C_RMXATTR, SBX_SUP_F_META), NO, .path = 0, .text = 1, .follow = true},
+    {ROW(lremovexattr, C_RMXATTR, SBX_SUP_F_META), NO, .path = 0, .text = 1},
+    {ROW(fremovexattr, C_RMXATTR, SBX_SUP_F_META), NO, .dirfd = -1, .fd = 0, .text = 1},
+    {ROW(removexattrat, C_RMXATTR, SBX_SUP_F_META), NO, .dirfd = 0, .path = 1, .flags = 2,
+     .text = 3, .follow = true, .flags_at = true},
+    /* the inode flags (immutable, append-only...): only the set requests stop (ioctl_test) */
+    {ROW(ioctl, C_IOCTL, SBX_SUP_F_META), NO, .dirfd = -1, .fd = 0, .ioc = 1, .ioc_arg = 2},
+    /* a socket's name: every bind stops (the address is in the caller's memory, which it can
+     * change after a check), and is performed with the copied address */
+    {ROW(bind, C_BIND, SBX_SUP_F_CREATE), NO, .fd = 0, .ioc_arg = 1, .len = 2},
 };
 
 #pragma GCC diagnostic pop
@@ -278,6 +309,18 @@ static void emit_open_test(struct bpf_buf *b, int flags_arg, unsigned fam)
 	emit(b, BPF_RET | BPF_K, SECCOMP_RET_ALLOW, 0, 0);
 }
 
+/* ioctl: only the requests that set inode flags stop; every other ioctl passes. The kernel
+ * reads the request as an unsigned int: its low 32 bits. */
+static void emit_ioctl_test(struct bpf_buf *b, int req_arg)
+{
+	emit(b, BPF_LD | BPF_W | BPF_ABS, (uint32_t)ARG_LO(req_arg), 0, 0);
+	emit(b, BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)FS_IOC_SETFLAGS, 3, 0);
+	emit(b, BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)FS_IOC32_SETFLAGS, 2, 0);
+	emit(b, BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)FS_IOC_FSSETXATTR, 1, 0);
+	emit(b, BPF_RET | BPF_K, SECCOMP_RET_ALLOW, 0, 0);
+	emit(b, BPF_RET | BPF_K, SECCOMP_RET_USER_NOTIF, 0, 0);
+}
+
 static int build_filter(unsigned fam, struct bpf_buf *b, struct sbx_error *err)
 {
 	size_t jumps[SBX_ARRAY_SIZE(calls)];
@@ -296,6 +339,10 @@ static int build_filter(unsigned fam, struct bpf_buf *b, struct sbx_error *err)
 	emit(b, BPF_JMP | BPF_JGE | BPF_K, 0x40000000u, 0, 1); /* x32: killed by the main filter */
 	emit(b, BPF_RET | BPF_K, SECCOMP_RET_ALLOW, 0, 0);
 #endif
+	/* always: a process that gives itself a Landlock domain is narrower from then on
+	 * (landlocked), and Landlock has no query sbx could ask later */
+	emit(b, BPF_JMP | BPF_JEQ | BPF_K, __NR_landlock_restrict_self, 0, 1);
+	emit(b, BPF_RET | BPF_K, SECCOMP_RET_USER_NOTIF, 0, 0);
 	for (size_t i = 0; i < SBX_ARRAY_SIZE(calls); i++) {
 		const struct call_row *r = &calls[i];
 		bool want = r->kind == C_OPEN && r->family == 0
@@ -317,6 +364,8 @@ static int build_filter(unsigned fam, struct bpf_buf *b, struct sbx_error *err)
 			b->insn[jumps[i]].jt = (uint8_t)(at - jumps[i] - 1);
 		if (rows[i]->kind == C_OPEN && rows[i]->family == 0)
 			emit_open_test(b, rows[i]->flags, fam);
+		else if (rows[i]->kind == C_IOCTL)
+			emit_ioctl_test(b, rows[i]->ioc);
 		else
 			emit(b, BPF_RET | BPF_K, SECCOMP_RET_USER_NOTIF, 0, 0);
 	}
@@ -442,7 +491,13 @@ struct p_req {
 	uint64_t g_ino;
 	uint32_t g_index, g_depth, g_final, g_pinned;
 	char path[2][P_PATH];
-	char text[P_PATH]; /* symlink's target */
+	char text[P_PATH]; /* symlink's target; removexattr's name */
+	uint32_t ioc;      /* ioctl's request (C_IOCTL) */
+	uint32_t has_sock; /* C_BIND with a path: the socket's fd came after the side's */
+	uint32_t salen;
+	struct sockaddr_storage sa;
+	uint32_t ioc_flags;
+	struct fsxattr fsx;
 };
 
 struct p_target {
@@ -601,6 +656,63 @@ static bool same_inode(int a, int b)
 	       sa.st_ino == sb.st_ino;
 }
 
+static int fd_path(int fd, char *out, size_t size);
+
+/*
+ * May the performer go through this fd for the caller? Not where it is in another process's
+ * /proc/PID: the kernel's ptrace check for /proc/PID/environ, mem, maps, root, fd... is made
+ * against the performer, which passes it for its own entries (and for every process with its
+ * ids), so /proc/<performer>/environ would hand the caller what it could never read itself.
+ * Only the caller's own /proc/TGID (and its threads', /proc/TID) is gone through; procfs
+ * elsewhere than at /proc in the performer's view is refused (fail closed).
+ */
+static int proc_check(int fd, pid_t tgid)
+{
+	struct statfs sf;
+	char p[P_PATH], task[64];
+	const char *c;
+	char *end;
+	long pid;
+
+	if (fstatfs(fd, &sf) < 0)
+		return -errno;
+	if (sf.f_type != PROC_SUPER_MAGIC)
+		return 0;
+	if (fd_path(fd, p, sizeof(p)) < 0)
+		return -EACCES;
+	if (strcmp(p, "/proc") == 0)
+		return 0;
+	if (strncmp(p, "/proc/", 6) != 0)
+		return -EACCES;
+	c = p + 6;
+	if (*c < '0' || *c > '9')
+		return 0; /* /proc/sys, /proc/cpuinfo: no process's */
+	pid = strtol(c, &end, 10);
+	if (*end != '\0' && *end != '/')
+		return 0;
+	if (pid == tgid)
+		return 0;
+	/* one of the caller's threads, by its own number */
+	snprintf(task, sizeof(task), "/proc/%d/task/%ld", (int)tgid, pid);
+	return faccessat(AT_FDCWD, task, F_OK, AT_SYMLINK_NOFOLLOW) == 0 ? 0 : -EACCES;
+}
+
+/* A numeric name in the proc root: the caller's own pid, or one of its threads. */
+static int proc_name_check(int cur, const char *comp, pid_t tgid)
+{
+	char task[64];
+	char *end;
+	long pid;
+
+	if (comp[0] < '0' || comp[0] > '9' || !is_proc_root(cur))
+		return 0;
+	pid = strtol(comp, &end, 10);
+	if (*end || pid == tgid)
+		return 0;
+	snprintf(task, sizeof(task), "%d/task/%ld", (int)tgid, pid);
+	return faccessat(cur, task, F_OK, AT_SYMLINK_NOFOLLOW) == 0 ? 0 : -EACCES;
+}
+
 /*
  * Walk `path` the way the kernel would for the caller, component by component (openat2 is
  * ENOSYS under the main filter), with O_PATH|O_NOFOLLOW opens: every symlink is read and
@@ -653,6 +765,15 @@ static int walk(int root, int start, const char *path, bool follow, pid_t tgid, 
 		last = *rest == '\0';
 		if (len == 0) /* "/" itself: the final is the directory */
 			snprintf(comp, sizeof(comp), ".");
+		{
+			/* never through another process's /proc/PID (proc_check) */
+			int e = proc_check(cur, tgid);
+
+			if (e == 0)
+				e = proc_name_check(cur, comp, tgid);
+			if (e < 0)
+				return e;
+		}
 		if ((strcmp(comp, "self") == 0 || strcmp(comp, "thread-self") == 0) &&
 		    is_proc_root(cur)) {
 			int n = comp[0] == 's'
@@ -738,6 +859,12 @@ static int walk(int root, int start, const char *path, bool follow, pid_t tgid, 
 					return e;
 				}
 				if (last && !S_ISDIR(st.st_mode)) {
+					int e = proc_check(obj, tgid);
+
+					if (e < 0) {
+						close(obj);
+						return e;
+					}
 					out->obj = obj;
 					out->dir = TAKE_FD(cur);
 					set_str(out->name, sizeof(out->name), comp);
@@ -751,6 +878,10 @@ static int walk(int root, int start, const char *path, bool follow, pid_t tgid, 
 				cur = obj;
 				if (last) {
 					/* the final is that directory: name it "." in itself */
+					int e = proc_check(cur, tgid);
+
+					if (e < 0)
+						return e;
 					out->dir = TAKE_FD(cur);
 					set_str(out->name, sizeof(out->name), ".");
 					return 0;
@@ -874,7 +1005,8 @@ struct performer {
 	struct sbx_sup_guards pinned;
 	struct p_req req;
 	struct slot side[2];
-	int fd_obj; /* fd-based call: the caller's fd */
+	int fd_obj;    /* fd-based call: the caller's fd */
+	int bind_sock; /* C_BIND with a path: the caller's socket */
 	bool resolved;
 	struct p_target
 	    last; /* the object as resolved: a mkdir on sbx's word is watched here too */
@@ -887,6 +1019,9 @@ static void perf_reset(struct performer *p)
 	if (p->fd_obj >= 0)
 		close(p->fd_obj);
 	p->fd_obj = -1;
+	if (p->bind_sock >= 0)
+		close(p->bind_sock);
+	p->bind_sock = -1;
 	p->resolved = false;
 }
 
@@ -922,6 +1057,11 @@ static void perf_resolve(struct performer *p, const int *fds, size_t nfds, struc
 			continue;
 		}
 		describe(&p->side[i], &r->t[i], watched);
+	}
+	if (q->has_sock) {
+		p->bind_sock = k < nfds ? fds[k++] : -1;
+		if (p->bind_sock < 0)
+			r->t[0].err = -EBADF;
 	}
 	if (q->fd_based) {
 		p->fd_obj = k < nfds ? fds[k++] : -1;
@@ -963,6 +1103,16 @@ static int perform_meta(struct performer *p)
 			return fchmod(p->fd_obj, q->mode) < 0 ? -errno : 0;
 		case C_CHOWN:
 			return fchown(p->fd_obj, q->uid, q->gid) < 0 ? -errno : 0;
+		case C_RMXATTR:
+			return fremovexattr(p->fd_obj, q->text) < 0 ? -errno : 0;
+		case C_IOCTL: {
+			unsigned int flags = q->ioc_flags;
+			struct fsxattr fsx = q->fsx;
+
+			if (q->ioc == (uint32_t)FS_IOC_FSSETXATTR)
+				return ioctl(p->fd_obj, FS_IOC_FSSETXATTR, &fsx) < 0 ? -errno : 0;
+			return ioctl(p->fd_obj, q->ioc, &flags) < 0 ? -errno : 0;
+		}
 		default:
 			return futimens(p->fd_obj, ts) < 0 ? -errno : 0;
 		}
@@ -998,6 +1148,16 @@ static int perform_meta(struct performer *p)
 		}
 	case C_CHOWN:
 		return fchownat(obj, "", q->uid, q->gid, AT_EMPTY_PATH) < 0 ? -errno : 0;
+	case C_RMXATTR: {
+		char link[64];
+
+		/* a symlink's own attributes: a user's cannot be there (the kernel's EPERM),
+		 * and the performer has no capability for the others */
+		if (nofollow_link)
+			return -EPERM;
+		snprintf(link, sizeof(link), "/proc/self/fd/%d", obj);
+		return removexattr(link, q->text) < 0 ? -errno : 0;
+	}
 	default:
 		return utimensat(obj, "", ts,
 		                 AT_EMPTY_PATH | (nofollow_link ? AT_SYMLINK_NOFOLLOW : 0)) < 0
@@ -1068,6 +1228,45 @@ static int perform_open(struct performer *p, int *fd_out)
 		fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
 	*fd_out = fd;
 	return 0;
+}
+
+/*
+ * bind(2): a pathname is made in the directory that was resolved and decided, under its final
+ * name, from there (bind takes no dirfd: the performer goes into that directory for the call,
+ * and back), with the caller's umask; the kernel makes the name only where none is, without
+ * following a symlink. So getsockname(2) gives the final name, not the path the caller gave.
+ * Any other address is bound as copied, so that the caller cannot change it after sbx looked.
+ */
+static int perform_bind(struct performer *p)
+{
+	const struct p_req *q = &p->req;
+	struct slot *a = &p->side[0];
+	struct sockaddr_un un = {.sun_family = AF_UNIX};
+	_cleanup_close_ int here = -1;
+	size_t n;
+	int r, e;
+
+	if (q->fd_based)
+		return bind(p->fd_obj, (const struct sockaddr *)&q->sa, q->salen) < 0 ? -errno : 0;
+	if (a->obj >= 0)
+		return -EADDRINUSE; /* a magic link's object: it exists */
+	if (a->trailing_slash)
+		return -ENOENT; /* as mknod("name/") */
+	n = strlen(a->name);
+	if (n >= sizeof(un.sun_path))
+		return -ENAMETOOLONG;
+	memcpy(un.sun_path, a->name, n + 1);
+	here = open(".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (here < 0 || fchdir(a->dir) < 0)
+		return -errno;
+	umask(q->umask);
+	r = bind(p->bind_sock, (const struct sockaddr *)&un,
+	         (socklen_t)(offsetof(struct sockaddr_un, sun_path) + n + 1));
+	e = errno;
+	umask(0);
+	if (fchdir(here) < 0)
+		_exit(1); /* nowhere to be: sbx loses its performer and ends the sandbox */
+	return r < 0 ? -e : 0;
 }
 
 static int perform(struct performer *p, struct p_reply *r, int *fd_out)
@@ -1154,7 +1353,11 @@ static int perform(struct performer *p, struct p_reply *r, int *fd_out)
 	case C_CHMOD:
 	case C_CHOWN:
 	case C_UTIMES:
+	case C_RMXATTR:
+	case C_IOCTL:
 		return perform_meta(p);
+	case C_BIND:
+		return perform_bind(p);
 	default:
 		return -ENOSYS;
 	}
@@ -1288,6 +1491,7 @@ __attribute__((noreturn)) static void performer_main(int sock, const struct sbx_
 	p.sock = sock;
 	p.sp = sp;
 	p.fd_obj = -1;
+	p.bind_sock = -1;
 	p.side[0].dir = p.side[0].obj = p.side[1].dir = p.side[1].obj = -1;
 	for (size_t i = 0; i < SBX_ARRAY_SIZE(ignored); i++)
 		signal(ignored[i], SIG_IGN);
@@ -1408,6 +1612,11 @@ struct sbx_supervisor {
 	size_t notif_size, resp_size;
 	struct p_req req;   /* scratch, large */
 	struct p_reply rep; /* scratch, large */
+	/* The thread groups (sbx's pids) that called landlock_restrict_self: they and their
+	 * descendants are narrower. Past MAX_LANDLOCKED every caller is (fail closed). */
+	pid_t landlocked[MAX_LANDLOCKED];
+	size_t n_landlocked;
+	bool landlocked_full;
 };
 
 void sbx_supervisor_set_cancel(struct sbx_supervisor *s, const struct sbx_broker_cancel *c)
@@ -2026,6 +2235,92 @@ static int read_mem(pid_t pid, uint64_t addr, void *out, size_t size)
 	return (size_t)n == size ? 0 : -EFAULT;
 }
 
+static void respond(struct sbx_supervisor *s, int error, bool cont);
+
+static bool landlocked_in(const struct sbx_supervisor *s, pid_t pid)
+{
+	for (size_t i = 0; i < s->n_landlocked; i++)
+		if (s->landlocked[i] == pid)
+			return true;
+	return false;
+}
+
+/* A process's parent (sbx's pids), from /proc/PID/stat; -1 when it cannot be read. */
+static pid_t parent_of(pid_t pid)
+{
+	char path[64], stat[1024];
+	const char *p;
+	_cleanup_close_ int fd = -1;
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	n = read(fd, stat, sizeof(stat) - 1);
+	if (n <= 0)
+		return -1;
+	stat[n] = '\0';
+	p = strrchr(stat, ')'); /* the name may hold anything, but not after its last ')' */
+	if (!p || strlen(p) < 5)
+		return -1;
+	return (pid_t)strtol(p + 4, NULL, 10); /* ") S PPID" */
+}
+
+/*
+ * Does the caller (or an ancestor of it) hold a Landlock domain of its own? Only asked once
+ * some process called landlock_restrict_self, so ordinary runs pay nothing. The walk goes up
+ * PPid to the worker: a caller whose line does not reach the worker (an orphan, reparented to
+ * the sandbox's init: its landlocked parent may be gone) is narrower too, as is one whose
+ * line cannot be read. A pid reused after a landlocked process ended makes an unrelated
+ * process narrower: that fails closed.
+ */
+static bool landlocked(const struct sbx_supervisor *s, pid_t tgid)
+{
+	pid_t p = tgid;
+
+	if (s->landlocked_full)
+		return true;
+	if (s->n_landlocked == 0)
+		return false;
+	for (int i = 0; i < MAX_ANCESTRY; i++) {
+		if (p <= 1 || landlocked_in(s, p))
+			return true;
+		if (p == s->worker)
+			return false;
+		p = parent_of(p);
+	}
+	return true;
+}
+
+/* landlock_restrict_self: the caller restricts only itself, and the kernel's answer is its
+ * answer, so it is CONTINUEd; from then on its thread group and its descendants are
+ * narrower (never performed for). Recorded before the answer: the restriction cannot take
+ * effect before sbx knows of it. */
+static void serve_landlock(struct sbx_supervisor *s)
+{
+	char path[64], status[4096];
+	_cleanup_close_ int procdir = -1;
+	pid_t tgid;
+
+	snprintf(path, sizeof(path), "/proc/%d", (int)s->notif->pid);
+	procdir = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (notif_valid(s) < 0)
+		return; /* gone */
+	if (procdir < 0 || read_at(procdir, "status", status, sizeof(status)) < 0 ||
+	    (tgid = (pid_t)status_field(status, "\nTgid:")) <= 0) {
+		s->landlocked_full = true; /* unknown caller: everyone is narrower */
+	} else if (!landlocked_in(s, tgid)) {
+		if (s->n_landlocked < MAX_LANDLOCKED)
+			s->landlocked[s->n_landlocked++] = tgid;
+		else
+			s->landlocked_full = true;
+	}
+	if (notif_valid(s) < 0)
+		return;
+	respond(s, 0, true);
+}
+
 static int caller_open(struct sbx_supervisor *s, struct caller *c)
 {
 	char path[64], status[4096];
@@ -2063,7 +2358,10 @@ static int caller_open(struct sbx_supervisor *s, struct caller *c)
 	depth = nspid_depth(status);
 	c->other_ns = ns_ino(c->procdir, "ns/mnt") != s->worker_mnt ||
 	              ns_ino(c->procdir, "ns/user") != s->worker_user;
-	c->narrower = c->other_ns || status_field(status, "Seccomp_filters:") != s->worker_filters;
+	c->tgid = (pid_t)status_field(status, "\nTgid:");
+	c->narrower = c->other_ns ||
+	              status_field(status, "Seccomp_filters:") != s->worker_filters ||
+	              landlocked(s, c->tgid);
 	/* /proc/self in the caller's /proc: its pid in its own pid namespace */
 	c->tid_ns = (pid_t)ns_field(status, "\nNSpid:", depth - 1);
 	c->tgid_ns = (pid_t)ns_field(status, "\nNStgid:", depth - 1);
@@ -2114,6 +2412,42 @@ struct asked {
 	int fd;
 	char text[P_PATH];
 };
+
+/* bind's address, copied: an AF_UNIX pathname is the side to resolve (its directory, from the
+ * caller's cwd, and its final name, not followed), with the socket's fd after it; any other
+ * address leaves the socket as the call's object, bound as copied. */
+static int decode_bind(struct caller *c, uint64_t addr, uint64_t len, struct asked *a,
+                       struct p_req *q)
+{
+	const struct sockaddr_un *un = (const struct sockaddr_un *)&q->sa;
+	const size_t off = offsetof(struct sockaddr_un, sun_path);
+	int r;
+
+	if ((int)(uint32_t)len < 0 || (uint32_t)len > sizeof(q->sa))
+		return -EINVAL; /* as the kernel says */
+	q->salen = (uint32_t)len;
+	if (q->salen) {
+		r = read_mem(c->pid, addr, &q->sa, q->salen);
+		if (r < 0)
+			return r;
+	}
+	if (q->sa.ss_family == AF_UNIX && q->salen > sizeof(struct sockaddr_un))
+		return -EINVAL; /* as the kernel says */
+	if (q->salen > off && q->sa.ss_family == AF_UNIX && un->sun_path[0]) {
+		size_t n = strnlen(un->sun_path, q->salen - off);
+
+		memcpy(q->path[0], un->sun_path, n);
+		q->path[0][n] = '\0';
+		q->nsides = 1;
+		q->follow[0] = 0;
+		q->has_sock = 1;
+		a->has_path[0] = true;
+		a->fd_based = false; /* the socket (a->fd) comes after the side's dirfd */
+		q->fd_based = 0;
+		return 0;
+	}
+	return 0; /* the socket is the object (decode's fd-based row) */
+}
 
 static int decode(struct sbx_supervisor *s, struct caller *c, struct asked *a, struct p_req *q)
 {
@@ -2176,6 +2510,12 @@ static int decode(struct sbx_supervisor *s, struct caller *c, struct asked *a, s
 		q->fd_based = 1;
 		q->nsides = 0;
 	}
+	if (row->kind == C_BIND) {
+		r = decode_bind(c, ARG(row->ioc_arg), ARG(row->len), a, q);
+		if (r < 0)
+			return r;
+		return notif_valid(s);
+	}
 	for (uint32_t i = 0; i < q->nsides; i++) {
 		r = read_string(c->pid, ARG(i == 0 ? row->path : row->path2), q->path[i], P_PATH);
 		if (r < 0)
@@ -2194,6 +2534,16 @@ static int decode(struct sbx_supervisor *s, struct caller *c, struct asked *a, s
 			return r;
 		if (!q->text[0])
 			return -ENOENT;
+	}
+	if (row->ioc >= 0) {
+		q->ioc = (uint32_t)ARG(row->ioc);
+		if (q->ioc == (uint32_t)FS_IOC_FSSETXATTR)
+			r = read_mem(c->pid, ARG(row->ioc_arg), &q->fsx, sizeof(q->fsx));
+		else
+			r = read_mem(c->pid, ARG(row->ioc_arg), &q->ioc_flags,
+			             sizeof(q->ioc_flags));
+		if (r < 0)
+			return r;
 	}
 	q->times_null = 1;
 	if (row->times >= 0 && ARG(row->times)) {
@@ -2245,6 +2595,7 @@ static enum sbx_sup_op op_for(uint32_t kind, int flags, const struct p_target *t
 	case C_MKDIR:
 	case C_MKNOD:
 	case C_SYMLINK:
+	case C_BIND:
 		return SBX_SUP_OP_CREATE;
 	case C_LINK:
 		return t2->exists ? SBX_SUP_OP_OVERWRITE : SBX_SUP_OP_CREATE;
@@ -2840,6 +3191,11 @@ static int serve(struct sbx_supervisor *s)
 	if (ioctl(s->notify, SECCOMP_IOCTL_NOTIF_RECV, s->notif) < 0)
 		return errno == EINTR || errno == ENOENT ? 0 : -errno;
 	t0 = now_us();
+	if (s->notif->data.nr == __NR_landlock_restrict_self &&
+	    s->notif->data.arch == SUP_AUDIT_ARCH) {
+		serve_landlock(s);
+		return 0;
+	}
 again:
 	s->batch_uses = 0;
 	memset(&req, 0, sizeof(req));
@@ -2877,6 +3233,11 @@ again:
 		if (r >= 0)
 			fds[nfds++] = r;
 	}
+	if (r >= 0 && q->has_sock && !c.narrower) {
+		r = a.fd == AT_FDCWD ? -EBADF : caller_fd(s, &c, a.fd);
+		if (r >= 0)
+			fds[nfds++] = r;
+	}
 	if (r < 0) {
 		if (r != -ENOENT || notif_valid(s) == 0)
 			respond(s, -r, false);
@@ -2888,6 +3249,17 @@ again:
 	req.narrower = c.narrower;
 	req.now_ms = t0 / 1000;
 
+	if (c.narrower && a.row->kind == C_BIND && a.fd_based) {
+		/* a narrower caller's bind with no pathname: CONTINUEd for a sub-sandbox (the
+		 * named gap: it could change the address into a protected name after this), and
+		 * refused to a process of the worker's that only narrowed itself while protected
+		 * names are watched, as its creations are (core's rule) */
+		if (!c.other_ns && s->guards.n)
+			respond(s, EACCES, false);
+		else
+			respond(s, 0, true);
+		goto out;
+	}
 	if (c.narrower) {
 		for (uint32_t i = 0; i < q->nsides && r >= 0; i++)
 			r = q->empty[i] ? -EACCES
