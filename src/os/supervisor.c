@@ -2691,10 +2691,18 @@ static int resolve_narrower(struct caller *c, int dirfd, const char *path, struc
 	/* the directory as sbx sees it: the caller's own view where its root is sbx's, and a
 	 * path in its mount namespace otherwise (its areas are best effort: it is never
 	 * performed for, and the kernel bounds what it CONTINUEs) */
-	if (fd_path(dir, parent, sizeof(parent)) < 0 ||
-	    snprintf(t->path, sizeof(t->path), "%s%s%s", parent, strcmp(parent, "/") ? "/" : "",
-	             t->name) >= (int)sizeof(t->path))
+	if (fd_path(dir, parent, sizeof(parent)) < 0)
 		return -ENAMETOOLONG;
+	{
+		/* a copy: t->name and t->path are one object to the compiler (-Wrestrict) */
+		char name[sizeof(t->name)];
+
+		memcpy(name, t->name, sizeof(name));
+		name[sizeof(name) - 1] = '\0';
+		if (snprintf(t->path, sizeof(t->path), "%s%s%s", parent,
+		             strcmp(parent, "/") ? "/" : "", name) >= (int)sizeof(t->path))
+			return -ENAMETOOLONG;
+	}
 	return 0;
 }
 
