@@ -93,29 +93,43 @@ static int count_lines(const char *path)
 	return n;
 }
 
+/* A workspace WS under DIR whose mount asks (`approvals: {CLASS: ask}`, plus `extra` lines
+ * of YAML), and a cmd: broker that counts its questions in DIR/count, allows the first
+ * `allow_first` (0: all, up to 12), waits `wait` (a sleep(1) argument, or NULL) and refuses
+ * the rest. Returns the --approve value; *prof the profile. */
+static char *asking(const char *dir, const char *cls, const char *extra, int allow_first,
+                    const char *wait, char **prof)
+{
+	char *ws = it_path(dir, "ws"), *broker = it_path(dir, "broker.sh");
+	char *count = it_path(dir, "count"), *approve, *script, *yaml;
+
+	IT_EXPECT(asprintf(&script,
+	                   "#!/bin/sh\ncat >/dev/null\necho q >> '%s'\n"
+	                   "[ \"$(wc -l < '%s')\" -gt %d ] && exit 1\n%s%s%sexit 0\n",
+	                   count, count, allow_first ? allow_first : 12, wait ? "sleep " : "",
+	                   wait ? wait : "", wait ? "\n" : "") > 0);
+	it_write_file(broker, script);
+	IT_EXPECT_INT(chmod(broker, 0755), 0);
+	it_write_file(it_path(ws, "keep"), "k\n");
+	IT_EXPECT(asprintf(&yaml,
+	                   "version: 1\nname: ask\nprotect_git: false\nmounts:\n"
+	                   "  - path: %s\n    approvals: {%s: ask}\n%s",
+	                   ws, cls, extra ? extra : "") > 0);
+	*prof = it_path(dir, "ask.yaml");
+	it_write_file(*prof, yaml);
+	IT_EXPECT(asprintf(&approve, "cmd:%s", broker) > 0);
+	return approve;
+}
+
 static void test_signals_do_not_restart_a_question(void)
 {
 	struct it_run r;
 	const char *dir = it_tmpdir();
-	char *ws = it_path(dir, "ws"), *prof = it_path(dir, "ask.yaml");
-	char *broker = it_path(dir, "broker.sh"), *count = it_path(dir, "count");
-	char *approve, *script, *yaml;
+	char *ws = it_path(dir, "ws"), *count = it_path(dir, "count"), *prof;
+	char *approve = asking(dir, "write", NULL, 0, "0.4", &prof);
 	int signals = 0;
 	const char *p;
 
-	IT_EXPECT(asprintf(&script,
-	                   "#!/bin/sh\ncat >/dev/null\necho q >> '%s'\n"
-	                   "[ \"$(wc -l < '%s')\" -gt 12 ] && exit 1\nsleep 0.4\nexit 0\n",
-	                   count, count) > 0);
-	it_write_file(broker, script);
-	IT_EXPECT_INT(chmod(broker, 0755), 0);
-	it_write_file(it_path(ws, "keep"), "");
-	IT_EXPECT(asprintf(&yaml,
-	                   "version: 1\nname: ask\nprotect_git: false\nmounts:\n"
-	                   "  - path: %s\n    approvals: {write: ask}\n",
-	                   ws) > 0);
-	it_write_file(prof, yaml);
-	IT_EXPECT(asprintf(&approve, "cmd:%s", broker) > 0);
 	{
 		const char *opts[] = {"-p", prof, "-w", ws, "--approve", approve, NULL};
 		const char *cmd[] = {it_self(), "--in", NULL};
@@ -144,10 +158,9 @@ static void test_go_program(void)
 {
 	struct it_run r;
 	const char *dir = it_tmpdir();
-	char *ws = it_path(dir, "ws"), *prof = it_path(dir, "ask.yaml");
-	char *broker = it_path(dir, "broker.sh"), *count = it_path(dir, "count");
+	char *ws = it_path(dir, "ws"), *count = it_path(dir, "count"), *prof;
 	char *src = it_path(dir, "go/main.go"), *bin = it_path(dir, "go/prog");
-	char *approve, *script, *yaml, *build;
+	char *approve, *extra, *build;
 	static const char prog[] =
 	    "package main\n\nimport (\n\t\"fmt\"\n\t\"os\"\n\t\"runtime\"\n)\n\n"
 	    "func main() {\n\truntime.GOMAXPROCS(4)\n\tstop := make(chan bool)\n"
@@ -168,20 +181,8 @@ static void test_go_program(void)
 	                   dir, dir, dir, dir) > 0);
 	if (system(build) != 0)
 		it_fail(__FILE__, __LINE__, "go build failed: %s", build);
-	IT_EXPECT(asprintf(&script,
-	                   "#!/bin/sh\ncat >/dev/null\necho q >> '%s'\n"
-	                   "[ \"$(wc -l < '%s')\" -gt 12 ] && exit 1\nsleep 0.4\nexit 0\n",
-	                   count, count) > 0);
-	it_write_file(broker, script);
-	IT_EXPECT_INT(chmod(broker, 0755), 0);
-	it_write_file(it_path(ws, "keep"), "");
-	IT_EXPECT(asprintf(&yaml,
-	                   "version: 1\nname: ask\nprotect_git: false\nmounts:\n"
-	                   "  - path: %s\n    approvals: {write: ask}\n  - path: %s/go\n"
-	                   "    readonly: true\n",
-	                   ws, dir) > 0);
-	it_write_file(prof, yaml);
-	IT_EXPECT(asprintf(&approve, "cmd:%s", broker) > 0);
+	IT_EXPECT(asprintf(&extra, "  - path: %s/go\n    readonly: true\n", dir) > 0);
+	approve = asking(dir, "write", extra, 0, "0.4", &prof);
 	{
 		const char *argv[] = {"run",       "-p",    prof, "-w", ws,
 		                      "--approve", approve, "--", bin,  NULL};
@@ -203,9 +204,7 @@ static void test_rm_rf_1000_files_asked_once(void)
 {
 	struct it_run r;
 	const char *dir = it_tmpdir();
-	char *ws = it_path(dir, "ws"), *prof = it_path(dir, "ask.yaml");
-	char *broker = it_path(dir, "broker.sh"), *count = it_path(dir, "count");
-	char *approve, *script, *yaml;
+	char *ws = it_path(dir, "ws"), *count = it_path(dir, "count"), *prof, *approve;
 
 	for (int d = 0; d < 10; d++)
 		for (int f = 0; f < 100; f++) {
@@ -214,20 +213,8 @@ static void test_rm_rf_1000_files_asked_once(void)
 			snprintf(name, sizeof(name), "build/d%d/f%d", d, f);
 			it_write_file(it_path(ws, name), "x\n");
 		}
-	it_write_file(it_path(ws, "keep"), "k\n");
 	/* yes to the first question, no to any other */
-	IT_EXPECT(asprintf(&script,
-	                   "#!/bin/sh\ncat >/dev/null\necho q >> '%s'\n"
-	                   "[ \"$(wc -l < '%s')\" -gt 1 ] && exit 1\nexit 0\n",
-	                   count, count) > 0);
-	it_write_file(broker, script);
-	IT_EXPECT_INT(chmod(broker, 0755), 0);
-	IT_EXPECT(asprintf(&yaml,
-	                   "version: 1\nname: ask\nprotect_git: false\nmounts:\n"
-	                   "  - path: %s\n    approvals: {delete: ask}\n",
-	                   ws) > 0);
-	it_write_file(prof, yaml);
-	IT_EXPECT(asprintf(&approve, "cmd:%s", broker) > 0);
+	approve = asking(dir, "delete", NULL, 1, NULL, &prof);
 	{
 		const char *argv[] = {"run",
 		                      "-p",
