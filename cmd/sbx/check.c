@@ -93,13 +93,14 @@ static int parse_ask(int argc, char **argv, struct ask *a, struct sbx_error *err
 	return 0;
 }
 
-static int parse_ops(const char *arg, unsigned *ops, struct sbx_error *err)
+static int parse_ops(const char *arg, unsigned *ops, bool *rename, struct sbx_error *err)
 {
 	_cleanup_free_ char *copy = strdup(arg);
 	char *save = NULL;
 	int r;
 
 	*ops = 0;
+	*rename = false;
 	if (!copy)
 		return sbx_error_set(err, SBX_ERR_SETUP, ENOMEM, "out of memory");
 	for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
@@ -112,6 +113,8 @@ static int parse_ops(const char *arg, unsigned *ops, struct sbx_error *err)
 			return r;
 		}
 		*ops |= op;
+		/* rename is create and delete, and the rename class of a mount's approvals */
+		*rename |= strcmp(t, "rename") == 0;
 	}
 	if (!*ops)
 		return sbx_error_set(err, SBX_ERR_USAGE, EINVAL, "no operation given");
@@ -139,7 +142,7 @@ int sbx_cmd_check(int argc, char **argv)
 	struct sbx_error err = {0};
 	struct ask a;
 	unsigned ops = 0;
-	bool all_allowed = true;
+	bool all_allowed = true, rename = false;
 	int status = 125, r;
 
 	r = parse_ask(argc, argv, &a, &err);
@@ -157,7 +160,7 @@ int sbx_cmd_check(int argc, char **argv)
 		                     "~/.claude/settings.json");
 		goto fail;
 	}
-	r = parse_ops(argv[a.first], &ops, &err);
+	r = parse_ops(argv[a.first], &ops, &rename, &err);
 	if (r < 0)
 		goto fail;
 	/* Decisions are about what the profile means: its policies, uncompiled. */
@@ -193,6 +196,29 @@ int sbx_cmd_check(int argc, char **argv)
 			if (bit == SBX_OP_EXECUTE &&
 			    sbx_policy_exec_note(&pv, &d, why, sizeof(why)))
 				fprintf(stderr, "sbx: note: %s\n", sbx_cli_esc(why));
+		}
+		if (rename) {
+			/* the old name's side of a rename: its delete, and the rename class of the
+			 * mount's approvals (a run asks or denies it as sbx check says here) */
+			struct sbx_policy_view pv = {
+			    v.plan, v.spec, v.profile ? &v.profile->policies : NULL, &v.plan->sup};
+			struct sbx_decision d;
+
+			r = sbx_policy_decide(&pv, SBX_OP_DELETE, argv[i], &d, &err);
+			if (r < 0)
+				goto fail;
+			if (d.allow && d.rename == SBX_APPROVE_ASK) {
+				all_allowed = false;
+				printf("ask   %-7s %s  approvals: rename ask (%s %s); %s\n",
+				       "rename", sbx_cli_esc(argv[i]),
+				       d.mount_what ? d.mount_what : "mount", sbx_cli_esc(d.mount),
+				       who_answers(v.plan->sup.approve));
+			} else if (d.allow && d.rename == SBX_APPROVE_DENY) {
+				all_allowed = false;
+				printf("deny  %-7s %s  approvals: rename deny (%s %s)\n", "rename",
+				       sbx_cli_esc(argv[i]), d.mount_what ? d.mount_what : "mount",
+				       sbx_cli_esc(d.mount));
+			}
 		}
 	}
 	status = all_allowed ? 0 : 1;

@@ -133,6 +133,10 @@ struct sbx_decision {
 	 * ("write", "overwrite", "delete"; static), else NULL. The run's broker decides; an
 	 * allow that asks is no allow yet (sbx check prints "ask"). */
 	const char *ask;
+	/* SBX_OP_DELETE decided by a mount with approvals: what they say of the rename class
+	 * (moving an entry away: a rename's source is a delete of its old name). sbx check's
+	 * `rename` asks it; ALLOW otherwise. */
+	enum sbx_approval rename;
 };
 
 struct sbx_policy_view {

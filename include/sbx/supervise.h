@@ -120,7 +120,9 @@ enum sbx_sup_decider {
 	SBX_SUP_BY_CANCELLED, /* sbx was told to end (SIGTERM, SIGINT, ...) while it asked */
 };
 
-#define SBX_SUP_RULE_MAX 256
+/* The longest rule sbx writes is about 330 bytes and a path: room for most paths; a longer
+ * rule is cut at a word and ends in "…". */
+#define SBX_SUP_RULE_MAX 1024
 
 struct sbx_sup_verdict {
 	enum sbx_sup_answer answer;

@@ -353,6 +353,8 @@ int sbx_policy_decide(const struct sbx_policy_view *view, unsigned op, const cha
 	if (m && (op & SBX_OP_MODIFY)) {
 		enum sbx_approval_class c = op == SBX_OP_DELETE ? SBX_AC_DELETE : SBX_AC_WRITE;
 
+		if (op == SBX_OP_DELETE)
+			out->rename = m->approvals.op[SBX_AC_RENAME];
 		if (m->approvals.op[c] == SBX_APPROVE_DENY) {
 			out->by = SBX_BY_APPROVAL;
 			snprintf(out->rule, sizeof(out->rule), "%s deny",

@@ -512,9 +512,23 @@ static void set_rule(struct sbx_sup_verdict *out, const char *fmt, ...)
 {
 	va_list ap;
 
+	static const char ellipsis[] = "\xe2\x80\xa6"; /* … */
+	size_t keep = sizeof(out->rule) - sizeof(ellipsis), cut;
+	int n;
+
 	va_start(ap, fmt);
-	vsnprintf(out->rule, sizeof(out->rule), fmt, ap);
+	n = vsnprintf(out->rule, sizeof(out->rule), fmt, ap);
 	va_end(ap);
+	if (n < 0 || (size_t)n < sizeof(out->rule))
+		return;
+	/* too long: cut at the last word that fits (never inside a UTF-8 character), "…" */
+	cut = keep;
+	while (cut > keep / 2 && out->rule[cut] != ' ')
+		cut--;
+	if (out->rule[cut] != ' ')
+		for (cut = keep; cut > 0 && ((unsigned char)out->rule[cut] & 0xc0) == 0x80;)
+			cut--;
+	memcpy(out->rule + cut, ellipsis, sizeof(ellipsis));
 }
 
 static void deny(struct sbx_sup_verdict *out, enum sbx_sup_decider by)

@@ -1229,6 +1229,24 @@ size_t sbx_gitguard_after(const struct sbx_gitguard *g, void (*report)(const cha
 	                       "repository or a rebase's exec lines there: look at it before "
 	                       "running git there",
 	                       report, ctx);
+	/* a fresh project's .git (a folder, or a file naming a git dir elsewhere); one inside
+	 * a repository is named once, by `appear` above */
+	for (size_t i = 0; i < g->n_fresh; i++) {
+		struct stat st;
+		bool named = false;
+
+		for (size_t j = 0; j < g->n_appear && !named; j++)
+			named = strcmp(g->appear[j], g->fresh[i]) == 0;
+		if (named || lstat(g->fresh[i], &st) < 0)
+			continue;
+		snprintf(line, sizeof(line),
+		         "git: %s appeared during the run (the project had no .git at launch): its "
+		         "hooks and config would run at the next git command there: look at it "
+		         "before running git there",
+		         g->fresh[i]);
+		report(line, ctx);
+		found++;
+	}
 	for (size_t i = 0; i < g->n_heads; i++) {
 		char head[256];
 		int fd = open(g->heads[i], O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);

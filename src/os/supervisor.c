@@ -282,6 +282,11 @@ static void emit_open_test(struct bpf_buf *b, int flags_arg, unsigned fam)
 		emit(b, BPF_JMP | BPF_JSET | BPF_K, O_CREAT | SBX_O_TMPFILE_BIT, 0, 1);
 		emit(b, BPF_RET | BPF_K, SECCOMP_RET_USER_NOTIF, 0, 0);
 	}
+	/* O_PATH (without O_CREAT or O_TMPFILE, sent above where creation is watched): the
+	 * kernel drops every other flag; the fd reads and writes nothing. Reopening it through
+	 * /proc/self/fd/N is an open of its own, sent and decided on the object it names. */
+	emit(b, BPF_JMP | BPF_JSET | BPF_K, O_PATH, 0, 1);
+	emit(b, BPF_RET | BPF_K, SECCOMP_RET_ALLOW, 0, 0);
 	if (fam & SBX_SUP_F_READ) {
 		/* every other open: reading or writing (WRITE opens are stricter than READ's
 		 * decisions only where WRITE is in the families; core decides) */

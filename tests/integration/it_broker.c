@@ -1367,6 +1367,23 @@ static void test_check_says_ask(void)
 	it_sbxv(&r, "check", "--profile", prof, "create,read", file, NULL);
 	IT_EXPECT_INT(r.status, 0);
 	IT_EXPECT_CONTAINS(r.out, "allow create");
+	/* rename: ask asks rename (before: allow create, allow delete, exit 0) */
+	{
+		char *rp = it_path(it_tmpdir(), "rename-asks.yaml"), *text = NULL;
+
+		IT_EXPECT(asprintf(&text,
+		                   "version: 1\nname: rename-asks\nmounts:\n  - path: %s\n"
+		                   "    approvals: {rename: ask}\n",
+		                   ws) > 0);
+		it_write_file(rp, text);
+		free(text);
+		it_sbxv(&r, "check", "--profile", rp, "rename", file, NULL);
+		IT_EXPECT_INT(r.status, 1);
+		IT_EXPECT_CONTAINS(r.out, "ask   rename");
+		IT_EXPECT_CONTAINS(r.out, "approvals: rename ask");
+		it_sbxv(&r, "check", "--profile", rp, "delete", file, NULL);
+		IT_EXPECT_INT(r.status, 0);
+	}
 }
 
 /* sbx run with a cmd broker that never answers; returns sbx's pid once the broker runs

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "harness.h"
+#include "os/gitguard.h"
 
 static char t[4096], ws[4200], wt[4200], up[4200];
 
@@ -288,12 +289,45 @@ static void test_dry_run_and_opt_out(void)
 	IT_EXPECT_NOT_CONTAINS(r.out, "git directory, pinned");
 }
 
+static void count_line(const char *line, void *ctx)
+{
+	char **last = ctx;
+
+	free(*last);
+	*last = strdup(line);
+}
+
+/* A fresh project's .git (none at launch: the supervisor refuses its creation) that appeared
+ * anyway, by a route the supervisor does not hold (another process on the host, a run
+ * without one): sbx_gitguard_after names it, a folder or a file, once, also where the
+ * workspace lies inside a repository (`appear` names it then). (Before: never named.) */
+static void test_fresh_git_named_after(void)
+{
+	char *dir = it_path(it_tmpdir(), "fresh"), *dotgit = it_path(dir, ".git");
+	char *fresh[] = {dotgit}, *last = NULL;
+	struct sbx_gitguard g = {.fresh = fresh, .n_fresh = 1};
+
+	IT_EXPECT_INT(mkdir(dir, 0755), 0);
+	IT_EXPECT_INT((int)sbx_gitguard_after(&g, count_line, &last), 0);
+	IT_EXPECT_INT(mkdir(dotgit, 0755), 0);
+	IT_EXPECT_INT((int)sbx_gitguard_after(&g, count_line, &last), 1);
+	IT_EXPECT_CONTAINS(last, fmt("git: %s appeared during the run", dotgit));
+	IT_EXPECT_CONTAINS(last, "look at it before running git there");
+	IT_EXPECT_INT(rmdir(dotgit), 0);
+	it_write_file(dotgit, "gitdir: /elsewhere\n");
+	IT_EXPECT_INT((int)sbx_gitguard_after(&g, count_line, &last), 1);
+	g.appear = fresh;
+	g.n_appear = 1;
+	IT_EXPECT_INT((int)sbx_gitguard_after(&g, count_line, &last), 1);
+	free(last);
+}
+
 int main(int argc, char **argv)
 {
 	static const struct it_case cases[] = {
 	    IT_CASE(test_control_surface_namespaces), IT_CASE(test_control_surface_landlock),
 	    IT_CASE(test_git_works_claude_agent),     IT_CASE(test_dry_run_and_opt_out),
-	    IT_CASE(test_hook_link_chain_refused),
+	    IT_CASE(test_hook_link_chain_refused),    IT_CASE(test_fresh_git_named_after),
 	};
 
 	return it_main(argc, argv, cases, sizeof(cases) / sizeof(cases[0]));

@@ -460,6 +460,25 @@ static int in_main(int argc, char **argv)
 		} else if (!strcmp(op, "rdonly")) {
 			printf("rdonly %s => %s\n", a, res(open_read1(a, O_RDONLY)));
 			i += 1;
+		} else if (!strcmp(op, "opath")) {
+			int fd = open(a, O_PATH | O_CLOEXEC);
+
+			printf("opath %s => %s\n", a, res(fd));
+			if (fd >= 0)
+				close(fd);
+			i += 1;
+		} else if (!strcmp(op, "opath-reopen")) {
+			/* an O_PATH fd reopened for reading through /proc/self/fd: an open of
+			 * its own, decided on the object */
+			int fd = open(a, O_PATH | O_CLOEXEC);
+			char link[64];
+
+			snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+			printf("opath-reopen %s => %s\n", a,
+			       fd < 0 ? res(fd) : res(open_read1(link, O_RDONLY)));
+			if (fd >= 0)
+				close(fd);
+			i += 1;
 		} else if (!strcmp(op, "exchange")) {
 			printf("exchange %s => %s\n", b,
 			       res(renameat2(AT_FDCWD, a, AT_FDCWD, b, RENAME_EXCHANGE)));
@@ -1434,15 +1453,19 @@ static void test_narrower_symlink_landlock(void)
 }
 
 /* 2. Read caps hold for O_RDWR opens (read caps without approvals: only the read family is
- * on, and the listener filter must send O_RDWR opens too). */
+ * on, and the listener filter must send O_RDWR opens too). An O_PATH open reads nothing and
+ * is not sent (it works anywhere: /usr, ".", a capped file); reopening its fd for reading
+ * through /proc/self/fd is an open of its own and the caps hold. */
 static void read_caps_rdwr(const char *backend)
 {
 	struct it_run r;
 	char *p = fmt("%s/caps.yaml", it_tmpdir());
-	const char *ops[] = {"rdwr",   "data.bin", "rdonly",   "data.bin", "rdwr",
-	                     "ok.txt", "write",    "data.bin", NULL};
+	const char *ops[] = {
+	    "rdwr",     "data.bin", "rdonly",       "data.bin", "rdwr",         "ok.txt", "write",
+	    "data.bin", "opath",    "/usr",         "opath",    "/etc/passwd",  "opath",  ".",
+	    "opath",    "data.bin", "opath-reopen", "data.bin", "opath-reopen", "ok.txt", NULL};
 	const char *opts[] = {"-p", p, "-w", ws, "--backend", backend, NULL};
-	const char *cmd[16] = {it_self(), "--in"};
+	const char *cmd[32] = {it_self(), "--in"};
 
 	snprintf(ws, sizeof(ws), "%s/ws", it_tmpdir());
 	it_write_file(it_path(ws, "data.bin"), "secret\n");
@@ -1459,6 +1482,12 @@ static void read_caps_rdwr(const char *backend)
 	IT_EXPECT_PROBE(r.out, "rdonly", "data.bin", "EACCES");
 	IT_EXPECT_PROBE(r.out, "rdwr", "ok.txt", "ok");
 	IT_EXPECT_PROBE(r.out, "write", "data.bin", "ok"); /* O_WRONLY reads nothing */
+	IT_EXPECT_PROBE(r.out, "opath", "/usr", "ok");
+	IT_EXPECT_PROBE(r.out, "opath", "/etc/passwd", "ok");
+	IT_EXPECT_PROBE(r.out, "opath", ".", "ok");
+	IT_EXPECT_PROBE(r.out, "opath", "data.bin", "ok");
+	IT_EXPECT_PROBE(r.out, "opath-reopen", "data.bin", "EACCES");
+	IT_EXPECT_PROBE(r.out, "opath-reopen", "ok.txt", "ok");
 }
 
 static void test_read_caps_rdwr_namespaces(void)

@@ -1056,6 +1056,55 @@ static void test_unknown_approval_denies(void **state)
 	sbx_sup_plan_clear(&plan);
 }
 
+/* A rule is whole for a protected name of an ordinary length (before: cut at 256 bytes,
+ * mid-word: "...watched wi"); longer, it is cut at a word and ends in "…", and is still a
+ * string that fits. */
+static void test_rule_long_path(void **state)
+{
+	static const struct {
+		size_t len; /* the protected path's length */
+		bool whole; /* the rule ends as written */
+	} cases[] = {{60, true}, {300, true}, {800, false}, {2000, false}};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct sbx_sup_plan plan;
+		struct sbx_sup_guards guards;
+		struct sbx_sup_req req = {.op = SBX_SUP_OP_CREATE,
+		                          .call = "mkdir",
+		                          .t = TN("/ws/x", "x", INO_WS),
+		                          .narrower = true,
+		                          .comm = "sh"};
+		struct sbx_sup_verdict v;
+		char *path = malloc(cases[i].len + 1);
+		size_t n;
+
+		assert_non_null(path);
+		memset(path, 'd', cases[i].len);
+		memcpy(path, "/home/someone/projects/", 23);
+		memcpy(path + cases[i].len - 5, "/.git", 5);
+		path[cases[i].len] = 0;
+		world(&plan, &guards);
+		free(plan.protected_paths[P_GIT].path);
+		plan.protected_paths[P_GIT].path = path;
+		sbx_sup_decide(&plan, &guards, NULL, &req, &v);
+		assert_int_equal(v.answer, SBX_SUP_DENY);
+		n = strlen(v.rule);
+		assert_true(n < SBX_SUP_RULE_MAX);
+		if (cases[i].whole) {
+			assert_non_null(strstr(v.rule, path));
+			assert_true(n > 10 && strcmp(v.rule + n - 10, "holds none") == 0);
+		} else {
+			assert_true(n > 3 && strcmp(v.rule + n - 3, "\xe2\x80\xa6") == 0);
+			/* a word's end: neither a space nor a cut character before the mark */
+			assert_true(v.rule[n - 4] != ' ' &&
+			            ((unsigned char)v.rule[n - 4] & 0x80) == 0);
+		}
+		sbx_sup_guards_clear(&guards);
+		sbx_sup_plan_clear(&plan);
+	}
+}
+
 /* ---- names and areas ---- */
 
 static void test_names(void **state)
@@ -1862,6 +1911,7 @@ int main(void)
 	    cmocka_unit_test(test_decide_table),
 	    cmocka_unit_test(test_narrower_never_performed),
 	    cmocka_unit_test(test_unknown_approval_denies),
+	    cmocka_unit_test(test_rule_long_path),
 	    cmocka_unit_test(test_names),
 	    cmocka_unit_test(test_area_for),
 	    cmocka_unit_test(test_scope),
