@@ -756,6 +756,8 @@ static int do_op(struct builder *b, const struct sbx_plan_op *op, size_t i, stru
 int sbx_mounts_build(const struct sbx_plan *plan, struct sbx_prepared *p, struct sbx_error *err)
 {
 	struct builder b = {.rootfd = -1, .maskfd = -1};
+	_cleanup_close_ int oldroot = -1;
+	_cleanup_close_ int emptyfd = -1;
 	bool root_mode = plan->n_ops && plan->ops[0].kind == SBX_PLAN_MIRROR;
 	int r = 0;
 
@@ -778,6 +780,34 @@ int sbx_mounts_build(const struct sbx_plan *plan, struct sbx_prepared *p, struct
 		                  "cannot attach the new root at %s (in sbx's own mount "
 		                  "namespace): %s",
 		                  build_base, strerror(errno));
+		goto out;
+	}
+	/* Build from an empty root of its own: every source is a descriptor already and every
+	 * mount point is found from b.rootfd, so nothing needs a path. Nested under a parent's
+	 * supervisor, the mount points made here are creations of a caller in namespaces of
+	 * its own, CONTINUEd only where its root reaches no directory that holds a protected
+	 * name (docs/design.md, The supervisor, Narrower): the old root reaches every one the
+	 * parent's worker does (a guard outside build_base refused every mount point), and the
+	 * new root would soon show the ones its plan mounts, with that root's answer cached
+	 * before they were. A detached, read-only, empty tmpfs shows none, ever, and is not the
+	 * root the worker gets. The old root comes back for pivot_root only. */
+	{
+		static const char *const opts[] = {"mode", "555", NULL, NULL};
+
+		emptyfd = new_fs("tmpfs", opts,
+		                 MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV |
+		                     MOUNT_ATTR_NOEXEC,
+		                 "the empty root sbx builds from", err);
+		if (emptyfd < 0) {
+			r = emptyfd;
+			goto out;
+		}
+	}
+	oldroot = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (oldroot < 0 || fchdir(emptyfd) < 0 || chroot(".") < 0) {
+		r = sbx_error_set(err, SBX_ERR_SETUP, errno,
+		                  "cannot enter an empty root to build the new one: %s",
+		                  strerror(errno));
 		goto out;
 	}
 
@@ -803,8 +833,9 @@ int sbx_mounts_build(const struct sbx_plan *plan, struct sbx_prepared *p, struct
 
 	/* pivot_root(".", "."): the old root ends up stacked under the new one, and is then
 	 * detached with everything mounted beneath it. */
-	if (fchdir(b.rootfd) < 0 || syscall(SYS_pivot_root, ".", ".") < 0 ||
-	    umount2(".", MNT_DETACH) < 0 || chdir("/") < 0) {
+	if (fchdir(oldroot) < 0 || chroot(".") < 0 || fchdir(b.rootfd) < 0 ||
+	    syscall(SYS_pivot_root, ".", ".") < 0 || umount2(".", MNT_DETACH) < 0 ||
+	    chdir("/") < 0) {
 		r = sbx_error_set(err, SBX_ERR_SETUP, errno, "cannot switch to the new root: %s",
 		                  strerror(errno));
 		goto out;

@@ -19,6 +19,7 @@
 #include <dirent.h>
 #include <linux/landlock.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <libgen.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
@@ -1294,6 +1295,64 @@ static void test_nested_descriptor(void)
 	IT_EXPECT_PROBE(r.out, "create", fmt("%s/sub/child-made", ws), "ok");
 }
 
+static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st;
+	(void)flag;
+	(void)ftw;
+	remove(path);
+	return 0;
+}
+
+/*
+ * A nested sbx restricted to WS/src under a claude-agent-like parent (protect_git, an absent
+ * WS/.claude: both watched) in a fresh project, with the workspace outside /tmp: the child's
+ * init builds its root before pivot_root, and every mount point it makes there is a creation
+ * of a caller in namespaces of its own. From the old root (where only /tmp, the build base,
+ * is covered) it reaches WS, which holds the protected names, and every mount point was
+ * refused ("cannot make the mount point /usr", exit 125; as root with ~/.claude/projects, a
+ * guard outside /tmp, in claude-agent). Built from an empty root of its own, it reaches none:
+ * it starts, creates in src, and neither WS/.git nor WS/.claude appears.
+ */
+static void test_nested_restricted_outside_tmp(void)
+{
+	char dir[] = "/var/tmp/sbx-it-nest.XXXXXX", sbxdir[4096];
+	const char *opts[] = {"-p", profile,     "-w",         dir, "-v",
+	                      NULL, "--backend", "namespaces", NULL};
+	const char *cmd[] = {"/bin/sh", "-c", NULL, NULL};
+	bool made, git, claude;
+	struct it_run r = {.status = -1};
+
+	if (!mkdtemp(dir))
+		it_fail(__FILE__, __LINE__, "mkdtemp %s: %s", dir, strerror(errno));
+	snprintf(ws, sizeof(ws), "%s", dir);
+	snprintf(profile, sizeof(profile), "%s/agent.yaml", it_tmpdir());
+	it_write_file(it_path(ws, "src/keep"), "x\n");
+	it_write_file(profile, "version: 1\nname: agent\nnesting: true\nprotect_git: true\n"
+	                       "mounts:\n  - path: ${WORKSPACE}\n"
+	                       "  - path: ${WORKSPACE}/.claude\n"
+	                       "    readonly: true\n    optional: true\n");
+	snprintf(sbxdir, sizeof(sbxdir), "%s", it_sbx_path());
+	opts[5] = fmt("%s:ro", dirname(sbxdir));
+	cmd[2] = fmt("%s run --restrict %s/src --allow-read %s -- %s --in create %s/src/child-made "
+	             "mkdir %s/.git mkdir %s/.claude",
+	             it_sbx_path(), ws, it_self_dir(), it_self(), ws, ws, ws);
+	if (chdir(ws) == 0)
+		it_run_in(&r, opts, cmd);
+	made = exists(it_path(ws, "src/child-made"));
+	git = exists(it_path(ws, ".git"));
+	claude = exists(it_path(ws, ".claude"));
+	/* outside the case's own directory: removed here, before anything can fail */
+	if (chdir("/") == 0)
+		nftw(dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+	if (r.status != 0)
+		it_fail(__FILE__, __LINE__, "status %d:\n%s%s", r.status, r.out, r.err);
+	IT_EXPECT_PROBE(r.out, "create", fmt("%s/src/child-made", ws), "ok");
+	IT_EXPECT(made);
+	IT_EXPECT(!git);
+	IT_EXPECT(!claude);
+}
+
 /* ---- approvals and what a grant covers (an outside attacker's breaks) ---- */
 
 /* A broker that allows, for the session, exactly the scope WS/build and refuses the rest. */
@@ -1579,6 +1638,7 @@ int main(int argc, char **argv)
 	    IT_CASE(test_nested_restricted),
 	    IT_CASE(test_nested_unrestricted),
 	    IT_CASE(test_nested_descriptor),
+	    IT_CASE(test_nested_restricted_outside_tmp),
 	    IT_CASE(test_narrower_grant_race),
 	    IT_CASE(test_once_batch),
 	    IT_CASE(test_narrower_symlink_namespaces),
