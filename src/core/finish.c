@@ -193,11 +193,8 @@ static int mark_landlocked(struct sbx_nest *n, const struct sbx_ll_plan *ll, str
 static int add_limits(const struct sbx_finish_in *in, struct sbx_plan *plan, struct sbx_error *err)
 {
 	struct sbx_policy_view view = {.plan = plan, .spec = in->spec, .policies = in->policies};
-	const char *git = in->git_warning[plan->backend_landlock ? 1 : 0];
 	int r = sbx_policy_exec_limits(&view, plan, err);
 
-	if (r >= 0 && git)
-		r = sbx_plan_add_limit(plan, git, err);
 	if (r >= 0 && in->git_repos && plan->backend_landlock)
 		r = sbx_plan_add_limit(
 		    plan,
@@ -246,6 +243,10 @@ int sbx_plan_finish(const struct sbx_finish_in *in, const struct sbx_finish_fact
 	/* the supervisor, once the backend and its Landlock layer are settled */
 	if (r >= 0)
 		r = sbx_sup_finish(in, facts, plan, err);
+	/* git's absent names are a limit only where no supervisor refuses their creation */
+	if (r >= 0 && in->git_warning[plan->backend_landlock ? 1 : 0] &&
+	    !(plan->sup.enabled && plan->sup.n_protected))
+		r = sbx_plan_add_limit(plan, in->git_warning[plan->backend_landlock ? 1 : 0], err);
 	/* the backend's groups are settled: the rules the filter is built from */
 	if (r >= 0)
 		r = sbx_plan_resolve_seccomp(plan, err);

@@ -1182,9 +1182,11 @@ const char *sbx_gitguard_warning(const struct sbx_gitguard *g, bool landlock_bac
 		len += (size_t)snprintf(buf + len, size - len, " and %zu more", n - 2);
 	if (len < size)
 		snprintf(buf + len, size - len,
-		         " %s not exist and cannot be protected until sbx has a supervisor; a "
-		         "worker could create %s to redirect git's config and hooks (sbx names any "
-		         "that appear when the run ends)",
+		         " %s not exist and cannot be protected here: no mount can, and the "
+		         "supervisor that refuses such a creation cannot run (a parent sandbox "
+		         "supervises, or the kernel lacks user notification); a worker could "
+		         "create %s to redirect git's config and hooks (sbx names any that appear "
+		         "when the run ends)",
 		         n == 1 ? "does" : "do", n == 1 ? "it" : "one");
 	return buf;
 }
