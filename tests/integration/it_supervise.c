@@ -248,42 +248,21 @@ static int own_listener(void)
 	return r;
 }
 
-/* The performer: a process of the worker's session that kept sbx's name (forked, never
- * exec'd); neither this process nor init (pid 1), nor sbx on the host (another session). */
+static int performer_pid(void);
+
+/* Kill the performer (see performer_pid); says so first: sbx may end this process as soon as
+ * the performer is gone. */
 static int kill_performer(void)
 {
-	DIR *d = opendir("/proc");
-	struct dirent *de;
-	int killed = -1;
+	int pid = performer_pid();
 
-	errno = ESRCH;
-	while (d && (de = readdir(d))) {
-		char path[300], buf[512], *rp;
-		int fd, sid;
-		ssize_t n;
-
-		if (de->d_name[0] < '0' || de->d_name[0] > '9')
-			continue;
-		snprintf(path, sizeof(path), "/proc/%s/stat", de->d_name);
-		fd = open(path, O_RDONLY | O_CLOEXEC);
-		if (fd < 0)
-			continue;
-		n = read(fd, buf, sizeof(buf) - 1);
-		close(fd);
-		if (n <= 0)
-			continue;
-		buf[n] = '\0';
-		rp = strrchr(buf, ')');
-		if (!rp || !strstr(buf, "(sbx)") || sscanf(rp + 2, "%*c %*d %*d %d", &sid) != 1 ||
-		    sid != getsid(0) || atoi(de->d_name) == getpid() || atoi(de->d_name) == 1)
-			continue;
-		/* said first: sbx may end this process as soon as the performer is gone */
-		printf("kill-performer - => ok\n");
-		killed = kill(atoi(de->d_name), SIGKILL);
+	if (!pid) {
+		errno = ESRCH;
+		return -1;
 	}
-	if (d)
-		closedir(d);
-	return killed;
+	printf("kill-performer - => ok\n");
+	fflush(stdout);
+	return kill(pid, SIGKILL);
 }
 
 #ifndef LANDLOCK_ACCESS_FS_TRUNCATE
@@ -317,7 +296,9 @@ static int landlock_self(void)
 	return 0;
 }
 
-/* The performer's pid, as the worker sees it (see kill_performer); 0 when none. */
+/* The performer's pid as the worker sees it, 0 when none: a process of the worker's session
+ * that kept sbx's name (forked, never exec'd); neither this process nor init (pid 1), nor sbx
+ * on the host (another session). */
 static int performer_pid(void)
 {
 	DIR *d = opendir("/proc");
