@@ -44,6 +44,18 @@
 
 static char ws[4096], profile[4200];
 
+/* The two cases of a check that takes the backend: test_NAME_namespaces and
+ * test_NAME_landlock, each calling fn with its backend's name. */
+#define BOTH_BACKENDS(name, fn)                                                                    \
+	static void test_##name##_namespaces(void)                                                 \
+	{                                                                                          \
+		fn("namespaces");                                                                  \
+	}                                                                                          \
+	static void test_##name##_landlock(void)                                                   \
+	{                                                                                          \
+		fn("landlock");                                                                    \
+	}
+
 __attribute__((format(printf, 1, 2))) static char *fmt(const char *f, ...)
 {
 	va_list ap;
@@ -775,15 +787,7 @@ static void protected_names(const char *backend)
 	}
 }
 
-static void test_protected_names_namespaces(void)
-{
-	protected_names("namespaces");
-}
-
-static void test_protected_names_landlock(void)
-{
-	protected_names("landlock");
-}
+BOTH_BACKENDS(protected_names, protected_names)
 
 /* With an approval that asks, a directory on the way is made on the broker's word (sbx sends
  * the performer its PERFORM); its protected name inside is still refused, and the sandbox
@@ -929,15 +933,7 @@ static void landlocked(const char *backend)
 	}
 }
 
-static void test_landlocked_namespaces(void)
-{
-	landlocked("namespaces");
-}
-
-static void test_landlocked_landlock(void)
-{
-	landlocked("landlock");
-}
+BOTH_BACKENDS(landlocked, landlocked)
 
 /* The performer never opens another process's /proc/PID for the caller: its own environ (the
  * host's, under the landlock backend) and pid 1's are refused; the caller's own /proc/self
@@ -982,15 +978,7 @@ static void proc_others(const char *backend)
 	IT_EXPECT_PROBE(r.out, "procfd-mkdir", fmt("%s/dmade", ws), "ok");
 }
 
-static void test_proc_others_namespaces(void)
-{
-	proc_others("namespaces");
-}
-
-static void test_proc_others_landlock(void)
-{
-	proc_others("landlock");
-}
+BOTH_BACKENDS(proc_others, proc_others)
 
 /* bind(2) of an AF_UNIX socket makes a name: not a protected one (a fresh project's .git, a
  * socket for a repository); elsewhere it works, with the caller's umask, and other families
@@ -1071,15 +1059,7 @@ static void kill_the_performer(const char *backend)
 	}
 }
 
-static void test_performer_killed_namespaces(void)
-{
-	kill_the_performer("namespaces");
-}
-
-static void test_performer_killed_landlock(void)
-{
-	kill_the_performer("landlock");
-}
+BOTH_BACKENDS(performer_killed, kill_the_performer)
 
 /* The landlock backend's metadata gap: Landlock does not govern chmod, chown or utimes; the
  * supervisor refuses them outside the writable areas. */
@@ -1482,15 +1462,7 @@ static void narrower_symlink(const char *backend)
 	IT_EXPECT_CONTAINS(r.err, "cannot be performed for");
 }
 
-static void test_narrower_symlink_namespaces(void)
-{
-	narrower_symlink("namespaces");
-}
-
-static void test_narrower_symlink_landlock(void)
-{
-	narrower_symlink("landlock");
-}
+BOTH_BACKENDS(narrower_symlink, narrower_symlink)
 
 /* 2. Read caps hold for O_RDWR opens (read caps without approvals: only the read family is
  * on, and the listener filter must send O_RDWR opens too). An O_PATH open reads nothing and
@@ -1530,15 +1502,7 @@ static void read_caps_rdwr(const char *backend)
 	IT_EXPECT_PROBE(r.out, "opath-reopen", "ok.txt", "ok");
 }
 
-static void test_read_caps_rdwr_namespaces(void)
-{
-	read_caps_rdwr("namespaces");
-}
-
-static void test_read_caps_rdwr_landlock(void)
-{
-	read_caps_rdwr("landlock");
-}
+BOTH_BACKENDS(read_caps_rdwr, read_caps_rdwr)
 
 /* 3a. A hard link of precious into build, under a grant for build: refused (the link's
  * source needs the write class of its own scope; the question names both). */
@@ -1556,15 +1520,7 @@ static void grant_link(const char *backend)
 	IT_EXPECT(!exists(it_path(ws, "build/p")));
 }
 
-static void test_grant_link_namespaces(void)
-{
-	grant_link("namespaces");
-}
-
-static void test_grant_link_landlock(void)
-{
-	grant_link("landlock");
-}
+BOTH_BACKENDS(grant_link, grant_link)
 
 /* 3b. RENAME_EXCHANGE of precious and build/a under a grant for build: refused (both names
  * are replaced and moved); within build: granted. RENAME_NOREPLACE onto an existing name:
@@ -1588,15 +1544,7 @@ static void grant_exchange(const char *backend)
 	IT_EXPECT(strcmp(file_text(it_path(ws, "build/x")), "build\n") == 0);
 }
 
-static void test_grant_exchange_namespaces(void)
-{
-	grant_exchange("namespaces");
-}
-
-static void test_grant_exchange_landlock(void)
-{
-	grant_exchange("landlock");
-}
+BOTH_BACKENDS(grant_exchange, grant_exchange)
 
 int main(int argc, char **argv)
 {
