@@ -27,6 +27,7 @@
 #include "os/probe.h"
 #include "os/state.h"
 #include "os/supervisor.h"
+#include "os/uidslot.h"
 #include "os/userns.h"
 
 const char sbx_run_usage[] =
@@ -1166,6 +1167,7 @@ int sbx_cmd_run(int argc, char **argv)
 	struct sbx_broker *broker = NULL;
 	struct sbx_cli_audit_counts counts = {0};
 	struct sbx_cli_limits lims = {0};
+	_cleanup_close_ int root_ids_fd = -1;
 	bool parent_unknown = false;
 	int status = 125;
 	int r;
@@ -1207,6 +1209,10 @@ int sbx_cmd_run(int argc, char **argv)
 		                  "sandbox, and this sbx does not run inside one");
 		sbx_error_hint(&err, "outside a sandbox, choose what is visible with -v PATH[:ro]");
 	} else {
+		/* As root, a host id range of this sandbox's own (os/uidslot.h); held by
+		 * root_ids_fd, which closes with sbx. */
+		if (host.euid == 0 && !run.dry_run)
+			host.root_map_base = sbx_uidslot_take(&root_ids_fd);
 		/* Hide globs become exact paths to mask: one walk, cached. */
 		r = run_globwalk(&run, &host, &err);
 		if (r >= 0)
