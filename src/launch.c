@@ -447,8 +447,10 @@ static int supervise(pid_t *child, int sigfd, int err_fd, struct sbx_supervisor 
 			*err = rep;
 		return rep.errnum > 0 ? -rep.errnum : -EINVAL;
 	}
-	/* the timeout killed the performer with the rest: no supervisor failure */
-	if (sup_failed && !(launch_limits && launch_limits->timed_out)) {
+	/* a limit (the timeout, the memory limit's oom kill) killed the performer with the
+	 * rest: no supervisor failure */
+	if (sup_failed && !(launch_limits && launch_limits->timed_out) &&
+	    !sbx_cgroup_oom_seen(limits_cg())) {
 		if (err)
 			*err = sup_err;
 		return sup_err.errnum > 0 ? -sup_err.errnum : -EPIPE;

@@ -483,6 +483,18 @@ static unsigned try_v1(struct sbx_cgroup *cg, unsigned want, const struct sbx_li
 			rmdir(dir);
 			continue;
 		}
+		/* v1 has no oom.group: the kernel's oom killer would take one process and let the
+		 * rest run on (a shell would print its next line). With the killer off, a task
+		 * that hits the limit waits (killable) and the event wakes sbx, which kills the
+		 * whole sandbox at once (sbx_cgroup_on_oom). */
+		if (l == SBX_LIMIT_MEMORY && want && r >= 0)
+			r = write_at(dir, "memory.oom_control", "1");
+		if (r < 0) {
+			say(why, why_size, "cgroup v1: cannot take over the oom kills in %s: %s",
+			    dir, strerror(-r));
+			rmdir(dir);
+			continue;
+		}
 		if (l == SBX_LIMIT_MEMORY && want) {
 			int fd = v1_oom_eventfd(dir);
 
@@ -613,13 +625,12 @@ void sbx_cgroup_on_oom(struct sbx_cgroup *cg)
 {
 	uint64_t n;
 
-	if (!cg)
-		return;
-	if (cg->oom_fd >= 0 && read(cg->oom_fd, &n, sizeof(n)) < 0) {
-		/* nothing to read: not an oom event */
-	}
-	if (sbx_cgroup_oom_seen(cg))
-		sbx_cgroup_kill(cg); /* v1 has no oom.group: the whole sandbox goes */
+	if (!cg || cg->oom_fd < 0 || read(cg->oom_fd, &n, sizeof(n)) != sizeof(n))
+		return; /* nothing to read: not an oom event */
+	/* v1, its oom killer off (try_v1): a task hit the limit and waits; the whole sandbox
+	 * goes, and that is the memory limit's kill */
+	cg->oom_killed = true;
+	sbx_cgroup_kill(cg);
 }
 
 bool sbx_cgroup_oom_seen(struct sbx_cgroup *cg)
