@@ -97,7 +97,8 @@ void sbx_cli_print_resources(FILE *f, const struct sbx_plan *plan, bool json)
 			        plan->resources_own & SBX_LIMIT_BIT(l) ? "true" : "false");
 			any = true;
 		}
-		fputc('}', f);
+		fprintf(f, "%s\"tmpfs_size\":%llu}", any ? "," : "",
+		        (unsigned long long)plan->tmpfs_size);
 		return;
 	}
 	fprintf(f, "resources: ");
@@ -115,15 +116,11 @@ void sbx_cli_print_resources(FILE *f, const struct sbx_plan *plan, bool json)
 	if (!any)
 		fprintf(f, " no limits");
 	fputc('\n', f);
-	for (size_t i = 0; i < plan->n_ops; i++)
-		if (plan->ops[i].kind == SBX_PLAN_TMPFS && plan->ops[i].size) {
-			fprintf(f, "tmpfs size: %s for each tmpfs sbx makes that names none (%s)\n",
-			        sbx_limit_format(SBX_LIMIT_TMPFS, plan->ops[i].size, v, sizeof(v)),
-			        lim->set & SBX_LIMIT_BIT(SBX_LIMIT_TMPFS)
-			            ? "limits: tmpfs"
-			            : "default: an eighth of RAM, at most the memory limit");
-			break;
-		}
+	fprintf(f, "tmpfs size: %s for each tmpfs sbx makes that names none (%s)\n",
+	        sbx_limit_format(SBX_LIMIT_TMPFS, plan->tmpfs_size, v, sizeof(v)),
+	        lim->set & SBX_LIMIT_BIT(SBX_LIMIT_TMPFS)
+	            ? "limits: tmpfs"
+	            : "default: an eighth of RAM, at most the memory limit");
 }
 
 void sbx_cli_doctor_limits(void)

@@ -163,6 +163,7 @@ struct sbx_plan {
 	 * of the caller's /proc/sys/user/<sbx_ucount_shares[i].name> (0: left alone). */
 	struct sbx_limits resources;
 	unsigned resources_own;
+	uint64_t tmpfs_size; /* the size of each tmpfs that names none (sbx_limits_tmpfs_size) */
 	uint64_t userns_max[SBX_N_UCOUNTS];
 };
 

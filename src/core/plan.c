@@ -610,6 +610,7 @@ static void plan_resources(struct sbx_plan *p, const struct sbx_spec *spec,
 	uint64_t dflt = sbx_limits_tmpfs_size(&spec->resources, host->mem_total);
 
 	p->resources = spec->resources;
+	p->tmpfs_size = dflt;
 	p->resources_own = spec->resources.set & ~spec->resources_inherited;
 	for (size_t i = 0; i < p->n_ops; i++)
 		if (p->ops[i].kind == SBX_PLAN_TMPFS && !p->ops[i].size)
