@@ -14,6 +14,7 @@
 
 #include "sbx/limits.h"
 #include "sbx/nest.h"
+#include "sbx/plan.h"
 #include "sbx/spec.h"
 
 #define K (1ull << 10)
@@ -342,13 +343,80 @@ static void test_codec_limits(void **state)
 	free(b);
 }
 
+/* The plan: every tmpfs has a size (an explicit one kept, the rest the default), the limits
+ * and the per-user shares are carried, and as root the worker's range is the slot's. */
+static void test_plan_sizes_and_ranges(void **state)
+{
+	static char *env[] = {"PATH=/usr/bin", NULL};
+	struct sbx_host h = {.uid = 1000,
+	                     .gid = 1000,
+	                     .euid = 1000,
+	                     .environ = env,
+	                     .cwd = "/w",
+	                     .mem_total = 16 * G};
+	struct sbx_spec *spec = sbx_spec_new();
+	struct sbx_plan *plan = NULL;
+	struct sbx_mount m = {0};
+	size_t n_tmpfs = 0;
+
+	(void)state;
+	assert_non_null(spec);
+	for (size_t i = 0; i < SBX_N_UCOUNTS; i++)
+		h.ucount[i] = i == 0 ? 128 : -1;
+	assert_int_equal(sbx_mount_parse("type=tmpfs,target=/scratch,size=1M", "/", &m, NULL), 0);
+	assert_int_equal(sbx_spec_add_mount(spec, &m, false, NULL), 0);
+	sbx_mount_clear(&m);
+	assert_int_equal(sbx_limits_set(&spec->resources, "pids", "64", NULL), 0);
+	assert_int_equal(sbx_spec_set_str(&spec->workspace, "/w", NULL), 0);
+	assert_int_equal(sbx_spec_finish(spec, NULL), 0);
+	{
+		struct sbx_error err = {0};
+
+		if (sbx_plan_build(spec, &h, &plan, &err) < 0)
+			fail_msg("%s", err.msg);
+	}
+	for (size_t i = 0; i < plan->n_ops; i++) {
+		if (plan->ops[i].kind != SBX_PLAN_TMPFS)
+			continue;
+		n_tmpfs++;
+		if (!strcmp(plan->ops[i].target, "/scratch"))
+			assert_int_equal(plan->ops[i].size, M);
+		else
+			assert_int_equal(plan->ops[i].size, 2 * G); /* /tmp, /dev, /dev/shm */
+	}
+	assert_true(n_tmpfs >= 4);
+	assert_int_equal(plan->tmpfs_size, 2 * G);
+	assert_int_equal(plan->resources.v[SBX_LIMIT_PIDS], 64);
+	assert_int_equal(plan->resources_own, SBX_LIMIT_BIT(SBX_LIMIT_PIDS));
+	assert_int_equal(plan->userns_max[0], 32);
+	assert_int_equal(plan->userns_max[1], 0); /* absent on the host: left alone */
+	sbx_plan_free(plan);
+	/* as root: the slot's range, or the default without one */
+	h.uid = h.gid = h.euid = 0;
+	h.root_map_base = SBX_ROOT_MAP_BASE - 3 * SBX_ROOT_MAP_COUNT;
+	assert_int_equal(sbx_plan_build(spec, &h, &plan, NULL), 0);
+	assert_int_equal(plan->outer_uid, SBX_ROOT_MAP_BASE - 3 * SBX_ROOT_MAP_COUNT);
+	assert_int_equal(plan->outer_gid, plan->outer_uid);
+	sbx_plan_free(plan);
+	h.root_map_base = 0;
+	assert_int_equal(sbx_plan_build(spec, &h, &plan, NULL), 0);
+	assert_int_equal(plan->outer_uid, SBX_ROOT_MAP_BASE);
+	sbx_plan_free(plan);
+	sbx_spec_free(spec);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_parse_table),  cmocka_unit_test(test_arg_form),
-	    cmocka_unit_test(test_narrow_table), cmocka_unit_test(test_narrow_never_raises),
-	    cmocka_unit_test(test_tmpfs_size),   cmocka_unit_test(test_ucount_shares),
-	    cmocka_unit_test(test_mount_size),   cmocka_unit_test(test_codec_limits),
+	    cmocka_unit_test(test_parse_table),
+	    cmocka_unit_test(test_arg_form),
+	    cmocka_unit_test(test_narrow_table),
+	    cmocka_unit_test(test_narrow_never_raises),
+	    cmocka_unit_test(test_tmpfs_size),
+	    cmocka_unit_test(test_ucount_shares),
+	    cmocka_unit_test(test_mount_size),
+	    cmocka_unit_test(test_codec_limits),
+	    cmocka_unit_test(test_plan_sizes_and_ranges),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
