@@ -445,7 +445,7 @@ static void test_child_cannot_raise_limit(void)
 static void test_killed_sbx_cgroup_swept(void)
 {
 	const char *const args[] = {"run", "--limit", "memory=64M",         "--",
-	                            "sh",  "-c",      "echo ready; read x", NULL};
+	                            "sh",  "-c",      "echo ready; read x; exit 0", NULL};
 	char line[64], name[64], dir[4200] = "";
 	struct it_run r;
 	int in, out, st;
@@ -511,6 +511,75 @@ static void test_killed_sbx_cgroup_swept(void)
 	}
 }
 
+/* cpu: the cgroup's quota is the fraction asked (v1 cfs quota and period, v2 cpu.max). */
+static void test_cpu_quota(void)
+{
+	const char *const args[] = {
+	    "run", "--limit", "cpu=50%", "--", "sh", "-c", "echo ready; read x; exit 0", NULL};
+	char line[512], dir[4200] = "", name[64], file[4400], buf[64] = "";
+	struct it_run r;
+	int in, out, st, fd;
+	bool v2 = false;
+	pid_t pid;
+	FILE *f;
+
+	if (!have_cgroup()) {
+		it_sbxv(&r, "run", "--limit", "cpu=0.5", "--", "true", NULL);
+		IT_EXPECT_INT(r.status, 125);
+		IT_EXPECT_CONTAINS(r.err, "cannot enforce limit cpu");
+		return;
+	}
+	f = fopen("/proc/self/cgroup", "re");
+	IT_EXPECT(f != NULL);
+	while (fgets(line, sizeof(line), f)) {
+		char *c1 = strchr(line, ':'), *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
+
+		if (!c2)
+			continue;
+		*c2 = '\0';
+		c2[1 + strcspn(c2 + 1, "\n")] = '\0';
+		if (!strcmp(c1 + 1, "cpu") || !strncmp(c1 + 1, "cpu,", 4))
+			snprintf(dir, sizeof(dir), "/sys/fs/cgroup/%s%s", c1 + 1, c2 + 1);
+	}
+	fclose(f);
+	if (!dir[0]) {
+		/* cgroup v2: the caller's own, where sbx made it */
+		f = fopen("/proc/self/cgroup", "re");
+		while (f && fgets(line, sizeof(line), f))
+			if (!strncmp(line, "0::", 3)) {
+				line[strcspn(line, "\n")] = '\0';
+				snprintf(dir, sizeof(dir), "/sys/fs/cgroup%s", line + 3);
+			}
+		if (f)
+			fclose(f);
+		v2 = true;
+	}
+	pid = spawn_sbx(args, &in, &out);
+	read_line(out, line, sizeof(line));
+	IT_EXPECT_CONTAINS(line, "ready");
+	snprintf(name, sizeof(name), "sbx-%d-", (int)pid);
+	{
+		DIR *d = opendir(dir);
+		struct dirent *e;
+
+		IT_EXPECT(d != NULL);
+		while ((e = readdir(d)))
+			if (!strncmp(e->d_name, name, strlen(name)))
+				snprintf(file, sizeof(file), "%s/%s/%s", dir, e->d_name,
+				         v2 ? "cpu.max" : "cpu.cfs_quota_us");
+		closedir(d);
+	}
+	fd = open(file, O_RDONLY | O_CLOEXEC);
+	IT_EXPECT(fd >= 0);
+	IT_EXPECT(read(fd, buf, sizeof(buf) - 1) > 0);
+	close(fd);
+	IT_EXPECT_CONTAINS(buf, v2 ? "50000 100000" : "50000");
+	close(in);
+	IT_EXPECT(waitpid(pid, &st, 0) == pid);
+	IT_EXPECT(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	close(out);
+}
+
 /* As root, two sandboxes at once run as distinct host id ranges (no shared per-user pool). */
 static void test_root_sandboxes_have_distinct_ids(void)
 {
@@ -551,6 +620,7 @@ int main(int argc, char **argv)
 	    IT_CASE(test_rlimits),
 	    IT_CASE(test_child_cannot_raise_limit),
 	    IT_CASE(test_killed_sbx_cgroup_swept),
+	    IT_CASE(test_cpu_quota),
 	    IT_CASE(test_root_sandboxes_have_distinct_ids),
 	};
 
