@@ -444,8 +444,8 @@ static void test_child_cannot_raise_limit(void)
 /* A killed sbx leaves its cgroup; the next sbx beside it removes it (root: a cgroup here). */
 static void test_killed_sbx_cgroup_swept(void)
 {
-	const char *const args[] = {"run", "--limit", "memory=64M",         "--",
-	                            "sh",  "-c",      "echo ready; read x; exit 0", NULL};
+	const char *const args[] = {
+	    "run", "--limit", "memory=64M", "--", "sh", "-c", "echo ready; read x; exit 0", NULL};
 	char line[64], name[64], dir[4200] = "";
 	struct it_run r;
 	int in, out, st;
