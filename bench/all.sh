@@ -47,6 +47,7 @@ if [ "$QUICK" = 1 ]; then
 	bench seccomp bench/seccomp.sh build 20
 	bench nested bash bench/nested.sh 10
 	bench supervise bash bench/supervise.sh --quick
+	bench limits bash bench/limits.sh --quick
 	bench clone bash bench/clone.sh --quick
 	bench load bash bench/load.sh --quick --concurrency "1 $(($(nproc) * 2)) 50" "${AS_USER[@]}"
 	echo "== globwalk: skipped with --quick (it makes 100 000 files)"
@@ -55,6 +56,7 @@ else
 	bench seccomp bench/seccomp.sh build 200
 	bench nested bash bench/nested.sh 50
 	bench supervise bash bench/supervise.sh
+	bench limits bash bench/limits.sh
 	bench clone bash bench/clone.sh
 	bench globwalk sh bench/globwalk.sh "$SBX"
 	bench load bash bench/load.sh "${AS_USER[@]}"
@@ -63,7 +65,7 @@ fi
 echo
 echo "==== summary ($(date -u '+%Y-%m-%d %H:%M:%S UTC'); figures are only worth quoting with the load near 0)"
 printf '  %s\n' "${status[@]}"
-for f in launch seccomp nested supervise clone globwalk load; do
+for f in launch seccomp nested supervise limits clone globwalk load; do
 	[ -f "$logs/$f.log" ] || continue
 	echo
 	echo "-- $f"
@@ -72,6 +74,7 @@ for f in launch seccomp nested supervise clone globwalk load; do
 	seccomp) grep -E '^(filter:|call |getppid|ioctl|openat)' "$logs/$f.log" ;;
 	nested) grep -E 'launch|ratio' "$logs/$f.log" ;;
 	supervise) grep -E 'us|ms|ratio' "$logs/$f.log" ;;
+	limits) grep -E ' x$|^#' "$logs/$f.log" ;;
 	clone) grep -E '^clone of' "$logs/$f.log" ;;
 	globwalk) grep -E 'tree:|rule' "$logs/$f.log" ;;
 	load) awk '/^Launches per second/ { p = 1 } p && NF { print } /load average after/ { p = 0 }' "$logs/$f.log" ;;

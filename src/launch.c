@@ -35,14 +35,17 @@
 #include <sys/prctl.h>
 #include <sys/signalfd.h>
 #include <sys/syscall.h>
+#include <sys/timerfd.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "os/broker.h"
 #include "os/caps.h"
+#include "os/cgroup.h"
 #include "os/fd.h"
 #include "os/keyring.h"
 #include "os/landlock.h"
+#include "os/limits.h"
 #include "os/memfd.h"
 #include "os/mounts.h"
 #include "os/net.h"
@@ -76,6 +79,19 @@ __attribute__((noreturn)) static void worker_finish(const struct child_ctx *c);
 static int launch_landlock(const struct sbx_plan *plan, char *const argv[],
                            struct sbx_supervisor *sup, int *status, struct sbx_error *err);
 __attribute__((noreturn)) static void landlock_worker(const struct child_ctx *c, pid_t parent);
+
+/* The limits of the next launch (sbx_launch_set_limits); NULL: none. */
+static struct sbx_launch_limits *launch_limits;
+
+void sbx_launch_set_limits(struct sbx_launch_limits *lim)
+{
+	launch_limits = lim;
+}
+
+static struct sbx_cgroup *limits_cg(void)
+{
+	return launch_limits ? launch_limits->cg : NULL;
+}
 
 /* The caller's SIGXFSZ disposition, given back to the worker (sbx_launch_guard_xfsz). */
 static struct sigaction caller_xfsz;
@@ -163,7 +179,13 @@ int sbx_launch(const struct sbx_plan *plan, char *const argv[], struct sbx_super
 
 	/* Every namespace at once: the new user namespace is what allows an unprivileged caller
 	 * the others, and owns them, so that nothing init does there reaches the host's. */
+	/* Into the sandbox's cgroup for the clone: init starts there (and the new cgroup
+	 * namespace is rooted there), so that nothing of the sandbox runs outside it. */
+	if ((r = sbx_cgroup_enter(limits_cg(), err)) < 0)
+		return r;
 	pid = (pid_t)syscall(SYS_clone, flags | SIGCHLD, NULL, NULL, NULL, NULL);
+	if (pid != 0)
+		sbx_cgroup_leave(limits_cg());
 	if (pid < 0)
 		return sbx_userns_explain(errno, plan->new_net, err);
 	if (pid == 0) {
@@ -297,6 +319,17 @@ static bool on_signal(pid_t *child, int signo, int *wstatus)
 	return false;
 }
 
+/* Every process of the sandbox killed: init takes its pid namespace with it; under the landlock
+ * backend the worker's process group goes, and the cgroup, where there is one, whole. */
+static void kill_sandbox(pid_t child, bool landlock)
+{
+	if (child > 0)
+		kill(child, SIGKILL);
+	if (landlock && child > 0)
+		kill(-child, SIGKILL);
+	sbx_cgroup_kill(limits_cg());
+}
+
 static int supervise(pid_t *child, int sigfd, int err_fd, struct sbx_supervisor *sup, bool landlock,
                      int *status, struct sbx_error *err)
 {
@@ -305,10 +338,26 @@ static int supervise(pid_t *child, int sigfd, int err_fd, struct sbx_supervisor 
 	size_t got = 0;
 	bool err_open = true, sup_failed = false;
 	int wstatus = W_EXITCODE(125, 0); /* what sbx says if the child's status is lost */
+	_cleanup_close_ int timer = -1;
+	int timer_fd = -1;
 
 	memset(&rep, 0, sizeof(rep));
 	memset(&sup_err, 0, sizeof(sup_err));
 	sigemptyset(&queue.got);
+	if (launch_limits && launch_limits->timeout_ms) {
+		struct itimerspec its = {
+		    .it_value = {(time_t)(launch_limits->timeout_ms / 1000),
+		                 (long)(launch_limits->timeout_ms % 1000) * 1000000L}};
+
+		timer = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
+		if (timer < 0 || timerfd_settime(timer, 0, &its, NULL) < 0) {
+			kill_sandbox(*child, landlock);
+			return sbx_error_set(err, SBX_ERR_SETUP, errno,
+			                     "cannot start the timeout's timer: %s",
+			                     strerror(errno));
+		}
+		timer_fd = timer;
+	}
 	if (sup) {
 		/* a SIGTERM or ^C while a broker is asked denies the question at once, then
 		 * ends the sandbox as usual, instead of waiting for the broker's timeout */
@@ -317,22 +366,35 @@ static int supervise(pid_t *child, int sigfd, int err_fd, struct sbx_supervisor 
 		sbx_supervisor_set_cancel(sup, &cancel);
 	}
 	for (;;) {
-		struct pollfd p[2 + SBX_SUP_POLLFDS] = {{sigfd, POLLIN, 0},
+		struct pollfd p[4 + SBX_SUP_POLLFDS] = {{sigfd, POLLIN, 0},
 		                                        {err_open ? err_fd : -1, POLLIN, 0}};
-		size_t np = 2;
-		bool ended = false;
+		size_t np = 2, lim_at;
+		bool ended = false, sup_polled = false;
 
 		if (sup && !sup_failed) {
 			sbx_supervisor_pollfd(sup, p + 2);
 			np += SBX_SUP_POLLFDS;
+			sup_polled = true;
 		}
+		/* the limits: the timeout's timer, v1's oom event */
+		lim_at = np;
+		p[np++] = (struct pollfd){timer_fd, POLLIN, 0};
+		p[np++] = (struct pollfd){sbx_cgroup_oom_fd(limits_cg()), POLLIN, 0};
 		if (poll(p, np, -1) < 0) {
 			if (errno == EINTR)
 				continue;
 			kill(*child, SIGKILL);
 			break;
 		}
-		if (np > 2) {
+		if (p[lim_at].revents) {
+			/* the timeout: the whole sandbox goes, as timeout(1) would take it */
+			launch_limits->timed_out = true;
+			timer_fd = -1;
+			kill_sandbox(*child, landlock);
+		}
+		if (p[lim_at + 1].revents)
+			sbx_cgroup_on_oom(limits_cg());
+		if (sup_polled) {
 			int r = sbx_supervisor_handle(sup, p + 2, &sup_err);
 
 			if (r != 0) {
@@ -369,6 +431,10 @@ static int supervise(pid_t *child, int sigfd, int err_fd, struct sbx_supervisor 
 	if (*child > 0 && waitpid(*child, &wstatus, 0) < 0 && errno != ECHILD)
 		return sbx_error_set(err, SBX_ERR_SETUP, errno, "waitpid: %s", strerror(errno));
 	*child = 0;
+	/* Under the landlock backend what the worker started is not in a pid namespace that
+	 * ends with it: its cgroup, where there is one, is killed whole. */
+	if (landlock)
+		sbx_cgroup_kill(limits_cg());
 	/* The report, if any, was written before the child exited: drain it. */
 	fcntl(err_fd, F_SETFL, O_NONBLOCK);
 	while (err_open && !read_report(err_fd, &rep, &got))
@@ -381,12 +447,15 @@ static int supervise(pid_t *child, int sigfd, int err_fd, struct sbx_supervisor 
 			*err = rep;
 		return rep.errnum > 0 ? -rep.errnum : -EINVAL;
 	}
-	if (sup_failed) {
+	/* a limit (the timeout, the memory limit's oom kill) killed the performer with the
+	 * rest: no supervisor failure */
+	if (sup_failed && !(launch_limits && launch_limits->timed_out) &&
+	    !sbx_cgroup_oom_seen(limits_cg())) {
 		if (err)
 			*err = sup_err;
 		return sup_err.errnum > 0 ? -sup_err.errnum : -EPIPE;
 	}
-	*status = sbx_proc_status_code(wstatus);
+	*status = launch_limits && launch_limits->timed_out ? 124 : sbx_proc_status_code(wstatus);
 	return 0;
 }
 
@@ -420,6 +489,11 @@ __attribute__((noreturn)) static void init_main(struct child_ctx *c)
 		              "sbx ended before the sandbox's id maps were written");
 		child_fail(c->err_fd, &err);
 	}
+	/* The caller's per-user counts are not the sandbox's to spend: its user namespace gets a
+	 * share of each (include/sbx/limits.h), written while init still holds CAP_SYS_RESOURCE
+	 * there, before it becomes the inner ids. */
+	if (sbx_limits_set_userns_counts(c->plan, &err) < 0)
+		child_fail(c->err_fd, &err);
 
 	/* Become the mapped user: the plan's inner ids, which the maps make the caller's own
 	 * outside (or an unprivileged range, as root), so that what the worker creates belongs
@@ -578,6 +652,10 @@ __attribute__((noreturn)) static void worker_finish(const struct child_ctx *c)
 		              strerror(errno));
 		child_fail(err_fd, &err);
 	}
+	/* rlimits (--limit nofile, fsize; pids in a user namespace of its own; a share of the
+	 * per-user counts): inherited by everything the worker starts, and only lowered. */
+	if (sbx_limits_apply_rlimits(c->plan, &err) < 0)
+		child_fail(err_fd, &err);
 	/* Landlock: per-operation rights, once no_new_privs is set (which lets an unprivileged
 	 * process restrict itself) and before seccomp, which comes last. */
 	if (sbx_landlock_enforce(&c->plan->landlock, &err) < 0)
@@ -649,7 +727,11 @@ static int launch_landlock(const struct sbx_plan *plan, char *const argv[],
 		return sigfd;
 	if (sup && (r = sbx_supervisor_prepare(sup, err)) < 0)
 		return r;
+	if ((r = sbx_cgroup_enter(limits_cg(), err)) < 0)
+		return r;
 	pid = fork();
+	if (pid != 0)
+		sbx_cgroup_leave(limits_cg());
 	if (pid < 0)
 		return sbx_error_set(err, SBX_ERR_SETUP, errno, "cannot start the worker: %s",
 		                     strerror(errno));

@@ -20,6 +20,7 @@
 #include "sbx/spec.h"
 #include "os/gitguard.h"
 #include "os/globwalk.h"
+#include "os/launch.h"
 
 struct option;
 
@@ -199,5 +200,24 @@ void sbx_cli_view_clear(struct sbx_cli_view *v);
 int sbx_cli_check_enforceable(const char *profile, const char *workspace, struct sbx_error *err);
 
 extern const char sbx_run_usage[];
+
+/* Limits (limits_cli.c): the sandbox's cgroup, made before the launch (refused, or a warning
+ * with --best-effort, where the host cannot have one), and the launcher's limits. */
+struct sbx_cli_limits {
+	struct sbx_cgroup *cg; /* owned; NULL: none */
+	struct sbx_launch_limits launch;
+	uint64_t memory; /* for the line */
+};
+/* Before sbx_launch: the cgroup and the timeout for this plan; refuses (125) memory, pids or
+ * cpu that no cgroup can hold unless --best-effort. Calls sbx_launch_set_limits. */
+int sbx_cli_limits_begin(const struct sbx_cli_run *run, const struct sbx_plan *plan, const char *id,
+                         struct sbx_cli_limits *out, struct sbx_error *err);
+/* After it: the line for a timeout (124) or the memory limit's kill (137), the status to exit
+ * with; the cgroup emptied and removed. Safe to call twice, and on a zeroed struct. */
+int sbx_cli_limits_end(struct sbx_cli_limits *l, int status);
+/* --dry-run: the limits and the tmpfs size. */
+void sbx_cli_print_resources(FILE *f, const struct sbx_plan *plan, bool json);
+/* sbx doctor: which limits this host can enforce, and why not. */
+void sbx_cli_doctor_limits(void);
 
 #endif

@@ -143,7 +143,7 @@ int sbx_cmd_doctor(int argc, char **argv)
 
 	/* cgroup v2. */
 	if (!f.cgroup2) {
-		item("cgroup v2", false, "not mounted at /sys/fs/cgroup: limits are rlimits only");
+		item("cgroup v2", false, "not mounted at /sys/fs/cgroup (limits: see below)");
 		fix("boot with systemd.unified_cgroup_hierarchy=1");
 	} else {
 		item("cgroup v2", f.cgroup_delegated, "%s %s", f.cgroup,
@@ -155,6 +155,9 @@ int sbx_cmd_doctor(int argc, char **argv)
 			    "-p "
 			    "Delegate=yes sbx run ...'");
 	}
+
+	/* Limits: which this host can enforce, found by trying (limits_cli.c). */
+	sbx_cli_doctor_limits();
 
 	/* The verdict. */
 	landlock_backend_ok = f.landlock_abi >= 6;

@@ -227,6 +227,12 @@ static void print_status(FILE *f, const struct sbx_nest *n, bool json)
 		        n->scoped == (SBX_LL_SCOPE_ABSTRACT_UNIX | SBX_LL_SCOPE_SIGNAL) ? "," : "",
 		        n->scoped & SBX_LL_SCOPE_SIGNAL ? "\"signal\"" : "");
 		print_identity(f, n, true);
+		fputs(",\"limits\":{", f);
+		for (int l = 0, k = 0; l < SBX_LIMIT_COUNT; l++)
+			if (n->limits.set & SBX_LIMIT_BIT(l))
+				fprintf(f, "%s\"%s\":%llu", k++ ? "," : "", sbx_limit_table[l].name,
+				        (unsigned long long)n->limits.v[l]);
+		fputc('}', f);
 		fputs(",\"mounts\":[", f);
 		for (size_t i = 0; i < n->n_mounts; i++) {
 			const struct sbx_nest_mount *m = &n->mounts[i];
@@ -256,6 +262,15 @@ static void print_status(FILE *f, const struct sbx_nest *n, bool json)
 	                                               "backend has no network namespace)"
 	                                             : "none (loopback only)");
 	fprintf(f, "nesting:  %s\n", n->nesting ? "allowed" : "forbidden");
+	fputs("limits:  ", f);
+	for (int l = 0, k = 0; l < SBX_LIMIT_COUNT; l++) {
+		char v[32];
+
+		if (n->limits.set & SBX_LIMIT_BIT(l))
+			fprintf(f, "%s %s %s", k++ ? "," : "", sbx_limit_table[l].name,
+			        sbx_limit_format(l, n->limits.v[l], v, sizeof(v)));
+	}
+	fputs(n->limits.set ? " (a nested sandbox may only lower them)\n" : " none\n", f);
 	fprintf(f, "parent:   %s\n", sbx_cli_parent_words(n, false));
 	if (n->landlocked)
 		fputs("landlock: a Landlock domain holds this worker: nested sandboxes use the "

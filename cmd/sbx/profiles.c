@@ -216,6 +216,15 @@ static void show(FILE *f, const struct sbx_profile *p, const struct sbx_spec *s)
 	fprintf(f, "nesting: %s\n", s->nesting ? "true" : "false");
 	fprintf(f, "best_effort: %s\n", s->best_effort ? "true" : "false");
 	fprintf(f, "protect_git: %s\n", s->protect_git ? "true" : "false");
+	if (s->resources.set) {
+		char v[32];
+
+		fputs("limits:\n", f);
+		for (int l = 0; l < SBX_LIMIT_COUNT; l++)
+			if (s->resources.set & SBX_LIMIT_BIT(l))
+				fprintf(f, "  %s: %s\n", sbx_limit_table[l].name,
+				        sbx_limit_format(l, s->resources.v[l], v, sizeof(v)));
+	}
 	if (s->approve) {
 		fputs("approve: ", f);
 		yq(f, s->approve);
@@ -257,6 +266,16 @@ static void show(FILE *f, const struct sbx_profile *p, const struct sbx_spec *s)
 			if (!any)
 				fputs(kind == SBX_MOUNT_TMPFS ? "tmpfs:\n" : "devices:\n", f);
 			any = true;
+			if (s->mounts[i].size) {
+				char v[32];
+
+				fputs("  - {path: ", f);
+				yq(f, s->mounts[i].target);
+				fprintf(f, ", size: %s}\n",
+				        sbx_limit_format(SBX_LIMIT_TMPFS, s->mounts[i].size, v,
+				                         sizeof(v)));
+				continue;
+			}
 			fputs("  - ", f);
 			yq(f, s->mounts[i].target);
 			fputc('\n', f);

@@ -27,6 +27,7 @@
 #include "os/probe.h"
 #include "os/state.h"
 #include "os/supervisor.h"
+#include "os/uidslot.h"
 #include "os/userns.h"
 
 const char sbx_run_usage[] =
@@ -79,6 +80,15 @@ const char sbx_run_usage[] =
     "                           the profile, with a warning naming what is missing\n"
     "      --allow-nesting      let the worker start sub-sandboxes (sbx run inside): the\n"
     "                           filter then allows namespaces and mounts\n"
+    "\n"
+    "Limits (sbx(1), LIMITS; profile key limits:; a nested sandbox may only lower them):\n"
+    "      --limit NAME=VALUE   memory=512M, pids=256, cpu=1.5 (CPUs, or 150%),\n"
+    "                           nofile=1024, fsize=1G, timeout=30s|5m|1h, tmpfs=256M (the\n"
+    "                           size of each tmpfs sbx makes; default an eighth of RAM)\n"
+    "                           memory, pids and cpu need a cgroup (sbx doctor says if this\n"
+    "                           host has one; without, refused or, with --best-effort, a\n"
+    "                           warning); timeout kills the whole sandbox, exit 124; the\n"
+    "                           memory limit's kill exits 137\n"
     "\n"
     "Approvals and the audit log (sbx(1), APPROVALS; profile keys approvals:, approve:, audit:):\n"
     "      --approve tty|deny|allow|cmd:PROGRAM|socket:PATH\n"
@@ -134,6 +144,7 @@ enum {
 	OPT_AUDIT_LOG,
 	OPT_LABEL,
 	OPT_VERBOSE,
+	OPT_LIMIT,
 };
 
 static const struct option run_options[] = {
@@ -163,6 +174,7 @@ static const struct option run_options[] = {
     {"audit-log", required_argument, NULL, OPT_AUDIT_LOG},
     {"label", required_argument, NULL, OPT_LABEL},
     {"verbose", no_argument, NULL, OPT_VERBOSE},
+    {"limit", required_argument, NULL, OPT_LIMIT},
     {"help", no_argument, NULL, 'h'},
     SBX_CLI_SECCOMP_OPTIONS,
     {NULL, 0, NULL, 0},
@@ -411,6 +423,8 @@ static int parse_one(struct sbx_spec *spec, struct sbx_cli_run *out, int c, cons
 	case OPT_VERBOSE:
 		out->verbose = true;
 		return 0;
+	case OPT_LIMIT:
+		return sbx_limits_set_arg(&spec->resources, arg, err);
 	case OPT_DRY_RUN:
 		out->dry_run = true;
 		return 0;
@@ -586,6 +600,7 @@ void sbx_cli_print_plan(FILE *f, const struct sbx_plan *plan, char *const *argv,
 		sbx_cli_print_seccomp(f, &plan->seccomp, &plan->seccomp_rules, false);
 		print_landlock(f, &plan->landlock, false);
 		print_sup(f, &plan->sup, false);
+		sbx_cli_print_resources(f, plan, false);
 		if (plan->n_limits)
 			fprintf(f, "limits (what the kernel does not keep of the profile):\n");
 		for (size_t i = 0; i < plan->n_limits; i++)
@@ -649,6 +664,7 @@ void sbx_cli_print_plan(FILE *f, const struct sbx_plan *plan, char *const *argv,
 	sbx_cli_print_seccomp(f, &plan->seccomp, &plan->seccomp_rules, true);
 	print_landlock(f, &plan->landlock, true);
 	print_sup(f, &plan->sup, true);
+	sbx_cli_print_resources(f, plan, true);
 	fputs(",\"limits\":[", f);
 	for (size_t i = 0; i < plan->n_limits; i++) {
 		if (i)
@@ -1150,6 +1166,8 @@ int sbx_cmd_run(int argc, char **argv)
 	struct sbx_cli_audit audit = {0};
 	struct sbx_broker *broker = NULL;
 	struct sbx_cli_audit_counts counts = {0};
+	struct sbx_cli_limits lims = {0};
+	_cleanup_close_ int root_ids_fd = -1;
 	bool parent_unknown = false;
 	int status = 125;
 	int r;
@@ -1191,6 +1209,10 @@ int sbx_cmd_run(int argc, char **argv)
 		                  "sandbox, and this sbx does not run inside one");
 		sbx_error_hint(&err, "outside a sandbox, choose what is visible with -v PATH[:ro]");
 	} else {
+		/* As root, a host id range of this sandbox's own (os/uidslot.h); held by
+		 * root_ids_fd, which closes with sbx. */
+		if (host.euid == 0 && !run.dry_run)
+			host.root_map_base = sbx_uidslot_take(&root_ids_fd);
 		/* Hide globs become exact paths to mask: one walk, cached. */
 		r = run_globwalk(&run, &host, &err);
 		if (r >= 0)
@@ -1228,6 +1250,9 @@ int sbx_cmd_run(int argc, char **argv)
 		r = sbx_cli_audit_begin(plan, parent, run.argv, &audit, &err);
 	if (r >= 0)
 		r = make_supervisor(&run, plan, audit.log, audit.id, broker, &sup, &err);
+	/* the cgroup (memory, pids, cpu) and the timeout, or a refusal */
+	if (r >= 0)
+		r = sbx_cli_limits_begin(&run, plan, audit.id, &lims, &err);
 	if (r < 0)
 		goto fail;
 	r = sbx_launch(plan, run.argv, sup, &status, &err);
@@ -1255,10 +1280,15 @@ int sbx_cmd_run(int argc, char **argv)
 			if (r >= 0)
 				r = make_supervisor(&run, plan, audit.log, audit.id, broker, &sup,
 				                    &err);
+			if (r >= 0)
+				r = sbx_cli_limits_begin(&run, plan, audit.id, &lims, &err);
 		}
 		if (r >= 0)
 			r = sbx_launch(plan, run.argv, sup, &status, &err);
 	}
+	/* the line of a limit that ended the sandbox (124, 137); the cgroup removed */
+	if (r >= 0)
+		status = sbx_cli_limits_end(&lims, status);
 	/* Every start gets an end: the status, or sbx's own when the launch failed; the counts
 	 * are the supervisor's, and "supervisor lost" where it ended the sandbox */
 	if (sup) {
@@ -1278,6 +1308,7 @@ fail:
 	sbx_cli_report(stderr, &err);
 	status = sbx_error_exit_code(&err);
 out:
+	sbx_cli_limits_end(&lims, 0);
 	sbx_cli_audit_end(&audit, -1, status, NULL); /* a refusal after the start record */
 	sbx_supervisor_free(sup);
 	sbx_broker_close(broker);

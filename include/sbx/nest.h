@@ -24,9 +24,10 @@
 #include "sbx/spec.h"
 
 #define SBX_NEST_VERSION                                                                           \
-	4u                         /* 2: per-operation rights (SBX_NEST_RULE); 3: scopes, origin;  \
+	5u                         /* 2: per-operation rights (SBX_NEST_RULE); 3: scopes, origin;  \
 	                              4: the sandbox's id (a spec without one is written, and      \
-	                              read, as version 3) */
+	                              read, as version 3); 5: limits (a spec without any is        \
+	                              written, and read, as version 4 or 3) */
 #define SBX_NEST_ID_LEN      32u   /* a sandbox id: hex digits (SBX_SANDBOX_ID_LEN) */
 #define SBX_NEST_MAX_DEPTH   16u   /* at least 8 levels (sbx(1)) */
 #define SBX_NEST_MAX_ENTRIES 4096u /* mounts in one effective spec */
@@ -87,6 +88,9 @@ struct sbx_nest {
 	 * a nested sbx can name its parent; "" where none was given. 32 lower-case hex digits.
 	 * Never inherited: a narrowed child starts without one. */
 	char sandbox_id[SBX_NEST_ID_LEN + 1];
+	/* The sandbox's resource limits (include/sbx/limits.h), which a nested sandbox may only
+	 * lower (sbx_limits_narrow). */
+	struct sbx_limits limits;
 };
 
 struct sbx_nest *sbx_nest_new(void);

@@ -16,6 +16,7 @@
 
 #include "sbx/error.h"
 #include "sbx/landlock.h"
+#include "sbx/limits.h"
 #include "sbx/spec.h"
 #include "sbx/supervise.h"
 
@@ -58,6 +59,12 @@ struct sbx_host {
 	char *cwd;            /* the caller's working directory */
 	bool nested;          /* sbx runs inside an sbx sandbox: uid 0 there holds no capability, so
 	                         plan as an ordinary user (one id mapped, no id-mapped binds) */
+	uint64_t mem_total;   /* bytes of RAM (sizes the tmpfs defaults); 0: unknown */
+	/* the caller's /proc/sys/user values, by sbx_ucount_shares (limits.h); < 0: absent */
+	long long ucount[SBX_N_UCOUNTS];
+	/* root: the first host id of this sandbox's own range (src/os/uidslot.c), so that no two
+	 * root-started sandboxes share a per-user pool; 0: SBX_ROOT_MAP_BASE */
+	unsigned root_map_base;
 };
 
 enum sbx_plan_kind {
@@ -97,6 +104,7 @@ struct sbx_plan_op {
 	char *source;    /* host path; symlink text for SBX_PLAN_SYMLINK; NULL otherwise */
 	char *target;    /* absolute sandbox path */
 	unsigned mode;   /* tmpfs root mode */
+	uint64_t size;   /* tmpfs: its size= in bytes (every tmpfs op has one, sbx_plan_build) */
 	const char *why; /* static text for --dry-run: where the operation comes from */
 };
 
@@ -147,6 +155,16 @@ struct sbx_plan {
 	/* The supervisor (include/sbx/supervise.h): what the worker's listener filter sends to
 	 * sbx and how sbx decides; sup.enabled false: no listener, nothing supervised. */
 	struct sbx_sup_plan sup;
+
+	/* Resource limits (include/sbx/limits.h): the sandbox's effective ones (carried to its
+	 * children in the effective spec), and those this sandbox enforces itself
+	 * (resources_own: all at the top; nested, what the child lowered, the parent's cgroup
+	 * and timer holding the rest). userns_max: what the sandbox's own user namespace gets
+	 * of the caller's /proc/sys/user/<sbx_ucount_shares[i].name> (0: left alone). */
+	struct sbx_limits resources;
+	unsigned resources_own;
+	uint64_t tmpfs_size; /* the size of each tmpfs that names none (sbx_limits_tmpfs_size) */
+	uint64_t userns_max[SBX_N_UCOUNTS];
 };
 
 /* Resolve plan->seccomp into plan->seccomp_rules (replacing any resolved before): what the

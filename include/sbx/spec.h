@@ -16,6 +16,7 @@
 #include <stdint.h>
 
 #include "sbx/error.h"
+#include "sbx/limits.h"
 #include "sbx/path.h"
 #include "sbx/seccomp.h"
 #include "sbx/supervise.h"
@@ -63,6 +64,8 @@ struct sbx_mount {
 	char **suffixes; /* read caps: only names with one of these endings can be read */
 	size_t n_suffixes;
 	uint64_t max_file_bytes; /* read caps: larger files cannot be read; 0: no cap */
+	uint64_t size;           /* a tmpfs's size in bytes (size=, a profile's tmpfs entry); 0: the
+	                            sandbox's default (sbx_limits_tmpfs_size) */
 };
 
 /*
@@ -174,6 +177,11 @@ struct sbx_spec {
 	unsigned approve_timeout_ms;
 	char *audit_log;
 	char *label;
+
+	/* Resource limits (include/sbx/limits.h; profile key limits:, --limit NAME=VALUE), and
+	 * which of them a parent sandbox enforces already (nested: sbx_limits_narrow). */
+	struct sbx_limits resources;
+	unsigned resources_inherited;
 };
 
 struct sbx_spec *sbx_spec_new(void);
@@ -258,7 +266,8 @@ struct sbx_mount *sbx_spec_find_target(const struct sbx_spec *spec, const char *
 int sbx_volume_parse(const char *arg, const char *cwd, struct sbx_mount *out,
                      struct sbx_error *err);
 
-/* Parse Docker's long form `type=bind,source=S,target=T[,readonly]` or `type=tmpfs,target=T`. */
+/* Parse Docker's long form `type=bind,source=S,target=T[,readonly]` or
+ * `type=tmpfs,target=T[,size=S]` (also Docker's tmpfs-size=). */
 int sbx_mount_parse(const char *arg, const char *cwd, struct sbx_mount *out, struct sbx_error *err);
 
 void sbx_mount_clear(struct sbx_mount *m);

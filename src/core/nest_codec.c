@@ -260,8 +260,15 @@ int sbx_nest_check(const struct sbx_nest *n, struct sbx_error *err)
 		bad = "unknown Landlock scope";
 	else if (n->n_mounts > SBX_NEST_MAX_ENTRIES)
 		bad = "too many mounts";
-	else if (!id_valid(n->sandbox_id))
-		bad = "the sandbox id is not 32 lower-case hex digits";
+	else if (n->limits.set >= SBX_LIMIT_BIT(SBX_LIMIT_COUNT))
+		bad = "unknown limit";
+	for (int l = 0; !bad && l < SBX_LIMIT_COUNT; l++)
+		if ((n->limits.set & SBX_LIMIT_BIT(l)) ? n->limits.v[l] < sbx_limit_table[l].min ||
+		                                             n->limits.v[l] > sbx_limit_table[l].max
+		                                       : n->limits.v[l] != 0)
+			bad = "a limit is out of range";
+		else if (!id_valid(n->sandbox_id))
+			bad = "the sandbox id is not 32 lower-case hex digits";
 	for (const char *p = n->profile; !bad && p && *p; p++)
 		if ((unsigned char)*p < 0x20 || *p == 0x7f)
 			bad = "control character in the profile name";
@@ -304,7 +311,7 @@ int sbx_nest_encode(const struct sbx_nest *n, unsigned char **out, size_t *len,
 	/* Without an id the bytes are version 3's, so that what an older sbx wrote reads back
 	 * to the same bytes (the codec is canonical) and an older sbx reads what this one
 	 * writes for a sandbox that has no id. */
-	put_u32(&w, n->sandbox_id[0] ? SBX_NEST_VERSION : 3u);
+	put_u32(&w, n->limits.set ? SBX_NEST_VERSION : n->sandbox_id[0] ? 4u : 3u);
 	put_u32(&w, 0); /* total length, filled in below */
 	put_u32(&w, n->depth);
 	put_u8(&w, n->backend);
@@ -314,8 +321,17 @@ int sbx_nest_encode(const struct sbx_nest *n, unsigned char **out, size_t *len,
 	put_u8(&w, n->scoped);
 	put_u8(&w, n->parent_unknown);
 	put_str(&w, n->profile);
-	if (n->sandbox_id[0])
-		put_str(&w, n->sandbox_id);
+	if (n->sandbox_id[0] || n->limits.set)
+		put_str(&w, n->sandbox_id); /* version 5: "" where there is none */
+	if (n->limits.set) {
+		/* version 5: the mask, then each limit given, in table order */
+		put_u8(&w, n->limits.set);
+		for (int l = 0; l < SBX_LIMIT_COUNT; l++)
+			if (n->limits.set & SBX_LIMIT_BIT(l)) {
+				put_u32(&w, (uint32_t)n->limits.v[l]);
+				put_u32(&w, (uint32_t)(n->limits.v[l] >> 32));
+			}
+	}
 	put_u32(&w, (uint32_t)n->n_mounts);
 	for (size_t i = 0; i < n->n_mounts; i++) {
 		put_u8(&w, n->mounts[i].kind);
@@ -437,10 +453,10 @@ int sbx_nest_decode(const unsigned char *buf, size_t len, struct sbx_nest **out,
 	if (!magic || memcmp(magic, codec_magic, sizeof(codec_magic)) != 0)
 		return sbx_error_set(err, SBX_ERR_SETUP, EBADMSG,
 		                     "the sandbox's effective spec is not an sbx spec (bad magic)");
-	if (version != SBX_NEST_VERSION && version != 3u)
+	if (version != SBX_NEST_VERSION && version != 4u && version != 3u)
 		return sbx_error_set(err, SBX_ERR_SETUP, EBADMSG,
 		                     "the sandbox's effective spec has version %u; this sbx reads "
-		                     "versions 3 and %u",
+		                     "versions 3 to %u",
 		                     version, SBX_NEST_VERSION);
 	if (total != len)
 		return sbx_error_set(err, SBX_ERR_SETUP, EBADMSG,
@@ -458,14 +474,30 @@ int sbx_nest_decode(const unsigned char *buf, size_t len, struct sbx_nest **out,
 	n->scoped = get_u8(&b);
 	n->parent_unknown = get_bool(&b);
 	n->profile = get_str(&b, SBX_NEST_PROFILE_MAX);
-	if (version == SBX_NEST_VERSION) {
-		/* version 4 has an id, always one (without one it would have been 3) */
+	if (version >= 4u) {
+		/* version 4 has an id, always one (without one it would have been 3); version 5
+		 * one or "" */
 		_cleanup_free_ char *id = get_str(&b, SBX_NEST_ID_LEN);
 
 		if (id && strlen(id) == SBX_NEST_ID_LEN)
 			memcpy(n->sandbox_id, id, SBX_NEST_ID_LEN + 1);
-		else
+		else if (!id || version == 4u || *id)
 			b.bad = true;
+	}
+	if (version == 5u) {
+		/* version 5 has limits, at least one (without any it would have been 3 or 4) */
+		n->limits.set = get_u8(&b);
+		if (!n->limits.set || n->limits.set >= SBX_LIMIT_BIT(SBX_LIMIT_COUNT))
+			b.bad = true;
+		for (int l = 0; !b.bad && l < SBX_LIMIT_COUNT; l++) {
+			uint64_t lo, hi;
+
+			if (!(n->limits.set & SBX_LIMIT_BIT(l)))
+				continue;
+			lo = get_u32(&b);
+			hi = get_u32(&b);
+			n->limits.v[l] = lo | hi << 32;
+		}
 	}
 	count = get_u32(&b);
 	/* Each entry takes at least 6 bytes: a count larger than the rest can hold is a lie,

@@ -55,6 +55,7 @@ int sbx_nest_from_plan(const struct sbx_spec *spec, const struct sbx_plan *plan,
 	n->backend = backend;
 	n->net = plan->new_net ? SBX_NET_NONE : SBX_NET_HOST;
 	n->nesting = spec->nesting;
+	n->limits = plan->resources; /* a nested sandbox may only lower them */
 	/* set once Landlock is planned and on (sbx_plan_finish) */
 	n->landlocked = false;
 

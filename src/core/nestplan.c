@@ -289,6 +289,17 @@ int sbx_nest_plan(const struct sbx_nest *parent, const struct sbx_nest_ask *ask,
 		return r;
 	if (backend == SBX_ASK_LANDLOCK)
 		drop_parent_hidden(parent, spec);
+	/* Limits only go down: the parent's hold (its cgroup and timer hold this child too),
+	 * and what the child lowers it enforces itself. */
+	{
+		unsigned own = 0;
+
+		r = sbx_limits_narrow(&parent->limits, &asked->resources, &spec->resources, &own,
+		                      err);
+		if (r < 0)
+			return r;
+		spec->resources_inherited = spec->resources.set & ~own;
+	}
 	if (asked->chdir)
 		r = sbx_spec_set_str(&spec->chdir, asked->chdir, err);
 	for (size_t i = 0; r >= 0 && i < asked->n_env; i++)

@@ -341,6 +341,8 @@ static int add_spec_mounts(struct builder *b, const struct sbx_spec *spec, struc
 			break;
 		case SBX_MOUNT_TMPFS:
 			r = add_op(b, SBX_PLAN_TMPFS, flags, NULL, m->target, 01777, why, err);
+			if (r >= 0)
+				b->plan->ops[b->plan->n_ops - 1].size = m->size;
 			if (r >= 0 && m->readonly)
 				r = add_op(b, SBX_PLAN_SEAL, 0, NULL, m->target, 0,
 				           "read-only tmpfs", err);
@@ -597,6 +599,26 @@ static int choose_cwd(struct sbx_plan *p, const struct sbx_spec *spec, struct sb
 	return 0;
 }
 
+/*
+ * The limits, and the sizes of every tmpfs (SPEC section 3: each has one): a tmpfs that names
+ * none (the private /tmp, /dev/shm, a private $HOME, a profile's tmpfs: without size:) gets
+ * the sandbox's default, which cannot take the machine (sbx_limits_tmpfs_size).
+ */
+static void plan_resources(struct sbx_plan *p, const struct sbx_spec *spec,
+                           const struct sbx_host *host)
+{
+	uint64_t dflt = sbx_limits_tmpfs_size(&spec->resources, host->mem_total);
+
+	p->resources = spec->resources;
+	p->tmpfs_size = dflt;
+	p->resources_own = spec->resources.set & ~spec->resources_inherited;
+	for (size_t i = 0; i < p->n_ops; i++)
+		if (p->ops[i].kind == SBX_PLAN_TMPFS && !p->ops[i].size)
+			p->ops[i].size = dflt;
+	for (size_t i = 0; i < SBX_N_UCOUNTS; i++)
+		p->userns_max[i] = sbx_ucount_share_of(i, host->ucount[i]);
+}
+
 int sbx_plan_build(const struct sbx_spec *spec, const struct sbx_host *host, struct sbx_plan **out,
                    struct sbx_error *err)
 {
@@ -631,9 +653,11 @@ int sbx_plan_build(const struct sbx_spec *spec, const struct sbx_host *host, str
 		/* Root: the worker must never be kernel uid 0 (a launcher binary reachable
 		 * through /proc/PID/exe must not be writable from inside). Map a whole range
 		 * so that ownership inside looks as it does outside, and id-map the binds so
-		 * that root's files stay writable where the spec says so. */
-		p->outer_uid = SBX_ROOT_MAP_BASE;
-		p->outer_gid = SBX_ROOT_MAP_BASE;
+		 * that root's files stay writable where the spec says so. The range is this
+		 * sandbox's own where sbx took one (host->root_map_base): per-user pools (pipe
+		 * buffers, epoll watches, processes) are not shared with other sandboxes. */
+		p->outer_uid = host->root_map_base ? host->root_map_base : SBX_ROOT_MAP_BASE;
+		p->outer_gid = p->outer_uid;
 		p->inner_uid = 0;
 		p->inner_gid = 0;
 		p->map_count = SBX_ROOT_MAP_COUNT;
@@ -673,6 +697,8 @@ int sbx_plan_build(const struct sbx_spec *spec, const struct sbx_host *host, str
 		r = add_op(&b, SBX_PLAN_SEAL, 0, NULL, "/", 0, "scaffold read-only", err);
 	if (r >= 0)
 		r = add_op(&b, SBX_PLAN_SEAL, 0, NULL, "/dev", 0, "scaffold read-only", err);
+	if (r >= 0)
+		plan_resources(p, spec, host);
 	if (r >= 0)
 		r = sort_ops(p, err);
 	if (r >= 0)

@@ -629,11 +629,48 @@ static int p_mounts(struct loader *l, const struct sbx_ynode *k, const struct sb
 	return 0;
 }
 
+/* One tmpfs entry: a path, or {path: PATH, size: SIZE} (its size=; without one the sandbox's
+ * default, sbx_limits_tmpfs_size). */
+static int tmpfs_entry(struct loader *l, const struct sbx_ynode *k, const struct sbx_ynode *e,
+                       struct sbx_mount *m)
+{
+	const struct sbx_ynode *path = NULL;
+	int r;
+
+	if (e->kind != SBX_Y_MAP)
+		return get_path(l, k, e, &m->target);
+	for (size_t j = 0; j + 1 < e->n_kids; j += 2) {
+		const struct sbx_ynode *key = e->kids[j], *val = e->kids[j + 1];
+		const char *s = NULL;
+
+		if (key->kind == SBX_Y_SCALAR && strcmp(key->value, "path") == 0) {
+			path = val;
+			continue;
+		}
+		if (key->kind != SBX_Y_SCALAR || strcmp(key->value, "size") != 0)
+			return sbx_prof_fail(
+			    l, key, EINVAL,
+			    "unknown key '%s' in a tmpfs entry; the keys are path and "
+			    "size",
+			    key->kind == SBX_Y_SCALAR ? key->value : "?");
+		r = sbx_prof_get_str(l, key, val, &s);
+		if (r >= 0)
+			r = sbx_limit_parse(SBX_LIMIT_TMPFS, s, &m->size, l->err);
+		if (r < 0) {
+			sbx_error_wrap(l->err, "tmpfs size");
+			return sbx_prof_locate(l, val, r);
+		}
+	}
+	if (!path)
+		return sbx_prof_fail(l, e, EINVAL, "this tmpfs entry has no 'path'");
+	return get_path(l, k, path, &m->target);
+}
+
 static int p_tmpfs(struct loader *l, const struct sbx_ynode *k, const struct sbx_ynode *v)
 {
 	for (size_t i = 0; i < v->n_kids; i++) {
 		struct sbx_mount m = {.kind = SBX_MOUNT_TMPFS, .origin = SBX_ORIGIN_PROFILE};
-		int r = get_path(l, k, v->kids[i], &m.target);
+		int r = tmpfs_entry(l, k, v->kids[i], &m);
 
 		if (r >= 0)
 			r = claim_target(l, v->kids[i], m.target);
@@ -645,6 +682,30 @@ static int p_tmpfs(struct loader *l, const struct sbx_ynode *k, const struct sbx
 			return r;
 	}
 	return 0;
+}
+
+/* limits: {memory: 512M, pids: 256, cpu: 1.5, nofile: 1024, fsize: 1G, timeout: 5m,
+ * tmpfs: 256M}, through the setter --limit uses. */
+static int p_limit_value(struct loader *l, const struct sbx_ynode *k, const struct sbx_ynode *v)
+{
+	const char *s = NULL;
+	int r = sbx_prof_get_str(l, k, v, &s);
+
+	if (r >= 0)
+		r = sbx_limits_set(&l->spec->resources, k->value, s, l->err);
+	return sbx_prof_locate(l, v, r);
+}
+
+static const struct key_entry limit_keys[] = {
+    {"memory", W_SCALAR, p_limit_value, NULL}, {"pids", W_SCALAR, p_limit_value, NULL},
+    {"cpu", W_SCALAR, p_limit_value, NULL},    {"nofile", W_SCALAR, p_limit_value, NULL},
+    {"fsize", W_SCALAR, p_limit_value, NULL},  {"timeout", W_SCALAR, p_limit_value, NULL},
+    {"tmpfs", W_SCALAR, p_limit_value, NULL},
+};
+
+static int p_limits(struct loader *l, const struct sbx_ynode *k, const struct sbx_ynode *v)
+{
+	return sbx_prof_process_map(l, v, limit_keys, SBX_ARRAY_SIZE(limit_keys), "'limits'", NULL);
 }
 
 static int p_devices(struct loader *l, const struct sbx_ynode *k, const struct sbx_ynode *v)
@@ -905,7 +966,7 @@ static const struct key_entry profile_keys[] = {
     {"protect_git", W_SCALAR, p_protect_git, NULL},
     {"seccomp", W_MAP, p_seccomp, NULL},
     {"approvals", W_ANY, p_approvals, NULL},
-    {"limits", W_REFUSED, NULL, "limits (issue: limits) are not implemented yet"},
+    {"limits", W_MAP, p_limits, NULL},
     {"audit", W_SCALAR, p_audit, NULL},
     {"approve", W_SCALAR, p_approve, NULL},
 };

@@ -247,6 +247,7 @@ int sbx_spec_add_mount(struct sbx_spec *spec, const struct sbx_mount *m, bool re
 	    .policy = TAKE_PTR(policy),
 	    .approvals = m->approvals,
 	    .max_file_bytes = m->max_file_bytes,
+	    .size = m->kind == SBX_MOUNT_TMPFS ? m->size : 0,
 	};
 	/* the copies are the mount's now */
 	old->suffixes = caps.suffixes;
@@ -785,7 +786,7 @@ static int parse_bool_value(const char *arg, const char *key, const char *val, b
 int sbx_mount_parse(const char *arg, const char *cwd, struct sbx_mount *out, struct sbx_error *err)
 {
 	_cleanup_free_ char *copy = NULL;
-	const char *type = NULL, *source = NULL, *target = NULL;
+	const char *type = NULL, *source = NULL, *target = NULL, *size = NULL;
 	bool readonly = false;
 	char *save = NULL;
 	int r;
@@ -815,11 +816,13 @@ int sbx_mount_parse(const char *arg, const char *cwd, struct sbx_mount *out, str
 			r = parse_bool_value(arg, tok, val, &readonly, err);
 			if (r < 0)
 				return r;
+		} else if ((strcmp(tok, "size") == 0 || strcmp(tok, "tmpfs-size") == 0) && val) {
+			size = val; /* Docker's tmpfs-size=, and tmpfs's own size= */
 		} else {
 			r = sbx_error_set(err, SBX_ERR_USAGE, EINVAL,
 			                  "--mount '%s': unknown or incomplete key '%s'", arg, tok);
 			sbx_error_hint(err, "the keys are type=bind|tmpfs, source=, target=, "
-			                    "readonly");
+			                    "readonly, and size= for a tmpfs");
 			return r;
 		}
 	}
@@ -830,6 +833,9 @@ int sbx_mount_parse(const char *arg, const char *cwd, struct sbx_mount *out, str
 		sbx_error_hint(err, "e.g. --mount type=bind,source=/data,target=/data,readonly");
 		return r;
 	}
+	if (size && strcmp(type, "tmpfs") != 0)
+		return sbx_error_set(err, SBX_ERR_USAGE, EINVAL,
+		                     "--mount '%s': only a tmpfs has a size", arg);
 	if (strcmp(type, "bind") == 0) {
 		if (!source)
 			return sbx_error_set(err, SBX_ERR_USAGE, EINVAL,
@@ -843,6 +849,13 @@ int sbx_mount_parse(const char *arg, const char *cwd, struct sbx_mount *out, str
 			return sbx_error_set(err, SBX_ERR_USAGE, EINVAL,
 			                     "--mount '%s': a tmpfs has no source", arg);
 		out->kind = SBX_MOUNT_TMPFS;
+		if (size) {
+			r = sbx_limit_parse(SBX_LIMIT_TMPFS, size, &out->size, err);
+			if (r < 0) {
+				sbx_error_wrap(err, "--mount '%s': size", arg);
+				return r;
+			}
+		}
 	} else {
 		r = sbx_error_set(err, SBX_ERR_USAGE, EINVAL, "--mount '%s': unknown type '%s'",
 		                  arg, type);

@@ -4,10 +4,22 @@
 
 /* The one executor of a plan (src/launch.c). */
 
+#include <stdbool.h>
+#include <stdint.h>
+
 #include "sbx/error.h"
 #include "sbx/plan.h"
 
 struct sbx_supervisor;
+struct sbx_cgroup;
+
+/* What the launcher enforces while the sandbox runs (include/sbx/limits.h), set by the caller
+ * before sbx_launch (sbx_launch_set_limits) and read back after it. */
+struct sbx_launch_limits {
+	struct sbx_cgroup *cg; /* the sandbox's cgroup (os/cgroup.h), borrowed; NULL: none */
+	uint64_t timeout_ms;   /* 0: no timeout */
+	bool timed_out;        /* out: the timeout killed the sandbox (status 124) */
+};
 
 /*
  * Apply a plan and run argv inside it; returns when the worker has ended.
@@ -26,5 +38,16 @@ int sbx_launch(const struct sbx_plan *plan, char *const argv[], struct sbx_super
  * worker gets the caller's disposition back before it execs.
  */
 void sbx_launch_guard_xfsz(void);
+
+/*
+ * The limits of the next sbx_launch (NULL: none), borrowed until it returns: the sandbox's
+ * processes start in lim->cg (sbx moves itself in around clone or fork, so that the worker
+ * never runs outside it); a v1 oom event kills the whole cgroup; lim->timeout_ms after the
+ * start, every process of the sandbox is killed (its pid namespace; under the landlock
+ * backend its cgroup and process group), lim->timed_out is set and the status is 124. Under
+ * the landlock backend the cgroup is also killed whole when the worker ends, so that nothing
+ * it started outlives it.
+ */
+void sbx_launch_set_limits(struct sbx_launch_limits *lim);
 
 #endif

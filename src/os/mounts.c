@@ -305,16 +305,31 @@ static int new_fs(const char *type, const char *const *opts, unsigned attrs, con
 	return mfd;
 }
 
-static int new_tmpfs(struct builder *b, unsigned mode, unsigned flags, const char *what,
-                     struct sbx_error *err)
+/*
+ * A tmpfs of sbx's own. size (bytes; the plan gives every tmpfs the worker can write one,
+ * include/sbx/limits.h) bounds its pages and, through nr_inodes, its inodes: without them the
+ * kernel allows half of RAM each. 0: no size (sbx's read-only scaffolding: the new root that
+ * holds mount points, the masks).
+ */
+static int new_tmpfs(struct builder *b, unsigned mode, unsigned flags, uint64_t size,
+                     const char *what, struct sbx_error *err)
 {
-	char m[16];
-	const char *opts[] = {"mode", m, NULL, NULL};
+	char m[16], sz[32], ino[32];
+	const char *opts[] = {"mode", m, NULL, NULL, NULL, NULL, NULL, NULL, NULL};
 	unsigned attrs = MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV;
 	struct stat st;
 	int fd;
 
 	snprintf(m, sizeof(m), "%o", mode);
+	if (size) {
+		snprintf(sz, sizeof(sz), "%llu", (unsigned long long)size);
+		snprintf(ino, sizeof(ino), "%llu",
+		         (unsigned long long)sbx_limits_tmpfs_inodes(size));
+		opts[2] = "size";
+		opts[3] = sz;
+		opts[4] = "nr_inodes";
+		opts[5] = ino;
+	}
 	if (flags & SBX_PLAN_F_NOEXEC)
 		attrs |= MOUNT_ATTR_NOEXEC;
 	fd = new_fs("tmpfs", opts, attrs, what, err);
@@ -535,7 +550,7 @@ static int do_mirror(struct builder *b, const struct sbx_plan_op *op, struct sbx
  */
 static int make_mask_source(struct builder *b, struct sbx_error *err)
 {
-	_cleanup_close_ int fd = new_tmpfs(NULL, 0555, SBX_PLAN_F_NOEXEC, "masking", err);
+	_cleanup_close_ int fd = new_tmpfs(NULL, 0555, SBX_PLAN_F_NOEXEC, 0, "masking", err);
 	struct mount_attr ro = {.attr_set = MOUNT_ATTR_RDONLY};
 	int f;
 
@@ -720,7 +735,7 @@ static int do_op(struct builder *b, const struct sbx_plan_op *op, size_t i, stru
 	case SBX_PLAN_TMPFS:
 		/* A read-only tmpfs is sealed by its own SEAL operation, after the mount points
 		 * beneath it are made. */
-		mfd = new_tmpfs(b, op->mode, op->flags, op->target, err);
+		mfd = new_tmpfs(b, op->mode, op->flags, op->size, op->target, err);
 		if (mfd < 0)
 			return mfd;
 		return attach_at(b, mfd, op->target, "a tmpfs", err);
@@ -772,7 +787,7 @@ int sbx_mounts_build(const struct sbx_plan *plan, struct sbx_prepared *p, struct
 		return r;
 	}
 
-	b.rootfd = new_tmpfs(&b, 0755, 0, "the new root", err);
+	b.rootfd = new_tmpfs(&b, 0755, 0, 0, "the new root", err);
 	if (b.rootfd < 0)
 		return b.rootfd;
 	if (move_mount(b.rootfd, "", AT_FDCWD, build_base, MOVE_MOUNT_F_EMPTY_PATH) < 0) {

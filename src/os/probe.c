@@ -6,10 +6,30 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <sys/sysinfo.h>
 #include <unistd.h>
 
 #include "sbx/cleanup.h"
+
+/* One number from /proc/sys/user/NAME (the caller's user namespace's), or -1. */
+static long long read_ucount(const char *name)
+{
+	char path[96], buf[32] = "";
+	_cleanup_close_ int fd = -1;
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/proc/sys/user/%s", name);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, sizeof(buf) - 1);
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	return strtoll(buf, NULL, 10);
+}
 
 int sbx_probe_host(struct sbx_host *host, char *const *envp, struct sbx_error *err)
 {
@@ -22,6 +42,16 @@ int sbx_probe_host(struct sbx_host *host, char *const *envp, struct sbx_error *e
 	host->gid = getgid();
 	host->euid = geteuid();
 	host->environ = envp;
+	{
+		/* the limits' facts: RAM sizes the tmpfs defaults, the per-user counts give the
+		 * sandbox's user namespace its share (include/sbx/limits.h) */
+		struct sysinfo si;
+
+		if (sysinfo(&si) == 0)
+			host->mem_total = (uint64_t)si.totalram * si.mem_unit;
+		for (size_t i = 0; i < SBX_N_UCOUNTS; i++)
+			host->ucount[i] = read_ucount(sbx_ucount_shares[i].name);
+	}
 
 	cwd = getcwd(NULL, 0);
 	if (!cwd)

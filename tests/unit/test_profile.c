@@ -93,7 +93,10 @@ static const struct bad_case {
     {"too-deep", "too-deep", 2, 19, "YAML nested too deeply (at most 16 levels)"},
     {"unknown-variable", "unknown-variable", 3, 11, "'path': unknown variable ${PROJECT}"},
     {"dollar", "dollar", 3, 11, "'path': '$HOME/src': a '$' must start ${NAME}"},
-    {"not-supported", "not-supported", 2, 1, "'limits' is not supported in this version of sbx"},
+    {"limit-value", "limit-value", 3, 11,
+     "limit memory: 'lots' is not a size from 4M to 64T, with K, M, G or T (powers of 1024), "
+     "e.g. 512M"},
+    {"limit-key", "limit-key", 4, 3, "unknown key 'disk' in 'limits'"},
     {"approval-value", "approval-value", 4, 37, "'delete' is allow, ask or deny, not 'maybe'"},
     {"approval-key", "approval-key", 5, 7, "unknown key 'create' in 'approvals'"},
     {"approvals-readonly", "approvals-readonly", 5, 16,
