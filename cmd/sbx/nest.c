@@ -107,6 +107,7 @@ int sbx_cli_nest_plan(const struct sbx_nest *parent, struct sbx_cli_run *run, st
 	run->spec = TAKE_PTR(np.spec);
 	run->nest_child = TAKE_PTR(np.child);
 	run->backend = np.backend;
+	(*plan)->backend_why = np.backend_why;
 	return 0;
 }
 

@@ -535,6 +535,12 @@ void sbx_cli_print_plan(FILE *f, const struct sbx_plan *plan, char *const *argv,
 		if (plan->backend_landlock)
 			fprintf(f, "backend:    landlock (no namespaces: Landlock alone, in the "
 			           "caller's mount namespace)\n");
+		if (plan->backend_landlock && plan->backend_why)
+			fprintf(f,
+			        "            why: %s; this sub-worker is a stacked Landlock layer "
+			        "and seccomp filter in the parent's mount namespace, narrowed as a "
+			        "namespaced one would be\n",
+			        plan->backend_why);
 		else
 			fprintf(f,
 			        "backend:    namespaces (user, mount, pid, ipc, uts, cgroup%s)\n",
@@ -606,7 +612,11 @@ void sbx_cli_print_plan(FILE *f, const struct sbx_plan *plan, char *const *argv,
 		fprintf(f, ",\"parent\":\"%s\",\"parent_unknown\":%s,\"depth\":%u",
 		        sbx_cli_parent_words(spec, true), spec->parent_unknown ? "true" : "false",
 		        spec->depth);
-	if (plan->backend_landlock)
+	if (plan->backend_landlock && plan->backend_why) {
+		fputs(",\"backend\":\"landlock\",\"backend_why\":", f);
+		sbx_json_string(f, plan->backend_why);
+		fputs(",\"namespaces\":[]", f);
+	} else if (plan->backend_landlock)
 		fputs(",\"backend\":\"landlock\",\"namespaces\":[]", f);
 	else
 		fprintf(f,

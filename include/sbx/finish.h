@@ -176,17 +176,18 @@ struct sbx_nest_planned {
 	                                 (sbx_plan_finish's in->child) */
 	struct sbx_spec *spec;        /* owned: the spec the child is built from (sbx_plan_build) */
 	enum sbx_backend_ask backend; /* as asked, or the landlock backend under a parent in a
-	                                 Landlock domain */
+	                                 Landlock domain or one that forbids nesting */
+	const char *backend_why;      /* static: why the landlock backend was taken, or NULL */
 };
 void sbx_nest_planned_clear(struct sbx_nest_planned *p);
 
 /*
  * Plan a nested run (docs/design.md, Nesting) inside a sandbox whose effective spec is `parent`:
- * refused where the parent forbids nesting; the ask as a narrowing request (the flags'
+ * the ask as a narrowing request (the flags'
  * grants, the profile's mounts; refused: another root, a tmpfs, a mount seen elsewhere than
  * at its source) applied by sbx_spec_narrow (refused: any widening); the backend (under a
- * parent's Landlock domain the landlock backend, refused if namespaces were asked; refused as
- * uid 0 otherwise, host->euid); the child's spec (sbx_nest_to_spec) with the profile's
+ * parent's Landlock domain, or a parent that forbids nesting, the landlock backend, refused
+ * if namespaces were asked, with out->backend_why; refused as uid 0 otherwise, host->euid); the child's spec (sbx_nest_to_spec) with the profile's
  * policies on its mounts, its unhide entries, its hide globs walked (ask->walk) over what the
  * child may read, what the parent hides already left to the parent under the landlock
  * backend, and its chdir, environment and guards. host is adjusted for sbx_plan_build: only
