@@ -1,0 +1,347 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Sub-workers under any parent (docs/design.md, Nesting and The supervisor): `sbx run --restrict
+ * SRC -- tool` inside a sandbox whose profile forbids nesting (the default one,
+ * restricted-agent, claude-agent) runs on the landlock backend, a stacked Landlock layer and
+ * seccomp filter in the parent's mount namespace, and narrows as a namespaced child would.
+ * Under a supervised parent (protected names watched: git's absent names, a fresh project's
+ * .git), the sub-worker's calls reach the parent's supervisor, which serves them through a
+ * sub-performer that holds the sub-worker's Landlock domain: it may create in SRC, never
+ * beside it, never a protected name, and a process of its own that stacks one more layer is
+ * served with that layer too.
+ *
+ * The test binary is the tool inside (`--sub OP ARG...`, one line "OP PATH => RESULT" per
+ * operation, as the harness's probe prints).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/landlock.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "harness.h"
+
+/* ---- inside: the tool ---- */
+
+static const char *res(int r)
+{
+	if (r >= 0)
+		return "ok";
+	return strerrorname_np(errno) ? strerrorname_np(errno) : "error";
+}
+
+static int create_file(const char *path)
+{
+	int fd = open(path, O_CREAT | O_WRONLY | O_CLOEXEC, 0644);
+
+	if (fd < 0)
+		return -1;
+	close(fd);
+	return 0;
+}
+
+/* One more Landlock layer of the tool's own: files and directories may be made, written and
+ * removed beneath DIR only. */
+static int layer(const char *dir)
+{
+	struct landlock_ruleset_attr attr = {
+	    .handled_access_fs = LANDLOCK_ACCESS_FS_WRITE_FILE | LANDLOCK_ACCESS_FS_REMOVE_FILE |
+	                         LANDLOCK_ACCESS_FS_REMOVE_DIR | LANDLOCK_ACCESS_FS_MAKE_DIR |
+	                         LANDLOCK_ACCESS_FS_MAKE_REG | LANDLOCK_ACCESS_FS_MAKE_SYM,
+	};
+	struct landlock_path_beneath_attr pb = {.allowed_access = attr.handled_access_fs};
+	int rs = (int)syscall(SYS_landlock_create_ruleset, &attr, sizeof(attr), 0), r = -1;
+
+	if (rs < 0)
+		return -1;
+	pb.parent_fd = open(dir, O_PATH | O_CLOEXEC);
+	if (pb.parent_fd >= 0 &&
+	    syscall(SYS_landlock_add_rule, rs, LANDLOCK_RULE_PATH_BENEATH, &pb, 0) == 0 &&
+	    prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0)
+		r = (int)syscall(SYS_landlock_restrict_self, rs, 0);
+	if (pb.parent_fd >= 0)
+		close(pb.parent_fd);
+	close(rs);
+	return r;
+}
+
+static int sub_main(int argc, char **argv)
+{
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	for (int i = 0; i < argc; i++) {
+		const char *op = argv[i], *a = i + 1 < argc ? argv[i + 1] : "",
+		           *b = i + 2 < argc ? argv[i + 2] : "";
+
+		if (!strcmp(op, "create")) {
+			printf("create %s => %s\n", a, res(create_file(a)));
+			i += 1;
+		} else if (!strcmp(op, "mkdir")) {
+			printf("mkdir %s => %s\n", a, res(mkdir(a, 0755)));
+			i += 1;
+		} else if (!strcmp(op, "read")) {
+			int fd = open(a, O_RDONLY | O_CLOEXEC);
+
+			printf("read %s => %s\n", a, res(fd));
+			if (fd >= 0)
+				close(fd);
+			i += 1;
+		} else if (!strcmp(op, "write")) {
+			int fd = open(a, O_WRONLY | O_CLOEXEC);
+
+			printf("write %s => %s\n", a, res(fd));
+			if (fd >= 0)
+				close(fd);
+			i += 1;
+		} else if (!strcmp(op, "rename")) {
+			printf("rename %s => %s\n", b, res(rename(a, b)));
+			i += 2;
+		} else if (!strcmp(op, "symlink")) {
+			printf("symlink %s => %s\n", b, res(symlink(a, b)));
+			i += 2;
+		} else if (!strcmp(op, "layer")) {
+			printf("layer %s => %s\n", a, res(layer(a)));
+			i += 1;
+		} else if (!strcmp(op, "fork-create")) {
+			/* a descendant: served with its parent's domain */
+			pid_t pid = fork();
+
+			if (pid == 0) {
+				printf("fork-create %s => %s\n", a, res(create_file(a)));
+				_exit(0);
+			}
+			if (pid > 0)
+				waitpid(pid, NULL, 0);
+			i += 1;
+		} else {
+			printf("%s => unknown\n", op);
+			return 2;
+		}
+	}
+	return 0;
+}
+
+/* ---- outside ---- */
+
+static bool exists(const char *path)
+{
+	struct stat st;
+
+	return lstat(path, &st) == 0;
+}
+
+/* The shipped profiles, as the user has them; HOME a fresh one; run from ws. */
+static void shipped_profiles(const char *t, const char *ws)
+{
+	const char *srcdir = getenv("SBX_SOURCE_DIR");
+	char prof[4200];
+
+	if (!srcdir || !*srcdir)
+		it_fail(__FILE__, __LINE__, "SBX_SOURCE_DIR is not set (CTest sets it)");
+	snprintf(prof, sizeof(prof), "%s/profiles", srcdir);
+	setenv("SBX_PROFILE_PATH", prof, 1);
+	it_write_file(it_path(t, "home/.claude/settings.json"), "{}\n");
+	setenv("HOME", it_path(t, "home"), 1);
+	unsetenv("XDG_CONFIG_HOME");
+	if (chdir(ws) < 0)
+		it_fail(__FILE__, __LINE__, "chdir %s: %s", ws, strerror(errno));
+}
+
+/* ws/src/a.c, ws/secrets/key, ws/out/ (a fresh project: no .git) */
+static char *make_ws(const char *t)
+{
+	char *ws = it_path(t, "ws");
+
+	it_write_file(it_path(ws, "src/a.c"), "int main;\n");
+	it_write_file(it_path(ws, "src/deep/.keep"), "");
+	it_write_file(it_path(ws, "src/only/.keep"), "");
+	it_write_file(it_path(ws, "secrets/key"), "hunter2\n");
+	it_write_file(it_path(ws, "out/.keep"), "");
+	return ws;
+}
+
+/* `sbx run -v ws? PARENT_OPTS -- /bin/sh -c SCRIPT` */
+static void run_parent(struct it_run *r, const char *const *opts, const char *script)
+{
+	const char *cmd[] = {"/bin/sh", "-c", script, NULL};
+
+	it_run_in(r, opts, cmd);
+}
+
+/* The sub-worker's narrowing under a parent that forbids nesting: --restrict SRC may create
+ * and rename in SRC (through the parent's supervisor, which watches git's absent names), not
+ * beside it; the parent's secrets stay out of reach; --readonly writes nothing; widening is
+ * refused with 125; --dry-run says which backend and why. */
+static void narrows_under(const char *const *opts, const char *ws)
+{
+	char script[16384];
+	struct it_run r;
+	const char *sbx = it_sbx_path(), *self = it_self(), *dir = it_self_dir();
+
+	snprintf(script, sizeof(script),
+	         "%s run --restrict %s/src --allow-read %s -- %s --sub create %s/src/new rename "
+	         "%s/src/new %s/src/renamed mkdir %s/src/d create %s/out/x read %s/secrets/key "
+	         "write %s/secrets/key mkdir %s/.git fork-create %s/src/kid; echo rw=$?; "
+	         "%s run --restrict %s/src --readonly --allow-read %s -- %s --sub read %s/src/a.c "
+	         "write %s/src/a.c create %s/src/ro; echo ro=$?; "
+	         "%s run --allow-write /etc -- true; echo widen=$?; "
+	         "%s run --backend namespaces --restrict %s/src -- true; echo ns=$?; "
+	         "%s run --dry-run --restrict %s/src -- true; echo dry=$?",
+	         sbx, ws, dir, self, ws, ws, ws, ws, ws, ws, ws, ws, ws, sbx, ws, dir, self, ws, ws,
+	         ws, sbx, sbx, ws, sbx, ws);
+	run_parent(&r, opts, script);
+	IT_EXPECT_INT(r.status, 0);
+	IT_EXPECT_CONTAINS(r.out, "rw=0");
+	IT_EXPECT_PROBE(r.out, "create", it_path(ws, "src/new"), "ok");
+	IT_EXPECT_PROBE(r.out, "rename", it_path(ws, "src/renamed"), "ok");
+	IT_EXPECT_PROBE(r.out, "mkdir", it_path(ws, "src/d"), "ok");
+	IT_EXPECT_PROBE(r.out, "fork-create", it_path(ws, "src/kid"), "ok");
+	IT_EXPECT_PROBE(r.out, "create", it_path(ws, "out/x"), "EACCES");
+	IT_EXPECT_PROBE(r.out, "read", it_path(ws, "secrets/key"), "EACCES");
+	IT_EXPECT_PROBE(r.out, "write", it_path(ws, "secrets/key"), "EACCES");
+	IT_EXPECT_PROBE(r.out, "mkdir", it_path(ws, ".git"), "EACCES");
+	IT_EXPECT(exists(it_path(ws, "src/renamed")));
+	IT_EXPECT(exists(it_path(ws, "src/d")));
+	IT_EXPECT(exists(it_path(ws, "src/kid")));
+	IT_EXPECT(!exists(it_path(ws, "out/x")));
+	IT_EXPECT(!exists(it_path(ws, ".git")));
+	IT_EXPECT_CONTAINS(r.out, "ro=0");
+	IT_EXPECT_PROBE(r.out, "read", it_path(ws, "src/a.c"), "ok");
+	IT_EXPECT_PROBE(r.out, "write", it_path(ws, "src/a.c"), "EACCES");
+	IT_EXPECT_PROBE(r.out, "create", it_path(ws, "src/ro"), "EACCES");
+	IT_EXPECT(!exists(it_path(ws, "src/ro")));
+	IT_EXPECT_CONTAINS(r.out, "widen=125");
+	IT_EXPECT_CONTAINS(r.err, "cannot grant write on /etc");
+	IT_EXPECT_CONTAINS(r.out, "ns=125");
+	IT_EXPECT_CONTAINS(r.err, "cannot start a nested sandbox with --backend namespaces: the "
+	                          "parent sandbox forbids nesting (nesting: false)");
+	IT_EXPECT_CONTAINS(r.out, "dry=0");
+	IT_EXPECT_CONTAINS(r.out, "backend:    landlock (no namespaces");
+	IT_EXPECT_CONTAINS(r.out, "why: the parent sandbox forbids nesting (nesting: false)");
+}
+
+/* The default profile: the workspace read-write, git's absent names watched. */
+static void test_default_parent(void)
+{
+	const char *t = it_tmpdir();
+	char *ws = make_ws(t);
+	const char *opts[] = {"-v", ws, NULL};
+
+	narrows_under(opts, ws);
+}
+
+static void test_restricted_agent_parent(void)
+{
+	const char *t = it_tmpdir();
+	char *ws = make_ws(t);
+	const char *opts[] = {"-p", "restricted-agent", NULL};
+
+	shipped_profiles(t, ws);
+	narrows_under(opts, ws);
+}
+
+/*
+ * claude-agent in a fresh project (no .git: its creation is watched, so every creation is
+ * supervised): a `--restrict src` sub-worker creates and renames in src, creates nothing
+ * beside it, never WS/.git (directly, through a symlink it made, by a rename); its own child
+ * is narrower still; a process of it that stacks one more Landlock layer is served with that
+ * layer too, and so are its children.
+ */
+static void test_claude_agent_parent(void)
+{
+	const char *t = it_tmpdir();
+	char *ws = make_ws(t);
+	const char *opts[] = {"-p", "claude-agent", NULL};
+	const char *sbx = it_sbx_path(), *self = it_self(), *dir = it_self_dir();
+	char script[16384];
+	struct it_run r;
+
+	shipped_profiles(t, ws);
+	snprintf(script, sizeof(script),
+	         "%s run --restrict %s/src --allow-read %s -- /bin/sh -c '"
+	         "%s --sub create %s/src/a rename %s/src/a %s/src/b mkdir %s/src/d create %s/c "
+	         "mkdir %s/.git create %s/.git symlink %s/.git %s/src/l create %s/src/l "
+	         "rename %s/src/d %s/.git; "
+	         "%s run --restrict %s/src/deep --allow-read %s -- %s --sub create %s/src/deep/x "
+	         "create %s/src/y; echo depth2=$?; "
+	         "%s --sub layer %s/src/only create %s/src/z create %s/src/only/z "
+	         "fork-create %s/src/z2 fork-create %s/src/only/z2'; echo sub=$?",
+	         sbx, ws, dir, self, ws, ws, ws, ws, ws, ws, ws, ws, ws, ws, ws, ws, sbx, ws, dir,
+	         self, ws, ws, self, ws, ws, ws, ws, ws);
+	run_parent(&r, opts, script);
+	IT_EXPECT_INT(r.status, 0);
+	IT_EXPECT_CONTAINS(r.out, "sub=0");
+	IT_EXPECT_PROBE(r.out, "create", it_path(ws, "src/a"), "ok");
+	IT_EXPECT_PROBE(r.out, "rename", it_path(ws, "src/b"), "ok");
+	IT_EXPECT_PROBE(r.out, "mkdir", it_path(ws, "src/d"), "ok");
+	IT_EXPECT_PROBE(r.out, "create", it_path(ws, "c"), "EACCES");
+	IT_EXPECT_PROBE(r.out, "mkdir", it_path(ws, ".git"), "EACCES");
+	IT_EXPECT_PROBE(r.out, "create", it_path(ws, ".git"), "EACCES");
+	IT_EXPECT_PROBE(r.out, "symlink", it_path(ws, "src/l"), "ok");
+	IT_EXPECT_PROBE(r.out, "create", it_path(ws, "src/l"), "EACCES");
+	IT_EXPECT_PROBE(r.out, "rename", it_path(ws, ".git"), "EACCES");
+	IT_EXPECT(exists(it_path(ws, "src/b")));
+	IT_EXPECT(!exists(it_path(ws, "c")));
+	IT_EXPECT(!exists(it_path(ws, ".git")));
+	/* depth 2: its own --restrict holds */
+	IT_EXPECT_CONTAINS(r.out, "depth2=0");
+	IT_EXPECT_PROBE(r.out, "create", it_path(ws, "src/deep/x"), "ok");
+	IT_EXPECT_PROBE(r.out, "create", it_path(ws, "src/y"), "EACCES");
+	IT_EXPECT(!exists(it_path(ws, "src/y")));
+	/* one more layer of the tool's own: performed for with it, never without */
+	IT_EXPECT_PROBE(r.out, "layer", it_path(ws, "src/only"), "ok");
+	IT_EXPECT_PROBE(r.out, "create", it_path(ws, "src/z"), "EACCES");
+	IT_EXPECT_PROBE(r.out, "create", it_path(ws, "src/only/z"), "ok");
+	IT_EXPECT_PROBE(r.out, "fork-create", it_path(ws, "src/z2"), "EACCES");
+	IT_EXPECT_PROBE(r.out, "fork-create", it_path(ws, "src/only/z2"), "ok");
+	IT_EXPECT(!exists(it_path(ws, "src/z")));
+	IT_EXPECT(!exists(it_path(ws, "src/z2")));
+}
+
+/* Depth 3 under the default profile: a landlock child of a landlock child of a landlock
+ * child, each narrower, each served with its own domain. */
+static void test_depth_three(void)
+{
+	const char *t = it_tmpdir();
+	char *ws = make_ws(t);
+	const char *opts[] = {"-v", ws, NULL};
+	const char *sbx = it_sbx_path(), *self = it_self(), *dir = it_self_dir();
+	char script[16384];
+	struct it_run r;
+
+	it_write_file(it_path(ws, "src/deep/er/.keep"), "");
+	snprintf(
+	    script, sizeof(script),
+	    "%s run --restrict %s/src --allow-read %s -- %s run --restrict %s/src/deep "
+	    "--allow-read %s -- %s run --restrict %s/src/deep/er --allow-read %s -- "
+	    "%s --sub create %s/src/deep/er/x create %s/src/deep/y create %s/src/z; echo d3=$?",
+	    sbx, ws, dir, sbx, ws, dir, sbx, ws, dir, self, ws, ws, ws);
+	run_parent(&r, opts, script);
+	IT_EXPECT_INT(r.status, 0);
+	IT_EXPECT_CONTAINS(r.out, "d3=0");
+	IT_EXPECT_PROBE(r.out, "create", it_path(ws, "src/deep/er/x"), "ok");
+	IT_EXPECT_PROBE(r.out, "create", it_path(ws, "src/deep/y"), "EACCES");
+	IT_EXPECT_PROBE(r.out, "create", it_path(ws, "src/z"), "EACCES");
+	IT_EXPECT(exists(it_path(ws, "src/deep/er/x")));
+	IT_EXPECT(!exists(it_path(ws, "src/deep/y")));
+	IT_EXPECT(!exists(it_path(ws, "src/z")));
+}
+
+int main(int argc, char **argv)
+{
+	static const struct it_case cases[] = {
+	    IT_CASE(test_default_parent),
+	    IT_CASE(test_restricted_agent_parent),
+	    IT_CASE(test_claude_agent_parent),
+	    IT_CASE(test_depth_three),
+	};
+
+	if (argc > 1 && strcmp(argv[1], "--sub") == 0)
+		return sub_main(argc - 2, argv + 2);
+	return it_main(argc, argv, cases, sizeof(cases) / sizeof(cases[0]));
+}
