@@ -187,11 +187,12 @@ void sbx_nest_planned_clear(struct sbx_nest_planned *p);
  * grants, the profile's mounts; refused: another root, a tmpfs, a mount seen elsewhere than
  * at its source) applied by sbx_spec_narrow (refused: any widening); the backend (under a
  * parent's Landlock domain, or a parent that forbids nesting, the landlock backend, refused
- * if namespaces were asked, with out->backend_why; refused as uid 0 otherwise, host->euid); the child's spec (sbx_nest_to_spec) with the profile's
- * policies on its mounts, its unhide entries, its hide globs walked (ask->walk) over what the
- * child may read, what the parent hides already left to the parent under the landlock
- * backend, and its chdir, environment and guards. host is adjusted for sbx_plan_build: only
- * the system mounts the parent has, and `nested`. Returns 0 with *out filled, or -errno.
+ * if namespaces were asked, with out->backend_why; refused as uid 0 otherwise, host->euid); the
+ * child's spec (sbx_nest_to_spec) with the profile's policies on its mounts, its unhide entries,
+ * its hide globs walked (ask->walk) over what the child may read, what the parent hides already
+ * left to the parent under the landlock backend, and its chdir, environment and guards. host is
+ * adjusted for sbx_plan_build: only the system mounts the parent has, and `nested`. Returns 0 with
+ * *out filled, or -errno.
  */
 int sbx_nest_plan(const struct sbx_nest *parent, const struct sbx_nest_ask *ask,
                   struct sbx_host *host, struct sbx_nest_planned *out, struct sbx_error *err);
