@@ -107,6 +107,15 @@ static int sub_main(int argc, char **argv)
 		} else if (!strcmp(op, "layer")) {
 			printf("layer %s => %s\n", a, res(layer(a)));
 			i += 1;
+		} else if (!strcmp(op, "layer-hold")) {
+			/* a layer, held until FILE exists (at most 60 s) */
+			struct stat st;
+			int r = layer(a);
+
+			printf("layer-hold %s => %s\n", a, res(r));
+			for (int k = 0; k < 6000 && stat(b, &st) < 0; k++)
+				usleep(10000);
+			i += 2;
 		} else if (!strcmp(op, "fork-create")) {
 			/* a descendant: served with its parent's domain */
 			pid_t pid = fork();
@@ -332,6 +341,38 @@ static void test_depth_three(void)
 	IT_EXPECT(!exists(it_path(ws, "src/z")));
 }
 
+/* At most 32 sub-performers at once: the 33rd process of the sandbox that holds a Landlock
+ * domain of its own is refused one (EAGAIN), with a line that says why. */
+static void test_cap(void)
+{
+	const char *t = it_tmpdir();
+	char *ws = make_ws(t);
+	const char *opts[] = {"-v", ws, NULL};
+	char script[16384];
+	struct it_run r;
+	const char *p;
+	int ok = 0, again = 0;
+
+	snprintf(
+	    script, sizeof(script),
+	    ": >/tmp/log; i=0; while [ $i -lt 33 ]; do %s --sub layer-hold %s/src %s/go >>/tmp/log "
+	    "& "
+	    "i=$((i+1)); done; n=0; while [ \"$(grep -c . /tmp/log)\" -lt 33 ] && "
+	    "[ $n -lt 6000 ]; do sleep 0.01; n=$((n+1)); done; touch %s/go; wait; cat /tmp/log",
+	    it_self(), ws, ws, ws);
+	run_parent(&r, opts, script);
+	IT_EXPECT_INT(r.status, 0);
+	for (p = r.out; (p = strstr(p, "layer-hold ")); p++) {
+		const char *res = strstr(p, " => ");
+
+		ok += res && !strncmp(res, " => ok\n", 7);
+		again += res && !strncmp(res, " => EAGAIN\n", 11);
+	}
+	IT_EXPECT_INT(ok, 32);
+	IT_EXPECT_INT(again, 1);
+	IT_EXPECT_CONTAINS(r.err, "sub-performers: at most 32 processes of the sandbox may hold");
+}
+
 int main(int argc, char **argv)
 {
 	static const struct it_case cases[] = {
@@ -339,6 +380,7 @@ int main(int argc, char **argv)
 	    IT_CASE(test_restricted_agent_parent),
 	    IT_CASE(test_claude_agent_parent),
 	    IT_CASE(test_depth_three),
+	    IT_CASE(test_cap),
 	};
 
 	if (argc > 1 && strcmp(argv[1], "--sub") == 0)
