@@ -2583,16 +2583,24 @@ static void serve_landlock(struct sbx_supervisor *s)
 		int from = same_ns && one_thread ? sub_lookup(s, tgid) : -2;
 
 		if (from != -2 && slot < 0 && s->n_subs >= MAX_SUBS && sub_free_slot(s) < 0) {
+			const char *nm = strstr(status, "Name:");
+			char comm[32] = "?";
 			struct sbx_sup_req req = {.call = "landlock_restrict_self",
 			                          .op = SBX_SUP_OP_METADATA,
 			                          .pid = tgid,
-			                          .comm = "?",
+			                          .comm = comm,
 			                          .t = {.path = "(a Landlock domain)"}};
 			struct sbx_sup_verdict v = {.answer = SBX_SUP_DENY,
 			                            .errnum = EAGAIN,
 			                            .decider = SBX_SUP_BY_POLICY,
 			                            .asked = SBX_AC_COUNT};
 
+			if (nm) {
+				nm += 5;
+				while (*nm == '\t' || *nm == ' ')
+					nm++;
+				snprintf(comm, sizeof(comm), "%.*s", (int)strcspn(nm, "\n"), nm);
+			}
 			snprintf(v.rule, sizeof(v.rule),
 			         "sub-performers: at most %d processes of the sandbox may hold a "
 			         "Landlock domain of their own at once (sub-workers, tools that "

@@ -116,6 +116,28 @@ static int sub_main(int argc, char **argv)
 			for (int k = 0; k < 6000 && stat(b, &st) < 0; k++)
 				usleep(10000);
 			i += 2;
+		} else if (!strcmp(op, "orphan-create")) {
+			/* this process a child subreaper; a child stacks a layer (DIR), forks a
+			 * grandchild and exits; the grandchild, adopted here, creates PATH */
+			pid_t me = getpid(), c;
+
+			if (prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) < 0) {
+				printf("orphan-create %s => %s\n", b, res(-1));
+				i += 2;
+				continue;
+			}
+			c = fork();
+			if (c == 0) {
+				if (layer(a) < 0 || fork() != 0)
+					_exit(0);
+				for (int k = 0; k < 6000 && getppid() != me; k++)
+					usleep(10000);
+				printf("orphan-create %s => %s\n", b, res(create_file(b)));
+				_exit(0);
+			}
+			while (c > 0 && wait(NULL) > 0)
+				;
+			i += 2;
 		} else if (!strcmp(op, "fork-create")) {
 			/* a descendant: served with its parent's domain */
 			pid_t pid = fork();
@@ -279,9 +301,10 @@ static void test_claude_agent_parent(void)
 	         "%s run --restrict %s/src/deep --allow-read %s -- %s --sub create %s/src/deep/x "
 	         "create %s/src/y; echo depth2=$?; "
 	         "%s --sub layer %s/src/only create %s/src/z create %s/src/only/z "
-	         "fork-create %s/src/z2 fork-create %s/src/only/z2'; echo sub=$?",
+	         "fork-create %s/src/z2 fork-create %s/src/only/z2; "
+	         "%s --sub orphan-create %s/src/only %s/src/o'; echo sub=$?",
 	         sbx, ws, dir, self, ws, ws, ws, ws, ws, ws, ws, ws, ws, ws, ws, ws, sbx, ws, dir,
-	         self, ws, ws, self, ws, ws, ws, ws, ws);
+	         self, ws, ws, self, ws, ws, ws, ws, ws, self, ws, ws);
 	run_parent(&r, opts, script);
 	IT_EXPECT_INT(r.status, 0);
 	IT_EXPECT_CONTAINS(r.out, "sub=0");
@@ -310,6 +333,10 @@ static void test_claude_agent_parent(void)
 	IT_EXPECT_PROBE(r.out, "fork-create", it_path(ws, "src/only/z2"), "ok");
 	IT_EXPECT(!exists(it_path(ws, "src/z")));
 	IT_EXPECT(!exists(it_path(ws, "src/z2")));
+	/* an orphan of a layered process, adopted by a child subreaper on its line: its
+	 * layers are not known any more, and it is refused rather than served without them */
+	IT_EXPECT_PROBE(r.out, "orphan-create", it_path(ws, "src/o"), "EACCES");
+	IT_EXPECT(!exists(it_path(ws, "src/o")));
 }
 
 /* Depth 3 under the default profile: a landlock child of a landlock child of a landlock
