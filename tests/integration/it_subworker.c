@@ -368,6 +368,35 @@ static void test_depth_three(void)
 	IT_EXPECT(!exists(it_path(ws, "src/z")));
 }
 
+/* A sub-worker that can write beside a protected name (restricted to a fresh workspace's top)
+ * races its own calls: a thread flips the path in memory between "sub/.git" and "./.git", or
+ * a symlink on the way between "sub" and "."; the sub-performer creates what it decided on, a
+ * directory and a name, so sub/.git is made and WS/.git never is (it_supervise's racer). */
+static void test_race(void)
+{
+	const char *t = it_tmpdir();
+	char *ws = make_ws(t), *racer = it_path(it_self_dir(), "it_supervise");
+	const char *opts[] = {"-p", "claude-agent", NULL};
+	char script[16384];
+	struct it_run r;
+
+	shipped_profiles(t, ws);
+	it_write_file(it_path(ws, "sub/.keep"), "");
+	IT_EXPECT_INT(symlink("sub", it_path(ws, "p")), 0);
+	snprintf(script, sizeof(script),
+	         "%s run --restrict %s --allow-read %s -- %s --in race-link %s 2000 race-memory "
+	         "%s 2000; echo race=$?",
+	         it_sbx_path(), ws, it_self_dir(), racer, ws, ws);
+	run_parent(&r, opts, script);
+	IT_EXPECT_INT(r.status, 0);
+	IT_EXPECT_CONTAINS(r.out, "race=0");
+	IT_EXPECT_CONTAINS(r.out, "race link => made ");
+	IT_EXPECT_CONTAINS(r.out, "race memory => made ");
+	/* the test can fail: the sub-worker made something in sub at all */
+	IT_EXPECT_NOT_CONTAINS(r.out, "race memory => made 0\n");
+	IT_EXPECT(!exists(it_path(ws, ".git")));
+}
+
 /* At most 32 sub-performers at once: the 33rd process of the sandbox that holds a Landlock
  * domain of its own is refused one (EAGAIN), with a line that says why. */
 static void test_cap(void)
@@ -408,6 +437,7 @@ int main(int argc, char **argv)
 	    IT_CASE(test_claude_agent_parent),
 	    IT_CASE(test_depth_three),
 	    IT_CASE(test_cap),
+	    IT_CASE(test_race),
 	};
 
 	if (argc > 1 && strcmp(argv[1], "--sub") == 0)
