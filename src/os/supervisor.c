@@ -1677,6 +1677,8 @@ struct sbx_supervisor {
 	/* The thread groups (sbx's pids) that called landlock_restrict_self: they and their
 	 * descendants are narrower. Past MAX_LANDLOCKED every caller is (fail closed). */
 	pid_t landlocked[MAX_LANDLOCKED];
+	unsigned long long
+	    landlocked_start[MAX_LANDLOCKED]; /* its start time (landlocked_reclaim) */
 	size_t n_landlocked;
 	bool landlocked_full;
 	/* Sub-performers (sub_make): one per thread group of the worker's namespaces that
@@ -2476,6 +2478,51 @@ static int sub_lookup(struct sbx_supervisor *s, pid_t tgid)
 	return -2;
 }
 
+/* A process's start time (clock ticks after boot, /proc/PID/stat field 22), 0 if it is gone:
+ * with its pid, it names one process for as long as the machine runs. */
+static unsigned long long start_time(pid_t pid)
+{
+	char path[64], stat[1024];
+	const char *p;
+	_cleanup_close_ int fd = -1;
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	n = read(fd, stat, sizeof(stat) - 1);
+	if (n <= 0)
+		return 0;
+	stat[n] = '\0';
+	p = strrchr(stat, ')'); /* field 3 follows the name's last ')' */
+	for (int field = 2; p && field < 22; field++)
+		p = strchr(p + 1, ' ');
+	return p ? strtoull(p + 1, NULL, 10) : 0;
+}
+
+/*
+ * The table of thread groups that restricted themselves is full: drop those that exited. A
+ * pid leaves every live process's PPid line when its process ends (its orphans are adopted
+ * elsewhere), so a record of a process that is gone can only ever name an unrelated process
+ * that reuses its pid. A long session that starts thousands of sub-workers keeps working;
+ * only MAX_LANDLOCKED live ones make every caller narrower (fail closed).
+ */
+static void landlocked_reclaim(struct sbx_supervisor *s)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < s->n_landlocked; i++) {
+		unsigned long long st = start_time(s->landlocked[i]);
+
+		if (st && st == s->landlocked_start[i]) {
+			s->landlocked[k] = s->landlocked[i];
+			s->landlocked_start[k++] = st;
+		}
+	}
+	s->n_landlocked = k;
+}
+
 /* Is the ruleset fd a copy of a Landlock ruleset? */
 static bool is_ruleset(int fd)
 {
@@ -2613,10 +2660,16 @@ static void serve_landlock(struct sbx_supervisor *s)
 			return;
 		}
 		if (!landlocked_in(s, tgid)) {
-			if (s->n_landlocked < MAX_LANDLOCKED)
+			unsigned long long st = start_time(tgid);
+
+			if (s->n_landlocked == MAX_LANDLOCKED)
+				landlocked_reclaim(s);
+			if (s->n_landlocked < MAX_LANDLOCKED && st) {
+				s->landlocked_start[s->n_landlocked] = st;
 				s->landlocked[s->n_landlocked++] = tgid;
-			else
+			} else {
 				s->landlocked_full = true;
+			}
 		}
 		if (from == -2 || sub_make(s, tgid, from, slot) < 0) {
 			slot = sub_find(s, tgid);

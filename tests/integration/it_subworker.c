@@ -138,6 +138,21 @@ static int sub_main(int argc, char **argv)
 			while (c > 0 && wait(NULL) > 0)
 				;
 			i += 2;
+		} else if (!strcmp(op, "churn")) {
+			/* N children one after the other, each stacks a layer (DIR) and exits */
+			int n = atoi(a), bad = 0;
+
+			for (int k = 0; k < n; k++) {
+				pid_t pid = fork();
+				int st = 0;
+
+				if (pid == 0)
+					_exit(layer(b) < 0);
+				if (pid < 0 || waitpid(pid, &st, 0) < 0 || st != 0)
+					bad++;
+			}
+			printf("churn %s => %s\n", b, bad ? "failed" : "ok");
+			i += 2;
 		} else if (!strcmp(op, "fork-create")) {
 			/* a descendant: served with its parent's domain */
 			pid_t pid = fork();
@@ -397,6 +412,25 @@ static void test_race(void)
 	IT_EXPECT(!exists(it_path(ws, ".git")));
 }
 
+/* Thousands of processes that restricted themselves and exited (sub-workers started one
+ * after the other in a long session) do not fill the supervisor's table for good: the
+ * worker's own creations are still served. */
+static void test_churn(void)
+{
+	const char *t = it_tmpdir();
+	char *ws = make_ws(t);
+	const char *opts[] = {"-v", ws, NULL};
+	const char *cmd[] = {
+	    it_self(), "--sub", "churn", "4200", ws, "create", it_path(ws, "src/after"), NULL};
+	struct it_run r;
+
+	it_run_in(&r, opts, cmd);
+	IT_EXPECT_INT(r.status, 0);
+	IT_EXPECT_PROBE(r.out, "churn", ws, "ok");
+	IT_EXPECT_PROBE(r.out, "create", it_path(ws, "src/after"), "ok");
+	IT_EXPECT(exists(it_path(ws, "src/after")));
+}
+
 /* At most 32 sub-performers at once: the 33rd process of the sandbox that holds a Landlock
  * domain of its own is refused one (EAGAIN), with a line that says why. */
 static void test_cap(void)
@@ -438,6 +472,7 @@ int main(int argc, char **argv)
 	    IT_CASE(test_depth_three),
 	    IT_CASE(test_cap),
 	    IT_CASE(test_race),
+	    IT_CASE(test_churn),
 	};
 
 	if (argc > 1 && strcmp(argv[1], "--sub") == 0)
