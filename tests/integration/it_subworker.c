@@ -15,6 +15,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <linux/landlock.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -69,6 +70,66 @@ static int layer(const char *dir)
 		close(pb.parent_fd);
 	close(rs);
 	return r;
+}
+
+/* Two threads: one flips what the path names (the bytes of the path in memory between
+ * DIR/sub/.git and DIR/./.git, or a symlink DIR/p between "sub" and "."), the other creates
+ * through it, n times; prints how many creates succeeded. */
+static volatile int stop_flag;
+static char race_buf[4096];
+static const char *race_dir;
+
+static void *flip_link(void *arg)
+{
+	char tmp[4200], p[4200];
+
+	(void)arg;
+	snprintf(tmp, sizeof(tmp), "%s/p.tmp", race_dir);
+	snprintf(p, sizeof(p), "%s/p", race_dir);
+	for (unsigned i = 0; !stop_flag; i++) {
+		unlink(tmp);
+		if (symlink(i % 2 ? "." : "sub", tmp) == 0)
+			rename(tmp, p);
+	}
+	return NULL;
+}
+
+static void *flip_memory(void *arg)
+{
+	(void)arg;
+	for (unsigned i = 0; !stop_flag; i++)
+		memcpy(race_buf + strlen(race_dir), i % 2 ? "/sub/.git" : "/./.git\0", 9);
+	return NULL;
+}
+
+static void race(const char *dir, int n, bool memory)
+{
+	pthread_t th;
+	int made = 0;
+	char target[4200], sub[4200];
+
+	snprintf(target, sizeof(target), "%s/p/.git", dir);
+	snprintf(sub, sizeof(sub), "%s/sub/.git", dir);
+	race_dir = dir;
+	snprintf(race_buf, sizeof(race_buf), "%s/sub/.git", dir);
+	stop_flag = 0;
+	pthread_create(&th, NULL, memory ? flip_memory : flip_link, NULL);
+	for (int i = 0; i < n; i++) {
+		int fd = open(memory ? race_buf : target, O_CREAT | O_WRONLY | O_CLOEXEC, 0644);
+
+		if (fd >= 0) {
+			made++;
+			close(fd);
+			unlink(sub);
+		}
+		if (mkdir(memory ? race_buf : target, 0755) == 0) {
+			made++;
+			rmdir(sub);
+		}
+	}
+	stop_flag = 1;
+	pthread_join(th, NULL);
+	printf("race %s => made %d\n", memory ? "memory" : "link", made);
 }
 
 static int sub_main(int argc, char **argv)
@@ -137,6 +198,9 @@ static int sub_main(int argc, char **argv)
 			}
 			while (c > 0 && wait(NULL) > 0)
 				;
+			i += 2;
+		} else if (!strcmp(op, "race-link") || !strcmp(op, "race-memory")) {
+			race(a, atoi(b), !strcmp(op, "race-memory"));
 			i += 2;
 		} else if (!strcmp(op, "churn")) {
 			/* N children one after the other, each stacks a layer (DIR) and exits */
@@ -386,11 +450,12 @@ static void test_depth_three(void)
 /* A sub-worker that can write beside a protected name (restricted to a fresh workspace's top)
  * races its own calls: a thread flips the path in memory between "sub/.git" and "./.git", or
  * a symlink on the way between "sub" and "."; the sub-performer creates what it decided on, a
- * directory and a name, so sub/.git is made and WS/.git never is (it_supervise's racer). */
+ * directory and a name, so sub/.git is made and WS/.git never is (it_supervise's racer, for a
+ * sub-worker). */
 static void test_race(void)
 {
 	const char *t = it_tmpdir();
-	char *ws = make_ws(t), *racer = it_path(it_self_dir(), "it_supervise");
+	char *ws = make_ws(t);
 	const char *opts[] = {"-p", "claude-agent", NULL};
 	char script[16384];
 	struct it_run r;
@@ -399,9 +464,9 @@ static void test_race(void)
 	it_write_file(it_path(ws, "sub/.keep"), "");
 	IT_EXPECT_INT(symlink("sub", it_path(ws, "p")), 0);
 	snprintf(script, sizeof(script),
-	         "%s run --restrict %s --allow-read %s -- %s --in race-link %s 2000 race-memory "
+	         "%s run --restrict %s --allow-read %s -- %s --sub race-link %s 2000 race-memory "
 	         "%s 2000; echo race=$?",
-	         it_sbx_path(), ws, it_self_dir(), racer, ws, ws);
+	         it_sbx_path(), ws, it_self_dir(), it_self(), ws, ws);
 	run_parent(&r, opts, script);
 	IT_EXPECT_INT(r.status, 0);
 	IT_EXPECT_CONTAINS(r.out, "race=0");
