@@ -335,14 +335,30 @@ static void narrows_under(const char *const *opts, const char *ws)
 	IT_EXPECT_CONTAINS(r.out, "why: the parent sandbox forbids nesting (nesting: false)");
 }
 
-/* The default profile: the workspace read-write, git's absent names watched. */
+/* The default profile: the workspace read-write, git's absent names watched. The sub-worker
+ * finds sbx: where no mount shows the binary (a build tree), it is a system entry of its own,
+ * read-only at its path. */
 static void test_default_parent(void)
 {
 	const char *t = it_tmpdir();
 	char *ws = make_ws(t);
 	const char *opts[] = {"-v", ws, NULL};
+	char dir[4096];
+	struct it_run r;
 
 	narrows_under(opts, ws);
+	snprintf(dir, sizeof(dir), "%s", it_sbx_path());
+	*strrchr(dir, '/') = '\0';
+	if (strcmp(dir, it_self_dir()) != 0) {
+		char line[8300];
+
+		it_sbxv(&r, "run", "-v", ws, "--dry-run", "--", "true", NULL);
+		IT_EXPECT_INT(r.status, 0);
+		snprintf(line, sizeof(line),
+		         "bind      ro             %s <- %s  (system: sbx itself", it_sbx_path(),
+		         it_sbx_path());
+		IT_EXPECT_CONTAINS(r.out, line);
+	}
 }
 
 static void test_restricted_agent_parent(void)
