@@ -434,6 +434,39 @@ static void test_claude_agent_parent(void)
 	IT_EXPECT(!exists(it_path(ws, "src/o")));
 }
 
+/* claude-agent in an ordinary git repository: names git reads that are absent
+ * (.git/commondir) are watched. A sub-worker restricted to .git itself (beside them) makes
+ * objects, and never a watched name. */
+static void test_claude_agent_git_repo(void)
+{
+	const char *t = it_tmpdir();
+	char *ws = make_ws(t);
+	const char *opts[] = {"-p", "claude-agent", NULL};
+	const char *sbx = it_sbx_path(), *self = it_self(), *dir = it_self_dir();
+	char script[16384];
+	struct it_run r;
+
+	shipped_profiles(t, ws);
+	{
+		const char *git[] = {"/usr/bin/git", "init", "-q", ws, NULL};
+
+		it_exec(&r, git);
+		if (r.status != 0)
+			it_fail(__FILE__, __LINE__, "git init: %s", r.err);
+	}
+	snprintf(script, sizeof(script),
+	         "%s run --restrict %s/.git --allow-read %s -- %s --sub create %s/.git/objects/x "
+	         "create %s/.git/commondir; echo sub=$?",
+	         sbx, ws, dir, self, ws, ws);
+	run_parent(&r, opts, script);
+	IT_EXPECT_INT(r.status, 0);
+	IT_EXPECT_CONTAINS(r.out, "sub=0");
+	IT_EXPECT_PROBE(r.out, "create", it_path(ws, ".git/objects/x"), "ok");
+	IT_EXPECT_PROBE(r.out, "create", it_path(ws, ".git/commondir"), "EACCES");
+	IT_EXPECT(exists(it_path(ws, ".git/objects/x")));
+	IT_EXPECT(!exists(it_path(ws, ".git/commondir")));
+}
+
 /* Depth 3 under the default profile: a landlock child of a landlock child of a landlock
  * child, each narrower, each served with its own domain. */
 static void test_depth_three(void)
@@ -550,6 +583,7 @@ int main(int argc, char **argv)
 	    IT_CASE(test_default_parent),
 	    IT_CASE(test_restricted_agent_parent),
 	    IT_CASE(test_claude_agent_parent),
+	    IT_CASE(test_claude_agent_git_repo),
 	    IT_CASE(test_depth_three),
 	    IT_CASE(test_cap),
 	    IT_CASE(test_race),
