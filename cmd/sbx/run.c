@@ -18,6 +18,7 @@
 #include "sbx/policy.h"
 #include "sbx/probe.h"
 #include "seccomp_cli.h"
+#include "os/fs.h"
 #include "os/gitguard.h"
 #include "os/globwalk.h"
 #include "os/guard.h"
@@ -176,6 +177,9 @@ void sbx_cli_run_clear(struct sbx_cli_run *run)
 	sbx_nest_request_clear(&run->req);
 	sbx_nest_free(run->nest_child);
 	run->nest_child = NULL;
+	if (run->nest_tmpdir) /* a landlock child's temporary directory (nest.c), after its run */
+		(void)sbx_fs_remove_tree(run->nest_tmpdir);
+	free(run->nest_tmpdir);
 	memset(run, 0, sizeof(*run));
 }
 

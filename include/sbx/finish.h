@@ -182,6 +182,22 @@ struct sbx_nest_planned {
 void sbx_nest_planned_clear(struct sbx_nest_planned *p);
 
 /*
+ * A landlock sub-worker's private temporary directory (src/core/nest_tmp.c). The base it is
+ * made in: "/tmp" under a namespaces parent (its private tmpfs, unless a mount takes /tmp),
+ * or tmpdir (the caller's TMPDIR) under a landlock parent whose own such directory it is (a
+ * writable entry of its spec at that path, named SBX_NEST_TMP_PREFIX...). 0 with out filled,
+ * -ENOENT where there is none (the child then has no temporary directory, as under the
+ * landlock backend), -ENAMETOOLONG.
+ */
+#define SBX_NEST_TMP_PREFIX "sbx-sub."
+int sbx_nest_tmp_base(const struct sbx_nest *parent, const char *tmpdir, char *out, size_t size);
+/* Give the planned child dir (made by the caller: made false for --dry-run, which makes
+ * nothing and shows it optional): a read-write bind at its own path, the same entry in its
+ * effective spec, and TMPDIR. */
+int sbx_nest_add_tmp(struct sbx_nest_planned *np, const char *dir, bool made,
+                     struct sbx_error *err);
+
+/*
  * Plan a nested run (docs/design.md, Nesting) inside a sandbox whose effective spec is `parent`:
  * the ask as a narrowing request (the flags'
  * grants, the profile's mounts; refused: another root, a tmpfs, a mount seen elsewhere than

@@ -467,6 +467,43 @@ static void test_claude_agent_git_repo(void)
 	IT_EXPECT(!exists(it_path(ws, ".git/commondir")));
 }
 
+/* A landlock sub-worker has no mount namespace for a private /tmp: it gets a directory of its
+ * own in its parent's private /tmp (TMPDIR), never the parent's files there, and the directory
+ * goes with the run; its own landlock child gets one inside it. */
+static void test_tmpdir(void)
+{
+	const char *t = it_tmpdir();
+	char *ws = make_ws(t);
+	const char *opts[] = {"-v", ws, NULL};
+	const char *sbx = it_sbx_path(), *self = it_self(), *dir = it_self_dir();
+	char script[16384];
+	struct it_run r;
+
+	snprintf(script, sizeof(script),
+	         "echo parent > /tmp/parent-file; "
+	         "%s run --restrict %s/src --allow-read %s -- /bin/sh -c '"
+	         "echo \"tmpdir=$TMPDIR\"; %s --sub create \"$TMPDIR/a\" mkdir \"$TMPDIR/d\" "
+	         "create \"$TMPDIR/d/b\" read /tmp/parent-file create /tmp/x; "
+	         "%s run --restrict %s/src --allow-read %s -- /bin/sh -c "
+	         "\"echo tmpdir2=\\$TMPDIR; %s --sub create \\$TMPDIR/c\"'; echo sub=$?; "
+	         "ls /tmp | grep -c sbx-sub; echo left=$?",
+	         sbx, ws, dir, self, sbx, ws, dir, self);
+	run_parent(&r, opts, script);
+	IT_EXPECT_INT(r.status, 0);
+	IT_EXPECT_CONTAINS(r.out, "sub=0");
+	IT_EXPECT_CONTAINS(r.out, "tmpdir=/tmp/sbx-sub.");
+	IT_EXPECT_CONTAINS(r.out, "tmpdir2=/tmp/sbx-sub.");
+	IT_EXPECT_CONTAINS(r.out, "/sbx-sub.");
+	IT_EXPECT(strstr(r.out, "/a => ok\n"));
+	IT_EXPECT(strstr(r.out, "/d => ok\n"));
+	IT_EXPECT(strstr(r.out, "/d/b => ok\n"));
+	IT_EXPECT(strstr(r.out, "/c => ok\n"));
+	IT_EXPECT_PROBE(r.out, "read", "/tmp/parent-file", "EACCES");
+	IT_EXPECT_PROBE(r.out, "create", "/tmp/x", "EACCES");
+	/* removed after the run: nothing of the sub-workers' left in the parent's /tmp */
+	IT_EXPECT_CONTAINS(r.out, "\n0\nleft=1");
+}
+
 /* Depth 3 under the default profile: a landlock child of a landlock child of a landlock
  * child, each narrower, each served with its own domain. */
 static void test_depth_three(void)
@@ -585,6 +622,7 @@ int main(int argc, char **argv)
 	    IT_CASE(test_claude_agent_parent),
 	    IT_CASE(test_claude_agent_git_repo),
 	    IT_CASE(test_depth_three),
+	    IT_CASE(test_tmpdir),
 	    IT_CASE(test_cap),
 	    IT_CASE(test_race),
 	    IT_CASE(test_churn),
