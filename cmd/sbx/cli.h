@@ -36,10 +36,12 @@ struct sbx_cli_run {
 	struct sbx_profile *profile;  /* owned; NULL without --profile */
 	enum sbx_backend_ask backend; /* --backend (finish.h) */
 	/* nesting (nest.c): --restrict, --allow-read, --allow-write, and -v/--mount as grants */
-	struct sbx_nest_request req;    /* owned grants */
-	bool net_given;                 /* --net was given */
-	bool nest_flags;                /* --restrict, --allow-read or --allow-write was given */
-	struct sbx_nest *nest_child;    /* nested: the effective spec asked for (owned) */
+	struct sbx_nest_request req; /* owned grants */
+	bool net_given;              /* --net was given */
+	bool nest_flags;             /* --restrict, --allow-read or --allow-write was given */
+	struct sbx_nest *nest_child; /* nested: the effective spec asked for (owned) */
+	char *nest_tmpdir; /* nested, landlock backend: the temporary directory sbx made (owned;
+	                      removed after the run, nest.c) */
 	struct sbx_globwalk_stats walk; /* the walk for hide globs (top-level or nested) */
 };
 

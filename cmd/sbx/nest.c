@@ -20,6 +20,7 @@
 #include "sbx/nest.h"
 #include "sbx/policy.h"
 #include "sbx/probe.h"
+#include "os/fs.h"
 #include "os/globwalk.h"
 #include "os/guard.h"
 #include "os/memfd.h"
@@ -73,6 +74,33 @@ static int walk_globs(void *ctx, const struct sbx_spec *view, struct sbx_globwal
 		(b) = _t;                                                                          \
 	} while (0)
 
+/*
+ * A landlock child's own temporary directory (sbx_nest_tmp_base): made here in its parent's
+ * private /tmp (never the host's), removed after the run (sbx_cli_run_clear); --dry-run makes
+ * nothing and shows where it would be. Where none can be made the child has none, as under
+ * the landlock backend.
+ */
+static int nest_tmpdir(const struct sbx_nest *parent, struct sbx_cli_run *run,
+                       struct sbx_nest_planned *np, struct sbx_error *err)
+{
+	char base[PATH_MAX], dir[PATH_MAX + 32];
+
+	if (sbx_nest_tmp_base(parent, getenv("TMPDIR"), base, sizeof(base)) < 0 ||
+	    snprintf(dir, sizeof(dir), "%s/" SBX_NEST_TMP_PREFIX "XXXXXX", base) >=
+	        (int)sizeof(dir))
+		return 0;
+	if (!run->dry_run) {
+		if (!mkdtemp(dir))
+			return 0; /* a full or read-only /tmp: none */
+		run->nest_tmpdir = strdup(dir);
+		if (!run->nest_tmpdir) {
+			(void)rmdir(dir);
+			return sbx_error_set(err, SBX_ERR_SETUP, ENOMEM, "out of memory");
+		}
+	}
+	return sbx_nest_add_tmp(np, dir, !run->dry_run, err);
+}
+
 int sbx_cli_nest_plan(const struct sbx_nest *parent, struct sbx_cli_run *run, struct sbx_host *host,
                       struct sbx_plan **plan, struct sbx_error *err)
 {
@@ -88,6 +116,8 @@ int sbx_cli_nest_plan(const struct sbx_nest *parent, struct sbx_cli_run *run, st
 	struct sbx_nest_planned np;
 	int r = sbx_nest_plan(parent, &ask, host, &np, err);
 
+	if (r >= 0 && np.backend == SBX_ASK_LANDLOCK)
+		r = nest_tmpdir(parent, run, &np, err);
 	if (r >= 0)
 		r = sbx_plan_build(np.spec, host, plan, err);
 	/* guards the host lacks dropped (src/os/guard.c says which) */
@@ -107,6 +137,7 @@ int sbx_cli_nest_plan(const struct sbx_nest *parent, struct sbx_cli_run *run, st
 	run->spec = TAKE_PTR(np.spec);
 	run->nest_child = TAKE_PTR(np.child);
 	run->backend = np.backend;
+	(*plan)->backend_why = np.backend_why;
 	return 0;
 }
 

@@ -18,6 +18,7 @@
 #include "sbx/policy.h"
 #include "sbx/probe.h"
 #include "seccomp_cli.h"
+#include "os/fs.h"
 #include "os/gitguard.h"
 #include "os/globwalk.h"
 #include "os/guard.h"
@@ -78,8 +79,9 @@ const char sbx_run_usage[] =
     "                           used-up namespace quota, memory)\n"
     "      --best-effort        run even where the kernel or backend cannot enforce all of\n"
     "                           the profile, with a warning naming what is missing\n"
-    "      --allow-nesting      let the worker start sub-sandboxes (sbx run inside): the\n"
-    "                           filter then allows namespaces and mounts\n"
+    "      --allow-nesting      let the worker start sub-sandboxes (sbx run inside) in\n"
+    "                           namespaces of their own: the filter then allows namespaces\n"
+    "                           and mounts; without it they narrow on the landlock backend\n"
     "\n"
     "Limits (sbx(1), LIMITS; profile key limits:; a nested sandbox may only lower them):\n"
     "      --limit NAME=VALUE   memory=512M, pids=256, cpu=1.5 (CPUs, or 150%),\n"
@@ -187,6 +189,9 @@ void sbx_cli_run_clear(struct sbx_cli_run *run)
 	sbx_nest_request_clear(&run->req);
 	sbx_nest_free(run->nest_child);
 	run->nest_child = NULL;
+	if (run->nest_tmpdir) /* a landlock child's temporary directory (nest.c), after its run */
+		(void)sbx_fs_remove_tree(run->nest_tmpdir);
+	free(run->nest_tmpdir);
 	memset(run, 0, sizeof(*run));
 }
 
@@ -549,6 +554,12 @@ void sbx_cli_print_plan(FILE *f, const struct sbx_plan *plan, char *const *argv,
 		if (plan->backend_landlock)
 			fprintf(f, "backend:    landlock (no namespaces: Landlock alone, in the "
 			           "caller's mount namespace)\n");
+		if (plan->backend_landlock && plan->backend_why)
+			fprintf(f,
+			        "            why: %s; this sub-worker is a stacked Landlock layer "
+			        "and seccomp filter in the parent's mount namespace, narrowed as a "
+			        "namespaced one would be\n",
+			        plan->backend_why);
 		else
 			fprintf(f,
 			        "backend:    namespaces (user, mount, pid, ipc, uts, cgroup%s)\n",
@@ -621,7 +632,11 @@ void sbx_cli_print_plan(FILE *f, const struct sbx_plan *plan, char *const *argv,
 		fprintf(f, ",\"parent\":\"%s\",\"parent_unknown\":%s,\"depth\":%u",
 		        sbx_cli_parent_words(spec, true), spec->parent_unknown ? "true" : "false",
 		        spec->depth);
-	if (plan->backend_landlock)
+	if (plan->backend_landlock && plan->backend_why) {
+		fputs(",\"backend\":\"landlock\",\"backend_why\":", f);
+		sbx_json_string(f, plan->backend_why);
+		fputs(",\"namespaces\":[]", f);
+	} else if (plan->backend_landlock)
 		fputs(",\"backend\":\"landlock\",\"namespaces\":[]", f);
 	else
 		fprintf(f,

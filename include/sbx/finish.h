@@ -176,21 +176,39 @@ struct sbx_nest_planned {
 	                                 (sbx_plan_finish's in->child) */
 	struct sbx_spec *spec;        /* owned: the spec the child is built from (sbx_plan_build) */
 	enum sbx_backend_ask backend; /* as asked, or the landlock backend under a parent in a
-	                                 Landlock domain */
+	                                 Landlock domain or one that forbids nesting */
+	const char *backend_why;      /* static: why the landlock backend was taken, or NULL */
 };
 void sbx_nest_planned_clear(struct sbx_nest_planned *p);
 
 /*
+ * A landlock sub-worker's private temporary directory (src/core/nest_tmp.c). The base it is
+ * made in: "/tmp" under a namespaces parent (its private tmpfs, unless a mount takes /tmp),
+ * or tmpdir (the caller's TMPDIR) under a landlock parent whose own such directory it is (a
+ * writable entry of its spec at that path, named SBX_NEST_TMP_PREFIX...). 0 with out filled,
+ * -ENOENT where there is none (the child then has no temporary directory, as under the
+ * landlock backend), -ENAMETOOLONG.
+ */
+#define SBX_NEST_TMP_PREFIX "sbx-sub."
+int sbx_nest_tmp_base(const struct sbx_nest *parent, const char *tmpdir, char *out, size_t size);
+/* Give the planned child dir (made by the caller: made false for --dry-run, which makes
+ * nothing and shows it optional): a read-write bind at its own path, the same entry in its
+ * effective spec, and TMPDIR. */
+int sbx_nest_add_tmp(struct sbx_nest_planned *np, const char *dir, bool made,
+                     struct sbx_error *err);
+
+/*
  * Plan a nested run (docs/design.md, Nesting) inside a sandbox whose effective spec is `parent`:
- * refused where the parent forbids nesting; the ask as a narrowing request (the flags'
+ * the ask as a narrowing request (the flags'
  * grants, the profile's mounts; refused: another root, a tmpfs, a mount seen elsewhere than
  * at its source) applied by sbx_spec_narrow (refused: any widening); the backend (under a
- * parent's Landlock domain the landlock backend, refused if namespaces were asked; refused as
- * uid 0 otherwise, host->euid); the child's spec (sbx_nest_to_spec) with the profile's
- * policies on its mounts, its unhide entries, its hide globs walked (ask->walk) over what the
- * child may read, what the parent hides already left to the parent under the landlock
- * backend, and its chdir, environment and guards. host is adjusted for sbx_plan_build: only
- * the system mounts the parent has, and `nested`. Returns 0 with *out filled, or -errno.
+ * parent's Landlock domain, or a parent that forbids nesting, the landlock backend, refused
+ * if namespaces were asked, with out->backend_why; refused as uid 0 otherwise, host->euid); the
+ * child's spec (sbx_nest_to_spec) with the profile's policies on its mounts, its unhide entries,
+ * its hide globs walked (ask->walk) over what the child may read, what the parent hides already
+ * left to the parent under the landlock backend, and its chdir, environment and guards. host is
+ * adjusted for sbx_plan_build: only the system mounts the parent has, and `nested`. Returns 0 with
+ * *out filled, or -errno.
  */
 int sbx_nest_plan(const struct sbx_nest *parent, const struct sbx_nest_ask *ask,
                   struct sbx_host *host, struct sbx_nest_planned *out, struct sbx_error *err);

@@ -53,7 +53,8 @@ struct sbx_host_entry {
 struct sbx_host {
 	uid_t uid, gid;                 /* the caller's real ids */
 	uid_t euid;                     /* 0: sbx runs as root */
-	struct sbx_host_entry *entries; /* system mount candidates that exist */
+	struct sbx_host_entry *entries; /* system mount candidates that exist, and sbx's own
+	                                   binary where none shows it (os/probe.c) */
 	size_t n_entries;
 	char *const *environ; /* the caller's environment */
 	char *cwd;            /* the caller's working directory */
@@ -133,6 +134,7 @@ struct sbx_plan {
 	 * caller's mount namespace with Landlock alone (docs/design.md, The model). */
 	struct sbx_ll_plan landlock;
 	bool backend_landlock;
+	const char *backend_why; /* static: why a nested run took the landlock backend, or NULL */
 	/* The worker's effective spec, encoded (src/core/nest_codec.c); the launcher hands it over
 	 * in a sealed memfd at fd SBX_SPEC_FD_NUMBER. Owned; NULL: the launch is refused. */
 	unsigned char *spec_blob;

@@ -119,34 +119,44 @@ static int build_request(const struct sbx_nest_ask *ask, struct sbx_nest_request
 	return 0;
 }
 
-/* Where the child may be built, and with which backend: a Landlock domain forbids every
- * mount, and uid 0 without capabilities cannot map itself into a user namespace. */
+/* Where the child may be built, and with which backend (*why, a static string, says why the
+ * landlock backend was taken): a Landlock domain forbids every mount, a parent that forbids
+ * nesting lets no namespace be made, and uid 0 without capabilities cannot map itself into a
+ * user namespace. */
 static int nest_backend(const struct sbx_nest *parent, const struct sbx_nest_ask *ask,
                         const struct sbx_host *host, enum sbx_backend_ask *backend,
-                        struct sbx_error *err)
+                        const char **why, struct sbx_error *err)
 {
 	int r;
 
 	*backend = ask->backend;
-	if (parent->backend == SBX_BACKEND_LANDLOCK || parent->landlocked) {
+	*why = NULL;
+	if (parent->backend == SBX_BACKEND_LANDLOCK || parent->landlocked || !parent->nesting) {
 		/* A Landlock domain forbids every mount (and the landlock backend's worker has no
-		 * namespaces to build in): the child stacks its own Landlock layer and seccomp
-		 * filter in the parent's mount namespace, where paths are the same. */
+		 * namespaces to build in), and a parent that forbids nesting has its seccomp
+		 * filter refuse every namespace: the child stacks its own Landlock layer and
+		 * seccomp filter in the parent's mount namespace, where paths are the same. */
+		const char *what = parent->backend == SBX_BACKEND_LANDLOCK
+		                       ? "the parent sandbox runs on the landlock backend"
+		                   : !parent->nesting
+		                       ? "the parent sandbox forbids nesting (nesting: false), "
+		                         "so no namespace can be made"
+		                       : "the parent sandbox runs in a Landlock domain, which "
+		                         "forbids mounting";
+
 		if (ask->backend == SBX_ASK_NAMESPACES) {
-			r = sbx_error_set(
-			    err, SBX_ERR_UNSUPPORTED, EOPNOTSUPP,
-			    "cannot start a nested sandbox with --backend namespaces: "
-			    "the parent sandbox runs under Landlock (%s), which forbids "
-			    "mounting",
-			    parent->backend == SBX_BACKEND_LANDLOCK
-			        ? "the landlock backend"
-			        : "a Landlock domain for its per-operation rights");
+			r = sbx_error_set(err, SBX_ERR_UNSUPPORTED, EOPNOTSUPP,
+			                  "cannot start a nested sandbox with --backend "
+			                  "namespaces: %s (profile '%s')",
+			                  what, parent->profile);
 			sbx_error_hint(err,
 			               "drop --backend namespaces: the nested sandbox then uses "
-			               "the landlock backend, a stacked Landlock layer");
+			               "the landlock backend, a stacked Landlock layer and seccomp "
+			               "filter that narrow it as well");
 			return r;
 		}
 		*backend = SBX_ASK_LANDLOCK;
+		*why = what;
 	} else if (host->euid == 0) {
 		/* Since Linux 5.12 (verify_root_map in kernel/user_namespace.c) a process may map
 		 * uid 0 of its namespace into a new user namespace only with CAP_SETFCAP there. A
@@ -251,26 +261,16 @@ int sbx_nest_plan(const struct sbx_nest *parent, const struct sbx_nest_ask *ask,
 	_cleanup_nest_ struct sbx_nest *child = NULL;
 	_cleanup_spec_ struct sbx_spec *spec = NULL;
 	enum sbx_backend_ask backend;
+	const char *backend_why = NULL;
 	int r;
 
 	memset(out, 0, sizeof(*out));
-	if (!parent->nesting) {
-		r = sbx_error_set(
-		    err, SBX_ERR_ESCALATION, EPERM,
-		    "cannot start a nested sandbox: the parent sandbox (profile '%s') "
-		    "forbids nesting (nesting: false)",
-		    parent->profile);
-		sbx_error_hint(err, "run the sub-worker as a plain process (it inherits the "
-		                    "parent's limits), or give the parent a profile with nesting: "
-		                    "true");
-		return r;
-	}
 	r = build_request(ask, &req, err);
 	if (r >= 0)
 		r = sbx_spec_narrow(parent, &req, &child, err);
 	sbx_nest_request_clear(&req);
 	if (r >= 0)
-		r = nest_backend(parent, ask, host, &backend, err);
+		r = nest_backend(parent, ask, host, &backend, &backend_why, err);
 	if (r >= 0)
 		r = sbx_nest_to_spec(child, host->cwd, &spec, err);
 	if (r < 0)
@@ -321,5 +321,6 @@ int sbx_nest_plan(const struct sbx_nest *parent, const struct sbx_nest_ask *ask,
 	out->child = TAKE_PTR(child);
 	out->spec = TAKE_PTR(spec);
 	out->backend = backend;
+	out->backend_why = backend_why;
 	return 0;
 }

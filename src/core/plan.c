@@ -285,12 +285,14 @@ static int add_system_mounts(struct builder *b, const struct sbx_spec *spec,
 {
 	for (size_t i = 0; i < host->n_entries; i++) {
 		const struct sbx_host_entry *e = &host->entries[i];
-		bool follow = false;
+		bool follow = false, self = true; /* an entry no candidate names: sbx itself */
 		int r;
 
 		for (size_t c = 0; c < sbx_n_system_candidates; c++)
-			if (strcmp(sbx_system_candidates[c].path, e->path) == 0)
+			if (strcmp(sbx_system_candidates[c].path, e->path) == 0) {
 				follow = sbx_system_candidates[c].follow;
+				self = false;
+			}
 		/* A mount the user named wins over a system mount at or above its path. */
 		if (e->kind == SBX_HOST_ABSENT || covered_by_spec(spec, e->path))
 			continue;
@@ -305,7 +307,8 @@ static int add_system_mounts(struct builder *b, const struct sbx_spec *spec,
 			r = add_op(b, SBX_PLAN_BIND,
 			           SBX_PLAN_F_READONLY | SBX_PLAN_F_SYSTEM |
 			               (follow ? SBX_PLAN_F_FOLLOW : 0),
-			           e->path, e->path, 0, "system", err);
+			           e->path, e->path, 0,
+			           self ? "system: sbx itself, for sub-workers" : "system", err);
 		if (r < 0)
 			return r;
 	}

@@ -6,6 +6,7 @@
  */
 #include "os/fs.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -121,4 +122,44 @@ bool sbx_fs_is_file(const char *path)
 char *sbx_fs_realpath(const char *path)
 {
 	return realpath(path, NULL);
+}
+
+/* The entries of dir (an open directory, consumed), removed depth first; never follows a
+ * symlink (unlinkat removes the link itself) and opens each subdirectory O_NOFOLLOW beneath
+ * its parent's descriptor, so a name swapped meanwhile is left, never followed. */
+static void remove_entries(int dir, unsigned depth)
+{
+	DIR *d = fdopendir(dir);
+	struct dirent *de;
+
+	if (!d) {
+		close(dir);
+		return;
+	}
+	while ((de = readdir(d))) {
+		int sub;
+
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		if (unlinkat(dirfd(d), de->d_name, 0) == 0 || errno != EISDIR)
+			continue;
+		sub = depth < 64 ? openat(dirfd(d), de->d_name,
+		                          O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+		                 : -1;
+		if (sub >= 0) {
+			remove_entries(sub, depth + 1);
+			(void)unlinkat(dirfd(d), de->d_name, AT_REMOVEDIR);
+		}
+	}
+	closedir(d);
+}
+
+int sbx_fs_remove_tree(const char *path)
+{
+	int dir = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+
+	if (dir < 0)
+		return -errno;
+	remove_entries(dir, 0);
+	return rmdir(path) < 0 ? -errno : 0;
 }

@@ -18,4 +18,9 @@ bool sbx_fs_is_file(const char *path);
 /* realpath(3): the canonical path, allocated, or NULL with errno. */
 char *sbx_fs_realpath(const char *path);
 
+/* Remove the directory tree at path (a landlock sub-worker's temporary directory, made by sbx
+ * inside a sandbox's own /tmp), depth first, never following a symlink or leaving the tree
+ * through a name swapped meanwhile; what cannot be removed stays. 0 or -errno (rmdir's). */
+int sbx_fs_remove_tree(const char *path);
+
 #endif

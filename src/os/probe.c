@@ -31,6 +31,44 @@ static long long read_ucount(const char *name)
 	return strtoll(buf, NULL, 10);
 }
 
+/* Does a system candidate that exists here (a directory, or a file) cover path? */
+static bool system_covers(const struct sbx_host_entry *entries, size_t n, const char *path)
+{
+	for (size_t i = 0; i < n; i++) {
+		size_t len = strlen(entries[i].path);
+
+		if (entries[i].kind != SBX_HOST_SYMLINK &&
+		    strncmp(entries[i].path, path, len) == 0 &&
+		    (path[len] == '/' || path[len] == '\0'))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * sbx itself, so that a worker can start a sub-worker (docs/design.md, Nesting): the binary that
+ * runs, at its own path, where no system mount shows it (a build tree, /opt, a home). It is a
+ * system entry like /etc/ld.so.cache: read-only, kept by every nested sandbox, and a mount the
+ * user names at or above it wins. A binary that is gone (" (deleted)") or not a regular file is
+ * left out.
+ */
+static void add_self(struct sbx_host_entry *entries, size_t *n)
+{
+	static char self[PATH_MAX];
+	ssize_t len = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	struct stat st;
+
+	if (len <= 0 || (size_t)len >= sizeof(self) - 1)
+		return;
+	self[len] = '\0';
+	if (self[0] != '/' || strstr(self, " (deleted)") || lstat(self, &st) < 0 ||
+	    !S_ISREG(st.st_mode) || system_covers(entries, *n, self))
+		return;
+	entries[*n].path = self;
+	entries[*n].kind = SBX_HOST_FILE;
+	(*n)++;
+}
+
 int sbx_probe_host(struct sbx_host *host, char *const *envp, struct sbx_error *err)
 {
 	struct sbx_host_entry *entries;
@@ -59,7 +97,7 @@ int sbx_probe_host(struct sbx_host *host, char *const *envp, struct sbx_error *e
 		                     "cannot read the current directory: %s", strerror(errno));
 	host->cwd = cwd;
 
-	entries = calloc(sbx_n_system_candidates, sizeof(*entries));
+	entries = calloc(sbx_n_system_candidates + 1, sizeof(*entries));
 	if (!entries)
 		return sbx_error_set(err, SBX_ERR_SETUP, ENOMEM, "out of memory");
 	for (size_t i = 0; i < sbx_n_system_candidates; i++) {
@@ -85,6 +123,7 @@ int sbx_probe_host(struct sbx_host *host, char *const *envp, struct sbx_error *e
 		}
 		n++;
 	}
+	add_self(entries, &n);
 	host->entries = entries;
 	host->n_entries = n;
 	return 0;

@@ -100,6 +100,8 @@
 #define MAX_RETRY      8    /* a caller racing its own call is answered after this many tries */
 #define MAX_LANDLOCKED 4096 /* thread groups that gave themselves a Landlock domain */
 #define MAX_ANCESTRY   4096 /* PPid steps from a caller up to the worker */
+#define MAX_SUBS       32   /* sub-performers: Landlock domains of the worker's processes */
+#define MAX_SUBREAPERS 256  /* thread groups that made themselves child subreapers */
 
 /* ---- the calls, as sbx and the performer see them ---- */
 
@@ -348,6 +350,13 @@ static int build_filter(unsigned fam, struct bpf_buf *b, struct sbx_error *err)
 	 * (landlocked), and Landlock has no query sbx could ask later */
 	emit(b, BPF_JMP | BPF_JEQ | BPF_K, __NR_landlock_restrict_self, 0, 1);
 	emit(b, BPF_RET | BPF_K, SECCOMP_RET_USER_NOTIF, 0, 0);
+	/* always: a child subreaper adopts orphans, whose PPid line to the process that gave
+	 * them their Landlock domain then skips it (sub_lookup); no other prctl stops */
+	emit(b, BPF_JMP | BPF_JEQ | BPF_K, __NR_prctl, 0, 4);
+	emit(b, BPF_LD | BPF_W | BPF_ABS, (uint32_t)ARG_LO(0), 0, 0);
+	emit(b, BPF_JMP | BPF_JEQ | BPF_K, PR_SET_CHILD_SUBREAPER, 0, 1);
+	emit(b, BPF_RET | BPF_K, SECCOMP_RET_USER_NOTIF, 0, 0);
+	emit(b, BPF_RET | BPF_K, SECCOMP_RET_ALLOW, 0, 0);
 	for (size_t i = 0; i < SBX_ARRAY_SIZE(calls); i++) {
 		const struct call_row *r = &calls[i];
 		bool want = r->kind == C_OPEN && r->family == 0
@@ -471,7 +480,7 @@ static ssize_t recv_fds(int sock, void *buf, size_t len, int *fds, size_t *nfds,
 	return n;
 }
 
-enum p_kind { P_HELLO = 1, P_RESOLVE, P_PERFORM, P_GUARD, P_GUARD_ADD };
+enum p_kind { P_HELLO = 1, P_RESOLVE, P_PERFORM, P_GUARD, P_GUARD_ADD, P_SUB };
 
 /* sbx -> performer */
 struct p_req {
@@ -1485,6 +1494,51 @@ static void perf_fast(struct performer *p, struct p_reply *r, int *fd_out)
 	perf_reset(p);
 }
 
+/*
+ * P_SUB: a sub-performer for a caller that restricted itself with Landlock (serve_landlock,
+ * sub_make): a child of this performer that stacks the caller's ruleset (fds[1]) on what this
+ * performer holds, so that it holds the caller's Landlock domain exactly, with this
+ * performer's tables, and then serves sbx on a socket of its own (fds[0]). Double-forked as
+ * the performer is. Returns 1 in the sub-performer (its socket in *sock; r is its hello, which
+ * the loop sends there), 0 here with r->result; a ruleset the kernel refuses ends the child
+ * before its hello, which sbx reads as no sub-performer.
+ */
+static int perf_sub(struct performer *p, int *sock, int *fds, size_t *nfds, struct p_reply *r)
+{
+	pid_t mid;
+	int st = 1 << 8;
+
+	if (*nfds != 2) {
+		r->result = -EINVAL;
+		return 0;
+	}
+	mid = fork();
+	if (mid < 0) {
+		r->result = -errno;
+		return 0;
+	}
+	if (mid == 0) {
+		pid_t sub = fork();
+
+		if (sub != 0)
+			_exit(sub < 0 ? 1 : 0);
+		close(*sock);
+		if (syscall(__NR_landlock_restrict_self, fds[1], 0) < 0)
+			_exit(1);
+		close(fds[1]);
+		*sock = fds[0];
+		*nfds = 0;
+		perf_reset(p);
+		memset(r, 0, sizeof(*r));
+		r->pid = getpid();
+		return 1;
+	}
+	while (waitpid(mid, &st, 0) < 0 && errno == EINTR)
+		;
+	r->result = WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : -EAGAIN;
+	return 0;
+}
+
 __attribute__((noreturn)) static void performer_main(int sock, const struct sbx_sup_plan *sp)
 {
 	static struct performer p;
@@ -1555,6 +1609,9 @@ __attribute__((noreturn)) static void performer_main(int sock, const struct sbx_
 		case P_GUARD:
 			perf_guard(in.path[0], &r);
 			break;
+		case P_SUB:
+			(void)perf_sub(&p, &sock, fds, &nfds, &r);
+			break;
 		default:
 			r.result = -EINVAL;
 		}
@@ -1620,8 +1677,23 @@ struct sbx_supervisor {
 	/* The thread groups (sbx's pids) that called landlock_restrict_self: they and their
 	 * descendants are narrower. Past MAX_LANDLOCKED every caller is (fail closed). */
 	pid_t landlocked[MAX_LANDLOCKED];
+	unsigned long long
+	    landlocked_start[MAX_LANDLOCKED]; /* its start time (landlocked_reclaim) */
 	size_t n_landlocked;
 	bool landlocked_full;
+	/* Sub-performers (sub_make): one per thread group of the worker's namespaces that
+	 * restricted itself with Landlock, holding its domain; tgid 0: a free slot. */
+	struct sub_perf {
+		pid_t tgid;
+		int pidfd, sock;
+	} subs[MAX_SUBS];
+	size_t n_subs;
+	int via; /* the performer perf_call talks to: -1 the worker's own, else a sub's socket */
+	/* Child subreapers adopt orphans, whose line up to their domain's record may then skip
+	 * a record (sub_lookup): those that ever said so, fail closed past the cap. */
+	pid_t subreapers[MAX_SUBREAPERS];
+	size_t n_subreapers;
+	bool subreapers_full;
 };
 
 void sbx_supervisor_set_cancel(struct sbx_supervisor *s, const struct sbx_broker_cancel *c)
@@ -1669,6 +1741,7 @@ int sbx_supervisor_new(const struct sbx_plan *plan, struct sbx_broker *broker,
 	s->sandbox_id = "";
 	s->chan[0] = s->chan[1] = s->perf[0] = s->perf[1] = s->notify = s->worker_pidfd = -1;
 	s->cancel.fd = -1;
+	s->via = -1;
 	/* The listener filter's flags need Linux 5.19 (WAIT_KILLABLE_RECV): refused before
 	 * anything starts, so that --best-effort can still run without the supervisor. The
 	 * kernel's own answer comes when the worker installs it. */
@@ -1696,6 +1769,11 @@ void sbx_supervisor_free(struct sbx_supervisor *s)
 		sbx_closep(&s->perf[i]);
 	}
 	sbx_closep(&s->notify);
+	for (size_t i = 0; i < MAX_SUBS; i++)
+		if (s->subs[i].tgid) {
+			sbx_closep(&s->subs[i].sock);
+			sbx_closep(&s->subs[i].pidfd);
+		}
 	sbx_sup_guards_clear(&s->guards);
 	sbx_sup_guards_clear(&s->pinned);
 	sbx_closep(&s->worker_pidfd);
@@ -1860,11 +1938,12 @@ static uint64_t now_us(void)
 static int perf_call(struct sbx_supervisor *s, const struct p_req *q, const int *fds, size_t nfds,
                      int *fd_out)
 {
-	struct pollfd p = {s->perf[0], POLLIN, 0};
+	int sock = s->via >= 0 ? s->via : s->perf[0]; /* a sub-performer (sub_make) */
+	struct pollfd p = {sock, POLLIN, 0};
 	int got[4];
 	size_t n = 4;
 	ssize_t len;
-	int r = send_fds(s->perf[0], q, sizeof(*q), fds, nfds);
+	int r = send_fds(sock, q, sizeof(*q), fds, nfds);
 
 	if (r < 0)
 		return -EPIPE;
@@ -1873,7 +1952,7 @@ static int perf_call(struct sbx_supervisor *s, const struct p_req *q, const int 
 	while (r < 0 && errno == EINTR);
 	if (r <= 0)
 		return -ETIMEDOUT;
-	len = recv_fds(s->perf[0], &s->rep, sizeof(s->rep), got, &n, NULL);
+	len = recv_fds(sock, &s->rep, sizeof(s->rep), got, &n, NULL);
 	if (len <= 0)
 		return -EPIPE;
 	if ((size_t)len != sizeof(s->rep)) {
@@ -2241,6 +2320,9 @@ static int read_mem(pid_t pid, uint64_t addr, void *out, size_t size)
 }
 
 static void respond(struct sbx_supervisor *s, int error, bool cont);
+static void report(struct sbx_supervisor *s, const struct sbx_sup_req *req,
+                   const struct sbx_sup_verdict *v, const char *asked, int errnum, uint64_t t0,
+                   bool noteworthy);
 
 static bool landlocked_in(const struct sbx_supervisor *s, pid_t pid)
 {
@@ -2298,15 +2380,239 @@ static bool landlocked(const struct sbx_supervisor *s, pid_t tgid)
 	return true;
 }
 
-/* landlock_restrict_self: the caller restricts only itself, and the kernel's answer is its
- * answer, so it is CONTINUEd; from then on its thread group and its descendants are
- * narrower (never performed for). Recorded before the answer: the restriction cannot take
- * effect before sbx knows of it. */
+/* ---- sub-performers: the Landlock domains of the worker's own processes ---- */
+
+/*
+ * A process of the worker that restricted itself with Landlock (a landlock-backend sub-worker,
+ * a tool that sandboxes itself) is narrower than the worker: the performer, with the worker's
+ * rights, must never act for it. Instead, when its landlock_restrict_self stops here, sbx takes
+ * a copy of its ruleset (pidfd_getfd) and, before answering, has the performer that holds the
+ * caller's domain so far (the worker's own, or an ancestor's sub-performer) fork a child that
+ * stacks that ruleset: a sub-performer, which holds the caller's Landlock domain from then on
+ * (rules added to the ruleset later only widen it, and the caller's are then wider than the
+ * copy's). Its calls, and its descendants', are resolved, decided (the same tables) and
+ * performed there. Its own seccomp filters stop a call before the supervisor sees it.
+ *
+ * The domain is known exactly only along a line of processes sbx can follow: a caller is
+ * served by the sub-performer of the nearest recorded process on its PPid line up to the
+ * worker, and by none (today's answer: narrower, denied where it could reach a protected name)
+ * where that record has no sub-performer (made by one thread of many, in other namespaces,
+ * refused by the kernel, past MAX_SUBS), where its process exited (its pid may be another's),
+ * or where the line passes a child subreaper (an orphan adopted there may hold layers of a
+ * process that is gone: more layers than recorded). A ruleset fd number the caller's fd table
+ * changes between the copy and the kernel's call (a CLONE_FILES sibling) can only concern a
+ * layer the caller chose for itself: every layer sbx gives a sub-worker is applied by sbx's
+ * own single-threaded launcher.
+ */
+static bool subreaper_in(const struct sbx_supervisor *s, pid_t pid)
+{
+	for (size_t i = 0; i < s->n_subreapers; i++)
+		if (s->subreapers[i] == pid)
+			return true;
+	return false;
+}
+
+static void sub_drop(struct sbx_supervisor *s, int k)
+{
+	sbx_closep(&s->subs[k].sock); /* the sub-performer ends at EOF */
+	sbx_closep(&s->subs[k].pidfd);
+	s->subs[k] = (struct sub_perf){0, -1, -1};
+	s->n_subs--;
+}
+
+/* The live slot recorded for tgid, or -1; a slot whose process exited is dropped. */
+static int sub_find(struct sbx_supervisor *s, pid_t tgid)
+{
+	for (int k = 0; k < MAX_SUBS; k++) {
+		struct pollfd p = {s->subs[k].pidfd, POLLIN, 0};
+
+		if (!s->subs[k].tgid || s->subs[k].tgid != tgid)
+			continue;
+		if (poll(&p, 1, 0) != 0) {
+			sub_drop(s, k); /* exited (or unknown): its pid may be another's now */
+			return -1;
+		}
+		return k;
+	}
+	return -1;
+}
+
+/* Drop the slots of processes that exited; a free slot's index, or -1. */
+static int sub_free_slot(struct sbx_supervisor *s)
+{
+	int free_k = -1;
+
+	for (int k = 0; k < MAX_SUBS; k++) {
+		if (s->subs[k].tgid)
+			(void)sub_find(s, s->subs[k].tgid);
+		if (!s->subs[k].tgid && free_k < 0)
+			free_k = k;
+	}
+	return free_k;
+}
+
+/*
+ * Whose rights a process of the worker's namespaces holds, following its PPid line from tgid
+ * itself: a sub-performer's slot (the nearest recorded process, alive, with one), -1 the
+ * worker's (no record up to the worker), -2 unknown (a record without a sub-performer, an
+ * orphan, a child subreaper on the way, a table past its cap).
+ */
+static int sub_lookup(struct sbx_supervisor *s, pid_t tgid)
+{
+	pid_t p = tgid;
+
+	if (s->landlocked_full || s->subreapers_full)
+		return -2;
+	for (int i = 0; i < MAX_ANCESTRY; i++) {
+		if (p <= 1 || (p != tgid && subreaper_in(s, p)))
+			return -2;
+		if (landlocked_in(s, p)) {
+			int k = sub_find(s, p);
+
+			return k >= 0 ? k : -2;
+		}
+		if (p == s->worker)
+			return -1;
+		p = parent_of(p);
+	}
+	return -2;
+}
+
+/* A process's start time (clock ticks after boot, /proc/PID/stat field 22), 0 if it is gone:
+ * with its pid, it names one process for as long as the machine runs. */
+static unsigned long long start_time(pid_t pid)
+{
+	char path[64], stat[1024];
+	const char *p;
+	_cleanup_close_ int fd = -1;
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	n = read(fd, stat, sizeof(stat) - 1);
+	if (n <= 0)
+		return 0;
+	stat[n] = '\0';
+	p = strrchr(stat, ')'); /* field 3 follows the name's last ')' */
+	for (int field = 2; p && field < 22; field++)
+		p = strchr(p + 1, ' ');
+	return p ? strtoull(p + 1, NULL, 10) : 0;
+}
+
+/*
+ * The table of thread groups that restricted themselves is full: drop those that exited. A
+ * pid leaves every live process's PPid line when its process ends (its orphans are adopted
+ * elsewhere), so a record of a process that is gone can only ever name an unrelated process
+ * that reuses its pid. A long session that starts thousands of sub-workers keeps working;
+ * only MAX_LANDLOCKED live ones make every caller narrower (fail closed).
+ */
+static void landlocked_reclaim(struct sbx_supervisor *s)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < s->n_landlocked; i++) {
+		unsigned long long st = start_time(s->landlocked[i]);
+
+		if (st && st == s->landlocked_start[i]) {
+			s->landlocked[k] = s->landlocked[i];
+			s->landlocked_start[k++] = st;
+		}
+	}
+	s->n_landlocked = k;
+}
+
+/* Is the ruleset fd a copy of a Landlock ruleset? */
+static bool is_ruleset(int fd)
+{
+	char link[64], target[64];
+	ssize_t n;
+
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+	n = readlink(link, target, sizeof(target) - 1);
+	if (n <= 0)
+		return false;
+	target[n] = '\0';
+	return strcmp(target, "anon_inode:[landlock-ruleset]") == 0 ||
+	       strcmp(target, "anon_inode:landlock-ruleset") == 0;
+}
+
+/*
+ * The sub-performer for tgid's landlock_restrict_self (the notification being served), made
+ * before the answer: forked by the performer that holds its domain so far (`from`, a slot or
+ * -1 the worker's), stacking a copy of the ruleset. 0, or -errno: none (the slot recorded for
+ * tgid, if any, is dropped by the caller).
+ */
+static int sub_make(struct sbx_supervisor *s, pid_t tgid, int from, int slot)
+{
+	static struct p_req sq;
+	_cleanup_close_ int pidfd = -1, copy = -1, pair0 = -1, pair1 = -1;
+	int pair[2], fds[2], r;
+	size_t n0 = 0;
+	struct pollfd pf;
+	ssize_t len;
+
+	/* only the ruleset, and the logging flags (Landlock ABI 7), which change no access */
+	if ((int)s->notif->data.args[0] < 0 || (s->notif->data.args[1] & ~7ull))
+		return -EINVAL;
+	pidfd = (int)syscall(SYS_pidfd_open, tgid, 0);
+	if (pidfd < 0 || notif_valid(s) < 0)
+		return -ESRCH;
+	copy = (int)syscall(SYS_pidfd_getfd, pidfd, (int)s->notif->data.args[0], 0);
+	if (copy < 0 || notif_valid(s) < 0 || !is_ruleset(copy))
+		return -EBADF;
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, pair) < 0)
+		return -errno;
+	pair0 = pair[0];
+	pair1 = pair[1];
+	memset(&sq, 0, offsetof(struct p_req, path));
+	sq.kind = P_SUB;
+	fds[0] = pair1;
+	fds[1] = copy;
+	s->via = from >= 0 ? s->subs[from].sock : -1;
+	r = perf_call(s, &sq, fds, 2, NULL);
+	s->via = -1;
+	if (r < 0 || s->rep.result < 0)
+		return r < 0 ? r : s->rep.result;
+	sbx_closep(&pair1);
+	pair1 = -1;
+	/* its hello: EOF where the kernel refused the ruleset (the caller's call fails too) */
+	pf = (struct pollfd){pair0, POLLIN, 0};
+	if (poll(&pf, 1, PERF_WAIT_S * 1000) <= 0)
+		return -ETIMEDOUT;
+	len = recv_fds(pair0, &s->rep, sizeof(s->rep), NULL, &n0, NULL);
+	if (len != (ssize_t)sizeof(s->rep))
+		return -EPIPE;
+	if (slot >= 0) {
+		sbx_closep(&s->subs[slot].sock); /* the narrower one replaces it */
+		sbx_closep(&s->subs[slot].pidfd);
+		s->n_subs--;
+	} else {
+		slot = sub_free_slot(s);
+		if (slot < 0)
+			return -EAGAIN;
+	}
+	s->subs[slot] = (struct sub_perf){tgid, pidfd, pair0};
+	s->n_subs++;
+	pidfd = pair0 = -1;
+	return 0;
+}
+
+/*
+ * landlock_restrict_self: the caller restricts only itself, and the kernel's answer is its
+ * answer, so it is CONTINUEd; from then on its thread group and its descendants are narrower
+ * (never performed for by the performer). Recorded before the answer: the restriction cannot
+ * take effect before sbx knows of it. A single-threaded caller in the worker's namespaces also
+ * gets a sub-performer that holds its new domain (sub_make); past MAX_SUBS live ones its call
+ * is refused (EAGAIN), said on sbx's stderr and in the audit log.
+ */
 static void serve_landlock(struct sbx_supervisor *s)
 {
 	char path[64], status[4096];
 	_cleanup_close_ int procdir = -1;
 	pid_t tgid;
+	uint64_t t0 = now_us();
 
 	snprintf(path, sizeof(path), "/proc/%d", (int)s->notif->pid);
 	procdir = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
@@ -2315,15 +2621,137 @@ static void serve_landlock(struct sbx_supervisor *s)
 	if (procdir < 0 || read_at(procdir, "status", status, sizeof(status)) < 0 ||
 	    (tgid = (pid_t)status_field(status, "\nTgid:")) <= 0) {
 		s->landlocked_full = true; /* unknown caller: everyone is narrower */
-	} else if (!landlocked_in(s, tgid)) {
-		if (s->n_landlocked < MAX_LANDLOCKED)
-			s->landlocked[s->n_landlocked++] = tgid;
-		else
-			s->landlocked_full = true;
+	} else {
+		/* the domain it holds so far, before it is recorded */
+		bool same_ns = ns_ino(procdir, "ns/mnt") == s->worker_mnt &&
+		               ns_ino(procdir, "ns/user") == s->worker_user;
+		bool one_thread = status_field(status, "\nThreads:") == 1;
+		int slot = sub_find(s, tgid);
+		int from = same_ns && one_thread ? sub_lookup(s, tgid) : -2;
+
+		if (from != -2 && slot < 0 && s->n_subs >= MAX_SUBS && sub_free_slot(s) < 0) {
+			const char *nm = strstr(status, "Name:");
+			char comm[32] = "?";
+			struct sbx_sup_req req = {.call = "landlock_restrict_self",
+			                          .op = SBX_SUP_OP_METADATA,
+			                          .pid = tgid,
+			                          .comm = comm,
+			                          .t = {.path = "(a Landlock domain)"}};
+			struct sbx_sup_verdict v = {.answer = SBX_SUP_DENY,
+			                            .errnum = EAGAIN,
+			                            .decider = SBX_SUP_BY_POLICY,
+			                            .asked = SBX_AC_COUNT};
+
+			if (nm) {
+				nm += 5;
+				while (*nm == '\t' || *nm == ' ')
+					nm++;
+				snprintf(comm, sizeof(comm), "%.*s", (int)strcspn(nm, "\n"), nm);
+			}
+			snprintf(v.rule, sizeof(v.rule),
+			         "sub-performers: at most %d processes of the sandbox may hold a "
+			         "Landlock domain of their own at once (sub-workers, tools that "
+			         "restrict themselves); let one end first",
+			         MAX_SUBS);
+			if (notif_valid(s) == 0) {
+				respond(s, EAGAIN, false);
+				report(s, &req, &v, "", EAGAIN, t0, true);
+			}
+			return;
+		}
+		if (!landlocked_in(s, tgid)) {
+			unsigned long long st = start_time(tgid);
+
+			if (s->n_landlocked == MAX_LANDLOCKED)
+				landlocked_reclaim(s);
+			if (s->n_landlocked < MAX_LANDLOCKED && st) {
+				s->landlocked_start[s->n_landlocked] = st;
+				s->landlocked[s->n_landlocked++] = tgid;
+			} else {
+				s->landlocked_full = true;
+			}
+		}
+		if (from == -2 || sub_make(s, tgid, from, slot) < 0) {
+			slot = sub_find(s, tgid);
+			if (slot >= 0)
+				sub_drop(s, slot); /* its domain is not known exactly any more */
+		}
 	}
 	if (notif_valid(s) < 0)
 		return;
 	respond(s, 0, true);
+}
+
+/* prctl(PR_SET_CHILD_SUBREAPER): recorded before the answer (sub_lookup), then CONTINUEd. */
+static void serve_subreaper(struct sbx_supervisor *s)
+{
+	char path[64], status[4096];
+	_cleanup_close_ int procdir = -1;
+	pid_t tgid;
+
+	snprintf(path, sizeof(path), "/proc/%d", (int)s->notif->pid);
+	procdir = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (notif_valid(s) < 0)
+		return;
+	if (procdir < 0 || read_at(procdir, "status", status, sizeof(status)) < 0 ||
+	    (tgid = (pid_t)status_field(status, "\nTgid:")) <= 0)
+		s->subreapers_full = true;
+	else if (!subreaper_in(s, tgid) && s->n_subreapers < MAX_SUBREAPERS)
+		s->subreapers[s->n_subreapers++] = tgid;
+	else if (!subreaper_in(s, tgid))
+		s->subreapers_full = true;
+	if (notif_valid(s) == 0)
+		respond(s, 0, true);
+}
+
+/* A narrower caller in the worker's namespaces whose Landlock domain a sub-performer holds is
+ * served as a caller with the worker's rights, by that sub-performer (s->via). */
+static void sub_serve(struct sbx_supervisor *s, struct caller *c)
+{
+	int k;
+
+	if (!c->narrower || c->other_ns || !s->n_subs || c->tgid <= 0)
+		return;
+	k = sub_lookup(s, c->tgid);
+	if (k < 0)
+		return;
+	s->via = s->subs[k].sock;
+	c->narrower = false;
+}
+
+/* The guards' table grew (a directory made on the way): every performer gets it, so that
+ * each decides as sbx does (perf_fast) and folds names where sbx does. A sub-performer that
+ * does not take it is dropped (its callers are then denied as narrower). */
+static void subs_sync_guards(struct sbx_supervisor *s)
+{
+	static struct p_req gq;
+	int via = s->via;
+
+	if (!s->n_subs)
+		return;
+	for (int k = -1; k < MAX_SUBS; k++) {
+		if (k >= 0 && !s->subs[k].tgid)
+			continue;
+		s->via = k >= 0 ? s->subs[k].sock : -1;
+		for (size_t i = 0; i < s->guards.n; i++) {
+			const struct sbx_sup_guard *g = &s->guards.g[i];
+
+			memset(&gq, 0, offsetof(struct p_req, path));
+			gq.kind = P_GUARD_ADD;
+			gq.dev = g->dev;
+			gq.g_ino = g->ino;
+			gq.g_index = (uint32_t)g->protected_index;
+			gq.g_depth = (uint32_t)g->depth;
+			gq.g_final = g->final;
+			snprintf(gq.path[0], P_PATH, "%s", g->name);
+			if (perf_call(s, &gq, NULL, 0, NULL) < 0 || s->rep.result < 0) {
+				if (k >= 0)
+					sub_drop(s, k);
+				break; /* the worker's own performer: lost at its next call */
+			}
+		}
+	}
+	s->via = via;
 }
 
 static int caller_open(struct sbx_supervisor *s, struct caller *c)
@@ -2963,8 +3391,10 @@ static void guard_mkdir(struct sbx_supervisor *s, const struct sbx_sup_req *req,
 	size_t n = s->guards.n;
 
 	guard_mkdir_in(&s->guards, &s->pinned, s->sp, req, dev, ino);
-	if (s->guards.n != n)
+	if (s->guards.n != n) {
 		s->guards_gen++; /* a new directory holds a protected name: reach anew */
+		subs_sync_guards(s);
+	}
 }
 
 /* A directory that existed on the way to a protected path at launch, moved away, replaced,
@@ -3209,7 +3639,12 @@ static int serve(struct sbx_supervisor *s)
 		serve_landlock(s);
 		return 0;
 	}
+	if (s->notif->data.nr == __NR_prctl && s->notif->data.arch == SUP_AUDIT_ARCH) {
+		serve_subreaper(s);
+		return 0;
+	}
 again:
+	s->via = -1;
 	s->batch_uses = 0;
 	memset(&req, 0, sizeof(req));
 	memset(&v, 0, sizeof(v));
@@ -3224,6 +3659,7 @@ again:
 		respond(s, -r, false);
 		goto out;
 	}
+	sub_serve(s, &c);
 	r = decode(s, &c, &a, q);
 	if (r < 0) {
 		if (r != -ENOENT || notif_valid(s) == 0)
@@ -3404,7 +3840,10 @@ int sbx_supervisor_handle(struct sbx_supervisor *s, const struct pollfd *p, stru
 			return r;
 	}
 	if (p[1].fd >= 0 && (p[1].revents & POLLIN)) {
-		if (serve(s) == -EPIPE)
+		int r = serve(s);
+
+		s->via = -1;
+		if (r == -EPIPE)
 			goto lost;
 	} else if (p[1].fd >= 0 && (p[1].revents & (POLLHUP | POLLERR))) {
 		/* every process under the filter is gone */

@@ -487,7 +487,12 @@ static const struct nest_case {
 	bool landlock;   /* finished on the landlock backend */
 	bool landlocked; /* the child's effective spec */
 } nest_cases[] = {
-    {"nesting forbidden: refused", NS, false, false, AUTO, 1000, -EPERM, AUTO, false, false},
+    /* a parent that forbids nesting: the landlock backend, a stacked layer */
+    {"nesting forbidden: the landlock backend", NS, false, false, AUTO, 1000, 0, LL, true, true},
+    {"nesting forbidden, namespaces asked: refused", NS, false, false, NS, 1000, -EOPNOTSUPP, NS,
+     false, false},
+    {"uid 0 under a parent that forbids nesting: the landlock backend", NS, false, false, AUTO, 0,
+     0, LL, true, true},
     /* the child inherits nesting, and its mounts hold every right: scopes only again */
     {"scopes-only parent: namespaces", NS, true, false, AUTO, 1000, 0, AUTO, false, false},
     {"landlocked parent: the landlock backend", NS, true, true, AUTO, 1000, 0, LL, true, true},

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sbx/finish.h"
 #include "sbx/landlock.h"
 #include "sbx/nest.h"
 #include "sbx/policy.h"
@@ -718,6 +719,55 @@ static void test_boundaries_text(void **state)
 
 /* The sandbox id (version 4): carried, read back, never inherited; a spec without one is
  * still version 3's bytes, which both read back canonically; a bad id is refused. */
+/* A landlock sub-worker's temporary directory: where its base is (sbx_nest_tmp_base). */
+static void test_tmp_base(void **state)
+{
+	static const struct {
+		const char *name;
+		enum sbx_backend backend;
+		const char *entry; /* an entry of the parent's spec, or NULL */
+		unsigned rights;
+		const char *tmpdir; /* the caller's TMPDIR */
+		int rc;
+		const char *base;
+	} cases[] = {
+	    {"namespaces parent: its private /tmp", SBX_BACKEND_NAMESPACES, NULL, 0, NULL, 0,
+	     "/tmp"},
+	    {"a bind beneath /tmp leaves the tmpfs", SBX_BACKEND_NAMESPACES, "/tmp/ws", RW, NULL, 0,
+	     "/tmp"},
+	    {"a mount at /tmp is no private tmpfs", SBX_BACKEND_NAMESPACES, "/tmp", RW, NULL,
+	     -ENOENT, NULL},
+	    {"landlock parent without one", SBX_BACKEND_LANDLOCK, NULL, 0, "/tmp/sbx-sub.abc",
+	     -ENOENT, NULL},
+	    {"landlock parent with its own", SBX_BACKEND_LANDLOCK, "/tmp/sbx-sub.abc", RW,
+	     "/tmp/sbx-sub.abc", 0, "/tmp/sbx-sub.abc"},
+	    {"its own, read-only", SBX_BACKEND_LANDLOCK, "/tmp/sbx-sub.abc", RO, "/tmp/sbx-sub.abc",
+	     -ENOENT, NULL},
+	    {"TMPDIR beneath an entry, not at it", SBX_BACKEND_LANDLOCK, "/tmp/sbx-sub.abc", RW,
+	     "/tmp/sbx-sub.abc/x", -ENOENT, NULL},
+	    {"TMPDIR sbx did not make", SBX_BACKEND_LANDLOCK, "/tmp/mine", RW, "/tmp/mine", -ENOENT,
+	     NULL},
+	    {"TMPDIR that climbs", SBX_BACKEND_LANDLOCK, "/tmp/sbx-sub.abc", RW,
+	     "/tmp/sbx-sub.abc/../x", -ENOENT, NULL},
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		_cleanup_nest_ struct sbx_nest *p = parent_fixture();
+		char out[256] = "";
+		int r;
+
+		p->backend = cases[i].backend;
+		if (cases[i].entry)
+			assert_int_equal(sbx_nest_put(p, cases[i].entry, SBX_NEST_BIND,
+			                              cases[i].rights, 0, NULL),
+			                 0);
+		r = sbx_nest_tmp_base(p, cases[i].tmpdir, out, sizeof(out));
+		if (r != cases[i].rc || (cases[i].base && strcmp(out, cases[i].base) != 0))
+			fail_msg("%s: %d '%s'", cases[i].name, r, out);
+	}
+}
+
 static void test_codec_sandbox_id(void **state)
 {
 	static const char id[] = "0123456789abcdef0123456789abcdef";
@@ -803,6 +853,7 @@ int main(void)
 	    cmocka_unit_test(test_codec_rule_entries),
 	    cmocka_unit_test(test_codec_scopes_and_origin),
 	    cmocka_unit_test(test_codec_sandbox_id),
+	    cmocka_unit_test(test_tmp_base),
 	    cmocka_unit_test(test_apply_landlock),
 	    cmocka_unit_test(test_apply_landlock_many_rules),
 	    cmocka_unit_test(test_ll_narrow),
