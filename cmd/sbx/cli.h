@@ -17,6 +17,7 @@
 #include "sbx/plan.h"
 #include "sbx/probe.h"
 #include "sbx/profile.h"
+#include "sbx/registry.h"
 #include "sbx/spec.h"
 #include "os/gitguard.h"
 #include "os/globwalk.h"
@@ -103,6 +104,7 @@ struct sbx_audit;
 
 struct sbx_cli_audit {
 	char id[SBX_NEST_ID_LEN + 1]; /* this sandbox's id; "" before sbx_cli_audit_begin */
+	char digest[65];              /* its effective spec's sha256, hex; "" when none */
 	struct sbx_audit *log;        /* NULL: no audit log (plan->sup.audit_log unset) */
 	uint64_t start_ms;            /* CLOCK_REALTIME */
 	uint64_t start_mono;          /* CLOCK_MONOTONIC, for the duration */
@@ -132,6 +134,29 @@ struct sbx_broker;
  * socket or a program that is not there refuses the run now, or NULL where no mount asks. */
 int sbx_cli_broker_open(const struct sbx_plan *plan, struct sbx_broker **out,
                         struct sbx_error *err);
+
+/* ---- the running sandboxes (fleet.c): sbx ps, inspect, kill ---- */
+
+struct sbx_cli_fleet {
+	int dirfd;           /* the caller's runtime directory; -1: not recorded */
+	char path[4096];     /* its path, for messages */
+	struct sbx_reg *rec; /* owned: the record, its pid filled at the launch's start */
+	bool written;        /* the record is in the directory */
+};
+
+/* Before a launch (after sbx_cli_audit_begin, which gives the id and digest): prepare this
+ * sandbox's record and hook it to the launch (os/launch.h), which writes it once sbx's child
+ * exists. Nested (parent set), nothing is recorded: the host's runtime directory is hidden
+ * from every sandbox. A directory sbx cannot use leaves the sandbox unlisted, with a note. */
+void sbx_cli_fleet_begin(const struct sbx_plan *plan, const struct sbx_nest *parent,
+                         char *const *argv, const struct sbx_cli_audit *audit,
+                         struct sbx_cli_fleet *f);
+/* After it: the record removed. f starts as {.dirfd = -1}; a second call is a no-op. */
+void sbx_cli_fleet_end(struct sbx_cli_fleet *f);
+
+int sbx_cmd_ps(int argc, char **argv);
+int sbx_cmd_inspect(int argc, char **argv);
+int sbx_cmd_kill(int argc, char **argv);
 
 /* ---- guards (guard_cli.c) ---- */
 

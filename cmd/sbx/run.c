@@ -1148,6 +1148,7 @@ int sbx_cmd_run(int argc, char **argv)
 	struct sbx_gitguard git = {0};
 	_cleanup_nest_ struct sbx_nest *parent = NULL;
 	struct sbx_cli_audit audit = {0};
+	struct sbx_cli_fleet fleet = {.dirfd = -1};
 	struct sbx_broker *broker = NULL;
 	struct sbx_cli_audit_counts counts = {0};
 	bool parent_unknown = false;
@@ -1230,6 +1231,7 @@ int sbx_cmd_run(int argc, char **argv)
 		r = make_supervisor(&run, plan, audit.log, audit.id, broker, &sup, &err);
 	if (r < 0)
 		goto fail;
+	sbx_cli_fleet_begin(plan, parent, run.argv, &audit, &fleet); /* sbx ps */
 	r = sbx_launch(plan, run.argv, sup, &status, &err);
 	if (r < 0 && err.kind == SBX_ERR_UNSUPPORTED && run.backend == SBX_ASK_AUTO &&
 	    !plan->backend_landlock && !parent) {
@@ -1256,9 +1258,12 @@ int sbx_cmd_run(int argc, char **argv)
 				r = make_supervisor(&run, plan, audit.log, audit.id, broker, &sup,
 				                    &err);
 		}
-		if (r >= 0)
+		if (r >= 0) {
+			sbx_cli_fleet_begin(plan, parent, run.argv, &audit, &fleet);
 			r = sbx_launch(plan, run.argv, sup, &status, &err);
+		}
 	}
+	sbx_cli_fleet_end(&fleet);
 	/* Every start gets an end: the status, or sbx's own when the launch failed; the counts
 	 * are the supervisor's, and "supervisor lost" where it ended the sandbox */
 	if (sup) {
@@ -1279,6 +1284,7 @@ fail:
 	status = sbx_error_exit_code(&err);
 out:
 	sbx_cli_audit_end(&audit, -1, status, NULL); /* a refusal after the start record */
+	sbx_cli_fleet_end(&fleet);
 	sbx_supervisor_free(sup);
 	sbx_broker_close(broker);
 	sbx_gitguard_clear(&git);
