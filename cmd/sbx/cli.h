@@ -223,6 +223,21 @@ void sbx_cli_view_clear(struct sbx_cli_view *v);
 /* 0 if this version can enforce the profile, else the refusal in err. */
 int sbx_cli_check_enforceable(const char *profile, const char *workspace, struct sbx_error *err);
 
+/* ---- profiles as JSON (profiles_json.c; sbx-json(7)) ---- */
+
+#define SBX_CLI_PROFILES_JSON_VERSION 1
+
+/* One profile file that sbx profiles list found (the strings are the list's). */
+struct sbx_cli_profile_json_entry {
+	char *name, *file;
+	char *description; /* its first line, or NULL */
+	char *error;       /* NULL: valid; else why it is not */
+	bool shadowed;     /* an earlier folder has one of this name (not loaded) */
+};
+void sbx_cli_profiles_list_json(FILE *f, const struct sbx_cli_profile_json_entry *e, size_t n,
+                                char *const *search, size_t n_search);
+void sbx_cli_profile_show_json(FILE *f, const struct sbx_profile *p, const struct sbx_spec *s);
+
 extern const char sbx_run_usage[];
 
 #endif

@@ -581,13 +581,125 @@ static void test_root_sees_all(void)
 	}
 }
 
+/* The stable interface for launchers (sbx-json(7)): sbx check --json and sbx resolve --json,
+ * valid JSON by the tests' own checker, versioned, one member per decision or path, with the
+ * text forms' exit statuses. */
+static void test_json_check_resolve(void)
+{
+	const char *ws;
+	struct it_run r;
+	char v[4096];
+
+	setup();
+	ws = it_tmpdir();
+	it_sbxv(&r, "check", "--json", "--profile", "ci-job", "--workspace", ws, "read,write",
+	        "/etc/passwd", fmt("%s/src/a.c", ws), "/nowhere", NULL);
+	IT_EXPECT_INT(r.status, 1); /* a denial: as the text form */
+	if (!json_valid(r.out))
+		it_fail(__FILE__, __LINE__, "not valid JSON: %s", r.out);
+	IT_EXPECT(json_get(r.out, "version", v, sizeof(v)));
+	IT_EXPECT_INT(atoi(v), 1);
+	IT_EXPECT(json_get(r.out, "profile", v, sizeof(v)));
+	IT_EXPECT_CONTAINS(v, "ci-job");
+	IT_EXPECT(json_get(r.out, "workspace", v, sizeof(v)));
+	IT_EXPECT_INT(strcmp(v, ws), 0);
+	IT_EXPECT(json_get(r.out, "allowed", v, sizeof(v)));
+	IT_EXPECT_CONTAINS(v, "false");
+	IT_EXPECT_CONTAINS(r.out, "{\"path\":\"/etc/passwd\",\"resolved\":\"/etc/passwd\",\"op\":"
+	                          "\"read\",\"verdict\":\"allow\",\"by\":\"allowed\"");
+	IT_EXPECT_CONTAINS(r.out, "\"op\":\"write\",\"verdict\":\"deny\",\"by\":\"readonly\"");
+	IT_EXPECT_CONTAINS(r.out, fmt("{\"path\":\"%s/src/a.c\",\"resolved\":\"%s/src/a.c\",\"op\":"
+	                              "\"write\",\"verdict\":\"allow\"",
+	                              ws, ws));
+	IT_EXPECT_CONTAINS(r.out, "\"path\":\"/nowhere\",\"resolved\":\"/nowhere\",\"op\":\"read\","
+	                          "\"verdict\":\"deny\",\"by\":\"unmounted\",\"mount\":null");
+	/* every decision allowed: exit 0, "allowed":true */
+	it_sbxv(&r, "check", "--json", "--profile", "ci-job", "--workspace", ws, "read",
+	        "/etc/passwd", NULL);
+	IT_EXPECT_INT(r.status, 0);
+	IT_EXPECT(json_valid(r.out));
+	IT_EXPECT_CONTAINS(r.out, "\"allowed\":true}");
+	/* a path with a newline and a byte that is not UTF-8 stays valid JSON */
+	it_sbxv(&r, "check", "--json", "read", "/tmp/a\nb\xff", NULL);
+	IT_EXPECT(json_valid(r.out));
+	/* resolve */
+	it_sbxv(&r, "resolve", "--json", "--profile", "ci-job", "--workspace", ws, "/etc/passwd",
+	        "/nowhere", NULL);
+	IT_EXPECT_INT(r.status, 1);
+	if (!json_valid(r.out))
+		it_fail(__FILE__, __LINE__, "not valid JSON: %s", r.out);
+	IT_EXPECT_CONTAINS(r.out, "{\"version\":1,\"profile\":\"ci-job\"");
+	IT_EXPECT_CONTAINS(r.out, "{\"path\":\"/etc/passwd\",\"host\":\"/etc/passwd\",\"mount\":"
+	                          "\"/etc/passwd\",\"why\":\"system\",\"readonly\":true,"
+	                          "\"hidden_by_glob\":null,\"reason\":null}");
+	IT_EXPECT_CONTAINS(r.out,
+	                   "{\"path\":\"/nowhere\",\"host\":null,\"mount\":null,\"why\":null,"
+	                   "\"readonly\":null,\"hidden_by_glob\":null,\"reason\":\"");
+	IT_EXPECT_CONTAINS(r.out, "\"resolved\":false}");
+	it_sbxv(&r, "resolve", "--json", "--profile", "ci-job", "--workspace", ws, ws, NULL);
+	IT_EXPECT_INT(r.status, 0);
+	IT_EXPECT(json_valid(r.out));
+	IT_EXPECT_CONTAINS(r.out, "\"readonly\":false");
+	IT_EXPECT_CONTAINS(r.out, "\"resolved\":true}");
+	/* a hide glob's match */
+	it_write_file(fmt("%s/p.yaml", ws),
+	              "version: 1\nname: p\nhide:\n  - \"${WORKSPACE}/**/.env\"\n");
+	it_sbxv(&r, "resolve", "--json", "--profile", fmt("%s/p.yaml", ws), "--workspace", ws,
+	        fmt("%s/x/.env", ws), NULL);
+	IT_EXPECT(json_valid(r.out));
+	IT_EXPECT_CONTAINS(r.out, fmt("\"hidden_by_glob\":\"%s/**/.env\"", ws));
+	/* errors stay on stderr, with exit 125 and no half object on stdout */
+	it_sbxv(&r, "check", "--json", "frobnicate", "/x", NULL);
+	IT_EXPECT_INT(r.status, 125);
+	IT_EXPECT_INT(strlen(r.out), 0);
+}
+
+static void test_json_profiles(void)
+{
+	struct it_run r;
+	char v[65536];
+
+	setup();
+	it_sbxv(&r, "profiles", "list", "--json", NULL);
+	IT_EXPECT_INT(r.status, 0);
+	if (!json_valid(r.out))
+		it_fail(__FILE__, __LINE__, "not valid JSON: %s", r.out);
+	IT_EXPECT(json_get(r.out, "version", v, sizeof(v)));
+	IT_EXPECT_INT(atoi(v), 1);
+	IT_EXPECT(json_get(r.out, "search", v, sizeof(v)));
+	IT_EXPECT_CONTAINS(v, getenv("SBX_PROFILE_PATH"));
+	IT_EXPECT_CONTAINS(r.out,
+	                   fmt("{\"name\":\"ci-job\",\"file\":\"%s/ci-job.yaml\",\"shadowed\":"
+	                       "false,\"valid\":true,\"description\":\"",
+	                       getenv("SBX_PROFILE_PATH")));
+	IT_EXPECT_CONTAINS(r.out, "\"name\":\"claude-agent\"");
+	it_sbxv(&r, "profiles", "list", "--json", "extra", NULL);
+	IT_EXPECT_INT(r.status, 125);
+	it_sbxv(&r, "profiles", "show", "--json", "ci-job", NULL);
+	IT_EXPECT_INT(r.status, 0);
+	if (!json_valid(r.out))
+		it_fail(__FILE__, __LINE__, "not valid JSON: %s", r.out);
+	IT_EXPECT(json_get(r.out, "name", v, sizeof(v)));
+	IT_EXPECT_INT(strcmp(v, "ci-job"), 0);
+	IT_EXPECT(json_get(r.out, "network", v, sizeof(v)));
+	IT_EXPECT_INT(strcmp(v, "none"), 0);
+	IT_EXPECT(json_get(r.out, "mounts", v, sizeof(v)));
+	IT_EXPECT_CONTAINS(v, fmt("\"target\":\"%s\"", it_tmpdir()));
+	IT_EXPECT(json_get(r.out, "policies", v, sizeof(v)));
+	IT_EXPECT_CONTAINS(v, "\"rules\":[");
+	it_sbxv(&r, "profiles", "show", "--json", "no-such-profile", NULL);
+	IT_EXPECT_INT(r.status, 125);
+	IT_EXPECT_INT(strlen(r.out), 0);
+}
+
 int main(int argc, char **argv)
 {
 	static const struct it_case cases[] = {
 	    IT_CASE(test_lifecycle_namespaces), IT_CASE(test_lifecycle_landlock),
 	    IT_CASE(test_planted_and_stale),    IT_CASE(test_directory_checked),
 	    IT_CASE(test_hidden_namespaces),    IT_CASE(test_hidden_landlock),
-	    IT_CASE(test_root_sees_all),
+	    IT_CASE(test_root_sees_all),        IT_CASE(test_json_check_resolve),
+	    IT_CASE(test_json_profiles),
 	};
 
 	return it_main(argc, argv, cases, sizeof(cases) / sizeof(cases[0]));
