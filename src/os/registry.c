@@ -60,8 +60,57 @@ void sbx_registry_places(char *const *envp, uid_t euid, char *out[SBX_REGISTRY_P
 		out[1] = strdup("/run/sbx");
 	snprintf(p, sizeof(p), "/run/user/%u/sbx", (unsigned)euid);
 	out[2] = strdup(p);
-	snprintf(p, sizeof(p), "/tmp/sbx-%u", (unsigned)euid);
-	out[3] = strdup(p);
+}
+
+/* The boot's id (/proc/sys/kernel/random/boot_id, dashes dropped): 32 hex digits. */
+static int boot_id(char out[33])
+{
+	char buf[64];
+	size_t n = 0;
+	_cleanup_close_ int fd = open("/proc/sys/kernel/random/boot_id", O_RDONLY | O_CLOEXEC);
+	ssize_t got = fd < 0 ? -1 : read(fd, buf, sizeof(buf) - 1);
+
+	if (got <= 0)
+		return -EIO;
+	for (ssize_t i = 0; i < got && n < 32; i++)
+		if ((buf[i] >= '0' && buf[i] <= '9') || (buf[i] >= 'a' && buf[i] <= 'f'))
+			out[n++] = buf[i];
+	out[n] = '\0';
+	return n == 32 ? 0 : -EIO;
+}
+
+/* The fallback: run-BOOT in sbx's cache directory ($XDG_CACHE_HOME/sbx or ~/.cache/sbx,
+ * as the glob walk's cache: the state guard hides it already), each of the two made (0700)
+ * when `create` and checked as a registry is. */
+static int open_cached(const char *base, const char *rest, uid_t owner, bool create, int *dirfd,
+                       char *path, size_t size, struct sbx_error *err)
+{
+	_cleanup_close_ int cache = -1;
+	char boot[33];
+	int r;
+
+	if (boot_id(boot) < 0)
+		return sbx_error_set(
+		    err, SBX_ERR_SETUP, EIO,
+		    "cannot read this boot's id (/proc/sys/kernel/random/boot_id)");
+	r = snprintf(path, size, "%s%s", base, rest);
+	if (r < 0 || (size_t)r >= size)
+		return sbx_error_set(err, SBX_ERR_SETUP, ENAMETOOLONG,
+		                     "the runtime directory's path is too long");
+	if (create && mkdir(path, 0700) < 0 && errno != EEXIST)
+		return sbx_error_set(err, SBX_ERR_SETUP, errno, "cannot make %s: %s", path,
+		                     strerror(errno));
+	r = sbx_registry_open_dir(path, owner, &cache, err);
+	if (r < 0)
+		return r;
+	r = snprintf(path, size, "%s%s/run-%s", base, rest, boot);
+	if (r < 0 || (size_t)r >= size)
+		return sbx_error_set(err, SBX_ERR_SETUP, ENAMETOOLONG,
+		                     "the runtime directory's path is too long");
+	if (create && mkdirat(cache, strrchr(path, '/') + 1, 0700) < 0 && errno != EEXIST)
+		return sbx_error_set(err, SBX_ERR_SETUP, errno, "cannot make %s: %s", path,
+		                     strerror(errno));
+	return sbx_registry_open_dir(path, owner, dirfd, err);
 }
 
 int sbx_registry_open_dir(const char *path, uid_t owner, int *dirfd, struct sbx_error *err)
@@ -103,6 +152,8 @@ int sbx_registry_open_own(char *const *envp, bool create, int *dirfd, char *path
                           struct sbx_error *err)
 {
 	const char *xdg = env_get(envp, "XDG_RUNTIME_DIR");
+	const char *cache = env_get(envp, "XDG_CACHE_HOME");
+	const char *home = env_get(envp, "HOME");
 	uid_t euid = geteuid();
 	char own[64];
 	int r;
@@ -115,8 +166,15 @@ int sbx_registry_open_own(char *const *envp, bool create, int *dirfd, char *path
 		r = snprintf(path, size, "/run/sbx");
 	else if (dir_of(own, euid))
 		r = snprintf(path, size, "%s/sbx", own);
+	else if (cache && cache[0] == '/')
+		return open_cached(cache, "/sbx", euid, create, dirfd, path, size, err);
+	else if (home && home[0] == '/')
+		return open_cached(home, "/.cache/sbx", euid, create, dirfd, path, size, err);
 	else
-		r = snprintf(path, size, "/tmp/sbx-%u", (unsigned)euid);
+		return sbx_error_set(err, SBX_ERR_SETUP, ENOENT,
+		                     "no runtime directory: XDG_RUNTIME_DIR, /run/user/%u and HOME "
+		                     "are all missing",
+		                     (unsigned)euid);
 	if (r < 0 || (size_t)r >= size)
 		return sbx_error_set(err, SBX_ERR_SETUP, ENAMETOOLONG,
 		                     "the runtime directory's path is too long");
@@ -421,6 +479,41 @@ static int list_each(const char *dir, const char *prefix, const char *suffix, st
 	return 0;
 }
 
+/* Every user's ~/.cache/sbx/run-BOOT, as that user's: the homes of /etc/passwd, read here
+ * (getpwent would load NSS modules into a static sbx), at most 4 MiB of it. */
+static void list_homes(struct seen *seen, struct sbx_registry_list *out)
+{
+	char boot[33], line[4096];
+	FILE *f;
+
+	if (boot_id(boot) < 0 || !(f = fopen("/etc/passwd", "re")))
+		return;
+	for (size_t read = 0; read < (4u << 20) && fgets(line, sizeof(line), f);) {
+		char *field[7], *p = line, path[PATH_MAX], *end;
+		unsigned long uid;
+		size_t n = 0;
+
+		read += strlen(line);
+		line[strcspn(line, "\n")] = '\0';
+		while (n < 7 && p) {
+			field[n++] = p;
+			p = strchr(p, ':');
+			if (p)
+				*p++ = '\0';
+		}
+		if (n < 7)
+			continue;
+		errno = 0;
+		uid = strtoul(field[2], &end, 10);
+		if (*end || errno || !field[2][0] || uid >= UINT32_MAX || field[5][0] != '/' ||
+		    snprintf(path, sizeof(path), "%s/.cache/sbx/run-%s", field[5], boot) >=
+		        (int)sizeof(path))
+			continue;
+		(void)list_dir(path, (uid_t)uid, seen, out, NULL);
+	}
+	fclose(f);
+}
+
 static int by_start(const void *a, const void *b)
 {
 	const struct sbx_reg *x = &((const struct sbx_registry_entry *)a)->rec;
@@ -452,7 +545,7 @@ int sbx_registry_list(char *const *envp, bool all, struct sbx_registry_list *out
 	if (all) {
 		(void)list_dir("/run/sbx", 0, &seen, out, NULL);
 		list_each("/run/user", "", "/sbx", &seen, out);
-		list_each("/tmp", "sbx-", "", &seen, out);
+		list_homes(&seen, out);
 	}
 	if (out->n)
 		qsort(out->items, out->n, sizeof(*out->items), by_start);

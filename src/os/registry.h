@@ -10,15 +10,18 @@
  * The runtime directory of a caller is, in order: $XDG_RUNTIME_DIR/sbx when XDG_RUNTIME_DIR
  * is an absolute path to a directory of the caller's (not a symlink) that no one else can
  * write; /run/sbx for root; /run/user/UID/sbx when that directory is the caller's (a session
- * that lost its environment: sudo -u, su); else /tmp/sbx-UID, as tmux does: a directory of
- * the machine (no pid in a home directory shared between machines may be taken for one of
- * this machine's) that a reboot empties, whose squatter (someone else made it first) is
- * refused, not trusted. Each is opened without following a symlink and checked: a
- * directory, owned by the caller, mode 0700 at most, or nothing is read from or written to
- * it. sbx makes it (0700) when it is missing.
+ * that lost its environment: sudo -u, su); else run-BOOT in sbx's cache directory
+ * ($XDG_CACHE_HOME/sbx or ~/.cache/sbx), BOOT being this boot's id: a home directory may be
+ * shared between machines, and no pid of another machine or boot may be taken for one of
+ * this one's. Not /tmp (as tmux has it): the landlock backend gives its workers the caller's
+ * /tmp, and a directory of sbx's there would cost them /tmp itself (a guarded directory's
+ * parent can be neither listed nor added to under Landlock). Each is opened without
+ * following a symlink and checked: a directory, owned by the caller, mode 0700 at most, or
+ * nothing is read from or written to it. sbx makes it (0700) when it is missing.
  *
  * Every one of these places is sbx's own state: no sandbox may see it (os/state.h guards
- * them all, whichever a later sbx would choose).
+ * the first three, whichever a later sbx would choose; the cache directory is guarded as
+ * the glob walk's).
  */
 
 #include <stdbool.h>
@@ -29,7 +32,7 @@
 #include "sbx/error.h"
 #include "sbx/registry.h"
 
-#define SBX_REGISTRY_PLACES 4 /* candidate directories of one caller, sbx_registry_places */
+#define SBX_REGISTRY_PLACES 3 /* candidate directories of one caller, sbx_registry_places */
 
 /* The runtime directories a caller with these variables and this euid may use, each an
  * allocated path (the caller frees), in the order above; NULL entries where one does not
@@ -103,8 +106,9 @@ void sbx_registry_list_clear(struct sbx_registry_list *l);
 
 /*
  * The live sandboxes of the caller's runtime directory, and with `all` (root) of every
- * registry on the machine sbx knows where to find: /run/sbx, /run/user/UID/sbx and
- * /tmp/sbx-UID for every UID (a user's $XDG_RUNTIME_DIR elsewhere is not found). Each
+ * registry on the machine sbx knows where to find: /run/sbx, /run/user/UID/sbx for every
+ * UID, and ~/.cache/sbx/run-BOOT of every user of the password database (a user's
+ * $XDG_RUNTIME_DIR or $XDG_CACHE_HOME elsewhere is not found). Each
  * directory is checked (sbx_registry_open_dir, owned by the UID its place names); a stale
  * record is removed where the directory is the caller's, and skipped elsewhere.
  */

@@ -409,7 +409,8 @@ int sbx_state_guard(const struct sbx_spec *spec, const struct sbx_host *host, bo
 	 * sandbox (os/registry.h): a worker that wrote a record there could list a sandbox that
 	 * is not one, and one that read them would see other sandboxes' commands. Every place a
 	 * later sbx might use is guarded; the caller's are made first where a mount shows where
-	 * they would be (/run/user/UID is the session's, and is never made here). */
+	 * they would be (/run/user/UID is the session's, and is never made here). The last
+	 * place, run-BOOT in sbx's cache directory, is hidden with the cache (below). */
 	if (r >= 0) {
 		char *places[SBX_REGISTRY_PLACES];
 

@@ -11,6 +11,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdbool.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -503,6 +504,83 @@ static void check_hidden(const char *backend)
 	stop_bg(&b);
 }
 
+/* Without XDG_RUNTIME_DIR: root's records are in /run/sbx, a user's (without /run/user/UID)
+ * in run-BOOT of sbx's cache directory, hidden with the cache; and the caller's /tmp, which
+ * the landlock backend shows where a mount holds it, stays usable (a directory of sbx's
+ * there would have cost the worker /tmp itself). */
+static void check_fallback(const char *backend)
+{
+	char boot[64] = "", *dir, *cache, *id;
+	struct it_run r;
+	struct bg b;
+	FILE *f;
+
+	setup();
+	unsetenv("XDG_RUNTIME_DIR");
+	cache = fmt("%s/cache", it_tmpdir());
+	setenv("XDG_CACHE_HOME", cache, 1);
+	f = fopen("/proc/sys/kernel/random/boot_id", "re");
+	IT_EXPECT(f && fgets(boot, sizeof(boot), f));
+	fclose(f);
+	{
+		char *w = boot;
+
+		for (char *p = boot; *p; p++)
+			if ((*p >= '0' && *p <= '9') || (*p >= 'a' && *p <= 'f'))
+				*w++ = *p;
+		*w = '\0';
+	}
+	if (it_is_root())
+		dir = strdup("/run/sbx");
+	else if (access(fmt("/run/user/%u", (unsigned)geteuid()), F_OK) == 0)
+		it_skip("/run/user/%u exists: the user's records go there", (unsigned)geteuid());
+	else
+		dir = fmt("%s/sbx/run-%s", cache, boot);
+	start_bg(&b, backend, NULL);
+	ps_until(&r, b.sbx, true);
+	id = member(r.out, b.sbx, "id");
+	IT_EXPECT(access(fmt("%s/%s", dir, id), F_OK) == 0);
+	if (!it_is_root()) {
+		struct stat st;
+
+		IT_EXPECT_INT(stat(fmt("%s/sbx", cache), &st), 0);
+		IT_EXPECT_INT(st.st_mode & 07777, 0700);
+		/* hidden with the cache, however it is mounted */
+		it_sbxv(&r, "run", "--backend", backend, "-v", fmt("%s:rw", cache), "--", "sh",
+		        "-c", fmt("cat %s/%s; echo cat=$?; ls %s/sbx; echo ls=$?", dir, id, cache),
+		        NULL);
+		IT_EXPECT_INT(r.status, 0);
+		IT_EXPECT_NOT_CONTAINS(r.out, "sbx-sandbox");
+		IT_EXPECT_NOT_CONTAINS(r.out, "cat=0");
+		IT_EXPECT_NOT_CONTAINS(r.out, "run-");
+	}
+	/* the caller's /tmp, shown whole: listed and written as before, where no directory of
+	 * sbx's own state is in it (this case's cache is, so it goes for this run; the
+	 * runtime directory must not be: a user's was /tmp/sbx-UID once, which cost /tmp; the
+	 * staged profile folder is in /tmp too) */
+	unsetenv("XDG_CACHE_HOME");
+	unsetenv("SBX_PROFILE_PATH");
+	it_sbxv(
+	    &r, "run", "--backend", backend, "-v", "/tmp", "--", "sh", "-c",
+	    fmt("ls /tmp >/dev/null && echo listed; echo x > %s/tmp-ok && echo wrote", it_tmpdir()),
+	    NULL);
+	if (r.status != 0)
+		it_fail(__FILE__, __LINE__, "/tmp: status %d: %s%s", r.status, r.out, r.err);
+	IT_EXPECT_CONTAINS(r.out, "listed");
+	IT_EXPECT_CONTAINS(r.out, "wrote");
+	stop_bg(&b);
+	IT_EXPECT(access(fmt("%s/%s", dir, id), F_OK) < 0);
+}
+
+static void test_fallback_namespaces(void)
+{
+	check_fallback("namespaces");
+}
+static void test_fallback_landlock(void)
+{
+	check_fallback("landlock");
+}
+
 static void test_lifecycle_namespaces(void)
 {
 	check_lifecycle("namespaces");
@@ -534,16 +612,23 @@ static void test_root_sees_all(void)
 		IT_EXPECT_CONTAINS(r.out, "\"sandboxes\":[]");
 		return;
 	}
-	/* root's ps lists a sandbox of another user's that runs from /tmp/sbx-UID */
+	/* root's ps lists a sandbox of another user's that runs from /run/user/UID/sbx (made
+	 * here for a uid no one uses, and removed) */
 	{
 		struct stat st;
-		char *dir = fmt("/tmp/sbx-%u", 65533u);
+		bool made_run_user = lstat("/run/user", &st) < 0;
+		char *user = fmt("/run/user/%u", 65533u);
+		char *dir = fmt("%s/sbx", user);
 		char *path = fmt("%s/%s", dir, ID_A);
 		FILE *f;
 
-		if (lstat(dir, &st) == 0)
-			it_skip("%s exists on this machine already", dir);
+		if (lstat(user, &st) == 0)
+			it_skip("%s exists on this machine already", user);
+		if (made_run_user)
+			IT_EXPECT_INT(mkdir("/run/user", 0755), 0);
+		IT_EXPECT_INT(mkdir(user, 0700), 0);
 		IT_EXPECT_INT(mkdir(dir, 0700), 0);
+		IT_EXPECT_INT(chown(user, 65533, 65533), 0);
 		IT_EXPECT_INT(chown(dir, 65533, 65533), 0);
 		/* a record naming this test's own process and its child: root's kill must refuse
 		 * it (the processes are root's, the directory uid 65533's) */
@@ -578,6 +663,9 @@ static void test_root_sees_all(void)
 		}
 		unlink(path);
 		rmdir(dir);
+		rmdir(user);
+		if (made_run_user)
+			rmdir("/run/user");
 	}
 }
 
@@ -699,7 +787,8 @@ int main(int argc, char **argv)
 	    IT_CASE(test_planted_and_stale),    IT_CASE(test_directory_checked),
 	    IT_CASE(test_hidden_namespaces),    IT_CASE(test_hidden_landlock),
 	    IT_CASE(test_root_sees_all),        IT_CASE(test_json_check_resolve),
-	    IT_CASE(test_json_profiles),
+	    IT_CASE(test_json_profiles),        IT_CASE(test_fallback_namespaces),
+	    IT_CASE(test_fallback_landlock),
 	};
 
 	return it_main(argc, argv, cases, sizeof(cases) / sizeof(cases[0]));
