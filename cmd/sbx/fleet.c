@@ -28,6 +28,18 @@ extern char **environ;
 
 /* ---- the record of a running sandbox, kept by sbx run ---- */
 
+/* A record that cannot be written for want of room (a full or read-only file system, a
+ * quota) leaves the sandbox unlisted without a word, as the glob cache is skipped: the
+ * launch is not the place to report the disk. A directory that fails its checks (someone
+ * else's, a symlink, group-writable) is said, each time. */
+static void unlisted(const struct sbx_error *err)
+{
+	if (err->errnum == ENOSPC || err->errnum == EDQUOT || err->errnum == EROFS)
+		return;
+	fprintf(stderr, "sbx: note: this sandbox is not listed by sbx ps: %s%s%s\n",
+	        sbx_cli_esc(err->msg), err->hint[0] ? "; " : "", sbx_cli_esc(err->hint));
+}
+
 static void on_start(pid_t child, void *arg)
 {
 	struct sbx_cli_fleet *f = arg;
@@ -47,8 +59,8 @@ static void on_start(pid_t child, void *arg)
 	f->rec->pid_start = facts.start;
 	if (sbx_reg_format(f->rec, &text, &len, &err) < 0 ||
 	    sbx_registry_put(f->dirfd, f->rec->id, text, len, &err) < 0) {
-		fprintf(stderr, "sbx: note: this sandbox is not listed by sbx ps: %s: %s\n",
-		        sbx_cli_esc(f->path), sbx_cli_esc(err.msg));
+		sbx_error_wrap(&err, "%s", f->path);
+		unlisted(&err);
 		return;
 	}
 	f->written = true;
@@ -71,8 +83,7 @@ void sbx_cli_fleet_begin(const struct sbx_plan *plan, const struct sbx_nest *par
 		return;
 	if (f->dirfd < 0 &&
 	    sbx_registry_open_own(environ, true, &f->dirfd, f->path, sizeof(f->path), &err) < 0) {
-		fprintf(stderr, "sbx: note: this sandbox is not listed by sbx ps: ");
-		sbx_cli_report(stderr, &err);
+		unlisted(&err);
 		return;
 	}
 	/* a second launch (the landlock fallback) writes a new record in place of the first */

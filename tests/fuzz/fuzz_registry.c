@@ -38,8 +38,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			abort();
 		return 0;
 	}
-	if (sbx_reg_format(&r, &text, &len, NULL) < 0 ||
-	    sbx_reg_parse(text, len, &again, NULL) < 0)
+	if (sbx_reg_format(&r, &text, &len, NULL) < 0 || sbx_reg_parse(text, len, &again, NULL) < 0)
 		abort();
 	same(&r, &again);
 	if (sbx_reg_format(&again, &text2, &len2, NULL) < 0 || len2 != len ||
