@@ -124,6 +124,16 @@ __attribute__((noreturn)) static void child_fail(int fd, const struct sbx_error 
 
 /* ---- sbx, on the host: the namespaces backend ---- */
 
+/* sbx_launch_on_start's hook: the record of running sandboxes (cmd/sbx/fleet.c) */
+static void (*on_start_fn)(pid_t child, void *arg);
+static void *on_start_arg;
+
+void sbx_launch_on_start(void (*fn)(pid_t child, void *arg), void *arg)
+{
+	on_start_fn = fn;
+	on_start_arg = arg;
+}
+
 int sbx_launch(const struct sbx_plan *plan, char *const argv[], struct sbx_supervisor *sup,
                int *status, struct sbx_error *err)
 {
@@ -215,6 +225,8 @@ int sbx_launch(const struct sbx_plan *plan, char *const argv[], struct sbx_super
 	sbx_prepared_clear(&prep);
 	if (sup)
 		sbx_supervisor_parent_close(sup);
+	if (on_start_fn)
+		on_start_fn(pid, on_start_arg);
 
 	/* The id maps are written from outside, as only a process in the parent user namespace
 	 * may: the caller's own ids unprivileged, an unprivileged host range as root (so that
@@ -753,6 +765,8 @@ static int launch_landlock(const struct sbx_plan *plan, char *const argv[],
 	close(TAKE_FD(err_pipe[1]));
 	if (sup)
 		sbx_supervisor_parent_close(sup);
+	if (on_start_fn)
+		on_start_fn(pid, on_start_arg);
 	return supervise(&pid, sigfd, err_pipe[0], sup, true, status, err);
 }
 

@@ -120,6 +120,7 @@ int sbx_cli_audit_begin(struct sbx_plan *plan, const struct sbx_nest *parent, ch
 		sbx_sha256_hex(plan->spec_blob, plan->spec_len, digest);
 	else
 		digest[0] = '\0';
+	snprintf(out->digest, sizeof(out->digest), "%s", digest);
 	r = plan->spec_blob ? sbx_nest_blob_set_id(&plan->spec_blob, &plan->spec_len, out->id, err)
 	                    : 0;
 	if (r < 0 || !plan->sup.audit_log || out->log)

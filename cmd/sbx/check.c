@@ -13,7 +13,7 @@
 #include "sbx/policy.h"
 
 static const char check_usage[] =
-    "Usage: sbx check [--profile P] [--workspace DIR] OP[,OP...] PATH...\n"
+    "Usage: sbx check [--profile P] [--workspace DIR] [--json] OP[,OP...] PATH...\n"
     "\n"
     "Print allow, ask or deny for each operation on each sandbox path, and what decided\n"
     "it (sbx-profile(5), POLICIES: unmounted, readonly, protected (absent at launch, not to\n"
@@ -24,18 +24,20 @@ static const char check_usage[] =
     "\n"
     "  -p, --profile NAME|FILE  the profile to ask\n"
     "  -w, --workspace DIR      the value of ${WORKSPACE} (default: the current directory)\n"
+    "      --json               one JSON object, versioned (sbx-json(7))\n"
     "  -h, --help               show this help\n"
     "\n"
     "Exit status: 0 if every operation is allowed, 1 if any is denied or asks, 125 on\n"
     "error.\n";
 
 static const char resolve_usage[] =
-    "Usage: sbx resolve [--profile P] [--workspace DIR] PATH...\n"
+    "Usage: sbx resolve [--profile P] [--workspace DIR] [--json] PATH...\n"
     "\n"
     "Print the host path behind each sandbox path, or why it has none.\n"
     "\n"
     "  -p, --profile NAME|FILE  the profile to ask\n"
     "  -w, --workspace DIR      the value of ${WORKSPACE} (default: the current directory)\n"
+    "      --json               one JSON object, versioned (sbx-json(7))\n"
     "  -h, --help               show this help\n"
     "\n"
     "Exit status: 0 if every path has a host path, 1 otherwise, 125 on error.\n";
@@ -43,6 +45,7 @@ static const char resolve_usage[] =
 static const struct option ask_options[] = {
     {"profile", required_argument, NULL, 'p'},
     {"workspace", required_argument, NULL, 'w'},
+    {"json", no_argument, NULL, 'j'},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
 };
@@ -51,6 +54,7 @@ struct ask {
 	const char *profile;
 	char *workspace;
 	bool help;
+	bool json; /* --json: one object (sbx-json(7)) */
 	int first; /* index of the first positional argument */
 };
 
@@ -79,6 +83,9 @@ static int parse_ask(int argc, char **argv, struct ask *a, struct sbx_error *err
 			break;
 		case 'h':
 			a->help = true;
+			break;
+		case 'j':
+			a->json = true;
 			break;
 		default:
 			r = sbx_error_set(err, SBX_ERR_USAGE, EINVAL,
@@ -136,13 +143,67 @@ static const char *who_answers(const char *approve)
 	return "a run asks its broker (--approve); no answer in time is a denial";
 }
 
+/* The "version" of sbx check --json and sbx resolve --json (sbx-json(7)): raised when a
+ * member changes meaning or goes; new members may be added within a version. */
+#define ASK_JSON_VERSION 1
+
+static const char *const decider_words[] = {
+    [SBX_BY_ALLOWED] = "allowed",     [SBX_BY_UNMOUNTED] = "unmounted",
+    [SBX_BY_HIDDEN] = "hidden",       [SBX_BY_READONLY] = "readonly",
+    [SBX_BY_POLICY] = "policy",       [SBX_BY_BASE_POLICY] = "base_policy",
+    [SBX_BY_PROTECTED] = "protected", [SBX_BY_APPROVAL] = "approval",
+};
+
+static void json_or_null(const char *s)
+{
+	if (s && *s)
+		sbx_json_string(stdout, s);
+	else
+		fputs("null", stdout);
+}
+
+/* The head both print: version, profile, workspace. */
+static void json_head(const struct sbx_cli_view *v)
+{
+	printf("{\"version\":%d,\"profile\":", ASK_JSON_VERSION);
+	json_or_null(v->profile ? v->profile->name : NULL);
+	fputs(",\"workspace\":", stdout);
+	json_or_null(v->spec->workspace);
+}
+
+/* One decision of sbx check --json. */
+static void json_decision(bool *first, const char *asked, const char *op, const char *verdict,
+                          const struct sbx_decision *d, const char *ask, const char *reason)
+{
+	fputs(*first ? "{\"path\":" : ",{\"path\":", stdout);
+	*first = false;
+	sbx_json_string(stdout, asked);
+	fputs(",\"resolved\":", stdout);
+	json_or_null(d->path);
+	printf(",\"op\":\"%s\",\"verdict\":\"%s\",\"by\":\"%s\",\"mount\":", op, verdict,
+	       (size_t)d->by < sizeof(decider_words) / sizeof(decider_words[0]) &&
+	               decider_words[d->by]
+	           ? decider_words[d->by]
+	           : "unknown");
+	json_or_null(d->mount);
+	fputs(",\"mount_kind\":", stdout);
+	json_or_null(d->mount[0] ? d->mount_what : NULL);
+	fputs(",\"policy\":", stdout);
+	json_or_null(d->policy);
+	fputs(",\"ask\":", stdout);
+	json_or_null(ask);
+	fputs(",\"reason\":", stdout);
+	json_or_null(reason);
+	fputc('}', stdout);
+}
+
 int sbx_cmd_check(int argc, char **argv)
 {
 	struct sbx_cli_view v = {0};
 	struct sbx_error err = {0};
 	struct ask a;
 	unsigned ops = 0;
-	bool all_allowed = true, rename = false;
+	bool all_allowed = true, rename = false, first = true;
 	int status = 125, r;
 
 	r = parse_ask(argc, argv, &a, &err);
@@ -168,6 +229,10 @@ int sbx_cmd_check(int argc, char **argv)
 	if (r < 0)
 		goto fail;
 	sbx_cli_print_notes(stderr, v.profile, NULL);
+	if (a.json) {
+		json_head(&v);
+		fputs(",\"decisions\":[", stdout);
+	}
 	for (int i = a.first + 1; i < argc; i++) {
 		for (unsigned bit = 1; bit <= SBX_OP_EXECUTE; bit <<= 1) {
 			struct sbx_policy_view pv = {
@@ -181,6 +246,23 @@ int sbx_cmd_check(int argc, char **argv)
 			if (r < 0)
 				goto fail;
 			all_allowed &= d.allow && !d.ask;
+			if (a.json) {
+				char ans[SBX_PATH_MAX + 512];
+
+				if (d.allow && d.ask)
+					snprintf(ans, sizeof(ans), "approvals: %s ask (%s %s); %s",
+					         d.ask, d.mount_what ? d.mount_what : "mount",
+					         d.mount, who_answers(v.plan->sup.approve));
+				json_decision(
+				    &first, argv[i], sbx_op_name(bit),
+				    d.allow ? (d.ask ? "ask" : "allow") : "deny", &d, d.ask,
+				    d.allow && d.ask ? ans
+				                     : sbx_decision_format(&d, why, sizeof(why)));
+				if (bit == SBX_OP_EXECUTE &&
+				    sbx_policy_exec_note(&pv, &d, why, sizeof(why)))
+					fprintf(stderr, "sbx: note: %s\n", sbx_cli_esc(why));
+				continue;
+			}
 			if (d.allow && d.ask) {
 				/* a question, not an answer: who will answer it in a run */
 				printf("ask   %-7s %s  approvals: %s ask (%s %s); %s\n",
@@ -207,7 +289,15 @@ int sbx_cmd_check(int argc, char **argv)
 			r = sbx_policy_decide(&pv, SBX_OP_DELETE, argv[i], &d, &err);
 			if (r < 0)
 				goto fail;
-			if (d.allow && d.rename == SBX_APPROVE_ASK) {
+			if (a.json && d.allow && d.rename != SBX_APPROVE_ALLOW) {
+				all_allowed = false;
+				json_decision(&first, argv[i], "rename",
+				              d.rename == SBX_APPROVE_ASK ? "ask" : "deny", &d,
+				              d.rename == SBX_APPROVE_ASK ? "rename" : NULL,
+				              d.rename == SBX_APPROVE_ASK
+				                  ? "approvals: rename ask"
+				                  : "approvals: rename deny");
+			} else if (d.allow && d.rename == SBX_APPROVE_ASK) {
 				all_allowed = false;
 				printf("ask   %-7s %s  approvals: rename ask (%s %s); %s\n",
 				       "rename", sbx_cli_esc(argv[i]),
@@ -221,6 +311,8 @@ int sbx_cmd_check(int argc, char **argv)
 			}
 		}
 	}
+	if (a.json)
+		printf("],\"allowed\":%s}\n", all_allowed ? "true" : "false");
 	status = all_allowed ? 0 : 1;
 	if (fflush(stdout) != 0)
 		status = 125;
@@ -272,6 +364,10 @@ int sbx_cmd_resolve(int argc, char **argv)
 	}
 	if (r < 0)
 		goto fail;
+	if (a.json) {
+		json_head(&v);
+		fputs(",\"paths\":[", stdout);
+	}
 	for (int i = a.first; i < argc; i++) {
 		struct sbx_error e = {0};
 		char host[SBX_PATH_MAX], norm[SBX_PATH_MAX];
@@ -286,6 +382,20 @@ int sbx_cmd_resolve(int argc, char **argv)
 			if (sbx_glob_match(v.spec->hide_globs[g], norm) &&
 			    (v.spec->hide_glob_firm[g] || !sbx_spec_unhidden(v.spec, norm)))
 				glob = v.spec->hide_globs[g];
+		if (a.json && i > a.first)
+			fputc(',', stdout);
+		if (glob && a.json) {
+			all = false;
+			fputs("{\"path\":", stdout);
+			sbx_json_string(stdout, argv[i]);
+			fputs(",\"host\":null,\"mount\":null,\"why\":null,\"readonly\":null,"
+			      "\"hidden_by_glob\":",
+			      stdout);
+			sbx_json_string(stdout, glob);
+			fputs(",\"reason\":\"hidden by a glob (a mask made by sbx at launch)\"}",
+			      stdout);
+			continue;
+		}
 		if (glob) {
 			all = false;
 			printf("%s: hidden by the glob %s (a mask made by sbx at launch)\n",
@@ -293,7 +403,25 @@ int sbx_cmd_resolve(int argc, char **argv)
 			continue;
 		}
 		r = sbx_plan_resolve(v.plan, argv[i], &op, host, sizeof(host), &e);
-		if (r == 0) {
+		if (a.json && (r == 0 || r == -ENOENT)) {
+			const struct sbx_plan_op *o = r == 0 ? &v.plan->ops[op] : NULL;
+
+			all &= r == 0;
+			fputs("{\"path\":", stdout);
+			sbx_json_string(stdout, argv[i]);
+			fputs(",\"host\":", stdout);
+			json_or_null(o ? host : NULL);
+			fputs(",\"mount\":", stdout);
+			json_or_null(o ? o->target : NULL);
+			fputs(",\"why\":", stdout);
+			json_or_null(o ? o->why : NULL);
+			printf(",\"readonly\":%s,\"hidden_by_glob\":null,\"reason\":",
+			       !o                               ? "null"
+			       : o->flags & SBX_PLAN_F_READONLY ? "true"
+			                                        : "false");
+			json_or_null(o ? NULL : e.msg);
+			fputc('}', stdout);
+		} else if (r == 0) {
 			const struct sbx_plan_op *o = &v.plan->ops[op];
 
 			printf("%s -> %s  (%s %s, %s)\n", sbx_cli_esc(argv[i]), sbx_cli_esc(host),
@@ -307,6 +435,8 @@ int sbx_cmd_resolve(int argc, char **argv)
 			goto fail;
 		}
 	}
+	if (a.json)
+		printf("],\"resolved\":%s}\n", all ? "true" : "false");
 	status = all ? 0 : 1;
 	if (fflush(stdout) != 0)
 		status = 125;

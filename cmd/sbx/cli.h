@@ -17,6 +17,7 @@
 #include "sbx/plan.h"
 #include "sbx/probe.h"
 #include "sbx/profile.h"
+#include "sbx/registry.h"
 #include "sbx/spec.h"
 #include "os/gitguard.h"
 #include "os/globwalk.h"
@@ -106,6 +107,7 @@ struct sbx_audit;
 
 struct sbx_cli_audit {
 	char id[SBX_NEST_ID_LEN + 1]; /* this sandbox's id; "" before sbx_cli_audit_begin */
+	char digest[65];              /* its effective spec's sha256, hex; "" when none */
 	struct sbx_audit *log;        /* NULL: no audit log (plan->sup.audit_log unset) */
 	uint64_t start_ms;            /* CLOCK_REALTIME */
 	uint64_t start_mono;          /* CLOCK_MONOTONIC, for the duration */
@@ -135,6 +137,29 @@ struct sbx_broker;
  * socket or a program that is not there refuses the run now, or NULL where no mount asks. */
 int sbx_cli_broker_open(const struct sbx_plan *plan, struct sbx_broker **out,
                         struct sbx_error *err);
+
+/* ---- the running sandboxes (fleet.c): sbx ps, inspect, kill ---- */
+
+struct sbx_cli_fleet {
+	int dirfd;           /* the caller's runtime directory; -1: not recorded */
+	char path[4096];     /* its path, for messages */
+	struct sbx_reg *rec; /* owned: the record, its pid filled at the launch's start */
+	bool written;        /* the record is in the directory */
+};
+
+/* Before a launch (after sbx_cli_audit_begin, which gives the id and digest): prepare this
+ * sandbox's record and hook it to the launch (os/launch.h), which writes it once sbx's child
+ * exists. Nested (parent set), nothing is recorded: the host's runtime directory is hidden
+ * from every sandbox. A directory sbx cannot use leaves the sandbox unlisted, with a note. */
+void sbx_cli_fleet_begin(const struct sbx_plan *plan, const struct sbx_nest *parent,
+                         char *const *argv, const struct sbx_cli_audit *audit,
+                         struct sbx_cli_fleet *f);
+/* After it: the record removed. f starts as {.dirfd = -1}; a second call is a no-op. */
+void sbx_cli_fleet_end(struct sbx_cli_fleet *f);
+
+int sbx_cmd_ps(int argc, char **argv);
+int sbx_cmd_inspect(int argc, char **argv);
+int sbx_cmd_kill(int argc, char **argv);
 
 /* ---- guards (guard_cli.c) ---- */
 
@@ -200,6 +225,21 @@ void sbx_cli_view_clear(struct sbx_cli_view *v);
 
 /* 0 if this version can enforce the profile, else the refusal in err. */
 int sbx_cli_check_enforceable(const char *profile, const char *workspace, struct sbx_error *err);
+
+/* ---- profiles as JSON (profiles_json.c; sbx-json(7)) ---- */
+
+#define SBX_CLI_PROFILES_JSON_VERSION 1
+
+/* One profile file that sbx profiles list found (the strings are the list's). */
+struct sbx_cli_profile_json_entry {
+	char *name, *file;
+	char *description; /* its first line, or NULL */
+	char *error;       /* NULL: valid; else why it is not */
+	bool shadowed;     /* an earlier folder has one of this name (not loaded) */
+};
+void sbx_cli_profiles_list_json(FILE *f, const struct sbx_cli_profile_json_entry *e, size_t n,
+                                char *const *search, size_t n_search);
+void sbx_cli_profile_show_json(FILE *f, const struct sbx_profile *p, const struct sbx_spec *s);
 
 extern const char sbx_run_usage[];
 

@@ -20,6 +20,9 @@ static const struct command {
     {"doctor", sbx_cmd_doctor, "what this kernel allows, and which backend sbx will use"},
     {"status", sbx_cmd_status, "inside a sandbox: the effective spec it runs under"},
     {"explain", sbx_cmd_explain, "the last denials in an audit log, and what would allow each"},
+    {"ps", sbx_cmd_ps, "the running sandboxes you can see"},
+    {"inspect", sbx_cmd_inspect, "one running sandbox: its record, effective spec and mounts"},
+    {"kill", sbx_cmd_kill, "signal a running sandbox (default SIGTERM)"},
 };
 
 static void usage(FILE *f)

@@ -13,13 +13,14 @@
 #include "sbx/profile.h"
 
 static const char profiles_usage[] =
-    "Usage: sbx profiles list\n"
-    "       sbx profiles show [--workspace DIR] NAME|FILE\n"
+    "Usage: sbx profiles list [--json]\n"
+    "       sbx profiles show [--workspace DIR] [--json] NAME|FILE\n"
     "       sbx profiles validate FILE...\n"
     "\n"
     "list      the profiles sbx finds on its search path, the first of each name winning\n"
     "show      one profile's effective form, after 'extends' and variables, and what this\n"
     "          version enforces it with\n"
+    "--json    list and show: one JSON object, versioned (sbx-json(7))\n"
     "validate  load each file strictly, as 'sbx run --profile FILE' would; exit 125 if any\n"
     "          is invalid or cannot be enforced by this version\n"
     "\n"
@@ -32,17 +33,52 @@ static int cmp_str(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-static int cmd_list(void)
+/* What --json prints, gathered as the text is printed (the strings are copies). */
+struct list_json {
+	struct sbx_cli_profile_json_entry *items;
+	size_t n;
+};
+
+static void list_json_add(struct list_json *lj, const char *name, const char *file,
+                          const char *desc, const char *error, bool shadowed)
+{
+	struct sbx_cli_profile_json_entry *grown = realloc(lj->items, (lj->n + 1) * sizeof(*grown));
+
+	if (!grown)
+		return;
+	lj->items = grown;
+	lj->items[lj->n++] = (struct sbx_cli_profile_json_entry){
+	    strdup(name), strdup(file), desc ? strdup(desc) : NULL, error ? strdup(error) : NULL,
+	    shadowed};
+}
+
+static void list_json_clear(struct list_json *lj)
+{
+	for (size_t i = 0; i < lj->n; i++) {
+		free(lj->items[i].name);
+		free(lj->items[i].file);
+		free(lj->items[i].description);
+		free(lj->items[i].error);
+	}
+	free(lj->items);
+}
+
+static int cmd_list(bool json)
 {
 	struct sbx_cli_profile_env e;
 	struct sbx_error err = {0};
+	struct list_json lj = {0};
+	/* --json: the text goes nowhere, the entries are gathered */
+	FILE *out = json ? fopen("/dev/null", "we") : stdout;
 	char **seen = NULL;
 	size_t n_seen = 0;
 	int r = sbx_cli_profile_env_init(&e, NULL, &err);
 
-	if (r < 0) {
+	if (r < 0 || !out) {
+		if (out && out != stdout)
+			fclose(out);
 		sbx_cli_report(stderr, &err);
-		return sbx_error_exit_code(&err);
+		return r < 0 ? sbx_error_exit_code(&err) : 125;
 	}
 	for (size_t d = 0; d < e.opts.n_search; d++) {
 		DIR *dir = opendir(e.search[d]);
@@ -50,7 +86,7 @@ static int cmd_list(void)
 		size_t n = 0;
 		struct dirent *de;
 
-		printf("%s:%s\n", sbx_cli_esc(e.search[d]), dir ? "" : " (none)");
+		fprintf(out, "%s:%s\n", sbx_cli_esc(e.search[d]), dir ? "" : " (none)");
 		if (!dir)
 			continue;
 		while ((de = readdir(dir))) {
@@ -86,22 +122,32 @@ static int cmd_list(void)
 				continue;
 			}
 			if (shadowed) {
-				printf("  %-20s (shadowed by an earlier folder)\n",
-				       sbx_cli_esc(names[i]));
+				fprintf(out, "  %-20s (shadowed by an earlier folder)\n",
+				        sbx_cli_esc(names[i]));
+				list_json_add(&lj, names[i], file, NULL, NULL, true);
 				free(names[i]);
 				continue;
 			}
-			if (sbx_profile_load(file, &e.opts, spec, &p, &le) < 0)
-				printf("  %-20s INVALID: %s%s%d:%d: %s\n", sbx_cli_esc(names[i]),
-				       sbx_cli_esc(le.file), le.file[0] ? ":" : "", le.line,
-				       le.column, sbx_cli_esc(le.msg));
-			else {
+			if (sbx_profile_load(file, &e.opts, spec, &p, &le) < 0) {
+				char why[SBX_ERROR_MSG_MAX + SBX_ERROR_FILE_MAX + 64];
+
+				fprintf(out, "  %-20s INVALID: %s%s%d:%d: %s\n",
+				        sbx_cli_esc(names[i]), sbx_cli_esc(le.file),
+				        le.file[0] ? ":" : "", le.line, le.column,
+				        sbx_cli_esc(le.msg));
+				snprintf(why, sizeof(why), "%s%s%d:%d: %s", le.file,
+				         le.file[0] ? ":" : "", le.line, le.column, le.msg);
+				list_json_add(&lj, names[i], file, NULL, why, false);
+			} else {
 				char first[256];
 
 				snprintf(first, sizeof(first), "%.*s",
 				         p->description ? (int)strcspn(p->description, "\n") : 0,
 				         p->description ? p->description : "");
-				printf("  %-20s %s\n", sbx_cli_esc(names[i]), sbx_cli_esc(first));
+				fprintf(out, "  %-20s %s\n", sbx_cli_esc(names[i]),
+				        sbx_cli_esc(first));
+				list_json_add(&lj, names[i], file, p->description ? first : NULL,
+				              NULL, false);
 			}
 			grown = realloc(seen, (n_seen + 1) * sizeof(*seen));
 			if (grown) {
@@ -116,6 +162,11 @@ static int cmd_list(void)
 	for (size_t j = 0; j < n_seen; j++)
 		free(seen[j]);
 	free(seen);
+	if (json) {
+		fclose(out);
+		sbx_cli_profiles_list_json(stdout, lj.items, lj.n, e.search, e.opts.n_search);
+	}
+	list_json_clear(&lj);
 	sbx_cli_profile_env_clear(&e);
 	return fflush(stdout) == 0 ? 0 : 125;
 }
@@ -372,18 +423,22 @@ static int cmd_show(int argc, char **argv)
 	_cleanup_free_ char *cwd = getcwd(NULL, 0);
 	const char *ws = NULL, *name = NULL;
 	struct sbx_error err = {0};
+	bool json = false;
 	int r;
 
 	for (int i = 1; i < argc; i++) {
-		if ((strcmp(argv[i], "-w") == 0 || strcmp(argv[i], "--workspace") == 0) &&
-		    i + 1 < argc)
+		if (strcmp(argv[i], "--json") == 0)
+			json = true;
+		else if ((strcmp(argv[i], "-w") == 0 || strcmp(argv[i], "--workspace") == 0) &&
+		         i + 1 < argc)
 			ws = argv[++i];
 		else if (!name && argv[i][0] != '-')
 			name = argv[i];
 		else {
 			sbx_error_set(&err, SBX_ERR_USAGE, EINVAL,
 			              "unexpected argument '%s' for sbx profiles show", argv[i]);
-			sbx_error_hint(&err, "sbx profiles show [--workspace DIR] NAME|FILE");
+			sbx_error_hint(&err,
+			               "sbx profiles show [--workspace DIR] [--json] NAME|FILE");
 			goto fail;
 		}
 	}
@@ -409,7 +464,10 @@ static int cmd_show(int argc, char **argv)
 		sbx_spec_drop_unhidden(spec);
 	}
 	sbx_cli_print_notes(stderr, p, NULL);
-	show(stdout, p, spec);
+	if (json)
+		sbx_cli_profile_show_json(stdout, p, spec);
+	else
+		show(stdout, p, spec);
 	return fflush(stdout) == 0 ? 0 : 125;
 fail:
 	sbx_cli_report(stderr, &err);
@@ -468,11 +526,13 @@ static int cmd_validate(int argc, char **argv)
 int sbx_cmd_profiles(int argc, char **argv)
 {
 	if (argc < 2 || strcmp(argv[1], "list") == 0) {
-		if (argc > 2) {
-			fputs("sbx: sbx profiles list takes no arguments\n", stderr);
+		bool json = argc == 3 && strcmp(argv[2], "--json") == 0;
+
+		if (argc > 2 && !json) {
+			fputs("sbx: sbx profiles list takes no arguments but --json\n", stderr);
 			return 125;
 		}
-		return cmd_list();
+		return cmd_list(json);
 	}
 	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
 		fputs(profiles_usage, stdout);

@@ -1179,6 +1179,7 @@ int sbx_cmd_run(int argc, char **argv)
 	struct sbx_gitguard git = {0};
 	_cleanup_nest_ struct sbx_nest *parent = NULL;
 	struct sbx_cli_audit audit = {0};
+	struct sbx_cli_fleet fleet = {.dirfd = -1};
 	struct sbx_broker *broker = NULL;
 	struct sbx_cli_audit_counts counts = {0};
 	struct sbx_cli_limits lims = {0};
@@ -1270,6 +1271,7 @@ int sbx_cmd_run(int argc, char **argv)
 		r = sbx_cli_limits_begin(&run, plan, audit.id, &lims, &err);
 	if (r < 0)
 		goto fail;
+	sbx_cli_fleet_begin(plan, parent, run.argv, &audit, &fleet); /* sbx ps */
 	r = sbx_launch(plan, run.argv, sup, &status, &err);
 	if (r < 0 && err.kind == SBX_ERR_UNSUPPORTED && run.backend == SBX_ASK_AUTO &&
 	    !plan->backend_landlock && !parent) {
@@ -1298,12 +1300,15 @@ int sbx_cmd_run(int argc, char **argv)
 			if (r >= 0)
 				r = sbx_cli_limits_begin(&run, plan, audit.id, &lims, &err);
 		}
-		if (r >= 0)
+		if (r >= 0) {
+			sbx_cli_fleet_begin(plan, parent, run.argv, &audit, &fleet);
 			r = sbx_launch(plan, run.argv, sup, &status, &err);
+		}
 	}
 	/* the line of a limit that ended the sandbox (124, 137); the cgroup removed */
 	if (r >= 0)
 		status = sbx_cli_limits_end(&lims, status);
+	sbx_cli_fleet_end(&fleet);
 	/* Every start gets an end: the status, or sbx's own when the launch failed; the counts
 	 * are the supervisor's, and "supervisor lost" where it ended the sandbox */
 	if (sup) {
@@ -1325,6 +1330,7 @@ fail:
 out:
 	sbx_cli_limits_end(&lims, 0);
 	sbx_cli_audit_end(&audit, -1, status, NULL); /* a refusal after the start record */
+	sbx_cli_fleet_end(&fleet);
 	sbx_supervisor_free(sup);
 	sbx_broker_close(broker);
 	sbx_gitguard_clear(&git);

@@ -6,6 +6,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "sbx/error.h"
 #include "sbx/plan.h"
@@ -30,6 +31,14 @@ struct sbx_launch_limits {
  */
 int sbx_launch(const struct sbx_plan *plan, char *const argv[], struct sbx_supervisor *sup,
                int *status, struct sbx_error *err);
+
+/*
+ * A hook for the record of running sandboxes (sbx ps): fn(child, arg) is called in sbx once
+ * the sandbox's first process (sbx's child: the namespaces backend's init, the landlock
+ * backend's worker) exists, before it runs the worker's command; each launch calls it again
+ * (a fallback to the landlock backend). NULL: none.
+ */
+void sbx_launch_on_start(void (*fn)(pid_t child, void *arg), void *arg);
 
 /*
  * Once, first thing in main: ignore SIGXFSZ, so that sbx's own writes (the spec memfd, the

@@ -18,6 +18,7 @@
 
 #include "sbx/cleanup.h"
 #include "sbx/path.h"
+#include "os/registry.h"
 
 #define MAX_CHAIN 512 /* directories between the cache and '/' (a path has fewer) */
 
@@ -404,6 +405,23 @@ int sbx_state_guard(const struct sbx_spec *spec, const struct sbx_host *host, bo
 	if (r >= 0)
 		r = guard_dir(&f, host, "/etc/sbx", create && host->euid == 0, false, &trusted,
 		              err);
+	/* The runtime directories, where sbx ps, inspect and kill read which pid is which
+	 * sandbox (os/registry.h): a worker that wrote a record there could list a sandbox that
+	 * is not one, and one that read them would see other sandboxes' commands. Every place a
+	 * later sbx might use is guarded; the caller's are made first where a mount shows where
+	 * they would be (/run/user/UID is the session's, and is never made here). The last
+	 * place, run-BOOT in sbx's cache directory, is hidden with the cache (below). */
+	if (r >= 0) {
+		char *places[SBX_REGISTRY_PLACES];
+
+		sbx_registry_places(host->environ, host->euid, places);
+		for (size_t i = 0; i < SBX_REGISTRY_PLACES; i++) {
+			if (r >= 0 && places[i])
+				r = guard_under(&f, host, places[i], "", create && i != 2, false,
+				                NULL, NULL, err);
+			free(places[i]);
+		}
+	}
 	/* The glob walk's cache, which a later launch trusts to know what to hide: both places
 	 * are guarded (a later run may look in the other), the one this run uses is made when a
 	 * walk needs it and used if sbx trusts it. */

@@ -6,10 +6,11 @@
  * sbx's own state on the host: the glob walk's cache, in $XDG_CACHE_HOME/sbx (or
  * ~/.cache/sbx), which a later launch trusts to know what to hide, and the folders where sbx
  * finds profiles and policies of its own accord ($XDG_CONFIG_HOME/sbx or ~/.config/sbx, and
- * /etc/sbx), which choose a later sandbox's mounts. A sandbox that could write the cache could
- * make that launch hide nothing (and one that could read it would learn where the secrets
- * are); one that could write a profile there would widen the next launch of its name. So no
- * sandbox may see them, whatever its mounts say (docs/design.md, sbx's own state).
+ * /etc/sbx), which choose a later sandbox's mounts, and the runtime directories that hold the
+ * records of running sandboxes (os/registry.h), which tell sbx kill which pid to signal. A sandbox
+ * that could write the cache could make that launch hide nothing (and one that could read it would
+ * learn where the secrets are); one that could write a profile there would widen the next launch of
+ * its name. So no sandbox may see them, whatever its mounts say (docs/design.md, sbx's own state).
  *
  * The directory is recognised by host identity (device and inode), not by path: every mount
  * (and the root) of the sandbox whose source is the directory, one of its ancestors, or

@@ -7,6 +7,10 @@ if [ -n "${SBX_SOURCE_DIR:-}" ] && [ -d "$SBX_SOURCE_DIR/profiles" ]; then
 	mkdir -p "$stage/src/tests"
 	cp -R "$SBX_SOURCE_DIR/profiles" "$stage/src/profiles"
 	cp -R "$SBX_SOURCE_DIR/tests/fixtures" "$stage/src/tests/fixtures"
+	# examples/ (it_examples runs its CI files, wrappers and manifests)
+	if [ -d "$SBX_SOURCE_DIR/examples" ]; then
+		cp -R "$SBX_SOURCE_DIR/examples" "$stage/src/examples"
+	fi
 	chown -R 0:0 "$stage/src"
 	chmod -R go-w,a+rX "$stage/src"
 	chmod 755 "$stage"
