@@ -23,6 +23,9 @@
 
 struct option;
 
+/* The value of --workspace in `sbx run`'s option table (the first pass reads it). */
+#define SBX_CLI_OPT_WORKSPACE 0x1f0
+
 struct sbx_cli_run {
 	struct sbx_spec *spec; /* owned */
 	char **argv;           /* the worker's command: borrowed from the caller's argv */
@@ -31,7 +34,9 @@ struct sbx_cli_run {
 	bool json;
 	bool help;
 	bool verbose;                 /* --verbose: the supervisor's decisions on stderr (-v is
-	                                 --volume) */
+	                                 --volume), and every note */
+	bool quiet;                   /* -q, --quiet: no notes (warnings and errors stay) */
+	bool home_given;              /* --home was given */
 	struct sbx_profile *profile;  /* owned; NULL without --profile */
 	enum sbx_backend_ask backend; /* --backend (finish.h) */
 	/* nesting (nest.c): --restrict, --allow-read, --allow-write, and -v/--mount as grants */
@@ -181,7 +186,14 @@ int sbx_cli_run_prepass(int argc, char **argv, const struct option *options, con
                         const char *cwd, struct sbx_spec *spec, struct sbx_profile **profile,
                         struct sbx_error *err);
 
-/* Print the loader's notes and masks that hide nothing yet, as "sbx: note: ..." lines. */
+/* How many notes sbx prints (report.c; each command sets it from -q and --verbose): none,
+ * at most one short line each where what the user must do changes (the default), or every
+ * note in full. Warnings and errors are printed whatever it says. */
+enum sbx_cli_notes { SBX_NOTES_QUIET = -1, SBX_NOTES_SHORT = 0, SBX_NOTES_ALL = 1 };
+extern enum sbx_cli_notes sbx_cli_notes;
+
+/* Print the loader's notes and masks that hide nothing yet, as "sbx: note: ..." lines, as
+ * sbx_cli_notes says (optional mounts skipped: --verbose only). */
 void sbx_cli_print_notes(FILE *f, const struct sbx_profile *p, const struct sbx_plan *plan);
 
 /* A profile (or the default, when profile is NULL) as a plan, for check and resolve. */
@@ -199,5 +211,17 @@ void sbx_cli_view_clear(struct sbx_cli_view *v);
 int sbx_cli_check_enforceable(const char *profile, const char *workspace, struct sbx_error *err);
 
 extern const char sbx_run_usage[];
+
+/* --tmpfs PATH[:size=N,ro,noexec] (docker_cli.c): a tmpfs mount in spec. */
+int sbx_cli_parse_tmpfs(struct sbx_spec *spec, const char *arg, const char *cwd,
+                        struct sbx_error *err);
+
+/* ---- the home (home_cli.c) ---- */
+
+/* Fill the spec's home facts from this host (src/core/home.c): the caller's $HOME, its
+ * ~/.gitconfig where it is a regular file (a symlink is left out: a sandbox that could write
+ * the home could have planted it), the tmpfs's size from the machine's memory. Nested
+ * (SBX_SPEC_FD set), the parent's home stays: none is made unless `given`. */
+int sbx_cli_home_facts(struct sbx_spec *spec, bool given, struct sbx_error *err);
 
 #endif

@@ -77,6 +77,9 @@ void sbx_spec_free(struct sbx_spec *spec)
 	free(spec->approve);
 	free(spec->audit_log);
 	free(spec->label);
+	free(spec->home_path);
+	free(spec->home_dir);
+	free(spec->home_gitconfig);
 	free(spec);
 }
 
@@ -247,6 +250,7 @@ int sbx_spec_add_mount(struct sbx_spec *spec, const struct sbx_mount *m, bool re
 	    .policy = TAKE_PTR(policy),
 	    .approvals = m->approvals,
 	    .max_file_bytes = m->max_file_bytes,
+	    .size = m->size,
 	};
 	/* the copies are the mount's now */
 	old->suffixes = caps.suffixes;
@@ -870,6 +874,11 @@ int sbx_spec_finish(struct sbx_spec *spec, struct sbx_error *err)
 {
 	int r;
 
+	/* The built-in default gives the worker a private home; a profile says what it wants
+	 * (home:), none if it does not; --root shows a tree with homes of its own. */
+	if (spec->home == SBX_HOME_UNSET)
+		spec->home = !spec->profile && !spec->root ? SBX_HOME_TMPFS : SBX_HOME_NONE;
+
 	if (!spec->profile) {
 		r = sbx_spec_set_str(&spec->profile, "default", err);
 		if (r < 0)
@@ -893,7 +902,7 @@ int sbx_spec_finish(struct sbx_spec *spec, struct sbx_error *err)
 				                  "which would give the sandbox the whole host "
 				                  "read-write");
 				sbx_error_hint(err, "run sbx from a project directory, or name one "
-				                    "with -w DIR, or choose mounts with -v");
+				                    "with --workspace DIR, or choose mounts with -v");
 				return r;
 			}
 			if (!sbx_spec_find_target(spec, spec->workspace)) {
@@ -906,6 +915,11 @@ int sbx_spec_finish(struct sbx_spec *spec, struct sbx_error *err)
 	if (spec->root && spec->root[0] != '/')
 		return sbx_error_set(err, SBX_ERR_USAGE, EINVAL, "root '%s' is not absolute",
 		                     spec->root);
+	/* The home after every other mount, so that a mount the user named there wins; before
+	 * readonly, which makes it read-only too. */
+	r = sbx_spec_add_home(spec, err);
+	if (r < 0)
+		return r;
 	for (size_t i = 0; i < spec->n_mounts; i++) {
 		if (spec->readonly)
 			spec->mounts[i].readonly = true;

@@ -275,6 +275,7 @@ struct builder {
 	dev_t own[MAX_OWN_TMPFS]; /* tmpfs mounts sbx made: mount points may be made there */
 	size_t n_own;
 	int maskfd; /* a sealed tmpfs with an empty file "f" and dir "d" */
+	const struct sbx_plan *plan;
 };
 
 static int new_fs(const char *type, const char *const *opts, unsigned attrs, const char *what,
@@ -305,16 +306,33 @@ static int new_fs(const char *type, const char *const *opts, unsigned attrs, con
 	return mfd;
 }
 
-static int new_tmpfs(struct builder *b, unsigned mode, unsigned flags, const char *what,
-                     struct sbx_error *err)
+/* A tmpfs of sbx's own: size bytes (0: the kernel's default), owned by uid:gid inside
+ * (owner false: by whoever builds). */
+static int new_tmpfs_with(struct builder *b, unsigned mode, unsigned flags, uint64_t size,
+                          bool owner, unsigned uid, unsigned gid, const char *what,
+                          struct sbx_error *err)
 {
-	char m[16];
-	const char *opts[] = {"mode", m, NULL, NULL};
+	char m[16], sz[32], u[16], g[16];
+	const char *opts[10] = {"mode", m};
+	size_t n = 2;
 	unsigned attrs = MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV;
 	struct stat st;
 	int fd;
 
 	snprintf(m, sizeof(m), "%o", mode);
+	if (size) {
+		snprintf(sz, sizeof(sz), "%llu", (unsigned long long)size);
+		opts[n++] = "size";
+		opts[n++] = sz;
+	}
+	if (owner) {
+		snprintf(u, sizeof(u), "%u", uid);
+		snprintf(g, sizeof(g), "%u", gid);
+		opts[n++] = "uid";
+		opts[n++] = u;
+		opts[n++] = "gid";
+		opts[n++] = g;
+	}
 	if (flags & SBX_PLAN_F_NOEXEC)
 		attrs |= MOUNT_ATTR_NOEXEC;
 	fd = new_fs("tmpfs", opts, attrs, what, err);
@@ -323,6 +341,12 @@ static int new_tmpfs(struct builder *b, unsigned mode, unsigned flags, const cha
 	if (b && fstat(fd, &st) == 0 && b->n_own < MAX_OWN_TMPFS)
 		b->own[b->n_own++] = st.st_dev;
 	return fd;
+}
+
+static int new_tmpfs(struct builder *b, unsigned mode, unsigned flags, const char *what,
+                     struct sbx_error *err)
+{
+	return new_tmpfs_with(b, mode, flags, 0, false, 0, 0, what, err);
 }
 
 static bool is_own(const struct builder *b, int fd)
@@ -703,6 +727,53 @@ static int do_nest_proc(struct builder *b, const char *target, struct sbx_error 
 	return do_mask(b, target, 0, err);
 }
 
+/*
+ * A file of sbx's own in place of a system file (SBX_PLAN_F_DATA: /etc/passwd and /etc/group
+ * with the worker's entry added, src/core/identity.c): written to a small tmpfs made for it,
+ * made read-only, and that one file bound at target. The host's file is never written.
+ */
+static int do_data(struct builder *b, const struct sbx_plan_op *op, struct sbx_error *err)
+{
+	const char *text = strcmp(op->target, "/etc/passwd") == 0  ? b->plan->etc_passwd
+	                   : strcmp(op->target, "/etc/group") == 0 ? b->plan->etc_group
+	                                                            : NULL;
+	struct mount_attr ro = {.attr_set = MOUNT_ATTR_RDONLY};
+	_cleanup_close_ int fs = -1, f = -1, mfd = -1;
+	size_t len, off = 0;
+
+	if (!text)
+		return sbx_error_set(err, SBX_ERR_SETUP, EINVAL, "no content for %s", op->target);
+	len = strlen(text);
+	fs = new_tmpfs_with(NULL, 0555, SBX_PLAN_F_NOEXEC, len + 65536, false, 0, 0, op->target,
+	                    err);
+	if (fs < 0)
+		return fs;
+	f = openat(fs, "f", O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0444);
+	if (f < 0)
+		return sbx_error_set(err, SBX_ERR_SETUP, errno, "cannot write %s: %s", op->target,
+		                     strerror(errno));
+	while (off < len) {
+		ssize_t n = write(f, text + off, len - off);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return sbx_error_set(err, SBX_ERR_SETUP, n < 0 ? errno : EIO,
+			                     "cannot write %s: %s", op->target,
+			                     strerror(n < 0 ? errno : EIO));
+		off += (size_t)n;
+	}
+	/* closed first: a tmpfs with a file open for writing cannot be made read-only */
+	if (fchmod(f, 0444) < 0 || close(TAKE_FD(f)) < 0 ||
+	    mount_setattr(fs, "", AT_EMPTY_PATH, &ro, sizeof(ro)) < 0)
+		return sbx_error_set(err, SBX_ERR_SETUP, errno, "cannot seal %s: %s", op->target,
+		                     strerror(errno));
+	mfd = clone_tree(fs, "f", op->target, 0, err);
+	if (mfd < 0)
+		return mfd;
+	return attach_at(b, mfd, op->target, "the worker's name", err);
+}
+
 static int do_op(struct builder *b, const struct sbx_plan_op *op, size_t i, struct sbx_prepared *p,
                  struct sbx_error *err)
 {
@@ -714,13 +785,17 @@ static int do_op(struct builder *b, const struct sbx_plan_op *op, size_t i, stru
 	case SBX_PLAN_MIRROR:
 		return do_mirror(b, op, p, err);
 	case SBX_PLAN_BIND:
+		if (op->flags & SBX_PLAN_F_DATA)
+			return do_data(b, op, err);
 		if (p->absent[i])
 			return 0;
 		return attach_at(b, p->fds[i], op->target, op->source, err);
 	case SBX_PLAN_TMPFS:
 		/* A read-only tmpfs is sealed by its own SEAL operation, after the mount points
 		 * beneath it are made. */
-		mfd = new_tmpfs(b, op->mode, op->flags, op->target, err);
+		mfd = new_tmpfs_with(b, op->mode, op->flags, op->size,
+		                     (op->flags & SBX_PLAN_F_OWNER) != 0, b->plan->inner_uid,
+		                     b->plan->inner_gid, op->target, err);
 		if (mfd < 0)
 			return mfd;
 		return attach_at(b, mfd, op->target, "a tmpfs", err);
@@ -755,7 +830,7 @@ static int do_op(struct builder *b, const struct sbx_plan_op *op, size_t i, stru
 
 int sbx_mounts_build(const struct sbx_plan *plan, struct sbx_prepared *p, struct sbx_error *err)
 {
-	struct builder b = {.rootfd = -1, .maskfd = -1};
+	struct builder b = {.rootfd = -1, .maskfd = -1, .plan = plan};
 	_cleanup_close_ int oldroot = -1;
 	_cleanup_close_ int emptyfd = -1;
 	bool root_mode = plan->n_ops && plan->ops[0].kind == SBX_PLAN_MIRROR;

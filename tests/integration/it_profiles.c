@@ -329,12 +329,12 @@ static void test_flags_with_a_profile(void)
 	IT_EXPECT_CONTAINS(r.out, fmt("%s/.ssh <- ", home));
 	/* the workspace given after -p still sets ${WORKSPACE} */
 	it_write_file(it_path(home, "other/f"), "f\n");
-	it_sbxv(&r, "run", "-p", "ci-job", "-w", it_path(home, "other"), "--dry-run", "--",
+	it_sbxv(&r, "run", "-p", "ci-job", "--workspace", it_path(home, "other"), "--dry-run", "--",
 	        "/bin/true", NULL);
 	IT_EXPECT_INT(r.status, 0);
 	IT_EXPECT_CONTAINS(r.out, fmt("cwd:        %s/other\n", home));
 	/* ci-job hides $HOME behind a tmpfs: a workspace that is $HOME itself contradicts it */
-	it_sbxv(&r, "run", "-p", "ci-job", "-w", home, "--dry-run", "--", "/bin/true", NULL);
+	it_sbxv(&r, "run", "-p", "ci-job", "--workspace", home, "--dry-run", "--", "/bin/true", NULL);
 	IT_EXPECT_INT(r.status, 125);
 	IT_EXPECT_CONTAINS(r.err, fmt("two mounts have the target '%s'", home));
 }

@@ -298,9 +298,9 @@ static void test_default_workspace_and_chdir(void)
 	IT_EXPECT_INT(r.status, 0 + (getenv("HOME") ? 2 : 0)); /* ls of HOME fails: absent */
 	IT_EXPECT_CONTAINS(r.out, it_path(t, "proj\nin project\n"));
 	IT_EXPECT(access(it_path(t, "proj/written"), F_OK) == 0);
-	/* -w names the workspace; --chdir the directory inside */
+	/* --workspace names the workspace; --chdir the directory inside */
 	IT_EXPECT_INT(chdir("/"), 0);
-	it_sbxv(&r, "run", "-w", it_path(t, "proj"), "--chdir", "/tmp", "--", "/bin/sh", "-c",
+	it_sbxv(&r, "run", "--workspace", it_path(t, "proj"), "--chdir", "/tmp", "--", "/bin/sh", "-c",
 	        "pwd; cat $0/file", it_path(t, "proj"), NULL);
 	IT_EXPECT_INT(r.status, 0);
 	IT_EXPECT_CONTAINS(r.out, "/tmp\nin project\n");
