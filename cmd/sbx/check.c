@@ -111,7 +111,10 @@ static int parse_ask(int argc, char **argv, struct ask *a, struct sbx_error *err
 			                  c == ':' ? "option '%s' needs a value"
 			                           : "unknown option '%s' for sbx %s",
 			                  argv[optind - 1], argv[0]);
-			sbx_error_hint(err, "see 'sbx %s --help'", argv[0]);
+			if (c == ':')
+				sbx_error_hint(err, "see 'sbx %s --help'", argv[0]);
+			else
+				sbx_cli_hint_option(err, argv[optind - 1], ask_options, argv[0]);
 			return r;
 		}
 	}

@@ -216,6 +216,17 @@ extern const char sbx_run_usage[];
 int sbx_cli_parse_tmpfs(struct sbx_spec *spec, const char *arg, const char *cwd,
                         struct sbx_error *err);
 
+/* ---- did you mean (suggest_cli.c) ---- */
+
+/* The hint for an unknown option `bad` of `sbx cmd`: what Docker's flag means here, or the
+ * nearest of opts, or where the help is. */
+void sbx_cli_hint_option(struct sbx_error *err, const char *bad, const struct option *opts,
+                         const char *cmd);
+/* The profile names on the search path, each once (the caller frees each and the array). */
+int sbx_cli_profile_names(char ***out, size_t *n);
+/* A profile name not found: "did you mean" the nearest name on the search path, if any. */
+void sbx_cli_hint_profile(struct sbx_error *err, const char *name);
+
 /* ---- the home (home_cli.c) ---- */
 
 /* Fill the spec's home facts from this host (src/core/home.c): the caller's $HOME, its

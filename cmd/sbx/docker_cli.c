@@ -13,7 +13,8 @@
 int sbx_cli_parse_tmpfs(struct sbx_spec *spec, const char *arg, const char *cwd,
                         struct sbx_error *err)
 {
-	_cleanup_free_ char *copy = strdup(arg), *target = NULL;
+	_cleanup_free_ char *copy = strdup(arg);
+	_cleanup_free_ char *target = NULL;
 	struct sbx_mount m = {.kind = SBX_MOUNT_TMPFS, .origin = SBX_ORIGIN_FLAG};
 	char *opts, *save = NULL;
 	int r;
@@ -31,7 +32,8 @@ int sbx_cli_parse_tmpfs(struct sbx_spec *spec, const char *arg, const char *cwd,
 	r = sbx_path_absolute(copy, cwd, &target, err);
 	if (r < 0)
 		return r;
-	for (char *o = opts ? strtok_r(opts, ",", &save) : NULL; o; o = strtok_r(NULL, ",", &save)) {
+	for (char *o = opts ? strtok_r(opts, ",", &save) : NULL; o;
+	     o = strtok_r(NULL, ",", &save)) {
 		if (strncmp(o, "size=", 5) == 0) {
 			char num[64];
 			size_t n = strlen(o + 5);

@@ -56,7 +56,7 @@ const char sbx_run_usage[] =
     "      --device PATH        bind a host device node with device access\n"
     "      --hide PATH|GLOB     make matching paths inaccessible (a file cannot be opened,\n"
     "                           a directory is empty and read-only); a glob is matched by\n"
-    "                           one walk at launch\n"
+    "                           one walk at launch; relative: from the current directory\n"
     "      --unhide PATH|GLOB   give back what the profile's hide: (or --hide) would hide\n"
     "                           there (never what a policy or a parent sandbox hides)\n"
     "      --readonly, --read-only\n"
@@ -303,7 +303,16 @@ static int parse_one(struct sbx_spec *spec, struct sbx_cli_run *out, int c, cons
 		static const unsigned kinds[] = {SBX_GRANT_RESTRICT, SBX_GRANT_READ,
 		                                 SBX_GRANT_WRITE};
 		char what[SBX_PATH_MAX + 16];
+		_cleanup_free_ char *abs = NULL;
 
+		/* relative: the caller's directory's, as -v takes it (inside a sandbox the
+		 * same path as outside) */
+		if (arg[0] != '/' && *arg) {
+			r = sbx_path_absolute(arg, cwd, &abs, err);
+			if (r < 0)
+				return r;
+			arg = abs;
+		}
 		snprintf(what, sizeof(what), "%s %s", names[c - OPT_RESTRICT], arg);
 		out->nest_flags = true;
 		spec->explicit_mounts = true;
@@ -395,24 +404,27 @@ static int parse_one(struct sbx_spec *spec, struct sbx_cli_run *out, int c, cons
 		spec->best_effort = true;
 		return 0;
 	case OPT_HIDE:
-		if (arg[0] != '/') {
-			r = sbx_error_set(err, SBX_ERR_USAGE, EINVAL,
-			                  "--hide '%s' is not an absolute sandbox path or glob",
-			                  arg);
-			sbx_error_hint(err, "e.g. --hide '%s/**/.env'", cwd);
+	case OPT_UNHIDE: {
+		_cleanup_free_ char *abs = NULL;
+
+		/* relative: from the current directory, as -v takes it ('**' + '/.env' is
+		 * every .env beneath it) */
+		if (!*arg) {
+			r = sbx_error_set(err, SBX_ERR_USAGE, EINVAL, "%s needs a path or glob",
+			                  c == OPT_HIDE ? "--hide" : "--unhide");
+			sbx_error_hint(err, "e.g. --hide '**/.env'");
 			return r;
 		}
+		if (arg[0] != '/') {
+			if (asprintf(&abs, "%s%s%s", cwd, strcmp(cwd, "/") ? "/" : "", arg) < 0)
+				return sbx_error_set(err, SBX_ERR_SETUP, ENOMEM, "out of memory");
+			arg = abs;
+		}
+		if (c == OPT_UNHIDE)
+			return sbx_spec_add_unhide(spec, arg, err);
 		return sbx_glob_is_literal(arg) ? sbx_spec_add_hide(spec, arg, err)
 		                                : sbx_spec_add_hide_glob(spec, arg, err);
-	case OPT_UNHIDE:
-		if (arg[0] != '/') {
-			r = sbx_error_set(err, SBX_ERR_USAGE, EINVAL,
-			                  "--unhide '%s' is not an absolute sandbox path or glob",
-			                  arg);
-			sbx_error_hint(err, "e.g. --unhide '%s/config/.env'", cwd);
-			return r;
-		}
-		return sbx_spec_add_unhide(spec, arg, err);
+	}
 	case OPT_APPROVE:
 		r = sbx_spec_set_approve(spec, arg, err);
 		if (r < 0)
@@ -494,7 +506,10 @@ int sbx_cli_parse_run(int argc, char **argv, const char *cwd, struct sbx_cli_run
 			                  c == ':' ? "option '%s' needs a value"
 			                           : "unknown option '%s' for sbx run",
 			                  bad ? bad : "?");
-			sbx_error_hint(err, "see 'sbx run --help'");
+			if (c == '?' && bad)
+				sbx_cli_hint_option(err, bad, run_options, "run");
+			else
+				sbx_error_hint(err, "see 'sbx run --help'");
 			return r;
 		}
 		r = parse_one(spec, out, c, optarg, cwd, err);
@@ -542,12 +557,29 @@ int sbx_cli_parse_run(int argc, char **argv, const char *cwd, struct sbx_cli_run
 static void print_landlock(FILE *f, const struct sbx_ll_plan *ll, bool json);
 static void print_sup(FILE *f, const struct sbx_sup_plan *sup, bool json);
 
-static const char *flag_words(unsigned flags, char *buf, size_t size)
+static const char *flag_words(const struct sbx_plan_op *o, char *buf, size_t size)
 {
-	snprintf(buf, size, "%s%s%s%s%s", flags & SBX_PLAN_F_READONLY ? "ro" : "rw",
+	unsigned flags = o->flags;
+	char sz[32] = "";
+
+	if (o->size) {
+		uint64_t v = o->size;
+		const char *unit = "";
+
+		if (v % (1ull << 30) == 0)
+			v >>= 30, unit = "G";
+		else if (v % (1ull << 20) == 0)
+			v >>= 20, unit = "M";
+		else if (v % (1ull << 10) == 0)
+			v >>= 10, unit = "K";
+		snprintf(sz, sizeof(sz), ",size=%llu%s", (unsigned long long)v, unit);
+	}
+	snprintf(buf, size, "%s%s%s%s%s%s%s%s", flags & SBX_PLAN_F_READONLY ? "ro" : "rw",
 	         flags & SBX_PLAN_F_NOEXEC ? ",noexec" : "",
 	         flags & SBX_PLAN_F_DEVICE ? ",dev" : "", flags & SBX_PLAN_F_IDMAP ? ",idmap" : "",
-	         flags & SBX_PLAN_F_OPTIONAL ? ",optional" : "");
+	         flags & SBX_PLAN_F_OPTIONAL ? ",optional" : "",
+	         flags & SBX_PLAN_F_OWNER ? ",owner" : "",
+	         flags & SBX_PLAN_F_DATA ? ",generated" : "", sz);
 	return buf;
 }
 
@@ -607,7 +639,7 @@ void sbx_cli_print_plan(FILE *f, const struct sbx_plan *plan, char *const *argv,
 			fprintf(f, "  %-9s %-14s %s", sbx_plan_kind_name(o->kind),
 			        o->kind == SBX_PLAN_BIND || o->kind == SBX_PLAN_MIRROR ||
 			                o->kind == SBX_PLAN_TMPFS
-			            ? flag_words(o->flags, fl, sizeof(fl))
+			            ? flag_words(o, fl, sizeof(fl))
 			            : "",
 			        sbx_cli_esc(o->target));
 			if (o->source)
@@ -673,6 +705,10 @@ void sbx_cli_print_plan(FILE *f, const struct sbx_plan *plan, char *const *argv,
 		        o->flags & SBX_PLAN_F_DEVICE ? "true" : "false",
 		        o->flags & SBX_PLAN_F_IDMAP ? "true" : "false",
 		        o->flags & SBX_PLAN_F_OPTIONAL ? "true" : "false");
+		if (o->size)
+			fprintf(f, ",\"size\":%llu", (unsigned long long)o->size);
+		if (o->flags & SBX_PLAN_F_DATA)
+			fputs(",\"generated\":true", f);
 		fputs(",\"why\":", f);
 		sbx_json_string(f, o->why);
 		fputc('}', f);
@@ -1284,7 +1320,8 @@ int sbx_cmd_run(int argc, char **argv)
 			r = finish(&run, &host, plan, &git, parent_unknown, false, &first, &err);
 		if (r >= 0) {
 			if (sbx_cli_notes != SBX_NOTES_QUIET)
-				fprintf(stderr, "sbx: note: %s; running with the landlock backend\n",
+				fprintf(stderr,
+				        "sbx: note: %s; running with the landlock backend\n",
 				        sbx_cli_esc(first.msg));
 			warn_not_enforced(&run, plan);
 			sbx_cli_guard_warn(stderr, plan, &git, true);

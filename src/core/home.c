@@ -120,13 +120,15 @@ int sbx_spec_add_home(struct sbx_spec *spec, struct sbx_error *err)
 		                      .origin = SBX_ORIGIN_HOME};
 
 		if (!spec->home_dir)
-			return sbx_error_set(err, SBX_ERR_USAGE, EINVAL, "--home DIR names no directory");
+			return sbx_error_set(err, SBX_ERR_USAGE, EINVAL,
+			                     "--home DIR names no directory");
 		if (!sbx_spec_find_target(spec, spec->home_dir)) {
 			r = sbx_spec_add_mount(spec, &m, false, err);
 			if (r < 0)
 				return r;
 		}
-		return has_env(spec, "HOME") ? 0 : sbx_spec_add_env(spec, "HOME", spec->home_dir, err);
+		return has_env(spec, "HOME") ? 0
+		                             : sbx_spec_add_env(spec, "HOME", spec->home_dir, err);
 	}
 	case SBX_HOME_TMPFS:
 	case SBX_HOME_EMPTY:

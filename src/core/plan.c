@@ -318,7 +318,8 @@ static int add_system_mounts(struct builder *b, const struct sbx_spec *spec,
 			r = add_op(b, SBX_PLAN_BIND,
 			           SBX_PLAN_F_READONLY | SBX_PLAN_F_SYSTEM | SBX_PLAN_F_FOLLOW |
 			               SBX_PLAN_F_DATA,
-			           e->path, e->path, 0, "system, with the worker's name added", err);
+			           e->path, e->path, 0, "system, with the worker's name added",
+			           err);
 		else
 			/* Never id-mapped: as root, an id-mapped system mount would make the
 			 * worker the owner of root's files there (a 0600 key under /etc/ssl
@@ -341,12 +342,12 @@ static int add_spec_mounts(struct builder *b, const struct sbx_spec *spec, struc
 		unsigned flags = (m->readonly ? SBX_PLAN_F_READONLY : 0) |
 		                 (m->optional ? SBX_PLAN_F_OPTIONAL : 0) |
 		                 (m->noexec ? SBX_PLAN_F_NOEXEC : 0);
-		const char *why = m->origin == SBX_ORIGIN_DEFAULT   ? "workspace (default profile)"
-		                  : m->origin == SBX_ORIGIN_PROFILE ? "profile"
-		                  : m->origin == SBX_ORIGIN_HOME
-		                      ? (m->kind == SBX_MOUNT_TMPFS ? "home (a private tmpfs)"
-		                                                    : "home")
-		                      : "flag";
+		const char *why =
+		    m->origin == SBX_ORIGIN_DEFAULT   ? "workspace (default profile)"
+		    : m->origin == SBX_ORIGIN_PROFILE ? "profile"
+		    : m->origin == SBX_ORIGIN_HOME
+		        ? (m->kind == SBX_MOUNT_TMPFS ? "home (a private tmpfs)" : "home")
+		        : "flag";
 		int r;
 
 		if (sbx_path_covers("/proc", m->target) || strcmp(m->target, "/dev") == 0) {
@@ -370,7 +371,8 @@ static int add_spec_mounts(struct builder *b, const struct sbx_spec *spec, struc
 			r = m->origin == SBX_ORIGIN_HOME
 			        ? add_op(b, SBX_PLAN_TMPFS, flags | SBX_PLAN_F_OWNER, NULL,
 			                 m->target, 0700, why, err)
-			        : add_op(b, SBX_PLAN_TMPFS, flags, NULL, m->target, 01777, why, err);
+			        : add_op(b, SBX_PLAN_TMPFS, flags, NULL, m->target, 01777, why,
+			                 err);
 			if (r >= 0)
 				b->plan->ops[b->plan->n_ops - 1].size = m->size;
 			if (r >= 0 && m->readonly)

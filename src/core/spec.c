@@ -901,8 +901,9 @@ int sbx_spec_finish(struct sbx_spec *spec, struct sbx_error *err)
 				                  "the workspace is '/' (the current directory), "
 				                  "which would give the sandbox the whole host "
 				                  "read-write");
-				sbx_error_hint(err, "run sbx from a project directory, or name one "
-				                    "with --workspace DIR, or choose mounts with -v");
+				sbx_error_hint(err,
+				               "run sbx from a project directory, or name one "
+				               "with --workspace DIR, or choose mounts with -v");
 				return r;
 			}
 			if (!sbx_spec_find_target(spec, spec->workspace)) {

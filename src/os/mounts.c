@@ -243,6 +243,10 @@ int sbx_mounts_prepare(const struct sbx_plan *plan, int userns_fd, struct sbx_pr
 				p->absent[i] = true;
 				continue;
 			}
+			/* only a profile's mount can be marked optional; -v, --device and the
+			 * default's workspace name a path that must be there */
+			if (src == -ENOENT && strcmp(op->why, "profile") != 0)
+				sbx_error_hint(err, "create it or correct the path");
 			sbx_error_wrap(err, "mount %s", op->target);
 			return src;
 		}
@@ -736,7 +740,7 @@ static int do_data(struct builder *b, const struct sbx_plan_op *op, struct sbx_e
 {
 	const char *text = strcmp(op->target, "/etc/passwd") == 0  ? b->plan->etc_passwd
 	                   : strcmp(op->target, "/etc/group") == 0 ? b->plan->etc_group
-	                                                            : NULL;
+	                                                           : NULL;
 	struct mount_attr ro = {.attr_set = MOUNT_ATTR_RDONLY};
 	_cleanup_close_ int fs = -1, f = -1, mfd = -1;
 	size_t len, off = 0;

@@ -915,10 +915,12 @@ static void test_hide_glob_profile(void)
 	                    "${WORKSPACE}/**/.env\n");
 	it_sbxv(&r, "profiles", "validate", file, NULL);
 	IT_EXPECT_INT(r.status, 0);
-	it_sbxv(&r, "check", "--profile", file, "--workspace", ws, "read", fmt("%s/sub/.env", ws), NULL);
+	it_sbxv(&r, "check", "--profile", file, "--workspace", ws, "read", fmt("%s/sub/.env", ws),
+	        NULL);
 	IT_EXPECT_INT(r.status, 1);
 	IT_EXPECT_CONTAINS(r.out, "hidden");
-	it_sbxv(&r, "run", "--profile", file, "--workspace", ws, "--", "/bin/cat", fmt("%s/.env", ws), NULL);
+	it_sbxv(&r, "run", "--profile", file, "--workspace", ws, "--", "/bin/cat",
+	        fmt("%s/.env", ws), NULL);
 	IT_EXPECT_INT(r.status, 1); /* cat: Permission denied */
 	IT_EXPECT_CONTAINS(r.err, "Permission denied");
 	IT_EXPECT_NOT_CONTAINS(r.out, "secret");

@@ -185,7 +185,7 @@ static void test_go_program(void)
 	approve = asking(dir, "write", extra, 0, "0.4", &prof);
 	{
 		const char *argv[] = {"run",       "-p",    prof, "--workspace", ws,
-		                      "--approve", approve, "--", bin,  NULL};
+		                      "--approve", approve, "--", bin,           NULL};
 
 		it_sbx(&r, argv);
 	}

@@ -830,8 +830,8 @@ static void test_asked(void)
 	it_write_file(p, "version: 1\nname: ask\nmounts:\n  - path: ${WORKSPACE}\n"
 	                 "    approvals: {write: ask, overwrite: ask, rename: ask}\n");
 	for (int allow = 0; allow < 2; allow++) {
-		const char *opts[] = {"-p", p, "--workspace", ws, "--approve", allow ? "allow" : "deny",
-		                      NULL};
+		const char *opts[] = {
+		    "-p", p, "--workspace", ws, "--approve", allow ? "allow" : "deny", NULL};
 		const char *cmd[10] = {it_self()};
 
 		memcpy(cmd + 1, ops, sizeof(ops));
@@ -1034,7 +1034,7 @@ static void kill_the_performer(const char *backend)
 	setup();
 	{
 		const char *opts[] = {"-p",    profile,       "--workspace", ws,  "--backend",
-		                      backend, "--audit-log", log,  NULL};
+		                      backend, "--audit-log", log,           NULL};
 		const char *cmd[] = {it_self(), "--in", "kill-performer", "mkdir", "after", NULL};
 
 		it_run_in(&r, opts, cmd);
@@ -1076,9 +1076,10 @@ static void test_landlock_metadata(void)
 	it_write_file(it_path(ro, "sub/keep"), "x\n");
 	{
 		/* ro/sub is writable inside the read-only ro: "ro/sub/.." is ro itself */
-		const char *opts[] = {"-p",        profile,          "--workspace", ws,
-		                      "-v",        fmt("%s:ro", ro), "-v", fmt("%s/sub:rw", ro),
-		                      "--backend", "landlock",       NULL};
+		const char *opts[] = {
+		    "-p",        profile,          "--workspace", ws,
+		    "-v",        fmt("%s:ro", ro), "-v",          fmt("%s/sub:rw", ro),
+		    "--backend", "landlock",       NULL};
 		const char *cmd[] = {it_self(), "--in",  "utimes", rofile,  "utimes",
 		                     rwfile,    "chmod", rofile,   "chmod", rwfile,
 		                     "chown",   rofile,  "chown",  rwfile,  "utimes",
@@ -1128,7 +1129,8 @@ static void test_landlock_xattr_flags(void)
 	if (setxattr(rofile, "user.x", "1", 1, 0) < 0 || setxattr(rwfile, "user.x", "1", 1, 0) < 0)
 		it_fail(__FILE__, __LINE__, "setxattr: %s", strerror(errno));
 	{
-		const char *opts[] = {"-p",        profile,    "--workspace", ws, "-v", fmt("%s:ro", ro),
+		const char *opts[] = {"-p",        profile,    "--workspace",
+		                      ws,          "-v",       fmt("%s:ro", ro),
 		                      "--backend", "landlock", NULL};
 		const char *cmd[] = {it_self(), "--in",   "rmxattr",  rofile, "user.x",   "rmxattr",
 		                     rwfile,    "user.x", "setxattr", rofile, "setxattr", rwfile,
@@ -1166,7 +1168,8 @@ static void test_landlock_xattr_flags(void)
 static void run_nested(struct it_run *r, const char *script)
 {
 	char sbxdir[4096];
-	const char *opts[] = {"-p", profile, "--workspace", ws, "-v", NULL, "--backend", "namespaces", NULL};
+	const char *opts[] = {"-p", profile,     "--workspace", ws,  "-v",
+	                      NULL, "--backend", "namespaces",  NULL};
 	const char *cmd[] = {"/bin/sh", "-c", script, NULL};
 
 	snprintf(sbxdir, sizeof(sbxdir), "%s", it_sbx_path());
@@ -1278,8 +1281,8 @@ static int rm_entry(const char *path, const struct stat *st, int flag, struct FT
 static void test_nested_restricted_outside_tmp(void)
 {
 	char dir[] = "/var/tmp/sbx-it-nest.XXXXXX", sbxdir[4096];
-	const char *opts[] = {"-p", profile,     "--workspace",         dir, "-v",
-	                      NULL, "--backend", "namespaces", NULL};
+	const char *opts[] = {"-p", profile,     "--workspace", dir, "-v",
+	                      NULL, "--backend", "namespaces",  NULL};
 	const char *cmd[] = {"/bin/sh", "-c", NULL, NULL};
 	bool made, git, claude;
 	struct it_run r = {.status = -1};
@@ -1359,7 +1362,7 @@ static const char *approvals_setup(const char *approvals)
 static void run_approved(struct it_run *r, const char *prof, const char *backend,
                          const char *const *ops)
 {
-	const char *opts[] = {"-p",    prof,        "--workspace",           ws,  "--backend",
+	const char *opts[] = {"-p",    prof,        "--workspace",  ws,  "--backend",
 	                      backend, "--approve", build_broker(), NULL};
 	const char *cmd[64];
 	size_t n = 0;

@@ -54,8 +54,8 @@ static void test_options_fill_the_spec(void **state)
 	assert_int_equal(parse(&run, NULL, "-v", "/data:/d:ro", "--mount",
 	                       "type=tmpfs,target=/scratch", "--root", "rootdir", "--readonly",
 	                       "--chdir", "/d", "--env", "A=1", "--env", "B", "--net", "host",
-	                       "--device", "/dev/nvidia0", "--workspace", "../ws", "--dry-run", "--json",
-	                       "--no-system-mounts", "cmd", "--not-ours", NULL),
+	                       "--device", "/dev/nvidia0", "--workspace", "../ws", "--dry-run",
+	                       "--json", "--no-system-mounts", "cmd", "--not-ours", NULL),
 	                 0);
 	assert_true(run.dry_run);
 	assert_true(run.json);
@@ -128,13 +128,13 @@ static void test_docker_habits(void **state)
 	const struct sbx_mount *m;
 
 	(void)state;
-	assert_int_equal(parse(&run, NULL, "-v", "/data:/app", "-w", "/app", "-e", "A=1", "-e",
-	                       "B", "--read-only", "--network", "host", "--tmpfs",
+	assert_int_equal(parse(&run, NULL, "-v", "/data:/app", "-w", "/app", "-e", "A=1", "-e", "B",
+	                       "--read-only", "--network", "host", "--tmpfs",
 	                       "/cache:size=64m,noexec", "-q", "--", "make", NULL),
 	                 0);
 	assert_string_equal(run.spec->chdir, "/app");
 	assert_string_equal(run.spec->workspace, "/home/u/proj"); /* -w is not the workspace */
-	assert_int_equal(run.spec->n_env, 3); /* A, B and the home's HOME */
+	assert_int_equal(run.spec->n_env, 3);                     /* A, B and the home's HOME */
 	assert_string_equal(run.spec->env[0].name, "A");
 	assert_string_equal(run.spec->env[0].value, "1");
 	assert_null(run.spec->env[1].value);
@@ -277,9 +277,9 @@ int main(void)
 	setenv("PATH", "/usr/bin:/bin", 1);
 
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_defaults),    cmocka_unit_test(test_options_fill_the_spec),
-	    cmocka_unit_test(test_refusals),    cmocka_unit_test(test_help),
-	    cmocka_unit_test(test_cli_helpers), cmocka_unit_test(test_supervisor_flags),
+	    cmocka_unit_test(test_defaults),      cmocka_unit_test(test_options_fill_the_spec),
+	    cmocka_unit_test(test_refusals),      cmocka_unit_test(test_help),
+	    cmocka_unit_test(test_cli_helpers),   cmocka_unit_test(test_supervisor_flags),
 	    cmocka_unit_test(test_docker_habits),
 	};
 

@@ -82,9 +82,8 @@ static void test_identity_edges(void **state)
 
 	(void)state;
 	/* unreadable files: a name still, nothing to show instead */
-	assert_int_equal(sbx_identity_make(NULL, NULL, 65533, 65533, NULL, "/root", &name, &pw,
-	                                   &gr, NULL),
-	                 0);
+	assert_int_equal(
+	    sbx_identity_make(NULL, NULL, 65533, 65533, NULL, "/root", &name, &pw, &gr, NULL), 0);
 	assert_string_equal(name, "sbx");
 	assert_null(pw);
 	assert_null(gr);
@@ -126,8 +125,8 @@ static void test_home(void **state)
 		bool tmpfs, git;
 	} t[] = {
 	    {SBX_HOME_UNSET, NULL, NULL, "/home/u/.gitconfig", 2, true, true}, /* the default */
-	    {SBX_HOME_UNSET, NULL, NULL, NULL, 1, true, false}, /* no ~/.gitconfig */
-	    {SBX_HOME_UNSET, "p", NULL, "/home/u/.gitconfig", 0, false, false}, /* a profile */
+	    {SBX_HOME_UNSET, NULL, NULL, NULL, 1, true, false},                /* no ~/.gitconfig */
+	    {SBX_HOME_UNSET, "p", NULL, "/home/u/.gitconfig", 0, false, false},  /* a profile */
 	    {SBX_HOME_UNSET, NULL, "/r", "/home/u/.gitconfig", 0, false, false}, /* --root */
 	    {SBX_HOME_TMPFS, "p", NULL, "/home/u/.gitconfig", 2, true, true},
 	    {SBX_HOME_EMPTY, NULL, NULL, "/home/u/.gitconfig", 1, true, false},
@@ -164,10 +163,12 @@ static void test_home(void **state)
 
 static void test_home_yields(void **state)
 {
-	struct sbx_mount ro = {.kind = SBX_MOUNT_BIND, .source = "/home", .target = "/home",
-	                       .readonly = true};
-	struct sbx_mount git = {.kind = SBX_MOUNT_BIND, .source = "/etc/gitconfig",
-	                        .target = "/home/u/.gitconfig", .readonly = true};
+	struct sbx_mount ro = {
+	    .kind = SBX_MOUNT_BIND, .source = "/home", .target = "/home", .readonly = true};
+	struct sbx_mount git = {.kind = SBX_MOUNT_BIND,
+	                        .source = "/etc/gitconfig",
+	                        .target = "/home/u/.gitconfig",
+	                        .readonly = true};
 	_cleanup_spec_ struct sbx_spec *a = home_spec(SBX_HOME_TMPFS, "/home/u/.gitconfig");
 	_cleanup_spec_ struct sbx_spec *b = home_spec(SBX_HOME_TMPFS, "/home/u/.gitconfig");
 	_cleanup_spec_ struct sbx_spec *c = home_spec(SBX_HOME_TMPFS, NULL);

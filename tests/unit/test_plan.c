@@ -448,7 +448,8 @@ static void test_worker_name(void **state)
 		assert_true(op->flags & SBX_PLAN_F_READONLY);
 		assert_int_equal(plan->etc_passwd != NULL, t[i].data);
 		if (t[i].data) {
-			assert_non_null(strstr(plan->etc_passwd, "root:x:0:0:root:/root:/bin/bash\n"));
+			assert_non_null(
+			    strstr(plan->etc_passwd, "root:x:0:0:root:/root:/bin/bash\n"));
 			assert_non_null(strstr(plan->etc_passwd, "\nsbx:x:65533:65533:"));
 			assert_non_null(strstr(plan->etc_group, "\nsbx:x:65533:\n"));
 			/* the landlock backend: the caller's own name */
