@@ -80,6 +80,7 @@ int sbx_cmd_profiles(int argc, char **argv);
 int sbx_cmd_doctor(int argc, char **argv);
 int sbx_cmd_status(int argc, char **argv);
 int sbx_cmd_explain(int argc, char **argv);
+int sbx_cmd_complete(int argc, char **argv);
 
 /* ---- nesting (nest.c) ---- */
 

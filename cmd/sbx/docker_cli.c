@@ -13,27 +13,27 @@
 int sbx_cli_parse_tmpfs(struct sbx_spec *spec, const char *arg, const char *cwd,
                         struct sbx_error *err)
 {
-	_cleanup_free_ char *copy = strdup(arg);
+	char path[SBX_PATH_MAX_INPUT], opts[256];
 	_cleanup_free_ char *target = NULL;
 	struct sbx_mount m = {.kind = SBX_MOUNT_TMPFS, .origin = SBX_ORIGIN_FLAG};
-	char *opts, *save = NULL;
+	size_t plen = strcspn(arg, ":");
+	char *save = NULL;
 	int r;
 
-	if (!copy)
-		return sbx_error_set(err, SBX_ERR_SETUP, ENOMEM, "out of memory");
-	opts = strchr(copy, ':');
-	if (opts)
-		*opts++ = '\0';
-	if (!*copy) {
-		r = sbx_error_set(err, SBX_ERR_USAGE, EINVAL, "--tmpfs '%s' names no path", arg);
+	if (plen == 0 || plen >= sizeof(path) ||
+	    (arg[plen] && strlen(arg + plen + 1) >= sizeof(opts))) {
+		r = sbx_error_set(err, SBX_ERR_USAGE, EINVAL,
+		                  "--tmpfs '%.64s' names no path, or is too long", arg);
 		sbx_error_hint(err, "e.g. --tmpfs /run or --tmpfs /cache:size=512M");
 		return r;
 	}
-	r = sbx_path_absolute(copy, cwd, &target, err);
+	memcpy(path, arg, plen);
+	path[plen] = '\0';
+	snprintf(opts, sizeof(opts), "%s", arg[plen] ? arg + plen + 1 : "");
+	r = sbx_path_absolute(path, cwd, &target, err);
 	if (r < 0)
 		return r;
-	for (char *o = opts ? strtok_r(opts, ",", &save) : NULL; o;
-	     o = strtok_r(NULL, ",", &save)) {
+	for (char *o = strtok_r(opts, ",", &save); o; o = strtok_r(NULL, ",", &save)) {
 		if (strncmp(o, "size=", 5) == 0) {
 			char num[64];
 			size_t n = strlen(o + 5);

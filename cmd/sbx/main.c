@@ -26,6 +26,7 @@ static const struct command {
     {"doctor", sbx_cmd_doctor, "what this kernel allows, and which backend sbx will use"},
     {"status", sbx_cmd_status, "inside a sandbox: the effective spec it runs under"},
     {"explain", sbx_cmd_explain, "the last denials in an audit log, and what would allow each"},
+    {"complete", sbx_cmd_complete, "names for shell completion (profiles, seccomp groups)"},
 };
 
 static void usage(FILE *f)

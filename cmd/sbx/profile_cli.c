@@ -114,7 +114,7 @@ int sbx_cli_load_profile(const char *arg, const char *workspace, struct sbx_spec
 	if (r >= 0)
 		r = sbx_profile_load(arg, &e.opts, spec, out, err);
 	sbx_cli_profile_env_clear(&e);
-	if (r == -ENOENT && !sbx_profile_arg_is_file(arg) && strstr(err->msg, "not found"))
+	if (r == -ENOENT && err && !sbx_profile_arg_is_file(arg) && strstr(err->msg, "not found"))
 		sbx_cli_hint_profile(err, arg);
 	return r;
 }

@@ -35,6 +35,8 @@ void sbx_cli_hint_option(struct sbx_error *err, const char *bad, const struct op
 	size_t n = 0;
 	const char *best;
 
+	if (!err)
+		return;
 	snprintf(word, sizeof(word), "%.*s", (int)strcspn(bad, "="), bad);
 	for (size_t i = 0; i < SBX_ARRAY_SIZE(docker_only); i++) {
 		if (strcmp(word, docker_only[i].flag) == 0) {
@@ -109,7 +111,7 @@ void sbx_cli_hint_profile(struct sbx_error *err, const char *name)
 	size_t n = 0;
 	const char *best;
 
-	if (sbx_cli_profile_names(&names, &n) < 0)
+	if (!err || sbx_cli_profile_names(&names, &n) < 0)
 		return;
 	best = sbx_suggest(name, (const char *const *)names, n);
 	if (best)

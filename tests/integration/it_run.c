@@ -745,7 +745,7 @@ static void planted_names(const char *backend)
 	IT_EXPECT_INT(r.status, 125);
 	expect_no_control_bytes("an error", r.err);
 	IT_EXPECT_CONTAINS(r.err, "\\x1b]0;PWNED\\x07/missing");
-	it_sbxv(&r, "run", "--hide", osc, "--", "/bin/true", NULL);
+	it_sbxv(&r, "run", "--net", osc, "--", "/bin/true", NULL);
 	IT_EXPECT_INT(r.status, 125);
 	expect_no_control_bytes("a usage error", r.err);
 }
