@@ -650,6 +650,11 @@ static int choose_cwd(struct sbx_plan *p, const struct sbx_spec *spec, struct sb
 	           strcmp(host, spec->workspace) == 0) {
 		/* Paths are paths: the workspace is visible at its own path. */
 		cwd = spec->workspace;
+	} else if (spec->workspace && sbx_plan_is_scaffold_dir(p, spec->workspace)) {
+		/* Only parts of it are shown (-v "$PWD/src", a nested --restrict src): it is
+		 * still there, a directory of sbx's holding them, and relative paths still mean
+		 * what the caller meant. */
+		cwd = spec->workspace;
 	} else if (spec->workspace) {
 		p->cwd_fallback = true;
 	}

@@ -142,6 +142,9 @@ static void test_home_modes(void)
 	IT_EXPECT_CONTAINS(r.out, "no-home\n");
 	it_sbxv(&r, "run", "-p", "ci-job", "--", "/bin/sh", "-c",
 	        "touch ~/f && echo wrote; ls -A ~", NULL);
+	if (r.status != 0)
+		fprintf(stderr, "%s", r.err);
+	IT_EXPECT_INT(r.status, 0);
 	IT_EXPECT_CONTAINS(r.out, "wrote\nf\n");
 	IT_EXPECT_NOT_CONTAINS(r.out, ".gitconfig");
 	it_sbxv(&r, "run", "-p", "restricted-agent", "--", "/bin/sh", "-c",

@@ -478,6 +478,22 @@ static void test_workdir_checked(void **state)
 	assert_int_equal(sbx_plan_build(spec, &h, &plan, NULL), 0);
 	assert_string_equal(plan->cwd, "/");
 	assert_true(plan->cwd_fallback);
+	/* a workspace of which only a part is shown is still the working directory */
+	{
+		_cleanup_spec_ struct sbx_spec *part = sbx_spec_new();
+		struct sbx_mount src = {.kind = SBX_MOUNT_BIND,
+		                        .source = "/home/u/project/src",
+		                        .target = "/home/u/project/src"};
+		_cleanup_plan_ struct sbx_plan *pp = NULL;
+
+		assert_int_equal(sbx_spec_set_str(&part->workspace, "/home/u/project", NULL), 0);
+		part->explicit_mounts = true;
+		assert_int_equal(sbx_spec_add_mount(part, &src, false, NULL), 0);
+		assert_int_equal(sbx_spec_finish(part, NULL), 0);
+		assert_int_equal(sbx_plan_build(part, &h, &pp, NULL), 0);
+		assert_string_equal(pp->cwd, "/home/u/project");
+		assert_false(pp->cwd_fallback);
+	}
 	assert_int_equal(sbx_spec_set_str(&spec->chdir, "/nowhere/sub", NULL), 0);
 	assert_int_equal(sbx_plan_build(spec, &h, &plan2, &err), -ENOENT);
 	assert_non_null(strstr(err.msg, "the working directory /nowhere/sub does not exist"));
