@@ -175,6 +175,12 @@ struct sbx_spec {
 	 * so the launch names them (src/os/gitguard.c, `unprotected`). */
 	char **absent_ro;
 	size_t n_absent_ro;
+	/* Targets of a profile's optional mounts with a policy (its configuration: claude-agent's
+	 * ~/.claude.json) whose source did not exist at load: inside a private home (--home) a
+	 * worker could make one for the run, which the supervisor refuses
+	 * (src/core/sup_finish.c). */
+	char **absent_cfg;
+	size_t n_absent_cfg;
 	/* seccomp: groups and calls allowed or denied, errno, log mode, nesting (seccomp.h) */
 	struct sbx_seccomp_conf seccomp;
 

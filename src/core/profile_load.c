@@ -639,6 +639,9 @@ static int p_mounts(struct loader *l, const struct sbx_ynode *k, const struct sb
 			if (r >= 0 && mp->readonly)
 				r = sbx_prof_strv_push(&l->spec->absent_ro, &l->spec->n_absent_ro,
 				                       mp->target, l->err);
+			if (r >= 0 && mp->policy)
+				r = sbx_prof_strv_push(&l->spec->absent_cfg, &l->spec->n_absent_cfg,
+				                       mp->target, l->err);
 			sbx_mount_clear(mp);
 			if (r < 0)
 				return r;

@@ -73,6 +73,9 @@ void sbx_spec_free(struct sbx_spec *spec)
 	for (size_t i = 0; i < spec->n_absent_ro; i++)
 		free(spec->absent_ro[i]);
 	free(spec->absent_ro);
+	for (size_t i = 0; i < spec->n_absent_cfg; i++)
+		free(spec->absent_cfg[i]);
+	free(spec->absent_cfg);
 	sbx_seccomp_conf_clear(&spec->seccomp);
 	free(spec->approve);
 	free(spec->audit_log);

@@ -147,10 +147,17 @@ static void test_home_modes(void)
 	IT_EXPECT_INT(r.status, 0);
 	IT_EXPECT_CONTAINS(r.out, "wrote\nf\n");
 	IT_EXPECT_NOT_CONTAINS(r.out, ".gitconfig");
+	/* claude-agent's home does not let the agent make the settings it would read: an absent
+	 * ~/.claude.json is refused (the supervisor), a cache is the run's own */
+	IT_EXPECT_INT(mkdir(it_path(home, ".claude"), 0700), 0);
+	it_sbxv(&r, "run", "-p", "claude-agent", "--", "/bin/sh", "-c",
+	        "echo {} > ~/.claude.json || echo refused; mkdir -p ~/.npm/_cacache && echo cache",
+	        NULL);
+	IT_EXPECT_CONTAINS(r.out, "refused\ncache\n");
+	IT_EXPECT(access(it_path(home, ".claude.json"), F_OK) < 0);
 	it_sbxv(&r, "run", "-p", "restricted-agent", "--", "/bin/sh", "-c",
 	        "touch ~/f && echo wrote; cat ~/secret || echo no-secret", NULL);
 	IT_EXPECT_CONTAINS(r.out, "wrote\nno-secret\n");
-	(void)home;
 }
 
 /* The worker has a name: whoami, id -un, getpass, $USER and $LOGNAME agree; the host's
