@@ -169,12 +169,17 @@ static void test_home_yields(void **state)
 	                        .source = "/etc/gitconfig",
 	                        .target = "/home/u/.gitconfig",
 	                        .readonly = true};
-	_cleanup_spec_ struct sbx_spec *a = home_spec(SBX_HOME_TMPFS, "/home/u/.gitconfig");
-	_cleanup_spec_ struct sbx_spec *b = home_spec(SBX_HOME_TMPFS, "/home/u/.gitconfig");
-	_cleanup_spec_ struct sbx_spec *c = home_spec(SBX_HOME_TMPFS, NULL);
+	_cleanup_spec_ struct sbx_spec *a = home_spec(SBX_HOME_UNSET, "/home/u/.gitconfig");
+	_cleanup_spec_ struct sbx_spec *b = home_spec(SBX_HOME_UNSET, "/home/u/.gitconfig");
+	_cleanup_spec_ struct sbx_spec *c = home_spec(SBX_HOME_UNSET, NULL);
+	_cleanup_spec_ struct sbx_spec *d = home_spec(SBX_HOME_EMPTY, NULL);
+	_cleanup_spec_ struct sbx_spec *e = home_spec(SBX_HOME_EMPTY, NULL);
+	struct sbx_mount at = {.kind = SBX_MOUNT_BIND, .source = "/home/u", .target = "/home/u"};
+	struct sbx_error err;
 
 	(void)state;
-	/* a mount above the home shows what was asked for: no tmpfs over it */
+	/* the built-in default's home yields to a mount above it: it shows what was asked
+	 * for */
 	assert_int_equal(sbx_spec_add_mount(a, &ro, false, NULL), 0);
 	assert_int_equal(sbx_spec_finish(a, NULL), 0);
 	assert_null(sbx_spec_find_target(a, "/home/u"));
@@ -190,6 +195,16 @@ static void test_home_yields(void **state)
 	assert_true(sbx_spec_find_target(c, "/home/u")->readonly);
 	assert_int_equal(c->n_env, 1);
 	assert_string_equal(c->env[0].value, "/elsewhere");
+	/* a home a profile asks for (ci-job's home: empty) stays under a mount above it, and a
+	 * mount at $HOME itself contradicts it */
+	assert_int_equal(sbx_spec_add_mount(d, &ro, false, NULL), 0);
+	assert_int_equal(sbx_spec_set_str(&d->profile, "ci-job", NULL), 0);
+	assert_int_equal(sbx_spec_finish(d, NULL), 0);
+	assert_int_equal(sbx_spec_find_target(d, "/home/u")->kind, SBX_MOUNT_TMPFS);
+	assert_int_equal(sbx_spec_add_mount(e, &at, false, NULL), 0);
+	assert_int_equal(sbx_spec_set_str(&e->profile, "ci-job", NULL), 0);
+	assert_int_equal(sbx_spec_finish(e, &err), -EEXIST);
+	assert_non_null(strstr(err.msg, "the home that ci-job keeps private (home: empty)"));
 }
 
 static void test_home_words(void **state)
