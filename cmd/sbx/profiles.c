@@ -217,6 +217,12 @@ static void show(FILE *f, const struct sbx_profile *p, const struct sbx_spec *s)
 	fprintf(f, "nesting: %s\n", s->nesting ? "true" : "false");
 	fprintf(f, "best_effort: %s\n", s->best_effort ? "true" : "false");
 	fprintf(f, "protect_git: %s\n", s->protect_git ? "true" : "false");
+	fputs("home: ", f);
+	if (s->home == SBX_HOME_DIR)
+		yq(f, s->home_dir);
+	else
+		fputs(sbx_home_name(s->home == SBX_HOME_UNSET ? SBX_HOME_NONE : s->home), f);
+	fputc('\n', f);
 	if (s->approve) {
 		fputs("approve: ", f);
 		yq(f, s->approve);
