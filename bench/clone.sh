@@ -59,12 +59,12 @@ EOF
 export SBX_PROFILE_PATH=$T/prof:$PROFILES
 
 run_in() { # WS PROFILE: a clone inside a sandbox of WS
-	echo "cd $1 && $SBX run -p $2 -w $1 -v $T/src:ro -- git clone -q --no-hardlinks $T/src clone 2>/dev/null"
+	echo "cd $1 && $SBX run -p $2 --workspace $1 -v $T/src:ro -- git clone -q --no-hardlinks $T/src clone 2>/dev/null"
 }
 # the supervised one must supervise, the other must not
-(cd "$T/ws-on" && "$SBX" run -p claude-agent -w "$T/ws-on" -- sh -c 'mkdir .git' 2>/dev/null) &&
+(cd "$T/ws-on" && "$SBX" run -p claude-agent --workspace "$T/ws-on" -- sh -c 'mkdir .git' 2>/dev/null) &&
 	{ echo "$PROG: .git was made in a fresh workspace: nothing is supervised" >&2; exit 1; }
-(cd "$T/ws-off" && "$SBX" run -p sup-off -w "$T/ws-off" -v "$T/src:ro" --dry-run -- true 2>/dev/null |
+(cd "$T/ws-off" && "$SBX" run -p sup-off --workspace "$T/ws-off" -v "$T/src:ro" --dry-run -- true 2>/dev/null |
 	grep -q '^supervisor: on') &&
 	{ echo "$PROG: sup-off supervises something: the comparison would mean nothing" >&2; exit 1; }
 

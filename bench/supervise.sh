@@ -111,7 +111,7 @@ pin=()
 run() { # run PROFILE CMD...: sbx run in the workspace
 	local p=$1
 	shift
-	(cd "$T/ws" && "${pin[@]}" "$SBX" run -p "$T/sup-$p.yaml" -w "$T/ws" -v "$T/bin:ro" -- "$@")
+	(cd "$T/ws" && "${pin[@]}" "$SBX" run -p "$T/sup-$p.yaml" --workspace "$T/ws" -v "$T/bin:ro" -- "$@")
 }
 
 # the supervised profile must supervise, the other must not (or the figures mean nothing)
@@ -143,8 +143,8 @@ awk -v b="$bare" -v off="$off" -v on="$on" 'BEGIN {
 if command -v hyperfine >/dev/null; then
 	J=$T/launch.json
 	(cd "$T/ws" && "${pin[@]}" hyperfine -N --warmup 3 --runs "$RUNS" --export-json "$J" \
-		"$SBX run -p $T/sup-off.yaml -w $T/ws -- /bin/true" \
-		"$SBX run -p $T/sup-on.yaml -w $T/ws -- /bin/true" >/dev/null)
+		"$SBX run -p $T/sup-off.yaml --workspace $T/ws -- /bin/true" \
+		"$SBX run -p $T/sup-on.yaml --workspace $T/ws -- /bin/true" >/dev/null)
 	python3 - "$J" <<'EOF'
 import json, statistics, sys
 r = json.load(open(sys.argv[1]))["results"]

@@ -642,7 +642,8 @@ static void worker_start(const struct child_ctx *c, pid_t parent)
 		sbx_error_set(&err, SBX_ERR_SETUP, errno,
 		              "cannot change to the working directory %s inside the sandbox: %s",
 		              c->plan->cwd, strerror(errno));
-		sbx_error_hint(&err, "pass --chdir with a directory the sandbox grants");
+		sbx_error_hint(&err, "create it, or choose a directory the sandbox shows with -w "
+		                     "DIR");
 		child_fail(c->err_fd, &err);
 	}
 }

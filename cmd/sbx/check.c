@@ -23,9 +23,12 @@ static const char check_usage[] =
     "Without --profile the built-in default profile is asked.\n"
     "\n"
     "  -p, --profile NAME|FILE  the profile to ask\n"
-    "  -w, --workspace DIR      the value of ${WORKSPACE} (default: the current directory)\n"
+    "      --workspace DIR      the value of ${WORKSPACE} (default: the current directory)\n"
     "      --json               one JSON object, versioned (sbx-json(7))\n"
+    "      --verbose            every note (optional mounts skipped, ...)\n"
+    "  -q, --quiet              no notes\n"
     "  -h, --help               show this help\n"
+    "A relative PATH is taken from the current directory, as -v takes it.\n"
     "\n"
     "Exit status: 0 if every operation is allowed, 1 if any is denied or asks, 125 on\n"
     "error.\n";
@@ -36,16 +39,23 @@ static const char resolve_usage[] =
     "Print the host path behind each sandbox path, or why it has none.\n"
     "\n"
     "  -p, --profile NAME|FILE  the profile to ask\n"
-    "  -w, --workspace DIR      the value of ${WORKSPACE} (default: the current directory)\n"
+    "      --workspace DIR      the value of ${WORKSPACE} (default: the current directory)\n"
     "      --json               one JSON object, versioned (sbx-json(7))\n"
+    "      --verbose            every note (optional mounts skipped, ...)\n"
+    "  -q, --quiet              no notes\n"
     "  -h, --help               show this help\n"
+    "A relative PATH is taken from the current directory, as -v takes it.\n"
     "\n"
     "Exit status: 0 if every path has a host path, 1 otherwise, 125 on error.\n";
 
+enum { ASK_WORKSPACE = 0x100, ASK_VERBOSE };
+
 static const struct option ask_options[] = {
     {"profile", required_argument, NULL, 'p'},
-    {"workspace", required_argument, NULL, 'w'},
+    {"workspace", required_argument, NULL, ASK_WORKSPACE},
     {"json", no_argument, NULL, 'j'},
+    {"verbose", no_argument, NULL, ASK_VERBOSE},
+    {"quiet", no_argument, NULL, 'q'},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
 };
@@ -54,9 +64,19 @@ struct ask {
 	const char *profile;
 	char *workspace;
 	bool help;
-	bool json; /* --json: one object (sbx-json(7)) */
-	int first; /* index of the first positional argument */
+	bool json;      /* --json: one object (sbx-json(7)) */
+	int first;      /* index of the first positional argument */
+	char *abs[256]; /* relative paths made absolute (owned; argv points at them) */
+	size_t n_abs;
 };
+
+static void ask_clear(struct ask *a)
+{
+	free(a->workspace);
+	for (size_t i = 0; i < a->n_abs; i++)
+		free(a->abs[i]);
+	memset(a, 0, sizeof(*a));
+}
 
 static int parse_ask(int argc, char **argv, struct ask *a, struct sbx_error *err)
 {
@@ -66,12 +86,18 @@ static int parse_ask(int argc, char **argv, struct ask *a, struct sbx_error *err
 	memset(a, 0, sizeof(*a));
 	opterr = 0;
 	optind = 0;
-	while ((c = getopt_long(argc, argv, "+:p:w:h", ask_options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:p:hq", ask_options, NULL)) != -1) {
 		switch (c) {
 		case 'p':
 			a->profile = optarg;
 			break;
-		case 'w':
+		case 'q':
+			sbx_cli_notes = SBX_NOTES_QUIET;
+			break;
+		case ASK_VERBOSE:
+			sbx_cli_notes = SBX_NOTES_ALL;
+			break;
+		case ASK_WORKSPACE:
 			free(a->workspace);
 			a->workspace = NULL;
 			if (!cwd)
@@ -92,11 +118,42 @@ static int parse_ask(int argc, char **argv, struct ask *a, struct sbx_error *err
 			                  c == ':' ? "option '%s' needs a value"
 			                           : "unknown option '%s' for sbx %s",
 			                  argv[optind - 1], argv[0]);
-			sbx_error_hint(err, "see 'sbx %s --help'", argv[0]);
+			if (c == ':')
+				sbx_error_hint(err, "see 'sbx %s --help'", argv[0]);
+			else
+				sbx_cli_hint_option(err, argv[optind - 1], ask_options, argv[0]);
 			return r;
 		}
 	}
 	a->first = optind;
+	return 0;
+}
+
+/* Relative sandbox paths from argv[from] on are the caller's directory's, as -v takes them:
+ * made absolute in place (the copies are a's). */
+static int abs_paths(struct ask *a, int argc, char **argv, int from, struct sbx_error *err)
+{
+	_cleanup_free_ char *cwd = getcwd(NULL, 0);
+
+	for (int i = from; i < argc; i++) {
+		char *abs = NULL;
+		int r;
+
+		if (argv[i][0] == '/' || !*argv[i])
+			continue;
+		if (!cwd)
+			return sbx_error_set(err, SBX_ERR_SETUP, errno,
+			                     "cannot read the current directory");
+		if (a->n_abs >= SBX_ARRAY_SIZE(a->abs))
+			return sbx_error_set(err, SBX_ERR_USAGE, E2BIG,
+			                     "more than %zu relative paths: name them absolute",
+			                     SBX_ARRAY_SIZE(a->abs));
+		r = sbx_path_absolute(argv[i], cwd, &abs, err);
+		if (r < 0)
+			return r;
+		a->abs[a->n_abs++] = abs;
+		argv[i] = abs;
+	}
 	return 0;
 }
 
@@ -222,6 +279,8 @@ int sbx_cmd_check(int argc, char **argv)
 		goto fail;
 	}
 	r = parse_ops(argv[a.first], &ops, &rename, &err);
+	if (r >= 0)
+		r = abs_paths(&a, argc, argv, a.first + 1, &err);
 	if (r < 0)
 		goto fail;
 	/* Decisions are about what the profile means: its policies, uncompiled. */
@@ -326,7 +385,7 @@ fail:
 	sbx_cli_report(stderr, &err);
 	status = sbx_error_exit_code(&err);
 out:
-	free(a.workspace);
+	ask_clear(&a);
 	sbx_cli_view_clear(&v);
 	return status;
 }
@@ -353,6 +412,9 @@ int sbx_cmd_resolve(int argc, char **argv)
 		sbx_error_hint(&err, "e.g. sbx resolve --profile ci-job /etc/passwd");
 		goto fail;
 	}
+	r = abs_paths(&a, argc, argv, a.first, &err);
+	if (r < 0)
+		goto fail;
 	/* Resolution is about what the sandbox will hold: the compiled profile, masks
 	 * included. A profile this version cannot enforce is resolved as written. */
 	r = sbx_cli_build_view(a.profile, a.workspace, true, &v, &err);
@@ -445,7 +507,7 @@ fail:
 	sbx_cli_report(stderr, &err);
 	status = sbx_error_exit_code(&err);
 out:
-	free(a.workspace);
+	ask_clear(&a);
 	sbx_cli_view_clear(&v);
 	return status;
 }

@@ -25,6 +25,9 @@
 
 struct option;
 
+/* The value of --workspace in `sbx run`'s option table (the first pass reads it). */
+#define SBX_CLI_OPT_WORKSPACE 0x1f0
+
 struct sbx_cli_run {
 	struct sbx_spec *spec; /* owned */
 	char **argv;           /* the worker's command: borrowed from the caller's argv */
@@ -33,7 +36,9 @@ struct sbx_cli_run {
 	bool json;
 	bool help;
 	bool verbose;                 /* --verbose: the supervisor's decisions on stderr (-v is
-	                                 --volume) */
+	                                 --volume), and every note */
+	bool quiet;                   /* -q, --quiet: no notes (warnings and errors stay) */
+	bool home_given;              /* --home was given */
 	struct sbx_profile *profile;  /* owned; NULL without --profile */
 	enum sbx_backend_ask backend; /* --backend (finish.h) */
 	/* nesting (nest.c): --restrict, --allow-read, --allow-write, and -v/--mount as grants */
@@ -79,6 +84,7 @@ int sbx_cmd_profiles(int argc, char **argv);
 int sbx_cmd_doctor(int argc, char **argv);
 int sbx_cmd_status(int argc, char **argv);
 int sbx_cmd_explain(int argc, char **argv);
+int sbx_cmd_complete(int argc, char **argv);
 
 /* ---- nesting (nest.c) ---- */
 
@@ -209,7 +215,14 @@ int sbx_cli_run_prepass(int argc, char **argv, const struct option *options, con
                         const char *cwd, struct sbx_spec *spec, struct sbx_profile **profile,
                         struct sbx_error *err);
 
-/* Print the loader's notes and masks that hide nothing yet, as "sbx: note: ..." lines. */
+/* How many notes sbx prints (report.c; each command sets it from -q and --verbose): none,
+ * at most one short line each where what the user must do changes (the default), or every
+ * note in full. Warnings and errors are printed whatever it says. */
+enum sbx_cli_notes { SBX_NOTES_QUIET = -1, SBX_NOTES_SHORT = 0, SBX_NOTES_ALL = 1 };
+extern enum sbx_cli_notes sbx_cli_notes;
+
+/* Print the loader's notes and masks that hide nothing yet, as "sbx: note: ..." lines, as
+ * sbx_cli_notes says (optional mounts skipped: --verbose only). */
 void sbx_cli_print_notes(FILE *f, const struct sbx_profile *p, const struct sbx_plan *plan);
 
 /* A profile (or the default, when profile is NULL) as a plan, for check and resolve. */
@@ -261,5 +274,29 @@ int sbx_cli_limits_end(struct sbx_cli_limits *l, int status);
 void sbx_cli_print_resources(FILE *f, const struct sbx_plan *plan, bool json);
 /* sbx doctor: which limits this host can enforce, and why not. */
 void sbx_cli_doctor_limits(void);
+
+
+/* --tmpfs PATH[:size=N,ro,noexec] (docker_cli.c): a tmpfs mount in spec. */
+int sbx_cli_parse_tmpfs(struct sbx_spec *spec, const char *arg, const char *cwd,
+                        struct sbx_error *err);
+
+/* ---- did you mean (suggest_cli.c) ---- */
+
+/* The hint for an unknown option `bad` of `sbx cmd`: what Docker's flag means here, or the
+ * nearest of opts, or where the help is. */
+void sbx_cli_hint_option(struct sbx_error *err, const char *bad, const struct option *opts,
+                         const char *cmd);
+/* The profile names on the search path, each once (the caller frees each and the array). */
+int sbx_cli_profile_names(char ***out, size_t *n);
+/* A profile name not found: "did you mean" the nearest name on the search path, if any. */
+void sbx_cli_hint_profile(struct sbx_error *err, const char *name);
+
+/* ---- the home (home_cli.c) ---- */
+
+/* Fill the spec's home facts from this host (src/core/home.c): the caller's $HOME, its
+ * ~/.gitconfig where it is a regular file (a symlink is left out: a sandbox that could write
+ * the home could have planted it), the tmpfs's size from the machine's memory. Nested
+ * (SBX_SPEC_FD set), the parent's home stays: none is made unless `given`. */
+int sbx_cli_home_facts(struct sbx_spec *spec, bool given, struct sbx_error *err);
 
 #endif

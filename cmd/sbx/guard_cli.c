@@ -66,7 +66,7 @@ void sbx_cli_guard_warn(FILE *f, const struct sbx_plan *plan, const struct sbx_g
 {
 	char line[8192];
 
-	if (git && git->n_repos && plan->backend_landlock)
+	if (git && git->n_repos && plan->backend_landlock && sbx_cli_notes != SBX_NOTES_QUIET)
 		fputs("sbx: note: git: the landlock backend cannot make .git a mount point of its "
 		      "own, so it is read-only whole (git can read, not commit) and the folder "
 		      "above it takes no new entries; a profile with 'protect_git: false' leaves "

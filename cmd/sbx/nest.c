@@ -143,7 +143,7 @@ int sbx_cli_nest_plan(const struct sbx_nest *parent, struct sbx_cli_run *run, st
 
 void sbx_cli_nest_unhide_notes(FILE *f, const struct sbx_nest *parent, const struct sbx_spec *spec)
 {
-	for (size_t i = 0; i < spec->n_unhide; i++)
+	for (size_t i = 0; sbx_cli_notes != SBX_NOTES_QUIET && i < spec->n_unhide; i++)
 		for (size_t j = 0; j < parent->n_mounts; j++) {
 			const struct sbx_nest_mount *m = &parent->mounts[j];
 

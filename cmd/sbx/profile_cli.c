@@ -114,6 +114,8 @@ int sbx_cli_load_profile(const char *arg, const char *workspace, struct sbx_spec
 	if (r >= 0)
 		r = sbx_profile_load(arg, &e.opts, spec, out, err);
 	sbx_cli_profile_env_clear(&e);
+	if (r == -ENOENT && err && !sbx_profile_arg_is_file(arg) && strstr(err->msg, "not found"))
+		sbx_cli_hint_profile(err, arg);
 	return r;
 }
 
@@ -121,7 +123,10 @@ void sbx_cli_print_notes(FILE *f, const struct sbx_profile *p, const struct sbx_
 {
 	size_t n;
 
-	if (p && p->n_skipped) {
+	if (sbx_cli_notes == SBX_NOTES_QUIET)
+		return;
+	/* Nothing to do about them: a profile names what it would use where it exists. */
+	if (p && p->n_skipped && sbx_cli_notes == SBX_NOTES_ALL) {
 		fprintf(f, "sbx: note: optional mount%s skipped, not on this host:",
 		        p->n_skipped == 1 ? "" : "s");
 		for (size_t i = 0; i < p->n_skipped; i++)
@@ -130,7 +135,7 @@ void sbx_cli_print_notes(FILE *f, const struct sbx_profile *p, const struct sbx_
 	}
 	/* A mask over a path that does not exist at launch hides nothing; a file the worker
 	 * creates there later is its own, but one a host process creates meanwhile would be
-	 * visible. Say so rather than stay silent. */
+	 * visible. Say so rather than stay silent: one line, the paths with --verbose. */
 	n = 0;
 	for (size_t i = 0; plan && i < plan->n_ops; i++) {
 		char host[SBX_PATH_MAX];
@@ -145,18 +150,24 @@ void sbx_cli_print_notes(FILE *f, const struct sbx_profile *p, const struct sbx_
 		if (sbx_plan_resolve(&under, o->target, &op, host, sizeof(host), NULL) < 0 ||
 		    lstat(host, &st) == 0 || (plan->ops[op].flags & SBX_PLAN_F_READONLY))
 			continue;
-		if (n++ == 0)
+		if (n++ == 0 && sbx_cli_notes == SBX_NOTES_ALL)
 			fputs(
 			    "sbx: note: paths to hide that do not exist now, and would not be "
 			    "hidden if created later (a mask or a Landlock rule needs a path that "
 			    "exists):",
 			    f);
-		fprintf(f, " %s", sbx_cli_esc(o->target));
+		if (sbx_cli_notes == SBX_NOTES_ALL)
+			fprintf(f, " %s", sbx_cli_esc(o->target));
 	}
-	if (n)
+	if (n && sbx_cli_notes == SBX_NOTES_ALL)
 		fputs("\nsbx: note: to hide them anyway, create them (empty) before the launch, "
 		      "or hide the directory that will hold them\n",
 		      f);
+	else if (n)
+		fprintf(f,
+		        "sbx: note: %zu path%s to hide do%s not exist yet, and would not be hidden "
+		        "if created during the run (--verbose names them)\n",
+		        n, n == 1 ? "" : "s", n == 1 ? "es" : "");
 }
 
 int sbx_cli_build_view(const char *profile, const char *workspace, bool compile,
@@ -185,6 +196,10 @@ int sbx_cli_build_view(const char *profile, const char *workspace, bool compile,
 				return r;
 		}
 	}
+	/* the home as a run would have it */
+	r = sbx_cli_home_facts(v->spec, false, err);
+	if (r < 0)
+		return r;
 	r = sbx_spec_finish(v->spec, err);
 	/* sbx's own state is hidden as a launch would hide it (nothing is made here) */
 	if (r >= 0) {
@@ -275,7 +290,7 @@ int sbx_cli_run_prepass(int argc, char **argv, const struct option *options, con
 				break;
 			}
 			name = optarg;
-		} else if (c == 'w') {
+		} else if (c == SBX_CLI_OPT_WORKSPACE) {
 			free(ws);
 			ws = NULL;
 			r = sbx_path_absolute(optarg, cwd, &ws, err);

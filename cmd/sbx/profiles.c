@@ -15,14 +15,15 @@
 static const char profiles_usage[] =
     "Usage: sbx profiles list [--json]\n"
     "       sbx profiles show [--workspace DIR] [--json] NAME|FILE\n"
-    "       sbx profiles validate FILE...\n"
+    "       sbx profiles validate NAME|FILE...\n"
     "\n"
     "list      the profiles sbx finds on its search path, the first of each name winning\n"
     "show      one profile's effective form, after 'extends' and variables, and what this\n"
     "          version enforces it with\n"
     "--json    list and show: one JSON object, versioned (sbx-json(7))\n"
-    "validate  load each file strictly, as 'sbx run --profile FILE' would; exit 125 if any\n"
-    "          is invalid or cannot be enforced by this version\n"
+    "validate  load each profile (a FILE, or a NAME on the search path) strictly, as\n"
+    "          'sbx run --profile' would; exit 125 if any is invalid or cannot be enforced\n"
+    "          by this version\n"
     "\n"
     "The search path: $SBX_PROFILE_PATH, $XDG_CONFIG_HOME/sbx/profiles (or\n"
     "~/.config/sbx/profiles), /etc/sbx/profiles, " SBX_DATADIR "/profiles, and the source\n"
@@ -276,6 +277,12 @@ static void show(FILE *f, const struct sbx_profile *p, const struct sbx_spec *s)
 				fprintf(f, "  %s: %s\n", sbx_limit_table[l].name,
 				        sbx_limit_format(l, s->resources.v[l], v, sizeof(v)));
 	}
+	fputs("home: ", f);
+	if (s->home == SBX_HOME_DIR)
+		yq(f, s->home_dir);
+	else
+		fputs(sbx_home_name(s->home == SBX_HOME_UNSET ? SBX_HOME_NONE : s->home), f);
+	fputc('\n', f);
 	if (s->approve) {
 		fputs("approve: ", f);
 		yq(f, s->approve);
@@ -480,8 +487,8 @@ static int cmd_validate(int argc, char **argv)
 	int bad = 0;
 
 	if (argc < 2) {
-		fputs("sbx: sbx profiles validate needs at least one file; see 'sbx profiles "
-		      "--help'\n",
+		fputs("sbx: sbx profiles validate needs at least one file or name; see 'sbx "
+		      "profiles --help'\n",
 		      stderr);
 		return 125;
 	}
@@ -492,15 +499,8 @@ static int cmd_validate(int argc, char **argv)
 		int r =
 		    spec && cwd ? 0 : sbx_error_set(&err, SBX_ERR_SETUP, ENOMEM, "out of memory");
 
-		/* A file, even without a '/': validate never searches. */
-		if (r >= 0 && !sbx_profile_arg_is_file(argv[i])) {
-			r = sbx_error_set(&err, SBX_ERR_USAGE, EINVAL,
-			                  "'%s' is not a profile file (FILE.yaml)", argv[i]);
-			sbx_error_hint(&err,
-			               "to check a profile by name, run 'sbx profiles show "
-			               "%s'",
-			               argv[i]);
-		}
+		/* FILE (a '/' or .yaml) as it is, NAME on the search path, as --profile takes
+		 * them */
 		if (r >= 0)
 			r = sbx_spec_set_str(&spec->workspace, cwd, &err);
 		if (r >= 0)
@@ -516,7 +516,10 @@ static int cmd_validate(int argc, char **argv)
 			bad++;
 			continue;
 		}
-		printf("%s: ok\n", sbx_cli_esc(argv[i]));
+		if (sbx_profile_arg_is_file(argv[i]))
+			printf("%s: ok\n", sbx_cli_esc(argv[i]));
+		else
+			printf("%s (%s): ok\n", sbx_cli_esc(argv[i]), sbx_cli_esc(p->file));
 	}
 	if (fflush(stdout) != 0)
 		return 125;

@@ -48,6 +48,8 @@ static void print_source_line(FILE *f, const char *file, int line, int column)
 	}
 }
 
+enum sbx_cli_notes sbx_cli_notes = SBX_NOTES_SHORT;
+
 void sbx_cli_report(FILE *f, const struct sbx_error *err)
 {
 	bool located = err->file[0] && err->line > 0;

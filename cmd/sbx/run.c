@@ -34,30 +34,38 @@
 const char sbx_run_usage[] =
     "Usage: sbx run [OPTIONS] [--] CMD [ARG...]\n"
     "\n"
-    "Run CMD in a sandbox. Without mount options the built-in 'default' profile is used:\n"
-    "the system directories read-only, the workspace read-write at its own path, a private\n"
-    "/tmp, a fresh /proc, a minimal /dev, and no network but loopback.\n"
+    "Run CMD in a sandbox. Without a profile the built-in 'default' one is used: the\n"
+    "system directories read-only, the workspace read-write at its own path, a private\n"
+    "/tmp, a private $HOME (with your ~/.gitconfig read-only), a fresh /proc, a minimal\n"
+    "/dev, and no network but loopback.\n"
     "\n"
     "Mounts:\n"
     "  -p, --profile NAME|FILE  load a profile (see sbx-profile(5)); the flags below add\n"
     "                           to it, and a flag naming one of its targets replaces it\n"
-    "  -w, --workspace DIR      the workspace (default: the current directory)\n"
+    "      --workspace DIR      the workspace: ${WORKSPACE} in profiles, mounted\n"
+    "                           read-write by the default (default: the current directory)\n"
     "      --root DIR           host DIR is seen at /\n"
     "  -v, --volume SRC[:DST][:ro|rw]\n"
     "                           bind mount; DST defaults to SRC (same path inside)\n"
     "      --mount type=bind,source=SRC,target=DST[,readonly]\n"
     "      --mount type=tmpfs,target=DST\n"
     "                           Docker's long form\n"
+    "      --tmpfs PATH[:size=N] a private tmpfs at PATH (N in bytes, or with K, M, G)\n"
+    "      --home tmpfs|empty|DIR|none\n"
+    "                           the worker's $HOME: a private tmpfs with your\n"
+    "                           ~/.gitconfig read-only (the default's), a private empty\n"
+    "                           one, DIR read-write, or nothing (a profile's default)\n"
     "      --device PATH        bind a host device node with device access\n"
     "      --hide PATH|GLOB     make matching paths inaccessible (a file cannot be opened,\n"
     "                           a directory is empty and read-only); a glob is matched by\n"
-    "                           one walk at launch\n"
+    "                           one walk at launch; relative: from the current directory\n"
     "      --unhide PATH|GLOB   give back what the profile's hide: (or --hide) would hide\n"
     "                           there (never what a policy or a parent sandbox hides)\n"
-    "      --readonly           no writes anywhere (the private /tmp and /dev/shm stay)\n"
+    "      --readonly, --read-only\n"
+    "                           no writes anywhere (the private /tmp and /dev/shm stay)\n"
     "      --no-system-mounts   do not mount /usr, /bin, /lib*, and /etc's essentials\n"
     "  -v, --mount or --root replace the default's workspace mount: only what they name\n"
-    "  is visible.\n"
+    "  is visible (the working directory is then / unless -w names one).\n"
     "\n"
     "Nested (inside an sbx sandbox; paths are the sandbox's, and access can only narrow):\n"
     "      --restrict PATH      keep only PATH, with the parent's rights there\n"
@@ -67,10 +75,11 @@ const char sbx_run_usage[] =
     "  and --profile may only narrow it too.\n"
     "\n"
     "Process:\n"
-    "      --chdir DIR          working directory inside (default: the workspace if\n"
-    "                           visible, else /)\n"
-    "      --env NAME[=VALUE]   pass NAME from the caller, or set it\n"
+    "  -w, --workdir DIR        working directory inside, as Docker's -w (default: the\n"
+    "                           workspace if visible, else /); --chdir DIR is the same\n"
+    "  -e, --env NAME[=VALUE]   pass NAME from the caller, or set it\n"
     "      --net none|host      loopback only (default), or the host's network\n"
+    "      --network none|host  the same, Docker's spelling\n"
     "      --backend auto|namespaces|landlock\n"
     "                           namespaces (a mount namespace plus Landlock), or Landlock\n"
     "                           alone in the caller's mount namespace; auto (default)\n"
@@ -105,7 +114,9 @@ const char sbx_run_usage[] =
     "      --audit-log FILE     append one JSON line per start, supervised decision and end\n"
     "      --label TEXT         a label for the audit log's records, such as a task id (at\n"
     "                           most 256 bytes)\n"
-    "      --verbose            show the supervisor's decisions live on stderr\n"
+    "      --verbose            show the supervisor's decisions live on stderr, and\n"
+    "                           every note (optional mounts skipped, ...)\n"
+    "  -q, --quiet              no notes (warnings and errors stay)\n"
     "  Approvals catch mistakes, not adversaries: \"deny\" is a kernel rule (Landlock),\n"
     "  \"ask\" a question the supervisor puts before the call is made.\n"
     "\n" SBX_CLI_SECCOMP_USAGE "\n"
@@ -147,18 +158,27 @@ enum {
 	OPT_LABEL,
 	OPT_VERBOSE,
 	OPT_LIMIT,
+	OPT_TMPFS,
+	OPT_HOME,
+	OPT_WORKSPACE = SBX_CLI_OPT_WORKSPACE,
 };
 
 static const struct option run_options[] = {
     {"profile", required_argument, NULL, 'p'},
-    {"workspace", required_argument, NULL, 'w'},
+    {"workspace", required_argument, NULL, OPT_WORKSPACE},
+    {"workdir", required_argument, NULL, 'w'},
     {"root", required_argument, NULL, OPT_ROOT},
     {"volume", required_argument, NULL, 'v'},
     {"mount", required_argument, NULL, OPT_MOUNT},
     {"readonly", no_argument, NULL, OPT_READONLY},
+    {"read-only", no_argument, NULL, OPT_READONLY},
     {"chdir", required_argument, NULL, OPT_CHDIR},
-    {"env", required_argument, NULL, OPT_ENV},
+    {"env", required_argument, NULL, 'e'},
     {"net", required_argument, NULL, OPT_NET},
+    {"network", required_argument, NULL, OPT_NET},
+    {"tmpfs", required_argument, NULL, OPT_TMPFS},
+    {"home", required_argument, NULL, OPT_HOME},
+    {"quiet", no_argument, NULL, 'q'},
     {"device", required_argument, NULL, OPT_DEVICE},
     {"dry-run", no_argument, NULL, OPT_DRY_RUN},
     {"json", no_argument, NULL, OPT_JSON},
@@ -250,7 +270,7 @@ static int parse_one(struct sbx_spec *spec, struct sbx_cli_run *out, int c, cons
 	int r;
 
 	switch (c) {
-	case 'w': {
+	case OPT_WORKSPACE: {
 		_cleanup_free_ char *ws = NULL;
 
 		r = sbx_path_absolute(arg, cwd, &ws, err);
@@ -300,7 +320,16 @@ static int parse_one(struct sbx_spec *spec, struct sbx_cli_run *out, int c, cons
 		static const unsigned kinds[] = {SBX_GRANT_RESTRICT, SBX_GRANT_READ,
 		                                 SBX_GRANT_WRITE};
 		char what[SBX_PATH_MAX + 16];
+		_cleanup_free_ char *abs = NULL;
 
+		/* relative: the caller's directory's, as -v takes it (inside a sandbox the
+		 * same path as outside) */
+		if (arg[0] != '/' && *arg) {
+			r = sbx_path_absolute(arg, cwd, &abs, err);
+			if (r < 0)
+				return r;
+			arg = abs;
+		}
 		snprintf(what, sizeof(what), "%s %s", names[c - OPT_RESTRICT], arg);
 		out->nest_flags = true;
 		spec->explicit_mounts = true;
@@ -335,23 +364,31 @@ static int parse_one(struct sbx_spec *spec, struct sbx_cli_run *out, int c, cons
 	case OPT_NO_SYSTEM_MOUNTS:
 		spec->system_mounts = SBX_SYSMOUNTS_NONE;
 		return 0;
+	case 'w':
 	case OPT_CHDIR: {
 		_cleanup_free_ char *dir = NULL;
 
-		if (arg[0] != '/') {
-			r = sbx_error_set(err, SBX_ERR_USAGE, EINVAL,
-			                  "--chdir '%s' is not an absolute sandbox path", arg);
-			sbx_error_hint(err, "name the directory as the sandbox sees it, e.g. "
-			                    "--chdir /src");
-			return r;
-		}
-		r = sbx_path_absolute(arg, "/", &dir, err);
+		/* relative: to the current directory, which is visible at its own path */
+		if (!*arg)
+			return sbx_error_set(err, SBX_ERR_USAGE, EINVAL, "-w needs a directory");
+		r = sbx_path_absolute(arg, cwd, &dir, err);
 		if (r < 0)
 			return r;
 		return sbx_spec_set_str(&spec->chdir, dir, err);
 	}
-	case OPT_ENV:
+	case 'e':
 		return parse_env(spec, arg, err);
+	case OPT_TMPFS:
+		return sbx_cli_parse_tmpfs(spec, arg, cwd, err);
+	case OPT_HOME:
+		out->home_given = true;
+		r = sbx_spec_set_home(spec, arg, cwd, err);
+		if (r < 0)
+			sbx_error_wrap(err, "--home");
+		return r;
+	case 'q':
+		out->quiet = true;
+		return 0;
 	case OPT_NET:
 		out->net_given = true;
 		if (strcmp(arg, "none") == 0) {
@@ -384,24 +421,27 @@ static int parse_one(struct sbx_spec *spec, struct sbx_cli_run *out, int c, cons
 		spec->best_effort = true;
 		return 0;
 	case OPT_HIDE:
-		if (arg[0] != '/') {
-			r = sbx_error_set(err, SBX_ERR_USAGE, EINVAL,
-			                  "--hide '%s' is not an absolute sandbox path or glob",
-			                  arg);
-			sbx_error_hint(err, "e.g. --hide '%s/**/.env'", cwd);
+	case OPT_UNHIDE: {
+		_cleanup_free_ char *abs = NULL;
+
+		/* relative: from the current directory, as -v takes it ('**' + '/.env' is
+		 * every .env beneath it) */
+		if (!*arg) {
+			r = sbx_error_set(err, SBX_ERR_USAGE, EINVAL, "%s needs a path or glob",
+			                  c == OPT_HIDE ? "--hide" : "--unhide");
+			sbx_error_hint(err, "e.g. --hide '**/.env'");
 			return r;
 		}
+		if (arg[0] != '/') {
+			if (asprintf(&abs, "%s%s%s", cwd, strcmp(cwd, "/") ? "/" : "", arg) < 0)
+				return sbx_error_set(err, SBX_ERR_SETUP, ENOMEM, "out of memory");
+			arg = abs;
+		}
+		if (c == OPT_UNHIDE)
+			return sbx_spec_add_unhide(spec, arg, err);
 		return sbx_glob_is_literal(arg) ? sbx_spec_add_hide(spec, arg, err)
 		                                : sbx_spec_add_hide_glob(spec, arg, err);
-	case OPT_UNHIDE:
-		if (arg[0] != '/') {
-			r = sbx_error_set(err, SBX_ERR_USAGE, EINVAL,
-			                  "--unhide '%s' is not an absolute sandbox path or glob",
-			                  arg);
-			sbx_error_hint(err, "e.g. --unhide '%s/config/.env'", cwd);
-			return r;
-		}
-		return sbx_spec_add_unhide(spec, arg, err);
+	}
 	case OPT_APPROVE:
 		r = sbx_spec_set_approve(spec, arg, err);
 		if (r < 0)
@@ -468,7 +508,7 @@ int sbx_cli_parse_run(int argc, char **argv, const char *cwd, struct sbx_cli_run
 	 * its parent's view instead (nest.c). */
 	if (getenv(SBX_SPEC_FD_ENV))
 		spec->explicit_mounts = true;
-	r = sbx_cli_run_prepass(argc, argv, run_options, "+:p:w:v:h", cwd, spec, &out->profile,
+	r = sbx_cli_run_prepass(argc, argv, run_options, "+:p:w:v:e:hq", cwd, spec, &out->profile,
 	                        err);
 	if (r < 0)
 		return r;
@@ -477,7 +517,7 @@ int sbx_cli_parse_run(int argc, char **argv, const char *cwd, struct sbx_cli_run
 	 * ':': report a missing argument as ':' rather than '?'. getopt prints nothing. */
 	opterr = 0;
 	optind = 0;
-	while ((c = getopt_long(argc, argv, "+:p:w:v:h", run_options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:p:w:v:e:hq", run_options, NULL)) != -1) {
 		if (c == '?' || c == ':') {
 			const char *bad = argv[optind - 1];
 
@@ -485,7 +525,10 @@ int sbx_cli_parse_run(int argc, char **argv, const char *cwd, struct sbx_cli_run
 			                  c == ':' ? "option '%s' needs a value"
 			                           : "unknown option '%s' for sbx run",
 			                  bad ? bad : "?");
-			sbx_error_hint(err, "see 'sbx run --help'");
+			if (c == '?' && bad)
+				sbx_cli_hint_option(err, bad, run_options, "run");
+			else
+				sbx_error_hint(err, "see 'sbx run --help'");
 			return r;
 		}
 		r = parse_one(spec, out, c, optarg, cwd, err);
@@ -507,6 +550,10 @@ int sbx_cli_parse_run(int argc, char **argv, const char *cwd, struct sbx_cli_run
 	if (argc - optind > SBX_MAX_ARGS)
 		return sbx_error_set(err, SBX_ERR_USAGE, E2BIG,
 		                     "the command has more than %d arguments", SBX_MAX_ARGS);
+	/* The home's host facts (the caller's $HOME, ~/.gitconfig, the memory for its size). */
+	r = sbx_cli_home_facts(spec, out->home_given, err);
+	if (r < 0)
+		return r;
 	/* What hide: and --hide hide, unhide: and --unhide give back; never what a policy
 	 * hides (compiled below). */
 	sbx_spec_drop_unhidden(spec);
@@ -529,12 +576,29 @@ int sbx_cli_parse_run(int argc, char **argv, const char *cwd, struct sbx_cli_run
 static void print_landlock(FILE *f, const struct sbx_ll_plan *ll, bool json);
 static void print_sup(FILE *f, const struct sbx_sup_plan *sup, bool json);
 
-static const char *flag_words(unsigned flags, char *buf, size_t size)
+static const char *flag_words(const struct sbx_plan_op *o, char *buf, size_t size)
 {
-	snprintf(buf, size, "%s%s%s%s%s", flags & SBX_PLAN_F_READONLY ? "ro" : "rw",
+	unsigned flags = o->flags;
+	char sz[32] = "";
+
+	if (o->size) {
+		uint64_t v = o->size;
+		const char *unit = "";
+
+		if (v % (1ull << 30) == 0)
+			v >>= 30, unit = "G";
+		else if (v % (1ull << 20) == 0)
+			v >>= 20, unit = "M";
+		else if (v % (1ull << 10) == 0)
+			v >>= 10, unit = "K";
+		snprintf(sz, sizeof(sz), ",size=%llu%s", (unsigned long long)v, unit);
+	}
+	snprintf(buf, size, "%s%s%s%s%s%s%s%s", flags & SBX_PLAN_F_READONLY ? "ro" : "rw",
 	         flags & SBX_PLAN_F_NOEXEC ? ",noexec" : "",
 	         flags & SBX_PLAN_F_DEVICE ? ",dev" : "", flags & SBX_PLAN_F_IDMAP ? ",idmap" : "",
-	         flags & SBX_PLAN_F_OPTIONAL ? ",optional" : "");
+	         flags & SBX_PLAN_F_OPTIONAL ? ",optional" : "",
+	         flags & SBX_PLAN_F_OWNER ? ",owner" : "",
+	         flags & SBX_PLAN_F_DATA ? ",generated" : "", sz);
 	return buf;
 }
 
@@ -600,7 +664,7 @@ void sbx_cli_print_plan(FILE *f, const struct sbx_plan *plan, char *const *argv,
 			fprintf(f, "  %-9s %-14s %s", sbx_plan_kind_name(o->kind),
 			        o->kind == SBX_PLAN_BIND || o->kind == SBX_PLAN_MIRROR ||
 			                o->kind == SBX_PLAN_TMPFS
-			            ? flag_words(o->flags, fl, sizeof(fl))
+			            ? flag_words(o, fl, sizeof(fl))
 			            : "",
 			        sbx_cli_esc(o->target));
 			if (o->source)
@@ -671,6 +735,10 @@ void sbx_cli_print_plan(FILE *f, const struct sbx_plan *plan, char *const *argv,
 		        o->flags & SBX_PLAN_F_DEVICE ? "true" : "false",
 		        o->flags & SBX_PLAN_F_IDMAP ? "true" : "false",
 		        o->flags & SBX_PLAN_F_OPTIONAL ? "true" : "false");
+		if (o->size)
+			fprintf(f, ",\"size\":%llu", (unsigned long long)o->size);
+		if (o->flags & SBX_PLAN_F_DATA)
+			fputs(",\"generated\":true", f);
 		fputs(",\"why\":", f);
 		sbx_json_string(f, o->why);
 		fputc('}', f);
@@ -1192,6 +1260,7 @@ int sbx_cmd_run(int argc, char **argv)
 	if (r < 0)
 		goto fail;
 	r = sbx_cli_parse_run(argc, argv, host.cwd, &run, &err);
+	sbx_cli_notes = run.quiet ? SBX_NOTES_QUIET : run.verbose ? SBX_NOTES_ALL : SBX_NOTES_SHORT;
 	if (r >= 0 && run.help) {
 		fputs(sbx_run_usage, stdout);
 		status = 0;
@@ -1244,6 +1313,11 @@ int sbx_cmd_run(int argc, char **argv)
 		goto fail;
 	warn_not_enforced(&run, plan);
 	sbx_cli_print_notes(stderr, run.profile, plan);
+	if (plan->cwd_fallback && sbx_cli_notes != SBX_NOTES_QUIET && !parent)
+		fprintf(stderr,
+		        "sbx: note: no mount shows the workspace %s (-v, --mount or --root replace "
+		        "it): the working directory is /; name one with -w DIR\n",
+		        sbx_cli_esc(run.spec->workspace));
 	if (!run.dry_run)
 		sbx_cli_guard_warn(stderr, plan, &git, false);
 	if (run.dry_run) {
@@ -1287,8 +1361,10 @@ int sbx_cmd_run(int argc, char **argv)
 		if (r >= 0)
 			r = finish(&run, &host, plan, &git, parent_unknown, false, &first, &err);
 		if (r >= 0) {
-			fprintf(stderr, "sbx: note: %s; running with the landlock backend\n",
-			        sbx_cli_esc(first.msg));
+			if (sbx_cli_notes != SBX_NOTES_QUIET)
+				fprintf(stderr,
+				        "sbx: note: %s; running with the landlock backend\n",
+				        sbx_cli_esc(first.msg));
 			warn_not_enforced(&run, plan);
 			sbx_cli_guard_warn(stderr, plan, &git, true);
 			r = sbx_cli_audit_begin(plan, parent, run.argv, &audit, &err);

@@ -12,6 +12,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 #include "sbx/error.h"
@@ -66,7 +67,11 @@ struct sbx_host {
 	/* root: the first host id of this sandbox's own range (src/os/uidslot.c), so that no two
 	 * root-started sandboxes share a per-user pool; 0: SBX_ROOT_MAP_BASE */
 	unsigned root_map_base;
+	/* The host's /etc/passwd and /etc/group (NUL-terminated, at most SBX_ETC_ID_MAX bytes),
+	 * or NULL where unreadable: the worker's name comes from them (src/core/identity.c). */
+	char *passwd, *group;
 };
+#define SBX_ETC_ID_MAX (4u << 20)
 
 enum sbx_plan_kind {
 	SBX_PLAN_MIRROR = 0, /* root mode: each top-level entry of source bound into '/' */
@@ -97,6 +102,11 @@ enum {
 	SBX_PLAN_F_PIN = 1u << 8,   /* a MASK of sbx's own state: first bind every directory
 	                               above target onto itself, up to the mount that holds it,
 	                               so that none can be renamed or removed (spec->pin) */
+	SBX_PLAN_F_OWNER = 1u << 9, /* a TMPFS owned by the worker (inner uid and gid), mode
+	                               0700: its home */
+	SBX_PLAN_F_DATA = 1u << 10, /* a read-only BIND of a file sbx writes itself from
+	                               plan->etc_passwd or plan->etc_group (by target), in
+	                               place of the host's file at source */
 };
 
 struct sbx_plan_op {
@@ -124,7 +134,15 @@ struct sbx_plan {
 	bool root_swap; /* root with nesting: the worker is SBX_ROOT_NEST_ID, its map swaps 0 and
 	                   it (sbx_plan_id_extents); the binds keep the plain range */
 
-	char *cwd;   /* working directory inside */
+	char *cwd;         /* working directory inside */
+	bool cwd_fallback; /* cwd is "/" because no mount shows the workspace (-v, --mount or
+	                      --root replaced it): the command line says so */
+	/* The worker's name (src/core/identity.c): user_name the name of inner_uid,
+	 * caller_name of caller_uid (the landlock backend's worker), both set in USER and
+	 * LOGNAME; etc_passwd and etc_group the files bound (SBX_PLAN_F_DATA) over the host's,
+	 * the host's entries plus the worker's, or NULL where the host's name it already. */
+	char *user_name, *caller_name;
+	char *etc_passwd, *etc_group;
 	char **envp; /* NULL-terminated */
 	size_t n_env;
 	char *profile; /* for messages */

@@ -47,6 +47,7 @@ enum sbx_mount_origin {
 	SBX_ORIGIN_FLAG = 0, /* -v, --mount, --device */
 	SBX_ORIGIN_PROFILE,  /* a profile's mounts: */
 	SBX_ORIGIN_DEFAULT,  /* the built-in default profile (the workspace) */
+	SBX_ORIGIN_HOME,     /* the worker's home (--home, home:; src/core/home.c) */
 };
 
 struct sbx_mount {
@@ -91,6 +92,17 @@ struct sbx_env_entry {
 enum sbx_net_mode {
 	SBX_NET_NONE = 0, /* a new network namespace with loopback up */
 	SBX_NET_HOST,     /* the host's network namespace */
+};
+
+/* The worker's $HOME (--home, profile key home:; src/core/home.c). */
+enum sbx_home {
+	SBX_HOME_UNSET = 0, /* neither said: tmpfs for the built-in default without --root,
+	                       none for a profile */
+	SBX_HOME_TMPFS,     /* a private sized tmpfs at $HOME, the caller's ~/.gitconfig
+	                       read-only in it where it exists */
+	SBX_HOME_EMPTY,     /* the same tmpfs, with nothing of the caller's in it */
+	SBX_HOME_DIR,       /* a host directory, read-write at its own path, as $HOME */
+	SBX_HOME_NONE,      /* nothing: $HOME names what the mounts show there, if anything */
 };
 
 enum sbx_sysmounts {
@@ -164,6 +176,12 @@ struct sbx_spec {
 	 * so the launch names them (src/os/gitguard.c, `unprotected`). */
 	char **absent_ro;
 	size_t n_absent_ro;
+	/* Targets of a profile's optional mounts with a policy (its configuration: claude-agent's
+	 * ~/.claude.json) whose source did not exist at load: inside a private home (--home) a
+	 * worker could make one for the run, which the supervisor refuses
+	 * (src/core/sup_finish.c). */
+	char **absent_cfg;
+	size_t n_absent_cfg;
 	/* seccomp: groups and calls allowed or denied, errno, log mode, nesting (seccomp.h) */
 	struct sbx_seccomp_conf seccomp;
 
@@ -182,6 +200,18 @@ struct sbx_spec {
 	 * which of them a parent sandbox enforces already (nested: sbx_limits_narrow). */
 	struct sbx_limits resources;
 	unsigned resources_inherited;
+	/* The worker's home (src/core/home.c), made into mounts by sbx_spec_finish. home_path:
+	 * the caller's $HOME, where the home is inside (paths are paths); home_dir: --home
+	 * DIR; home_gitconfig: the caller's ~/.gitconfig where it is a regular file (the
+	 * command line looks; NULL: none); home_size: the tmpfs's size in bytes (0:
+	 * SBX_HOME_SIZE_FALLBACK). All set by the command line, home also by a profile. */
+	enum sbx_home home;
+	bool home_default; /* home was UNSET: the built-in default's, which yields to a mount at
+	                      or above $HOME (sbx_spec_finish sets it) */
+	char *home_path;
+	char *home_dir;
+	char *home_gitconfig;
+	uint64_t home_size;
 };
 
 struct sbx_spec *sbx_spec_new(void);
@@ -271,6 +301,21 @@ int sbx_volume_parse(const char *arg, const char *cwd, struct sbx_mount *out,
 int sbx_mount_parse(const char *arg, const char *cwd, struct sbx_mount *out, struct sbx_error *err);
 
 void sbx_mount_clear(struct sbx_mount *m);
+
+/* The home (src/core/home.c). A home tmpfs's size when the command line knows no better:
+ * a quarter of the machine's memory, at most SBX_HOME_SIZE_CAP, or SBX_HOME_SIZE_FALLBACK. */
+#define SBX_HOME_SIZE_FALLBACK (1ull << 30)
+#define SBX_HOME_SIZE_CAP      (4ull << 30)
+/* --home / home: "tmpfs", "empty", "none" or an absolute DIR (relative: against cwd, which may
+ * be NULL to refuse it). */
+int sbx_spec_set_home(struct sbx_spec *spec, const char *arg, const char *cwd,
+                      struct sbx_error *err);
+/* The home's size for a machine with mem_bytes of memory (0: unknown). */
+uint64_t sbx_home_size_for(uint64_t mem_bytes);
+/* Add the home's mounts and $HOME (sbx_spec_finish calls it, before readonly applies). */
+int sbx_spec_add_home(struct sbx_spec *spec, struct sbx_error *err);
+/* The words for a home mode: "tmpfs", "empty", "dir", "none", "unset". */
+const char *sbx_home_name(enum sbx_home home);
 
 /*
  * Complete a spec filled from flags and profile: apply the built-in default profile's

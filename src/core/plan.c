@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "sbx/cleanup.h"
+#include "sbx/identity.h"
 #include "sbx/nest.h"
 #include "sbx/path.h"
 
@@ -121,6 +122,10 @@ void sbx_plan_free(struct sbx_plan *plan)
 		free(plan->envp[i]);
 	free(plan->envp);
 	free(plan->cwd);
+	free(plan->user_name);
+	free(plan->caller_name);
+	free(plan->etc_passwd);
+	free(plan->etc_group);
 	free(plan->profile);
 	free(plan->spec_blob);
 	sbx_seccomp_conf_clear(&plan->seccomp);
@@ -280,6 +285,16 @@ static int sort_ops(struct sbx_plan *p, struct sbx_error *err)
 	return 0;
 }
 
+/* The generated file for a system mount's path (SBX_PLAN_F_DATA), or NULL. */
+static const char *data_for(const struct sbx_plan *p, const char *path)
+{
+	if (strcmp(path, "/etc/passwd") == 0)
+		return p->etc_passwd;
+	if (strcmp(path, "/etc/group") == 0)
+		return p->etc_group;
+	return NULL;
+}
+
 static int add_system_mounts(struct builder *b, const struct sbx_spec *spec,
                              const struct sbx_host *host, struct sbx_error *err)
 {
@@ -299,6 +314,14 @@ static int add_system_mounts(struct builder *b, const struct sbx_spec *spec,
 		if (e->kind == SBX_HOST_SYMLINK && !follow)
 			r = add_op(b, SBX_PLAN_SYMLINK, SBX_PLAN_F_SYSTEM, e->link, e->path, 0,
 			           "system (symlink kept)", err);
+		else if (data_for(b->plan, e->path))
+			/* the host's entries plus the worker's (src/core/identity.c), in a file
+			 * of sbx's own: the host's file is never written */
+			r = add_op(b, SBX_PLAN_BIND,
+			           SBX_PLAN_F_READONLY | SBX_PLAN_F_SYSTEM | SBX_PLAN_F_FOLLOW |
+			               SBX_PLAN_F_DATA,
+			           e->path, e->path, 0, "system, with the worker's name added",
+			           err);
 		else
 			/* Never id-mapped: as root, an id-mapped system mount would make the
 			 * worker the owner of root's files there (a 0600 key under /etc/ssl
@@ -322,9 +345,12 @@ static int add_spec_mounts(struct builder *b, const struct sbx_spec *spec, struc
 		unsigned flags = (m->readonly ? SBX_PLAN_F_READONLY : 0) |
 		                 (m->optional ? SBX_PLAN_F_OPTIONAL : 0) |
 		                 (m->noexec ? SBX_PLAN_F_NOEXEC : 0);
-		const char *why = m->origin == SBX_ORIGIN_DEFAULT   ? "workspace (default profile)"
-		                  : m->origin == SBX_ORIGIN_PROFILE ? "profile"
-		                                                    : "flag";
+		const char *why =
+		    m->origin == SBX_ORIGIN_DEFAULT   ? "workspace (default profile)"
+		    : m->origin == SBX_ORIGIN_PROFILE ? "profile"
+		    : m->origin == SBX_ORIGIN_HOME
+		        ? (m->kind == SBX_MOUNT_TMPFS ? "home (a private tmpfs)" : "home")
+		        : "flag";
 		int r;
 
 		if (sbx_path_covers("/proc", m->target) || strcmp(m->target, "/dev") == 0) {
@@ -343,7 +369,13 @@ static int add_spec_mounts(struct builder *b, const struct sbx_spec *spec, struc
 			r = add_op(b, SBX_PLAN_BIND, flags, m->source, m->target, 0, why, err);
 			break;
 		case SBX_MOUNT_TMPFS:
-			r = add_op(b, SBX_PLAN_TMPFS, flags, NULL, m->target, 01777, why, err);
+			/* the home is the worker's own (mode 0700), every other tmpfs is /tmp's
+			 * kind (sticky, anyone's) */
+			r = m->origin == SBX_ORIGIN_HOME
+			        ? add_op(b, SBX_PLAN_TMPFS, flags | SBX_PLAN_F_OWNER, NULL,
+			                 m->target, 0700, why, err)
+			        : add_op(b, SBX_PLAN_TMPFS, flags, NULL, m->target, 01777, why,
+			                 err);
 			if (r >= 0)
 				b->plan->ops[b->plan->n_ops - 1].size = m->size;
 			if (r >= 0 && m->readonly)
@@ -563,6 +595,11 @@ static int build_env(struct sbx_plan *p, const struct sbx_spec *spec, const stru
 	}
 	if (r >= 0 && !env_lookup(p->envp, "PATH"))
 		r = env_put(p, &cap, "PATH", default_path, err);
+	/* the worker's own name, whoever started sbx (root's worker may be SBX_ROOT_NEST_ID) */
+	if (r >= 0 && p->user_name)
+		r = env_put(p, &cap, "USER", p->user_name, err);
+	if (r >= 0 && p->user_name)
+		r = env_put(p, &cap, "LOGNAME", p->user_name, err);
 	for (size_t i = 0; r >= 0 && i < spec->n_env; i++) {
 		const struct sbx_env_entry *e = &spec->env[i];
 		const char *v = e->value ? e->value : env_lookup(host->environ, e->name);
@@ -582,6 +619,15 @@ static int build_env(struct sbx_plan *p, const struct sbx_spec *spec, const stru
 	return r;
 }
 
+/* Some operation (a tmpfs, /proc, a bind) covers path. */
+static bool covered(const struct sbx_plan *p, const char *path)
+{
+	for (size_t i = 0; i < p->n_ops; i++)
+		if (p->ops[i].kind != SBX_PLAN_SEAL && sbx_path_covers(p->ops[i].target, path))
+			return true;
+	return strcmp(path, "/") == 0; /* the root always is */
+}
+
 static int choose_cwd(struct sbx_plan *p, const struct sbx_spec *spec, struct sbx_error *err)
 {
 	char host[SBX_PATH_MAX];
@@ -590,11 +636,30 @@ static int choose_cwd(struct sbx_plan *p, const struct sbx_spec *spec, struct sb
 
 	if (spec->chdir) {
 		cwd = spec->chdir;
+		/* A directory no operation covers does not exist inside: refused now rather
+		 * than by the worker's chdir. */
+		if (sbx_plan_resolve(p, cwd, &op, host, sizeof(host), NULL) == -ENOENT &&
+		    !sbx_plan_is_scaffold_dir(p, cwd) && !covered(p, cwd)) {
+			int r = sbx_error_set(err, SBX_ERR_USAGE, ENOENT,
+			                      "the working directory %s does not exist inside the "
+			                      "sandbox: no mount shows it",
+			                      cwd);
+
+			sbx_error_hint(err, "mount it (-v %s) or choose another with -w DIR", cwd);
+			return r;
+		}
 	} else if (spec->workspace &&
 	           sbx_plan_resolve(p, spec->workspace, &op, host, sizeof(host), NULL) == 0 &&
 	           strcmp(host, spec->workspace) == 0) {
 		/* Paths are paths: the workspace is visible at its own path. */
 		cwd = spec->workspace;
+	} else if (spec->workspace && sbx_plan_is_scaffold_dir(p, spec->workspace)) {
+		/* Only parts of it are shown (-v "$PWD/src", a nested --restrict src): it is
+		 * still there, a directory of sbx's holding them, and relative paths still mean
+		 * what the caller meant. */
+		cwd = spec->workspace;
+	} else if (spec->workspace) {
+		p->cwd_fallback = true;
 	}
 	p->cwd = strdup(cwd);
 	if (!p->cwd)
@@ -620,6 +685,31 @@ static void plan_resources(struct sbx_plan *p, const struct sbx_spec *spec,
 			p->ops[i].size = dflt;
 	for (size_t i = 0; i < SBX_N_UCOUNTS; i++)
 		p->userns_max[i] = sbx_ucount_share_of(i, host->ucount[i]);
+}
+
+ * The worker's name (src/core/identity.c): the host's name for its uid, else one added to a
+ * copy of the host's passwd (and group) bound over the host's: as root with nesting the
+ * worker is SBX_ROOT_NEST_ID, which no host names; a user the host's files do not list
+ * (a directory service sbx cannot reach inside) keeps the name in $USER.
+ */
+static int make_identity(struct sbx_plan *p, const struct sbx_spec *spec,
+                         const struct sbx_host *host, struct sbx_error *err)
+{
+	const char *user = env_lookup(host->environ, "USER");
+	const char *home = spec->home_path ? spec->home_path : env_lookup(host->environ, "HOME");
+	int r;
+
+	r = sbx_identity_make(host->passwd, host->group, p->inner_uid, p->inner_gid,
+	                      p->inner_uid == host->uid ? user : NULL, home, &p->user_name,
+	                      &p->etc_passwd, &p->etc_group, err);
+	if (r < 0)
+		return r;
+	p->caller_name = sbx_identity_lookup(host->passwd, host->uid);
+	if (!p->caller_name)
+		p->caller_name = strdup(user ? user : p->user_name);
+	if (!p->caller_name)
+		return sbx_error_set(err, SBX_ERR_SETUP, ENOMEM, "out of memory");
+	return 0;
 }
 
 int sbx_plan_build(const struct sbx_spec *spec, const struct sbx_host *host, struct sbx_plan **out,
@@ -679,7 +769,9 @@ int sbx_plan_build(const struct sbx_spec *spec, const struct sbx_host *host, str
 		p->map_count = 1;
 	}
 
-	r = 0;
+	r = make_identity(p, spec, host, err);
+	if (r < 0)
+		return r;
 	if (spec->root)
 		r = add_op(&b, SBX_PLAN_MIRROR,
 		           (spec->readonly || spec->root_readonly ? SBX_PLAN_F_READONLY : 0) |
@@ -813,6 +905,16 @@ void sbx_plan_no_userns(struct sbx_plan *plan)
 	plan->root_swap = false;
 	for (size_t i = 0; i < plan->n_ops; i++)
 		plan->ops[i].flags &= ~(unsigned)SBX_PLAN_F_IDMAP;
+	/* the worker is the caller: its name, and the host's own files (nothing is mounted) */
+	for (size_t i = 0; plan->caller_name && i < plan->n_env; i++) {
+		char *e = plan->envp[i], *v;
+
+		if ((strncmp(e, "USER=", 5) != 0 && strncmp(e, "LOGNAME=", 8) != 0) ||
+		    asprintf(&v, "%.*s%s", (int)(strchr(e, '=') - e + 1), e, plan->caller_name) < 0)
+			continue;
+		free(e);
+		plan->envp[i] = v;
+	}
 }
 
 size_t sbx_plan_id_extents(const struct sbx_plan *plan, bool gid, bool for_binds,

@@ -305,6 +305,7 @@ int sbx_policy_decide(const struct sbx_policy_view *view, unsigned op, const cha
 	                  : !m                              ? "sbx"
 	                  : m->origin == SBX_ORIGIN_FLAG    ? "flag mount"
 	                  : m->origin == SBX_ORIGIN_DEFAULT ? "default workspace mount"
+	                  : m->origin == SBX_ORIGIN_HOME    ? "home"
 	                                                    : "profile mount";
 
 	/* 2. Read-only: the mount's own flag; sbx's scaffolding (sealed /dev, the kernel

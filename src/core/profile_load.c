@@ -323,6 +323,30 @@ static int p_root(struct loader *l, const struct sbx_ynode *k, const struct sbx_
 	return sbx_prof_locate(l, v, sbx_spec_set_str(&l->spec->root, path, l->err));
 }
 
+/* home: tmpfs | empty | none | DIR (src/core/home.c) */
+static int p_home(struct loader *l, const struct sbx_ynode *k, const struct sbx_ynode *v)
+{
+	_cleanup_free_ char *path = NULL;
+	int r;
+
+	if (v->kind == SBX_Y_SCALAR &&
+	    (strcmp(v->value, "tmpfs") == 0 || strcmp(v->value, "empty") == 0 ||
+	     strcmp(v->value, "none") == 0))
+		return sbx_prof_locate(l, v, sbx_spec_set_home(l->spec, v->value, NULL, l->err));
+	if (v->kind == SBX_Y_SCALAR && !strchr("/~$", v->value[0])) {
+		r = sbx_prof_fail(l, v, EINVAL,
+		                  "'home' is tmpfs, empty, none or an absolute directory, not '%s'",
+		                  v->value);
+		sbx_error_hint(l->err, "tmpfs: a private home with the caller's ~/.gitconfig "
+		                       "read-only; empty: a private home; none: no home");
+		return r;
+	}
+	r = get_path(l, k, v, &path);
+	if (r < 0)
+		return r;
+	return sbx_prof_locate(l, v, sbx_spec_set_home(l->spec, path, NULL, l->err));
+}
+
 static int p_readonly(struct loader *l, const struct sbx_ynode *k, const struct sbx_ynode *v)
 {
 	return get_bool(l, k, v, &l->spec->readonly);
@@ -614,6 +638,9 @@ static int p_mounts(struct loader *l, const struct sbx_ynode *k, const struct sb
 			                       l->err);
 			if (r >= 0 && mp->readonly)
 				r = sbx_prof_strv_push(&l->spec->absent_ro, &l->spec->n_absent_ro,
+				                       mp->target, l->err);
+			if (r >= 0 && mp->policy)
+				r = sbx_prof_strv_push(&l->spec->absent_cfg, &l->spec->n_absent_cfg,
 				                       mp->target, l->err);
 			sbx_mount_clear(mp);
 			if (r < 0)
@@ -953,6 +980,7 @@ static const struct key_entry profile_keys[] = {
     {"base_policy", W_SCALAR, p_base_policy, NULL},
     {"root", W_SCALAR, p_root, NULL},
     {"readonly", W_SCALAR, p_readonly, NULL},
+    {"home", W_SCALAR, p_home, NULL},
     {"mounts", W_SEQ, p_mounts, NULL},
     {"system_mounts", W_ANY, p_system_mounts, NULL},
     {"tmpfs", W_SEQ, p_tmpfs, NULL},

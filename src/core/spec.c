@@ -73,10 +73,16 @@ void sbx_spec_free(struct sbx_spec *spec)
 	for (size_t i = 0; i < spec->n_absent_ro; i++)
 		free(spec->absent_ro[i]);
 	free(spec->absent_ro);
+	for (size_t i = 0; i < spec->n_absent_cfg; i++)
+		free(spec->absent_cfg[i]);
+	free(spec->absent_cfg);
 	sbx_seccomp_conf_clear(&spec->seccomp);
 	free(spec->approve);
 	free(spec->audit_log);
 	free(spec->label);
+	free(spec->home_path);
+	free(spec->home_dir);
+	free(spec->home_gitconfig);
 	free(spec);
 }
 
@@ -883,6 +889,13 @@ int sbx_spec_finish(struct sbx_spec *spec, struct sbx_error *err)
 {
 	int r;
 
+	/* The built-in default gives the worker a private home; a profile says what it wants
+	 * (home:), none if it does not; --root shows a tree with homes of its own. */
+	if (spec->home == SBX_HOME_UNSET) {
+		spec->home = !spec->profile && !spec->root ? SBX_HOME_TMPFS : SBX_HOME_NONE;
+		spec->home_default = true;
+	}
+
 	if (!spec->profile) {
 		r = sbx_spec_set_str(&spec->profile, "default", err);
 		if (r < 0)
@@ -905,8 +918,9 @@ int sbx_spec_finish(struct sbx_spec *spec, struct sbx_error *err)
 				                  "the workspace is '/' (the current directory), "
 				                  "which would give the sandbox the whole host "
 				                  "read-write");
-				sbx_error_hint(err, "run sbx from a project directory, or name one "
-				                    "with -w DIR, or choose mounts with -v");
+				sbx_error_hint(err,
+				               "run sbx from a project directory, or name one "
+				               "with --workspace DIR, or choose mounts with -v");
 				return r;
 			}
 			if (!sbx_spec_find_target(spec, spec->workspace)) {
@@ -919,6 +933,11 @@ int sbx_spec_finish(struct sbx_spec *spec, struct sbx_error *err)
 	if (spec->root && spec->root[0] != '/')
 		return sbx_error_set(err, SBX_ERR_USAGE, EINVAL, "root '%s' is not absolute",
 		                     spec->root);
+	/* The home after every other mount, so that a mount the user named there wins; before
+	 * readonly, which makes it read-only too. */
+	r = sbx_spec_add_home(spec, err);
+	if (r < 0)
+		return r;
 	for (size_t i = 0; i < spec->n_mounts; i++) {
 		if (spec->readonly)
 			spec->mounts[i].readonly = true;

@@ -56,6 +56,24 @@ static const struct sbx_plan_op *writable_bind(const struct sbx_plan *plan, cons
 	return o;
 }
 
+/* A writable home tmpfs (SBX_PLAN_F_OWNER) is what shows sandbox path p: a name created
+ * there lasts the run only, but the worker's tools read it meanwhile. */
+static bool in_writable_home(const struct sbx_plan *plan, const char *p)
+{
+	const struct sbx_plan_op *best = NULL;
+
+	for (size_t i = 0; i < plan->n_ops; i++) {
+		const struct sbx_plan_op *o = &plan->ops[i];
+
+		if (o->kind == SBX_PLAN_SEAL || !sbx_path_covers(o->target, p))
+			continue;
+		if (!best || strlen(o->target) >= strlen(best->target))
+			best = o;
+	}
+	return best && best->kind == SBX_PLAN_TMPFS && (best->flags & SBX_PLAN_F_OWNER) &&
+	       !(best->flags & SBX_PLAN_F_READONLY);
+}
+
 /* The sandbox path a writable bind shows host path h at (the longest source covering it,
  * not beneath a deeper mount), into out; false if none. */
 static bool host_to_sandbox(const struct sbx_plan *plan, const char *h, char *out, size_t size)
@@ -127,6 +145,17 @@ static int protect(const struct sbx_finish_in *in, const struct sbx_plan *plan,
 	for (size_t i = 0; r >= 0 && i < spec->n_absent_ro; i++)
 		if (writable_bind(plan, spec->absent_ro[i]))
 			r = add_protected(sup, spec->absent_ro[i], NULL, NULL, err);
+	/* its configuration (an optional mount with a policy) absent at launch, in a private
+	 * home: made there it would be gone after the run, but the agent it governs would read
+	 * it during the run (claude-agent's ~/.claude.json). A cache made there is the run's
+	 * own, and is not refused. */
+	for (size_t i = 0; r >= 0 && i < spec->n_absent_cfg; i++)
+		if (in_writable_home(plan, spec->absent_cfg[i]))
+			r = add_protected(
+			    sup, spec->absent_cfg[i],
+			    "the profile's configuration: made in the private home, the "
+			    "worker it governs would read it",
+			    "create it before the run", err);
 	/* a fresh project's .git: git init inside would plant hooks */
 	for (size_t i = 0; r >= 0 && i < in->n_git_fresh; i++)
 		if (host_to_sandbox(plan, in->git_fresh[i], sb, sizeof(sb)))

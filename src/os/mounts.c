@@ -243,6 +243,10 @@ int sbx_mounts_prepare(const struct sbx_plan *plan, int userns_fd, struct sbx_pr
 				p->absent[i] = true;
 				continue;
 			}
+			/* only a profile's mount can be marked optional; -v, --device and the
+			 * default's workspace name a path that must be there */
+			if (src == -ENOENT && strcmp(op->why, "profile") != 0)
+				sbx_error_hint(err, "create it or correct the path");
 			sbx_error_wrap(err, "mount %s", op->target);
 			return src;
 		}
@@ -275,6 +279,7 @@ struct builder {
 	dev_t own[MAX_OWN_TMPFS]; /* tmpfs mounts sbx made: mount points may be made there */
 	size_t n_own;
 	int maskfd; /* a sealed tmpfs with an empty file "f" and dir "d" */
+	const struct sbx_plan *plan;
 };
 
 static int new_fs(const char *type, const char *const *opts, unsigned attrs, const char *what,
@@ -309,13 +314,16 @@ static int new_fs(const char *type, const char *const *opts, unsigned attrs, con
  * A tmpfs of sbx's own. size (bytes; the plan gives every tmpfs the worker can write one,
  * include/sbx/limits.h) bounds its pages and, through nr_inodes, its inodes: without them the
  * kernel allows half of RAM each. 0: no size (sbx's read-only scaffolding: the new root that
- * holds mount points, the masks).
+ * holds mount points, the masks). Owned by uid:gid inside where owner (a private home), else
+ * by whoever builds.
  */
-static int new_tmpfs(struct builder *b, unsigned mode, unsigned flags, uint64_t size,
-                     const char *what, struct sbx_error *err)
+static int new_tmpfs_with(struct builder *b, unsigned mode, unsigned flags, uint64_t size,
+                          bool owner, unsigned uid, unsigned gid, const char *what,
+                          struct sbx_error *err)
 {
-	char m[16], sz[32], ino[32];
-	const char *opts[] = {"mode", m, NULL, NULL, NULL, NULL, NULL, NULL, NULL};
+	char m[16], sz[32], ino[32], u[16], g[16];
+	const char *opts[12] = {"mode", m};
+	size_t n = 2;
 	unsigned attrs = MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV;
 	struct stat st;
 	int fd;
@@ -325,10 +333,18 @@ static int new_tmpfs(struct builder *b, unsigned mode, unsigned flags, uint64_t 
 		snprintf(sz, sizeof(sz), "%llu", (unsigned long long)size);
 		snprintf(ino, sizeof(ino), "%llu",
 		         (unsigned long long)sbx_limits_tmpfs_inodes(size));
-		opts[2] = "size";
-		opts[3] = sz;
-		opts[4] = "nr_inodes";
-		opts[5] = ino;
+		opts[n++] = "size";
+		opts[n++] = sz;
+		opts[n++] = "nr_inodes";
+		opts[n++] = ino;
+	}
+	if (owner) {
+		snprintf(u, sizeof(u), "%u", uid);
+		snprintf(g, sizeof(g), "%u", gid);
+		opts[n++] = "uid";
+		opts[n++] = u;
+		opts[n++] = "gid";
+		opts[n++] = g;
 	}
 	if (flags & SBX_PLAN_F_NOEXEC)
 		attrs |= MOUNT_ATTR_NOEXEC;
@@ -338,6 +354,12 @@ static int new_tmpfs(struct builder *b, unsigned mode, unsigned flags, uint64_t 
 	if (b && fstat(fd, &st) == 0 && b->n_own < MAX_OWN_TMPFS)
 		b->own[b->n_own++] = st.st_dev;
 	return fd;
+}
+
+static int new_tmpfs(struct builder *b, unsigned mode, unsigned flags, uint64_t size,
+                     const char *what, struct sbx_error *err)
+{
+	return new_tmpfs_with(b, mode, flags, size, false, 0, 0, what, err);
 }
 
 static bool is_own(const struct builder *b, int fd)
@@ -718,6 +740,53 @@ static int do_nest_proc(struct builder *b, const char *target, struct sbx_error 
 	return do_mask(b, target, 0, err);
 }
 
+/*
+ * A file of sbx's own in place of a system file (SBX_PLAN_F_DATA: /etc/passwd and /etc/group
+ * with the worker's entry added, src/core/identity.c): written to a small tmpfs made for it,
+ * made read-only, and that one file bound at target. The host's file is never written.
+ */
+static int do_data(struct builder *b, const struct sbx_plan_op *op, struct sbx_error *err)
+{
+	const char *text = strcmp(op->target, "/etc/passwd") == 0  ? b->plan->etc_passwd
+	                   : strcmp(op->target, "/etc/group") == 0 ? b->plan->etc_group
+	                                                           : NULL;
+	struct mount_attr ro = {.attr_set = MOUNT_ATTR_RDONLY};
+	_cleanup_close_ int fs = -1, f = -1, mfd = -1;
+	size_t len, off = 0;
+
+	if (!text)
+		return sbx_error_set(err, SBX_ERR_SETUP, EINVAL, "no content for %s", op->target);
+	len = strlen(text);
+	fs = new_tmpfs_with(NULL, 0555, SBX_PLAN_F_NOEXEC, len + 65536, false, 0, 0, op->target,
+	                    err);
+	if (fs < 0)
+		return fs;
+	f = openat(fs, "f", O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0444);
+	if (f < 0)
+		return sbx_error_set(err, SBX_ERR_SETUP, errno, "cannot write %s: %s", op->target,
+		                     strerror(errno));
+	while (off < len) {
+		ssize_t n = write(f, text + off, len - off);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return sbx_error_set(err, SBX_ERR_SETUP, n < 0 ? errno : EIO,
+			                     "cannot write %s: %s", op->target,
+			                     strerror(n < 0 ? errno : EIO));
+		off += (size_t)n;
+	}
+	/* closed first: a tmpfs with a file open for writing cannot be made read-only */
+	if (fchmod(f, 0444) < 0 || close(TAKE_FD(f)) < 0 ||
+	    mount_setattr(fs, "", AT_EMPTY_PATH, &ro, sizeof(ro)) < 0)
+		return sbx_error_set(err, SBX_ERR_SETUP, errno, "cannot seal %s: %s", op->target,
+		                     strerror(errno));
+	mfd = clone_tree(fs, "f", op->target, 0, err);
+	if (mfd < 0)
+		return mfd;
+	return attach_at(b, mfd, op->target, "the worker's name", err);
+}
+
 static int do_op(struct builder *b, const struct sbx_plan_op *op, size_t i, struct sbx_prepared *p,
                  struct sbx_error *err)
 {
@@ -729,13 +798,17 @@ static int do_op(struct builder *b, const struct sbx_plan_op *op, size_t i, stru
 	case SBX_PLAN_MIRROR:
 		return do_mirror(b, op, p, err);
 	case SBX_PLAN_BIND:
+		if (op->flags & SBX_PLAN_F_DATA)
+			return do_data(b, op, err);
 		if (p->absent[i])
 			return 0;
 		return attach_at(b, p->fds[i], op->target, op->source, err);
 	case SBX_PLAN_TMPFS:
 		/* A read-only tmpfs is sealed by its own SEAL operation, after the mount points
 		 * beneath it are made. */
-		mfd = new_tmpfs(b, op->mode, op->flags, op->size, op->target, err);
+		mfd = new_tmpfs_with(b, op->mode, op->flags, op->size,
+		                     (op->flags & SBX_PLAN_F_OWNER) != 0, b->plan->inner_uid,
+		                     b->plan->inner_gid, op->target, err);
 		if (mfd < 0)
 			return mfd;
 		return attach_at(b, mfd, op->target, "a tmpfs", err);
@@ -770,7 +843,7 @@ static int do_op(struct builder *b, const struct sbx_plan_op *op, size_t i, stru
 
 int sbx_mounts_build(const struct sbx_plan *plan, struct sbx_prepared *p, struct sbx_error *err)
 {
-	struct builder b = {.rootfd = -1, .maskfd = -1};
+	struct builder b = {.rootfd = -1, .maskfd = -1, .plan = plan};
 	_cleanup_close_ int oldroot = -1;
 	_cleanup_close_ int emptyfd = -1;
 	bool root_mode = plan->n_ops && plan->ops[0].kind == SBX_PLAN_MIRROR;

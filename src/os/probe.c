@@ -2,6 +2,8 @@
 #include "os/probe.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -69,6 +71,37 @@ static void add_self(struct sbx_host_entry *entries, size_t *n)
 	(*n)++;
 }
 
+/* A system file of at most SBX_ETC_ID_MAX bytes, NUL-terminated, or NULL. */
+static char *read_small(const char *path)
+{
+	_cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	struct stat st;
+	char *buf;
+	size_t off = 0;
+
+	if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) ||
+	    (uint64_t)st.st_size > SBX_ETC_ID_MAX)
+		return NULL;
+	buf = malloc((size_t)st.st_size + 1);
+	if (!buf)
+		return NULL;
+	while (off < (size_t)st.st_size) {
+		ssize_t n = read(fd, buf + off, (size_t)st.st_size - off);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		off += (size_t)n;
+	}
+	buf[off] = '\0';
+	if (memchr(buf, '\0', off)) { /* not a text file */
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}
+
 int sbx_probe_host(struct sbx_host *host, char *const *envp, struct sbx_error *err)
 {
 	struct sbx_host_entry *entries;
@@ -126,6 +159,9 @@ int sbx_probe_host(struct sbx_host *host, char *const *envp, struct sbx_error *e
 	add_self(entries, &n);
 	host->entries = entries;
 	host->n_entries = n;
+	/* The worker's name comes from these (src/core/identity.c); unreadable: none added. */
+	host->passwd = read_small("/etc/passwd");
+	host->group = read_small("/etc/group");
 	return 0;
 }
 
@@ -135,6 +171,8 @@ void sbx_probe_host_clear(struct sbx_host *host)
 		free(host->entries[i].link);
 	free(host->entries);
 	free(host->cwd);
+	free(host->passwd);
+	free(host->group);
 	memset(host, 0, sizeof(*host));
 }
 

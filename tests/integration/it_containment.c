@@ -36,7 +36,9 @@ static const char *make_tree(void)
 static void test_secret_outside_mounts_is_absent(void)
 {
 	const char *t = make_tree();
-	const char *opts[] = {"-v", it_path(t, "ws"), NULL};
+	/* no home: a host path outside the mounts (it_everyday.c: the home has nothing of the
+	 * caller's but ~/.gitconfig) */
+	const char *opts[] = {"-v", it_path(t, "ws"), "--home", "none", NULL};
 	const char *cmd[] = {"@probe", "--probe",
 	                     "read",   it_path(t, "secret/key"),
 	                     "ls",     it_path(t, "secret"),

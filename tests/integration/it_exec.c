@@ -102,7 +102,7 @@ static void setup(void)
 static void test_loader_refused_namespaces(void)
 {
 	struct it_run r;
-	const char *opts[] = {"-p", profile, "-w", ws, "--backend", "namespaces", NULL};
+	const char *opts[] = {"-p", profile, "--workspace", ws, "--backend", "namespaces", NULL};
 	char *script;
 
 	setup();
@@ -148,8 +148,8 @@ static void test_dry_run_says_namespaces(void)
 	struct it_run r;
 
 	setup();
-	it_sbxv(&r, "run", "-p", profile, "-w", ws, "--backend", "namespaces", "--dry-run", "--",
-	        "/bin/true", NULL);
+	it_sbxv(&r, "run", "-p", profile, "--workspace", ws, "--backend", "namespaces", "--dry-run",
+	        "--", "/bin/true", NULL);
 	IT_EXPECT_INT(r.status, 0);
 	IT_EXPECT_CONTAINS(r.out, fmt("rw,noexec"));
 	IT_EXPECT_CONTAINS(r.out, fmt("%s/uploads <- %s/uploads  (execute denied by a policy: "
@@ -174,8 +174,8 @@ static void test_landlock_backend_says_the_limit(void)
 	struct it_run r;
 
 	setup();
-	it_sbxv(&r, "run", "-p", profile, "-w", ws, "--backend", "landlock", "--dry-run", "--",
-	        "/bin/true", NULL);
+	it_sbxv(&r, "run", "-p", profile, "--workspace", ws, "--backend", "landlock", "--dry-run",
+	        "--", "/bin/true", NULL);
 	IT_EXPECT_INT(r.status, 0);
 	IT_EXPECT_CONTAINS(r.out,
 	                   fmt("execute on '%s/uploads/**' (policy no-upload-exec, rule "
@@ -185,13 +185,13 @@ static void test_landlock_backend_says_the_limit(void)
 	                       "still maps and runs such a file, and an interpreter reading "
 	                       "a script does a read, not an execution",
 	                       ws, ws));
-	it_sbxv(&r, "run", "-p", profile, "-w", ws, "--backend", "landlock", "--dry-run", "--json",
-	        "--", "/bin/true", NULL);
+	it_sbxv(&r, "run", "-p", profile, "--workspace", ws, "--backend", "landlock", "--dry-run",
+	        "--json", "--", "/bin/true", NULL);
 	IT_EXPECT_INT(r.status, 0);
 	IT_EXPECT_CONTAINS(r.out, "\"limits\":[\"execute on '");
 
-	it_sbxv(&r, "check", "-p", profile, "-w", ws, "execute", fmt("%s/uploads/tool", ws),
-	        fmt("%s/s.sh", ws), fmt("%s/bin/tool", ws), NULL);
+	it_sbxv(&r, "check", "-p", profile, "--workspace", ws, "execute",
+	        fmt("%s/uploads/tool", ws), fmt("%s/s.sh", ws), fmt("%s/bin/tool", ws), NULL);
 	IT_EXPECT_INT(r.status, 1);
 	IT_EXPECT_CONTAINS(r.out, fmt("deny  execute %s/uploads/tool  policy "
 	                              "no-upload-exec/no-exec-uploads",
@@ -221,7 +221,7 @@ static void test_loader_refused_nested(void)
 	it_write_file(parent, "version: 1\nname: parent\nnesting: true\n");
 	snprintf(sbxdir, sizeof(sbxdir), "%s", it_sbx_path());
 	snprintf(vsbx, sizeof(vsbx), "%s:ro", dirname(sbxdir));
-	script = fmt("%s run -p %s -w %s -v %s:ro --backend namespaces -- /bin/sh -c '%s "
+	script = fmt("%s run -p %s --workspace %s -v %s:ro --backend namespaces -- /bin/sh -c '%s "
 	             "%s/uploads/tool; echo loader=$?; %s --probe mmap-exec %s/uploads/tool'",
 	             it_sbx_path(), profile, ws, it_self_dir(), loader, ws, it_self(), ws);
 	{

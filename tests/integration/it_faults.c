@@ -391,7 +391,7 @@ static void test_worker_fills_a_tmpfs(void)
 	fds = count_fds();
 	tmp = count_entries("/tmp", "sbx");
 	snprintf(script, sizeof(script), "head -c 1048576 /dev/zero > %s/fill; exit $?", small);
-	it_sbxv(&r, "run", "-v", small, "--", "/bin/sh", "-c", script, NULL);
+	it_sbxv(&r, "run", "-q", "-v", small, "--", "/bin/sh", "-c", script, NULL);
 	IT_EXPECT_INT(r.status, 1); /* head's own status */
 	IT_EXPECT_CONTAINS(r.err, "No space left on device");
 	IT_EXPECT_NOT_CONTAINS(r.err, "sbx:");
@@ -437,8 +437,8 @@ static void test_full_cache_still_launches(void)
 			tmp = count_entries("/tmp", "sbx");
 			setenv("XDG_CACHE_HOME", cache, 1);
 			for (int round = 0; round < 2; round++) {
-				it_sbxv(&r, "run", "-v", ws, "--hide", hide, "--", "/bin/sh", "-c",
-				        script, NULL);
+				it_sbxv(&r, "run", "-q", "-v", ws, "--hide", hide, "--", "/bin/sh",
+				        "-c", script, NULL);
 				IT_EXPECT_INT(r.status, 0);
 				IT_EXPECT_CONTAINS(r.out, "content-a");
 				IT_EXPECT_NOT_CONTAINS(r.err, "sbx:");

@@ -125,7 +125,7 @@ static void expect_probes(const struct it_run *r, const char *ro, const char *bu
 static void test_control_surface_namespaces(void)
 {
 	struct it_run r;
-	const char *opts[] = {"-v", t, "-w", ws, "--backend", "namespaces", NULL};
+	const char *opts[] = {"-v", t, "--workspace", ws, "--backend", "namespaces", NULL};
 
 	setup();
 	{
@@ -166,7 +166,7 @@ static void test_control_surface_namespaces(void)
 static void test_control_surface_landlock(void)
 {
 	struct it_run r;
-	const char *opts[] = {"-v", t, "-w", ws, "--backend", "landlock", NULL};
+	const char *opts[] = {"-v", t, "--workspace", ws, "--backend", "landlock", NULL};
 
 	setup();
 	{
@@ -261,7 +261,7 @@ static void test_dry_run_and_opt_out(void)
 	 * relative core.hooksPath there, which names a folder in every working tree */
 	it_write_file(fmt("%s/.gitconfig", t), "[core]\n\thooksPath = .githooks\n");
 	IT_EXPECT_INT(mkdir(fmt("%s/.githooks", ws), 0755), 0);
-	it_sbxv(&r, "run", "-v", t, "-w", ws, "--backend", "namespaces", "--dry-run", "--",
+	it_sbxv(&r, "run", "-v", t, "--workspace", ws, "--backend", "namespaces", "--dry-run", "--",
 	        "/bin/true", NULL);
 	IT_EXPECT_INT(r.status, 0);
 	IT_EXPECT_CONTAINS(r.out, fmt("%s/.gitconfig <- %s/.gitconfig  (git control file)", t, t));
@@ -277,17 +277,17 @@ static void test_dry_run_and_opt_out(void)
 	IT_EXPECT_CONTAINS(r.out, fmt("  %s/.git/config.worktree (git's control surface", ws));
 	IT_EXPECT_CONTAINS(r.out, fmt("  %s/.git/commondir (git's control surface", ws));
 	IT_EXPECT_NOT_CONTAINS(r.out, fmt("  git: %s/.git/config.worktree", ws));
-	it_sbxv(&r, "check", "-w", ws, "write", fmt("%s/.git/config", ws), NULL);
+	it_sbxv(&r, "check", "--workspace", ws, "write", fmt("%s/.git/config", ws), NULL);
 	IT_EXPECT_INT(r.status, 1);
 	IT_EXPECT_CONTAINS(r.out,
 	                   fmt("readonly: git control file %s/.git/config is read-only", ws));
-	it_sbxv(&r, "check", "-w", ws, "write", fmt("%s/.git/config.worktree", ws), NULL);
+	it_sbxv(&r, "check", "--workspace", ws, "write", fmt("%s/.git/config.worktree", ws), NULL);
 	IT_EXPECT_INT(r.status, 1);
 	IT_EXPECT_CONTAINS(r.out, fmt("deny  write   %s/.git/config.worktree  protected:", ws));
 
 	it_write_file(prof, "version: 1\nname: open\nprotect_git: false\nmounts:\n"
 	                    "  - path: ${WORKSPACE}\n");
-	it_sbxv(&r, "run", "-p", prof, "-w", ws, "--dry-run", "--", "/bin/true", NULL);
+	it_sbxv(&r, "run", "-p", prof, "--workspace", ws, "--dry-run", "--", "/bin/true", NULL);
 	IT_EXPECT_INT(r.status, 0);
 	IT_EXPECT_NOT_CONTAINS(r.out, "git control file");
 	IT_EXPECT_NOT_CONTAINS(r.out, "git directory, pinned");

@@ -137,7 +137,7 @@ static bool check_allows(const char *const *prof, const struct pair *p)
 	args[n++] = "check";
 	for (; prof && *prof; prof++)
 		args[n++] = *prof;
-	args[n++] = "-w";
+	args[n++] = "--workspace";
 	args[n++] = ws;
 	if (p->rel2) {
 		args[n++] = "delete";
@@ -202,7 +202,7 @@ static unsigned differential(const char *const *prof, const char *const *extra)
 
 	for (const char *const *p = prof; p && *p; p++)
 		opts[n++] = *p;
-	opts[n++] = "-w";
+	opts[n++] = "--workspace";
 	opts[n++] = ws;
 	for (const char *const *p = extra; p && *p; p++)
 		opts[n++] = *p;
@@ -890,7 +890,7 @@ static void test_hide_globs(void)
 	IT_EXPECT_CONTAINS(r.out, "(walked, cached)");
 	IT_EXPECT_CONTAINS(r.out, fmt("mask                     %s/l/.env", ws));
 	/* check agrees: every match is hidden */
-	it_sbxv(&r, "check", "-w", ws, "read", fmt("%s/l/.env", ws), NULL);
+	it_sbxv(&r, "check", "--workspace", ws, "read", fmt("%s/l/.env", ws), NULL);
 	IT_EXPECT_INT(r.status, 0); /* check knows no --hide: the default profile allows */
 	/* the cache is sbx's own, private */
 	IT_EXPECT(access(fmt("%s/sbx", cache), F_OK) == 0);
@@ -915,10 +915,12 @@ static void test_hide_glob_profile(void)
 	                    "${WORKSPACE}/**/.env\n");
 	it_sbxv(&r, "profiles", "validate", file, NULL);
 	IT_EXPECT_INT(r.status, 0);
-	it_sbxv(&r, "check", "--profile", file, "-w", ws, "read", fmt("%s/sub/.env", ws), NULL);
+	it_sbxv(&r, "check", "--profile", file, "--workspace", ws, "read", fmt("%s/sub/.env", ws),
+	        NULL);
 	IT_EXPECT_INT(r.status, 1);
 	IT_EXPECT_CONTAINS(r.out, "hidden");
-	it_sbxv(&r, "run", "--profile", file, "-w", ws, "--", "/bin/cat", fmt("%s/.env", ws), NULL);
+	it_sbxv(&r, "run", "--profile", file, "--workspace", ws, "--", "/bin/cat",
+	        fmt("%s/.env", ws), NULL);
 	IT_EXPECT_INT(r.status, 1); /* cat: Permission denied */
 	IT_EXPECT_CONTAINS(r.err, "Permission denied");
 	IT_EXPECT_NOT_CONTAINS(r.out, "secret");

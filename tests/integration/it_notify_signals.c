@@ -131,7 +131,7 @@ static void test_signals_do_not_restart_a_question(void)
 	const char *p;
 
 	{
-		const char *opts[] = {"-p", prof, "-w", ws, "--approve", approve, NULL};
+		const char *opts[] = {"-p", prof, "--workspace", ws, "--approve", approve, NULL};
 		const char *cmd[] = {it_self(), "--in", NULL};
 
 		it_run_in(&r, opts, cmd);
@@ -184,8 +184,8 @@ static void test_go_program(void)
 	IT_EXPECT(asprintf(&extra, "  - path: %s/go\n    readonly: true\n", dir) > 0);
 	approve = asking(dir, "write", extra, 0, "0.4", &prof);
 	{
-		const char *argv[] = {"run",       "-p",    prof, "-w", ws,
-		                      "--approve", approve, "--", bin,  NULL};
+		const char *argv[] = {"run",       "-p",    prof, "--workspace", ws,
+		                      "--approve", approve, "--", bin,           NULL};
 
 		it_sbx(&r, argv);
 	}
@@ -219,7 +219,7 @@ static void test_rm_rf_1000_files_asked_once(void)
 		const char *argv[] = {"run",
 		                      "-p",
 		                      prof,
-		                      "-w",
+		                      "--workspace",
 		                      ws,
 		                      "--approve",
 		                      approve,

@@ -198,7 +198,7 @@ static void test_check_seed_examples(void)
 	it_sbxv(&r, "check", "--profile", "ci-job", "read,write", it_path(home, ".ssh/id_rsa"),
 	        NULL);
 	IT_EXPECT_INT(r.status, 0);
-	IT_EXPECT_CONTAINS(r.out, fmt("profile mount %s\n", home));
+	IT_EXPECT_CONTAINS(r.out, fmt("  home %s\n", home));
 
 	it_sbxv(&r, "check", "--profile", "code-reviewer", "read,write", it_path(ws, "file.txt"),
 	        NULL);
@@ -329,14 +329,21 @@ static void test_flags_with_a_profile(void)
 	IT_EXPECT_CONTAINS(r.out, fmt("%s/.ssh <- ", home));
 	/* the workspace given after -p still sets ${WORKSPACE} */
 	it_write_file(it_path(home, "other/f"), "f\n");
-	it_sbxv(&r, "run", "-p", "ci-job", "-w", it_path(home, "other"), "--dry-run", "--",
+	it_sbxv(&r, "run", "-p", "ci-job", "--workspace", it_path(home, "other"), "--dry-run", "--",
 	        "/bin/true", NULL);
 	IT_EXPECT_INT(r.status, 0);
 	IT_EXPECT_CONTAINS(r.out, fmt("cwd:        %s/other\n", home));
-	/* ci-job hides $HOME behind a tmpfs: a workspace that is $HOME itself contradicts it */
-	it_sbxv(&r, "run", "-p", "ci-job", "-w", home, "--dry-run", "--", "/bin/true", NULL);
+	/* ci-job keeps $HOME private (home: empty): a workspace that is $HOME itself
+	 * contradicts it */
+	it_sbxv(&r, "run", "-p", "ci-job", "--workspace", home, "--dry-run", "--", "/bin/true",
+	        NULL);
 	IT_EXPECT_INT(r.status, 125);
-	IT_EXPECT_CONTAINS(r.err, fmt("two mounts have the target '%s'", home));
+	IT_EXPECT_CONTAINS(r.err,
+	                   fmt("a mount shows %s, the home that ci-job keeps private", home));
+	it_sbxv(&r, "run", "-p", "ci-job", "--dry-run", "--", "/bin/true", NULL);
+	IT_EXPECT_INT(r.status, 0);
+	IT_EXPECT_CONTAINS(r.out, fmt(" %s  (home (a private tmpfs))", home));
+	IT_EXPECT(!strstr(r.out, ".gitconfig")); /* home: empty */
 }
 
 static void test_profiles_list_and_show(void)

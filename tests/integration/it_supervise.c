@@ -673,7 +673,7 @@ static bool exists(const char *path)
 
 static void run_in(struct it_run *r, const char *backend, const char *const *ops)
 {
-	const char *opts[] = {"-p", profile, "-w", ws, "--backend", backend, NULL};
+	const char *opts[] = {"-p", profile, "--workspace", ws, "--backend", backend, NULL};
 	const char *cmd[64];
 	size_t n = 0;
 
@@ -803,7 +803,7 @@ static void test_on_the_way_asked(void)
 	                 "  - path: ${WORKSPACE}/.claude/settings.json\n"
 	                 "    readonly: true\n    optional: true\n");
 	{
-		const char *opts[] = {"-p", p, "-w", ws, "--approve", "allow", NULL};
+		const char *opts[] = {"-p", p, "--workspace", ws, "--approve", "allow", NULL};
 		const char *cmd[] = {it_self(), "--in",          "mkdir",
 		                     ".claude", "create",        ".claude/settings.json",
 		                     "create",  ".claude/other", NULL};
@@ -830,8 +830,8 @@ static void test_asked(void)
 	it_write_file(p, "version: 1\nname: ask\nmounts:\n  - path: ${WORKSPACE}\n"
 	                 "    approvals: {write: ask, overwrite: ask, rename: ask}\n");
 	for (int allow = 0; allow < 2; allow++) {
-		const char *opts[] = {"-p", p, "-w", ws, "--approve", allow ? "allow" : "deny",
-		                      NULL};
+		const char *opts[] = {
+		    "-p", p, "--workspace", ws, "--approve", allow ? "allow" : "deny", NULL};
 		const char *cmd[10] = {it_self()};
 
 		memcpy(cmd + 1, ops, sizeof(ops));
@@ -1033,8 +1033,8 @@ static void kill_the_performer(const char *backend)
 
 	setup();
 	{
-		const char *opts[] = {"-p",    profile,       "-w", ws,  "--backend",
-		                      backend, "--audit-log", log,  NULL};
+		const char *opts[] = {"-p",    profile,       "--workspace", ws,  "--backend",
+		                      backend, "--audit-log", log,           NULL};
 		const char *cmd[] = {it_self(), "--in", "kill-performer", "mkdir", "after", NULL};
 
 		it_run_in(&r, opts, cmd);
@@ -1076,9 +1076,10 @@ static void test_landlock_metadata(void)
 	it_write_file(it_path(ro, "sub/keep"), "x\n");
 	{
 		/* ro/sub is writable inside the read-only ro: "ro/sub/.." is ro itself */
-		const char *opts[] = {"-p",        profile,          "-w", ws,
-		                      "-v",        fmt("%s:ro", ro), "-v", fmt("%s/sub:rw", ro),
-		                      "--backend", "landlock",       NULL};
+		const char *opts[] = {
+		    "-p",        profile,          "--workspace", ws,
+		    "-v",        fmt("%s:ro", ro), "-v",          fmt("%s/sub:rw", ro),
+		    "--backend", "landlock",       NULL};
 		const char *cmd[] = {it_self(), "--in",  "utimes", rofile,  "utimes",
 		                     rwfile,    "chmod", rofile,   "chmod", rwfile,
 		                     "chown",   rofile,  "chown",  rwfile,  "utimes",
@@ -1128,7 +1129,8 @@ static void test_landlock_xattr_flags(void)
 	if (setxattr(rofile, "user.x", "1", 1, 0) < 0 || setxattr(rwfile, "user.x", "1", 1, 0) < 0)
 		it_fail(__FILE__, __LINE__, "setxattr: %s", strerror(errno));
 	{
-		const char *opts[] = {"-p",        profile,    "-w", ws, "-v", fmt("%s:ro", ro),
+		const char *opts[] = {"-p",        profile,    "--workspace",
+		                      ws,          "-v",       fmt("%s:ro", ro),
 		                      "--backend", "landlock", NULL};
 		const char *cmd[] = {it_self(), "--in",   "rmxattr",  rofile, "user.x",   "rmxattr",
 		                     rwfile,    "user.x", "setxattr", rofile, "setxattr", rwfile,
@@ -1166,7 +1168,8 @@ static void test_landlock_xattr_flags(void)
 static void run_nested(struct it_run *r, const char *script)
 {
 	char sbxdir[4096];
-	const char *opts[] = {"-p", profile, "-w", ws, "-v", NULL, "--backend", "namespaces", NULL};
+	const char *opts[] = {"-p", profile,     "--workspace", ws,  "-v",
+	                      NULL, "--backend", "namespaces",  NULL};
 	const char *cmd[] = {"/bin/sh", "-c", script, NULL};
 
 	snprintf(sbxdir, sizeof(sbxdir), "%s", it_sbx_path());
@@ -1278,8 +1281,8 @@ static int rm_entry(const char *path, const struct stat *st, int flag, struct FT
 static void test_nested_restricted_outside_tmp(void)
 {
 	char dir[] = "/var/tmp/sbx-it-nest.XXXXXX", sbxdir[4096];
-	const char *opts[] = {"-p", profile,     "-w",         dir, "-v",
-	                      NULL, "--backend", "namespaces", NULL};
+	const char *opts[] = {"-p", profile,     "--workspace", dir, "-v",
+	                      NULL, "--backend", "namespaces",  NULL};
 	const char *cmd[] = {"/bin/sh", "-c", NULL, NULL};
 	bool made, git, claude;
 	struct it_run r = {.status = -1};
@@ -1359,7 +1362,7 @@ static const char *approvals_setup(const char *approvals)
 static void run_approved(struct it_run *r, const char *prof, const char *backend,
                          const char *const *ops)
 {
-	const char *opts[] = {"-p",    prof,        "-w",           ws,  "--backend",
+	const char *opts[] = {"-p",    prof,        "--workspace",  ws,  "--backend",
 	                      backend, "--approve", build_broker(), NULL};
 	const char *cmd[64];
 	size_t n = 0;
@@ -1395,7 +1398,7 @@ static void test_once_batch(void)
 	const char *prof = approvals_setup("{delete: ask}");
 	char *log = it_path(it_tmpdir(), "asked.log"), *broker = it_path(it_tmpdir(), "once.sh");
 	const char *ops[] = {"batch", NULL, NULL};
-	const char *opts[] = {"-p", prof, "-w", ws, "--approve", NULL, NULL};
+	const char *opts[] = {"-p", prof, "--workspace", ws, "--approve", NULL, NULL};
 	const char *cmd[8] = {it_self(), "--in"};
 	char *text;
 
@@ -1476,7 +1479,7 @@ static void read_caps_rdwr(const char *backend)
 	    "rdwr",     "data.bin", "rdonly",       "data.bin", "rdwr",         "ok.txt", "write",
 	    "data.bin", "opath",    "/usr",         "opath",    "/etc/passwd",  "opath",  ".",
 	    "opath",    "data.bin", "opath-reopen", "data.bin", "opath-reopen", "ok.txt", NULL};
-	const char *opts[] = {"-p", p, "-w", ws, "--backend", backend, NULL};
+	const char *opts[] = {"-p", p, "--workspace", ws, "--backend", backend, NULL};
 	const char *cmd[32] = {it_self(), "--in"};
 
 	snprintf(ws, sizeof(ws), "%s/ws", it_tmpdir());

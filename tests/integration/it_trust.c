@@ -247,9 +247,9 @@ static void test_nested_run(void)
 	snprintf(vsrc, sizeof(vsrc), "%s:ro", src);
 	snprintf(script, sizeof(script),
 	         "stat -c '%%u' %s/profiles/code-reviewer.yaml; "
-	         "%s run -w %s -p %s/profiles/code-reviewer.yaml --dry-run -- /bin/true "
+	         "%s run --workspace %s -p %s/profiles/code-reviewer.yaml --dry-run -- /bin/true "
 	         ">/dev/null && echo SHIPPED-OK; "
-	         "%s run -w %s -p %s --dry-run -- /bin/true; echo bad=$?",
+	         "%s run --workspace %s -p %s --dry-run -- /bin/true; echo bad=$?",
 	         src, it_sbx_path(), it_tmpdir(), src, it_sbx_path(), it_tmpdir(), bad);
 	it_sbxv(&r, "run", "-p", parent, "-v", vsbx, "-v", vsrc, "-v", it_tmpdir(), "--", "/bin/sh",
 	        "-c", script, NULL);

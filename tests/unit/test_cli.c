@@ -36,7 +36,11 @@ static void test_defaults(void **state)
 	assert_string_equal(run.argv[0], "ls");
 	assert_string_equal(run.argv[1], "-l");
 	assert_string_equal(run.spec->workspace, "/home/u/proj");
-	assert_int_equal(run.spec->n_mounts, 1); /* the default's workspace */
+	assert_int_equal(run.spec->n_mounts, 2); /* the default's workspace, and its home */
+	assert_string_equal(run.spec->mounts[1].target, "/home/u");
+	assert_int_equal(run.spec->mounts[1].kind, SBX_MOUNT_TMPFS);
+	assert_int_equal(run.spec->mounts[1].origin, SBX_ORIGIN_HOME);
+	assert_true(run.spec->mounts[1].size > 0); /* every tmpfs has a size */
 	assert_int_equal(run.spec->net, SBX_NET_NONE);
 	assert_false(run.dry_run);
 	sbx_cli_run_clear(&run);
@@ -50,8 +54,8 @@ static void test_options_fill_the_spec(void **state)
 	assert_int_equal(parse(&run, NULL, "-v", "/data:/d:ro", "--mount",
 	                       "type=tmpfs,target=/scratch", "--root", "rootdir", "--readonly",
 	                       "--chdir", "/d", "--env", "A=1", "--env", "B", "--net", "host",
-	                       "--device", "/dev/nvidia0", "-w", "../ws", "--dry-run", "--json",
-	                       "--no-system-mounts", "cmd", "--not-ours", NULL),
+	                       "--device", "/dev/nvidia0", "--workspace", "../ws", "--dry-run",
+	                       "--json", "--no-system-mounts", "cmd", "--not-ours", NULL),
 	                 0);
 	assert_true(run.dry_run);
 	assert_true(run.json);
@@ -63,7 +67,8 @@ static void test_options_fill_the_spec(void **state)
 	assert_true(run.spec->readonly);
 	assert_int_equal(run.spec->net, SBX_NET_HOST);
 	assert_int_equal(run.spec->system_mounts, SBX_SYSMOUNTS_NONE);
-	assert_int_equal(run.spec->n_mounts, 3); /* explicit: no default workspace */
+	assert_int_equal(run.spec->n_mounts, 3); /* explicit: no default workspace; --root: no
+	                                            home */
 	assert_int_equal(run.spec->mounts[2].kind, SBX_MOUNT_DEVICE);
 	assert_true(run.spec->mounts[0].readonly);
 	assert_true(run.spec->mounts[1].readonly); /* --readonly reaches every mount */
@@ -77,7 +82,11 @@ static const struct {
 } bad[] = {
     {"--bogus", "--", "x", "unknown option '--bogus'"},
     {"--net", "allow:x", "x", "--net 'allow:x' is not supported"},
-    {"--chdir", "rel", "x", "not an absolute sandbox path"},
+    {"--home", "", "x", "is not tmpfs, empty, none or an absolute directory"},
+    {"--home", "/", "x", "would give the sandbox the whole host"},
+    {"--tmpfs", "/c:mode=1777", "x", "the option 'mode=1777' is not supported"},
+    {"--tmpfs", "/c:size=lots", "x", "--tmpfs '/c:size=lots'"},
+    {"-w", "", "x", "-w needs a directory"},
     {"--device", "/etc/passwd", "x", "not a path under /dev"},
     {"--json", "--", "x", "--json goes with --dry-run"},
     {"-v", "/a:b", "x", "not an absolute path"},
@@ -109,6 +118,71 @@ static void test_refusals(void **state)
 		assert_int_equal(sbx_error_exit_code(&err), 125);
 		assert_null(run.spec);
 	}
+}
+
+/* Docker's habits: -w is the working directory, -e an environment entry, --read-only,
+ * --network and --tmpfs PATH:size=N mean what they mean there; --home chooses the home. */
+static void test_docker_habits(void **state)
+{
+	struct sbx_cli_run run;
+	const struct sbx_mount *m;
+
+	(void)state;
+	assert_int_equal(parse(&run, NULL, "-v", "/data:/app", "-w", "/app", "-e", "A=1", "-e", "B",
+	                       "--read-only", "--network", "host", "--tmpfs",
+	                       "/cache:size=64m,noexec", "-q", "--", "make", NULL),
+	                 0);
+	assert_string_equal(run.spec->chdir, "/app");
+	assert_string_equal(run.spec->workspace, "/home/u/proj"); /* -w is not the workspace */
+	assert_int_equal(run.spec->n_env, 3);                     /* A, B and the home's HOME */
+	assert_string_equal(run.spec->env[0].name, "A");
+	assert_string_equal(run.spec->env[0].value, "1");
+	assert_null(run.spec->env[1].value);
+	assert_true(run.spec->readonly);
+	assert_true(run.quiet);
+	assert_int_equal(run.spec->net, SBX_NET_HOST);
+	m = sbx_spec_find_target(run.spec, "/cache");
+	assert_non_null(m);
+	assert_int_equal(m->kind, SBX_MOUNT_TMPFS);
+	assert_int_equal(m->size, 64ull << 20);
+	assert_true(m->noexec);
+	assert_true(m->readonly); /* --read-only reaches it */
+	/* -v replaced the workspace; the home stays (it shows nothing of the host's) */
+	assert_null(sbx_spec_find_target(run.spec, "/home/u/proj"));
+	assert_non_null(sbx_spec_find_target(run.spec, "/home/u"));
+	sbx_cli_run_clear(&run);
+
+	/* a relative -w is the caller's directory's; --chdir is the same option */
+	assert_int_equal(parse(&run, NULL, "-w", "sub", "--", "ls", NULL), 0);
+	assert_string_equal(run.spec->chdir, "/home/u/proj/sub");
+	sbx_cli_run_clear(&run);
+	assert_int_equal(parse(&run, NULL, "--chdir", "/tmp", "--", "ls", NULL), 0);
+	assert_string_equal(run.spec->chdir, "/tmp");
+	sbx_cli_run_clear(&run);
+
+	/* --home: none, empty, a directory */
+	assert_int_equal(parse(&run, NULL, "--home", "none", "--", "ls", NULL), 0);
+	assert_null(sbx_spec_find_target(run.spec, "/home/u"));
+	assert_int_equal(run.spec->n_mounts, 1);
+	sbx_cli_run_clear(&run);
+	assert_int_equal(parse(&run, NULL, "--home", "empty", "--", "ls", NULL), 0);
+	m = sbx_spec_find_target(run.spec, "/home/u");
+	assert_non_null(m);
+	assert_int_equal(m->kind, SBX_MOUNT_TMPFS);
+	sbx_cli_run_clear(&run);
+	assert_int_equal(parse(&run, NULL, "--home", "h", "--", "ls", NULL), 0);
+	m = sbx_spec_find_target(run.spec, "/home/u/proj/h");
+	assert_non_null(m);
+	assert_int_equal(m->kind, SBX_MOUNT_BIND);
+	assert_false(m->readonly);
+	assert_null(sbx_spec_find_target(run.spec, "/home/u"));
+	assert_string_equal(run.spec->env[run.spec->n_env - 1].value, "/home/u/proj/h");
+	sbx_cli_run_clear(&run);
+	/* the workspace is the home: the workspace mount shows it, no tmpfs over it */
+	assert_int_equal(parse(&run, NULL, "--workspace", "/home/u", "--", "ls", NULL), 0);
+	assert_int_equal(run.spec->n_mounts, 1);
+	assert_int_equal(run.spec->mounts[0].kind, SBX_MOUNT_BIND);
+	sbx_cli_run_clear(&run);
 }
 
 /* The supervisor's flags fill the spec (finish copies them into plan->sup). */
@@ -203,9 +277,10 @@ int main(void)
 	setenv("PATH", "/usr/bin:/bin", 1);
 
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_defaults),    cmocka_unit_test(test_options_fill_the_spec),
-	    cmocka_unit_test(test_refusals),    cmocka_unit_test(test_help),
-	    cmocka_unit_test(test_cli_helpers), cmocka_unit_test(test_supervisor_flags),
+	    cmocka_unit_test(test_defaults),      cmocka_unit_test(test_options_fill_the_spec),
+	    cmocka_unit_test(test_refusals),      cmocka_unit_test(test_help),
+	    cmocka_unit_test(test_cli_helpers),   cmocka_unit_test(test_supervisor_flags),
+	    cmocka_unit_test(test_docker_habits),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -718,6 +718,57 @@ static void sup_finish(struct sup_world *s, enum sbx_backend_ask backend, int li
 		fail_msg("finish: %s", err.msg);
 }
 
+/* A private home (--home tmpfs): the profile's configuration absent at launch (an optional
+ * mount with a policy, spec->absent_cfg) is protected there, since the worker would read it
+ * during the run; its read-only caches absent at launch (absent_ro) are the run's own. */
+static void test_sup_home_config(void **state)
+{
+	static const char *const cfg[] = {"/h/.claude.json", "/nowhere/cfg"};
+	struct sup_world s;
+	struct sbx_error err = {0};
+	char warn[2048];
+
+	(void)state;
+	memset(&s, 0, sizeof(s));
+	world_init(&s.w, false, false, false, false, false, 1000);
+	sbx_plan_free(s.w.plan);
+	s.w.plan = NULL;
+	sbx_spec_free(s.w.spec);
+	s.w.spec = sbx_spec_new();
+	assert_non_null(s.w.spec);
+	assert_int_equal(sbx_spec_set_str(&s.w.spec->workspace, "/w", NULL), 0);
+	assert_int_equal(sbx_spec_set_str(&s.w.spec->home_path, "/h", NULL), 0);
+	s.w.spec->home = SBX_HOME_TMPFS;
+	s.w.spec->nesting = false;
+	s.w.spec->absent_cfg = calloc(SBX_ARRAY_SIZE(cfg), sizeof(char *));
+	s.w.spec->absent_ro = calloc(1, sizeof(char *));
+	assert_non_null(s.w.spec->absent_cfg);
+	assert_non_null(s.w.spec->absent_ro);
+	for (size_t i = 0; i < SBX_ARRAY_SIZE(cfg); i++)
+		s.w.spec->absent_cfg[s.w.spec->n_absent_cfg++] = strdup(cfg[i]);
+	s.w.spec->absent_ro[s.w.spec->n_absent_ro++] = strdup("/h/.npm");
+	assert_int_equal(sbx_spec_finish(s.w.spec, &err), 0);
+	assert_int_equal(sbx_plan_build(s.w.spec, &s.w.host, &s.w.plan, &err), 0);
+	s.facts = facts_for(7, false, OK, 0, 0);
+	s.in = (struct sbx_finish_in){.spec = s.w.spec, .backend = NS};
+	assert_int_equal(sbx_plan_finish(&s.in, &s.facts, s.w.plan, warn, sizeof(warn), &err), 0);
+	assert_int_equal(s.w.plan->sup.n_protected, 1);
+	assert_string_equal(s.w.plan->sup.protected_paths[0].path, "/h/.claude.json");
+	assert_non_null(strstr(s.w.plan->sup.protected_paths[0].why, "private home"));
+	world_clear(&s.w);
+	/* with no home there, nothing shows it: nothing to protect */
+	memset(&s, 0, sizeof(s));
+	world_init(&s.w, false, false, false, false, false, 1000);
+	s.w.spec->absent_cfg = calloc(1, sizeof(char *));
+	assert_non_null(s.w.spec->absent_cfg);
+	s.w.spec->absent_cfg[s.w.spec->n_absent_cfg++] = strdup("/h/.claude.json");
+	s.facts = facts_for(7, false, OK, 0, 0);
+	s.in = (struct sbx_finish_in){.spec = s.w.spec, .backend = NS};
+	assert_int_equal(sbx_plan_finish(&s.in, &s.facts, s.w.plan, warn, sizeof(warn), &err), 0);
+	assert_int_equal(s.w.plan->sup.n_protected, 0);
+	world_clear(&s.w);
+}
+
 static void test_sup_fresh_project(void **state)
 {
 	struct sup_world s;
@@ -920,6 +971,7 @@ int main(void)
 	    cmocka_unit_test(test_top_level_origin_and_once),
 	    cmocka_unit_test(test_git_limits),
 	    cmocka_unit_test(test_nested_table),
+	    cmocka_unit_test(test_sup_home_config),
 	    cmocka_unit_test(test_sup_fresh_project),
 	    cmocka_unit_test(test_sup_landlock_meta),
 	    cmocka_unit_test(test_sup_ask_without_listener),

@@ -408,6 +408,106 @@ static void test_cwd_rule(void **state)
 	assert_string_equal(plan2->cwd, "/data/sub");
 }
 
+/* The worker's name: USER and LOGNAME, and the host's passwd with the worker's entry added
+ * (as root with nesting) in a file of sbx's own bound over it; the landlock backend's
+ * worker is the caller. */
+static void test_worker_name(void **state)
+{
+	static char pw[] = "root:x:0:0:root:/root:/bin/bash\nu:x:1000:1000::/home/u:/bin/sh\n";
+	static char gr[] = "root:x:0:\nu:x:1000:\n";
+	static const struct {
+		uid_t euid;
+		bool nesting;
+		const char *user;
+		bool data;
+	} t[] = {
+	    {1000, false, "USER=u", false},
+	    {0, false, "USER=root", false},
+	    {0, true, "USER=sbx", true},
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		_cleanup_spec_ struct sbx_spec *spec = sbx_spec_new();
+		struct sbx_host h = host(t[i].euid);
+		_cleanup_plan_ struct sbx_plan *plan = NULL;
+		const struct sbx_plan_op *op = NULL;
+
+		h.passwd = pw;
+		h.group = gr;
+		spec->nesting = t[i].nesting;
+		assert_int_equal(sbx_spec_set_str(&spec->workspace, "/w", NULL), 0);
+		assert_int_equal(sbx_spec_finish(spec, NULL), 0);
+		assert_int_equal(sbx_plan_build(spec, &h, &plan, NULL), 0);
+		assert_true(env_has(plan, t[i].user));
+		for (size_t k = 0; k < plan->n_ops; k++)
+			if (strcmp(plan->ops[k].target, "/etc/passwd") == 0)
+				op = &plan->ops[k];
+		assert_non_null(op);
+		assert_int_equal((op->flags & SBX_PLAN_F_DATA) != 0, t[i].data);
+		assert_true(op->flags & SBX_PLAN_F_READONLY);
+		assert_int_equal(plan->etc_passwd != NULL, t[i].data);
+		if (t[i].data) {
+			assert_non_null(
+			    strstr(plan->etc_passwd, "root:x:0:0:root:/root:/bin/bash\n"));
+			assert_non_null(strstr(plan->etc_passwd, "\nsbx:x:65533:65533:"));
+			assert_non_null(strstr(plan->etc_group, "\nsbx:x:65533:\n"));
+			/* the landlock backend: the caller's own name */
+			sbx_plan_no_userns(plan);
+			assert_true(env_has(plan, "USER=root"));
+			assert_true(env_has(plan, "LOGNAME=root"));
+		}
+	}
+}
+
+/* -w names a directory no mount shows: refused, naming it; a fallback to / is marked for
+ * the command line's one line. */
+static void test_workdir_checked(void **state)
+{
+	_cleanup_spec_ struct sbx_spec *spec = sbx_spec_new();
+	struct sbx_mount app = {.kind = SBX_MOUNT_BIND, .source = "/home/u/p", .target = "/app"};
+	struct sbx_host h = host(1000);
+	_cleanup_plan_ struct sbx_plan *plan = NULL, *plan2 = NULL, *plan3 = NULL;
+	struct sbx_error err;
+
+	(void)state;
+	assert_int_equal(sbx_spec_set_str(&spec->workspace, "/home/u/project", NULL), 0);
+	spec->explicit_mounts = true;
+	assert_int_equal(sbx_spec_add_mount(spec, &app, false, NULL), 0);
+	assert_int_equal(sbx_spec_finish(spec, NULL), 0);
+	assert_int_equal(sbx_plan_build(spec, &h, &plan, NULL), 0);
+	assert_string_equal(plan->cwd, "/");
+	assert_true(plan->cwd_fallback);
+	/* a workspace of which only a part is shown is still the working directory */
+	{
+		_cleanup_spec_ struct sbx_spec *part = sbx_spec_new();
+		struct sbx_mount src = {.kind = SBX_MOUNT_BIND,
+		                        .source = "/home/u/project/src",
+		                        .target = "/home/u/project/src"};
+		_cleanup_plan_ struct sbx_plan *pp = NULL;
+
+		assert_int_equal(sbx_spec_set_str(&part->workspace, "/home/u/project", NULL), 0);
+		part->explicit_mounts = true;
+		assert_int_equal(sbx_spec_add_mount(part, &src, false, NULL), 0);
+		assert_int_equal(sbx_spec_finish(part, NULL), 0);
+		assert_int_equal(sbx_plan_build(part, &h, &pp, NULL), 0);
+		assert_string_equal(pp->cwd, "/home/u/project");
+		assert_false(pp->cwd_fallback);
+	}
+	assert_int_equal(sbx_spec_set_str(&spec->chdir, "/nowhere/sub", NULL), 0);
+	assert_int_equal(sbx_plan_build(spec, &h, &plan2, &err), -ENOENT);
+	assert_non_null(strstr(err.msg, "the working directory /nowhere/sub does not exist"));
+	/* what a mount, a tmpfs or sbx's scaffolding shows is there */
+	static const char *const ok[] = {"/app", "/app/src", "/tmp", "/", "/usr/bin"};
+	for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
+		assert_int_equal(sbx_spec_set_str(&spec->chdir, ok[i], NULL), 0);
+		assert_int_equal(sbx_plan_build(spec, &h, &plan3, NULL), 0);
+		assert_false(plan3->cwd_fallback);
+		sbx_plan_free(plan3);
+		plan3 = NULL;
+	}
+}
+
 static void test_reserved_targets(void **state)
 {
 	static char *const reserved[] = {"/proc", "/proc/sys", "/dev"};
@@ -461,6 +561,8 @@ int main(void)
 	    cmocka_unit_test(test_identity_no_userns),
 	    cmocka_unit_test(test_environment_allowlist),
 	    cmocka_unit_test(test_cwd_rule),
+	    cmocka_unit_test(test_worker_name),
+	    cmocka_unit_test(test_workdir_checked),
 	    cmocka_unit_test(test_reserved_targets),
 	    cmocka_unit_test(test_private_tmp_replaced_by_user_mount),
 	};

@@ -173,7 +173,7 @@ static void test_workspace_root_refused(void **state)
 	assert_int_equal(sbx_spec_set_str(&spec->workspace, "/", NULL), 0);
 	assert_int_equal(sbx_spec_finish(spec, &err), -EINVAL);
 	assert_non_null(strstr(err.msg, "the workspace is '/'"));
-	assert_non_null(strstr(err.hint, "-w DIR"));
+	assert_non_null(strstr(err.hint, "--workspace DIR"));
 }
 
 static void test_env_entries(void **state)

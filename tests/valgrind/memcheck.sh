@@ -128,23 +128,23 @@ expect_err() {
 }
 
 p=claude-agent
-vg 0 "$sbx" check -p $p -w "$ws" read,write,create "$ws/src/a.c"
-vg 1 "$sbx" check -p $p -w "$ws" write /usr/bin/x
-vg 1 "$sbx" resolve -p $p -w "$ws" "$ws/src/a.c" /opt/not-in-the-sandbox
+vg 0 "$sbx" check -p $p --workspace "$ws" read,write,create "$ws/src/a.c"
+vg 1 "$sbx" check -p $p --workspace "$ws" write /usr/bin/x
+vg 1 "$sbx" resolve -p $p --workspace "$ws" "$ws/src/a.c" /opt/not-in-the-sandbox
 grep -q "$ws/src/a.c -> $ws/src/a.c" "$work/out.$n" || fail "resolve printed: $(cat "$work/out.$n")"
-vg 0 "$sbx" run -p $p -w "$ws" --dry-run -- /bin/true
-vg 0 "$sbx" run -p $p -w "$ws" --dry-run --json -- /bin/true
-vg 0 "$sbx" run -p restricted-agent -w "$ws" --hide "$ws/**/*.c" --dry-run -- /bin/true
+vg 0 "$sbx" run -p $p --workspace "$ws" --dry-run -- /bin/true
+vg 0 "$sbx" run -p $p --workspace "$ws" --dry-run --json -- /bin/true
+vg 0 "$sbx" run -p restricted-agent --workspace "$ws" --hide "$ws/**/*.c" --dry-run -- /bin/true
 vg 0 "$sbx" profiles show $p
 vg 0 "$sbx" profiles validate "$SBX_SOURCE_DIR"/profiles/*.yaml
 vg 125 "$sbx" check -p "$SBX_SOURCE_DIR/tests/fixtures/profiles/bad/alias-bomb.yaml" read /
 
 # A real launch: valgrind has no seccomp(2), sbx refuses before any process exists.
-vg 125 "$sbx" run -p $p -w "$ws" -- /bin/true
+vg 125 "$sbx" run -p $p --workspace "$ws" -- /bin/true
 expect_err $n "seccomp"
 # The same launch with the filter installed through prctl: as far as valgrind can follow.
 preload=$shim
-vg 125 "$sbx" run -p $p -w "$ws" -- /bin/true
+vg 125 "$sbx" run -p $p --workspace "$ws" -- /bin/true
 expect_err $n "Function not implemented"
 if [ "$(id -u)" != 0 ] && [ "$logs" -lt 2 ]; then
 	fail "as a user the sandbox's init should have run under memcheck too (logs: $logs)"
