@@ -687,6 +687,7 @@ static void plan_resources(struct sbx_plan *p, const struct sbx_spec *spec,
 		p->userns_max[i] = sbx_ucount_share_of(i, host->ucount[i]);
 }
 
+/*
  * The worker's name (src/core/identity.c): the host's name for its uid, else one added to a
  * copy of the host's passwd (and group) bound over the host's: as root with nesting the
  * worker is SBX_ROOT_NEST_ID, which no host names; a user the host's files do not list
