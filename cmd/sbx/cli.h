@@ -275,7 +275,6 @@ void sbx_cli_print_resources(FILE *f, const struct sbx_plan *plan, bool json);
 /* sbx doctor: which limits this host can enforce, and why not. */
 void sbx_cli_doctor_limits(void);
 
-
 /* --tmpfs PATH[:size=N,ro,noexec] (docker_cli.c): a tmpfs mount in spec. */
 int sbx_cli_parse_tmpfs(struct sbx_spec *spec, const char *arg, const char *cwd,
                         struct sbx_error *err);
