@@ -15,7 +15,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/random.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -188,17 +187,19 @@ int sbx_registry_open_own(char *const *envp, bool create, int *dirfd, char *path
 
 int sbx_registry_put(int dirfd, const char *id, const char *text, size_t len, struct sbx_error *err)
 {
-	char tmp[SBX_REG_ID_LEN + 32];
-	unsigned char rnd[6];
+	char tmp[SBX_REG_ID_LEN + 64];
 	_cleanup_close_ int fd = -1;
+	uint64_t start = 0;
 	size_t done = 0;
 
 	if (!sbx_reg_id_valid(id))
 		return sbx_error_set(err, SBX_ERR_SETUP, EINVAL, "a record needs a sandbox id");
-	if (getrandom(rnd, sizeof(rnd), 0) != (ssize_t)sizeof(rnd))
-		return sbx_error_set(err, SBX_ERR_SETUP, errno, "getrandom: %s", strerror(errno));
-	snprintf(tmp, sizeof(tmp), ".%s.%02x%02x%02x%02x%02x%02x", id, rnd[0], rnd[1], rnd[2],
-	         rnd[3], rnd[4], rnd[5]);
+	/* named by its writer (pid and start time), so that sbx ps can remove one whose writer
+	 * died between its creation and the rename (SIGKILL) */
+	(void)sbx_registry_self_start(&start);
+	snprintf(tmp, sizeof(tmp), ".%s.%d.%llu", id, (int)getpid(), (unsigned long long)start);
+	/* one left by an earlier write of this same process (a failed rename) goes first */
+	(void)unlinkat(dirfd, tmp, 0);
 	fd = openat(dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (fd < 0)
 		return sbx_error_set(err, SBX_ERR_SETUP, errno, "cannot write a record: %s",
@@ -386,6 +387,26 @@ void sbx_registry_list_clear(struct sbx_registry_list *l)
 	memset(l, 0, sizeof(*l));
 }
 
+/* A temporary record (".ID.PID.START", sbx_registry_put) whose writer is gone or was
+ * another process: left by an sbx killed between writing and renaming it. */
+static bool stale_temp(const char *name)
+{
+	char id[SBX_REG_ID_LEN + 1];
+	int pid = 0, n = 0;
+	unsigned long long start = 0;
+	struct sbx_proc_facts f;
+
+	if (strlen(name) < SBX_REG_ID_LEN + 2 || name[SBX_REG_ID_LEN + 1] != '.')
+		return false;
+	memcpy(id, name + 1, SBX_REG_ID_LEN);
+	id[SBX_REG_ID_LEN] = '\0';
+	if (!sbx_reg_id_valid(id) ||
+	    sscanf(name + SBX_REG_ID_LEN + 2, "%d.%llu%n", &pid, &start, &n) != 2 ||
+	    name[SBX_REG_ID_LEN + 2 + n] != '\0' || pid <= 0)
+		return false;
+	return sbx_registry_proc(pid, &f) < 0 || f.start != start;
+}
+
 /* Directories already read (by identity: /run/user/0/sbx may be $XDG_RUNTIME_DIR/sbx). */
 struct seen {
 	dev_t dev[64];
@@ -420,8 +441,12 @@ static int list_dir(const char *path, uid_t owner, struct seen *seen, struct sbx
 		struct sbx_reg rec;
 		struct sbx_registry_entry *grown;
 
-		if (de->d_name[0] == '.')
-			continue; /* ".", "..", and a record being written */
+		if (de->d_name[0] == '.') {
+			/* ".", "..", and a record being written: swept where its writer is gone */
+			if (owner == geteuid() && stale_temp(de->d_name))
+				(void)unlinkat(fd, de->d_name, 0);
+			continue;
+		}
 		if (out->n + out->skipped >= 65536)
 			break; /* a cap on the work a directory full of files can cause */
 		if (sbx_registry_read(fd, de->d_name, owner, &rec, NULL) < 0) {

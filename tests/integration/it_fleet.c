@@ -386,6 +386,11 @@ static void test_planted_and_stale(void)
 	    0);
 	IT_EXPECT_INT(mkfifo(fmt("%s/%s", reg, "ffffffffffffffffffffffffffffffff"), 0600), 0);
 	it_write_file(fmt("%s/notes.txt", reg), "hello\n");
+	/* records being written (".ID.PID.START"): one whose writer died before its rename
+	 * (SIGKILL) is swept, one whose writer lives is left to it, and other dot files alone */
+	it_write_file(fmt("%s/." ID_A ".%d.%llu", reg, (int)dead, 1ULL), "sbx-sandbox 1\n");
+	it_write_file(fmt("%s/." ID_B ".%d.%llu", reg, (int)getpid(), start_of(getpid())), "");
+	it_write_file(fmt("%s/.hidden", reg), "");
 	it_sbxv(&r, "ps", "--json", NULL);
 	IT_EXPECT_INT(r.status, 0);
 	IT_EXPECT(json_valid(r.out));
@@ -397,6 +402,10 @@ static void test_planted_and_stale(void)
 	IT_EXPECT(access(fmt("%s/%s", reg, ID_A), F_OK) < 0);
 	IT_EXPECT(access(fmt("%s/%s", reg, ID_C), F_OK) < 0);
 	IT_EXPECT(access(fmt("%s/%s", reg, ID_D), F_OK) == 0); /* not a record: left alone */
+	IT_EXPECT(access(fmt("%s/." ID_A ".%d.%llu", reg, (int)dead, 1ULL), F_OK) < 0);
+	IT_EXPECT(
+	    access(fmt("%s/." ID_B ".%d.%llu", reg, (int)getpid(), start_of(getpid())), F_OK) == 0);
+	IT_EXPECT(access(fmt("%s/.hidden", reg), F_OK) == 0);
 	/* sbx kill finds none of them, and the victim and pid 1 live on */
 	plant(ID_A, getpid(), start_of(getpid()), 1, start_of(1));
 	plant(ID_B, getpid(), start_of(getpid()), victim, start_of(victim) + 1);
@@ -613,25 +622,25 @@ static void test_root_sees_all(void)
 		return;
 	}
 	/* root's ps lists a sandbox of another user's that runs from /run/user/UID/sbx (made
-	 * here for a uid no one uses, and removed) */
+	 * here for a uid no one uses, one of this process's own, so that runs of this test from
+	 * other trees at the same time do not meet; removed after) */
 	{
+		unsigned uid = 200000u + (unsigned)getpid();
 		struct stat st;
-		bool made_run_user = lstat("/run/user", &st) < 0;
-		char *user = fmt("/run/user/%u", 65533u);
+		bool made_run_user = mkdir("/run/user", 0755) == 0;
+		char *user = fmt("/run/user/%u", uid);
 		char *dir = fmt("%s/sbx", user);
 		char *path = fmt("%s/%s", dir, ID_A);
 		FILE *f;
 
 		if (lstat(user, &st) == 0)
 			it_skip("%s exists on this machine already", user);
-		if (made_run_user)
-			IT_EXPECT_INT(mkdir("/run/user", 0755), 0);
 		IT_EXPECT_INT(mkdir(user, 0700), 0);
 		IT_EXPECT_INT(mkdir(dir, 0700), 0);
-		IT_EXPECT_INT(chown(user, 65533, 65533), 0);
-		IT_EXPECT_INT(chown(dir, 65533, 65533), 0);
+		IT_EXPECT_INT(chown(user, uid, uid), 0);
+		IT_EXPECT_INT(chown(dir, uid, uid), 0);
 		/* a record naming this test's own process and its child: root's kill must refuse
-		 * it (the processes are root's, the directory uid 65533's) */
+		 * it (the processes are root's, the directory the test uid's) */
 		{
 			pid_t child = fork();
 			int st2;
@@ -644,19 +653,19 @@ static void test_root_sees_all(void)
 			IT_EXPECT(f != NULL);
 			fprintf(f,
 			        "sbx-sandbox 1\nid %s\nsbx_pid %d\nsbx_start %llu\npid %d\n"
-			        "pid_start %llu\nuid 65533\nstart_ms 1\ndepth 1\nbackend landlock\n"
+			        "pid_start %llu\nuid %u\nstart_ms 1\ndepth 1\nbackend landlock\n"
 			        "profile planted\n",
 			        ID_A, (int)getpid(), start_of(getpid()), (int)child,
-			        start_of(child));
+			        start_of(child), uid);
 			fclose(f);
-			IT_EXPECT_INT(chown(path, 65533, 65533), 0);
+			IT_EXPECT_INT(chown(path, uid, uid), 0);
 			chmod(path, 0600);
 			it_sbxv(&r, "ps", "--json", NULL);
 			IT_EXPECT_CONTAINS(r.out, fmt("\"id\":\"%s\"", ID_A));
-			IT_EXPECT_CONTAINS(r.out, "\"uid\":65533");
+			IT_EXPECT_CONTAINS(r.out, fmt("\"uid\":%u", uid));
 			it_sbxv(&r, "kill", "-s", "KILL", ID_A, NULL);
 			IT_EXPECT_INT(r.status, 125);
-			IT_EXPECT_CONTAINS(r.err, "which is not a process of uid 65533's");
+			IT_EXPECT_CONTAINS(r.err, fmt("which is not a process of uid %u's", uid));
 			IT_EXPECT_INT(waitpid(child, &st2, WNOHANG), 0);
 			kill(child, SIGKILL);
 			waitpid(child, &st2, 0);
