@@ -96,6 +96,18 @@ static int open_cached(const char *base, const char *rest, uid_t owner, bool cre
 	if (r < 0 || (size_t)r >= size)
 		return sbx_error_set(err, SBX_ERR_SETUP, ENAMETOOLONG,
 		                     "the runtime directory's path is too long");
+	/* ~/.cache itself, where a fresh home has none yet (as XDG tools make it: 0700) */
+	if (create && strchr(rest + 1, '/')) {
+		char *slash = strrchr(path, '/');
+
+		*slash = '\0';
+		if (mkdir(path, 0700) < 0 && errno != EEXIST) {
+			*slash = '/';
+			return sbx_error_set(err, SBX_ERR_SETUP, errno, "cannot make %s/..: %s",
+			                     path, strerror(errno));
+		}
+		*slash = '/';
+	}
 	if (create && mkdir(path, 0700) < 0 && errno != EEXIST)
 		return sbx_error_set(err, SBX_ERR_SETUP, errno, "cannot make %s: %s", path,
 		                     strerror(errno));

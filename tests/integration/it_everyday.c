@@ -81,7 +81,9 @@ static void test_home_default(void)
 	}
 	/* nothing reached the host's home */
 	IT_EXPECT(access(it_path(home, "new"), F_OK) < 0);
-	IT_EXPECT(access(it_path(home, ".cache"), F_OK) < 0);
+	/* (sbx's own ~/.cache/sbx may be there: the records of `sbx ps` where there is no
+	 * runtime directory; the worker's ~/.cache/x is not) */
+	IT_EXPECT(access(it_path(home, ".cache/x"), F_OK) < 0);
 	/* the dry run says what the home is */
 	it_sbxv(&r, "run", "--dry-run", "--", "/bin/true", NULL);
 	IT_EXPECT_CONTAINS(r.out, fmt(" %s  (home (a private tmpfs))", home));
