@@ -79,6 +79,10 @@ const char sbx_run_usage[] =
     "                           the profile, with a warning naming what is missing\n"
     "      --allow-nesting      let the worker start sub-sandboxes (sbx run inside): the\n"
     "                           filter then allows namespaces and mounts\n"
+    "  -t, --tty                give the worker a pseudo-terminal of its own (the default\n"
+    "                           when stdin is a terminal and sbx runs in its foreground):\n"
+    "                           job control, /dev/tty, Ctrl-C to its foreground job\n"
+    "      --no-tty             never: the worker gets sbx's descriptors as they are\n"
     "\n"
     "Approvals and the audit log (sbx(1), APPROVALS; profile keys approvals:, approve:, audit:):\n"
     "      --approve tty|deny|allow|cmd:PROGRAM|socket:PATH\n"
@@ -134,6 +138,7 @@ enum {
 	OPT_AUDIT_LOG,
 	OPT_LABEL,
 	OPT_VERBOSE,
+	OPT_NO_TTY,
 };
 
 static const struct option run_options[] = {
@@ -163,6 +168,8 @@ static const struct option run_options[] = {
     {"audit-log", required_argument, NULL, OPT_AUDIT_LOG},
     {"label", required_argument, NULL, OPT_LABEL},
     {"verbose", no_argument, NULL, OPT_VERBOSE},
+    {"tty", no_argument, NULL, 't'},
+    {"no-tty", no_argument, NULL, OPT_NO_TTY},
     {"help", no_argument, NULL, 'h'},
     SBX_CLI_SECCOMP_OPTIONS,
     {NULL, 0, NULL, 0},
@@ -411,6 +418,12 @@ static int parse_one(struct sbx_spec *spec, struct sbx_cli_run *out, int c, cons
 	case OPT_VERBOSE:
 		out->verbose = true;
 		return 0;
+	case 't':
+		out->tty = SBX_TTY_ALWAYS;
+		return 0;
+	case OPT_NO_TTY:
+		out->tty = SBX_TTY_NEVER;
+		return 0;
 	case OPT_DRY_RUN:
 		out->dry_run = true;
 		return 0;
@@ -449,7 +462,7 @@ int sbx_cli_parse_run(int argc, char **argv, const char *cwd, struct sbx_cli_run
 	 * its parent's view instead (nest.c). */
 	if (getenv(SBX_SPEC_FD_ENV))
 		spec->explicit_mounts = true;
-	r = sbx_cli_run_prepass(argc, argv, run_options, "+:p:w:v:h", cwd, spec, &out->profile,
+	r = sbx_cli_run_prepass(argc, argv, run_options, "+:p:w:v:ht", cwd, spec, &out->profile,
 	                        err);
 	if (r < 0)
 		return r;
@@ -458,7 +471,7 @@ int sbx_cli_parse_run(int argc, char **argv, const char *cwd, struct sbx_cli_run
 	 * ':': report a missing argument as ':' rather than '?'. getopt prints nothing. */
 	opterr = 0;
 	optind = 0;
-	while ((c = getopt_long(argc, argv, "+:p:w:v:h", run_options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:p:w:v:ht", run_options, NULL)) != -1) {
 		if (c == '?' || c == ':') {
 			const char *bad = argv[optind - 1];
 
@@ -539,6 +552,12 @@ void sbx_cli_print_plan(FILE *f, const struct sbx_plan *plan, char *const *argv,
 			fprintf(f,
 			        "backend:    namespaces (user, mount, pid, ipc, uts, cgroup%s)\n",
 			        plan->new_net ? ", net" : "");
+		fprintf(f, "terminal:   %s\n",
+		        plan->tty == SBX_TTY_ALWAYS ? "a pseudo-terminal of its own (-t)"
+		        : plan->tty == SBX_TTY_NEVER
+		            ? "sbx's descriptors as they are (--no-tty)"
+		            : "a pseudo-terminal of its own when stdin is a terminal in the "
+		              "foreground, else sbx's descriptors as they are");
 		fprintf(f, "network:    %s\n",
 		        !plan->new_net           ? "host"
 		        : plan->backend_landlock ? "none (no loopback either: the landlock backend "
@@ -614,6 +633,10 @@ void sbx_cli_print_plan(FILE *f, const struct sbx_plan *plan, char *const *argv,
 		        "\"pid\",\"ipc\",\"uts\",\"cgroup\"%s]",
 		        plan->new_net ? ",\"net\"" : "");
 	fprintf(f, ",\"network\":\"%s\"", plan->new_net ? "none" : "host");
+	fprintf(f, ",\"tty\":\"%s\"",
+	        plan->tty == SBX_TTY_ALWAYS  ? "always"
+	        : plan->tty == SBX_TTY_NEVER ? "never"
+	                                     : "auto");
 	fprintf(f,
 	        ",\"identity\":{\"uid\":%u,\"gid\":%u,\"host_uid\":%u,\"host_gid\":%u,"
 	        "\"count\":%u,\"idmap_binds\":%s,\"root_swap\":%s,\"user_namespace\":%s}",
@@ -1204,6 +1227,7 @@ int sbx_cmd_run(int argc, char **argv)
 	r = finish(&run, &host, plan, &git, parent_unknown, run.dry_run || parent, NULL, &err);
 	if (r < 0)
 		goto fail;
+	plan->tty = run.tty;
 	warn_not_enforced(&run, plan);
 	sbx_cli_print_notes(stderr, run.profile, plan);
 	if (!run.dry_run)
@@ -1256,8 +1280,10 @@ int sbx_cmd_run(int argc, char **argv)
 				r = make_supervisor(&run, plan, audit.log, audit.id, broker, &sup,
 				                    &err);
 		}
-		if (r >= 0)
+		if (r >= 0) {
+			plan->tty = run.tty;
 			r = sbx_launch(plan, run.argv, sup, &status, &err);
+		}
 	}
 	/* Every start gets an end: the status, or sbx's own when the launch failed; the counts
 	 * are the supervisor's, and "supervisor lost" where it ended the sandbox */
