@@ -203,6 +203,10 @@ int sbx_launch(const struct sbx_plan *plan, char *const argv[], struct sbx_super
 		    .pty_slave = -1,
 		};
 
+		/* out of the caller's job (and sbx's process group), here and in sbx: the
+		 * terminal's signals reach sbx alone, which passes them on once (a second
+		 * SIGINT pending here would swallow the one sbx sends) */
+		setpgid(0, 0);
 		/* init keeps only its ends: the sync pipe's EOF must mean that sbx is gone, and
 		 * sbx's signals are sbx's to read. */
 		close(err_pipe[0]);
@@ -213,6 +217,7 @@ int sbx_launch(const struct sbx_plan *plan, char *const argv[], struct sbx_super
 		init_main(&c);
 	}
 
+	setpgid(pid, pid); /* as init does itself: whichever runs first */
 	/* sbx keeps only its ends: the error pipe's EOF must mean that the children are gone.
 	 * The detached mounts are init's now. */
 	close(TAKE_FD(err_pipe[1]));
@@ -785,11 +790,14 @@ static int launch_landlock(const struct sbx_plan *plan, char *const argv[],
 		                      .pty_sock = -1,
 		                      .pty_slave = pty_slave};
 
+		/* out of the caller's job, as init (sbx_launch) */
+		setpgid(0, 0);
 		/* the reaper keeps only its end of the error pipe, and no signalfd of sbx's */
 		close(err_pipe[0]);
 		close(sigfd);
 		reaper_main(&c, parent);
 	}
+	setpgid(pid, pid);
 	/* sbx keeps only its end: EOF must mean that the worker is gone or exec'd; the
 	 * terminal is the worker's. */
 	close(TAKE_FD(err_pipe[1]));

@@ -56,8 +56,8 @@ void sbx_proc_deliver(pid_t worker, const struct signalfd_siginfo *si, pid_t sbx
 {
 	int signo = (int)si->ssi_signo;
 
-	/* The terminal's own signals (SI_KERNEL) reach this process too, which is in sbx's
-	 * process group: sbx passes them on, once. */
+	/* The terminal's own signals (SI_KERNEL) are sbx's to pass on, once: this process left
+	 * sbx's process group, but may have got one before. */
 	if (si->ssi_code == SI_KERNEL)
 		return;
 	/* the worker leads its own session and process group (worker_start): its group is
