@@ -80,8 +80,9 @@ const char sbx_run_usage[] =
     "      --allow-nesting      let the worker start sub-sandboxes (sbx run inside): the\n"
     "                           filter then allows namespaces and mounts\n"
     "  -t, --tty                give the worker a pseudo-terminal of its own (the default\n"
-    "                           when stdin is a terminal and sbx runs in its foreground):\n"
-    "                           job control, /dev/tty, Ctrl-C to its foreground job\n"
+    "                           when stdin and stdout are terminals and sbx runs in the\n"
+    "                           foreground): job control, /dev/tty, Ctrl-C to its\n"
+    "                           foreground job\n"
     "      --no-tty             never: the worker gets sbx's descriptors as they are\n"
     "\n"
     "Approvals and the audit log (sbx(1), APPROVALS; profile keys approvals:, approve:, audit:):\n"
@@ -556,8 +557,8 @@ void sbx_cli_print_plan(FILE *f, const struct sbx_plan *plan, char *const *argv,
 		        plan->tty == SBX_TTY_ALWAYS ? "a pseudo-terminal of its own (-t)"
 		        : plan->tty == SBX_TTY_NEVER
 		            ? "sbx's descriptors as they are (--no-tty)"
-		            : "a pseudo-terminal of its own when stdin is a terminal in the "
-		              "foreground, else sbx's descriptors as they are");
+		            : "a pseudo-terminal of its own when stdin and stdout are terminals "
+		              "and sbx is in the foreground, else sbx's descriptors as they are");
 		fprintf(f, "network:    %s\n",
 		        !plan->new_net           ? "host"
 		        : plan->backend_landlock ? "none (no loopback either: the landlock backend "

@@ -102,7 +102,7 @@ struct sbx_plan_op {
 
 /* Whether the worker gets a pseudo-terminal of its own (-t, --no-tty; struct sbx_plan.tty). */
 enum sbx_tty_ask {
-	SBX_TTY_AUTO,   /* when sbx's stdin is a terminal and sbx is in its foreground */
+	SBX_TTY_AUTO,   /* when sbx's stdin and stdout are terminals, sbx in the foreground */
 	SBX_TTY_ALWAYS, /* -t, --tty */
 	SBX_TTY_NEVER,  /* --no-tty */
 };
@@ -127,7 +127,8 @@ struct sbx_plan {
 	size_t n_env;
 	char *profile; /* for messages */
 	/* The worker's terminal (sbx(1), TERMINAL): -t, --no-tty, or auto (a pseudo-terminal of
-	 * its own when sbx's stdin is a terminal), decided by the launcher. Set by the CLI. */
+	 * its own when sbx's stdin and stdout are terminals), decided by the launcher. Set by the
+	 * CLI. */
 	enum sbx_tty_ask tty;
 
 	/* Landlock (issue 4): filled by sbx_ll_compile after the plan is built, applied by

@@ -144,8 +144,11 @@ int sbx_tty_begin(struct sbx_tty *t, enum sbx_tty_ask ask, struct sbx_error *err
 		if (t->term < 0)
 			t->term = fd;
 	}
-	if (ask == SBX_TTY_AUTO && !(t->fds & 1u))
-		return 0; /* stdin is no terminal: pipes stay pipes */
+	/* stdin not a terminal: pipes stay pipes. stdout not one either (sbx run ... | less,
+	 * ... | tee log): the caller's terminal must stay as it is, cooked for what else writes
+	 * to it, and its keys for what else reads them (a pager). */
+	if (ask == SBX_TTY_AUTO && (t->fds & 3u) != 3u)
+		return 0;
 	/* A job started in the background (sbx run ... &) is not the terminal's: with AUTO it
 	 * keeps the caller's descriptors, as before. ENOTTY: a terminal that is not the
 	 * caller's controlling one, where no job owns it. */
@@ -155,8 +158,8 @@ int sbx_tty_begin(struct sbx_tty *t, enum sbx_tty_ask ask, struct sbx_error *err
 	t->active = true;
 	if (ask == SBX_TTY_ALWAYS)
 		t->fds = 7u; /* as docker run -t: the worker's 0, 1 and 2 are its terminal */
-	/* the master's output goes where the caller sees it */
-	t->out_fd = (t->fds & 2u) || t->term < 0 ? 1 : t->fds & 4u ? 2 : t->term;
+	/* the master's output goes to sbx's stdout (auto: a terminal; -t: whatever it is) */
+	t->out_fd = 1;
 	if (t->term < 0)
 		return 0;
 	if (ioctl(t->term, TIOCGWINSZ, &t->ws) == 0)
@@ -192,10 +195,16 @@ int sbx_tty_open_pty(const struct sbx_tty *t, const char *ptmx, int *slave, stru
 	int unlock = 0, s;
 
 	master = open(ptmx, O_RDWR | O_NOCTTY | O_CLOEXEC);
-	if (master < 0)
-		return sbx_error_set(err, SBX_ERR_SETUP, errno,
-		                     "cannot make a pseudo-terminal (%s): %s", ptmx,
-		                     strerror(errno));
+	if (master < 0) {
+		int r = sbx_error_set(err, SBX_ERR_SETUP, errno,
+		                      "-t: cannot make a pseudo-terminal for the worker (%s): %s",
+		                      ptmx, strerror(errno));
+
+		sbx_error_hint(err, "run without -t: the worker then has sbx's own descriptors "
+		                    "(where no pseudo-terminal can be made, sbx does so by itself "
+		                    "without -t)");
+		return r;
+	}
 	if (ioctl(master, TIOCSPTLCK, &unlock) < 0)
 		return sbx_error_set(err, SBX_ERR_SETUP, errno,
 		                     "cannot unlock the pseudo-terminal: %s", strerror(errno));

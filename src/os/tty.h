@@ -5,8 +5,8 @@
 /*
  * The caller's terminal and the worker's pseudo-terminal (src/os/tty.c; sbx(1), TERMINAL).
  *
- * When sbx's stdin is a terminal (or with -t), the worker gets a pseudo-terminal of its own
- * (under the namespaces backend from the sandbox's own devpts, under the landlock backend from
+ * When sbx's stdin and stdout are terminals (or with -t), the worker gets a pseudo-terminal of its
+ * own (under the namespaces backend from the sandbox's own devpts, under the landlock backend from
  * the host's /dev/ptmx) as its controlling terminal, so that its shell has job control and
  * /dev/tty opens, and the caller's terminal is never one of its descriptors (TIOCSTI and
  * terminal modes reach only the sandbox's terminal). sbx puts the caller's terminal in raw
@@ -53,10 +53,10 @@ struct sbx_tty {
 
 /*
  * Decide and prepare, before any process of the sandbox exists: a pty for ask ALWAYS, or for
- * AUTO when sbx's stdin is a terminal and sbx is in its foreground (a job started in the
- * background keeps its descriptors, as before). Where the caller has a terminal in the
- * foreground: save its mode and window size, start the keeper, and make it raw. Returns 0
- * (t->active says whether a pty is to be made) or -errno. sbx_tty_end undoes it.
+ * AUTO when sbx's stdin and stdout are terminals and sbx is in its foreground (a job started
+ * in the background, or piped into a pager, keeps its descriptors, as before). Where the caller has
+ * a terminal in the foreground: save its mode and window size, start the keeper, and make it raw.
+ * Returns 0 (t->active says whether a pty is to be made) or -errno. sbx_tty_end undoes it.
  */
 int sbx_tty_begin(struct sbx_tty *t, enum sbx_tty_ask ask, struct sbx_error *err);
 
