@@ -29,6 +29,7 @@
 #include <sys/prctl.h>
 #include <sys/sem.h>
 #include <sys/shm.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <dirent.h>
@@ -77,6 +78,7 @@ struct term {
 	char out[65536];
 	size_t len;
 	struct termios before; /* the mode the terminal had before sbx */
+	struct stat tty_st;    /* the terminal itself */
 };
 
 /* Start `sbx run --backend B OPTS... -- CMD...` (NULL-terminated, OPTS ends at "--") on a new
@@ -101,6 +103,7 @@ static void term_start(struct term *t, unsigned short rows, unsigned short cols,
 		it_fail(__FILE__, __LINE__, "open %s: %s", slave_name, strerror(errno));
 	ioctl(slave, TIOCSWINSZ, &ws);
 	tcgetattr(slave, &t->before);
+	fstat(slave, &t->tty_st);
 	argv[n++] = it_sbx_path();
 	argv[n++] = "run";
 	argv[n++] = "--backend";
@@ -224,21 +227,48 @@ static bool same_mode(const struct termios *a, const struct termios *b)
 
 static size_t find_marked(const char *marker, int *fds);
 
-/* Wait until a process runs `sleep MARKER`: a Ctrl-C typed before the shell has forked it
- * would reach the shell alone, which then waits for its child before it ends, as it must. */
-static void wait_marked(const char *marker)
+/* Wait until a process runs `sleep MARKER` and return its pid (a Ctrl-C typed before the
+ * shell has forked it would reach the shell alone, which then waits for its child before it
+ * ends, as it must). */
+static pid_t wait_marked(const char *marker)
 {
 	long long end = now_ms() + BOUND_MS;
-	int fds[8];
+	char path[64], info[1024];
+	int fds[8], fd;
+	ssize_t got;
 	size_t n;
+	char *p;
 
 	while ((n = find_marked(marker, fds)) < 1) {
 		if (now_ms() > end)
 			it_fail(__FILE__, __LINE__, "sleep %s never started", marker);
 		sched_yield();
 	}
+	/* its pid in this namespace, from its pidfd */
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fds[0]);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	got = fd >= 0 ? read(fd, info, sizeof(info) - 1) : -1;
+	if (fd >= 0)
+		close(fd);
+	info[got > 0 ? got : 0] = '\0';
+	p = strstr(info, "\nPid:");
 	for (size_t i = 0; i < n; i++)
 		close(fds[i]);
+	if (!p)
+		it_fail(__FILE__, __LINE__, "no pid for sleep %s in %s", marker, path);
+	return (pid_t)atoi(p + 5);
+}
+
+/* Is the process's fd 0 the test's terminal itself? */
+static bool has_our_terminal(const struct term *t, pid_t pid)
+{
+	char path[64];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "/proc/%d/fd/0", (int)pid);
+	if (stat(path, &st) < 0)
+		it_fail(__FILE__, __LINE__, "stat %s: %s", path, strerror(errno));
+	return st.st_dev == t->tty_st.st_dev && st.st_rdev == t->tty_st.st_rdev;
 }
 
 /* ---- Ctrl-C ---- */
@@ -252,16 +282,20 @@ static const char *sleep_marker(void)
 	return m;
 }
 
-static void ctrl_c(const char *const *args, const char *never, bool make)
+static void ctrl_c(const char *const *args, const char *never, bool make, bool pty)
 {
 	struct term t;
 	size_t at = 0;
 	long long sent, took;
 	int status;
+	pid_t sleeper;
 
 	term_start(&t, 24, 80, args);
 	term_expect(&t, &at, "ready", __LINE__);
-	wait_marked(sleep_marker());
+	sleeper = wait_marked(sleep_marker());
+	/* with a pty of its own, the caller's terminal is none of the worker's descriptors
+	 * (TIOCSTI or a mode change would reach only the sandbox's); --no-tty hands it on */
+	IT_EXPECT(has_our_terminal(&t, sleeper) == !pty);
 	sent = now_ms();
 	term_send(&t, "\003");
 	status = term_wait(&t, sent, &took);
@@ -285,7 +319,7 @@ static void ctrl_c_sh(void)
 	ctrl_c((const char *const[]){"--", "/bin/sh", "-c",
 	                             fmt("echo re''ady; sleep %s; echo af''ter", sleep_marker()),
 	                             NULL},
-	       "after", false);
+	       "after", false, true);
 }
 
 static void ctrl_c_make(void)
@@ -294,7 +328,7 @@ static void ctrl_c_make(void)
 
 	it_write_file(it_path(dir, "Makefile"),
 	              fmt("all:\n\t@echo re''ady; sleep %s; echo do''ne\n", sleep_marker()));
-	ctrl_c((const char *const[]){"--", "make", "-s", "-C", dir, NULL}, "done", true);
+	ctrl_c((const char *const[]){"--", "make", "-s", "-C", dir, NULL}, "done", true, true);
 }
 
 /* --no-tty: the worker has the caller's terminal as is, sbx is in its foreground job, and the
@@ -304,7 +338,7 @@ static void ctrl_c_no_tty(void)
 	ctrl_c((const char *const[]){"--no-tty", "--", "/bin/sh", "-c",
 	                             fmt("echo re''ady; sleep %s; echo af''ter", sleep_marker()),
 	                             NULL},
-	       "after", false);
+	       "after", false, false);
 }
 
 /* ---- job control ---- */
