@@ -469,6 +469,34 @@ static void mode_restored_after_sigkill(void)
 	IT_EXPECT(same_mode(&after, &t.before));
 }
 
+/* A stop of sbx from outside (SIGTSTP) gives the caller its mode back while sbx is stopped;
+ * once continued, sbx is raw again and relays as before. */
+static void stop_and_continue(void)
+{
+	struct termios m;
+	struct term t;
+	size_t at = 0;
+	int st;
+
+	term_start(&t, 24, 80,
+	           (const char *const[]){"--", "/bin/sh", "-c",
+	                                 "echo re''ady; read x; echo got-$x; read y", NULL});
+	term_expect(&t, &at, "ready", __LINE__);
+	kill(t.pid, SIGTSTP);
+	IT_EXPECT(waitpid(t.pid, &st, WUNTRACED) == t.pid && WIFSTOPPED(st));
+	IT_EXPECT(tcgetattr(t.master, &m) == 0);
+	IT_EXPECT(same_mode(&m, &t.before));
+	kill(t.pid, SIGCONT);
+	term_send(&t, "x\r");
+	term_expect(&t, &at, "got-x", __LINE__);
+	IT_EXPECT(tcgetattr(t.master, &m) == 0);
+	IT_EXPECT(!(m.c_lflag & (ICANON | ECHO | ISIG)));
+	term_send(&t, "\r");
+	IT_EXPECT_INT(term_wait(&t, now_ms(), NULL), 0);
+	IT_EXPECT(tcgetattr(t.master, &m) == 0);
+	IT_EXPECT(same_mode(&m, &t.before));
+}
+
 /* ---- without a terminal ---- */
 
 static void no_terminal(void)
@@ -691,6 +719,7 @@ BOTH_BACKENDS(job_control)
 BOTH_BACKENDS(window_size)
 BOTH_BACKENDS(mode_restored_after_exit)
 BOTH_BACKENDS(mode_restored_after_sigkill)
+BOTH_BACKENDS(stop_and_continue)
 BOTH_BACKENDS(no_terminal)
 BOTH_BACKENDS(leftovers_worker_exits)
 BOTH_BACKENDS(leftovers_sbx_killed)
@@ -708,6 +737,7 @@ int main(int argc, char **argv)
 	    BOTH(window_size),
 	    BOTH(mode_restored_after_exit),
 	    BOTH(mode_restored_after_sigkill),
+	    BOTH(stop_and_continue),
 	    BOTH(no_terminal),
 	    BOTH(leftovers_worker_exits),
 	    BOTH(leftovers_sbx_killed),
