@@ -357,9 +357,9 @@ static bool on_signal(pid_t *child, const struct signalfd_siginfo *si, struct sb
  * process of the worker's, then itself. */
 static void end_sandbox(pid_t child, bool landlock)
 {
-	union sigval v = {.sival_int = SBX_PROC_SIG_END};
+	union sigval v = {.sival_int = 0};
 
-	if (!landlock || sigqueue(child, SIGTERM, v) < 0)
+	if (!landlock || sigqueue(child, SBX_REAPER_END_SIGNAL, v) < 0)
 		kill(child, SIGKILL);
 }
 
@@ -768,10 +768,18 @@ static int launch_landlock(const struct sbx_plan *plan, char *const argv[],
 	r = sbx_fd_pipe(err_pipe, "that carries the sandbox's errors", err);
 	if (r < 0)
 		return r;
-	/* Blocked before fork, so that none is lost; the worker unblocks them. */
+	/* Blocked before fork, so that none is lost; the worker unblocks them. The reaper's end
+	 * signal too: sent before the reaper reads it, it would kill the reaper unswept. */
 	sigfd = sbx_proc_signalfd(err);
 	if (sigfd < 0)
 		return sigfd;
+	{
+		sigset_t end;
+
+		sigemptyset(&end);
+		sigaddset(&end, SBX_REAPER_END_SIGNAL);
+		sigprocmask(SIG_BLOCK, &end, NULL);
+	}
 	if (sup && (r = sbx_supervisor_prepare(sup, err)) < 0)
 		return r;
 	pid = fork();

@@ -43,18 +43,16 @@ extern const size_t sbx_n_job_signals;
 /*
  * sbx passes a signal on to the sandbox's first process (init under the namespaces backend,
  * the reaper under the landlock backend) with sigqueue(3) and one of these values when it
- * means more than "this signal, to the worker":
+ * means more than "this signal, to the worker" (the reaper's end: os/reaper.h):
  *   SBX_PROC_SIG_JOB  deliver it to the worker's whole process group, as the terminal would
  *                     have (Ctrl-C, Ctrl-\ reach every process of the foreground job, not
  *                     only the first: a shell waiting for its child ignores a SIGINT that
  *                     its child did not get);
- *   SBX_PROC_SIG_END  (the reaper) end the whole sandbox now: every process, then itself.
  * The receiver takes the value only with sbx's pid (signalfd's ssi_pid: 0 in init's pid
  * namespace, sbx's pid for the reaper). A worker that forges both (rt_sigqueueinfo lets a
- * process name any sender) gains nothing: it could signal its own group, or end itself.
+ * process name any sender) gains nothing: it could signal its own group itself.
  */
 #define SBX_PROC_SIG_JOB 0x53425801
-#define SBX_PROC_SIG_END 0x53425802
 
 struct signalfd_siginfo;
 

@@ -41,6 +41,23 @@ int sbx_reaper_start(struct sbx_reaper *r, pid_t sbx, struct sbx_error *err)
 	r->sigfd = sbx_proc_signalfd(err);
 	if (r->sigfd < 0)
 		return r->sigfd;
+	/* and SBX_REAPER_END_SIGNAL, a real-time signal: it queues, where a second SIGTERM
+	 * pending beside one sbx forwarded would be merged with it and lost */
+	{
+		sigset_t set;
+
+		sigemptyset(&set);
+		sigaddset(&set, SIGCHLD);
+		for (size_t i = 0; i < sbx_n_job_signals; i++)
+			sigaddset(&set, sbx_job_signals[i]);
+		for (size_t i = 0; i < sbx_n_forwarded_signals; i++)
+			sigaddset(&set, sbx_forwarded_signals[i]);
+		sigaddset(&set, SBX_REAPER_END_SIGNAL);
+		if (sigprocmask(SIG_BLOCK, &set, NULL) < 0 || signalfd(r->sigfd, &set, 0) < 0)
+			return sbx_error_set(err, SBX_ERR_SETUP, errno,
+			                     "the reaper cannot wait for sbx's word: %s",
+			                     strerror(errno));
+	}
 	return 0;
 }
 
@@ -170,8 +187,9 @@ int sbx_reaper_loop(struct sbx_reaper *r, pid_t worker)
 			kill(-worker, SIGCONT);
 			continue;
 		default:
-			if (si.ssi_code == SI_QUEUE && si.ssi_int == SBX_PROC_SIG_END &&
-			    (pid_t)si.ssi_pid == r->sbx) {
+			if ((int)si.ssi_signo == SBX_REAPER_END_SIGNAL) {
+				if (si.ssi_code != SI_QUEUE || (pid_t)si.ssi_pid != r->sbx)
+					continue;
 				code = 128 + SIGKILL;
 				goto end;
 			}

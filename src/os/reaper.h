@@ -12,10 +12,15 @@
  * what is left, repeatedly until nothing is.
  */
 
+#include <signal.h>
 #include <stdbool.h>
 #include <sys/types.h>
 
 #include "sbx/error.h"
+
+/* sbx's word to the reaper to end the whole sandbox now (sigqueue(3) from sbx): every
+ * process, then itself. */
+#define SBX_REAPER_END_SIGNAL (SIGRTMIN + 1)
 
 struct sbx_reaper {
 	pid_t sbx;     /* the parent whose end ends the sandbox */
@@ -44,7 +49,7 @@ int sbx_reaper_start(struct sbx_reaper *r, pid_t sbx, struct sbx_error *err);
  * The reaper's life once it has forked the worker: deliver what sbx forwards (job control
  * as init does), reap, and return the code to exit with: the worker's status (128+N for
  * signal N) once it has ended and every other process of the sandbox is gone; 137 when sbx
- * ended or asked for the end (SBX_PROC_SIG_END), after the same sweep.
+ * ended or asked for the end (SBX_REAPER_END_SIGNAL), after the same sweep.
  */
 int sbx_reaper_loop(struct sbx_reaper *r, pid_t worker);
 
