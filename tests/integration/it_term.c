@@ -122,7 +122,9 @@ static void term_start(struct term *t, unsigned short rows, unsigned short cols,
 		const char **pa = argv;
 		char *const *av;
 
-		/* as a shell's foreground job: its own session, the pty its terminal */
+		/* as a shell's foreground job: its own session, the pty its terminal; and gone
+		 * with the case (the harness kills the case's process group, not this session) */
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
 		setsid();
 		if (ioctl(slave, TIOCSCTTY, 0) < 0)
 			_exit(98);
@@ -444,6 +446,21 @@ static void mode_restored_after_exit(void)
 	IT_EXPECT(same_mode(&after, &t.before));
 }
 
+/* sbx's own failure after the terminal went raw (a command not found in the sandbox): the
+ * mode comes back before sbx says so. */
+static void mode_restored_after_error(void)
+{
+	struct termios after;
+	struct term t;
+	size_t at = 0;
+
+	term_start(&t, 24, 80, (const char *const[]){"--", "/nonexistent/sbx-it-cmd", NULL});
+	IT_EXPECT_INT(term_wait(&t, now_ms(), NULL), 127);
+	term_expect(&t, &at, "not found", __LINE__);
+	IT_EXPECT(tcgetattr(t.master, &after) == 0);
+	IT_EXPECT(same_mode(&after, &t.before));
+}
+
 static void mode_restored_after_sigkill(void)
 {
 	struct termios after;
@@ -602,6 +619,7 @@ static void leftovers(bool kill_sbx)
 	if (pid == 0) {
 		int null = open("/dev/null", O_RDWR);
 
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
 		dup2(null, 0);
 		dup2(out[1], 1);
 		execl(it_sbx_path(), "sbx", "run", "--backend", backend, "-v", dir, "--chdir", dir,
@@ -718,6 +736,7 @@ BOTH_BACKENDS(ctrl_c_no_tty)
 BOTH_BACKENDS(job_control)
 BOTH_BACKENDS(window_size)
 BOTH_BACKENDS(mode_restored_after_exit)
+BOTH_BACKENDS(mode_restored_after_error)
 BOTH_BACKENDS(mode_restored_after_sigkill)
 BOTH_BACKENDS(stop_and_continue)
 BOTH_BACKENDS(no_terminal)
@@ -736,6 +755,7 @@ int main(int argc, char **argv)
 	    BOTH(job_control),
 	    BOTH(window_size),
 	    BOTH(mode_restored_after_exit),
+	    BOTH(mode_restored_after_error),
 	    BOTH(mode_restored_after_sigkill),
 	    BOTH(stop_and_continue),
 	    BOTH(no_terminal),
