@@ -34,6 +34,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/signalfd.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/timerfd.h>
 #include <sys/wait.h>
@@ -50,8 +51,10 @@
 #include "os/mounts.h"
 #include "os/net.h"
 #include "os/proc.h"
+#include "os/reaper.h"
 #include "os/seccomp.h"
 #include "os/supervisor.h"
+#include "os/tty.h"
 #include "os/userns.h"
 #include "sbx/cleanup.h"
 #include "sbx/nest.h"
@@ -66,19 +69,24 @@ struct child_ctx {
 	int sync_fd; /* read end: one byte once the maps are written, EOF if sbx gave up or died */
 	const struct sbx_seccomp_prog *filter; /* built by sbx before clone */
 	struct sbx_supervisor *sup;            /* NULL: nothing supervised */
+	const struct sbx_tty *tty;             /* the caller's terminal; tty->active: a pty */
+	int pty_sock;  /* init's end of the socket that takes the pty's master to sbx, or -1 */
+	int pty_slave; /* the worker's terminal, made before it is forked, or -1 */
 };
 
 static int seal_spec_and_build_filter(const struct sbx_plan *plan, int *spec_fd,
                                       struct sbx_seccomp_prog *filter, struct sbx_error *err);
-static int supervise(pid_t *child, int sigfd, int err_fd, struct sbx_supervisor *sup, bool landlock,
-                     int *status, struct sbx_error *err);
+static int supervise(pid_t *child, int sigfd, int err_fd, struct sbx_supervisor *sup,
+                     struct sbx_tty *tty, bool landlock, int *status, struct sbx_error *err);
 __attribute__((noreturn)) static void init_main(struct child_ctx *c);
 __attribute__((noreturn)) static void worker_main(const struct child_ctx *c);
 static void worker_start(const struct child_ctx *c, pid_t parent);
 __attribute__((noreturn)) static void worker_finish(const struct child_ctx *c);
 static int launch_landlock(const struct sbx_plan *plan, char *const argv[],
-                           struct sbx_supervisor *sup, int *status, struct sbx_error *err);
+                           struct sbx_supervisor *sup, struct sbx_tty *tty, int *status,
+                           struct sbx_error *err);
 __attribute__((noreturn)) static void landlock_worker(const struct child_ctx *c, pid_t parent);
+__attribute__((noreturn)) static void reaper_main(const struct child_ctx *c, pid_t sbx);
 
 /* The limits of the next launch (sbx_launch_set_limits); NULL: none. */
 static struct sbx_launch_limits *launch_limits;
@@ -144,6 +152,10 @@ int sbx_launch(const struct sbx_plan *plan, char *const argv[], struct sbx_super
 	_cleanup_close_ int sigfd = -1;
 	_cleanup_close_pair_ int err_pipe[2] = {-1, -1};
 	_cleanup_close_pair_ int sync_pipe[2] = {-1, -1};
+	_cleanup_close_pair_ int pty_sock[2] = {-1, -1};
+	/* The caller's terminal: its mode is given back on every way out of here (the keeper
+	 * does it if sbx is killed). */
+	_cleanup_(sbx_tty_end) struct sbx_tty tty;
 	/* Last, so that it is released first: a child left behind by a failure below is killed
 	 * and reaped before its pipes close. */
 	_cleanup_pid_ pid_t pid = 0;
@@ -151,10 +163,20 @@ int sbx_launch(const struct sbx_plan *plan, char *const argv[], struct sbx_super
 	                      CLONE_NEWUTS | CLONE_NEWCGROUP;
 	int r;
 
+	/* A pty for the worker? Decided first, while sbx's signals are still the default
+	 * ones: a stopped background job stays stopped until it is the terminal's. */
+	r = sbx_tty_begin(&tty, plan->tty, err);
+	if (r < 0)
+		return r;
 	if (plan->backend_landlock)
-		return launch_landlock(plan, argv, sup, status, err);
+		return launch_landlock(plan, argv, sup, &tty, status, err);
 	if (plan->new_net)
 		flags |= CLONE_NEWNET;
+	/* init makes the pty in the sandbox's own devpts and sends sbx its master */
+	if (tty.active && socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, pty_sock) < 0)
+		return sbx_error_set(err, SBX_ERR_SETUP, errno,
+		                     "cannot make the socket for the worker's terminal: %s",
+		                     strerror(errno));
 
 	r = seal_spec_and_build_filter(plan, &spec_fd, &filter, err);
 	if (r < 0)
@@ -208,20 +230,32 @@ int sbx_launch(const struct sbx_plan *plan, char *const argv[], struct sbx_super
 		    .filter = &filter,
 		    .sync_fd = sync_pipe[0],
 		    .sup = sup,
+		    .tty = &tty,
+		    .pty_sock = pty_sock[1],
+		    .pty_slave = -1,
 		};
 
+		/* out of the caller's job (and sbx's process group), here and in sbx: the
+		 * terminal's signals reach sbx alone, which passes them on once (a second
+		 * SIGINT pending here would swallow the one sbx sends) */
+		setpgid(0, 0);
 		/* init keeps only its ends: the sync pipe's EOF must mean that sbx is gone, and
 		 * sbx's signals are sbx's to read. */
 		close(err_pipe[0]);
 		close(sync_pipe[1]);
 		close(sigfd);
+		if (pty_sock[0] >= 0)
+			close(pty_sock[0]);
 		init_main(&c);
 	}
 
+	setpgid(pid, pid); /* as init does itself: whichever runs first */
 	/* sbx keeps only its ends: the error pipe's EOF must mean that the children are gone.
 	 * The detached mounts are init's now. */
 	close(TAKE_FD(err_pipe[1]));
 	close(TAKE_FD(sync_pipe[0]));
+	if (pty_sock[1] >= 0)
+		close(TAKE_FD(pty_sock[1]));
 	sbx_prepared_clear(&prep);
 	if (sup)
 		sbx_supervisor_parent_close(sup);
@@ -237,7 +271,18 @@ int sbx_launch(const struct sbx_plan *plan, char *const argv[], struct sbx_super
 	if (write(sync_pipe[1], "g", 1) != 1)
 		return sbx_error_set(err, SBX_ERR_SETUP, errno, "cannot start the sandbox: %s",
 		                     strerror(errno));
-	return supervise(&pid, sigfd, err_pipe[0], sup, false, status, err);
+	/* The pty's master, once init has built the sandbox; none (init failed, its report
+	 * follows, or no pty could be made with -t not given): the caller's mode comes back
+	 * and the worker has sbx's descriptors. */
+	if (tty.active) {
+		int master = sbx_tty_recv_master(pty_sock[0]);
+
+		if (master < 0)
+			sbx_tty_end(&tty);
+		else if ((r = sbx_tty_relay_start(&tty, master, err)) < 0)
+			return r;
+	}
+	return supervise(&pid, sigfd, err_pipe[0], sup, &tty, false, status, err);
 }
 
 /* What both backends need before any process of the sandbox exists: the worker's effective
@@ -310,18 +355,29 @@ static bool sig_cancel(void *ctx)
 }
 
 /* One signal for sbx: pass it on, stop with ^Z; true once *child has ended (reaped). */
-static bool on_signal(pid_t *child, int signo, int *wstatus)
+static bool on_signal(pid_t *child, const struct signalfd_siginfo *si, struct sbx_tty *tty,
+                      int *wstatus)
 {
+	int signo = (int)si->ssi_signo;
+
 	if (signo == SIGTSTP || signo == SIGTTIN || signo == SIGTTOU) {
-		/* ^Z: stop the sandbox's worker, then ourselves, as the shell expects; its
-		 * SIGCONT comes back here and is passed on. */
+		/* ^Z: stop the sandbox's worker, then ourselves, as the shell expects, with the
+		 * caller's terminal mode given back meanwhile; its SIGCONT comes back here and
+		 * is passed on. */
 		kill(*child, SIGTSTP);
+		sbx_tty_suspend(tty);
 		raise(SIGSTOP);
+		sbx_tty_resume(tty);
+		return false;
+	}
+	if (signo == SIGWINCH && tty->master >= 0) {
+		/* the pty's new size: the kernel signals the worker's foreground job */
+		sbx_tty_winch(tty);
 		return false;
 	}
 	if (signo != SIGCHLD) {
-		/* init forwards it to the worker */
-		kill(*child, signo);
+		/* init (the reaper) forwards it to the worker, or to its whole job */
+		sbx_proc_forward(*child, si);
 		return false;
 	}
 	if (waitpid(*child, wstatus, WNOHANG) == *child) {
@@ -331,19 +387,20 @@ static bool on_signal(pid_t *child, int signo, int *wstatus)
 	return false;
 }
 
-/* Every process of the sandbox killed: init takes its pid namespace with it; under the landlock
- * backend the worker's process group goes, and the cgroup, where there is one, whole. */
-static void kill_sandbox(pid_t child, bool landlock)
+/* End the whole sandbox now: init's death takes its pid namespace; under the landlock backend
+ * the reaper kills every process of the worker's, then itself; and the cgroup, where there is
+ * one, is killed whole. */
+static void end_sandbox(pid_t child, bool landlock)
 {
-	if (child > 0)
+	union sigval v = {.sival_int = 0};
+
+	if (child > 0 && (!landlock || sigqueue(child, SBX_REAPER_END_SIGNAL, v) < 0))
 		kill(child, SIGKILL);
-	if (landlock && child > 0)
-		kill(-child, SIGKILL);
 	sbx_cgroup_kill(limits_cg());
 }
 
-static int supervise(pid_t *child, int sigfd, int err_fd, struct sbx_supervisor *sup, bool landlock,
-                     int *status, struct sbx_error *err)
+static int supervise(pid_t *child, int sigfd, int err_fd, struct sbx_supervisor *sup,
+                     struct sbx_tty *tty, bool landlock, int *status, struct sbx_error *err)
 {
 	struct sbx_error rep, sup_err;
 	struct sig_queue queue = {.fd = sigfd};
@@ -363,7 +420,7 @@ static int supervise(pid_t *child, int sigfd, int err_fd, struct sbx_supervisor 
 
 		timer = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
 		if (timer < 0 || timerfd_settime(timer, 0, &its, NULL) < 0) {
-			kill_sandbox(*child, landlock);
+			end_sandbox(*child, landlock);
 			return sbx_error_set(err, SBX_ERR_SETUP, errno,
 			                     "cannot start the timeout's timer: %s",
 			                     strerror(errno));
@@ -378,13 +435,16 @@ static int supervise(pid_t *child, int sigfd, int err_fd, struct sbx_supervisor 
 		sbx_supervisor_set_cancel(sup, &cancel);
 	}
 	for (;;) {
-		struct pollfd p[4 + SBX_SUP_POLLFDS] = {{sigfd, POLLIN, 0},
-		                                        {err_open ? err_fd : -1, POLLIN, 0}};
-		size_t np = 2, lim_at;
+		struct pollfd p[4 + SBX_TTY_POLLFDS + SBX_SUP_POLLFDS] = {
+		    {sigfd, POLLIN, 0}, {err_open ? err_fd : -1, POLLIN, 0}};
+		struct pollfd *tp = p + 2;
+		size_t np = 2 + SBX_TTY_POLLFDS, lim_at;
 		bool ended = false, sup_polled = false;
 
+		/* the worker's terminal: its bytes both ways (fds -1 without one) */
+		sbx_tty_pollfds(tty, tp);
 		if (sup && !sup_failed) {
-			sbx_supervisor_pollfd(sup, p + 2);
+			sbx_supervisor_pollfd(sup, p + np);
 			np += SBX_SUP_POLLFDS;
 			sup_polled = true;
 		}
@@ -395,34 +455,36 @@ static int supervise(pid_t *child, int sigfd, int err_fd, struct sbx_supervisor 
 		if (poll(p, np, -1) < 0) {
 			if (errno == EINTR)
 				continue;
-			kill(*child, SIGKILL);
+			end_sandbox(*child, landlock);
 			break;
 		}
 		if (p[lim_at].revents) {
 			/* the timeout: the whole sandbox goes, as timeout(1) would take it */
 			launch_limits->timed_out = true;
 			timer_fd = -1;
-			kill_sandbox(*child, landlock);
+			end_sandbox(*child, landlock);
 		}
 		if (p[lim_at + 1].revents)
 			sbx_cgroup_on_oom(limits_cg());
+		if (tty->master >= 0)
+			sbx_tty_handle(tty, tp);
 		if (sup_polled) {
-			int r = sbx_supervisor_handle(sup, p + 2, &sup_err);
+			int r = sbx_supervisor_handle(sup, p + 2 + SBX_TTY_POLLFDS, &sup_err);
 
 			if (r != 0) {
-				/* lost (1) or a failed start (< 0): the sandbox ends now; under
-				 * the landlock backend its process group with it */
+				/* lost (1) or a failed start (< 0): the sandbox ends now */
 				sup_failed = true;
-				kill(*child, SIGKILL);
-				if (landlock)
-					kill(-*child, SIGKILL);
+				end_sandbox(*child, landlock);
 			}
 		}
 		/* what came while a broker was asked, as if it had come now */
 		for (int sig = 1; sig < NSIG && !ended; sig++) {
 			if (sigismember(&queue.got, sig) == 1) {
+				struct signalfd_siginfo si = {.ssi_signo = (uint32_t)sig,
+				                              .ssi_code = SI_USER};
+
 				sigdelset(&queue.got, sig);
-				ended = on_signal(child, sig, &wstatus);
+				ended = on_signal(child, &si, tty, &wstatus);
 			}
 		}
 		if (ended)
@@ -436,7 +498,7 @@ static int supervise(pid_t *child, int sigfd, int err_fd, struct sbx_supervisor 
 			/* the queue may have taken what poll saw */
 			if (poll(&now, 1, 0) <= 0 || read(sigfd, &si, sizeof(si)) != sizeof(si))
 				continue;
-			if (on_signal(child, (int)si.ssi_signo, &wstatus))
+			if (on_signal(child, &si, tty, &wstatus))
 				break;
 		}
 	}
@@ -447,6 +509,9 @@ static int supervise(pid_t *child, int sigfd, int err_fd, struct sbx_supervisor 
 	 * ends with it: its cgroup, where there is one, is killed whole. */
 	if (landlock)
 		sbx_cgroup_kill(limits_cg());
+	/* Every process of the sandbox is gone: what its terminal still holds is the last of
+	 * its output. */
+	sbx_tty_drain(tty);
 	/* The report, if any, was written before the child exited: drain it. */
 	fcntl(err_fd, F_SETFL, O_NONBLOCK);
 	while (err_open && !read_report(err_fd, &rep, &got))
@@ -544,6 +609,28 @@ __attribute__((noreturn)) static void init_main(struct child_ctx *c)
 	if (c->plan->new_net && sbx_net_loopback_up(&err) < 0)
 		child_fail(c->err_fd, &err);
 
+	/* The worker's terminal, from the sandbox's own devpts (its /dev/pts/N is what the
+	 * worker's ttyname(3) finds): the master goes to sbx, the slave to the worker. Without
+	 * -t a failure only costs the pty. */
+	if (c->tty->active) {
+		int master = sbx_tty_open_pty(c->tty, "/dev/pts/ptmx", &c->pty_slave, &err);
+
+		if (master < 0 && c->plan->tty == SBX_TTY_ALWAYS)
+			child_fail(c->err_fd, &err);
+		if (sbx_tty_send_master(c->pty_sock, master) < 0 && master >= 0) {
+			sbx_error_set(&err, SBX_ERR_SETUP, EPIPE,
+			              "cannot hand the worker's terminal to sbx");
+			child_fail(c->err_fd, &err);
+		}
+		if (master >= 0)
+			close(master);
+	}
+	if (c->pty_sock >= 0)
+		close(c->pty_sock);
+	/* sbx's: the pipe its terminal keeper watches must close when sbx dies */
+	if (c->tty->keeper >= 0)
+		close(c->tty->keeper);
+
 	/* init's own signalfd, for the signals sbx forwards and for its children's ends (the
 	 * mask blocking them is inherited from sbx). */
 	sigfd = sbx_proc_signalfd(&err);
@@ -564,9 +651,12 @@ __attribute__((noreturn)) static void init_main(struct child_ctx *c)
 		close(sigfd); /* init's: the worker reads no signalfd */
 		worker_main(c);
 	}
-	/* the supervisor's sockets are the worker's and the performer's, never init's */
+	/* the supervisor's sockets are the worker's and the performer's, never init's; the
+	 * terminal is the worker's (the master's EIO then means the sandbox let go of it) */
 	if (c->sup)
 		sbx_supervisor_child_close(c->sup);
+	if (c->pty_slave >= 0)
+		close(c->pty_slave);
 
 	/* init keeps nothing it does not need: no capabilities, no way to be ptraced or to
 	 * have its memory read through /proc/1, no privilege an exec could give. Before the
@@ -626,6 +716,10 @@ static void worker_start(const struct child_ctx *c, pid_t parent)
 		sbx_error_set(&err, SBX_ERR_SETUP, errno, "setsid: %s", strerror(errno));
 		child_fail(c->err_fd, &err);
 	}
+	/* Its own pty as its controlling terminal (job control, /dev/tty), in place of the
+	 * caller's terminal: TIOCSTI and terminal modes reach only the sandbox's. */
+	if (c->pty_slave >= 0 && sbx_tty_attach(c->pty_slave, c->tty->fds, &err) < 0)
+		child_fail(c->err_fd, &err);
 	if (sbx_proc_die_with_parent(&err) < 0)
 		child_fail(c->err_fd, &err);
 	if (getppid() != parent) {
@@ -709,12 +803,17 @@ __attribute__((noreturn)) static void worker_finish(const struct child_ctx *c)
 /* ---- the landlock backend (docs/design.md, The model) ---- */
 
 /*
- * No namespaces: the worker is sbx's own child in the caller's mount namespace. sbx seals the
- * spec and builds the filter as above, forks, and supervises the worker directly.
+ * No namespaces: the worker runs in the caller's mount namespace, a child of the reaper
+ * (os/reaper.h), which is sbx's child and stands where init stands under the namespaces
+ * backend: it forwards signals, reaps, and ends every process of the sandbox when the worker
+ * ends or sbx does. sbx seals the spec and builds the filter as above, forks the reaper, and
+ * supervises it as it supervises init.
  */
 static int launch_landlock(const struct sbx_plan *plan, char *const argv[],
-                           struct sbx_supervisor *sup, int *status, struct sbx_error *err)
+                           struct sbx_supervisor *sup, struct sbx_tty *tty, int *status,
+                           struct sbx_error *err)
 {
+	_cleanup_close_ int pty_slave = -1;
 	_cleanup_(sbx_seccomp_prog_clear) struct sbx_seccomp_prog filter = {0};
 	_cleanup_close_ int spec_fd = -1;
 	_cleanup_close_ int sigfd = -1;
@@ -731,13 +830,38 @@ static int launch_landlock(const struct sbx_plan *plan, char *const argv[],
 	r = seal_spec_and_build_filter(plan, &spec_fd, &filter, err);
 	if (r < 0)
 		return r;
+	/* No devpts of its own: the worker's terminal comes from the host's multiplexer, made
+	 * here, before any process of the sandbox exists. Without -t a failure only costs the
+	 * pty. */
+	if (tty->active) {
+		struct sbx_error pty_err = {0};
+		int master = sbx_tty_open_pty(tty, "/dev/ptmx", &pty_slave, &pty_err);
+
+		if (master < 0 && plan->tty == SBX_TTY_ALWAYS) {
+			if (err)
+				*err = pty_err;
+			return master;
+		}
+		if (master < 0)
+			sbx_tty_end(tty);
+		else if ((r = sbx_tty_relay_start(tty, master, err)) < 0)
+			return r;
+	}
 	r = sbx_fd_pipe(err_pipe, "that carries the sandbox's errors", err);
 	if (r < 0)
 		return r;
-	/* Blocked before fork, so that none is lost; the worker unblocks them. */
+	/* Blocked before fork, so that none is lost; the worker unblocks them. The reaper's end
+	 * signal too: sent before the reaper reads it, it would kill the reaper unswept. */
 	sigfd = sbx_proc_signalfd(err);
 	if (sigfd < 0)
 		return sigfd;
+	{
+		sigset_t end;
+
+		sigemptyset(&end);
+		sigaddset(&end, SBX_REAPER_END_SIGNAL);
+		sigprocmask(SIG_BLOCK, &end, NULL);
+	}
 	if (sup && (r = sbx_supervisor_prepare(sup, err)) < 0)
 		return r;
 	if ((r = sbx_cgroup_enter(limits_cg(), err)) < 0)
@@ -755,20 +879,79 @@ static int launch_landlock(const struct sbx_plan *plan, char *const argv[],
 		                      .spec_fd = spec_fd,
 		                      .sync_fd = -1,
 		                      .filter = &filter,
-		                      .sup = sup};
+		                      .sup = sup,
+		                      .tty = tty,
+		                      .pty_sock = -1,
+		                      .pty_slave = pty_slave};
 
-		/* the worker keeps only its end of the error pipe, and no signalfd of sbx's */
+		/* out of the caller's job, as init (sbx_launch) */
+		setpgid(0, 0);
+		/* the reaper keeps only its end of the error pipe, and no signalfd of sbx's */
 		close(err_pipe[0]);
 		close(sigfd);
-		landlock_worker(&c, parent);
+		reaper_main(&c, parent);
 	}
-	/* sbx keeps only its end: EOF must mean that the worker is gone or exec'd. */
+	setpgid(pid, pid);
+	/* sbx keeps only its end: EOF must mean that the worker is gone or exec'd; the
+	 * terminal is the worker's. */
 	close(TAKE_FD(err_pipe[1]));
+	sbx_closep(&pty_slave);
+	pty_slave = -1;
 	if (sup)
 		sbx_supervisor_parent_close(sup);
 	if (on_start_fn)
 		on_start_fn(pid, on_start_arg);
-	return supervise(&pid, sigfd, err_pipe[0], sup, true, status, err);
+	return supervise(&pid, sigfd, err_pipe[0], sup, tty, true, status, err);
+}
+
+/*
+ * The landlock backend's reaper: a child subreaper that watches sbx, forks the worker, and
+ * lives until every process of the sandbox is gone. Its failures before the worker runs go
+ * to sbx as init's do.
+ */
+__attribute__((noreturn)) static void reaper_main(const struct child_ctx *c, pid_t sbx)
+{
+	/* The cgroup, where there is one, is killed whole by sbx (end_sandbox, and after the
+	 * reaper's exit): the reaper is inside it. */
+	struct sbx_reaper r = {.kill_cgroup = NULL};
+	struct sbx_error err = {0};
+	pid_t self = getpid(), worker;
+
+	if (sbx_reaper_start(&r, sbx, &err) < 0)
+		child_fail(c->err_fd, &err);
+	worker = c->sup ? fork() : vfork();
+	if (worker < 0) {
+		sbx_error_set(&err, SBX_ERR_SETUP, errno, "cannot start the worker: %s",
+		              strerror(errno));
+		child_fail(c->err_fd, &err);
+	}
+	if (worker == 0) {
+		/* the reaper's own: the worker reads no signalfd and watches no sbx */
+		close(r.sigfd);
+		close(r.sbx_pidfd);
+		landlock_worker(c, self);
+	}
+	/* The worker runs with this process's uid: it must not read the reaper's memory or
+	 * ptrace it (Landlock's scopes keep its signals off, where the kernel has them).
+	 * After the fork, which would pass the flag on. */
+	if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) < 0) {
+		sbx_error_set(&err, SBX_ERR_SETUP, errno,
+		              "the reaper cannot clear its dumpable flag: %s", strerror(errno));
+		kill(worker, SIGKILL);
+		child_fail(c->err_fd, &err);
+	}
+	if (c->sup)
+		sbx_supervisor_child_close(c->sup);
+	if (c->pty_slave >= 0)
+		close(c->pty_slave);
+	/* sbx's: the master it relays, the pipe its terminal keeper watches */
+	if (c->tty->master >= 0)
+		close(c->tty->master);
+	if (c->tty->keeper >= 0)
+		close(c->tty->keeper);
+	/* the error pipe is the worker's alone from here: it closes at the worker's exec */
+	close(c->err_fd);
+	_exit(sbx_reaper_loop(&r, worker));
 }
 
 /*

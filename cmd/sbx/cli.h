@@ -41,6 +41,7 @@ struct sbx_cli_run {
 	bool home_given;              /* --home was given */
 	struct sbx_profile *profile;  /* owned; NULL without --profile */
 	enum sbx_backend_ask backend; /* --backend (finish.h) */
+	enum sbx_tty_ask tty;         /* -t, --no-tty (plan.h) */
 	/* nesting (nest.c): --restrict, --allow-read, --allow-write, and -v/--mount as grants */
 	struct sbx_nest_request req; /* owned grants */
 	bool net_given;              /* --net was given */

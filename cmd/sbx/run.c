@@ -91,6 +91,11 @@ const char sbx_run_usage[] =
     "      --allow-nesting      let the worker start sub-sandboxes (sbx run inside) in\n"
     "                           namespaces of their own: the filter then allows namespaces\n"
     "                           and mounts; without it they narrow on the landlock backend\n"
+    "  -t, --tty                give the worker a pseudo-terminal of its own (the default\n"
+    "                           when stdin and stdout are terminals and sbx runs in the\n"
+    "                           foreground): job control, /dev/tty, Ctrl-C to its\n"
+    "                           foreground job\n"
+    "      --no-tty             never: the worker gets sbx's descriptors as they are\n"
     "\n"
     "Limits (sbx(1), LIMITS; profile key limits:; a nested sandbox may only lower them):\n"
     "      --limit NAME=VALUE   memory=512M, pids=256, cpu=1.5 (CPUs, or 150%),\n"
@@ -161,6 +166,7 @@ enum {
 	OPT_TMPFS,
 	OPT_HOME,
 	OPT_WORKSPACE = SBX_CLI_OPT_WORKSPACE,
+	OPT_NO_TTY,
 };
 
 static const struct option run_options[] = {
@@ -197,6 +203,8 @@ static const struct option run_options[] = {
     {"label", required_argument, NULL, OPT_LABEL},
     {"verbose", no_argument, NULL, OPT_VERBOSE},
     {"limit", required_argument, NULL, OPT_LIMIT},
+    {"tty", no_argument, NULL, 't'},
+    {"no-tty", no_argument, NULL, OPT_NO_TTY},
     {"help", no_argument, NULL, 'h'},
     SBX_CLI_SECCOMP_OPTIONS,
     {NULL, 0, NULL, 0},
@@ -470,6 +478,12 @@ static int parse_one(struct sbx_spec *spec, struct sbx_cli_run *out, int c, cons
 		return 0;
 	case OPT_LIMIT:
 		return sbx_limits_set_arg(&spec->resources, arg, err);
+	case 't':
+		out->tty = SBX_TTY_ALWAYS;
+		return 0;
+	case OPT_NO_TTY:
+		out->tty = SBX_TTY_NEVER;
+		return 0;
 	case OPT_DRY_RUN:
 		out->dry_run = true;
 		return 0;
@@ -508,7 +522,7 @@ int sbx_cli_parse_run(int argc, char **argv, const char *cwd, struct sbx_cli_run
 	 * its parent's view instead (nest.c). */
 	if (getenv(SBX_SPEC_FD_ENV))
 		spec->explicit_mounts = true;
-	r = sbx_cli_run_prepass(argc, argv, run_options, "+:p:w:v:e:hq", cwd, spec, &out->profile,
+	r = sbx_cli_run_prepass(argc, argv, run_options, "+:p:w:v:e:hqt", cwd, spec, &out->profile,
 	                        err);
 	if (r < 0)
 		return r;
@@ -517,7 +531,7 @@ int sbx_cli_parse_run(int argc, char **argv, const char *cwd, struct sbx_cli_run
 	 * ':': report a missing argument as ':' rather than '?'. getopt prints nothing. */
 	opterr = 0;
 	optind = 0;
-	while ((c = getopt_long(argc, argv, "+:p:w:v:e:hq", run_options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:p:w:v:e:hqt", run_options, NULL)) != -1) {
 		if (c == '?' || c == ':') {
 			const char *bad = argv[optind - 1];
 
@@ -628,6 +642,12 @@ void sbx_cli_print_plan(FILE *f, const struct sbx_plan *plan, char *const *argv,
 			fprintf(f,
 			        "backend:    namespaces (user, mount, pid, ipc, uts, cgroup%s)\n",
 			        plan->new_net ? ", net" : "");
+		fprintf(f, "terminal:   %s\n",
+		        plan->tty == SBX_TTY_ALWAYS ? "a pseudo-terminal of its own (-t)"
+		        : plan->tty == SBX_TTY_NEVER
+		            ? "sbx's descriptors as they are (--no-tty)"
+		            : "a pseudo-terminal of its own when stdin and stdout are terminals "
+		              "and sbx is in the foreground, else sbx's descriptors as they are");
 		fprintf(f, "network:    %s\n",
 		        !plan->new_net           ? "host"
 		        : plan->backend_landlock ? "none (no loopback either: the landlock backend "
@@ -708,6 +728,10 @@ void sbx_cli_print_plan(FILE *f, const struct sbx_plan *plan, char *const *argv,
 		        "\"pid\",\"ipc\",\"uts\",\"cgroup\"%s]",
 		        plan->new_net ? ",\"net\"" : "");
 	fprintf(f, ",\"network\":\"%s\"", plan->new_net ? "none" : "host");
+	fprintf(f, ",\"tty\":\"%s\"",
+	        plan->tty == SBX_TTY_ALWAYS  ? "always"
+	        : plan->tty == SBX_TTY_NEVER ? "never"
+	                                     : "auto");
 	fprintf(f,
 	        ",\"identity\":{\"uid\":%u,\"gid\":%u,\"host_uid\":%u,\"host_gid\":%u,"
 	        "\"count\":%u,\"idmap_binds\":%s,\"root_swap\":%s,\"user_namespace\":%s}",
@@ -1311,6 +1335,7 @@ int sbx_cmd_run(int argc, char **argv)
 	r = finish(&run, &host, plan, &git, parent_unknown, run.dry_run || parent, NULL, &err);
 	if (r < 0)
 		goto fail;
+	plan->tty = run.tty;
 	warn_not_enforced(&run, plan);
 	sbx_cli_print_notes(stderr, run.profile, plan);
 	if (plan->cwd_fallback && sbx_cli_notes != SBX_NOTES_QUIET && !parent)
@@ -1378,6 +1403,7 @@ int sbx_cmd_run(int argc, char **argv)
 		}
 		if (r >= 0) {
 			sbx_cli_fleet_begin(plan, parent, run.argv, &audit, &fleet);
+			plan->tty = run.tty;
 			r = sbx_launch(plan, run.argv, sup, &status, &err);
 		}
 	}

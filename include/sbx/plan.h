@@ -119,6 +119,13 @@ struct sbx_plan_op {
 	const char *why; /* static text for --dry-run: where the operation comes from */
 };
 
+/* Whether the worker gets a pseudo-terminal of its own (-t, --no-tty; struct sbx_plan.tty). */
+enum sbx_tty_ask {
+	SBX_TTY_AUTO,   /* when sbx's stdin and stdout are terminals, sbx in the foreground */
+	SBX_TTY_ALWAYS, /* -t, --tty */
+	SBX_TTY_NEVER,  /* --no-tty */
+};
+
 struct sbx_plan {
 	struct sbx_plan_op *ops;
 	size_t n_ops;
@@ -146,6 +153,10 @@ struct sbx_plan {
 	char **envp; /* NULL-terminated */
 	size_t n_env;
 	char *profile; /* for messages */
+	/* The worker's terminal (sbx(1), TERMINAL): -t, --no-tty, or auto (a pseudo-terminal of
+	 * its own when sbx's stdin and stdout are terminals), decided by the launcher. Set by the
+	 * CLI. */
+	enum sbx_tty_ask tty;
 
 	/* Landlock (issue 4): filled by sbx_ll_compile after the plan is built, applied by
 	 * the worker after no_new_privs. `backend_landlock`: no namespaces at all, the

@@ -204,13 +204,16 @@ static const char *const always_lost[] = {
     "inotify and fanotify watches are not controlled by Landlock: a worker can watch a "
     "directory it may not list and learn the names of what is created, opened or written "
     "there",
-    "no pid namespace: a process the worker starts in a session of its own outlives sbx, "
-    "keeps the worker's rights, and escapes the after-run checks (git's control surface, "
-    "a profile's unprotected paths); the namespaces backend ends every process of the "
-    "sandbox",
+    "no pid namespace: sbx's reaper, a child subreaper between sbx and the worker, kills "
+    "every process the worker started when the worker ends or sbx does (SIGKILL of sbx "
+    "included), sessions of their own too; a worker that kills the reaper first (its uid "
+    "may, where Landlock cannot scope signals: ABI 5 and older) leaves what it started "
+    "running, with the worker's rights; the namespaces backend's pid namespace has no such "
+    "gap",
     "no private /tmp or /dev/shm: the host's are shared with every process there, so they "
     "are not granted (mount a directory of your own with -v DIR and set TMPDIR to it); no "
-    "new pseudo-terminals (the host's /dev/pts is not granted)",
+    "new pseudo-terminals (the host's /dev/pts is not granted; the one sbx gives the worker "
+    "with -t, or when stdin is a terminal, comes from the host's /dev/ptmx)",
     "/proc is the host's: its kernel settings and state are not masked (they stay read-only "
     "to Landlock)",
     "no new unix socket (seccomp denies socket(AF_UNIX) and datagram socketpair(2); stream "

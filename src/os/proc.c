@@ -39,6 +39,36 @@ int sbx_proc_signalfd(struct sbx_error *err)
 	return fd;
 }
 
+void sbx_proc_forward(pid_t child, const struct signalfd_siginfo *si)
+{
+	int signo = (int)si->ssi_signo;
+
+	if (si->ssi_code == SI_KERNEL) {
+		union sigval v = {.sival_int = SBX_PROC_SIG_JOB};
+
+		if (sigqueue(child, signo, v) == 0)
+			return;
+	}
+	kill(child, signo);
+}
+
+void sbx_proc_deliver(pid_t worker, const struct signalfd_siginfo *si, pid_t sbx)
+{
+	int signo = (int)si->ssi_signo;
+
+	/* The terminal's own signals (SI_KERNEL) are sbx's to pass on, once: this process left
+	 * sbx's process group, but may have got one before. */
+	if (si->ssi_code == SI_KERNEL)
+		return;
+	/* the worker leads its own session and process group (worker_start): its group is
+	 * the job, unless a shell of its own moved a job elsewhere, which only a terminal of
+	 * its own (a pty) lets it do, and then the terminal signals that job itself */
+	if (si->ssi_code == SI_QUEUE && si->ssi_int == SBX_PROC_SIG_JOB &&
+	    (pid_t)si->ssi_pid == sbx && kill(-worker, signo) == 0)
+		return;
+	kill(worker, signo);
+}
+
 int sbx_proc_die_with_parent(struct sbx_error *err)
 {
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0)
@@ -82,7 +112,8 @@ int sbx_proc_init_loop(pid_t worker, int sigfd)
 			kill(-worker, SIGCONT);
 			continue;
 		default:
-			kill(worker, (int)si.ssi_signo);
+			/* sbx is outside this pid namespace: its pid reads 0 here */
+			sbx_proc_deliver(worker, &si, 0);
 			continue;
 		}
 		/* Reap everything: orphans reparented to us included. */

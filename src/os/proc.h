@@ -40,6 +40,31 @@ extern const size_t sbx_n_forwarded_signals;
 extern const int sbx_job_signals[];
 extern const size_t sbx_n_job_signals;
 
+/*
+ * sbx passes a signal on to the sandbox's first process (init under the namespaces backend,
+ * the reaper under the landlock backend) with sigqueue(3) and one of these values when it
+ * means more than "this signal, to the worker" (the reaper's end: os/reaper.h):
+ *   SBX_PROC_SIG_JOB  deliver it to the worker's whole process group, as the terminal would
+ *                     have (Ctrl-C, Ctrl-\ reach every process of the foreground job, not
+ *                     only the first: a shell waiting for its child ignores a SIGINT that
+ *                     its child did not get);
+ * The receiver takes the value only with sbx's pid (signalfd's ssi_pid: 0 in init's pid
+ * namespace, sbx's pid for the reaper). A worker that forges both (rt_sigqueueinfo lets a
+ * process name any sender) gains nothing: it could signal its own group itself.
+ */
+#define SBX_PROC_SIG_JOB 0x53425801
+
+struct signalfd_siginfo;
+
+/* sbx: pass si on to child. A signal the terminal generated (si_code SI_KERNEL: Ctrl-C,
+ * Ctrl-\, a hangup, a window change) goes to the worker's whole job; one sent by a process
+ * (kill(1), timeout(1)) to the worker alone, as docker kill does. */
+void sbx_proc_forward(pid_t child, const struct signalfd_siginfo *si);
+
+/* init or the reaper: deliver what sbx (pid `sbx` as this process sees it) forwarded to the
+ * worker, or to its process group (SBX_PROC_SIG_JOB). */
+void sbx_proc_deliver(pid_t worker, const struct signalfd_siginfo *si, pid_t sbx);
+
 /* Block the forwarded and job-control signals and SIGCHLD; return a signalfd for them. */
 int sbx_proc_signalfd(struct sbx_error *err);
 
