@@ -72,6 +72,7 @@ struct child_ctx {
 	const struct sbx_tty *tty;             /* the caller's terminal; tty->active: a pty */
 	int pty_sock;  /* init's end of the socket that takes the pty's master to sbx, or -1 */
 	int pty_slave; /* the worker's terminal, made before it is forked, or -1 */
+	bool landlocked; /* the landlock backend's reaper applied the Landlock layer already */
 };
 
 static int seal_spec_and_build_filter(const struct sbx_plan *plan, int *spec_fd,
@@ -765,7 +766,7 @@ __attribute__((noreturn)) static void worker_finish(const struct child_ctx *c)
 		child_fail(err_fd, &err);
 	/* Landlock: per-operation rights, once no_new_privs is set (which lets an unprivileged
 	 * process restrict itself) and before seccomp, which comes last. */
-	if (sbx_landlock_enforce(&c->plan->landlock, &err) < 0)
+	if (!c->landlocked && sbx_landlock_enforce(&c->plan->landlock, &err) < 0)
 		child_fail(err_fd, &err);
 	/* Only 0, 1, 2 and the spec memfd reach the worker (docs/design.md, Enforcement order):
 	 * everything else closes at exec. The memfd goes to a fixed number, SBX_SPEC_FD names it;
@@ -914,9 +915,25 @@ __attribute__((noreturn)) static void reaper_main(const struct child_ctx *c, pid
 	/* The cgroup, where there is one, is killed whole by sbx (end_sandbox, and after the
 	 * reaper's exit): the reaper is inside it. */
 	struct sbx_reaper r = {.kill_cgroup = NULL};
+	struct child_ctx wc = *c; /* the worker's: the layer is on already */
 	struct sbx_error err = {0};
 	pid_t self = getpid(), worker;
 
+	/*
+	 * The Landlock layer here, before the worker is forked: everything the reaper adopts is
+	 * then below a process that holds the layer. A parent's supervisor records this layer
+	 * (a sub-worker under a supervised parent) and finds it on every PPid line of the
+	 * sandbox, orphans adopted here included. The reaper only waits, reads /proc and
+	 * signals processes of its own domain.
+	 */
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0) {
+		sbx_error_set(&err, SBX_ERR_SETUP, errno, "cannot set no_new_privs: %s",
+		              strerror(errno));
+		child_fail(c->err_fd, &err);
+	}
+	if (sbx_landlock_enforce(&c->plan->landlock, &err) < 0)
+		child_fail(c->err_fd, &err);
+	wc.landlocked = true;
 	if (sbx_reaper_start(&r, sbx, &err) < 0)
 		child_fail(c->err_fd, &err);
 	worker = c->sup ? fork() : vfork();
@@ -929,7 +946,7 @@ __attribute__((noreturn)) static void reaper_main(const struct child_ctx *c, pid
 		/* the reaper's own: the worker reads no signalfd and watches no sbx */
 		close(r.sigfd);
 		close(r.sbx_pidfd);
-		landlock_worker(c, self);
+		landlock_worker(&wc, self);
 	}
 	/* The worker runs with this process's uid: it must not read the reaper's memory or
 	 * ptrace it (Landlock's scopes keep its signals off, where the kernel has them).

@@ -73,6 +73,17 @@ static int landlock_backend(const struct sbx_finish_in *in, const struct sbx_fin
 	plan->backend_landlock = true;
 	/* No user namespace: the worker keeps the caller's ids, and --dry-run must say so. */
 	sbx_plan_no_userns(plan);
+	/* No mounts either: the workspace is where it is on the host even where the plan shows
+	 * only parts of it (a nested --restrict src), so relative paths keep their meaning. */
+	if (plan->cwd_fallback && in->spec->workspace && !in->spec->chdir) {
+		char *ws = strdup(in->spec->workspace);
+
+		if (!ws)
+			return sbx_error_set(err, SBX_ERR_SETUP, ENOMEM, "out of memory");
+		free(plan->cwd);
+		plan->cwd = ws;
+		plan->cwd_fallback = false;
+	}
 	r = sbx_ll_backend_check(in->spec, plan, in->spec->best_effort, lost, sizeof(lost), err);
 	if (r < 0) {
 		/* Say why that backend was chosen: the user namespace failure, with its fix. */

@@ -2464,13 +2464,17 @@ static int sub_lookup(struct sbx_supervisor *s, pid_t tgid)
 	if (s->landlocked_full || s->subreapers_full)
 		return -2;
 	for (int i = 0; i < MAX_ANCESTRY; i++) {
-		if (p <= 1 || (p != tgid && subreaper_in(s, p)))
+		if (p <= 1)
 			return -2;
+		/* a recorded process first: sbx's own reaper (a sub-worker on the landlock
+		 * backend) holds its sandbox's layer and adopts only what lies below it */
 		if (landlocked_in(s, p)) {
 			int k = sub_find(s, p);
 
 			return k >= 0 ? k : -2;
 		}
+		if (p != tgid && subreaper_in(s, p))
+			return -2;
 		if (p == s->worker)
 			return -1;
 		p = parent_of(p);

@@ -206,7 +206,9 @@ static void test_git_works_claude_agent(void)
 	             "$g checkout -q main; cd %s; echo w > w; $g add w; $g commit -qm wt; "
 	             "cd %s; $g log --format=%%s --all | sort | tr '\\n' ' '; echo; echo GIT-OK",
 	             git, ws, wt, ws);
-	it_sbxv(&r, "run", "-p", "claude-agent", "-v", t, "--", "/bin/sh", "-c", script, NULL);
+	/* t is also $HOME here: shown as it is, instead of claude-agent's private home */
+	it_sbxv(&r, "run", "-p", "claude-agent", "--home", "none", "-v", t, "--", "/bin/sh", "-c",
+	        script, NULL);
 	if (r.status != 0)
 		it_fail(__FILE__, __LINE__, "status %d:\n%s%s", r.status, r.out, r.err);
 	IT_EXPECT_CONTAINS(r.out, "one side three two wt \nGIT-OK\n");
