@@ -206,8 +206,6 @@ struct sbx_spec {
 	 * command line looks; NULL: none); home_size: the tmpfs's size in bytes (0:
 	 * SBX_HOME_SIZE_FALLBACK). All set by the command line, home also by a profile. */
 	enum sbx_home home;
-	bool home_default; /* home was UNSET: the built-in default's, which yields to a mount at
-	                      or above $HOME (sbx_spec_finish sets it) */
 	char *home_path;
 	char *home_dir;
 	char *home_gitconfig;

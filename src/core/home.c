@@ -137,21 +137,11 @@ int sbx_spec_add_home(struct sbx_spec *spec, struct sbx_error *err)
 	/* No $HOME known, or "/": no home (a tmpfs at / would be the root). */
 	if (!spec->home_path || spec->home_path[0] != '/' || strcmp(spec->home_path, "/") == 0)
 		return 0;
-	/* The built-in default's home yields to a mount at or above $HOME (the workspace is the
-	 * home itself, -v /home): it shows what was asked for. A home a profile or --home asks
-	 * for stays: a mount above is overlaid (the deeper target wins), one at $HOME itself
-	 * contradicts it. */
-	if (spec->home_default && covering(spec, spec->home_path))
+	/* A mount the user or the profile named at or above $HOME (the workspace is the home
+	 * itself, -v /home) wins: it shows what was asked for, and the home, which is there
+	 * for tools that need a writable $HOME, stays out of its way. */
+	if (covering(spec, spec->home_path))
 		return 0;
-	if (sbx_spec_find_target(spec, spec->home_path)) {
-		r = sbx_error_set(err, SBX_ERR_USAGE, EEXIST,
-		                  "a mount shows %s, the home that %s keeps private (home: %s)",
-		                  spec->home_path, spec->profile ? spec->profile : "--home",
-		                  sbx_home_name(spec->home));
-		sbx_error_hint(err, "run from a project directory, or pass --home none to show "
-		                    "the mount there instead");
-		return r;
-	}
 	{
 		struct sbx_mount m = {.kind = SBX_MOUNT_TMPFS,
 		                      .target = spec->home_path,

@@ -891,10 +891,8 @@ int sbx_spec_finish(struct sbx_spec *spec, struct sbx_error *err)
 
 	/* The built-in default gives the worker a private home; a profile says what it wants
 	 * (home:), none if it does not; --root shows a tree with homes of its own. */
-	if (spec->home == SBX_HOME_UNSET) {
+	if (spec->home == SBX_HOME_UNSET)
 		spec->home = !spec->profile && !spec->root ? SBX_HOME_TMPFS : SBX_HOME_NONE;
-		spec->home_default = true;
-	}
 
 	if (!spec->profile) {
 		r = sbx_spec_set_str(&spec->profile, "default", err);
