@@ -37,6 +37,8 @@ struct sbx_cli_run {
 	/* nesting (nest.c): --restrict, --allow-read, --allow-write, and -v/--mount as grants */
 	struct sbx_nest_request req;    /* owned grants */
 	bool net_given;                 /* --net was given */
+	bool net_list_given;            /* the last --net was allow:..., which a next one adds to */
+	char *net_learn_out;            /* --net-learn-out FILE (owned) */
 	bool nest_flags;                /* --restrict, --allow-read or --allow-write was given */
 	struct sbx_nest *nest_child;    /* nested: the effective spec asked for (owned) */
 	struct sbx_globwalk_stats walk; /* the walk for hide globs (top-level or nested) */
@@ -67,6 +69,10 @@ void sbx_json_string(FILE *f, const char *s);
  */
 const char *sbx_cli_esc(const char *s);
 
+/* The network mode as a profile spells it: none, host, learn, {allow: [...], deny: [...]}
+ * (net_cli.c). */
+void sbx_cli_net_yaml(FILE *f, enum sbx_net_mode mode, const struct sbx_netpolicy *p);
+
 /* Subcommands: each returns the process exit status. */
 int sbx_cmd_run(int argc, char **argv);
 int sbx_cmd_check(int argc, char **argv);
@@ -75,6 +81,7 @@ int sbx_cmd_profiles(int argc, char **argv);
 int sbx_cmd_doctor(int argc, char **argv);
 int sbx_cmd_status(int argc, char **argv);
 int sbx_cmd_explain(int argc, char **argv);
+int sbx_cmd_connect(int argc, char **argv);
 
 /* ---- nesting (nest.c) ---- */
 

@@ -20,6 +20,7 @@ static const struct command {
     {"doctor", sbx_cmd_doctor, "what this kernel allows, and which backend sbx will use"},
     {"status", sbx_cmd_status, "inside a sandbox: the effective spec it runs under"},
     {"explain", sbx_cmd_explain, "the last denials in an audit log, and what would allow each"},
+    {"connect", sbx_cmd_connect, "inside a sandbox: relay stdin/stdout to HOST PORT via its proxy"},
 };
 
 static void usage(FILE *f)

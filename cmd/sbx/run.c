@@ -117,6 +117,7 @@ enum {
 	OPT_CHDIR,
 	OPT_ENV,
 	OPT_NET,
+	OPT_NET_LEARN_OUT,
 	OPT_DEVICE,
 	OPT_DRY_RUN,
 	OPT_JSON,
@@ -146,6 +147,7 @@ static const struct option run_options[] = {
     {"chdir", required_argument, NULL, OPT_CHDIR},
     {"env", required_argument, NULL, OPT_ENV},
     {"net", required_argument, NULL, OPT_NET},
+    {"net-learn-out", required_argument, NULL, OPT_NET_LEARN_OUT},
     {"device", required_argument, NULL, OPT_DEVICE},
     {"dry-run", no_argument, NULL, OPT_DRY_RUN},
     {"json", no_argument, NULL, OPT_JSON},
@@ -175,6 +177,7 @@ void sbx_cli_run_clear(struct sbx_cli_run *run)
 	sbx_nest_request_clear(&run->req);
 	sbx_nest_free(run->nest_child);
 	run->nest_child = NULL;
+	free(run->net_learn_out);
 	memset(run, 0, sizeof(*run));
 }
 
@@ -337,18 +340,18 @@ static int parse_one(struct sbx_spec *spec, struct sbx_cli_run *out, int c, cons
 		return parse_env(spec, arg, err);
 	case OPT_NET:
 		out->net_given = true;
-		if (strcmp(arg, "none") == 0) {
-			spec->net = SBX_NET_NONE;
-			return 0;
-		}
-		if (strcmp(arg, "host") == 0) {
-			spec->net = SBX_NET_HOST;
-			return 0;
-		}
-		r = sbx_error_set(err, SBX_ERR_USAGE, EINVAL, "--net '%s' is not supported", arg);
-		sbx_error_hint(err, "use --net none (loopback only, the default) or --net host; "
-		                    "name allowlists (allow:NAME) are not available yet");
-		return r;
+		/* --net allow:A --net allow:B adds; any other value replaces */
+		if (strncmp(arg, "allow:", 6) != 0 || spec->net != SBX_NET_ALLOW ||
+		    !out->net_list_given)
+			sbx_netpolicy_clear(&spec->netpol);
+		out->net_list_given = strncmp(arg, "allow:", 6) == 0;
+		return sbx_net_parse_flag(arg, &spec->net, &spec->netpol, err);
+	case OPT_NET_LEARN_OUT:
+		free(out->net_learn_out);
+		out->net_learn_out = strdup(arg);
+		if (!out->net_learn_out)
+			return sbx_error_set(err, SBX_ERR_SETUP, ENOMEM, "out of memory");
+		return 0;
 	case OPT_BACKEND:
 		if (strcmp(arg, "auto") == 0)
 			out->backend = SBX_ASK_AUTO;

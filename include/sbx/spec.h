@@ -16,6 +16,7 @@
 #include <stdint.h>
 
 #include "sbx/error.h"
+#include "sbx/net.h"
 #include "sbx/path.h"
 #include "sbx/seccomp.h"
 #include "sbx/supervise.h"
@@ -85,11 +86,6 @@ struct sbx_env_entry {
 	char *value; /* NULL: pass the caller's value, if it has one */
 };
 
-enum sbx_net_mode {
-	SBX_NET_NONE = 0, /* a new network namespace with loopback up */
-	SBX_NET_HOST,     /* the host's network namespace */
-};
-
 enum sbx_sysmounts {
 	SBX_SYSMOUNTS_DEFAULT = 0, /* /usr, /bin, /lib*, essential /etc, adapted to the host */
 	SBX_SYSMOUNTS_NONE,
@@ -103,6 +99,7 @@ struct sbx_spec {
 	char *chdir;     /* working directory inside, or NULL for the default rule */
 	enum sbx_sysmounts system_mounts;
 	enum sbx_net_mode net;
+	struct sbx_netpolicy netpol; /* SBX_NET_ALLOW's entries (include/sbx/net.h) */
 	bool best_effort;
 	bool nesting; /* may the worker start sub-sandboxes (profile key `nesting`); the seccomp
 	                 filter decides namespace creation from it. Default: true (sbx_spec_new) */

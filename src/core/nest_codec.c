@@ -56,6 +56,7 @@ void sbx_nest_free(struct sbx_nest *n)
 		free(n->mounts[i].target);
 	free(n->mounts);
 	free(n->profile);
+	sbx_netpolicy_clear(&n->netpol);
 	free(n);
 }
 
@@ -254,7 +255,7 @@ int sbx_nest_check(const struct sbx_nest *n, struct sbx_error *err)
 		bad = "profile name missing or too long";
 	else if (n->depth < 1 || n->depth > SBX_NEST_MAX_DEPTH)
 		bad = "depth out of range";
-	else if (n->backend >= SBX_BACKEND_MAX_ || n->net > SBX_NET_HOST)
+	else if (n->backend >= SBX_BACKEND_MAX_ || n->net >= SBX_NET_MODE_MAX_)
 		bad = "unknown backend or network mode";
 	else if (n->scoped & ~(unsigned)(SBX_LL_SCOPE_ABSTRACT_UNIX | SBX_LL_SCOPE_SIGNAL))
 		bad = "unknown Landlock scope";
@@ -286,10 +287,28 @@ int sbx_nest_check(const struct sbx_nest *n, struct sbx_error *err)
 		else if (m->kind == SBX_NEST_RULE && ++n_rules > SBX_NEST_MAX_RULES)
 			bad = "too many rule entries";
 	}
+	if (!bad && n->net != SBX_NET_ALLOW && (n->netpol.n_allow || n->netpol.n_deny) &&
+	    n->net != SBX_NET_LEARN)
+		bad = "network entries without an allowlist";
+	if (!bad && n->netpol.n_allow + n->netpol.n_deny > SBX_NET_MAX_RULES)
+		bad = "too many network entries";
 	if (bad)
 		return sbx_error_set(err, SBX_ERR_SETUP, EBADMSG,
 		                     "the sandbox's effective spec is invalid: %s", bad);
 	return 0;
+}
+
+/* Version 5's network entries: a count, then each entry's flags and spelling. */
+static void put_rules(struct wbuf *w, const struct sbx_net_rule *r, size_t n)
+{
+	char e[SBX_NET_NAME_MAX + 8];
+
+	put_u32(w, (uint32_t)n);
+	for (size_t i = 0; i < n; i++) {
+		sbx_net_rule_fmt(&r[i], e, sizeof(e));
+		put_u8(w, (uint8_t)(r[i].allow_private ? 1 : 0));
+		put_str(w, e);
+	}
 }
 
 int sbx_nest_encode(const struct sbx_nest *n, unsigned char **out, size_t *len,
@@ -304,7 +323,7 @@ int sbx_nest_encode(const struct sbx_nest *n, unsigned char **out, size_t *len,
 	/* Without an id the bytes are version 3's, so that what an older sbx wrote reads back
 	 * to the same bytes (the codec is canonical) and an older sbx reads what this one
 	 * writes for a sandbox that has no id. */
-	put_u32(&w, n->sandbox_id[0] ? SBX_NEST_VERSION : 3u);
+	put_u32(&w, n->net >= SBX_NET_ALLOW ? SBX_NEST_VERSION : n->sandbox_id[0] ? 4u : 3u);
 	put_u32(&w, 0); /* total length, filled in below */
 	put_u32(&w, n->depth);
 	put_u8(&w, n->backend);
@@ -314,7 +333,11 @@ int sbx_nest_encode(const struct sbx_nest *n, unsigned char **out, size_t *len,
 	put_u8(&w, n->scoped);
 	put_u8(&w, n->parent_unknown);
 	put_str(&w, n->profile);
-	if (n->sandbox_id[0])
+	if (n->net >= SBX_NET_ALLOW) {
+		put_str(&w, n->sandbox_id);
+		put_rules(&w, n->netpol.allow, n->netpol.n_allow);
+		put_rules(&w, n->netpol.deny, n->netpol.n_deny);
+	} else if (n->sandbox_id[0])
 		put_str(&w, n->sandbox_id);
 	put_u32(&w, (uint32_t)n->n_mounts);
 	for (size_t i = 0; i < n->n_mounts; i++) {
@@ -437,10 +460,10 @@ int sbx_nest_decode(const unsigned char *buf, size_t len, struct sbx_nest **out,
 	if (!magic || memcmp(magic, codec_magic, sizeof(codec_magic)) != 0)
 		return sbx_error_set(err, SBX_ERR_SETUP, EBADMSG,
 		                     "the sandbox's effective spec is not an sbx spec (bad magic)");
-	if (version != SBX_NEST_VERSION && version != 3u)
+	if (version != SBX_NEST_VERSION && version != 3u && version != 4u)
 		return sbx_error_set(err, SBX_ERR_SETUP, EBADMSG,
 		                     "the sandbox's effective spec has version %u; this sbx reads "
-		                     "versions 3 and %u",
+		                     "versions 3 to %u",
 		                     version, SBX_NEST_VERSION);
 	if (total != len)
 		return sbx_error_set(err, SBX_ERR_SETUP, EBADMSG,
@@ -458,7 +481,7 @@ int sbx_nest_decode(const unsigned char *buf, size_t len, struct sbx_nest **out,
 	n->scoped = get_u8(&b);
 	n->parent_unknown = get_bool(&b);
 	n->profile = get_str(&b, SBX_NEST_PROFILE_MAX);
-	if (version == SBX_NEST_VERSION) {
+	if (version == 4u) {
 		/* version 4 has an id, always one (without one it would have been 3) */
 		_cleanup_free_ char *id = get_str(&b, SBX_NEST_ID_LEN);
 
@@ -466,6 +489,44 @@ int sbx_nest_decode(const unsigned char *buf, size_t len, struct sbx_nest **out,
 			memcpy(n->sandbox_id, id, SBX_NEST_ID_LEN + 1);
 		else
 			b.bad = true;
+	}
+	/* version 5: an id or "", then the network entries; only for an allowlist or learn */
+	if (version == SBX_NEST_VERSION) {
+		_cleanup_free_ char *id = get_str(&b, SBX_NEST_ID_LEN);
+
+		if (!b.bad && n->net < SBX_NET_ALLOW)
+			b.bad = true;
+		if (id && (strlen(id) == SBX_NEST_ID_LEN || !*id))
+			memcpy(n->sandbox_id, id, strlen(id) + 1);
+		else
+			b.bad = true;
+		for (int deny = 0; deny < 2 && !b.bad; deny++) {
+			uint32_t nr = get_u32(&b);
+
+			if (nr > SBX_NET_MAX_RULES || (size_t)nr * 5 > len - b.off)
+				b.bad = true;
+			for (uint32_t i = 0; !b.bad && i < nr; i++) {
+				unsigned fl = get_u8(&b);
+				_cleanup_free_ char *e = get_str(&b, SBX_NET_NAME_MAX + 2);
+				size_t before = deny ? n->netpol.n_deny : n->netpol.n_allow;
+				char again[SBX_NET_NAME_MAX + 8];
+
+				/* canonical: a known flag, an entry as sbx writes it, no repeat */
+				if (b.bad || fl > 1 || (deny && fl) ||
+				    sbx_netpolicy_add(&n->netpol, deny, e, fl, NULL) < 0 ||
+				    (deny ? n->netpol.n_deny : n->netpol.n_allow) != before + 1) {
+					b.bad = true;
+					break;
+				}
+				sbx_net_rule_fmt(deny ? &n->netpol.deny[before]
+				                      : &n->netpol.allow[before],
+				                 again, sizeof(again));
+				if (strcmp(again, e) != 0)
+					b.bad = true;
+			}
+		}
+	} else if (!b.bad && n->net >= SBX_NET_ALLOW) {
+		b.bad = true;
 	}
 	count = get_u32(&b);
 	/* Each entry takes at least 6 bytes: a count larger than the rest can hold is a lie,

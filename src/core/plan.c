@@ -622,7 +622,8 @@ int sbx_plan_build(const struct sbx_spec *spec, const struct sbx_host *host, str
 	if (r < 0)
 		return r;
 
-	p->new_net = spec->net == SBX_NET_NONE;
+	p->new_net = spec->net != SBX_NET_HOST;
+	p->net = spec->net;
 	p->caller_uid = host->uid;
 	p->caller_gid = host->gid;
 	p->inner_uid = host->uid;

@@ -76,7 +76,8 @@ static const struct {
 	const char *msg;
 } bad[] = {
     {"--bogus", "--", "x", "unknown option '--bogus'"},
-    {"--net", "allow:x", "x", "--net 'allow:x' is not supported"},
+    {"--net", "bridge", "x", "--net 'bridge' is not a network mode"},
+    {"--net", "allow:a b", "x", "not a host name"},
     {"--chdir", "rel", "x", "not an absolute sandbox path"},
     {"--device", "/etc/passwd", "x", "not a path under /dev"},
     {"--json", "--", "x", "--json goes with --dry-run"},

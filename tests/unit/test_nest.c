@@ -737,7 +737,7 @@ static void test_codec_sandbox_id(void **state)
 	memcpy(v4, v3, len3);
 	len4 = len3;
 	assert_int_equal(sbx_nest_blob_set_id(&v4, &len4, id, NULL), 0);
-	assert_int_equal(v4[8], SBX_NEST_VERSION);
+	assert_int_equal(v4[8], 4);
 	assert_int_equal(len4, len3 + 2 + SBX_NEST_ID_LEN);
 	assert_int_equal(sbx_nest_decode(v4, len4, &back, NULL), 0);
 	assert_string_equal(back->sandbox_id, id);
@@ -781,7 +781,7 @@ static void test_codec_sandbox_id(void **state)
 		size_t plen = strlen(n->profile), hdr = 16 + 4 + 6 + 2 + plen;
 
 		memcpy(c, v3, hdr);
-		c[8] = SBX_NEST_VERSION;
+		c[8] = 4;
 		c[hdr] = 0;
 		c[hdr + 1] = 0;
 		memcpy(c + hdr + 2, v3 + hdr, len3 - hdr);

@@ -1,0 +1,219 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The network's pieces of the CLI: the mode as YAML, and `sbx connect HOST PORT`, the
+ * ProxyCommand sbx sets in GIT_SSH_COMMAND inside an allowlisted sandbox (BSD nc speaks no
+ * SOCKS5 with names, and ssh itself no HTTP proxy): it asks the sandbox's HTTP proxy (found
+ * in HTTP_PROXY or http_proxy) for a CONNECT tunnel, then relays stdin and stdout through it.
+ */
+#include <errno.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <arpa/inet.h>
+
+#include "cli.h"
+#include "sbx/cleanup.h"
+#include "sbx/net.h"
+
+void sbx_cli_net_yaml(FILE *f, enum sbx_net_mode mode, const struct sbx_netpolicy *p)
+{
+	char e[SBX_NET_NAME_MAX + 8];
+
+	if (mode != SBX_NET_ALLOW) {
+		fputs(mode == SBX_NET_HOST ? "host" : mode == SBX_NET_LEARN ? "learn" : "none", f);
+		return;
+	}
+	fputs("{allow: [", f);
+	for (size_t i = 0; i < p->n_allow; i++) {
+		sbx_net_rule_fmt(&p->allow[i], e, sizeof(e));
+		if (p->allow[i].allow_private)
+			fprintf(f, "%s{name: \"%s\", allow-private: true}", i ? ", " : "", e);
+		else
+			fprintf(f, "%s\"%s\"", i ? ", " : "", e);
+	}
+	fputs("]", f);
+	if (p->n_deny) {
+		fputs(", deny: [", f);
+		for (size_t i = 0; i < p->n_deny; i++) {
+			sbx_net_rule_fmt(&p->deny[i], e, sizeof(e));
+			fprintf(f, "%s\"%s\"", i ? ", " : "", e);
+		}
+		fputs("]", f);
+	}
+	fputs("}", f);
+}
+
+/* http://127.0.0.1:PORT[/] or http://[::1]:PORT: the proxy sbx sets, on loopback only. */
+static int proxy_addr(const char *url, struct sockaddr_storage *ss, socklen_t *len)
+{
+	char host[64];
+	const char *p, *colon;
+	long port;
+
+	if (!url || strncmp(url, "http://", 7) != 0)
+		return -EINVAL;
+	p = url + 7;
+	if (*p == '[') {
+		const char *close = strchr(p, ']');
+
+		if (!close || (size_t)(close - p - 1) >= sizeof(host) || close[1] != ':')
+			return -EINVAL;
+		memcpy(host, p + 1, (size_t)(close - p - 1));
+		host[close - p - 1] = '\0';
+		colon = close + 1;
+	} else {
+		colon = strchr(p, ':');
+		if (!colon || (size_t)(colon - p) >= sizeof(host))
+			return -EINVAL;
+		memcpy(host, p, (size_t)(colon - p));
+		host[colon - p] = '\0';
+	}
+	port = strtol(colon + 1, NULL, 10);
+	if (port <= 0 || port > 65535)
+		return -EINVAL;
+	memset(ss, 0, sizeof(*ss));
+	if (inet_pton(AF_INET, host, &((struct sockaddr_in *)ss)->sin_addr) == 1) {
+		((struct sockaddr_in *)ss)->sin_family = AF_INET;
+		((struct sockaddr_in *)ss)->sin_port = htons((uint16_t)port);
+		*len = sizeof(struct sockaddr_in);
+		return 0;
+	}
+	if (inet_pton(AF_INET6, host, &((struct sockaddr_in6 *)ss)->sin6_addr) == 1) {
+		((struct sockaddr_in6 *)ss)->sin6_family = AF_INET6;
+		((struct sockaddr_in6 *)ss)->sin6_port = htons((uint16_t)port);
+		*len = sizeof(struct sockaddr_in6);
+		return 0;
+	}
+	return -EINVAL;
+}
+
+static int relay(int s)
+{
+	char buf[65536];
+	bool in_open = true, s_open = true;
+
+	while (s_open) {
+		struct pollfd p[2] = {{in_open ? 0 : -1, POLLIN, 0}, {s, POLLIN, 0}};
+
+		if (poll(p, 2, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			return 1;
+		}
+		if (p[0].revents) {
+			ssize_t n = read(0, buf, sizeof(buf));
+
+			if (n <= 0) {
+				in_open = false;
+				shutdown(s, SHUT_WR);
+			} else
+				for (ssize_t off = 0; off < n;) {
+					ssize_t w =
+					    send(s, buf + off, (size_t)(n - off), MSG_NOSIGNAL);
+					if (w <= 0)
+						return 1;
+					off += w;
+				}
+		}
+		if (p[1].revents) {
+			ssize_t n = recv(s, buf, sizeof(buf), 0);
+
+			if (n <= 0)
+				s_open = false;
+			else
+				for (ssize_t off = 0; off < n;) {
+					ssize_t w = write(1, buf + off, (size_t)(n - off));
+					if (w <= 0)
+						return 1;
+					off += w;
+				}
+		}
+	}
+	return 0;
+}
+
+int sbx_cmd_connect(int argc, char **argv)
+{
+	const char *url = getenv("HTTP_PROXY");
+	struct sockaddr_storage ss;
+	socklen_t slen = 0;
+	_cleanup_close_ int s = -1;
+	char req[600], head[4096];
+	size_t got = 0;
+	char *end = NULL;
+
+	if (argc == 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
+		puts(
+		    "Usage: sbx connect HOST PORT\n\nInside a sandbox with a network allowlist: "
+		    "open a tunnel to HOST:PORT through the sandbox's proxy (HTTP_PROXY) and relay "
+		    "stdin and stdout through it (ssh's ProxyCommand; sbx sets GIT_SSH_COMMAND to "
+		    "use it).");
+		return 0;
+	}
+	if (argc != 3 || strlen(argv[1]) > SBX_NET_NAME_MAX + 2 || strpbrk(argv[1], " \r\n")) {
+		fputs("sbx connect: usage: sbx connect HOST PORT\n", stderr);
+		return 125;
+	}
+	if (!url || !*url)
+		url = getenv("http_proxy");
+	if (proxy_addr(url, &ss, &slen) < 0) {
+		fprintf(
+		    stderr,
+		    "sbx connect: HTTP_PROXY is %s%s%s, not the loopback proxy of an sbx sandbox "
+		    "(http://127.0.0.1:PORT)\nsbx connect: hint: run it inside `sbx run --net "
+		    "allow:...`\n",
+		    url ? "'" : "", url ? sbx_cli_esc(url) : "unset", url ? "'" : "");
+		return 125;
+	}
+	s = socket(ss.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (s < 0 || connect(s, (struct sockaddr *)&ss, slen) < 0) {
+		fprintf(stderr, "sbx connect: cannot reach the proxy at %s: %s\n", sbx_cli_esc(url),
+		        strerror(errno));
+		return 1;
+	}
+	{
+		bool v6 = strchr(argv[1], ':') && argv[1][0] != '[';
+		int n = snprintf(req, sizeof(req),
+		                 "CONNECT %s%s%s:%s HTTP/1.1\r\nHost: %s%s%s:%s\r\n\r\n",
+		                 v6 ? "[" : "", argv[1], v6 ? "]" : "", argv[2], v6 ? "[" : "",
+		                 argv[1], v6 ? "]" : "", argv[2]);
+
+		if (n < 0 || (size_t)n >= sizeof(req) ||
+		    send(s, req, (size_t)n, MSG_NOSIGNAL) != n) {
+			fprintf(stderr, "sbx connect: cannot send to the proxy: %s\n",
+			        strerror(errno));
+			return 1;
+		}
+	}
+	/* read the answer's head byte by byte, so that nothing of the tunnel is taken */
+	while (got + 1 < sizeof(head)) {
+		ssize_t n = recv(s, head + got, 1, 0);
+
+		if (n <= 0)
+			break;
+		got++;
+		head[got] = '\0';
+		if (got >= 4 && !memcmp(head + got - 4, "\r\n\r\n", 4)) {
+			end = head + got;
+			break;
+		}
+	}
+	if (!end || strncmp(head, "HTTP/1.1 200", 12) != 0) {
+		char *nl = strchr(head, '\r');
+		const char *why = strstr(head, "X-Proxy-Error: ");
+
+		if (nl)
+			*nl = '\0';
+		fprintf(stderr, "sbx connect: the proxy refused %s:%s: %s\n", sbx_cli_esc(argv[1]),
+		        sbx_cli_esc(argv[2]), got ? sbx_cli_esc(head) : "no answer");
+		if (why && nl)
+			fprintf(stderr, "sbx connect: %.*s\n", (int)strcspn(why, "\r"), why);
+		return 1;
+	}
+	return relay(s);
+}
