@@ -48,6 +48,7 @@
 #include "os/net.h"
 #include "os/proc.h"
 #include "os/seccomp.h"
+#include "os/netproxy.h"
 #include "os/supervisor.h"
 #include "os/userns.h"
 #include "sbx/cleanup.h"
@@ -63,7 +64,17 @@ struct child_ctx {
 	int sync_fd; /* read end: one byte once the maps are written, EOF if sbx gave up or died */
 	const struct sbx_seccomp_prog *filter; /* built by sbx before clone */
 	struct sbx_supervisor *sup;            /* NULL: nothing supervised */
+	int net_fd;        /* init's end of the proxy's socket pair (src/os/netproxy.c), or -1 */
+	int net_parent_fd; /* sbx's end: init closes it */
 };
+
+/* The proxy and resolver for a plan with its own network namespace (sbx_launch_net). */
+static struct sbx_netproxy *launch_net;
+
+void sbx_launch_net(struct sbx_netproxy *proxy)
+{
+	launch_net = proxy;
+}
 
 static int seal_spec_and_build_filter(const struct sbx_plan *plan, int *spec_fd,
                                       struct sbx_seccomp_prog *filter, struct sbx_error *err);
@@ -121,6 +132,7 @@ int sbx_launch(const struct sbx_plan *plan, char *const argv[], struct sbx_super
 	/* Last, so that it is released first: a child left behind by a failure below is killed
 	 * and reaped before its pipes close. */
 	_cleanup_pid_ pid_t pid = 0;
+	int net_fd = -1;
 	unsigned long flags = CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC |
 	                      CLONE_NEWUTS | CLONE_NEWCGROUP;
 	int r;
@@ -160,6 +172,10 @@ int sbx_launch(const struct sbx_plan *plan, char *const argv[], struct sbx_super
 	 * reach sbx over them (src/os/supervisor.c). */
 	if (sup && (r = sbx_supervisor_prepare(sup, err)) < 0)
 		return r;
+	/* The proxy's socket pair: init makes the listening sockets in the new network
+	 * namespace and sends them to sbx over it (src/os/netns.c). */
+	if (plan->new_net && launch_net && (r = sbx_netproxy_prepare(launch_net, &net_fd, err)) < 0)
+		return r;
 
 	/* Every namespace at once: the new user namespace is what allows an unprivileged caller
 	 * the others, and owns them, so that nothing init does there reaches the host's. */
@@ -176,6 +192,8 @@ int sbx_launch(const struct sbx_plan *plan, char *const argv[], struct sbx_super
 		    .filter = &filter,
 		    .sync_fd = sync_pipe[0],
 		    .sup = sup,
+		    .net_fd = net_fd,
+		    .net_parent_fd = net_fd >= 0 ? sbx_netproxy_parent_fd(launch_net) : -1,
 		};
 
 		/* init keeps only its ends: the sync pipe's EOF must mean that sbx is gone, and
@@ -193,6 +211,10 @@ int sbx_launch(const struct sbx_plan *plan, char *const argv[], struct sbx_super
 	sbx_prepared_clear(&prep);
 	if (sup)
 		sbx_supervisor_parent_close(sup);
+	/* sbx serves the sandbox's proxy and resolver from here on (one thread; it closes
+	 * init's end of the pair) */
+	if (net_fd >= 0 && (r = sbx_netproxy_start(launch_net, err)) < 0)
+		return r;
 
 	/* The id maps are written from outside, as only a process in the parent user namespace
 	 * may: the caller's own ids unprivileged, an unprivileged host range as root (so that
@@ -457,6 +479,15 @@ __attribute__((noreturn)) static void init_main(struct child_ctx *c)
 	 * programs expect to answer (--net none is loopback only). */
 	if (c->plan->new_net && sbx_net_loopback_up(&err) < 0)
 		child_fail(c->err_fd, &err);
+	/* sbx's resolver (and, with an allowlist, its proxies) on that loopback: the sockets
+	 * are made here, in the namespace, and served by sbx from outside; the sandbox's
+	 * /etc/resolv.conf names it. */
+	if (c->net_fd >= 0) {
+		close(c->net_parent_fd);
+		if (sbx_netns_sockets(c->net_fd, c->plan->net >= SBX_NET_ALLOW, &err) < 0 ||
+		    sbx_netns_resolv_conf(&err) < 0)
+			child_fail(c->err_fd, &err);
+	}
 
 	/* init's own signalfd, for the signals sbx forwards and for its children's ends (the
 	 * mask blocking them is inherited from sbx). */
@@ -660,7 +691,9 @@ static int launch_landlock(const struct sbx_plan *plan, char *const argv[],
 		                      .spec_fd = spec_fd,
 		                      .sync_fd = -1,
 		                      .filter = &filter,
-		                      .sup = sup};
+		                      .sup = sup,
+		                      .net_fd = -1,
+		                      .net_parent_fd = -1};
 
 		/* the worker keeps only its end of the error pipe, and no signalfd of sbx's */
 		close(err_pipe[0]);

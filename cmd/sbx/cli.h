@@ -73,6 +73,19 @@ const char *sbx_cli_esc(const char *s);
  * (net_cli.c). */
 void sbx_cli_net_yaml(FILE *f, enum sbx_net_mode mode, const struct sbx_netpolicy *p);
 
+/* sbx run's network (net_cli.c): the proxy's variables in the spec and the host's resolver
+ * sockets hidden (top: not a nested run); the proxy for a plan with its own network
+ * namespace (*out NULL otherwise); after the run, stopped, with what learning found (stderr,
+ * --net-learn-out) and, under --net none, a note when refused lookups preceded a failure. */
+struct sbx_netproxy;
+struct sbx_audit;
+int sbx_cli_net_spec(struct sbx_spec *spec, bool top, struct sbx_error *err);
+int sbx_cli_net_plan_env(struct sbx_plan *plan, struct sbx_error *err);
+int sbx_cli_net_open(const struct sbx_cli_run *run, const struct sbx_plan *plan,
+                     struct sbx_audit *audit, struct sbx_netproxy **out, struct sbx_error *err);
+void sbx_cli_net_close(const struct sbx_cli_run *run, const struct sbx_plan *plan,
+                       struct sbx_netproxy *p, bool ran, int status);
+
 /* Subcommands: each returns the process exit status. */
 int sbx_cmd_run(int argc, char **argv);
 int sbx_cmd_check(int argc, char **argv);

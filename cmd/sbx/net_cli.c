@@ -6,6 +6,8 @@
  * in HTTP_PROXY or http_proxy) for a CONNECT tunnel, then relays stdin and stdout through it.
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <stdio.h>
@@ -18,7 +20,10 @@
 
 #include "cli.h"
 #include "sbx/cleanup.h"
+#include "os/netproxy.h"
 #include "sbx/net.h"
+#include "sbx/plan.h"
+#include "sbx/spec.h"
 
 void sbx_cli_net_yaml(FILE *f, enum sbx_net_mode mode, const struct sbx_netpolicy *p)
 {
@@ -216,4 +221,171 @@ int sbx_cmd_connect(int argc, char **argv)
 		return 1;
 	}
 	return relay(s);
+}
+
+/* ---- sbx run's network (sbx(1), NETWORK) ---- */
+
+/* What the worker's tools need to use the proxy. */
+struct net_env {
+	char http[64], socks[64], ssh[PATH_MAX + 64];
+	struct {
+		const char *name, *value;
+	} e[10];
+};
+
+static void net_env(struct net_env *v)
+{
+	char self[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	size_t k = 0;
+
+	if (n <= 0 || memchr(self, '\'', (size_t)n))
+		snprintf(self, sizeof(self), "sbx");
+	else
+		self[n] = '\0';
+	snprintf(v->http, sizeof(v->http), "http://127.0.0.1:%u", SBX_NET_HTTP_PORT);
+	snprintf(v->socks, sizeof(v->socks), "socks5h://127.0.0.1:%u", SBX_NET_SOCKS_PORT);
+	/* ssh through `sbx connect`, which asks the HTTP proxy for a tunnel */
+	snprintf(v->ssh, sizeof(v->ssh), "ssh -o 'ProxyCommand=%s connect %%h %%p'", self);
+	v->e[k].name = "HTTP_PROXY", v->e[k++].value = v->http;
+	v->e[k].name = "HTTPS_PROXY", v->e[k++].value = v->http;
+	v->e[k].name = "ALL_PROXY", v->e[k++].value = v->socks;
+	v->e[k].name = "NO_PROXY", v->e[k++].value = "localhost,127.0.0.1,::1";
+	v->e[k].name = "http_proxy", v->e[k++].value = v->http;
+	v->e[k].name = "https_proxy", v->e[k++].value = v->http;
+	v->e[k].name = "all_proxy", v->e[k++].value = v->socks;
+	v->e[k].name = "no_proxy", v->e[k++].value = "localhost,127.0.0.1,::1";
+	/* Node's fetch ignores the variables without it (Node 22.21 and 24.5 on) */
+	v->e[k].name = "NODE_USE_ENV_PROXY", v->e[k++].value = "1";
+	v->e[k].name = "GIT_SSH_COMMAND", v->e[k++].value = v->ssh;
+}
+
+int sbx_cli_net_spec(struct sbx_spec *spec, bool top, struct sbx_error *err)
+{
+	static const char *const resolver_sockets[] = {"/run/systemd/resolve", "/run/nscd",
+	                                               "/var/run/nscd"};
+	struct net_env v = {0};
+	int r = 0;
+
+	if (spec->net == SBX_NET_HOST)
+		return 0;
+	/* a name looked up through the host's resolver daemon would leave the sandbox by a unix
+	 * socket, which no network namespace stops: hidden wherever a mount shows them */
+	for (size_t i = 0;
+	     top && r >= 0 && i < sizeof(resolver_sockets) / sizeof(*resolver_sockets); i++)
+		r = sbx_spec_add_hide(spec, resolver_sockets[i], err);
+	if (r < 0 || spec->net < SBX_NET_ALLOW)
+		return r;
+	net_env(&v);
+	for (size_t i = 0; r >= 0 && i < sizeof(v.e) / sizeof(v.e[0]); i++)
+		r = sbx_spec_add_env(spec, v.e[i].name, v.e[i].value, err);
+	return r;
+}
+
+int sbx_cli_net_plan_env(struct sbx_plan *plan, struct sbx_error *err)
+{
+	struct net_env v = {0};
+
+	net_env(&v);
+	for (size_t i = 0; i < sizeof(v.e) / sizeof(v.e[0]); i++) {
+		size_t n = strlen(v.e[i].name), at = plan->n_env;
+		char *entry, **grown;
+
+		if (asprintf(&entry, "%s=%s", v.e[i].name, v.e[i].value) < 0)
+			return sbx_error_set(err, SBX_ERR_SETUP, ENOMEM, "out of memory");
+		for (size_t j = 0; j < plan->n_env; j++)
+			if (!strncmp(plan->envp[j], v.e[i].name, n) && plan->envp[j][n] == '=')
+				at = j;
+		if (at < plan->n_env) {
+			free(plan->envp[at]);
+			plan->envp[at] = entry;
+			continue;
+		}
+		grown = realloc(plan->envp, (plan->n_env + 2) * sizeof(*grown));
+		if (!grown) {
+			free(entry);
+			return sbx_error_set(err, SBX_ERR_SETUP, ENOMEM, "out of memory");
+		}
+		plan->envp = grown;
+		plan->envp[plan->n_env++] = entry;
+		plan->envp[plan->n_env] = NULL;
+	}
+	return 0;
+}
+
+struct net_ctx {
+	bool verbose;
+};
+
+static void on_net_event(void *ctx, const struct sbx_net_event *ev)
+{
+	const struct net_ctx *c = ctx;
+
+	/* one line per distinct refused host; every decision with --verbose */
+	if (!ev->allowed && ev->first_refusal && ev->text)
+		fprintf(stderr, "%s\n", sbx_cli_esc(ev->text));
+	else if (c->verbose)
+		fprintf(stderr, "sbx: network: %s %s %s%s%u%s%s\n", ev->allowed ? "allow" : "deny",
+		        ev->via, sbx_cli_esc(ev->d->host), ev->port ? ":" : "", ev->port,
+		        ev->addr ? " -> " : "", ev->addr ? ev->addr : "");
+}
+
+static struct net_ctx net_ctx;
+
+int sbx_cli_net_open(const struct sbx_cli_run *run, const struct sbx_plan *plan,
+                     struct sbx_audit *audit, struct sbx_netproxy **out, struct sbx_error *err)
+{
+	struct sbx_netproxy_conf conf = {
+	    .mode = plan->net == SBX_NET_HOST ? SBX_NET_NONE : plan->net,
+	    .policy = &run->spec->netpol,
+	    .upstream = getenv(SBX_NETPROXY_RESOLVER_ENV),
+	    .on_event = on_net_event,
+	    .ctx = &net_ctx,
+	    .audit = audit,
+	};
+
+	*out = NULL;
+	if (!plan->new_net || plan->backend_landlock)
+		return 0;
+	net_ctx.verbose = run->verbose;
+	return sbx_netproxy_new(&conf, out, err);
+}
+
+void sbx_cli_net_close(const struct sbx_cli_run *run, const struct sbx_plan *plan,
+                       struct sbx_netproxy *p, bool ran, int status)
+{
+	if (!p)
+		return;
+	sbx_netproxy_stop(p);
+	if (ran && plan->net == SBX_NET_LEARN) {
+		char *const *hosts;
+		const bool *priv;
+		size_t n;
+		char text[65536];
+		size_t len;
+
+		sbx_netproxy_learned(p, &hosts, &priv, &n);
+		len = sbx_net_learn_text(hosts, priv, n, text, sizeof(text));
+		fprintf(stderr,
+		        "sbx: --net learn: the network this run needed, for its profile:\n%s",
+		        text);
+		if (run->net_learn_out) {
+			_cleanup_close_ int fd =
+			    open(run->net_learn_out,
+			         O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
+
+			if (fd < 0 ||
+			    write(fd, text, len < sizeof(text) ? len : sizeof(text) - 1) < 0)
+				fprintf(stderr, "sbx: warning: cannot write %s: %s\n",
+				        sbx_cli_esc(run->net_learn_out), strerror(errno));
+		}
+	}
+	if (ran && plan->net == SBX_NET_NONE && status != 0 && sbx_netproxy_refused_lookups(p))
+		fprintf(stderr,
+		        "sbx: note: the sandbox has no network (--net none, the default): %u name "
+		        "lookup%s refused; to allow a host: --net allow:HOST (profile key network: "
+		        "{allow: [HOST]}), or --net learn to find which hosts the command needs\n",
+		        sbx_netproxy_refused_lookups(p),
+		        sbx_netproxy_refused_lookups(p) == 1 ? " was" : "s were");
+	sbx_netproxy_free(p);
 }

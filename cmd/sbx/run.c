@@ -24,6 +24,7 @@
 #include "os/landlock.h"
 #include "os/broker.h"
 #include "os/launch.h"
+#include "os/netproxy.h"
 #include "os/probe.h"
 #include "os/state.h"
 #include "os/supervisor.h"
@@ -1141,9 +1142,46 @@ static int make_supervisor(const struct sbx_cli_run *run, const struct sbx_plan 
 	return 0;
 }
 
+/*
+ * A nested run whose network is an allowlist or learn: it shares its parent's namespace, whose
+ * proxy (its parent's sbx) enforces the parent's list; so the child's must be the parent's
+ * (narrowing it would need a proxy of the child's own, chained to the parent's: not built).
+ */
+static int nested_net(const struct sbx_nest *parent, struct sbx_cli_run *run, struct sbx_plan *plan,
+                      struct sbx_error *err)
+{
+	const struct sbx_netpolicy *a = &parent->netpol, *b = &run->spec->netpol;
+	bool same = a->n_allow == b->n_allow && a->n_deny == b->n_deny;
+	int r;
+
+	if (plan->net < SBX_NET_ALLOW)
+		return 0;
+	if (parent->net < SBX_NET_ALLOW) /* under host: a namespace and a proxy of its own */
+		return sbx_cli_net_plan_env(plan, err);
+	for (size_t i = 0; same && i < a->n_allow; i++)
+		same = !strcmp(a->allow[i].name, b->allow[i].name) &&
+		       a->allow[i].wildcard == b->allow[i].wildcard &&
+		       a->allow[i].allow_private == b->allow[i].allow_private;
+	for (size_t i = 0; same && i < a->n_deny; i++)
+		same = !strcmp(a->deny[i].name, b->deny[i].name) &&
+		       a->deny[i].wildcard == b->deny[i].wildcard;
+	if (!same || plan->net != parent->net) {
+		r = sbx_error_set(
+		    err, SBX_ERR_UNSUPPORTED, EOPNOTSUPP,
+		    "a sub-sandbox cannot have an allowlist of its own yet: it shares "
+		    "its parent's network namespace, whose proxy enforces the parent's "
+		    "list");
+		sbx_error_hint(err, "leave --net out (the parent's list holds), or use --net none");
+		return r;
+	}
+	plan->new_net = false; /* the parent's namespace, proxy and resolver */
+	return sbx_cli_net_plan_env(plan, err);
+}
+
 int sbx_cmd_run(int argc, char **argv)
 {
 	struct sbx_supervisor *sup = NULL;
+	struct sbx_netproxy *net = NULL;
 	struct sbx_cli_run run = {0};
 	_cleanup_plan_ struct sbx_plan *plan = NULL;
 	struct sbx_host host = {0};
@@ -1188,14 +1226,19 @@ int sbx_cmd_run(int argc, char **argv)
 		r = sbx_cli_nest_plan(parent, &run, &host, &plan, &err);
 		if (r >= 0)
 			sbx_cli_nest_unhide_notes(stderr, parent, run.spec);
+		if (r >= 0)
+			r = nested_net(parent, &run, plan, &err);
 	} else if (run.nest_flags) {
 		r = sbx_error_set(&err, SBX_ERR_USAGE, EINVAL,
 		                  "--restrict, --allow-read and --allow-write narrow a parent "
 		                  "sandbox, and this sbx does not run inside one");
 		sbx_error_hint(&err, "outside a sandbox, choose what is visible with -v PATH[:ro]");
 	} else {
+		/* The proxy's variables; the host's resolver sockets hidden. */
+		r = sbx_cli_net_spec(run.spec, true, &err);
 		/* Hide globs become exact paths to mask: one walk, cached. */
-		r = run_globwalk(&run, &host, &err);
+		if (r >= 0)
+			r = run_globwalk(&run, &host, &err);
 		if (r >= 0)
 			r = sbx_plan_build(run.spec, &host, &plan, &err);
 		/* git's control surface guarded; guards the host lacks dropped */
@@ -1231,8 +1274,12 @@ int sbx_cmd_run(int argc, char **argv)
 		r = sbx_cli_audit_begin(plan, parent, run.argv, &audit, &err);
 	if (r >= 0)
 		r = make_supervisor(&run, plan, audit.log, audit.id, broker, &sup, &err);
+	/* the sandbox's proxy and resolver, served by sbx (src/os/netproxy.c) */
+	if (r >= 0)
+		r = sbx_cli_net_open(&run, plan, audit.log, &net, &err);
 	if (r < 0)
 		goto fail;
+	sbx_launch_net(net);
 	r = sbx_launch(plan, run.argv, sup, &status, &err);
 	if (r < 0 && err.kind == SBX_ERR_UNSUPPORTED && run.backend == SBX_ASK_AUTO &&
 	    !plan->backend_landlock && !parent) {
@@ -1271,6 +1318,9 @@ int sbx_cmd_run(int argc, char **argv)
 		sbx_supervisor_counts(sup, &counts.asked, &counts.allowed, &counts.denied,
 		                      &counts.killed);
 	}
+	sbx_launch_net(NULL);
+	sbx_cli_net_close(&run, plan, net, r >= 0, status);
+	net = NULL;
 	sbx_cli_audit_end(&audit, r, r < 0 ? sbx_error_exit_code(&err) : status, &counts);
 	if (r < 0)
 		goto fail;
@@ -1283,6 +1333,7 @@ fail:
 out:
 	sbx_cli_audit_end(&audit, -1, status, NULL); /* a refusal after the start record */
 	sbx_supervisor_free(sup);
+	sbx_netproxy_free(net);
 	sbx_broker_close(broker);
 	sbx_gitguard_clear(&git);
 	sbx_cli_run_clear(&run);

@@ -23,9 +23,9 @@
 #define SBX_NET_ADDR_MAX  16 /* addresses one name may resolve to that sbx keeps */
 /* The ports the proxy and the resolver listen on inside the sandbox's network namespace (it
  * is the sandbox's own: nothing else listens there). */
-#define SBX_NET_HTTP_PORT  3128
-#define SBX_NET_SOCKS_PORT 1080
-#define SBX_NET_DNS_PORT   53
+#define SBX_NET_HTTP_PORT  3128u
+#define SBX_NET_SOCKS_PORT 1080u
+#define SBX_NET_DNS_PORT   53u
 
 enum sbx_net_mode {
 	SBX_NET_NONE = 0, /* a new network namespace with loopback up */

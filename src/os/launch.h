@@ -19,6 +19,11 @@ struct sbx_supervisor;
 int sbx_launch(const struct sbx_plan *plan, char *const argv[], struct sbx_supervisor *sup,
                int *status, struct sbx_error *err);
 
+/* The proxy and resolver (os/netproxy.h) that sbx_launch prepares, starts and hands init's
+ * sockets to when the plan has its own network namespace; borrowed; NULL: none. */
+struct sbx_netproxy;
+void sbx_launch_net(struct sbx_netproxy *proxy);
+
 /*
  * Once, first thing in main: ignore SIGXFSZ, so that sbx's own writes (the spec memfd, the
  * filter's export, the glob-walk cache) fail with EFBIG under a small file size limit
