@@ -139,7 +139,8 @@ int sbx_netns_resolv_conf(struct sbx_error *err)
 	 * is its own namespace's (and its parent's supervisor may refuse the file's creation) */
 	{
 		char head[64] = "";
-		_cleanup_close_ int rd = open("/etc/resolv.conf", O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+		_cleanup_close_ int rd =
+		    open("/etc/resolv.conf", O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
 
 		if (rd >= 0 && read(rd, head, sizeof(head) - 1) > 0 &&
 		    strncmp(head, text, strcspn(text, "\n")) == 0)
