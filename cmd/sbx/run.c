@@ -543,11 +543,21 @@ void sbx_cli_print_plan(FILE *f, const struct sbx_plan *plan, char *const *argv,
 			fprintf(f,
 			        "backend:    namespaces (user, mount, pid, ipc, uts, cgroup%s)\n",
 			        plan->new_net ? ", net" : "");
-		fprintf(f, "network:    %s\n",
-		        !plan->new_net           ? "host"
-		        : plan->backend_landlock ? "none (no loopback either: the landlock backend "
-		                                   "has no network namespace of its own)"
-		                                 : "none (loopback only)");
+		if (plan->net >= SBX_NET_ALLOW) {
+			fputs("network:    ", f);
+			sbx_cli_net_yaml(f, plan->net, &plan->netpol);
+			fprintf(f,
+			        "%s (sbx's proxy and resolver on the sandbox's loopback; "
+			        "nothing else leaves it)\n",
+			        plan->new_net ? "" : ", the parent's proxy");
+		} else
+			fprintf(f, "network:    %s\n",
+			        !plan->new_net ? "host"
+			        : plan->backend_landlock
+			            ? "none (no loopback either: the landlock "
+			              "backend has no network namespace of its own)"
+			            : "none (loopback only; sbx's resolver refuses "
+			              "every name)");
 		if (plan->map_count == 0)
 			fprintf(f,
 			        "identity:   uid %u gid %u, the caller's own (no user namespace: "
@@ -617,7 +627,29 @@ void sbx_cli_print_plan(FILE *f, const struct sbx_plan *plan, char *const *argv,
 		        ",\"backend\":\"namespaces\",\"namespaces\":[\"user\",\"mount\","
 		        "\"pid\",\"ipc\",\"uts\",\"cgroup\"%s]",
 		        plan->new_net ? ",\"net\"" : "");
-	fprintf(f, ",\"network\":\"%s\"", plan->new_net ? "none" : "host");
+	fprintf(f, ",\"network\":\"%s\"",
+	        plan->net >= SBX_NET_ALLOW ? sbx_net_mode_name(plan->net)
+	        : plan->new_net            ? "none"
+	                                   : "host");
+	if (plan->net >= SBX_NET_ALLOW) {
+		fputs(",\"network_allow\":[", f);
+		for (size_t i = 0; i < plan->netpol.n_allow; i++) {
+			char e[SBX_NET_NAME_MAX + 8];
+
+			sbx_net_rule_fmt(&plan->netpol.allow[i], e, sizeof(e));
+			fputs(i ? "," : "", f);
+			sbx_json_string(f, e);
+		}
+		fputs("],\"network_deny\":[", f);
+		for (size_t i = 0; i < plan->netpol.n_deny; i++) {
+			char e[SBX_NET_NAME_MAX + 8];
+
+			sbx_net_rule_fmt(&plan->netpol.deny[i], e, sizeof(e));
+			fputs(i ? "," : "", f);
+			sbx_json_string(f, e);
+		}
+		fputs("]", f);
+	}
 	fprintf(f,
 	        ",\"identity\":{\"uid\":%u,\"gid\":%u,\"host_uid\":%u,\"host_gid\":%u,"
 	        "\"count\":%u,\"idmap_binds\":%s,\"root_swap\":%s,\"user_namespace\":%s}",
