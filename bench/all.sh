@@ -48,6 +48,7 @@ if [ "$QUICK" = 1 ]; then
 	bench nested bash bench/nested.sh 10
 	bench supervise bash bench/supervise.sh --quick
 	bench clone bash bench/clone.sh --quick
+	bench net bash bench/net.sh --quick
 	bench load bash bench/load.sh --quick --concurrency "1 $(($(nproc) * 2)) 50" "${AS_USER[@]}"
 	echo "== globwalk: skipped with --quick (it makes 100 000 files)"
 else
@@ -56,6 +57,7 @@ else
 	bench nested bash bench/nested.sh 50
 	bench supervise bash bench/supervise.sh
 	bench clone bash bench/clone.sh
+	bench net bash bench/net.sh
 	bench globwalk sh bench/globwalk.sh "$SBX"
 	bench load bash bench/load.sh "${AS_USER[@]}"
 fi
@@ -63,7 +65,7 @@ fi
 echo
 echo "==== summary ($(date -u '+%Y-%m-%d %H:%M:%S UTC'); figures are only worth quoting with the load near 0)"
 printf '  %s\n' "${status[@]}"
-for f in launch seccomp nested supervise clone globwalk load; do
+for f in launch seccomp nested supervise clone net globwalk load; do
 	[ -f "$logs/$f.log" ] || continue
 	echo
 	echo "-- $f"
@@ -73,6 +75,7 @@ for f in launch seccomp nested supervise clone globwalk load; do
 	nested) grep -E 'launch|ratio' "$logs/$f.log" ;;
 	supervise) grep -E 'us|ms|ratio' "$logs/$f.log" ;;
 	clone) grep -E '^clone of' "$logs/$f.log" ;;
+	net) grep -E '^(throughput|connect|refused|sbx)' "$logs/$f.log" ;;
 	globwalk) grep -E 'tree:|rule' "$logs/$f.log" ;;
 	load) awk '/^Launches per second/ { p = 1 } p && NF { print } /load average after/ { p = 0 }' "$logs/$f.log" ;;
 	esac
