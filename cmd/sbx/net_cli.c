@@ -315,15 +315,25 @@ int sbx_cli_net_plan_env(struct sbx_plan *plan, struct sbx_error *err)
 
 struct net_ctx {
 	bool verbose;
+	unsigned lines; /* refused hosts named on stderr */
 };
+
+#define NET_LINES_MAX 32u /* beyond, one line says the rest is in the audit log */
 
 static void on_net_event(void *ctx, const struct sbx_net_event *ev)
 {
-	const struct net_ctx *c = ctx;
+	struct net_ctx *c = ctx;
 
-	/* one line per distinct refused host; every decision with --verbose */
-	if (!ev->allowed && ev->first_refusal && ev->text)
+	/* one line per distinct refused host (a worker asking random names gets a few dozen,
+	 * then one line); every decision with --verbose */
+	if (!ev->allowed && ev->first_refusal && ev->text &&
+	    (c->verbose || c->lines < NET_LINES_MAX)) {
 		fprintf(stderr, "%s\n", sbx_cli_esc(ev->text));
+		c->lines++;
+	} else if (!ev->allowed && ev->first_refusal && c->lines++ == NET_LINES_MAX)
+		fputs("sbx: network: more hosts were refused; they are not named here (see the "
+		      "audit log, or --verbose)\n",
+		      stderr);
 	else if (c->verbose)
 		fprintf(stderr, "sbx: network: %s %s %s%s%u%s%s\n", ev->allowed ? "allow" : "deny",
 		        ev->via, sbx_cli_esc(ev->d->host), ev->port ? ":" : "", ev->port,

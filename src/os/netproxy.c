@@ -144,6 +144,10 @@ struct sbx_netproxy {
 	size_t n_learned;
 	unsigned refused_lookups;
 	uint16_t next_id;
+	/* the audit log's rate cap (SBX_AUDIT_RATE_MAX records a second, as the supervisor's):
+	 * a worker looping on refused lookups must not fill the host's disk */
+	uint64_t rate_sec, suppressed;
+	unsigned rate_n;
 };
 
 static uint64_t now_ms(void)
@@ -310,6 +314,37 @@ static bool remember(char ***arr, size_t *n, const char *s, size_t cap, bool **f
 	return true;
 }
 
+/* One record for the audit log, within the rate cap; the count of those dropped is written
+ * (a "suppressed" record) before the next one admitted, and at the end. */
+static void audit_net(struct sbx_netproxy *p, const struct sbx_audit_net *rec)
+{
+	char line[SBX_AUDIT_LINE_MAX];
+	uint64_t sec = now_ms() / 1000u;
+
+	if (!p->conf.audit)
+		return;
+	if (sec != p->rate_sec) {
+		p->rate_sec = sec;
+		p->rate_n = 0;
+	}
+	if (rec && p->rate_n >= SBX_AUDIT_RATE_MAX) {
+		p->suppressed++;
+		return;
+	}
+	if (p->suppressed &&
+	    sbx_audit_fmt_suppressed(line, sizeof(line), sbx_audit_ids(p->conf.audit), wall_ms(),
+	                             p->suppressed) < sizeof(line)) {
+		sbx_audit_write(p->conf.audit, line);
+		p->suppressed = 0;
+		p->rate_n++;
+	}
+	if (rec && sbx_audit_fmt_net(line, sizeof(line), sbx_audit_ids(p->conf.audit), rec) <
+	               sizeof(line)) {
+		sbx_audit_write(p->conf.audit, line);
+		p->rate_n++;
+	}
+}
+
 static void emit(struct sbx_netproxy *p, const char *via, const struct sbx_net_decision *d,
                  unsigned port, const struct sbx_net_addr *addr, bool allowed)
 {
@@ -327,8 +362,7 @@ static void emit(struct sbx_netproxy *p, const char *via, const struct sbx_net_d
 		ev.first_refusal =
 		    remember(&p->refused, &p->n_refused, d->host, MAX_REFUSED, NULL, false);
 	}
-	if (p->conf.audit) {
-		char line[SBX_AUDIT_LINE_MAX];
+	{
 		struct sbx_audit_net rec = {
 		    .time_ms = wall_ms(),
 		    .via = via,
@@ -340,9 +374,7 @@ static void emit(struct sbx_netproxy *p, const char *via, const struct sbx_net_d
 		    .addr = a[0] ? a : NULL,
 		};
 
-		if (sbx_audit_fmt_net(line, sizeof(line), sbx_audit_ids(p->conf.audit), &rec) <
-		    sizeof(line))
-			sbx_audit_write(p->conf.audit, line);
+		audit_net(p, &rec);
 	}
 	if (p->conf.on_event)
 		p->conf.on_event(p->conf.ctx, &ev);
@@ -924,16 +956,13 @@ static bool dns_question(struct sbx_netproxy *p, struct dnsq *q)
 		memset(&d, 0, sizeof(d));
 		snprintf(d.host, sizeof(d.host), "%s", name);
 		d.verdict = SBX_NETV_NOT_LISTED;
-		if (p->conf.audit) {
-			char line[SBX_AUDIT_LINE_MAX];
+		{
 			struct sbx_audit_net rec = {.time_ms = wall_ms(),
 			                            .via = "dns",
 			                            .host = name,
 			                            .reason = "network-none"};
 
-			if (sbx_audit_fmt_net(line, sizeof(line), sbx_audit_ids(p->conf.audit),
-			                      &rec) < sizeof(line))
-				sbx_audit_write(p->conf.audit, line);
+			audit_net(p, &rec);
 		}
 		dns_reply(p, q, 5, NULL, 0);
 		return false;
@@ -1588,6 +1617,7 @@ void sbx_netproxy_stop(struct sbx_netproxy *p)
 	if (write(p->wake, &one, sizeof(one)) == sizeof(one))
 		pthread_join(p->thread, NULL);
 	p->started = false;
+	audit_net(p, NULL); /* what the cap dropped at the end */
 	while (p->conns)
 		conn_free(p, p->conns);
 	reap(p);
