@@ -35,11 +35,13 @@ struct sbx_cli_run {
 	struct sbx_profile *profile;  /* owned; NULL without --profile */
 	enum sbx_backend_ask backend; /* --backend (finish.h) */
 	/* nesting (nest.c): --restrict, --allow-read, --allow-write, and -v/--mount as grants */
-	struct sbx_nest_request req;    /* owned grants */
-	bool net_given;                 /* --net was given */
-	bool net_list_given;            /* the last --net was allow:..., which a next one adds to */
-	char *net_learn_out;            /* --net-learn-out FILE (owned) */
-	bool nest_flags;                /* --restrict, --allow-read or --allow-write was given */
+	struct sbx_nest_request req; /* owned grants */
+	bool net_given;              /* --net was given */
+	bool net_list_given;         /* the last --net was allow:..., which a next one adds to */
+	char *net_learn_out;         /* --net-learn-out FILE (owned) */
+	bool net_chained; /* nested, a list of its own under the parent's: its proxy dials through
+	                     the parent's */
+	bool nest_flags;  /* --restrict, --allow-read or --allow-write was given */
 	struct sbx_nest *nest_child;    /* nested: the effective spec asked for (owned) */
 	struct sbx_globwalk_stats walk; /* the walk for hide globs (top-level or nested) */
 };

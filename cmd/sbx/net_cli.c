@@ -349,6 +349,9 @@ int sbx_cli_net_open(const struct sbx_cli_run *run, const struct sbx_plan *plan,
 	    .mode = plan->net == SBX_NET_HOST ? SBX_NET_NONE : plan->net,
 	    .policy = &run->spec->netpol,
 	    .upstream = getenv(SBX_NETPROXY_RESOLVER_ENV),
+	    /* nested: out through the parent's proxy (and, by its /etc/resolv.conf, which
+	     * names it, resolved by the parent's resolver) */
+	    .upstream_proxy = run->net_chained ? "127.0.0.1:3128" : NULL,
 	    .on_event = on_net_event,
 	    .ctx = &net_ctx,
 	    .audit = audit,

@@ -1179,16 +1179,16 @@ static int make_supervisor(const struct sbx_cli_run *run, const struct sbx_plan 
 }
 
 /*
- * A nested run whose network is an allowlist or learn: it shares its parent's namespace, whose
- * proxy (its parent's sbx) enforces the parent's list; so the child's must be the parent's
- * (narrowing it would need a proxy of the child's own, chained to the parent's: not built).
+ * A nested run whose network is an allowlist or learn, under a parent with one: with the
+ * parent's very list it shares the parent's namespace, proxy and resolver; with a narrower
+ * one (sbx_spec_narrow refused a wider) it gets a namespace and a proxy of its own, whose
+ * every dial goes through the parent's proxy, the only way out of the parent's namespace.
  */
 static int nested_net(const struct sbx_nest *parent, struct sbx_cli_run *run, struct sbx_plan *plan,
                       struct sbx_error *err)
 {
 	const struct sbx_netpolicy *a = &parent->netpol, *b = &run->spec->netpol;
 	bool same = a->n_allow == b->n_allow && a->n_deny == b->n_deny;
-	int r;
 
 	if (plan->net < SBX_NET_ALLOW)
 		return 0;
@@ -1201,16 +1201,10 @@ static int nested_net(const struct sbx_nest *parent, struct sbx_cli_run *run, st
 	for (size_t i = 0; same && i < a->n_deny; i++)
 		same = !strcmp(a->deny[i].name, b->deny[i].name) &&
 		       a->deny[i].wildcard == b->deny[i].wildcard;
-	if (!same || plan->net != parent->net) {
-		r = sbx_error_set(
-		    err, SBX_ERR_UNSUPPORTED, EOPNOTSUPP,
-		    "a sub-sandbox cannot have an allowlist of its own yet: it shares "
-		    "its parent's network namespace, whose proxy enforces the parent's "
-		    "list");
-		sbx_error_hint(err, "leave --net out (the parent's list holds), or use --net none");
-		return r;
-	}
-	plan->new_net = false; /* the parent's namespace, proxy and resolver */
+	if (same && plan->net == parent->net)
+		plan->new_net = false; /* the parent's namespace, proxy and resolver */
+	else
+		run->net_chained = true;
 	return sbx_cli_net_plan_env(plan, err);
 }
 

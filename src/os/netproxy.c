@@ -53,7 +53,7 @@ struct tag {
 #define container_of(p, type, member) ((type *)((char *)(p)-offsetof(type, member)))
 
 enum proto { P_HTTP = 1, P_SOCKS, P_DNS };
-enum state { S_HEAD = 1, S_SOCKS_GREET, S_SOCKS_REQ, S_LOOKUP, S_DIAL, S_RELAY };
+enum state { S_HEAD = 1, S_SOCKS_GREET, S_SOCKS_REQ, S_LOOKUP, S_DIAL, S_UPSTREAM, S_RELAY };
 
 struct listener {
 	struct tag t;
@@ -126,6 +126,10 @@ struct sbx_netproxy {
 	struct sockaddr_storage servers[MAX_SERVERS];
 	socklen_t server_len[MAX_SERVERS];
 	int n_servers;
+	/* a nested sandbox's own proxy: its dials go through the parent's proxy (CONNECT to the
+	 * address checked), the only way out of the parent's namespace */
+	struct sockaddr_storage upstream;
+	socklen_t upstream_len;
 	int chan[2]; /* [0] sbx's, [1] init's */
 	int ep, wake, timer;
 	struct tag chan_tag, wake_tag, timer_tag;
@@ -259,6 +263,19 @@ int sbx_netproxy_new(const struct sbx_netproxy_conf *conf, struct sbx_netproxy *
 			sbx_netproxy_free(p);
 			return r;
 		}
+	}
+	if (conf->upstream_proxy) {
+		struct sbx_netproxy tmp = {0};
+
+		if (add_server(&tmp, conf->upstream_proxy) < 0) {
+			r = sbx_error_set(err, SBX_ERR_SETUP, EINVAL,
+			                  "internal: the parent's proxy '%s' is not IP:PORT",
+			                  conf->upstream_proxy);
+			sbx_netproxy_free(p);
+			return r;
+		}
+		p->upstream = tmp.servers[0];
+		p->upstream_len = tmp.server_len[0];
 	}
 	if (getrandom(&p->next_id, sizeof(p->next_id), GRND_NONBLOCK) != sizeof(p->next_id))
 		p->next_id = (uint16_t)now_ms();
@@ -523,6 +540,7 @@ static void fail_dial(struct sbx_netproxy *p, struct conn *c, const char *why, i
 
 static void dial_next(struct sbx_netproxy *p, struct conn *c);
 static void wake(struct sbx_netproxy *p, struct lookup *l);
+static void relay(struct sbx_netproxy *p, struct conn *c);
 static struct lookup *lookup_start(struct sbx_netproxy *p, const char *name);
 
 /* Reverse: an address sbx handed out for an allowed name stands for that name. */
@@ -633,7 +651,10 @@ static void dial_next(struct sbx_netproxy *p, struct conn *c)
 			close(c->rfd);
 			c->rfd = -1;
 		}
-		if (a->family == AF_INET) {
+		if (p->upstream_len) {
+			memcpy(&ss, &p->upstream, p->upstream_len);
+			len = p->upstream_len;
+		} else if (a->family == AF_INET) {
 			struct sockaddr_in *s4 = (struct sockaddr_in *)&ss;
 
 			s4->sin_family = AF_INET;
@@ -648,7 +669,8 @@ static void dial_next(struct sbx_netproxy *p, struct conn *c)
 			memcpy(&s6->sin6_addr, a->a, 16);
 			len = sizeof(*s6);
 		}
-		c->rfd = socket(a->family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, IPPROTO_TCP);
+		c->rfd =
+		    socket(ss.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, IPPROTO_TCP);
 		if (c->rfd < 0)
 			continue;
 		setsockopt(c->rfd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
@@ -735,6 +757,7 @@ static void dialled(struct sbx_netproxy *p, struct conn *c)
 		conn_free(p, c);
 		return;
 	}
+	relay(p, c); /* sets what each side waits for */
 }
 
 /* Move what can be moved one way; -1 on an error that ends the connection. */
@@ -1486,7 +1509,7 @@ static void on_timer(struct sbx_netproxy *p)
 		if (c->state == S_RELAY) {
 			if (now - c->last > SBX_NETPROXY_IDLE_TIMEOUT)
 				conn_free(p, c);
-		} else if (c->state == S_DIAL && now >= c->deadline) {
+		} else if ((c->state == S_DIAL || c->state == S_UPSTREAM) && now >= c->deadline) {
 			if (c->next_dial < c->n_dial)
 				dial_next(p, c);
 			else
@@ -1499,6 +1522,58 @@ static void on_timer(struct sbx_netproxy *p)
 	}
 }
 
+/* Through the parent's proxy: CONNECT to the address this sbx checked. */
+static void upstream_ask(struct sbx_netproxy *p, struct conn *c)
+{
+	char a[INET6_ADDRSTRLEN], req[256];
+	const struct sbx_net_addr *ad = &c->dial[c->next_dial - 1];
+	bool v6 = ad->family == AF_INET6;
+	int n;
+
+	sbx_net_addr_fmt(ad, a, sizeof(a));
+	n = snprintf(req, sizeof(req), "CONNECT %s%s%s:%u HTTP/1.1\r\nHost: %s%s%s:%u\r\n\r\n",
+	             v6 ? "[" : "", a, v6 ? "]" : "", c->port, v6 ? "[" : "", a, v6 ? "]" : "",
+	             c->port);
+	if (n <= 0 || send(c->rfd, req, (size_t)n, MSG_NOSIGNAL | MSG_DONTWAIT) != n) {
+		fail_dial(p, c, "the parent sandbox's proxy did not take the request", 502);
+		return;
+	}
+	c->state = S_UPSTREAM;
+	ep_mod(p, c->rfd, &c->rmask, EPOLLIN, &c->rt);
+}
+
+/* The parent's answer: its head only is taken (MSG_PEEK first), so that what the remote
+ * sends at once (an ssh banner) stays for the relay. */
+static void upstream_answer(struct sbx_netproxy *p, struct conn *c)
+{
+	char head[2048];
+	ssize_t n = recv(c->rfd, head, sizeof(head) - 1, MSG_PEEK | MSG_DONTWAIT);
+	char *end;
+
+	if (n <= 0) {
+		if (n == 0 || errno != EAGAIN)
+			fail_dial(p, c, "the parent sandbox's proxy closed the connection", 502);
+		return;
+	}
+	head[n] = '\0';
+	end = strstr(head, "\r\n\r\n");
+	if (!end) {
+		if ((size_t)n >= sizeof(head) - 1)
+			fail_dial(p, c, "the parent sandbox's proxy answered garbage", 502);
+		return;
+	}
+	if (recv(c->rfd, head, (size_t)(end + 4 - head), MSG_DONTWAIT) != end + 4 - head) {
+		fail_dial(p, c, "the parent sandbox's proxy answered garbage", 502);
+		return;
+	}
+	if (strncmp(head, "HTTP/1.1 200", 12) != 0 && strncmp(head, "HTTP/1.0 200", 12) != 0) {
+		head[strcspn(head, "\r\n")] = '\0';
+		fail_dial(p, c, "the parent sandbox's proxy refused it", 502);
+		return;
+	}
+	dialled(p, c);
+}
+
 static void on_conn(struct sbx_netproxy *p, struct conn *c, bool remote)
 {
 	if (c->state == S_RELAY) {
@@ -1506,7 +1581,7 @@ static void on_conn(struct sbx_netproxy *p, struct conn *c, bool remote)
 		return;
 	}
 	if (!remote) {
-		if (c->state != S_LOOKUP && c->state != S_DIAL)
+		if (c->state != S_LOOKUP && c->state != S_DIAL && c->state != S_UPSTREAM)
 			client_readable(p, c);
 		return;
 	}
@@ -1519,7 +1594,13 @@ static void on_conn(struct sbx_netproxy *p, struct conn *c, bool remote)
 			dial_next(p, c);
 			return;
 		}
+		if (p->upstream_len) {
+			upstream_ask(p, c);
+			return;
+		}
 		dialled(p, c);
+	} else if (c->state == S_UPSTREAM) {
+		upstream_answer(p, c);
 	}
 }
 

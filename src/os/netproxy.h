@@ -50,6 +50,8 @@ struct sbx_netproxy_conf {
 	enum sbx_net_mode mode; /* NONE: the refusing resolver alone; ALLOW, LEARN */
 	const struct sbx_netpolicy *policy;
 	const char *upstream; /* IP[:PORT] to resolve with; NULL: the host's /etc/resolv.conf */
+	const char *upstream_proxy; /* a nested sandbox's: the parent's HTTP proxy (IP:PORT),
+	                               which every dial goes through; NULL: dial directly */
 	void (*on_event)(void *ctx, const struct sbx_net_event *ev);
 	void *ctx;
 	struct sbx_audit *audit; /* NULL: none */

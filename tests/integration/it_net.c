@@ -609,6 +609,42 @@ static void test_audit_and_resolver_sockets(void)
 	IT_EXPECT_CONTAINS(r.out, "/run/nscd");
 }
 
+/* A sub-sandbox narrows its parent's list with a proxy of its own, chained to the parent's;
+ * it cannot widen it; with the parent's list it shares the parent's proxy. */
+static void test_nested_narrowing(void)
+{
+	struct it_run r;
+	const char *args[] = {
+	    "run",
+	    "--net",
+	    "allow:ok.test,a.wild.test",
+	    "--allow-nesting",
+	    "-v",
+	    fmt("%s:ro", sbx_dir()),
+	    "--",
+	    "/bin/bash",
+	    "-c",
+	    fmt("S=%s; "
+	        "$S run --net allow:ok.test -- curl -sS http://ok.test:8080/narrow; "
+	        "$S run --net allow:ok.test -- curl -sS -i http://a.wild.test:8080/; "
+	        "$S run -- curl -sS -p http://a.wild.test:8080/inherited; "
+	        "$S run --net allow:other.test -- true; echo wider=$?; "
+	        "$S run --net host -- true; echo host=$?; "
+	        "$S run --net none -- getent hosts ok.test; echo none=$?",
+	        it_sbx_path()),
+	    NULL};
+
+	world();
+	it_sbx(&r, args);
+	IT_EXPECT_CONTAINS(r.out, "server=public request=GET /narrow ");
+	IT_EXPECT_CONTAINS(r.out, "X-Proxy-Error: blocked-by-allowlist"); /* the child's list */
+	IT_EXPECT_CONTAINS(r.out, "server=public request=GET /inherited ");
+	IT_EXPECT_CONTAINS(r.out, "wider=125");
+	IT_EXPECT_CONTAINS(r.out, "host=125");
+	IT_EXPECT_CONTAINS(r.out, "none=2");
+	IT_EXPECT_CONTAINS(r.err, "cannot allow 'other.test' in a sub-sandbox");
+}
+
 static void test_landlock_backend_refuses_an_allowlist(void)
 {
 	struct it_run r;
@@ -696,6 +732,7 @@ int main(int argc, char **argv)
 	    IT_CASE(test_learn),
 	    IT_CASE(test_none_fails_fast),
 	    IT_CASE(test_audit_and_resolver_sockets),
+	    IT_CASE(test_nested_narrowing),
 	    IT_CASE(test_landlock_backend_refuses_an_allowlist),
 	    IT_CASE(test_npm_registry),
 	};
