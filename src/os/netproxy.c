@@ -27,6 +27,7 @@
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/random.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/timerfd.h>
 #include <time.h>
@@ -892,6 +893,8 @@ static size_t dns_answer(const struct dnsq *q, int rcode, const struct sbx_net_a
                          size_t n, unsigned char *out)
 {
 	size_t len = q->qend, an = 0;
+	/* over UDP a client that sent no EDNS size takes 512 bytes; sbx reads no OPT record */
+	size_t cap = q->fd >= 0 ? 512u : DNS_MSG_MAX;
 
 	memcpy(out, q->q, q->qend);
 	out[2] = (unsigned char)(0x80 | (q->q[2] & 0x01)); /* QR, opcode 0, RD as asked */
@@ -902,7 +905,7 @@ static size_t dns_answer(const struct dnsq *q, int rcode, const struct sbx_net_a
 		bool v4 = addrs[i].family == AF_INET;
 		size_t dl = v4 ? 4 : 16;
 
-		if ((q->qtype == 1) != v4 || len + 12 + dl > DNS_MSG_MAX)
+		if ((q->qtype == 1) != v4 || len + 12 + dl > cap)
 			continue;
 		out[len++] = 0xc0;
 		out[len++] = 12; /* the question's name */
@@ -1681,6 +1684,19 @@ int sbx_netproxy_start(struct sbx_netproxy *p, struct sbx_error *err)
 	    ep_add(p, p->timer, EPOLLIN, &p->timer_tag) < 0)
 		return sbx_error_set(err, SBX_ERR_SETUP, errno,
 		                     "cannot start the sandbox's proxy: %s", strerror(errno));
+	/* six descriptors a tunnel (two sockets, two pipes): the soft limit up to the hard one
+	 * (the sandbox, cloned already, keeps its own) */
+	{
+		struct rlimit rl;
+
+		if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max &&
+		    rl.rlim_cur < 8 * SBX_NETPROXY_MAX_CONNS) {
+			rl.rlim_cur = rl.rlim_max < 8 * SBX_NETPROXY_MAX_CONNS
+			                  ? rl.rlim_max
+			                  : 8 * SBX_NETPROXY_MAX_CONNS;
+			setrlimit(RLIMIT_NOFILE, &rl);
+		}
+	}
 	r = pthread_create(&p->thread, NULL, loop, p);
 	if (r != 0)
 		return sbx_error_set(err, SBX_ERR_SETUP, r,
