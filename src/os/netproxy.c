@@ -45,6 +45,7 @@
 #define FAIL_KEEP_MS  10000u /* a failed lookup is asked again after this */
 #define DNS_TTL       30u
 #define SOCKS_REQ_MAX (4 + 1 + 255 + 2)
+#define MAX_WAITING   4096u /* DNS questions waiting on lookups, at most */
 
 enum tag_type { T_CHAN = 1, T_WAKE, T_TIMER, T_LISTEN, T_LOOKUP, T_CLIENT, T_REMOTE };
 struct tag {
@@ -148,6 +149,7 @@ struct sbx_netproxy {
 	bool *learned_private;
 	size_t n_learned;
 	unsigned refused_lookups;
+	size_t n_waiting; /* DNS questions queued on pending lookups */
 	uint16_t next_id;
 	/* the audit log's rate cap (SBX_AUDIT_RATE_MAX records a second, as the supervisor's):
 	 * a worker looping on refused lookups must not fill the host's disk */
@@ -1007,13 +1009,14 @@ static bool dns_question(struct sbx_netproxy *p, struct dnsq *q)
 		dns_reply(p, q, 5, NULL, 0); /* REFUSED, at once, nothing asked outside */
 		return false;
 	}
-	l = lookup_start(p, d.host);
+	l = p->n_waiting < MAX_WAITING ? lookup_start(p, d.host) : NULL;
 	if (!l) {
-		dns_reply(p, q, 2, NULL, 0);
+		dns_reply(p, q, 2, NULL, 0); /* SERVFAIL: too many names, or questions waiting */
 		return false;
 	}
 	q->next = l->dwaiters;
 	l->dwaiters = q;
+	p->n_waiting++;
 	if (!l->pending) {
 		wake(p, l);
 	}
@@ -1113,6 +1116,7 @@ static void wake(struct sbx_netproxy *p, struct lookup *l)
 			dns_reply(p, q, 0, l->addrs, l->n);
 		}
 		free(q);
+		p->n_waiting--;
 		q = next;
 	}
 }

@@ -170,6 +170,24 @@ static void http_serve(int ls, const char *who)
 	close(c);
 }
 
+/* An ssh server's first words, then the end: enough for ssh to name the server it reached. */
+static void banner_serve(int ls)
+{
+	int c = accept4(ls, NULL, NULL, SOCK_CLOEXEC);
+	char buf[4096];
+
+	if (c < 0)
+		return;
+	if (fork() == 0) {
+		send(c, "SSH-2.0-sbx-test-server\r\n", 25, MSG_NOSIGNAL);
+		/* the client's banner, then the end: ssh says whom it reached, and gives up */
+		if (recv(c, buf, sizeof(buf), 0) > 0)
+			shutdown(c, SHUT_RDWR);
+		_exit(0);
+	}
+	close(c);
+}
+
 static void echo_serve(int ls)
 {
 	int c = accept4(ls, NULL, NULL, SOCK_CLOEXEC);
@@ -229,6 +247,7 @@ static void world(void)
 	fds[2] = listen_on(PRIVATE, 8080, SOCK_STREAM);
 	fds[3] = listen_on("127.0.0.1", 8080, SOCK_STREAM);
 	fds[4] = listen_on(PUBLIC, 7000, SOCK_STREAM);
+	fds[5] = listen_on(PUBLIC, 2222, SOCK_STREAM);
 	pid = fork();
 	if (pid == 0) {
 		int rebinds = 0;
@@ -236,11 +255,11 @@ static void world(void)
 		prctl(PR_SET_PDEATHSIG, SIGKILL);
 		signal(SIGCHLD, SIG_IGN);
 		for (;;) {
-			struct pollfd p[5];
+			struct pollfd p[6];
 
-			for (int i = 0; i < 5; i++)
+			for (int i = 0; i < 6; i++)
 				p[i] = (struct pollfd){fds[i], POLLIN, 0};
-			if (poll(p, 5, -1) < 0)
+			if (poll(p, 6, -1) < 0)
 				continue;
 			if (p[0].revents)
 				dns_serve(fds[0], &rebinds);
@@ -252,9 +271,11 @@ static void world(void)
 				http_serve(fds[3], "host-loopback");
 			if (p[4].revents)
 				echo_serve(fds[4]);
+			if (p[5].revents)
+				banner_serve(fds[5]);
 		}
 	}
-	for (int i = 0; i < 5; i++)
+	for (int i = 0; i < 6; i++)
 		close(fds[i]);
 	setenv("SBX_TEST_NET_RESOLVER", "127.0.0.1:5353", 1);
 }
@@ -531,6 +552,25 @@ static void test_tools_honour_the_variables(void)
 	}
 }
 
+/* ssh through GIT_SSH_COMMAND's ProxyCommand (sbx connect): it reaches the server's banner,
+ * which the server sends first (a protocol where the server speaks first). */
+static void test_ssh_through_the_proxy(void)
+{
+	struct it_run r;
+
+	world();
+	/* git runs GIT_SSH_COMMAND with the shell, as eval does */
+	net_sh(&r, "allow:ok.test",
+	       "echo \"$GIT_SSH_COMMAND\"; eval \"$GIT_SSH_COMMAND -v -o BatchMode=yes "
+	       "-o ConnectTimeout=20 -p 2222 ok.test true\" 2>&1 | grep -E 'remote software "
+	       "version'; eval \"$GIT_SSH_COMMAND -o BatchMode=yes -p 2222 other.test true\"; "
+	       "echo other=$?");
+	IT_EXPECT_CONTAINS(r.out, "connect %h %p");
+	IT_EXPECT_CONTAINS(r.out, "remote software version sbx-test-server");
+	IT_EXPECT_CONTAINS(r.out, "other=255");
+	IT_EXPECT_CONTAINS(r.err, "refused other.test");
+}
+
 static void test_learn(void)
 {
 	struct it_run r;
@@ -729,6 +769,7 @@ int main(int argc, char **argv)
 	    IT_CASE(test_host_header_must_match),
 	    IT_CASE(test_no_way_around_the_proxy),
 	    IT_CASE(test_tools_honour_the_variables),
+	    IT_CASE(test_ssh_through_the_proxy),
 	    IT_CASE(test_learn),
 	    IT_CASE(test_none_fails_fast),
 	    IT_CASE(test_audit_and_resolver_sockets),
