@@ -1113,6 +1113,15 @@ static void wake(struct sbx_netproxy *p, struct lookup *l)
 			}
 		} else {
 			learn(p, l->name, false);
+			/* the answer is a decision too: the audit log has it (rate-capped) */
+			if (q->qtype == 1 || q->qtype == 28) {
+				const struct sbx_net_addr *first = NULL;
+
+				for (size_t i = 0; !first && i < l->n; i++)
+					if ((l->addrs[i].family == AF_INET) == (q->qtype == 1))
+						first = &l->addrs[i];
+				emit(p, "dns", &d, 0, first, true);
+			}
 			dns_reply(p, q, 0, l->addrs, l->n);
 		}
 		free(q);
