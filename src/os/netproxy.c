@@ -37,8 +37,8 @@
 #include "os/netproxy_priv.h"
 #include "sbx/cleanup.h"
 
-#define PIPE_CAP      (256u * 1024u)
-#define DNS_MSG_MAX   1232u /* what sbx reads of a DNS message, and answers in */
+#define PIPE_CAP      (256u * 1024u) /* a pipe holds; 64 tunnels of two fit pipe-user-pages-soft */
+#define DNS_MSG_MAX   1232u          /* what sbx reads of a DNS message, and answers in */
 #define MAX_SERVERS   3
 #define MAX_REFUSED   4096u
 #define MAX_LEARNED   4096u
@@ -86,6 +86,7 @@ struct conn {
 	struct sbx_http_req req;
 	int pcr[2], prc[2]; /* client -> remote, remote -> client */
 	size_t fcr, frc;
+	size_t pcap; /* bytes a pipe holds */
 	bool eof_c, eof_r, shut_r, shut_c;
 	uint32_t cmask, rmask;
 	bool dead;
@@ -692,8 +693,14 @@ static int start_relay(struct sbx_netproxy *p, struct conn *c)
 {
 	if (pipe2(c->pcr, O_CLOEXEC | O_NONBLOCK) < 0 || pipe2(c->prc, O_CLOEXEC | O_NONBLOCK) < 0)
 		return -1;
+	/* the pipes' real size: a user past pipe-user-pages-soft gets smaller ones */
 	fcntl(c->pcr[1], F_SETPIPE_SZ, PIPE_CAP);
 	fcntl(c->prc[1], F_SETPIPE_SZ, PIPE_CAP);
+	{
+		int a = fcntl(c->pcr[1], F_GETPIPE_SZ), b = fcntl(c->prc[1], F_GETPIPE_SZ);
+
+		c->pcap = (size_t)(a < b ? a : b) > 4096 ? (size_t)(a < b ? a : b) : 4096;
+	}
 	c->state = S_RELAY;
 	c->last = now_ms();
 	c->cmask = 0;
@@ -763,10 +770,15 @@ static void dialled(struct sbx_netproxy *p, struct conn *c)
 	relay(p, c); /* sets what each side waits for */
 }
 
-/* Move what can be moved one way; -1 on an error that ends the connection. */
-static int pump(int src, int dst, int pipe[2], size_t *fill, bool *eof, bool *shut)
+/*
+ * Move what can be moved one way; -1 on an error that ends the connection. Double-buffered:
+ * the source is read while the pipe has room and the sink written while it holds bytes, so
+ * that neither side waits for the other's turn (each handoff costs a wake-up).
+ */
+static int pump(int src, int dst, int pipe[2], size_t cap, size_t *fill, bool *eof, bool *shut)
 {
-	for (int rounds = 0; rounds < 16; rounds++) {
+	for (int rounds = 0; rounds < 32; rounds++) {
+		bool moved = false;
 		ssize_t n;
 
 		if (*fill) {
@@ -774,24 +786,29 @@ static int pump(int src, int dst, int pipe[2], size_t *fill, bool *eof, bool *sh
 			           SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
 			if (n > 0) {
 				*fill -= (size_t)n;
-				continue;
+				moved = true;
+			} else if (n == 0 || errno != EAGAIN) {
+				return -1;
 			}
-			return n < 0 && errno == EAGAIN ? 0 : -1;
 		}
-		if (*eof) {
-			if (!*shut) {
-				shutdown(dst, SHUT_WR);
-				*shut = true;
+		if (!*eof && *fill < cap) {
+			n = splice(src, NULL, pipe[1], NULL, cap - *fill,
+			           SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
+			if (n > 0) {
+				*fill += (size_t)n;
+				moved = true;
+			} else if (n == 0) {
+				*eof = true;
+			} else if (errno != EAGAIN) {
+				return -1;
 			}
-			return 0;
 		}
-		n = splice(src, NULL, pipe[1], NULL, PIPE_CAP, SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
-		if (n > 0)
-			*fill += (size_t)n;
-		else if (n == 0)
-			*eof = true;
-		else
-			return errno == EAGAIN ? 0 : -1;
+		if (!moved)
+			break;
+	}
+	if (*eof && !*fill && !*shut) {
+		shutdown(dst, SHUT_WR);
+		*shut = true;
 	}
 	return 0;
 }
@@ -813,11 +830,11 @@ static void relay(struct sbx_netproxy *p, struct conn *c)
 			c->out_off += (size_t)n;
 	}
 	if (c->out_off >= c->out_len &&
-	    pump(c->cfd, c->rfd, c->pcr, &c->fcr, &c->eof_c, &c->shut_r) < 0) {
+	    pump(c->cfd, c->rfd, c->pcr, c->pcap, &c->fcr, &c->eof_c, &c->shut_r) < 0) {
 		conn_free(p, c);
 		return;
 	}
-	if (pump(c->rfd, c->cfd, c->prc, &c->frc, &c->eof_r, &c->shut_c) < 0) {
+	if (pump(c->rfd, c->cfd, c->prc, c->pcap, &c->frc, &c->eof_r, &c->shut_c) < 0) {
 		conn_free(p, c);
 		return;
 	}
@@ -827,11 +844,11 @@ static void relay(struct sbx_netproxy *p, struct conn *c)
 	}
 	if (c->out_off < c->out_len || c->fcr)
 		wr |= EPOLLOUT;
-	else if (!c->eof_c)
+	if (c->out_off >= c->out_len && !c->eof_c && c->fcr < c->pcap)
 		wc |= EPOLLIN;
 	if (c->frc)
 		wc |= EPOLLOUT;
-	else if (!c->eof_r)
+	if (!c->eof_r && c->frc < c->pcap)
 		wr |= EPOLLIN;
 	ep_mod(p, c->cfd, &c->cmask, wc, &c->ct);
 	ep_mod(p, c->rfd, &c->rmask, wr, &c->rt);
