@@ -270,10 +270,16 @@ int sbx_cli_net_spec(struct sbx_spec *spec, bool top, struct sbx_error *err)
 	if (spec->net == SBX_NET_HOST)
 		return 0;
 	/* a name looked up through the host's resolver daemon would leave the sandbox by a unix
-	 * socket, which no network namespace stops: hidden wherever a mount shows them */
+	 * socket, which no network namespace stops: hidden wherever a mount shows them. Only
+	 * where they exist, at their own path (/var/run is a symlink to /run on most hosts:
+	 * hiding /run/nscd covers it, and a mask is never made through a symlink) */
 	for (size_t i = 0;
-	     top && r >= 0 && i < sizeof(resolver_sockets) / sizeof(*resolver_sockets); i++)
-		r = sbx_spec_add_hide(spec, resolver_sockets[i], err);
+	     top && r >= 0 && i < sizeof(resolver_sockets) / sizeof(*resolver_sockets); i++) {
+		char real[PATH_MAX];
+
+		if (realpath(resolver_sockets[i], real) && strcmp(real, resolver_sockets[i]) == 0)
+			r = sbx_spec_add_hide(spec, resolver_sockets[i], err);
+	}
 	if (r < 0 || spec->net < SBX_NET_ALLOW)
 		return r;
 	net_env(&v);

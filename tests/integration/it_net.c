@@ -18,6 +18,7 @@
 #include <signal.h>
 #include <stdarg.h>
 #include <sys/ioctl.h>
+#include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -642,11 +643,39 @@ static void test_audit_and_resolver_sockets(void)
 	                   "\"blocked-by-allowlist\"");
 	IT_EXPECT_CONTAINS(read_all(log),
 	                   "\"host\":\"ok.test\",\"port\":8080,\"answer\":\"allow\"");
-	/* the host's resolver daemons' sockets are masked wherever a mount shows them */
+	/* the host's resolver daemons' sockets are masked wherever a mount shows them: made in a
+	 * /run of this case's own mount namespace (a tmpfs), where sbx finds them */
+	if (unshare(CLONE_NEWNS) < 0 || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0 ||
+	    mount("tmpfs", "/run", "tmpfs", 0, "mode=755") < 0 || mkdir("/run/nscd", 0755) < 0 ||
+	    mkdir("/run/systemd", 0755) < 0 || mkdir("/run/systemd/resolve", 0755) < 0)
+		it_fail(__FILE__, __LINE__, "a /run of the case's own: %s", strerror(errno));
+	it_write_file("/run/nscd/socket", "");
+	it_write_file("/run/systemd/resolve/io.systemd.Resolve", "");
+	it_write_file("/run/other", "");
 	it_sbx(&r, dry);
 	IT_EXPECT_INT(r.status, 0);
 	IT_EXPECT_CONTAINS(r.out, "/run/systemd/resolve");
 	IT_EXPECT_CONTAINS(r.out, "/run/nscd");
+	/* and a real run cannot list them */
+	{
+		const char *run[] = {"run",
+		                     "-v",
+		                     "/run:ro",
+		                     "--",
+		                     "/bin/sh",
+		                     "-c",
+		                     "ls -A /run/nscd /run/systemd/resolve; echo listed",
+		                     NULL};
+
+		it_sbx(&r, run);
+		IT_EXPECT_CONTAINS(r.out, "listed");
+		IT_EXPECT_NOT_CONTAINS(r.out, "socket");
+		IT_EXPECT_NOT_CONTAINS(r.out, "io.systemd.Resolve");
+		/* the rest of /run is there: the masks are what hides them */
+		run[6] = "ls /run";
+		it_sbx(&r, run);
+		IT_EXPECT_CONTAINS(r.out, "other");
+	}
 }
 
 /* A sub-sandbox narrows its parent's list with a proxy of its own, chained to the parent's;
