@@ -536,6 +536,14 @@ static void test_tools_honour_the_variables(void)
 	IT_EXPECT_CONTAINS(r.out, "server=public request=GET /python");
 	IT_EXPECT_CONTAINS(r.out, "\n" PUBLIC " "); /* the resolver inside answers */
 	IT_EXPECT_CONTAINS(r.out, " ok.test\n");
+	/* git over http: the request reaches the allowed host (which is no git server), and
+	 * another host is refused by the proxy */
+	net_sh(&r, "allow:ok.test",
+	       "HOME=/tmp git ls-remote http://ok.test:8080/r.git 2>&1; "
+	       "HOME=/tmp git ls-remote http://other.test:8080/r.git 2>&1");
+	IT_EXPECT_CONTAINS(r.out, "http://ok.test:8080/r.git/info/refs");
+	IT_EXPECT_CONTAINS(r.out, "not valid");
+	IT_EXPECT_CONTAINS(r.out, "403");
 	/* Node's fetch: only where it honours NODE_USE_ENV_PROXY (22.21, 24.5 on) */
 	if (access("/usr/bin/node", X_OK) == 0) {
 		net_sh(&r, "allow:ok.test",
