@@ -49,6 +49,7 @@ if [ "$QUICK" = 1 ]; then
 	bench supervise bash bench/supervise.sh --quick
 	bench limits bash bench/limits.sh --quick
 	bench clone bash bench/clone.sh --quick
+	bench net bash bench/net.sh --quick
 	bench load bash bench/load.sh --quick --concurrency "1 $(($(nproc) * 2)) 50" "${AS_USER[@]}"
 	echo "== globwalk: skipped with --quick (it makes 100 000 files)"
 else
@@ -58,6 +59,7 @@ else
 	bench supervise bash bench/supervise.sh
 	bench limits bash bench/limits.sh
 	bench clone bash bench/clone.sh
+	bench net bash bench/net.sh
 	bench globwalk sh bench/globwalk.sh "$SBX"
 	bench load bash bench/load.sh "${AS_USER[@]}"
 fi
@@ -65,7 +67,7 @@ fi
 echo
 echo "==== summary ($(date -u '+%Y-%m-%d %H:%M:%S UTC'); figures are only worth quoting with the load near 0)"
 printf '  %s\n' "${status[@]}"
-for f in launch seccomp nested supervise limits clone globwalk load; do
+for f in launch seccomp nested supervise limits clone net globwalk load; do
 	[ -f "$logs/$f.log" ] || continue
 	echo
 	echo "-- $f"
@@ -76,6 +78,7 @@ for f in launch seccomp nested supervise limits clone globwalk load; do
 	supervise) grep -E 'us|ms|ratio' "$logs/$f.log" ;;
 	limits) grep -E ' x$|^#' "$logs/$f.log" ;;
 	clone) grep -E '^clone of' "$logs/$f.log" ;;
+	net) grep -E '^(throughput|connect|refused|sbx)' "$logs/$f.log" ;;
 	globwalk) grep -E 'tree:|rule' "$logs/$f.log" ;;
 	load) awk '/^Launches per second/ { p = 1 } p && NF { print } /load average after/ { p = 0 }' "$logs/$f.log" ;;
 	esac

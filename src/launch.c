@@ -53,6 +53,7 @@
 #include "os/proc.h"
 #include "os/reaper.h"
 #include "os/seccomp.h"
+#include "os/netproxy.h"
 #include "os/supervisor.h"
 #include "os/tty.h"
 #include "os/userns.h"
@@ -73,7 +74,17 @@ struct child_ctx {
 	int pty_sock;  /* init's end of the socket that takes the pty's master to sbx, or -1 */
 	int pty_slave; /* the worker's terminal, made before it is forked, or -1 */
 	bool landlocked; /* the landlock backend's reaper applied the Landlock layer already */
+	int net_fd;        /* init's end of the proxy's socket pair (src/os/netproxy.c), or -1 */
+	int net_parent_fd; /* sbx's end: init closes it */
 };
+
+/* The proxy and resolver for a plan with its own network namespace (sbx_launch_net). */
+static struct sbx_netproxy *launch_net;
+
+void sbx_launch_net(struct sbx_netproxy *proxy)
+{
+	launch_net = proxy;
+}
 
 static int seal_spec_and_build_filter(const struct sbx_plan *plan, int *spec_fd,
                                       struct sbx_seccomp_prog *filter, struct sbx_error *err);
@@ -160,6 +171,7 @@ int sbx_launch(const struct sbx_plan *plan, char *const argv[], struct sbx_super
 	/* Last, so that it is released first: a child left behind by a failure below is killed
 	 * and reaped before its pipes close. */
 	_cleanup_pid_ pid_t pid = 0;
+	int net_fd = -1;
 	unsigned long flags = CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC |
 	                      CLONE_NEWUTS | CLONE_NEWCGROUP;
 	int r;
@@ -209,6 +221,10 @@ int sbx_launch(const struct sbx_plan *plan, char *const argv[], struct sbx_super
 	 * reach sbx over them (src/os/supervisor.c). */
 	if (sup && (r = sbx_supervisor_prepare(sup, err)) < 0)
 		return r;
+	/* The proxy's socket pair: init makes the listening sockets in the new network
+	 * namespace and sends them to sbx over it (src/os/netns.c). */
+	if (plan->new_net && launch_net && (r = sbx_netproxy_prepare(launch_net, &net_fd, err)) < 0)
+		return r;
 
 	/* Every namespace at once: the new user namespace is what allows an unprivileged caller
 	 * the others, and owns them, so that nothing init does there reaches the host's. */
@@ -234,6 +250,8 @@ int sbx_launch(const struct sbx_plan *plan, char *const argv[], struct sbx_super
 		    .tty = &tty,
 		    .pty_sock = pty_sock[1],
 		    .pty_slave = -1,
+		    .net_fd = net_fd,
+		    .net_parent_fd = net_fd >= 0 ? sbx_netproxy_parent_fd(launch_net) : -1,
 		};
 
 		/* out of the caller's job (and sbx's process group), here and in sbx: the
@@ -262,6 +280,10 @@ int sbx_launch(const struct sbx_plan *plan, char *const argv[], struct sbx_super
 		sbx_supervisor_parent_close(sup);
 	if (on_start_fn)
 		on_start_fn(pid, on_start_arg);
+	/* sbx serves the sandbox's proxy and resolver from here on (one thread; it closes
+	 * init's end of the pair) */
+	if (net_fd >= 0 && (r = sbx_netproxy_start(launch_net, err)) < 0)
+		return r;
 
 	/* The id maps are written from outside, as only a process in the parent user namespace
 	 * may: the caller's own ids unprivileged, an unprivileged host range as root (so that
@@ -609,6 +631,15 @@ __attribute__((noreturn)) static void init_main(struct child_ctx *c)
 	 * programs expect to answer (--net none is loopback only). */
 	if (c->plan->new_net && sbx_net_loopback_up(&err) < 0)
 		child_fail(c->err_fd, &err);
+	/* sbx's resolver (and, with an allowlist, its proxies) on that loopback: the sockets
+	 * are made here, in the namespace, and served by sbx from outside; the sandbox's
+	 * /etc/resolv.conf names it. */
+	if (c->net_fd >= 0) {
+		close(c->net_parent_fd);
+		if (sbx_netns_sockets(c->net_fd, c->plan->net >= SBX_NET_ALLOW, &err) < 0 ||
+		    sbx_netns_resolv_conf(&err) < 0)
+			child_fail(c->err_fd, &err);
+	}
 
 	/* The worker's terminal, from the sandbox's own devpts (its /dev/pts/N is what the
 	 * worker's ttyname(3) finds): the master goes to sbx, the slave to the worker. Without
@@ -883,7 +914,9 @@ static int launch_landlock(const struct sbx_plan *plan, char *const argv[],
 		                      .sup = sup,
 		                      .tty = tty,
 		                      .pty_sock = -1,
-		                      .pty_slave = pty_slave};
+		                      .pty_slave = pty_slave,
+		                      .net_fd = -1,
+		                      .net_parent_fd = -1};
 
 		/* out of the caller's job, as init (sbx_launch) */
 		setpgid(0, 0);

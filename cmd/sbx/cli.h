@@ -45,8 +45,12 @@ struct sbx_cli_run {
 	/* nesting (nest.c): --restrict, --allow-read, --allow-write, and -v/--mount as grants */
 	struct sbx_nest_request req; /* owned grants */
 	bool net_given;              /* --net was given */
-	bool nest_flags;             /* --restrict, --allow-read or --allow-write was given */
-	struct sbx_nest *nest_child; /* nested: the effective spec asked for (owned) */
+	bool net_list_given;         /* the last --net was allow:..., which a next one adds to */
+	char *net_learn_out;         /* --net-learn-out FILE (owned) */
+	bool net_chained; /* nested, a list of its own under the parent's: its proxy dials through
+	                     the parent's */
+	bool nest_flags;  /* --restrict, --allow-read or --allow-write was given */
+	struct sbx_nest *nest_child;    /* nested: the effective spec asked for (owned) */
 	char *nest_tmpdir; /* nested, landlock backend: the temporary directory sbx made (owned;
 	                      removed after the run, nest.c) */
 	struct sbx_globwalk_stats walk; /* the walk for hide globs (top-level or nested) */
@@ -77,6 +81,23 @@ void sbx_json_string(FILE *f, const char *s);
  */
 const char *sbx_cli_esc(const char *s);
 
+/* The network mode as a profile spells it: none, host, learn, {allow: [...], deny: [...]}
+ * (net_cli.c). */
+void sbx_cli_net_yaml(FILE *f, enum sbx_net_mode mode, const struct sbx_netpolicy *p);
+
+/* sbx run's network (net_cli.c): the proxy's variables in the spec and the host's resolver
+ * sockets hidden (top: not a nested run); the proxy for a plan with its own network
+ * namespace (*out NULL otherwise); after the run, stopped, with what learning found (stderr,
+ * --net-learn-out) and, under --net none, a note when refused lookups preceded a failure. */
+struct sbx_netproxy;
+struct sbx_audit;
+int sbx_cli_net_spec(struct sbx_spec *spec, bool top, struct sbx_error *err);
+int sbx_cli_net_plan_env(struct sbx_plan *plan, struct sbx_error *err);
+int sbx_cli_net_open(const struct sbx_cli_run *run, const struct sbx_plan *plan,
+                     struct sbx_audit *audit, struct sbx_netproxy **out, struct sbx_error *err);
+void sbx_cli_net_close(const struct sbx_cli_run *run, const struct sbx_plan *plan,
+                       struct sbx_netproxy *p, bool ran, int status);
+
 /* Subcommands: each returns the process exit status. */
 int sbx_cmd_run(int argc, char **argv);
 int sbx_cmd_check(int argc, char **argv);
@@ -86,6 +107,7 @@ int sbx_cmd_doctor(int argc, char **argv);
 int sbx_cmd_status(int argc, char **argv);
 int sbx_cmd_explain(int argc, char **argv);
 int sbx_cmd_complete(int argc, char **argv);
+int sbx_cmd_connect(int argc, char **argv);
 
 /* ---- nesting (nest.c) ---- */
 

@@ -194,6 +194,9 @@ int sbx_cmd_doctor(int argc, char **argv)
 	    "    not guard the host's unix sockets bound to a path (docker.sock, a session bus)\n"
 	    "  what it gives up:\n"
 	    "  - pid, ipc and uts isolation; mounts elsewhere than at their own path; --root\n"
-	    "  - stat(2) of denied paths, and metadata changes (chmod, utimes) of granted files\n");
+	    "  - stat(2) of denied paths, and metadata changes (chmod, utimes) of granted files\n"
+	    "  - network allowlists and learning (--net allow:..., --net learn, claude-agent's\n"
+	    "    network:): refused (exit 125); they need the sandbox's own network namespace,\n"
+	    "    and a Landlock TCP rule names a port, never an address. --net host or none\n");
 	return 1;
 }

@@ -30,6 +30,7 @@ static const struct command {
     {"inspect", sbx_cmd_inspect, "one running sandbox: its record, effective spec and mounts"},
     {"kill", sbx_cmd_kill, "signal a running sandbox (default SIGTERM)"},
     {"complete", sbx_cmd_complete, "names for shell completion (profiles, seccomp groups)"},
+    {"connect", sbx_cmd_connect, "inside a sandbox: relay stdin/stdout to HOST PORT via its proxy"},
 };
 
 static void usage(FILE *f)

@@ -251,9 +251,8 @@ static void print_status(FILE *f, const struct sbx_nest *n, bool json)
 		fprintf(f,
 		        ",\"depth\":%u,\"backend\":\"%s\",\"network\":\"%s\",\"nesting\":%s,"
 		        "\"landlock\":%s,\"scoped\":[%s%s%s]",
-		        n->depth, sbx_backend_name(n->backend),
-		        n->net == SBX_NET_HOST ? "host" : "none", n->nesting ? "true" : "false",
-		        n->landlocked ? "true" : "false",
+		        n->depth, sbx_backend_name(n->backend), sbx_net_mode_name(n->net),
+		        n->nesting ? "true" : "false", n->landlocked ? "true" : "false",
 		        n->scoped & SBX_LL_SCOPE_ABSTRACT_UNIX ? "\"abstract_unix\"" : "",
 		        n->scoped == (SBX_LL_SCOPE_ABSTRACT_UNIX | SBX_LL_SCOPE_SIGNAL) ? "," : "",
 		        n->scoped & SBX_LL_SCOPE_SIGNAL ? "\"signal\"" : "");
@@ -287,11 +286,17 @@ static void print_status(FILE *f, const struct sbx_nest *n, bool json)
 	        n->parent_unknown ? " (counted from a parent that sbx does not know)" : "");
 	fprintf(f, "backend:  %s\n", sbx_backend_name(n->backend));
 	print_identity(f, n, false);
-	fprintf(f, "network:  %s\n",
-	        n->net == SBX_NET_HOST               ? "host"
-	        : n->backend == SBX_BACKEND_LANDLOCK ? "none (no loopback either: the landlock "
-	                                               "backend has no network namespace)"
-	                                             : "none (loopback only)");
+	if (n->net >= SBX_NET_ALLOW) {
+		fputs("network:  ", f);
+		sbx_cli_net_yaml(f, n->net, &n->netpol);
+		fputc('\n', f);
+	} else
+		fprintf(f, "network:  %s\n",
+		        n->net == SBX_NET_HOST ? "host"
+		        : n->backend == SBX_BACKEND_LANDLOCK
+		            ? "none (no loopback either: the landlock "
+		              "backend has no network namespace)"
+		            : "none (loopback only)");
 	fprintf(f, "nesting:  %s\n", n->nesting ? "allowed" : "forbidden");
 	fputs("limits:  ", f);
 	for (int l = 0, k = 0; l < SBX_LIMIT_COUNT; l++) {

@@ -264,7 +264,9 @@ static void show(FILE *f, const struct sbx_profile *p, const struct sbx_spec *s)
 	fprintf(f, "readonly: %s\n", s->readonly ? "true" : "false");
 	fprintf(f, "system_mounts: %s\n",
 	        s->system_mounts == SBX_SYSMOUNTS_NONE ? "none" : "default");
-	fprintf(f, "network: %s\n", s->net == SBX_NET_HOST ? "host" : "none");
+	fputs("network: ", f);
+	sbx_cli_net_yaml(f, s->net, &s->netpol);
+	fputc('\n', f);
 	fprintf(f, "nesting: %s\n", s->nesting ? "true" : "false");
 	fprintf(f, "best_effort: %s\n", s->best_effort ? "true" : "false");
 	fprintf(f, "protect_git: %s\n", s->protect_git ? "true" : "false");

@@ -25,6 +25,7 @@
 #include "os/landlock.h"
 #include "os/broker.h"
 #include "os/launch.h"
+#include "os/netproxy.h"
 #include "os/probe.h"
 #include "os/state.h"
 #include "os/supervisor.h"
@@ -80,6 +81,10 @@ const char sbx_run_usage[] =
     "  -e, --env NAME[=VALUE]   pass NAME from the caller, or set it\n"
     "      --net none|host      loopback only (default), or the host's network\n"
     "      --network none|host  the same, Docker's spelling\n"
+    "      --net allow:NAME,... only these names (NAME, *.NAME), through sbx's proxy\n"
+    "                           and resolver; everything else refused at once\n"
+    "      --net learn          everything through the proxy; print the allowlist used\n"
+    "      --net-learn-out FILE with --net learn, write that allowlist to FILE\n"
     "      --backend auto|namespaces|landlock\n"
     "                           namespaces (a mount namespace plus Landlock), or Landlock\n"
     "                           alone in the caller's mount namespace; auto (default)\n"
@@ -145,6 +150,7 @@ enum {
 	OPT_CHDIR,
 	OPT_ENV,
 	OPT_NET,
+	OPT_NET_LEARN_OUT,
 	OPT_DEVICE,
 	OPT_DRY_RUN,
 	OPT_JSON,
@@ -185,6 +191,7 @@ static const struct option run_options[] = {
     {"tmpfs", required_argument, NULL, OPT_TMPFS},
     {"home", required_argument, NULL, OPT_HOME},
     {"quiet", no_argument, NULL, 'q'},
+    {"net-learn-out", required_argument, NULL, OPT_NET_LEARN_OUT},
     {"device", required_argument, NULL, OPT_DEVICE},
     {"dry-run", no_argument, NULL, OPT_DRY_RUN},
     {"json", no_argument, NULL, OPT_JSON},
@@ -220,6 +227,7 @@ void sbx_cli_run_clear(struct sbx_cli_run *run)
 	if (run->nest_tmpdir) /* a landlock child's temporary directory (nest.c), after its run */
 		(void)sbx_fs_remove_tree(run->nest_tmpdir);
 	free(run->nest_tmpdir);
+	free(run->net_learn_out);
 	memset(run, 0, sizeof(*run));
 }
 
@@ -399,18 +407,18 @@ static int parse_one(struct sbx_spec *spec, struct sbx_cli_run *out, int c, cons
 		return 0;
 	case OPT_NET:
 		out->net_given = true;
-		if (strcmp(arg, "none") == 0) {
-			spec->net = SBX_NET_NONE;
-			return 0;
-		}
-		if (strcmp(arg, "host") == 0) {
-			spec->net = SBX_NET_HOST;
-			return 0;
-		}
-		r = sbx_error_set(err, SBX_ERR_USAGE, EINVAL, "--net '%s' is not supported", arg);
-		sbx_error_hint(err, "use --net none (loopback only, the default) or --net host; "
-		                    "name allowlists (allow:NAME) are not available yet");
-		return r;
+		/* --net allow:A --net allow:B adds; any other value replaces */
+		if (strncmp(arg, "allow:", 6) != 0 || spec->net != SBX_NET_ALLOW ||
+		    !out->net_list_given)
+			sbx_netpolicy_clear(&spec->netpol);
+		out->net_list_given = strncmp(arg, "allow:", 6) == 0;
+		return sbx_net_parse_flag(arg, &spec->net, &spec->netpol, err);
+	case OPT_NET_LEARN_OUT:
+		free(out->net_learn_out);
+		out->net_learn_out = strdup(arg);
+		if (!out->net_learn_out)
+			return sbx_error_set(err, SBX_ERR_SETUP, ENOMEM, "out of memory");
+		return 0;
 	case OPT_BACKEND:
 		if (strcmp(arg, "auto") == 0)
 			out->backend = SBX_ASK_AUTO;
@@ -648,11 +656,21 @@ void sbx_cli_print_plan(FILE *f, const struct sbx_plan *plan, char *const *argv,
 		            ? "sbx's descriptors as they are (--no-tty)"
 		            : "a pseudo-terminal of its own when stdin and stdout are terminals "
 		              "and sbx is in the foreground, else sbx's descriptors as they are");
-		fprintf(f, "network:    %s\n",
-		        !plan->new_net           ? "host"
-		        : plan->backend_landlock ? "none (no loopback either: the landlock backend "
-		                                   "has no network namespace of its own)"
-		                                 : "none (loopback only)");
+		if (plan->net >= SBX_NET_ALLOW) {
+			fputs("network:    ", f);
+			sbx_cli_net_yaml(f, plan->net, &plan->netpol);
+			fprintf(f,
+			        "%s (sbx's proxy and resolver on the sandbox's loopback; "
+			        "nothing else leaves it)\n",
+			        plan->new_net ? "" : ", the parent's proxy");
+		} else
+			fprintf(f, "network:    %s\n",
+			        !plan->new_net ? "host"
+			        : plan->backend_landlock
+			            ? "none (no loopback either: the landlock "
+			              "backend has no network namespace of its own)"
+			            : "none (loopback only; sbx's resolver refuses "
+			              "every name)");
 		if (plan->map_count == 0)
 			fprintf(f,
 			        "identity:   uid %u gid %u, the caller's own (no user namespace: "
@@ -727,7 +745,29 @@ void sbx_cli_print_plan(FILE *f, const struct sbx_plan *plan, char *const *argv,
 		        ",\"backend\":\"namespaces\",\"namespaces\":[\"user\",\"mount\","
 		        "\"pid\",\"ipc\",\"uts\",\"cgroup\"%s]",
 		        plan->new_net ? ",\"net\"" : "");
-	fprintf(f, ",\"network\":\"%s\"", plan->new_net ? "none" : "host");
+	fprintf(f, ",\"network\":\"%s\"",
+	        plan->net >= SBX_NET_ALLOW ? sbx_net_mode_name(plan->net)
+	        : plan->new_net            ? "none"
+	                                   : "host");
+	if (plan->net >= SBX_NET_ALLOW) {
+		fputs(",\"network_allow\":[", f);
+		for (size_t i = 0; i < plan->netpol.n_allow; i++) {
+			char e[SBX_NET_NAME_MAX + 8];
+
+			sbx_net_rule_fmt(&plan->netpol.allow[i], e, sizeof(e));
+			fputs(i ? "," : "", f);
+			sbx_json_string(f, e);
+		}
+		fputs("],\"network_deny\":[", f);
+		for (size_t i = 0; i < plan->netpol.n_deny; i++) {
+			char e[SBX_NET_NAME_MAX + 8];
+
+			sbx_net_rule_fmt(&plan->netpol.deny[i], e, sizeof(e));
+			fputs(i ? "," : "", f);
+			sbx_json_string(f, e);
+		}
+		fputs("]", f);
+	}
 	fprintf(f, ",\"tty\":\"%s\"",
 	        plan->tty == SBX_TTY_ALWAYS  ? "always"
 	        : plan->tty == SBX_TTY_NEVER ? "never"
@@ -1261,9 +1301,40 @@ static int make_supervisor(const struct sbx_cli_run *run, const struct sbx_plan 
 	return 0;
 }
 
+/*
+ * A nested run whose network is an allowlist or learn, under a parent with one: with the
+ * parent's very list it shares the parent's namespace, proxy and resolver; with a narrower
+ * one (sbx_spec_narrow refused a wider) it gets a namespace and a proxy of its own, whose
+ * every dial goes through the parent's proxy, the only way out of the parent's namespace.
+ */
+static int nested_net(const struct sbx_nest *parent, struct sbx_cli_run *run, struct sbx_plan *plan,
+                      struct sbx_error *err)
+{
+	const struct sbx_netpolicy *a = &parent->netpol, *b = &run->spec->netpol;
+	bool same = a->n_allow == b->n_allow && a->n_deny == b->n_deny;
+
+	if (plan->net < SBX_NET_ALLOW)
+		return 0;
+	if (parent->net < SBX_NET_ALLOW) /* under host: a namespace and a proxy of its own */
+		return sbx_cli_net_plan_env(plan, err);
+	for (size_t i = 0; same && i < a->n_allow; i++)
+		same = !strcmp(a->allow[i].name, b->allow[i].name) &&
+		       a->allow[i].wildcard == b->allow[i].wildcard &&
+		       a->allow[i].allow_private == b->allow[i].allow_private;
+	for (size_t i = 0; same && i < a->n_deny; i++)
+		same = !strcmp(a->deny[i].name, b->deny[i].name) &&
+		       a->deny[i].wildcard == b->deny[i].wildcard;
+	if (same && plan->net == parent->net)
+		plan->new_net = false; /* the parent's namespace, proxy and resolver */
+	else
+		run->net_chained = true;
+	return sbx_cli_net_plan_env(plan, err);
+}
+
 int sbx_cmd_run(int argc, char **argv)
 {
 	struct sbx_supervisor *sup = NULL;
+	struct sbx_netproxy *net = NULL;
 	struct sbx_cli_run run = {0};
 	_cleanup_plan_ struct sbx_plan *plan = NULL;
 	struct sbx_host host = {0};
@@ -1312,6 +1383,8 @@ int sbx_cmd_run(int argc, char **argv)
 		r = sbx_cli_nest_plan(parent, &run, &host, &plan, &err);
 		if (r >= 0)
 			sbx_cli_nest_unhide_notes(stderr, parent, run.spec);
+		if (r >= 0)
+			r = nested_net(parent, &run, plan, &err);
 	} else if (run.nest_flags) {
 		r = sbx_error_set(&err, SBX_ERR_USAGE, EINVAL,
 		                  "--restrict, --allow-read and --allow-write narrow a parent "
@@ -1322,8 +1395,11 @@ int sbx_cmd_run(int argc, char **argv)
 		 * root_ids_fd, which closes with sbx. */
 		if (host.euid == 0 && !run.dry_run)
 			host.root_map_base = sbx_uidslot_take(&root_ids_fd);
+		/* The proxy's variables; the host's resolver sockets hidden. */
+		r = sbx_cli_net_spec(run.spec, true, &err);
 		/* Hide globs become exact paths to mask: one walk, cached. */
-		r = run_globwalk(&run, &host, &err);
+		if (r >= 0)
+			r = run_globwalk(&run, &host, &err);
 		if (r >= 0)
 			r = sbx_plan_build(run.spec, &host, &plan, &err);
 		/* git's control surface guarded; guards the host lacks dropped */
@@ -1368,8 +1444,12 @@ int sbx_cmd_run(int argc, char **argv)
 	/* the cgroup (memory, pids, cpu) and the timeout, or a refusal */
 	if (r >= 0)
 		r = sbx_cli_limits_begin(&run, plan, audit.id, &lims, &err);
+	/* the sandbox's proxy and resolver, served by sbx (src/os/netproxy.c) */
+	if (r >= 0)
+		r = sbx_cli_net_open(&run, plan, audit.log, &net, &err);
 	if (r < 0)
 		goto fail;
+	sbx_launch_net(net);
 	sbx_cli_fleet_begin(plan, parent, run.argv, &audit, &fleet); /* sbx ps */
 	r = sbx_launch(plan, run.argv, sup, &status, &err);
 	if (r < 0 && err.kind == SBX_ERR_UNSUPPORTED && run.backend == SBX_ASK_AUTO &&
@@ -1420,6 +1500,9 @@ int sbx_cmd_run(int argc, char **argv)
 		sbx_supervisor_counts(sup, &counts.asked, &counts.allowed, &counts.denied,
 		                      &counts.killed);
 	}
+	sbx_launch_net(NULL);
+	sbx_cli_net_close(&run, plan, net, r >= 0, status);
+	net = NULL;
 	sbx_cli_audit_end(&audit, r, r < 0 ? sbx_error_exit_code(&err) : status, &counts);
 	if (r < 0)
 		goto fail;
@@ -1434,6 +1517,7 @@ out:
 	sbx_cli_audit_end(&audit, -1, status, NULL); /* a refusal after the start record */
 	sbx_cli_fleet_end(&fleet);
 	sbx_supervisor_free(sup);
+	sbx_netproxy_free(net);
 	sbx_broker_close(broker);
 	sbx_gitguard_clear(&git);
 	sbx_cli_run_clear(&run);

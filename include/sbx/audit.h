@@ -89,6 +89,23 @@ size_t sbx_audit_fmt_decision(char *out, size_t size, const struct sbx_audit_ids
 size_t sbx_audit_fmt_end(char *out, size_t size, const struct sbx_audit_ids *ids,
                          const struct sbx_audit_end *e);
 
+/* A "net" record: one decision of sbx's network proxy or resolver (sbx(1), NETWORK). Members
+ * after the ids: via ("http", "connect", "socks5", "dns"), host, port (or null), answer
+ * ("allow", "deny"), reason (X-Proxy-Error's value, or "allowed"), rule (the entry that
+ * decided, or null), addr (the address dialled or answered, or null). */
+struct sbx_audit_net {
+	uint64_t time_ms;
+	const char *via;
+	const char *host;
+	unsigned port; /* 0: none (a lookup) */
+	bool allowed;
+	const char *reason;
+	const char *rule; /* NULL: none */
+	const char *addr; /* NULL: none */
+};
+size_t sbx_audit_fmt_net(char *out, size_t size, const struct sbx_audit_ids *ids,
+                         const struct sbx_audit_net *n);
+
 /* A "suppressed" record: `count` decisions whose records the rate cap dropped
  * (sbx_audit_rate); members after the ids: count. */
 size_t sbx_audit_fmt_suppressed(char *out, size_t size, const struct sbx_audit_ids *ids,

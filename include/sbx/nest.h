@@ -26,8 +26,9 @@
 #define SBX_NEST_VERSION                                                                           \
 	5u                         /* 2: per-operation rights (SBX_NEST_RULE); 3: scopes, origin;  \
 	                              4: the sandbox's id (a spec without one is written, and      \
-	                              read, as version 3); 5: limits (a spec without any is        \
-	                              written, and read, as version 4 or 3) */
+	                              read, as version 3); 5: limits and the network allowlist  \
+	                              (a spec with neither is written, and read, as version 4 or \
+	                              3) */
 #define SBX_NEST_ID_LEN      32u   /* a sandbox id: hex digits (SBX_SANDBOX_ID_LEN) */
 #define SBX_NEST_MAX_DEPTH   16u   /* at least 8 levels (sbx(1)) */
 #define SBX_NEST_MAX_ENTRIES 4096u /* mounts in one effective spec */
@@ -72,8 +73,9 @@ struct sbx_nest {
 	char *profile;  /* name, for messages and SBX_PROFILE */
 	unsigned depth; /* 1: a sandbox started from outside any sandbox */
 	unsigned backend;
-	unsigned net;    /* enum sbx_net_mode */
-	bool nesting;    /* may this sandbox's worker start sub-sandboxes */
+	unsigned net;                /* enum sbx_net_mode */
+	struct sbx_netpolicy netpol; /* SBX_NET_ALLOW's entries (owned) */
+	bool nesting;                /* may this sandbox's worker start sub-sandboxes */
 	bool landlocked; /* the worker runs in a Landlock domain that handles file rights: it can
 	                    no longer mount */
 	unsigned scoped; /* SBX_LL_SCOPE_* the worker's Landlock domains hold (abstract unix
@@ -191,7 +193,8 @@ struct sbx_nest_request {
 	bool readonly;
 	bool net_given; /* --net or a nested profile's network: key */
 	unsigned net;
-	bool no_nesting;     /* the child may not nest further */
+	const struct sbx_netpolicy *netpol; /* the entries asked for (borrowed), or NULL */
+	bool no_nesting;                    /* the child may not nest further */
 	bool no_system;      /* --no-system-mounts, or a profile's system_mounts: none */
 	const char *profile; /* a nested --profile's name, or NULL (borrowed) */
 	struct sbx_grant *grants;

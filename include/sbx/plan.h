@@ -132,6 +132,9 @@ struct sbx_plan {
 
 	/* Namespaces and identity. */
 	bool new_net;                 /* a network namespace with loopback up */
+	enum sbx_net_mode net;        /* the spec's: ALLOW and LEARN add sbx's proxy and resolver
+	                                 inside (src/os/netproxy.c), NONE its refusing resolver */
+	struct sbx_netpolicy netpol;  /* the spec's entries, copied (for --dry-run) */
 	uid_t inner_uid, inner_gid;   /* the worker's ids inside */
 	uid_t outer_uid, outer_gid;   /* what they map to on the host */
 	uid_t caller_uid, caller_gid; /* the caller's own ids (struct sbx_host) */

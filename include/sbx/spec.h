@@ -17,6 +17,7 @@
 
 #include "sbx/error.h"
 #include "sbx/limits.h"
+#include "sbx/net.h"
 #include "sbx/path.h"
 #include "sbx/seccomp.h"
 #include "sbx/supervise.h"
@@ -89,11 +90,6 @@ struct sbx_env_entry {
 	char *value; /* NULL: pass the caller's value, if it has one */
 };
 
-enum sbx_net_mode {
-	SBX_NET_NONE = 0, /* a new network namespace with loopback up */
-	SBX_NET_HOST,     /* the host's network namespace */
-};
-
 /* The worker's $HOME (--home, profile key home:; src/core/home.c). */
 enum sbx_home {
 	SBX_HOME_UNSET = 0, /* neither said: tmpfs for the built-in default without --root,
@@ -118,6 +114,7 @@ struct sbx_spec {
 	char *chdir;     /* working directory inside, or NULL for the default rule */
 	enum sbx_sysmounts system_mounts;
 	enum sbx_net_mode net;
+	struct sbx_netpolicy netpol; /* SBX_NET_ALLOW's entries (include/sbx/net.h) */
 	bool best_effort;
 	bool nesting; /* may the worker start sub-sandboxes (profile key `nesting`); the seccomp
 	                 filter decides namespace creation from it. Default: true (sbx_spec_new) */

@@ -319,6 +319,37 @@ size_t sbx_audit_fmt_suppressed(char *out, size_t size, const struct sbx_audit_i
 	return record(out, size, ids, "suppressed", time_ms, body_suppressed, &count);
 }
 
+static void body_net(struct sbx_jw *w, const void *rec, size_t list_max, bool *cut)
+{
+	const struct sbx_audit_net *n = rec;
+
+	(void)list_max;
+	(void)cut;
+	sbx_jw_key(w, "via");
+	sbx_jw_str(w, n->via);
+	sbx_jw_key(w, "host");
+	sbx_jw_str(w, n->host);
+	sbx_jw_key(w, "port");
+	if (n->port)
+		sbx_jw_u64(w, n->port);
+	else
+		sbx_jw_raw(w, "null");
+	sbx_jw_key(w, "answer");
+	sbx_jw_str(w, n->allowed ? "allow" : "deny");
+	sbx_jw_key(w, "reason");
+	sbx_jw_str(w, n->reason);
+	sbx_jw_key(w, "rule");
+	sbx_jw_str(w, n->rule);
+	sbx_jw_key(w, "addr");
+	sbx_jw_str(w, n->addr);
+}
+
+size_t sbx_audit_fmt_net(char *out, size_t size, const struct sbx_audit_ids *ids,
+                         const struct sbx_audit_net *n)
+{
+	return record(out, size, ids, "net", n->time_ms, body_net, n);
+}
+
 /* ---- bounding the decision records ---- */
 
 static bool same_key(const struct sbx_audit_fold *f, const struct sbx_sup_req *req,

@@ -71,6 +71,22 @@ static int landlock_backend(const struct sbx_finish_in *in, const struct sbx_fin
 	int r;
 
 	plan->backend_landlock = true;
+	/* An allowlist needs the sandbox's own network namespace, where sbx's proxy and
+	 * resolver are all there is (sbx(1), NETWORK): the landlock backend has none, and a
+	 * Landlock TCP rule names a port, never an address. */
+	if (in->spec->net >= SBX_NET_ALLOW) {
+		int e = sbx_error_set(err, SBX_ERR_UNSUPPORTED, EOPNOTSUPP,
+		                      "--net %s needs the namespaces backend: the landlock backend "
+		                      "has no network namespace to hold sbx's proxy and resolver, "
+		                      "and Landlock cannot limit a connection to one address",
+		                      in->spec->net == SBX_NET_LEARN ? "learn" : "allow:...");
+		if (why->kind != SBX_ERR_NONE)
+			sbx_error_wrap(err, "%s, so sbx chose the landlock backend; but", why->msg);
+		sbx_error_hint(err,
+		               "run where user namespaces are allowed (sbx doctor says why they "
+		               "are not), or use --net none or --net host");
+		return e;
+	}
 	/* No user namespace: the worker keeps the caller's ids, and --dry-run must say so. */
 	sbx_plan_no_userns(plan);
 	/* No mounts either: the workspace is where it is on the host even where the plan shows

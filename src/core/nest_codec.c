@@ -56,6 +56,7 @@ void sbx_nest_free(struct sbx_nest *n)
 		free(n->mounts[i].target);
 	free(n->mounts);
 	free(n->profile);
+	sbx_netpolicy_clear(&n->netpol);
 	free(n);
 }
 
@@ -254,7 +255,7 @@ int sbx_nest_check(const struct sbx_nest *n, struct sbx_error *err)
 		bad = "profile name missing or too long";
 	else if (n->depth < 1 || n->depth > SBX_NEST_MAX_DEPTH)
 		bad = "depth out of range";
-	else if (n->backend >= SBX_BACKEND_MAX_ || n->net > SBX_NET_HOST)
+	else if (n->backend >= SBX_BACKEND_MAX_ || n->net >= SBX_NET_MODE_MAX_)
 		bad = "unknown backend or network mode";
 	else if (n->scoped & ~(unsigned)(SBX_LL_SCOPE_ABSTRACT_UNIX | SBX_LL_SCOPE_SIGNAL))
 		bad = "unknown Landlock scope";
@@ -293,10 +294,28 @@ int sbx_nest_check(const struct sbx_nest *n, struct sbx_error *err)
 		else if (m->kind == SBX_NEST_RULE && ++n_rules > SBX_NEST_MAX_RULES)
 			bad = "too many rule entries";
 	}
+	if (!bad && n->net != SBX_NET_ALLOW && (n->netpol.n_allow || n->netpol.n_deny) &&
+	    n->net != SBX_NET_LEARN)
+		bad = "network entries without an allowlist";
+	if (!bad && n->netpol.n_allow + n->netpol.n_deny > SBX_NET_MAX_RULES)
+		bad = "too many network entries";
 	if (bad)
 		return sbx_error_set(err, SBX_ERR_SETUP, EBADMSG,
 		                     "the sandbox's effective spec is invalid: %s", bad);
 	return 0;
+}
+
+/* Version 5's network entries: a count, then each entry's flags and spelling. */
+static void put_rules(struct wbuf *w, const struct sbx_net_rule *r, size_t n)
+{
+	char e[SBX_NET_NAME_MAX + 8];
+
+	put_u32(w, (uint32_t)n);
+	for (size_t i = 0; i < n; i++) {
+		sbx_net_rule_fmt(&r[i], e, sizeof(e));
+		put_u8(w, (uint8_t)(r[i].allow_private ? 1 : 0));
+		put_str(w, e);
+	}
 }
 
 int sbx_nest_encode(const struct sbx_nest *n, unsigned char **out, size_t *len,
@@ -304,6 +323,7 @@ int sbx_nest_encode(const struct sbx_nest *n, unsigned char **out, size_t *len,
 {
 	struct wbuf w = {0};
 	int r = sbx_nest_check(n, err);
+	bool v5 = n->limits.set || n->net >= SBX_NET_ALLOW;
 
 	if (r < 0)
 		return r;
@@ -311,7 +331,7 @@ int sbx_nest_encode(const struct sbx_nest *n, unsigned char **out, size_t *len,
 	/* Without an id the bytes are version 3's, so that what an older sbx wrote reads back
 	 * to the same bytes (the codec is canonical) and an older sbx reads what this one
 	 * writes for a sandbox that has no id. */
-	put_u32(&w, n->limits.set ? SBX_NEST_VERSION : n->sandbox_id[0] ? 4u : 3u);
+	put_u32(&w, v5 ? SBX_NEST_VERSION : n->sandbox_id[0] ? 4u : 3u);
 	put_u32(&w, 0); /* total length, filled in below */
 	put_u32(&w, n->depth);
 	put_u8(&w, n->backend);
@@ -321,17 +341,25 @@ int sbx_nest_encode(const struct sbx_nest *n, unsigned char **out, size_t *len,
 	put_u8(&w, n->scoped);
 	put_u8(&w, n->parent_unknown);
 	put_str(&w, n->profile);
-	if (n->sandbox_id[0] || n->limits.set)
+	if (v5) {
 		put_str(&w, n->sandbox_id); /* version 5: "" where there is none */
-	if (n->limits.set) {
-		/* version 5: the mask, then each limit given, in table order */
+		/* the limits' mask (0: none), then each limit given, in table order */
 		put_u8(&w, n->limits.set);
 		for (int l = 0; l < SBX_LIMIT_COUNT; l++)
 			if (n->limits.set & SBX_LIMIT_BIT(l)) {
 				put_u32(&w, (uint32_t)n->limits.v[l]);
 				put_u32(&w, (uint32_t)(n->limits.v[l] >> 32));
 			}
-	}
+		/* the network's entries: none unless an allowlist or learn */
+		if (n->net >= SBX_NET_ALLOW) {
+			put_rules(&w, n->netpol.allow, n->netpol.n_allow);
+			put_rules(&w, n->netpol.deny, n->netpol.n_deny);
+		} else {
+			put_rules(&w, NULL, 0);
+			put_rules(&w, NULL, 0);
+		}
+	} else if (n->sandbox_id[0])
+		put_str(&w, n->sandbox_id);
 	put_u32(&w, (uint32_t)n->n_mounts);
 	for (size_t i = 0; i < n->n_mounts; i++) {
 		put_u8(&w, n->mounts[i].kind);
@@ -485,9 +513,10 @@ int sbx_nest_decode(const unsigned char *buf, size_t len, struct sbx_nest **out,
 			b.bad = true;
 	}
 	if (version == 5u) {
-		/* version 5 has limits, at least one (without any it would have been 3 or 4) */
+		/* version 5 has limits or network entries, at least one of them (without either
+		 * it would have been 3 or 4): the limits' mask and values, then the entries */
 		n->limits.set = get_u8(&b);
-		if (!n->limits.set || n->limits.set >= SBX_LIMIT_BIT(SBX_LIMIT_COUNT))
+		if (n->limits.set >= SBX_LIMIT_BIT(SBX_LIMIT_COUNT))
 			b.bad = true;
 		for (int l = 0; !b.bad && l < SBX_LIMIT_COUNT; l++) {
 			uint64_t lo, hi;
@@ -498,6 +527,36 @@ int sbx_nest_decode(const unsigned char *buf, size_t len, struct sbx_nest **out,
 			hi = get_u32(&b);
 			n->limits.v[l] = lo | hi << 32;
 		}
+		if (!b.bad && !n->limits.set && n->net < SBX_NET_ALLOW)
+			b.bad = true;
+		for (int deny = 0; deny < 2 && !b.bad; deny++) {
+			uint32_t nr = get_u32(&b);
+
+			if (nr > SBX_NET_MAX_RULES || (size_t)nr * 5 > len - b.off ||
+			    (nr && n->net < SBX_NET_ALLOW))
+				b.bad = true;
+			for (uint32_t i = 0; !b.bad && i < nr; i++) {
+				unsigned fl = get_u8(&b);
+				_cleanup_free_ char *e = get_str(&b, SBX_NET_NAME_MAX + 2);
+				size_t before = deny ? n->netpol.n_deny : n->netpol.n_allow;
+				char again[SBX_NET_NAME_MAX + 8];
+
+				/* canonical: a known flag, an entry as sbx writes it, no repeat */
+				if (b.bad || fl > 1 || (deny && fl) ||
+				    sbx_netpolicy_add(&n->netpol, deny, e, fl, NULL) < 0 ||
+				    (deny ? n->netpol.n_deny : n->netpol.n_allow) != before + 1) {
+					b.bad = true;
+					break;
+				}
+				sbx_net_rule_fmt(deny ? &n->netpol.deny[before]
+				                      : &n->netpol.allow[before],
+				                 again, sizeof(again));
+				if (strcmp(again, e) != 0)
+					b.bad = true;
+			}
+		}
+	} else if (!b.bad && n->net >= SBX_NET_ALLOW) {
+		b.bad = true;
 	}
 	count = get_u32(&b);
 	/* Each entry takes at least 6 bytes: a count larger than the rest can hold is a lie,

@@ -53,7 +53,11 @@ int sbx_nest_from_plan(const struct sbx_spec *spec, const struct sbx_plan *plan,
 		return r;
 	n->depth = depth;
 	n->backend = backend;
-	n->net = plan->new_net ? SBX_NET_NONE : SBX_NET_HOST;
+	n->net = !plan->new_net              ? SBX_NET_HOST
+	         : spec->net == SBX_NET_HOST ? SBX_NET_NONE
+	                                     : spec->net;
+	if (n->net >= SBX_NET_ALLOW && (r = sbx_netpolicy_copy(&n->netpol, &spec->netpol, err)) < 0)
+		return r;
 	n->nesting = spec->nesting;
 	n->limits = plan->resources; /* a nested sandbox may only lower them */
 	/* set once Landlock is planned and on (sbx_plan_finish) */
@@ -458,6 +462,8 @@ int sbx_nest_to_spec(const struct sbx_nest *n, const char *cwd, struct sbx_spec 
 	if (r < 0)
 		return r;
 	spec->net = n->net;
+	if (n->net >= SBX_NET_ALLOW && (r = sbx_netpolicy_copy(&spec->netpol, &n->netpol, err)) < 0)
+		return r;
 	spec->nesting = n->nesting;
 	spec->explicit_mounts = true;
 	for (size_t i = 0; r >= 0 && i < n->n_mounts; i++) {

@@ -288,12 +288,21 @@ int sbx_spec_narrow(const struct sbx_nest *parent, const struct sbx_nest_request
 	if (req->net_given && req->net == SBX_NET_HOST && parent->net != SBX_NET_HOST) {
 		r = sbx_error_set(err, SBX_ERR_ESCALATION, EPERM,
 		                  "cannot grant the host's network (--net host): the parent "
-		                  "sandbox has no network but loopback; child sandboxes can only "
+		                  "sandbox's network is '%s'; child sandboxes can only "
 		                  "narrow access (parent: %s)",
+		                  sbx_net_mode_name(parent->net),
 		                  sbx_nest_boundaries(parent, bounds, sizeof(bounds)));
-		sbx_error_hint(err, "drop --net host (the sub-worker inherits loopback only), or "
-		                    "give the parent sandbox --net host");
+		sbx_error_hint(err, "drop --net host (the sub-worker inherits its parent's "
+		                    "network), or give the parent sandbox --net host");
 		return r;
+	}
+	if (req->net_given) {
+		static const struct sbx_netpolicy empty = {0};
+
+		r = sbx_netpolicy_narrows(parent->net, &parent->netpol, req->net,
+		                          req->netpol ? req->netpol : &empty, err);
+		if (r < 0)
+			return r;
 	}
 	r = sbx_spec_set_str(&child->profile, req->profile ? req->profile : parent->profile, err);
 	if (r < 0)
@@ -301,6 +310,13 @@ int sbx_spec_narrow(const struct sbx_nest *parent, const struct sbx_nest_request
 	child->depth = parent->depth + 1;
 	child->backend = parent->backend;
 	child->net = req->net_given ? req->net : parent->net;
+	if (child->net >= SBX_NET_ALLOW) {
+		r = sbx_netpolicy_copy(
+		    &child->netpol, req->net_given && req->netpol ? req->netpol : &parent->netpol,
+		    err);
+		if (r < 0)
+			return r;
+	}
 	child->nesting = parent->nesting && !req->no_nesting;
 	child->landlocked = parent->landlocked;
 	/* the parent's domains hold its scopes for every process beneath it */

@@ -56,6 +56,7 @@ static int build_request(const struct sbx_nest_ask *ask, struct sbx_nest_request
 	req->no_system = spec->system_mounts == SBX_SYSMOUNTS_NONE;
 	req->net_given = ask->net_given || ask->profile;
 	req->net = spec->net;
+	req->netpol = &spec->netpol;
 	/* A nested sandbox inherits its parent's nesting unless a profile it names says
 	 * `nesting: false` (the default of a fresh spec is not a request). */
 	req->no_nesting = ask->profile && !spec->nesting;

@@ -112,6 +112,7 @@ void sbx_plan_free(struct sbx_plan *plan)
 {
 	if (!plan)
 		return;
+	sbx_netpolicy_clear(&plan->netpol);
 	for (size_t i = 0; i < plan->n_ops; i++) {
 		free(plan->ops[i].source);
 		free(plan->ops[i].target);
@@ -738,7 +739,11 @@ int sbx_plan_build(const struct sbx_spec *spec, const struct sbx_host *host, str
 	if (r < 0)
 		return r;
 
-	p->new_net = spec->net == SBX_NET_NONE;
+	p->new_net = spec->net != SBX_NET_HOST;
+	p->net = spec->net;
+	if (spec->net >= SBX_NET_ALLOW &&
+	    (r = sbx_netpolicy_copy(&p->netpol, &spec->netpol, err)) < 0)
+		return r;
 	p->caller_uid = host->uid;
 	p->caller_gid = host->gid;
 	p->inner_uid = host->uid;

@@ -369,27 +369,7 @@ static int p_protect_git(struct loader *l, const struct sbx_ynode *k, const stru
 
 static int p_network(struct loader *l, const struct sbx_ynode *k, const struct sbx_ynode *v)
 {
-	int r;
-
-	if (v->kind == SBX_Y_SCALAR && strcmp(v->value, "none") == 0) {
-		l->spec->net = SBX_NET_NONE;
-		return 0;
-	}
-	if (v->kind == SBX_Y_SCALAR && strcmp(v->value, "host") == 0) {
-		l->spec->net = SBX_NET_HOST;
-		return 0;
-	}
-	if (v->kind == SBX_Y_MAP) {
-		r = sbx_prof_fail(l, v, EOPNOTSUPP,
-		                  "network allowlists are not supported in this version of sbx");
-		sbx_error_hint(l->err, "use 'network: none' (loopback only) or 'network: host'");
-		return r;
-	}
-	r = sbx_prof_fail(l, v, EINVAL, "'network' is none or host, not %s%s%s",
-	                  v->kind == SBX_Y_SCALAR ? "'" : "",
-	                  v->kind == SBX_Y_SCALAR ? v->value : sbx_ynode_type_name(v),
-	                  v->kind == SBX_Y_SCALAR ? "'" : "");
-	return r;
+	return sbx_prof_network(l, k, v); /* src/core/profile_net.c */
 }
 
 static int p_system_mounts(struct loader *l, const struct sbx_ynode *k, const struct sbx_ynode *v)

@@ -93,6 +93,8 @@ int sbx_prof_check_name(struct loader *l, const struct sbx_ynode *k, const struc
                         const char *expected);
 /* "dir/name.yaml" -> "name"; "name.yml" -> "name". */
 char *sbx_prof_file_stem(const char *file);
+/* The key network: (src/core/profile_net.c). */
+int sbx_prof_network(struct loader *l, const struct sbx_ynode *k, const struct sbx_ynode *v);
 int sbx_prof_skip_key(struct loader *l, const struct sbx_ynode *k, const struct sbx_ynode *v);
 
 #endif

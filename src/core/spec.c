@@ -45,6 +45,7 @@ void sbx_spec_free(struct sbx_spec *spec)
 	free(spec->root);
 	free(spec->workspace);
 	free(spec->chdir);
+	sbx_netpolicy_clear(&spec->netpol);
 	for (size_t i = 0; i < spec->n_mounts; i++)
 		sbx_mount_clear(&spec->mounts[i]);
 	free(spec->mounts);

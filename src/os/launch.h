@@ -32,6 +32,11 @@ struct sbx_launch_limits {
 int sbx_launch(const struct sbx_plan *plan, char *const argv[], struct sbx_supervisor *sup,
                int *status, struct sbx_error *err);
 
+/* The proxy and resolver (os/netproxy.h) that sbx_launch prepares, starts and hands init's
+ * sockets to when the plan has its own network namespace; borrowed; NULL: none. */
+struct sbx_netproxy;
+void sbx_launch_net(struct sbx_netproxy *proxy);
+
 /*
  * A hook for the record of running sandboxes (sbx ps): fn(child, arg) is called in sbx once
  * the sandbox's first process (sbx's child: the namespaces backend's init, the landlock

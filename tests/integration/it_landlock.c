@@ -310,9 +310,20 @@ static void run_all(const char *const *extra)
 	setup();
 	exact += differential(NULL, extra);
 	for (size_t i = 0; i < sizeof(shipped) / sizeof(shipped[0]); i++) {
+		/* claude-agent's allowlist needs the namespaces backend (sbx(1), NETWORK): the
+		 * host's network, for both, compares its files */
 		const char *prof[] = {"--profile", shipped[i], NULL};
+		const char *more[8];
+		size_t m = 0;
 
-		exact += differential(prof, extra);
+		for (const char *const *e = extra; e && *e && m < 5; e++)
+			more[m++] = *e;
+		if (!strcmp(shipped[i], "claude-agent")) {
+			more[m++] = "--net";
+			more[m++] = "host";
+		}
+		more[m] = NULL;
+		exact += differential(prof, more);
 	}
 	for (size_t i = 0; i < sizeof(generated) / sizeof(generated[0]); i++) {
 		const char *prof[] = {"--profile", gen_profile(generated[i][0], generated[i][1]),
@@ -702,13 +713,24 @@ static void test_landlock_backend_shipped_profiles(void)
 		opts[1] = shipped[i];
 		opts[2] = "--backend";
 		opts[3] = "landlock";
-		opts[4] = NULL;
+		/* claude-agent's allowlist needs the namespaces backend (sbx(1), NETWORK), which
+		 * refuses it here: the landlock backend runs it with --net host */
+		opts[4] = strcmp(shipped[i], "claude-agent") ? NULL : "--net";
+		opts[5] = "host";
+		opts[6] = NULL;
 		it_run_in(&r, opts, (const char *const[]){"/bin/true", NULL});
 		if (r.status != 0)
 			it_fail(__FILE__, __LINE__, "profile %s under --backend landlock: %d: %s",
 			        shipped[i], r.status, r.err);
 		IT_EXPECT_NOT_CONTAINS(r.err, "NOT ENFORCED");
 	}
+	/* without it, refused, saying why and what to do */
+	opts[1] = "claude-agent";
+	opts[4] = NULL;
+	it_run_in(&r, opts, (const char *const[]){"/bin/true", NULL});
+	IT_EXPECT_INT(r.status, 125);
+	IT_EXPECT_CONTAINS(r.err, "needs the namespaces backend");
+	IT_EXPECT_CONTAINS(r.err, "--net host");
 	/* restricted-agent: the secret is denied, not masked; its neighbours keep their rights;
 	 * a file created later at the top cannot be read (stricter) */
 	opts[1] = "restricted-agent";

@@ -619,7 +619,12 @@ static void secrets_at_any_depth(const char *backend)
 		}
 		cmd[c] = NULL;
 		{
-			const char *opts[] = {"-p", profiles[p], "--backend", backend, NULL};
+			/* claude-agent's allowlist needs the namespaces backend (sbx(1),
+			 * NETWORK): the landlock variant gives it the host's network */
+			const char *opts[] = {
+			    "-p",    profiles[p], "--backend",
+			    backend, "--net",     strcmp(backend, "landlock") ? "none" : "host",
+			    NULL};
 
 			it_run_in(&r, opts, cmd);
 		}
@@ -636,8 +641,12 @@ static void secrets_at_any_depth(const char *backend)
 			IT_EXPECT_CONTAINS(r.out, fmt("read %s/%s => ok", ws, kept[i]));
 		/* one given back, for one run */
 		{
-			const char *opts[] = {"-p",       profiles[p], "--backend", backend,
-			                      "--unhide", npmrc,       NULL};
+			const char *opts[] = {
+			    "-p",        profiles[p],
+			    "--backend", backend,
+			    "--unhide",  npmrc,
+			    "--net",     strcmp(backend, "landlock") ? "none" : "host",
+			    NULL};
 
 			it_run_in(&r, opts, cmd);
 		}

@@ -81,12 +81,13 @@ static const struct {
 	const char *msg;
 } bad[] = {
     {"--bogus", "--", "x", "unknown option '--bogus'"},
-    {"--net", "allow:x", "x", "--net 'allow:x' is not supported"},
     {"--home", "", "x", "is not tmpfs, empty, none or an absolute directory"},
     {"--home", "/", "x", "would give the sandbox the whole host"},
     {"--tmpfs", "/c:mode=1777", "x", "the option 'mode=1777' is not supported"},
     {"--tmpfs", "/c:size=lots", "x", "--tmpfs '/c:size=lots'"},
     {"-w", "", "x", "-w needs a directory"},
+    {"--net", "bridge", "x", "--net 'bridge' is not a network mode"},
+    {"--net", "allow:a b", "x", "not a host name"},
     {"--device", "/etc/passwd", "x", "not a path under /dev"},
     {"--json", "--", "x", "--json goes with --dry-run"},
     {"-v", "/a:b", "x", "not an absolute path"},

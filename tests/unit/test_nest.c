@@ -831,7 +831,7 @@ static void test_codec_sandbox_id(void **state)
 		size_t plen = strlen(n->profile), hdr = 16 + 4 + 6 + 2 + plen;
 
 		memcpy(c, v3, hdr);
-		c[8] = SBX_NEST_VERSION;
+		c[8] = 4;
 		c[hdr] = 0;
 		c[hdr + 1] = 0;
 		memcpy(c + hdr + 2, v3 + hdr, len3 - hdr);

@@ -127,7 +127,8 @@ static const struct bad_case {
      "collection"},
     {"two-documents", "two-documents", 2, 1,
      "more than one YAML document; a profile is one document"},
-    {"bad-network", "bad-network", 2, 10, "'network' is none or host, not 'internet'"},
+    {"bad-network", "bad-network", 2, 10,
+     "'network' is none, host, learn or {allow: [...], deny: [...]}, not 'internet'"},
     {"stat-alone", "policies/no-stat", 3, 5,
      "policy 'no-stat' on /srv cannot be enforced by the kernel: rule 'no-stat' allows "
      "read,list,write,create,delete,execute but not stat"},

@@ -1,0 +1,89 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef SBX_OS_NETPROXY_H
+#define SBX_OS_NETPROXY_H
+
+/*
+ * sbx's network proxy and resolver (sbx(1), NETWORK; include/sbx/net.h decides). The sandbox
+ * has its own network namespace with loopback only; its init makes the listening sockets
+ * there (sbx_netns_sockets) and hands them to sbx over a socket pair; one thread of sbx
+ * serves them all from outside with one epoll loop: an HTTP proxy (CONNECT, and plain HTTP
+ * with an absolute URI), a SOCKS5 proxy (CONNECT by name and by address, no
+ * authentication) and a DNS responder (A and AAAA of allowed names, REFUSED for all else).
+ * Names are resolved once, on the host, by sbx's own queries to the host's resolver (no
+ * blocking call: the queries are sockets of the same loop), every answer is vetted, and
+ * the address checked is the one dialled. Under --net none the responder alone runs and
+ * refuses everything at once.
+ */
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "sbx/audit.h"
+#include "sbx/error.h"
+#include "sbx/net.h"
+
+#define SBX_NETPROXY_MAX_CONNS    1024u /* client connections at once; beyond, refused */
+#define SBX_NETPROXY_MAX_NAMES    4096u /* names resolved in one run */
+#define SBX_NETPROXY_HEAD_TIMEOUT 30000u
+#define SBX_NETPROXY_DIAL_TIMEOUT 15000u
+#define SBX_NETPROXY_IDLE_TIMEOUT 3600000u /* a relay with no byte either way for an hour */
+#define SBX_NETPROXY_DNS_TIMEOUT  2500u    /* one query to the host's resolver */
+/* The environment variable naming the upstream resolver (IP or IP:PORT) instead of the
+ * host's /etc/resolv.conf. For tests only (tests/integration/it_net.c), which stand a test
+ * DNS server in for the internet's. */
+#define SBX_NETPROXY_RESOLVER_ENV "SBX_TEST_NET_RESOLVER"
+
+struct sbx_netproxy;
+
+/* One decision, for the caller's messages (cmd/sbx prints; the proxy never does). */
+struct sbx_net_event {
+	const char *via; /* "http", "connect", "socks5", "dns" */
+	const struct sbx_net_decision *d;
+	unsigned port; /* 0 for a lookup */
+	const char *addr;
+	bool allowed;
+	bool first_refusal; /* the first refusal of this host in this run */
+	const char *text;   /* the refusal's line (sbx_net_refusal_text), or NULL */
+};
+
+struct sbx_netproxy_conf {
+	enum sbx_net_mode mode; /* NONE: the refusing resolver alone; ALLOW, LEARN */
+	const struct sbx_netpolicy *policy;
+	const char *upstream; /* IP[:PORT] to resolve with; NULL: the host's /etc/resolv.conf */
+	const char *upstream_proxy; /* a nested sandbox's: the parent's HTTP proxy (IP:PORT),
+	                               which every dial goes through; NULL: dial directly */
+	void (*on_event)(void *ctx, const struct sbx_net_event *ev);
+	void *ctx;
+	struct sbx_audit *audit; /* NULL: none */
+};
+
+int sbx_netproxy_new(const struct sbx_netproxy_conf *conf, struct sbx_netproxy **out,
+                     struct sbx_error *err);
+/* Before clone: the socket pair; *child_fd is init's end (sbx keeps the other). */
+int sbx_netproxy_prepare(struct sbx_netproxy *p, int *child_fd, struct sbx_error *err);
+/* sbx's end of the pair (for init to close). */
+int sbx_netproxy_parent_fd(const struct sbx_netproxy *p);
+/* After clone (in sbx, init's end closed): start the loop's thread, which takes the
+ * listening sockets from init when it sends them. */
+int sbx_netproxy_start(struct sbx_netproxy *p, struct sbx_error *err);
+/* Stop the thread and close everything (the sandbox has ended). */
+void sbx_netproxy_stop(struct sbx_netproxy *p);
+/* After stop: what the run did. learned: the names (and addresses) reached or asked for,
+ * with whether their answer held a non-public address; the arrays are the proxy's. */
+void sbx_netproxy_learned(const struct sbx_netproxy *p, char *const **hosts, const bool **privates,
+                          size_t *n);
+unsigned sbx_netproxy_refused_lookups(const struct sbx_netproxy *p);
+void sbx_netproxy_free(struct sbx_netproxy *p);
+
+/* ---- in init, in the sandbox's network namespace (src/os/netns.c) ---- */
+
+/*
+ * Make the listening sockets (127.0.0.1 and, where the namespace has it, ::1: DNS on port 53,
+ * UDP and TCP; with `proxy` the HTTP and SOCKS5 ports too) and send them over fd, which is
+ * then closed. Then bind a file of sbx's own (a tmpfs of the sandbox's mount namespace,
+ * never the host's) over /etc/resolv.conf: `nameserver 127.0.0.1`.
+ */
+int sbx_netns_sockets(int fd, bool proxy, struct sbx_error *err);
+int sbx_netns_resolv_conf(struct sbx_error *err);
+
+#endif

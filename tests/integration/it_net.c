@@ -1,0 +1,819 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The network allowlist (sbx(1), NETWORK): sbx's proxy and resolver against a stand-in
+ * internet. Each case runs in a network namespace of its own (as root; as a user, in a user
+ * namespace it owns), where loopback holds a "public" host 11.0.0.1 (an HTTP server on port
+ * 8080, an echo server on 7000), a private one 10.0.0.5 (port 8080), the host's own loopback
+ * service 127.0.0.1:8080, and a test DNS server on 127.0.0.1:5353 that sbx resolves with
+ * (SBX_TEST_NET_RESOLVER, for tests only) and that logs every name it is asked. Each HTTP
+ * server answers with who it is, so that a case sees which one a request reached.
+ * The last case goes to the real npm registry, and skips (77) where it cannot be reached.
+ */
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <net/if.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <sys/ioctl.h>
+#include <sys/mount.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "harness.h"
+
+#define PUBLIC  "11.0.0.1"
+#define PRIVATE "10.0.0.5"
+
+static char dns_log[4096];
+
+__attribute__((format(printf, 1, 2))) static char *fmt(const char *f, ...)
+{
+	va_list ap;
+	int n;
+	char *p;
+
+	va_start(ap, f);
+	n = vasprintf(&p, f, ap);
+	va_end(ap);
+	if (n < 0)
+		it_fail(__FILE__, __LINE__, "out of memory");
+	return p;
+}
+
+static void write_str(const char *path, const char *s)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC);
+
+	if (fd < 0 || write(fd, s, strlen(s)) != (ssize_t)strlen(s))
+		it_fail(__FILE__, __LINE__, "write %s: %s", path, strerror(errno));
+	close(fd);
+}
+
+/* An address on loopback (an alias "lo:N"), reached through loopback as any host's. */
+static void add_addr(const char *label, const char *addr)
+{
+	int s = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	struct ifreq ifr;
+	struct sockaddr_in *a = (struct sockaddr_in *)&ifr.ifr_addr;
+
+	memset(&ifr, 0, sizeof(ifr));
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", label);
+	a->sin_family = AF_INET;
+	inet_pton(AF_INET, addr, &a->sin_addr);
+	if (ioctl(s, SIOCSIFADDR, &ifr) < 0)
+		it_fail(__FILE__, __LINE__, "cannot add %s: %s", addr, strerror(errno));
+	inet_pton(AF_INET, "255.255.255.255", &a->sin_addr);
+	ioctl(s, SIOCSIFNETMASK, &ifr);
+	close(s);
+}
+
+static int listen_on(const char *addr, int port, int type)
+{
+	int s = socket(AF_INET, type | SOCK_CLOEXEC, 0), one = 1;
+	struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
+
+	inet_pton(AF_INET, addr, &a.sin_addr);
+	setsockopt(s, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (bind(s, (struct sockaddr *)&a, sizeof(a)) < 0 || (type == SOCK_STREAM && listen(s, 64)))
+		it_fail(__FILE__, __LINE__, "cannot listen on %s:%d: %s", addr, port,
+		        strerror(errno));
+	return s;
+}
+
+/* The test DNS server: one answer per name, a log of every question. */
+static void dns_serve(int s, int *rebinds)
+{
+	unsigned char q[512], out[600];
+	struct sockaddr_in peer;
+	socklen_t pl = sizeof(peer);
+	ssize_t n = recvfrom(s, q, sizeof(q), 0, (struct sockaddr *)&peer, &pl);
+	char name[256] = "";
+	size_t off = 12, nl = 0, len;
+	unsigned qtype;
+	const char *ans = NULL;
+	int fd;
+
+	if (n < 17)
+		return;
+	while (off < (size_t)n && q[off] && nl + q[off] + 2 < sizeof(name)) {
+		if (nl)
+			name[nl++] = '.';
+		memcpy(name + nl, q + off + 1, q[off]);
+		nl += q[off];
+		off += q[off] + 1u;
+	}
+	name[nl] = '\0';
+	off++;
+	qtype = (unsigned)q[off] << 8 | q[off + 1];
+	off += 4;
+	fd = open(dns_log, O_WRONLY | O_APPEND | O_CLOEXEC);
+	if (fd >= 0) {
+		dprintf(fd, "%s %s\n", qtype == 1 ? "A" : qtype == 28 ? "AAAA" : "other", name);
+		close(fd);
+	}
+	if (!strcmp(name, "ok.test") || !strcmp(name, "a.wild.test") || !strcmp(name, "other.test"))
+		ans = PUBLIC;
+	else if (!strcmp(name, "loop.test"))
+		ans = "127.0.0.1";
+	else if (!strcmp(name, "private.test"))
+		ans = PRIVATE;
+	else if (!strcmp(name, "rebind.test") && qtype == 1)
+		ans = (*rebinds)++ == 0 ? PUBLIC : "127.0.0.1"; /* public first, loopback after */
+	memcpy(out, q, off);
+	out[2] = 0x81;
+	out[3] = ans || !strcmp(name, "rebind.test") || strstr(name, ".test") ? 0x80 : 0x83;
+	memset(out + 6, 0, 6);
+	len = off;
+	if (ans && qtype == 1) {
+		static const unsigned char rr[] = {0xc0, 12, 0, 1, 0, 1, 0, 0, 0, 0, 0, 4};
+
+		out[7] = 1;
+		memcpy(out + len, rr, sizeof(rr));
+		len += sizeof(rr);
+		inet_pton(AF_INET, ans, out + len);
+		len += 4;
+	}
+	sendto(s, out, len, 0, (struct sockaddr *)&peer, pl);
+}
+
+/* Each HTTP server says who it is, and what it was asked. */
+static void http_serve(int ls, const char *who)
+{
+	int c = accept4(ls, NULL, NULL, SOCK_CLOEXEC);
+	char req[4096], resp[8192];
+	size_t got = 0;
+
+	if (c < 0)
+		return;
+	while (got < sizeof(req) - 1) {
+		ssize_t n = recv(c, req + got, sizeof(req) - 1 - got, 0);
+
+		if (n <= 0)
+			break;
+		got += (size_t)n;
+		req[got] = '\0';
+		if (strstr(req, "\r\n\r\n"))
+			break;
+	}
+	req[got] = '\0';
+	req[strcspn(req, "\r\n")] = '\0';
+	snprintf(resp, sizeof(resp),
+	         "HTTP/1.0 200 OK\r\nContent-Type: text/plain\r\n\r\nserver=%s request=%s\n", who,
+	         req);
+	send(c, resp, strlen(resp), MSG_NOSIGNAL);
+	close(c);
+}
+
+/* An ssh server's first words, then the end: enough for ssh to name the server it reached. */
+static void banner_serve(int ls)
+{
+	int c = accept4(ls, NULL, NULL, SOCK_CLOEXEC);
+	char buf[4096];
+
+	if (c < 0)
+		return;
+	if (fork() == 0) {
+		send(c, "SSH-2.0-sbx-test-server\r\n", 25, MSG_NOSIGNAL);
+		/* the client's banner, then the end: ssh says whom it reached, and gives up */
+		if (recv(c, buf, sizeof(buf), 0) > 0)
+			shutdown(c, SHUT_RDWR);
+		_exit(0);
+	}
+	close(c);
+}
+
+static void echo_serve(int ls)
+{
+	int c = accept4(ls, NULL, NULL, SOCK_CLOEXEC);
+	char buf[4096];
+	ssize_t n;
+
+	if (c < 0)
+		return;
+	if (fork() == 0) {
+		while ((n = recv(c, buf, sizeof(buf), 0)) > 0)
+			send(c, buf, (size_t)n, MSG_NOSIGNAL);
+		_exit(0);
+	}
+	close(c);
+}
+
+/*
+ * The stand-in internet, in a network namespace of this case's own: returns once every server
+ * listens (they are made before the fork), with SBX_TEST_NET_RESOLVER pointing sbx at its DNS.
+ */
+static void world(void)
+{
+	int fds[6];
+	pid_t pid;
+
+	if (it_is_root()) {
+		if (unshare(CLONE_NEWNET) < 0)
+			it_fail(__FILE__, __LINE__, "unshare(CLONE_NEWNET): %s", strerror(errno));
+	} else {
+		uid_t uid = getuid();
+		gid_t gid = getgid();
+
+		if (unshare(CLONE_NEWUSER | CLONE_NEWNET) < 0)
+			it_skip("unprivileged user namespaces are off: no test network");
+		write_str("/proc/self/setgroups", "deny");
+		write_str("/proc/self/uid_map", fmt("%u %u 1", uid, uid));
+		write_str("/proc/self/gid_map", fmt("%u %u 1", gid, gid));
+	}
+	{
+		int s = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+		struct ifreq ifr;
+
+		memset(&ifr, 0, sizeof(ifr));
+		snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "lo");
+		ioctl(s, SIOCGIFFLAGS, &ifr);
+		ifr.ifr_flags |= IFF_UP | IFF_RUNNING;
+		if (ioctl(s, SIOCSIFFLAGS, &ifr) < 0)
+			it_fail(__FILE__, __LINE__, "lo up: %s", strerror(errno));
+		close(s);
+	}
+	add_addr("lo:1", PUBLIC);
+	add_addr("lo:2", PRIVATE);
+	snprintf(dns_log, sizeof(dns_log), "%s", it_path(it_tmpdir(), "dns.log"));
+	close(open(dns_log, O_CREAT | O_WRONLY | O_CLOEXEC, 0644));
+	fds[0] = listen_on("127.0.0.1", 5353, SOCK_DGRAM);
+	fds[1] = listen_on(PUBLIC, 8080, SOCK_STREAM);
+	fds[2] = listen_on(PRIVATE, 8080, SOCK_STREAM);
+	fds[3] = listen_on("127.0.0.1", 8080, SOCK_STREAM);
+	fds[4] = listen_on(PUBLIC, 7000, SOCK_STREAM);
+	fds[5] = listen_on(PUBLIC, 2222, SOCK_STREAM);
+	pid = fork();
+	if (pid == 0) {
+		int rebinds = 0;
+
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		signal(SIGCHLD, SIG_IGN);
+		for (;;) {
+			struct pollfd p[6];
+
+			for (int i = 0; i < 6; i++)
+				p[i] = (struct pollfd){fds[i], POLLIN, 0};
+			if (poll(p, 6, -1) < 0)
+				continue;
+			if (p[0].revents)
+				dns_serve(fds[0], &rebinds);
+			if (p[1].revents)
+				http_serve(fds[1], "public");
+			if (p[2].revents)
+				http_serve(fds[2], "private");
+			if (p[3].revents)
+				http_serve(fds[3], "host-loopback");
+			if (p[4].revents)
+				echo_serve(fds[4]);
+			if (p[5].revents)
+				banner_serve(fds[5]);
+		}
+	}
+	for (int i = 0; i < 6; i++)
+		close(fds[i]);
+	setenv("SBX_TEST_NET_RESOLVER", "127.0.0.1:5353", 1);
+}
+
+static char *read_all(const char *path)
+{
+	static char buf[65536];
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n = fd >= 0 ? read(fd, buf, sizeof(buf) - 1) : 0;
+
+	buf[n > 0 ? n : 0] = '\0';
+	if (fd >= 0)
+		close(fd);
+	return buf;
+}
+
+/* Run a shell script in a sandbox with these --net / profile options. */
+/* The directory of the sbx under test, which `sbx connect` runs from inside. */
+static char *sbx_dir(void)
+{
+	char *d = strdup(it_sbx_path()), *slash = strrchr(d, '/');
+
+	if (slash)
+		*slash = '\0';
+	return d;
+}
+
+/* Run a bash script in a sandbox with this --net value; $SBXBIN inside is sbx. */
+static void net_sh(struct it_run *r, const char *net, const char *script)
+{
+	const char *args[] = {"run",
+	                      "--net",
+	                      net,
+	                      "-v",
+	                      fmt("%s:ro", sbx_dir()),
+	                      "--env",
+	                      fmt("SBXBIN=%s", it_sbx_path()),
+	                      "--",
+	                      "/bin/bash",
+	                      "-c",
+	                      script,
+	                      NULL};
+
+	it_sbx(r, args);
+}
+
+/* A profile for this case; NULL in the user variant, whose user namespace shows root's folders
+ * as nobody's, so that sbx rightly refuses any profile there (the root variant covers it). */
+static const char *profile_with(const char *body)
+{
+	if (!it_is_root()) {
+		fprintf(stderr,
+		        "note: a profile cannot be trusted in the test's user namespace; the "
+		        "root variant checks this part\n");
+		return NULL;
+	}
+	{
+		char *path = it_path(it_tmpdir(), "net.yaml");
+
+		it_write_file(path, fmt("version: 1\nname: net\n%s", body));
+		return path;
+	}
+}
+
+/* ---- cases ---- */
+
+static void test_allowed_name_http_connect_socks(void)
+{
+	struct it_run r;
+
+	world();
+	net_sh(&r, "allow:ok.test",
+	       "curl -sS http://ok.test:8080/plain; "
+	       "curl -sS -p http://ok.test:8080/tunnel; "
+	       "curl -sS --proxy socks5h://127.0.0.1:1080 http://ok.test:8080/socks-name; "
+	       "curl -sS --proxy socks5://127.0.0.1:1080 http://ok.test:8080/socks-addr; "
+	       "printf 'raw bytes\\n' | $SBXBIN connect ok.test 7000");
+	IT_EXPECT_INT(r.status, 0);
+	IT_EXPECT_CONTAINS(r.out, "server=public request=GET /plain HTTP/1.1");
+	IT_EXPECT_CONTAINS(r.out, "server=public request=GET /tunnel HTTP/1.1");
+	IT_EXPECT_CONTAINS(r.out, "server=public request=GET /socks-name HTTP/1.1");
+	IT_EXPECT_CONTAINS(r.out, "server=public request=GET /socks-addr HTTP/1.1");
+	IT_EXPECT_CONTAINS(r.out, "raw bytes\n");
+	IT_EXPECT_NOT_CONTAINS(r.err, "refused");
+}
+
+static void test_denied_name_refused(void)
+{
+	struct it_run r;
+
+	world();
+	net_sh(&r, "allow:ok.test",
+	       "curl -sS -i http://other.test:8080/a; curl -sS -o /dev/null "
+	       "http://other.test:8080/b; curl -sS -p http://other.test:8080/c; echo connect=$?; "
+	       "curl -sS --proxy socks5h://127.0.0.1:1080 http://other.test:8080/d; echo socks=$?; "
+	       "getent hosts other.test; echo getent=$?");
+	IT_EXPECT_CONTAINS(r.out, "HTTP/1.1 403 Forbidden");
+	IT_EXPECT_CONTAINS(r.out, "X-Proxy-Error: blocked-by-allowlist");
+	IT_EXPECT_CONTAINS(r.out, "--net allow:other.test");
+	IT_EXPECT_NOT_CONTAINS(r.out, "server=");
+	IT_EXPECT_NOT_CONTAINS(r.out, "connect=0");
+	IT_EXPECT_CONTAINS(r.out, "socks=97"); /* curl: the proxy's refusal, 0x02 */
+	IT_EXPECT_CONTAINS(r.out, "getent=2");
+	/* one line on stderr for the host, however many requests */
+	{
+		const char *first = strstr(r.err, "sbx: network: refused other.test");
+
+		IT_EXPECT(first != NULL);
+		IT_EXPECT(strstr(first + 1, "sbx: network: refused other.test") == NULL);
+	}
+	/* no question about it ever left the sandbox */
+	IT_EXPECT_NOT_CONTAINS(read_all(dns_log), "other.test");
+}
+
+static void test_denylist_wins(void)
+{
+	struct it_run r;
+	const char *prof =
+	    profile_with("network:\n  allow: [\"*.wild.test\", ok.test]\n  deny: [a.wild.test]\n");
+	const char *args[] = {"run",
+	                      "--profile",
+	                      prof,
+	                      "--",
+	                      "/usr/bin/curl",
+	                      "-sS",
+	                      "-i",
+	                      "http://a.wild.test:8080/",
+	                      NULL};
+
+	world();
+	if (!prof)
+		return;
+	it_sbx(&r, args);
+	IT_EXPECT_CONTAINS(r.out, "X-Proxy-Error: blocked-by-denylist");
+	IT_EXPECT_CONTAINS(r.err, "deny entry 'a.wild.test'");
+}
+
+static void test_literals_and_private_answers(void)
+{
+	struct it_run r;
+
+	world();
+	net_sh(
+	    &r, "allow:ok.test,loop.test,private.test",
+	    "for u in http://" PUBLIC ":8080/ http://2130706433:8080/ http://127.0.0.1:8080/ "
+	    "http://[::ffff:127.0.0.1]:8080/ http://loop.test:8080/ http://private.test:8080/; do "
+	    "curl --noproxy '' -sS -i $u | grep -E 'X-Proxy-Error|server='; done; "
+	    "curl --noproxy '' -sS --proxy socks5://127.0.0.1:1080 http://127.0.0.1:8080/; "
+	    "echo socks=$?");
+	IT_EXPECT_NOT_CONTAINS(r.out, "server=");
+	IT_EXPECT_CONTAINS(r.out, "X-Proxy-Error: blocked-ip-literal\r\n"
+	                          "X-Proxy-Error: blocked-ip-literal\r\n"
+	                          "X-Proxy-Error: blocked-ip-literal\r\n"
+	                          "X-Proxy-Error: blocked-ip-literal\r\n"
+	                          "X-Proxy-Error: blocked-private-address\r\n"
+	                          "X-Proxy-Error: blocked-private-address\r\n");
+	IT_EXPECT_CONTAINS(r.out, "socks=97");
+	IT_EXPECT_CONTAINS(r.err, "refused loop.test: it resolves to 127.0.0.1");
+	IT_EXPECT_CONTAINS(r.err, "refused private.test: it resolves to " PRIVATE);
+	IT_EXPECT_CONTAINS(r.err, "allow-private: true");
+	/* the escape hatch: an entry that allows private addresses */
+	{
+		const char *prof = profile_with(
+		    "network:\n  allow:\n    - {name: private.test, allow-private: true}\n");
+		const char *args[] = {"run",
+		                      "--profile",
+		                      prof,
+		                      "--",
+		                      "/usr/bin/curl",
+		                      "-sS",
+		                      "http://private.test:8080/p",
+		                      NULL};
+
+		if (!prof)
+			return;
+		it_sbx(&r, args);
+		IT_EXPECT_INT(r.status, 0);
+		IT_EXPECT_CONTAINS(r.out, "server=private");
+	}
+}
+
+static void test_rebinding_gains_nothing(void)
+{
+	struct it_run r;
+
+	world();
+	net_sh(&r, "allow:rebind.test",
+	       "curl -sS http://rebind.test:8080/1; getent hosts rebind.test; "
+	       "curl -sS http://rebind.test:8080/2; curl -sS -p http://rebind.test:8080/3");
+	IT_EXPECT_CONTAINS(r.out, "server=public request=GET /1 ");
+	IT_EXPECT_CONTAINS(r.out, "server=public request=GET /2 ");
+	IT_EXPECT_CONTAINS(r.out, "server=public request=GET /3 ");
+	IT_EXPECT_NOT_CONTAINS(r.out, "host-loopback");
+	IT_EXPECT_NOT_CONTAINS(r.out, "127.0.0.1");
+	/* sbx asked once */
+	{
+		const char *log = read_all(dns_log), *a = strstr(log, "A rebind.test");
+
+		IT_EXPECT(a != NULL);
+		IT_EXPECT(strstr(a + 1, "\nA rebind.test") == NULL);
+	}
+}
+
+static void test_host_header_must_match(void)
+{
+	struct it_run r;
+
+	world();
+	net_sh(&r, "allow:ok.test",
+	       "exec 3<>/dev/tcp/127.0.0.1/3128; printf 'GET http://ok.test:8080/ HTTP/1.1\\r\\n"
+	       "Host: other.test:8080\\r\\n\\r\\n' >&3; cat <&3");
+	IT_EXPECT_CONTAINS(r.out, "403");
+	IT_EXPECT_CONTAINS(r.out, "X-Proxy-Error: host-mismatch");
+	IT_EXPECT_NOT_CONTAINS(r.out, "server=");
+	/* and the same request with its Host right passes: the refusal was the mismatch */
+	net_sh(&r, "allow:ok.test",
+	       "exec 3<>/dev/tcp/127.0.0.1/3128; printf 'GET http://ok.test:8080/h HTTP/1.1\\r\\n"
+	       "Host: OK.test:8080\\r\\n\\r\\n' >&3; cat <&3");
+	IT_EXPECT_CONTAINS(r.out, "server=public request=GET /h HTTP/1.1");
+}
+
+static void test_no_way_around_the_proxy(void)
+{
+	struct it_run r;
+
+	world();
+	/* the test's own view: the servers are there */
+	{
+		const char *argv[] = {"/usr/bin/curl",
+		                      "-sS",
+		                      "--noproxy",
+		                      "*",
+		                      "http://" PUBLIC ":8080/direct",
+		                      NULL};
+
+		it_exec(&r, argv);
+		IT_EXPECT_CONTAINS(r.out, "server=public");
+	}
+	net_sh(&r, "allow:ok.test",
+	       "exec 3<>/dev/tcp/" PUBLIC "/8080 && echo direct=open; "
+	       "curl -sS --noproxy '*' http://ok.test:8080/; echo noproxy=$?");
+	IT_EXPECT_NOT_CONTAINS(r.out, "direct=open");
+	IT_EXPECT_NOT_CONTAINS(r.out, "server=");
+	IT_EXPECT_NOT_CONTAINS(r.out, "noproxy=0");
+}
+
+static void test_tools_honour_the_variables(void)
+{
+	struct it_run r;
+
+	world();
+	net_sh(&r, "allow:ok.test",
+	       "/usr/bin/python3 -c \"import urllib.request as u; "
+	       "print(u.urlopen('http://ok.test:8080/python').read().decode())\"; "
+	       "getent hosts ok.test");
+	IT_EXPECT_INT(r.status, 0);
+	IT_EXPECT_CONTAINS(r.out, "server=public request=GET /python");
+	IT_EXPECT_CONTAINS(r.out, "\n" PUBLIC " "); /* the resolver inside answers */
+	IT_EXPECT_CONTAINS(r.out, " ok.test\n");
+	/* git over http: the request reaches the allowed host (which is no git server), and
+	 * another host is refused by the proxy */
+	net_sh(&r, "allow:ok.test",
+	       "HOME=/tmp git ls-remote http://ok.test:8080/r.git 2>&1; "
+	       "HOME=/tmp git ls-remote http://other.test:8080/r.git 2>&1");
+	IT_EXPECT_CONTAINS(r.out, "http://ok.test:8080/r.git/info/refs");
+	IT_EXPECT_CONTAINS(r.out, "not valid");
+	IT_EXPECT_CONTAINS(r.out, "403");
+	/* Node's fetch: only where it honours NODE_USE_ENV_PROXY (22.21, 24.5 on) */
+	if (access("/usr/bin/node", X_OK) == 0) {
+		net_sh(&r, "allow:ok.test",
+		       "node -e 'const [a,b]=process.versions.node.split(\".\").map(Number);"
+		       "if(a<22||(a==22&&b<21)||(a==24&&b<5)){console.log(\"node-too-old\");"
+		       "process.exit(0)}"
+		       "fetch(\"http://ok.test:8080/"
+		       "node\").then(r=>r.text()).then(t=>console.log(t))'");
+		if (!strstr(r.out, "node-too-old"))
+			IT_EXPECT_CONTAINS(r.out, "server=public request=GET /node");
+		else
+			fprintf(stderr,
+			        "note: this Node has no NODE_USE_ENV_PROXY; its fetch is not "
+			        "checked\n");
+	}
+}
+
+/* ssh through GIT_SSH_COMMAND's ProxyCommand (sbx connect): it reaches the server's banner,
+ * which the server sends first (a protocol where the server speaks first). */
+static void test_ssh_through_the_proxy(void)
+{
+	struct it_run r;
+
+	world();
+	/* git runs GIT_SSH_COMMAND with the shell, as eval does */
+	net_sh(&r, "allow:ok.test",
+	       "echo \"$GIT_SSH_COMMAND\"; eval \"$GIT_SSH_COMMAND -v -o BatchMode=yes "
+	       "-o ConnectTimeout=20 -p 2222 ok.test true\" 2>&1 | grep -E 'remote software "
+	       "version'; eval \"$GIT_SSH_COMMAND -o BatchMode=yes -p 2222 other.test true\"; "
+	       "echo other=$?");
+	IT_EXPECT_CONTAINS(r.out, "connect %h %p");
+	IT_EXPECT_CONTAINS(r.out, "remote software version sbx-test-server");
+	IT_EXPECT_CONTAINS(r.out, "other=255");
+	IT_EXPECT_CONTAINS(r.err, "refused other.test");
+}
+
+static void test_learn(void)
+{
+	struct it_run r;
+	char *out = it_path(it_tmpdir(), "learned.yaml");
+	const char *args[] = {
+	    "run",
+	    "--net",
+	    "learn",
+	    "--net-learn-out",
+	    out,
+	    "--",
+	    "/bin/sh",
+	    "-c",
+	    "curl -sS http://ok.test:8080/ && curl -sS -p http://a.wild.test:8080/",
+	    NULL};
+
+	world();
+	it_sbx(&r, args);
+	IT_EXPECT_INT(r.status, 0);
+	IT_EXPECT_CONTAINS(r.out, "server=public");
+	IT_EXPECT_CONTAINS(r.err, "network:\n  allow:\n    - \"a.wild.test\"\n    - \"ok.test\"\n");
+	IT_EXPECT_CONTAINS(read_all(out),
+	                   "network:\n  allow:\n    - \"a.wild.test\"\n    - \"ok.test\"\n");
+}
+
+static void test_none_fails_fast(void)
+{
+	struct it_run r;
+	struct timespec a, b;
+
+	world();
+	clock_gettime(CLOCK_MONOTONIC, &a);
+	net_sh(&r, "none", "cat /etc/resolv.conf; getent hosts ok.test; echo getent=$?; exit 3");
+	clock_gettime(CLOCK_MONOTONIC, &b);
+	IT_EXPECT_CONTAINS(r.out, "nameserver 127.0.0.1");
+	IT_EXPECT_CONTAINS(r.out, "getent=2");
+	IT_EXPECT_INT(r.status, 3);
+	IT_EXPECT_CONTAINS(r.err, "sbx: note: the sandbox has no network (--net none");
+	IT_EXPECT_CONTAINS(r.err, "network: {allow: [HOST]}");
+	/* refused at once: glibc's own timeout for a silent server is 2 s, and nothing asked */
+	IT_EXPECT((b.tv_sec - a.tv_sec) < 2 || strstr(r.out, "getent=2"));
+	IT_EXPECT_NOT_CONTAINS(read_all(dns_log), "ok.test");
+	/* no note when the worker succeeds */
+	net_sh(&r, "none", "getent hosts ok.test; true");
+	IT_EXPECT_NOT_CONTAINS(r.err, "sbx: note");
+}
+
+static void test_audit_and_resolver_sockets(void)
+{
+	struct it_run r;
+	char *log = it_path(it_tmpdir(), "audit.jsonl");
+	const char *args[] = {"run",
+	                      "--net",
+	                      "allow:ok.test",
+	                      "--audit-log",
+	                      log,
+	                      "--",
+	                      "/bin/sh",
+	                      "-c",
+	                      "curl -sS http://ok.test:8080/; curl -sS http://other.test:8080/",
+	                      NULL};
+	const char *dry[] = {"run", "--dry-run", "-v", "/run:ro", "--", "/bin/true", NULL};
+
+	world();
+	it_sbx(&r, args);
+	IT_EXPECT_CONTAINS(read_all(log), "\"type\":\"net\"");
+	IT_EXPECT_CONTAINS(read_all(log),
+	                   "\"host\":\"other.test\",\"port\":8080,\"answer\":\"deny\",\"reason\":"
+	                   "\"blocked-by-allowlist\"");
+	IT_EXPECT_CONTAINS(read_all(log),
+	                   "\"host\":\"ok.test\",\"port\":8080,\"answer\":\"allow\"");
+	/* the host's resolver daemons' sockets are masked wherever a mount shows them: made in a
+	 * /run of this case's own mount namespace (a tmpfs), where sbx finds them */
+	if (unshare(CLONE_NEWNS) < 0 || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0 ||
+	    mount("tmpfs", "/run", "tmpfs", 0, "mode=755") < 0 || mkdir("/run/nscd", 0755) < 0 ||
+	    mkdir("/run/systemd", 0755) < 0 || mkdir("/run/systemd/resolve", 0755) < 0)
+		it_fail(__FILE__, __LINE__, "a /run of the case's own: %s", strerror(errno));
+	it_write_file("/run/nscd/socket", "");
+	it_write_file("/run/systemd/resolve/io.systemd.Resolve", "");
+	it_write_file("/run/other", "");
+	it_sbx(&r, dry);
+	IT_EXPECT_INT(r.status, 0);
+	IT_EXPECT_CONTAINS(r.out, "/run/systemd/resolve");
+	IT_EXPECT_CONTAINS(r.out, "/run/nscd");
+	/* and a real run cannot list them */
+	{
+		const char *run[] = {"run",
+		                     "-v",
+		                     "/run:ro",
+		                     "--",
+		                     "/bin/sh",
+		                     "-c",
+		                     "ls -A /run/nscd /run/systemd/resolve; echo listed",
+		                     NULL};
+
+		it_sbx(&r, run);
+		IT_EXPECT_CONTAINS(r.out, "listed");
+		IT_EXPECT_NOT_CONTAINS(r.out, "socket");
+		IT_EXPECT_NOT_CONTAINS(r.out, "io.systemd.Resolve");
+		/* the rest of /run is there: the masks are what hides them */
+		run[6] = "ls /run";
+		it_sbx(&r, run);
+		IT_EXPECT_CONTAINS(r.out, "other");
+	}
+}
+
+/* A sub-sandbox narrows its parent's list with a proxy of its own, chained to the parent's;
+ * it cannot widen it; with the parent's list it shares the parent's proxy. */
+static void test_nested_narrowing(void)
+{
+	struct it_run r;
+	const char *args[] = {
+	    "run",
+	    "--net",
+	    "allow:ok.test,a.wild.test",
+	    "--allow-nesting",
+	    "-v",
+	    fmt("%s:ro", sbx_dir()),
+	    "--",
+	    "/bin/bash",
+	    "-c",
+	    fmt("S=%s; "
+	        "$S run --net allow:ok.test -- curl -sS http://ok.test:8080/narrow; "
+	        "$S run --net allow:ok.test -- curl -sS -i http://a.wild.test:8080/; "
+	        "$S run -- curl -sS -p http://a.wild.test:8080/inherited; "
+	        "$S run --net allow:other.test -- true; echo wider=$?; "
+	        "$S run --net host -- true; echo host=$?; "
+	        "$S run --net none -- getent hosts ok.test; echo none=$?",
+	        it_sbx_path()),
+	    NULL};
+
+	world();
+	it_sbx(&r, args);
+	IT_EXPECT_CONTAINS(r.out, "server=public request=GET /narrow ");
+	IT_EXPECT_CONTAINS(r.out, "X-Proxy-Error: blocked-by-allowlist"); /* the child's list */
+	IT_EXPECT_CONTAINS(r.out, "server=public request=GET /inherited ");
+	IT_EXPECT_CONTAINS(r.out, "wider=125");
+	IT_EXPECT_CONTAINS(r.out, "host=125");
+	IT_EXPECT_CONTAINS(r.out, "none=2");
+	IT_EXPECT_CONTAINS(r.err, "cannot allow 'other.test' in a sub-sandbox");
+}
+
+static void test_landlock_backend_refuses_an_allowlist(void)
+{
+	struct it_run r;
+
+	it_sbxv(&r, "run", "--backend", "landlock", "--net", "allow:ok.test", "--", "/bin/true",
+	        NULL);
+	IT_EXPECT_INT(r.status, 125);
+	IT_EXPECT_CONTAINS(r.err, "needs the namespaces backend");
+}
+
+/* End to end: the real npm registry, where this machine reaches it. */
+static void test_npm_registry(void)
+{
+	struct it_run r;
+	const char *dir = it_tmpdir();
+	char host[256] = "", *reg, *cache = it_path(dir, "cache");
+	const char *get[] = {"/usr/bin/npm", "config", "get", "registry", NULL};
+
+	if (access("/usr/bin/npm", X_OK) != 0)
+		it_skip("npm is not installed");
+	it_exec(&r, get);
+	reg = strstr(r.out, "://");
+	if (r.status != 0 || !reg || sscanf(reg + 3, "%255[^/:\n]", host) != 1)
+		it_skip("npm config get registry gave no registry");
+	{
+		const char *curl[] = {"/usr/bin/curl",
+		                      "-sS",
+		                      "-m",
+		                      "20",
+		                      "-o",
+		                      "/dev/null",
+		                      fmt("https://%s/is-number", host),
+		                      NULL};
+
+		it_exec(&r, curl);
+		if (r.status != 0)
+			it_skip("the npm registry %s cannot be reached from here", host);
+	}
+	if (chdir(dir) < 0)
+		it_fail(__FILE__, __LINE__, "chdir: %s", strerror(errno));
+	{
+		const char *args[] = {"run",          "--net",   fmt("allow:%s", host), "--",
+		                      "/usr/bin/npm", "install", "--no-audit",          "--no-fund",
+		                      "--cache",      cache,     "is-number",           NULL};
+
+		it_sbx(&r, args);
+		IT_EXPECT_INT(r.status, 0);
+		IT_EXPECT(access(it_path(dir, "node_modules/is-number/package.json"), R_OK) == 0);
+	}
+	{
+		const char *args[] = {"run",        "--net",           "allow:example.com",
+		                      "--",         "/usr/bin/npm",    "install",
+		                      "--no-audit", "--no-fund",       "--cache",
+		                      cache,        "--prefer-online", "--fetch-retries",
+		                      "0",          "is-odd",          NULL};
+
+		it_sbx(&r, args);
+		IT_EXPECT(r.status != 0);
+		IT_EXPECT_CONTAINS(r.err, fmt("refused %s: not in the sandbox's allowlist", host));
+	}
+	{
+		const char *args[] = {
+		    "run",        "--net",     "learn",   "--",  "/usr/bin/npm",    "install",
+		    "--no-audit", "--no-fund", "--cache", cache, "--prefer-online", "is-number",
+		    NULL};
+
+		it_sbx(&r, args);
+		IT_EXPECT_INT(r.status, 0);
+		IT_EXPECT_CONTAINS(r.err, fmt("network:\n  allow:\n    - \"%s\"\n", host));
+		IT_EXPECT_NOT_CONTAINS(strstr(r.err, "network:\n  allow:"), "\"\n    - ");
+	}
+}
+
+int main(int argc, char **argv)
+{
+	static const struct it_case cases[] = {
+	    IT_CASE(test_allowed_name_http_connect_socks),
+	    IT_CASE(test_denied_name_refused),
+	    IT_CASE(test_denylist_wins),
+	    IT_CASE(test_literals_and_private_answers),
+	    IT_CASE(test_rebinding_gains_nothing),
+	    IT_CASE(test_host_header_must_match),
+	    IT_CASE(test_no_way_around_the_proxy),
+	    IT_CASE(test_tools_honour_the_variables),
+	    IT_CASE(test_ssh_through_the_proxy),
+	    IT_CASE(test_learn),
+	    IT_CASE(test_none_fails_fast),
+	    IT_CASE(test_audit_and_resolver_sockets),
+	    IT_CASE(test_nested_narrowing),
+	    IT_CASE(test_landlock_backend_refuses_an_allowlist),
+	    IT_CASE(test_npm_registry),
+	};
+
+	return it_main(argc, argv, cases, sizeof(cases) / sizeof(cases[0]));
+}
