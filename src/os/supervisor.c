@@ -26,6 +26,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <sched.h>
 #include <linux/audit.h>
 #include <linux/filter.h>
 #include <linux/fs.h>
@@ -250,7 +251,7 @@ static const struct call_row *call_row(int nr)
  * compare per supervised call, and for open and openat a test of the flag bits in the low
  * 32 bits of the flags argument (the kernel reads them as int).
  */
-#define SUP_FILTER_MAX 160
+#define SUP_FILTER_MAX 200
 
 struct bpf_buf {
 	struct sock_filter insn[SUP_FILTER_MAX];
@@ -326,6 +327,48 @@ static void emit_ioctl_test(struct bpf_buf *b, int req_arg)
 	emit(b, BPF_RET | BPF_K, SECCOMP_RET_USER_NOTIF, 0, 0);
 }
 
+/*
+ * Always, like landlock_restrict_self: the calls that make a process differ from the worker
+ * in what sbx would otherwise read from /proc at every call (diverged): a seccomp filter of
+ * its own (seccomp SET_MODE_FILTER or STRICT, prctl PR_SET_SECCOMP), other namespaces
+ * (unshare, setns, clone with a CLONE_NEW* flag, clone3, whose flags seccomp cannot read and
+ * which the main filter answers ENOSYS unless a profile allows it), another umask. Each
+ * leaves the accumulator as it found it: the syscall number.
+ */
+#define SUP_CLONE_NEW                                                                              \
+	(CLONE_NEWNS | CLONE_NEWCGROUP | CLONE_NEWUTS | CLONE_NEWIPC | CLONE_NEWUSER |             \
+	 CLONE_NEWPID | CLONE_NEWNET)
+static void emit_diverge_tests(struct bpf_buf *b)
+{
+	static const int always[] = {__NR_unshare, __NR_setns, __NR_umask,
+#ifdef __NR_clone3
+	                             __NR_clone3
+#endif
+	};
+
+	for (size_t i = 0; i < SBX_ARRAY_SIZE(always); i++) {
+		emit(b, BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)always[i], 0, 1);
+		emit(b, BPF_RET | BPF_K, SECCOMP_RET_USER_NOTIF, 0, 0);
+	}
+	/* seccomp(op): SECCOMP_SET_MODE_STRICT is 0, SECCOMP_SET_MODE_FILTER 1 */
+	emit(b, BPF_JMP | BPF_JEQ | BPF_K, __NR_seccomp, 0, 4);
+	emit(b, BPF_LD | BPF_W | BPF_ABS, (uint32_t)ARG_LO(0), 0, 0);
+	emit(b, BPF_JMP | BPF_JGE | BPF_K, 2, 1, 0);
+	emit(b, BPF_RET | BPF_K, SECCOMP_RET_USER_NOTIF, 0, 0);
+	emit(b, BPF_RET | BPF_K, SECCOMP_RET_ALLOW, 0, 0);
+	emit(b, BPF_JMP | BPF_JEQ | BPF_K, __NR_prctl, 0, 4);
+	emit(b, BPF_LD | BPF_W | BPF_ABS, (uint32_t)ARG_LO(0), 0, 0);
+	emit(b, BPF_JMP | BPF_JEQ | BPF_K, PR_SET_SECCOMP, 0, 1);
+	emit(b, BPF_RET | BPF_K, SECCOMP_RET_USER_NOTIF, 0, 0);
+	emit(b, BPF_RET | BPF_K, SECCOMP_RET_ALLOW, 0, 0);
+	/* clone(flags, ...): the flags are its first argument on x86-64 and arm64 alike */
+	emit(b, BPF_JMP | BPF_JEQ | BPF_K, __NR_clone, 0, 4);
+	emit(b, BPF_LD | BPF_W | BPF_ABS, (uint32_t)ARG_LO(0), 0, 0);
+	emit(b, BPF_JMP | BPF_JSET | BPF_K, SUP_CLONE_NEW, 0, 1);
+	emit(b, BPF_RET | BPF_K, SECCOMP_RET_USER_NOTIF, 0, 0);
+	emit(b, BPF_RET | BPF_K, SECCOMP_RET_ALLOW, 0, 0);
+}
+
 static int build_filter(unsigned fam, struct bpf_buf *b, struct sbx_error *err)
 {
 	size_t jumps[SBX_ARRAY_SIZE(calls)];
@@ -348,6 +391,7 @@ static int build_filter(unsigned fam, struct bpf_buf *b, struct sbx_error *err)
 	 * (landlocked), and Landlock has no query sbx could ask later */
 	emit(b, BPF_JMP | BPF_JEQ | BPF_K, __NR_landlock_restrict_self, 0, 1);
 	emit(b, BPF_RET | BPF_K, SECCOMP_RET_USER_NOTIF, 0, 0);
+	emit_diverge_tests(b);
 	for (size_t i = 0; i < SBX_ARRAY_SIZE(calls); i++) {
 		const struct call_row *r = &calls[i];
 		bool want = r->kind == C_OPEN && r->family == 0
@@ -525,6 +569,7 @@ struct p_reply {
 	uint64_t new_dev, new_ino; /* mkdir: the new directory */
 	int32_t pid;               /* P_HELLO: the performer's pid, in its namespace */
 	uint32_t performed;        /* P_RESOLVE with fast: decided and performed (result) */
+	uint32_t need_ids;         /* the path goes through /proc: ask again with tgid, tid */
 	uint32_t n_guard;
 	struct p_target t[2];
 	struct {
@@ -535,6 +580,9 @@ struct p_reply {
 	} guard[P_GUARDS];
 };
 #define P_RETRY 1
+/* walk's answer where a path enters procfs and sbx did not say who the caller is there (its
+ * tgid and tid: caller_open did not read them); never an errno */
+#define P_NEED_IDS (-4096)
 
 /* Shared by sbx and the performer (defined with sbx's side, below). */
 static enum sbx_sup_op op_for(uint32_t kind, int flags, const struct p_target *t,
@@ -683,6 +731,8 @@ static int proc_check(int fd, pid_t tgid)
 		return -errno;
 	if (sf.f_type != PROC_SUPER_MAGIC)
 		return 0;
+	if (tgid <= 0)
+		return P_NEED_IDS;
 	if (fd_path(fd, p, sizeof(p)) < 0)
 		return -EACCES;
 	if (strcmp(p, "/proc") == 0)
@@ -1057,6 +1107,10 @@ static void perf_resolve(struct performer *p, const int *fds, size_t nfds, struc
 		         &p->side[i]);
 		if (dfd >= 0)
 			close(dfd);
+		if (e == P_NEED_IDS) {
+			r->need_ids = 1;
+			e = -EACCES; /* never performed, never answered so */
+		}
 		if (e < 0) {
 			r->t[i].err = e;
 			continue;
@@ -1594,6 +1648,11 @@ struct sbx_supervisor {
 	pid_t worker, performer;
 	uint64_t worker_mnt, worker_user;
 	long worker_filters;
+	mode_t worker_umask;
+	/* Some process under the listener filter may differ from the worker in what
+	 * caller_open reads (another umask, a filter, namespaces: emit_diverge_tests): from
+	 * then on every caller's /proc is read. Until then no caller can differ, and none is. */
+	bool diverged;
 
 	struct sbx_sup_guards guards;
 	uint64_t guards_gen; /* counts additions to `guards`: a cached reach is of one table */
@@ -2144,9 +2203,11 @@ static int start(struct sbx_supervisor *s, struct sbx_error *err)
 		return sbx_error_set(err, SBX_ERR_SETUP, errno,
 		                     "the supervisor cannot read the worker's status");
 	s->worker_filters = status_field(status, "Seccomp_filters:");
+	s->worker_umask =
+	    (mode_t)strtol(strstr(status, "Umask:") ? strstr(status, "Umask:") + 6 : "-1", NULL, 8);
 	s->worker_mnt = ns_ino(procdir, "ns/mnt");
 	s->worker_user = ns_ino(procdir, "ns/user");
-	if (s->worker_filters < 1 || !s->worker_mnt || !s->worker_user)
+	if (s->worker_filters < 1 || !s->worker_mnt || !s->worker_user || s->worker_umask > 0777)
 		return sbx_error_set(err, SBX_ERR_SETUP, EINVAL,
 		                     "the supervisor cannot learn the worker's namespaces and "
 		                     "filters");
@@ -2194,6 +2255,7 @@ struct caller {
 	bool other_ns;         /* another mount or user namespace */
 	pid_t tgid_ns, tid_ns; /* its own /proc/self */
 	char comm[32];
+	bool ids; /* tgid, tgid_ns, tid_ns and comm are read (caller_ids); procdir is open */
 };
 
 static int notif_valid(struct sbx_supervisor *s)
@@ -2326,23 +2388,36 @@ static void serve_landlock(struct sbx_supervisor *s)
 	respond(s, 0, true);
 }
 
-static int caller_open(struct sbx_supervisor *s, struct caller *c)
+/* The caller's /proc/PID, checked valid: the task was alive after it was opened, so the
+ * directory is the caller's. */
+static int caller_procdir(struct sbx_supervisor *s, struct caller *c)
 {
-	char path[64], status[4096];
-	int depth;
+	char path[64];
 
-	c->pid = (pid_t)s->notif->pid;
+	if (c->procdir >= 0)
+		return 0;
 	snprintf(path, sizeof(path), "/proc/%d", (int)c->pid);
 	c->procdir = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
-	/* valid now: the task was alive after it was opened, so it is the caller's */
 	if (notif_valid(s) < 0)
 		return -ENOENT;
-	if (c->procdir < 0)
+	return c->procdir < 0 ? -ESRCH : 0;
+}
+
+/* Who the caller is, from its /proc/PID/status: its thread group, command name, its own
+ * /proc/self; and, from `status` for caller_open, its umask and whether it is narrower. */
+static int caller_ids(struct sbx_supervisor *s, struct caller *c, char *status, size_t size)
+{
+	char own[4096];
+	int depth, r = caller_procdir(s, c);
+
+	if (r < 0)
+		return r;
+	if (!status) {
+		status = own;
+		size = sizeof(own);
+	}
+	if (read_at(c->procdir, "status", status, size) < 0)
 		return -ESRCH;
-	if (read_at(c->procdir, "status", status, sizeof(status)) < 0)
-		return -ESRCH;
-	c->umask = (mode_t)strtol(strstr(status, "Umask:") ? strstr(status, "Umask:") + 6 : "022",
-	                          NULL, 8);
 	{
 		const char *nm = strstr(status, "Name:");
 
@@ -2353,30 +2428,77 @@ static int caller_open(struct sbx_supervisor *s, struct caller *c)
 			snprintf(c->comm, sizeof(c->comm), "%.*s", (int)strcspn(nm, "\n"), nm);
 		}
 	}
+	c->tgid = (pid_t)status_field(status, "\nTgid:");
+	depth = nspid_depth(status);
+	/* /proc/self in the caller's /proc: its pid in its own pid namespace */
+	c->tid_ns = (pid_t)ns_field(status, "\nNSpid:", depth - 1);
+	c->tgid_ns = (pid_t)ns_field(status, "\nNStgid:", depth - 1);
+	c->ids = true;
+	return notif_valid(s);
+}
+
+/*
+ * The caller as far as the call needs it. Until some process under the filter diverged
+ * (another umask, a filter, namespaces, a Landlock domain: each such call stops in sbx
+ * first, serve_diverge, serve_landlock), every caller has the worker's umask and is not
+ * narrower, and nothing of /proc is read: its ids are read later where a record, a
+ * question or a grant needs them (caller_ids), and the performer asks for them where a
+ * path goes through /proc (need_ids). `full`: read everything now.
+ */
+static int caller_open(struct sbx_supervisor *s, struct caller *c, bool full)
+{
+	char status[4096];
+	int r;
+
+	c->pid = (pid_t)s->notif->pid;
+	c->ids = false;
+	if (!full && !s->diverged && s->n_landlocked == 0 && !s->landlocked_full) {
+		c->umask = s->worker_umask;
+		c->narrower = c->other_ns = false;
+		c->tgid = c->tgid_ns = c->tid_ns = 0;
+		snprintf(c->comm, sizeof(c->comm), "?");
+		return notif_valid(s);
+	}
+	r = caller_ids(s, c, status, sizeof(status));
+	if (r < 0)
+		return r;
+	c->umask = (mode_t)strtol(strstr(status, "Umask:") ? strstr(status, "Umask:") + 6 : "022",
+	                          NULL, 8);
 	/*
 	 * Narrower than the worker: more seccomp filters (every sub-sandbox stacks its own
 	 * before its worker execs), or another mount or user namespace (a nested sbx's init,
 	 * with capabilities over mounts of its own that the performer does not have). It is
 	 * never performed for: the performer's rights are not its own.
 	 */
-	c->tgid = (pid_t)status_field(status, "\nTgid:");
-	depth = nspid_depth(status);
 	c->other_ns = ns_ino(c->procdir, "ns/mnt") != s->worker_mnt ||
 	              ns_ino(c->procdir, "ns/user") != s->worker_user;
-	c->tgid = (pid_t)status_field(status, "\nTgid:");
 	c->narrower = c->other_ns ||
 	              status_field(status, "Seccomp_filters:") != s->worker_filters ||
 	              landlocked(s, c->tgid);
-	/* /proc/self in the caller's /proc: its pid in its own pid namespace */
-	c->tid_ns = (pid_t)ns_field(status, "\nNSpid:", depth - 1);
-	c->tgid_ns = (pid_t)ns_field(status, "\nNStgid:", depth - 1);
 	return notif_valid(s);
 }
 
+/* A call that makes its process diverge from the worker (emit_diverge_tests): recorded
+ * before it is let through, so that it cannot take effect before sbx knows of it; sbx
+ * serves one notification at a time, so no call of another thread is being decided on the
+ * old state while this one proceeds. A umask that is the worker's changes nothing. */
+static void serve_diverge(struct sbx_supervisor *s)
+{
+	const struct seccomp_data *d = &s->notif->data;
+
+	if (d->nr != __NR_umask || ((mode_t)d->args[0] & 0777) != s->worker_umask)
+		s->diverged = true;
+	if (notif_valid(s) < 0)
+		return;
+	respond(s, 0, true);
+}
+
+/* Closed and forgotten: a retry (goto again) opens them again, never a stale number. */
 static void caller_close(struct caller *c)
 {
 	sbx_closep(&c->procdir);
 	sbx_closep(&c->pidfd);
+	c->procdir = c->pidfd = -1;
 }
 
 /* The caller's fd (a dirfd, an fd-based call's object), or its cwd for AT_FDCWD. */
@@ -2394,10 +2516,17 @@ static int caller_fd(struct sbx_supervisor *s, struct caller *c, int fd)
 		if (notif_valid(s) < 0)
 			return -ENOENT;
 	}
-	if (fd == AT_FDCWD)
+	if (fd == AT_FDCWD && c->procdir >= 0) {
 		r = openat(c->procdir, "cwd", O_PATH | O_DIRECTORY | O_CLOEXEC);
-	else
+	} else if (fd == AT_FDCWD) {
+		/* valid after it is opened (below), so the cwd was the caller's */
+		char path[64];
+
+		snprintf(path, sizeof(path), "/proc/%d/cwd", (int)c->pid);
+		r = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	} else {
 		r = (int)syscall(SYS_pidfd_getfd, c->pidfd, fd, 0);
+	}
 	if (r < 0)
 		return errno == EBADF || errno == ESRCH ? -EBADF : -errno;
 	if (notif_valid(s) < 0) {
@@ -3188,6 +3317,31 @@ static bool reaches_guard(struct sbx_supervisor *s, const struct caller *c)
  * is gone. A path that cannot be resolved is denied with the resolver's errno, never let
  * through. Returns -EPIPE when the performer is lost.
  */
+/* The caller's ids into the request, where caller_open did not read them. */
+static int caller_fill(struct sbx_supervisor *s, struct caller *c, struct sbx_sup_req *req)
+{
+	int r = c->ids ? 0 : caller_ids(s, c, NULL, 0);
+
+	if (r >= 0)
+		req->pid = c->tgid > 0 ? c->tgid : c->pid;
+	return r;
+}
+
+/* The calls serve_diverge records. */
+static bool diverge_call(const struct seccomp_notif *n)
+{
+	int nr = n->data.nr;
+
+	if (n->data.arch != SUP_AUDIT_ARCH)
+		return false;
+#ifdef __NR_clone3
+	if (nr == __NR_clone3)
+		return true;
+#endif
+	return nr == __NR_unshare || nr == __NR_setns || nr == __NR_umask || nr == __NR_seccomp ||
+	       nr == __NR_prctl || nr == __NR_clone;
+}
+
 static int serve(struct sbx_supervisor *s)
 {
 	static struct p_target t[2];
@@ -3199,6 +3353,7 @@ static int serve(struct sbx_supervisor *s)
 	uint64_t t0;
 	int fds[4], side_fd[2], nfds = 0, r, tries = 0, fast_fd = -1;
 	char asked[P_PATH];
+	bool full = s->audit || s->verbose; /* every decision is shown with its caller */
 
 	memset(s->notif, 0, s->notif_size);
 	if (ioctl(s->notify, SECCOMP_IOCTL_NOTIF_RECV, s->notif) < 0)
@@ -3209,6 +3364,10 @@ static int serve(struct sbx_supervisor *s)
 		serve_landlock(s);
 		return 0;
 	}
+	if (diverge_call(s->notif)) {
+		serve_diverge(s);
+		return 0;
+	}
 again:
 	s->batch_uses = 0;
 	memset(&req, 0, sizeof(req));
@@ -3217,7 +3376,7 @@ again:
 	asked[0] = '\0';
 	side_fd[0] = side_fd[1] = -1;
 	nfds = 0;
-	r = caller_open(s, &c);
+	r = caller_open(s, &c, full);
 	if (r == -ENOENT)
 		goto out; /* gone */
 	if (r < 0) {
@@ -3296,6 +3455,15 @@ again:
 			caller_close(&c);
 			return -EPIPE; /* the caller is answered by the sandbox's end */
 		}
+		if (s->rep.need_ids && !c.ids && !s->rep.performed) {
+			/* the path goes through /proc: again, knowing who the caller is there */
+			if (fast_fd >= 0)
+				close(fast_fd);
+			fast_fd = -1;
+			caller_close(&c);
+			full = true;
+			goto again;
+		}
 		for (uint32_t i = 0; i < (q->fd_based ? 1u : q->nsides); i++) {
 			if (s->rep.t[i].err < 0) {
 				respond(s, -s->rep.t[i].err, false);
@@ -3341,8 +3509,15 @@ again:
 		 */
 		if (c.other_ns && s->guards.n)
 			req.guards_out_of_reach = !reaches_guard(s, &c);
+		/* a once-grant is one thread group's: who asks must be known */
+		if (s->session.n_grants && (r = caller_fill(s, &c, &req)) < 0)
+			goto unknown;
 		if (!pinned(s, &req, &v))
 			sbx_sup_decide(s->sp, &s->guards, &s->session, &req, &v);
+		/* a question and a denial name the caller */
+		if ((v.answer == SBX_SUP_ASK || v.answer == SBX_SUP_DENY) &&
+		    (r = caller_fill(s, &c, &req)) < 0)
+			goto unknown;
 		if (v.decider == SBX_SUP_BY_GRANT) {
 			/* a grant answered: its batch goes on from this call (last_ms) */
 			const struct sbx_sup_grant *g =
@@ -3377,6 +3552,10 @@ again:
 		tries++;
 		goto again;
 	}
+	goto out;
+unknown:
+	if (r != -ENOENT)
+		respond(s, -r, false);
 out:
 	for (int i = 0; i < nfds; i++)
 		close(fds[i]);
