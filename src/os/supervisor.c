@@ -431,16 +431,18 @@ static int sup_seccomp(unsigned op, unsigned flags, void *arg)
 
 /* ---- messages between sbx, the worker and the performer ---- */
 
-static int send_fds(int sock, const void *buf, size_t len, const int *fds, size_t nfds)
+static int send_iov(int sock, struct iovec *iov, size_t niov, const int *fds, size_t nfds)
 {
 	union {
 		char buf[CMSG_SPACE(sizeof(int) * 4)];
 		struct cmsghdr align;
 	} u;
-	struct iovec iov = {(void *)(uintptr_t)buf, len};
-	struct msghdr m = {.msg_iov = &iov, .msg_iovlen = 1};
+	struct msghdr m = {.msg_iov = iov, .msg_iovlen = niov};
+	size_t len = 0;
 	ssize_t n;
 
+	for (size_t i = 0; i < niov; i++)
+		len += iov[i].iov_len;
 	if (nfds > 4)
 		return -EINVAL;
 	if (nfds) {
@@ -461,6 +463,13 @@ static int send_fds(int sock, const void *buf, size_t len, const int *fds, size_
 	if (n < 0)
 		return -errno;
 	return n == (ssize_t)len ? 0 : -EPIPE;
+}
+
+static int send_fds(int sock, const void *buf, size_t len, const int *fds, size_t nfds)
+{
+	struct iovec iov = {(void *)(uintptr_t)buf, len};
+
+	return send_iov(sock, &iov, 1, fds, nfds);
 }
 
 /* Receive one message and at most *nfds fds (close-on-exec); extra fds are closed. Returns
@@ -539,15 +548,26 @@ struct p_req {
 	/* P_GUARD_ADD: one entry of sbx's tables (path[0]: the name) */
 	uint64_t g_ino;
 	uint32_t g_index, g_depth, g_final, g_pinned;
-	char path[2][P_PATH];
-	char text[P_PATH]; /* symlink's target; removexattr's name */
 	uint32_t ioc;      /* ioctl's request (C_IOCTL) */
 	uint32_t has_sock; /* C_BIND with a path: the socket's fd came after the side's */
 	uint32_t salen;
 	struct sockaddr_storage sa;
 	uint32_t ioc_flags;
 	struct fsxattr fsx;
+	/* last, and sent only as far as they go (p_req_len) */
+	char path[2][P_PATH];
+	char text[P_PATH]; /* symlink's target; removexattr's name */
 };
+
+/* How much of a request is sent: up to the end of its last string in use. */
+static size_t p_req_len(const struct p_req *q)
+{
+	if (q->text[0])
+		return offsetof(struct p_req, text) + strnlen(q->text, P_PATH - 1) + 1;
+	if (q->path[1][0])
+		return offsetof(struct p_req, path[1]) + strnlen(q->path[1], P_PATH - 1) + 1;
+	return offsetof(struct p_req, path[0]) + strnlen(q->path[0], P_PATH - 1) + 1;
+}
 
 struct p_target {
 	int32_t err;     /* 0: resolved */
@@ -558,9 +578,14 @@ struct p_target {
 	uint32_t ftype;     /* S_IFMT of what exists */
 	uint64_t dev, ino;  /* the directory holding `name` */
 	uint64_t size;
-	char path[P_PATH];
 	char name[P_NAME];
+	char path[P_PATH]; /* last: sent only as far as it goes (p_target_len) */
 };
+
+static size_t p_target_len(const struct p_target *t)
+{
+	return offsetof(struct p_target, path) + strnlen(t->path, P_PATH - 1) + 1;
+}
 
 /* performer -> sbx */
 struct p_reply {
@@ -571,15 +596,59 @@ struct p_reply {
 	uint32_t performed;        /* P_RESOLVE with fast: decided and performed (result) */
 	uint32_t need_ids;         /* the path goes through /proc: ask again with tgid, tid */
 	uint32_t n_guard;
-	struct p_target t[2];
+	uint32_t len_t[2]; /* on the wire: t[i] as far as its path goes (p_target_len) */
 	struct {
 		uint64_t dev, ino;
 		uint32_t exists;
 		uint32_t depth;
 		uint32_t mount_root; /* cannot be moved or removed anyway (EBUSY) */
 	} guard[P_GUARDS];
+	struct p_target t[2];
 };
 #define P_RETRY 1
+
+/* A reply on the wire: its fixed part, its guards, each target as far as its path goes. */
+static int send_reply(int sock, struct p_reply *r, int fd)
+{
+	struct iovec iov[4];
+
+	if (r->n_guard > P_GUARDS)
+		r->n_guard = P_GUARDS;
+	r->len_t[0] = (uint32_t)p_target_len(&r->t[0]);
+	r->len_t[1] = (uint32_t)p_target_len(&r->t[1]);
+	iov[0] = (struct iovec){r, offsetof(struct p_reply, guard)};
+	iov[1] = (struct iovec){r->guard, r->n_guard * sizeof(r->guard[0])};
+	iov[2] = (struct iovec){&r->t[0], r->len_t[0]};
+	iov[3] = (struct iovec){&r->t[1], r->len_t[1]};
+	return send_iov(sock, iov, 4, &fd, fd >= 0 ? 1 : 0);
+}
+
+/* The reply from `len` bytes of buf; false where they do not make one. */
+static bool unpack_reply(const char *buf, size_t len, struct p_reply *r)
+{
+	const size_t head = offsetof(struct p_reply, guard), tmin = offsetof(struct p_target, path);
+	size_t at = head;
+
+	if (len < head)
+		return false;
+	memcpy(r, buf, head);
+	if (r->n_guard > P_GUARDS || len - at < r->n_guard * sizeof(r->guard[0]))
+		return false;
+	memcpy(r->guard, buf + at, r->n_guard * sizeof(r->guard[0]));
+	at += r->n_guard * sizeof(r->guard[0]);
+	for (int i = 0; i < 2; i++) {
+		size_t n = r->len_t[i];
+
+		if (n <= tmin || n > sizeof(r->t[i]) || len - at < n)
+			return false;
+		memset(&r->t[i], 0, sizeof(r->t[i]));
+		memcpy(&r->t[i], buf + at, n);
+		r->t[i].path[P_PATH - 1] = '\0';
+		r->t[i].name[P_NAME - 1] = '\0';
+		at += n;
+	}
+	return at == len;
+}
 /* walk's answer where a path enters procfs and sbx did not say who the caller is there (its
  * tgid and tid: caller_open did not read them); never an errno */
 #define P_NEED_IDS (-4096)
@@ -994,6 +1063,19 @@ static int fd_path(int fd, char *out, size_t size)
 	return 0;
 }
 
+/* A directory's path, as fd_path gives it, without going through procfs: getcwd from inside
+ * it (the performer's working directory is its root otherwise: nothing it does is relative
+ * to it). Where getcwd cannot say (a directory removed, or out of the performer's root),
+ * fd_path says what it says. */
+static int dir_path(int dir, char *out, size_t size)
+{
+	bool ok = fchdir(dir) == 0 && getcwd(out, size) && out[0] == '/';
+
+	if (chdir("/") < 0)
+		_exit(1); /* nowhere to be: sbx loses its performer and ends the sandbox */
+	return ok ? 0 : fd_path(dir, out, size);
+}
+
 static void describe(struct slot *s, struct p_target *t,
                      const struct sbx_sup_guards *const *watched)
 {
@@ -1042,7 +1124,7 @@ static void describe(struct slot *s, struct p_target *t,
 				t->casefold = dir_casefold(s->dir);
 				break;
 			}
-	if (fd_path(s->dir, dir, sizeof(dir)) < 0) {
+	if (dir_path(s->dir, dir, sizeof(dir)) < 0) {
 		t->err = -EACCES; /* a directory sbx cannot name is not decided on */
 		return;
 	}
@@ -1562,7 +1644,7 @@ __attribute__((noreturn)) static void performer_main(int sock, const struct sbx_
 	umask(0);
 	memset(&r, 0, sizeof(r));
 	r.pid = getpid();
-	if (send_fds(sock, &r, offsetof(struct p_reply, t), NULL, 0) < 0)
+	if (send_reply(sock, &r, -1) < 0)
 		_exit(1);
 	for (;;) {
 		/* every message into its own buffer: a P_PERFORM must not overwrite the request
@@ -1574,6 +1656,8 @@ __attribute__((noreturn)) static void performer_main(int sock, const struct sbx_
 
 		if (n <= 0)
 			_exit(0); /* sbx is gone: nobody to serve */
+		/* what was not sent is nothing, not the last request's */
+		memset((char *)&in + n, 0, sizeof(in) - (size_t)n);
 		in.path[0][P_PATH - 1] = in.path[1][P_PATH - 1] = '\0';
 		in.text[P_PATH - 1] = '\0';
 		in.call_name[sizeof(in.call_name) - 1] = '\0';
@@ -1615,7 +1699,7 @@ __attribute__((noreturn)) static void performer_main(int sock, const struct sbx_
 		for (size_t i = 0; i < nfds; i++)
 			close(fds[i]);
 		r.has_fd = out_fd >= 0;
-		if (send_fds(sock, &r, sizeof(r), &out_fd, out_fd >= 0 ? 1 : 0) < 0)
+		if (send_reply(sock, &r, out_fd) < 0)
 			_exit(1);
 		if (out_fd >= 0)
 			close(out_fd);
@@ -1919,23 +2003,21 @@ static uint64_t now_us(void)
 static int perf_call(struct sbx_supervisor *s, const struct p_req *q, const int *fds, size_t nfds,
                      int *fd_out)
 {
-	struct pollfd p = {s->perf[0], POLLIN, 0};
 	int got[4];
 	size_t n = 4;
 	ssize_t len;
-	int r = send_fds(s->perf[0], q, sizeof(*q), fds, nfds);
+	static char wire[sizeof(struct p_reply)];
+	int r = send_fds(s->perf[0], q, p_req_len(q), fds, nfds);
 
 	if (r < 0)
 		return -EPIPE;
-	do
-		r = poll(&p, 1, PERF_WAIT_S * 1000);
-	while (r < 0 && errno == EINTR);
-	if (r <= 0)
+	/* bounded by the socket's receive timeout (start: PERF_WAIT_S) */
+	len = recv_fds(s->perf[0], wire, sizeof(wire), got, &n, NULL);
+	if (len == -EAGAIN || len == -EWOULDBLOCK)
 		return -ETIMEDOUT;
-	len = recv_fds(s->perf[0], &s->rep, sizeof(s->rep), got, &n, NULL);
 	if (len <= 0)
 		return -EPIPE;
-	if ((size_t)len != sizeof(s->rep)) {
+	if (!unpack_reply(wire, (size_t)len, &s->rep)) {
 		for (size_t i = 0; i < n; i++)
 			close(got[i]);
 		return -EPIPE;
@@ -2155,7 +2237,6 @@ static int start(struct sbx_supervisor *s, struct sbx_error *err)
 	ssize_t len = recv_fds(s->chan[0], &c, 1, fds, &n, &worker);
 	_cleanup_close_ int procdir = -1;
 	__u64 sync_flags = SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP;
-	struct p_reply hello;
 	int r;
 
 	if (len <= 0 || n != 1) {
@@ -2213,14 +2294,25 @@ static int start(struct sbx_supervisor *s, struct sbx_error *err)
 		                     "filters");
 	/* the performer said hello first, before anything else could be sent */
 	{
+		static char wire[sizeof(struct p_reply)];
 		struct pollfd p = {s->perf[0], POLLIN, 0};
+		ssize_t got;
 
 		n = 0;
 		if (poll(&p, 1, PERF_WAIT_S * 1000) <= 0 ||
-		    recv_fds(s->perf[0], &hello, offsetof(struct p_reply, t), NULL, &n, &perf) <= 0)
+		    (got = recv_fds(s->perf[0], wire, sizeof(wire), NULL, &n, &perf)) <= 0 ||
+		    !unpack_reply(wire, (size_t)got, &s->rep))
 			return sbx_error_set(err, SBX_ERR_SETUP, EPIPE,
 			                     "the supervisor's performer did not start");
 		s->performer = perf;
+	}
+	{
+		/* a performer that does not answer in this long is lost (perf_call) */
+		struct timeval tv = {PERF_WAIT_S, 0};
+
+		if (setsockopt(s->perf[0], SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)) < 0)
+			return sbx_error_set(err, SBX_ERR_SETUP, errno,
+			                     "the supervisor's performer: %s", strerror(errno));
 	}
 	r = fill_guards(s, err);
 	if (r >= 0)
