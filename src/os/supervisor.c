@@ -524,7 +524,7 @@ static ssize_t recv_fds(int sock, void *buf, size_t len, int *fds, size_t *nfds,
 	return n;
 }
 
-enum p_kind { P_HELLO = 1, P_RESOLVE, P_PERFORM, P_GUARD, P_GUARD_ADD };
+enum p_kind { P_HELLO = 1, P_RESOLVE, P_PERFORM, P_GUARD };
 
 /* sbx -> performer */
 struct p_req {
@@ -545,9 +545,8 @@ struct p_req {
 	/* P_RESOLVE: decide here and perform at once where the answer needs no broker */
 	uint32_t fast;
 	char call_name[24];
-	/* P_GUARD_ADD: one entry of sbx's tables (path[0]: the name) */
-	uint64_t g_ino;
-	uint32_t g_index, g_depth, g_final, g_pinned;
+	/* P_GUARD: which protected path (path[0]); the performer fills its tables as sbx */
+	uint32_t g_index;
 	uint32_t ioc;      /* ioctl's request (C_IOCTL) */
 	uint32_t has_sock; /* C_BIND with a path: the socket's fd came after the side's */
 	uint32_t salen;
@@ -677,6 +676,10 @@ static void guard_mkdir_in(struct sbx_sup_guards *guards, const struct sbx_sup_g
                            const struct sbx_sup_plan *sp, const struct sbx_sup_req *req,
                            uint64_t dev, uint64_t ino);
 static void guards_finals_first(struct sbx_sup_guards *set);
+struct p_reply;
+static int guards_apply(struct sbx_sup_guards *guards, struct sbx_sup_guards *pinned,
+                        const char *path, size_t index, const struct p_reply *rep,
+                        struct sbx_error *err);
 
 /* ---- the performer ---- */
 
@@ -1672,12 +1675,6 @@ __attribute__((noreturn)) static void performer_main(int sock, const struct sbx_
 			if (p.req.fast)
 				perf_fast(&p, &r, &out_fd);
 			break;
-		case P_GUARD_ADD:
-			r.result = sbx_sup_guards_add(in.g_pinned ? &p.pinned : &p.guards, in.dev,
-			                              in.g_ino, in.path[0], in.g_index, in.g_depth,
-			                              in.g_final, NULL);
-			guards_finals_first(&p.guards);
-			break;
 		case P_PERFORM:
 			r.result = perform(&p, &r, &out_fd);
 			if (r.result == 0 && p.req.call == C_MKDIR) {
@@ -1691,7 +1688,11 @@ __attribute__((noreturn)) static void performer_main(int sock, const struct sbx_
 			perf_reset(&p);
 			break;
 		case P_GUARD:
+			/* and into its own tables, as sbx puts the reply into its own */
 			perf_guard(in.path[0], &r);
+			if (guards_apply(&p.guards, &p.pinned, in.path[0], in.g_index, &r, NULL) <
+			    0)
+				r.result = -ENOMEM;
 			break;
 		default:
 			r.result = -EINVAL;
@@ -1903,7 +1904,9 @@ int sbx_supervisor_arm(struct sbx_supervisor *s, struct sbx_error *err)
 	 * every child of its own would wait for the performer forever); the performer is
 	 * init's (or, under the landlock backend, the host's reaper's), and ends when sbx's
 	 * end of its socket closes. */
-	perf = fork();
+	/* The first child only forks and ends: vfork spares it a copy of the worker's page
+	 * tables (the dearest part of a fork on VMs); the performer itself is a real fork. */
+	perf = vfork();
 	if (perf < 0)
 		return sbx_error_set(err, SBX_ERR_SETUP, errno,
 		                     "cannot start the supervisor's performer: %s",
@@ -1998,19 +2001,20 @@ static uint64_t now_us(void)
 	return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
 }
 
-/* One exchange with the performer, bounded in time: a performer that does not answer (the
- * worker stopped it) is lost. */
-static int perf_call(struct sbx_supervisor *s, const struct p_req *q, const int *fds, size_t nfds,
-                     int *fd_out)
+/* An exchange with the performer (a request, then its reply), bounded in time: a
+ * performer that does not answer (the worker stopped it) is lost. */
+static int perf_send(struct sbx_supervisor *s, const struct p_req *q, const int *fds, size_t nfds)
+{
+	return send_fds(s->perf[0], q, p_req_len(q), fds, nfds) < 0 ? -EPIPE : 0;
+}
+
+static int perf_recv(struct sbx_supervisor *s, int *fd_out)
 {
 	int got[4];
 	size_t n = 4;
 	ssize_t len;
 	static char wire[sizeof(struct p_reply)];
-	int r = send_fds(s->perf[0], q, p_req_len(q), fds, nfds);
 
-	if (r < 0)
-		return -EPIPE;
 	/* bounded by the socket's receive timeout (start: PERF_WAIT_S) */
 	len = recv_fds(s->perf[0], wire, sizeof(wire), got, &n, NULL);
 	if (len == -EAGAIN || len == -EWOULDBLOCK)
@@ -2029,6 +2033,14 @@ static int perf_call(struct sbx_supervisor *s, const struct p_req *q, const int 
 			close(got[i]);
 	}
 	return 0;
+}
+
+static int perf_call(struct sbx_supervisor *s, const struct p_req *q, const int *fds, size_t nfds,
+                     int *fd_out)
+{
+	int r = perf_send(s, q, fds, nfds);
+
+	return r < 0 ? r : perf_recv(s, fd_out);
 }
 
 /* The n-th component (0: the first below "/") of path into out; false if none. */
@@ -2091,68 +2103,83 @@ static void guards_finals_first(struct sbx_sup_guards *set)
  * the way is pinned: it cannot be moved away or replaced and made again without its watch.
  * A protected path that exists whole is the mounts' and Landlock's to protect.
  */
-static int fill_guards(struct sbx_supervisor *s, struct sbx_error *err)
+/* A P_GUARD reply for protected path `index` into the tables: the directories on its way
+ * that exist (pinned) and the first absent name with what follows (guards). sbx and the
+ * performer each apply the same replies in the same order, so their tables are the same. */
+static int guards_apply(struct sbx_sup_guards *guards, struct sbx_sup_guards *pinned,
+                        const char *path, size_t index, const struct p_reply *rep,
+                        struct sbx_error *err)
 {
-	for (size_t i = 0; i < s->sp->n_protected; i++) {
-		const char *path = s->sp->protected_paths[i].path;
-		size_t ncomp;
+	size_t ncomp = components(path);
+
+	if (rep->result < 0 || rep->n_guard == 0 || rep->n_guard > P_GUARDS ||
+	    rep->guard[rep->n_guard - 1].exists)
+		return 0;
+	for (uint32_t g = 0; g < rep->n_guard; g++) {
+		char comp[P_NAME];
+		bool missing = !rep->guard[g].exists;
 		int r;
 
-		memset(&s->req, 0, sizeof(s->req));
-		s->req.kind = P_GUARD;
-		if (!path || path[0] != '/' ||
-		    snprintf(s->req.path[0], P_PATH, "%s", path) >= P_PATH)
-			continue;
-		ncomp = components(path);
-		r = perf_call(s, &s->req, NULL, 0, NULL);
+		if (!component(path, rep->guard[g].depth, comp, sizeof(comp)))
+			break;
+		if (!missing && rep->guard[g].mount_root)
+			continue; /* a mount point: the kernel refuses to move it (EBUSY) */
+		r = sbx_sup_guards_add(missing ? guards : pinned, rep->guard[g].dev,
+		                       rep->guard[g].ino, comp, index, rep->guard[g].depth,
+		                       rep->guard[g].depth + 1 == ncomp, err);
 		if (r < 0)
-			return sbx_error_set(err, SBX_ERR_SETUP, -r,
-			                     "the supervisor's performer did not answer at start");
-		if (s->rep.result < 0 || s->rep.n_guard == 0 ||
-		    s->rep.guard[s->rep.n_guard - 1].exists)
-			continue;
-		for (uint32_t g = 0; g < s->rep.n_guard; g++) {
-			char comp[P_NAME];
-			bool missing = !s->rep.guard[g].exists;
-
-			if (!component(path, s->rep.guard[g].depth, comp, sizeof(comp)))
-				break;
-			if (!missing && s->rep.guard[g].mount_root)
-				continue; /* a mount point: the kernel refuses to move it (EBUSY) */
-			r = sbx_sup_guards_add(missing ? &s->guards : &s->pinned,
-			                       s->rep.guard[g].dev, s->rep.guard[g].ino, comp, i,
-			                       s->rep.guard[g].depth,
-			                       s->rep.guard[g].depth + 1 == ncomp, err);
-			if (r < 0)
-				return r;
-		}
+			return r;
 	}
-	guards_finals_first(&s->guards);
+	guards_finals_first(guards);
 	return 0;
 }
 
-/* The performer decides the common case itself (perf_fast): it gets copies of the tables. */
-static int send_guards(struct sbx_supervisor *s, struct sbx_error *err)
+/* The tables, from the performer's view of each protected path. The requests go out a
+ * window at a time before their replies are read: a launch waits for one exchange a window,
+ * not one a path. The performer puts each reply into its own tables too. */
+#define GUARD_WINDOW 8
+static int fill_guards(struct sbx_supervisor *s, struct sbx_error *err)
 {
-	for (size_t i = 0; i < s->guards.n + s->pinned.n; i++) {
-		const struct sbx_sup_guard *g =
-		    i < s->guards.n ? &s->guards.g[i] : &s->pinned.g[i - s->guards.n];
-		int r;
+	for (size_t base = 0; base < s->sp->n_protected; base += GUARD_WINDOW) {
+		size_t end = base + GUARD_WINDOW < s->sp->n_protected ? base + GUARD_WINDOW
+		                                                      : s->sp->n_protected;
+		bool sent[GUARD_WINDOW] = {false};
 
-		memset(&s->req, 0, offsetof(struct p_req, path));
-		s->req.kind = P_GUARD_ADD;
-		s->req.dev = g->dev;
-		s->req.g_ino = g->ino;
-		s->req.g_index = (uint32_t)g->protected_index;
-		s->req.g_depth = (uint32_t)g->depth;
-		s->req.g_final = g->final;
-		s->req.g_pinned = i >= s->guards.n;
-		snprintf(s->req.path[0], P_PATH, "%s", g->name);
-		r = perf_call(s, &s->req, NULL, 0, NULL);
-		if (r < 0 || s->rep.result < 0)
-			return sbx_error_set(err, SBX_ERR_SETUP, r < 0 ? -r : -s->rep.result,
-			                     "the supervisor's performer did not take the table of "
-			                     "protected names");
+		for (size_t i = base; i < end; i++) {
+			const char *path = s->sp->protected_paths[i].path;
+
+			memset(&s->req, 0, sizeof(s->req));
+			s->req.kind = P_GUARD;
+			s->req.g_index = (uint32_t)i;
+			if (!path || path[0] != '/' ||
+			    snprintf(s->req.path[0], P_PATH, "%s", path) >= P_PATH)
+				continue;
+			if (perf_send(s, &s->req, NULL, 0) < 0)
+				return sbx_error_set(err, SBX_ERR_SETUP, EPIPE,
+				                     "the supervisor's performer did not answer at "
+				                     "start");
+			sent[i - base] = true;
+		}
+		for (size_t i = base; i < end; i++) {
+			int r;
+
+			if (!sent[i - base])
+				continue;
+			r = perf_recv(s, NULL);
+			if (r < 0)
+				return sbx_error_set(err, SBX_ERR_SETUP, -r,
+				                     "the supervisor's performer did not answer at "
+				                     "start");
+			if (s->rep.result == -ENOMEM)
+				return sbx_error_set(
+				    err, SBX_ERR_SETUP, ENOMEM,
+				    "the supervisor's performer could not take the "
+				    "table of protected names");
+			r = guards_apply(&s->guards, &s->pinned, s->sp->protected_paths[i].path, i,
+			                 &s->rep, err);
+			if (r < 0)
+				return r;
+		}
 	}
 	return 0;
 }
@@ -2315,8 +2342,6 @@ static int start(struct sbx_supervisor *s, struct sbx_error *err)
 			                     "the supervisor's performer: %s", strerror(errno));
 	}
 	r = fill_guards(s, err);
-	if (r >= 0)
-		r = send_guards(s, err);
 	if (r < 0)
 		return r;
 	if (write(s->chan[0], "g", 1) != 1)
@@ -2549,7 +2574,7 @@ static int caller_open(struct sbx_supervisor *s, struct caller *c, bool full)
 		c->narrower = c->other_ns = false;
 		c->tgid = c->tgid_ns = c->tid_ns = 0;
 		snprintf(c->comm, sizeof(c->comm), "?");
-		return notif_valid(s);
+		return 0; /* nothing read: what is read next is checked valid after */
 	}
 	r = caller_ids(s, c, status, sizeof(status));
 	if (r < 0)
