@@ -6,10 +6,10 @@
  * filter of its own, other namespaces, another umask) stops in sbx first. These cases try to
  * defeat that shortcut: a thread that installs a filter on every thread (TSYNC) while another
  * creates in a loop; a child made by clone or unshare in namespaces of its own; a child of a
- * process that narrowed itself; a child forked while its parent's umask was changed and set
- * back. Each would be performed for with the worker's rights, or get the worker's umask, if
- * the shortcut were stale. A denial still names its caller (read late, before the answer).
- * As root and as the user.
+ * process that narrowed itself (by seccomp or by prctl); a child forked while its parent's
+ * umask was changed and set back. Each would be performed for with the worker's rights, or get the
+ * worker's umask, if the shortcut were stale. A denial still names its caller (read late, before
+ * the answer). As root and as the user.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -23,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -53,12 +54,15 @@ static int create(const char *path, mode_t mode)
 	return 0;
 }
 
-static int allow_filter(unsigned flags)
+/* flags: SECCOMP_FILTER_FLAG_*; or -1: by prctl(PR_SET_SECCOMP) */
+static int allow_filter(int flags)
 {
 	struct sock_filter allow[] = {BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW)};
 	struct sock_fprog prog = {1, allow};
 
-	return (int)syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, flags, &prog);
+	if (flags < 0)
+		return prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog, 0, 0);
+	return (int)syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, (unsigned)flags, &prog);
 }
 
 static uint64_t mono_ms(void)
@@ -139,12 +143,12 @@ static void ns_child(const char *how, const char *name)
 		waitpid(pid, &st, 0);
 }
 
-/* A filter of its own, then a child: both are narrower. */
-static void narrow_fork(const char *name)
+/* A filter of its own (by seccomp, or by prctl), then a child: both are narrower. */
+static void narrow_fork(const char *how, const char *name)
 {
 	pid_t pid;
 
-	printf("narrow - => %s\n", res(allow_filter(0)));
+	printf("narrow - => %s\n", res(allow_filter(!strcmp(how, "prctl") ? -1 : 0)));
 	fflush(stdout);
 	pid = fork();
 	if (pid == 0) {
@@ -205,8 +209,8 @@ static int in_main(int argc, char **argv)
 			ns_child(a, b);
 			i += 2;
 		} else if (!strcmp(op, "narrow-fork")) {
-			narrow_fork(a);
-			i += 1;
+			narrow_fork(a, b);
+			i += 2;
 		} else if (!strcmp(op, "umask-fork")) {
 			umask_fork(a);
 			i += 1;
@@ -226,6 +230,15 @@ static void setup(void)
 	                       "mounts:\n  - path: ${WORKSPACE}\n");
 	if (chdir(ws) < 0)
 		it_fail(__FILE__, __LINE__, "chdir %s: %s", ws, strerror(errno));
+}
+
+/* the probe's name for a child's create: "clone-ns", "unshare-ns" */
+static const char *fmt_ns(const char *how)
+{
+	static char buf[32];
+
+	snprintf(buf, sizeof(buf), "%s-ns", how);
+	return buf;
 }
 
 static bool exists(const char *name)
@@ -276,30 +289,38 @@ static void test_tsync_landlock(void)
 	tsync("landlock");
 }
 
-/* A child in a user and mount namespace of its own, by clone's flags or by unshare, is a
- * sub-sandbox that can write beside .git: its creations are refused, not performed. */
-static void test_ns_child(void)
+/* A child in a user and mount namespace of its own, by clone's flags or by unshare (each in
+ * a run of its own: the first would open every later caller's /proc), is a sub-sandbox that
+ * can write beside .git: its creations are refused, not performed. */
+static void ns_child_by(const char *how)
 {
 	struct it_run r;
-	const char *ops[] = {"create",   "plain",   "ns-child", "clone", "kid-clone",
-	                     "ns-child", "unshare", "kid-uns",  NULL};
+	const char *ops[] = {"create", "plain", "ns-child", how, "kid", NULL};
 
 	setup();
 	run_in(&r, "namespaces", ops);
 	IT_EXPECT_INT(r.status, 0);
 	IT_EXPECT_PROBE(r.out, "create", "plain", "ok");
-	IT_EXPECT_PROBE(r.out, "clone-ns", "kid-clone", "EACCES");
-	IT_EXPECT_PROBE(r.out, "unshare-ns", "kid-uns", "EACCES");
+	IT_EXPECT_PROBE(r.out, fmt_ns(how), "kid", "EACCES");
 	IT_EXPECT(exists("plain"));
-	IT_EXPECT(!exists("kid-clone"));
-	IT_EXPECT(!exists("kid-uns"));
+	IT_EXPECT(!exists("kid"));
+}
+
+static void test_ns_child_clone(void)
+{
+	ns_child_by("clone");
+}
+
+static void test_ns_child_unshare(void)
+{
+	ns_child_by("unshare");
 }
 
 /* A process that gave itself a filter, and its child forked after: both narrower. */
-static void narrowed(const char *backend)
+static void narrowed_by(const char *backend, const char *how)
 {
 	struct it_run r;
-	const char *ops[] = {"create", "plain", "narrow-fork", "kid", "create", "after", NULL};
+	const char *ops[] = {"create", "plain", "narrow-fork", how, "kid", "create", "after", NULL};
 
 	setup();
 	run_in(&r, backend, ops);
@@ -314,12 +335,17 @@ static void narrowed(const char *backend)
 
 static void test_narrowed_namespaces(void)
 {
-	narrowed("namespaces");
+	narrowed_by("namespaces", "seccomp");
 }
 
 static void test_narrowed_landlock(void)
 {
-	narrowed("landlock");
+	narrowed_by("landlock", "seccomp");
+}
+
+static void test_narrowed_prctl(void)
+{
+	narrowed_by("namespaces", "prctl");
 }
 
 /* A child forked while its parent's umask was 0 keeps 0 after the parent set its own back:
@@ -354,12 +380,10 @@ static void test_denial_names_caller(void)
 int main(int argc, char **argv)
 {
 	static const struct it_case cases[] = {
-	    IT_CASE(test_tsync_namespaces),
-	    IT_CASE(test_tsync_landlock),
-	    IT_CASE(test_ns_child),
-	    IT_CASE(test_narrowed_namespaces),
-	    IT_CASE(test_narrowed_landlock),
-	    IT_CASE(test_umask_fork),
+	    IT_CASE(test_tsync_namespaces),    IT_CASE(test_tsync_landlock),
+	    IT_CASE(test_ns_child_clone),      IT_CASE(test_ns_child_unshare),
+	    IT_CASE(test_narrowed_namespaces), IT_CASE(test_narrowed_landlock),
+	    IT_CASE(test_narrowed_prctl),      IT_CASE(test_umask_fork),
 	    IT_CASE(test_denial_names_caller),
 	};
 
