@@ -648,6 +648,7 @@ static bool unpack_reply(const char *buf, size_t len, struct p_reply *r)
 	}
 	return at == len;
 }
+
 /* walk's answer where a path enters procfs and sbx did not say who the caller is there (its
  * tgid and tid: caller_open did not read them); never an errno */
 #define P_NEED_IDS (-4096)
@@ -1688,11 +1689,10 @@ __attribute__((noreturn)) static void performer_main(int sock, const struct sbx_
 			perf_reset(&p);
 			break;
 		case P_GUARD:
-			/* and into its own tables, as sbx puts the reply into its own */
+			/* and into its own tables, as sbx puts the reply into its own: where
+			 * that fails (a table full), it fails in sbx too, which ends the launch */
 			perf_guard(in.path[0], &r);
-			if (guards_apply(&p.guards, &p.pinned, in.path[0], in.g_index, &r, NULL) <
-			    0)
-				r.result = -ENOMEM;
+			(void)guards_apply(&p.guards, &p.pinned, in.path[0], in.g_index, &r, NULL);
 			break;
 		default:
 			r.result = -EINVAL;
@@ -2170,11 +2170,6 @@ static int fill_guards(struct sbx_supervisor *s, struct sbx_error *err)
 				return sbx_error_set(err, SBX_ERR_SETUP, -r,
 				                     "the supervisor's performer did not answer at "
 				                     "start");
-			if (s->rep.result == -ENOMEM)
-				return sbx_error_set(
-				    err, SBX_ERR_SETUP, ENOMEM,
-				    "the supervisor's performer could not take the "
-				    "table of protected names");
 			r = guards_apply(&s->guards, &s->pinned, s->sp->protected_paths[i].path, i,
 			                 &s->rep, err);
 			if (r < 0)
