@@ -332,8 +332,9 @@ static void emit_ioctl_test(struct bpf_buf *b, int req_arg)
  * in what sbx would otherwise read from /proc at every call (diverged): a seccomp filter of
  * its own (seccomp SET_MODE_FILTER or STRICT, prctl PR_SET_SECCOMP), other namespaces
  * (unshare, setns, clone with a CLONE_NEW* flag, clone3, whose flags seccomp cannot read and
- * which the main filter answers ENOSYS unless a profile allows it), another umask. Each
- * leaves the accumulator as it found it: the syscall number.
+ * which the main filter answers ENOSYS unless a profile allows it), another umask. A call
+ * whose arguments do not match goes on with the accumulator reloaded with its number, so
+ * that a later test of the same call still sees it.
  */
 #define SUP_CLONE_NEW                                                                              \
 	(CLONE_NEWNS | CLONE_NEWCGROUP | CLONE_NEWUTS | CLONE_NEWIPC | CLONE_NEWUSER |             \
@@ -355,18 +356,18 @@ static void emit_diverge_tests(struct bpf_buf *b)
 	emit(b, BPF_LD | BPF_W | BPF_ABS, (uint32_t)ARG_LO(0), 0, 0);
 	emit(b, BPF_JMP | BPF_JGE | BPF_K, 2, 1, 0);
 	emit(b, BPF_RET | BPF_K, SECCOMP_RET_USER_NOTIF, 0, 0);
-	emit(b, BPF_RET | BPF_K, SECCOMP_RET_ALLOW, 0, 0);
+	emit(b, BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr), 0, 0);
 	emit(b, BPF_JMP | BPF_JEQ | BPF_K, __NR_prctl, 0, 4);
 	emit(b, BPF_LD | BPF_W | BPF_ABS, (uint32_t)ARG_LO(0), 0, 0);
 	emit(b, BPF_JMP | BPF_JEQ | BPF_K, PR_SET_SECCOMP, 0, 1);
 	emit(b, BPF_RET | BPF_K, SECCOMP_RET_USER_NOTIF, 0, 0);
-	emit(b, BPF_RET | BPF_K, SECCOMP_RET_ALLOW, 0, 0);
+	emit(b, BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr), 0, 0);
 	/* clone(flags, ...): the flags are its first argument on x86-64 and arm64 alike */
 	emit(b, BPF_JMP | BPF_JEQ | BPF_K, __NR_clone, 0, 4);
 	emit(b, BPF_LD | BPF_W | BPF_ABS, (uint32_t)ARG_LO(0), 0, 0);
 	emit(b, BPF_JMP | BPF_JSET | BPF_K, SUP_CLONE_NEW, 0, 1);
 	emit(b, BPF_RET | BPF_K, SECCOMP_RET_USER_NOTIF, 0, 0);
-	emit(b, BPF_RET | BPF_K, SECCOMP_RET_ALLOW, 0, 0);
+	emit(b, BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr), 0, 0);
 }
 
 static int build_filter(unsigned fam, struct bpf_buf *b, struct sbx_error *err)
@@ -524,7 +525,7 @@ static ssize_t recv_fds(int sock, void *buf, size_t len, int *fds, size_t *nfds,
 	return n;
 }
 
-enum p_kind { P_HELLO = 1, P_RESOLVE, P_PERFORM, P_GUARD };
+enum p_kind { P_HELLO = 1, P_RESOLVE, P_PERFORM, P_GUARD, P_GUARD_ADD };
 
 /* sbx -> performer */
 struct p_req {
@@ -545,8 +546,10 @@ struct p_req {
 	/* P_RESOLVE: decide here and perform at once where the answer needs no broker */
 	uint32_t fast;
 	char call_name[24];
-	/* P_GUARD: which protected path (path[0]); the performer fills its tables as sbx */
-	uint32_t g_index;
+	/* P_GUARD: which protected path (path[0]), the performer fills its tables as sbx does;
+	 * P_GUARD_ADD: one entry of sbx's tables (path[0]: the name) */
+	uint64_t g_ino;
+	uint32_t g_index, g_depth, g_final, g_pinned;
 	uint32_t ioc;      /* ioctl's request (C_IOCTL) */
 	uint32_t has_sock; /* C_BIND with a path: the socket's fd came after the side's */
 	uint32_t salen;
@@ -1676,6 +1679,12 @@ __attribute__((noreturn)) static void performer_main(int sock, const struct sbx_
 			if (p.req.fast)
 				perf_fast(&p, &r, &out_fd);
 			break;
+		case P_GUARD_ADD:
+			r.result = sbx_sup_guards_add(in.g_pinned ? &p.pinned : &p.guards, in.dev,
+			                              in.g_ino, in.path[0], in.g_index, in.g_depth,
+			                              in.g_final, NULL);
+			guards_finals_first(&p.guards);
+			break;
 		case P_PERFORM:
 			r.result = perform(&p, &r, &out_fd);
 			if (r.result == 0 && p.req.call == C_MKDIR) {
@@ -2010,15 +2019,18 @@ static int perf_send(struct sbx_supervisor *s, const struct p_req *q, const int 
 
 static int perf_recv(struct sbx_supervisor *s, int *fd_out)
 {
-	int got[4];
+	static char wire[sizeof(struct p_reply)];
+	struct pollfd p = {s->perf[0], POLLIN, 0};
+	int got[4], r;
 	size_t n = 4;
 	ssize_t len;
-	static char wire[sizeof(struct p_reply)];
 
-	/* bounded by the socket's receive timeout (start: PERF_WAIT_S) */
-	len = recv_fds(s->perf[0], wire, sizeof(wire), got, &n, NULL);
-	if (len == -EAGAIN || len == -EWOULDBLOCK)
+	do
+		r = poll(&p, 1, PERF_WAIT_S * 1000);
+	while (r < 0 && errno == EINTR);
+	if (r <= 0)
 		return -ETIMEDOUT;
+	len = recv_fds(s->perf[0], wire, sizeof(wire), got, &n, NULL);
 	if (len <= 0)
 		return -EPIPE;
 	if (!unpack_reply(wire, (size_t)len, &s->rep)) {
@@ -2327,14 +2339,6 @@ static int start(struct sbx_supervisor *s, struct sbx_error *err)
 			return sbx_error_set(err, SBX_ERR_SETUP, EPIPE,
 			                     "the supervisor's performer did not start");
 		s->performer = perf;
-	}
-	{
-		/* a performer that does not answer in this long is lost (perf_call) */
-		struct timeval tv = {PERF_WAIT_S, 0};
-
-		if (setsockopt(s->perf[0], SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)) < 0)
-			return sbx_error_set(err, SBX_ERR_SETUP, errno,
-			                     "the supervisor's performer: %s", strerror(errno));
 	}
 	r = fill_guards(s, err);
 	if (r < 0)
@@ -3439,19 +3443,23 @@ static int caller_fill(struct sbx_supervisor *s, struct caller *c, struct sbx_su
 	return r;
 }
 
-/* The calls serve_diverge records. */
+/* The calls serve_diverge records (emit_diverge_tests, arguments and all: another test of
+ * prctl or clone may send other calls of theirs, which are not these). */
 static bool diverge_call(const struct seccomp_notif *n)
 {
-	int nr = n->data.nr;
+	const struct seccomp_data *d = &n->data;
+	int nr = d->nr;
 
-	if (n->data.arch != SUP_AUDIT_ARCH)
+	if (d->arch != SUP_AUDIT_ARCH)
 		return false;
 #ifdef __NR_clone3
 	if (nr == __NR_clone3)
 		return true;
 #endif
-	return nr == __NR_unshare || nr == __NR_setns || nr == __NR_umask || nr == __NR_seccomp ||
-	       nr == __NR_prctl || nr == __NR_clone;
+	return nr == __NR_unshare || nr == __NR_setns || nr == __NR_umask ||
+	       (nr == __NR_seccomp && (uint32_t)d->args[0] < 2) ||
+	       (nr == __NR_prctl && (uint32_t)d->args[0] == PR_SET_SECCOMP) ||
+	       (nr == __NR_clone && ((uint32_t)d->args[0] & SUP_CLONE_NEW));
 }
 
 static int serve(struct sbx_supervisor *s)
