@@ -2568,7 +2568,7 @@ static int caller_open(struct sbx_supervisor *s, struct caller *c, bool full)
 
 	c->pid = (pid_t)s->notif->pid;
 	c->ids = false;
-	if (!full && !s->diverged && s->n_landlocked == 0 && !s->landlocked_full) {
+	if (!full && !s->diverged) {
 		c->umask = s->worker_umask;
 		c->narrower = c->other_ns = false;
 		c->tgid = c->tgid_ns = c->tid_ns = 0;
@@ -3481,6 +3481,8 @@ static int serve(struct sbx_supervisor *s)
 	t0 = now_us();
 	if (s->notif->data.nr == __NR_landlock_restrict_self &&
 	    s->notif->data.arch == SUP_AUDIT_ARCH) {
+		/* for good, whatever the table of restricted processes keeps (caller_open) */
+		s->diverged = true;
 		serve_landlock(s);
 		return 0;
 	}
