@@ -29,7 +29,7 @@ Options:
   -h, --help       show this help
 
 The sbx binary is \$SBX, or ./build/sbx. Needs cc; hyperfine for the launch figures
-(skipped without it).
+and perf for the CPU-time figures (each skipped without it).
 EOF
 }
 
@@ -139,6 +139,34 @@ awk -v b="$bare" -v off="$off" -v on="$on" 'BEGIN {
 	printf "  added a supervised call:                  %8.2f us (target <= 15)\n", on - off
 	printf "  ratio supervised / unsupervised:          %8.2f\n", on / off
 }'
+
+# CPU time, which run-queue waits on a loaded machine do not inflate: perf stat's task-clock
+# counts every process of the run (sbx, the worker, the performer), the difference between
+# ITERS and ITERS/5 iterations divided by the calls between them is a call's cost
+if command -v perf >/dev/null && perf stat -x, -e task-clock -o /dev/null true 2>/dev/null; then
+	cpu_ms() { # cpu_ms PROFILE N
+		local o=$T/stat
+		(cd "$T/ws" && "${pin[@]}" perf stat -x, -e task-clock -o "$o" -- \
+			"$SBX" run -p "$T/sup-$1.yaml" -w "$T/ws" -v "$T/bin:ro" -- "$T/bin/loop" "$2" >/dev/null)
+		awk -F, '/task-clock/ {print $1}' "$o"
+	}
+	cpu_us() { # cpu_us PROFILE: the median of ROUNDS differences, in us a call
+		local few=$((ITERS / 5))
+		for _ in $(seq "$ROUNDS"); do
+			echo "$(cpu_ms "$1" "$few") $(cpu_ms "$1" "$ITERS")"
+		done | awk -v n=$((ITERS - few)) '{print ($2 - $1) * 1000 / n}' | median
+	}
+	con=$(cpu_us on)
+	coff=$(cpu_us off)
+	awk -v on="$con" -v off="$coff" 'BEGIN {
+	printf "CPU time a call (every process of the run, perf stat task-clock):\n"
+	printf "  in a sandbox, nothing supervised:         %8.2f us\n", off
+	printf "  in a sandbox, the create supervised:      %8.2f us\n", on
+	printf "  added a supervised call:                  %8.2f us\n", on - off
+}'
+else
+	echo "CPU time: perf not found (or not permitted), skipped"
+fi
 
 if command -v hyperfine >/dev/null; then
 	J=$T/launch.json

@@ -26,6 +26,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <sched.h>
 #include <linux/audit.h>
 #include <linux/filter.h>
 #include <linux/fs.h>
@@ -252,7 +253,7 @@ static const struct call_row *call_row(int nr)
  * compare per supervised call, and for open and openat a test of the flag bits in the low
  * 32 bits of the flags argument (the kernel reads them as int).
  */
-#define SUP_FILTER_MAX 160
+#define SUP_FILTER_MAX 200
 
 struct bpf_buf {
 	struct sock_filter insn[SUP_FILTER_MAX];
@@ -328,6 +329,49 @@ static void emit_ioctl_test(struct bpf_buf *b, int req_arg)
 	emit(b, BPF_RET | BPF_K, SECCOMP_RET_USER_NOTIF, 0, 0);
 }
 
+/*
+ * Always, like landlock_restrict_self: the calls that make a process differ from the worker
+ * in what sbx would otherwise read from /proc at every call (diverged): a seccomp filter of
+ * its own (seccomp SET_MODE_FILTER or STRICT, prctl PR_SET_SECCOMP), other namespaces
+ * (unshare, setns, clone with a CLONE_NEW* flag, clone3, whose flags seccomp cannot read and
+ * which the main filter answers ENOSYS unless a profile allows it), another umask. A call
+ * whose arguments do not match goes on with the accumulator reloaded with its number, so
+ * that a later test of the same call still sees it.
+ */
+#define SUP_CLONE_NEW                                                                              \
+	(CLONE_NEWNS | CLONE_NEWCGROUP | CLONE_NEWUTS | CLONE_NEWIPC | CLONE_NEWUSER |             \
+	 CLONE_NEWPID | CLONE_NEWNET)
+static void emit_diverge_tests(struct bpf_buf *b)
+{
+	static const int always[] = {__NR_unshare, __NR_setns, __NR_umask,
+#ifdef __NR_clone3
+	                             __NR_clone3
+#endif
+	};
+
+	for (size_t i = 0; i < SBX_ARRAY_SIZE(always); i++) {
+		emit(b, BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)always[i], 0, 1);
+		emit(b, BPF_RET | BPF_K, SECCOMP_RET_USER_NOTIF, 0, 0);
+	}
+	/* seccomp(op): SECCOMP_SET_MODE_STRICT is 0, SECCOMP_SET_MODE_FILTER 1 */
+	emit(b, BPF_JMP | BPF_JEQ | BPF_K, __NR_seccomp, 0, 4);
+	emit(b, BPF_LD | BPF_W | BPF_ABS, (uint32_t)ARG_LO(0), 0, 0);
+	emit(b, BPF_JMP | BPF_JGE | BPF_K, 2, 1, 0);
+	emit(b, BPF_RET | BPF_K, SECCOMP_RET_USER_NOTIF, 0, 0);
+	emit(b, BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr), 0, 0);
+	emit(b, BPF_JMP | BPF_JEQ | BPF_K, __NR_prctl, 0, 4);
+	emit(b, BPF_LD | BPF_W | BPF_ABS, (uint32_t)ARG_LO(0), 0, 0);
+	emit(b, BPF_JMP | BPF_JEQ | BPF_K, PR_SET_SECCOMP, 0, 1);
+	emit(b, BPF_RET | BPF_K, SECCOMP_RET_USER_NOTIF, 0, 0);
+	emit(b, BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr), 0, 0);
+	/* clone(flags, ...): the flags are its first argument on x86-64 and arm64 alike */
+	emit(b, BPF_JMP | BPF_JEQ | BPF_K, __NR_clone, 0, 4);
+	emit(b, BPF_LD | BPF_W | BPF_ABS, (uint32_t)ARG_LO(0), 0, 0);
+	emit(b, BPF_JMP | BPF_JSET | BPF_K, SUP_CLONE_NEW, 0, 1);
+	emit(b, BPF_RET | BPF_K, SECCOMP_RET_USER_NOTIF, 0, 0);
+	emit(b, BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr), 0, 0);
+}
+
 static int build_filter(unsigned fam, struct bpf_buf *b, struct sbx_error *err)
 {
 	size_t jumps[SBX_ARRAY_SIZE(calls)];
@@ -350,6 +394,7 @@ static int build_filter(unsigned fam, struct bpf_buf *b, struct sbx_error *err)
 	 * (landlocked), and Landlock has no query sbx could ask later */
 	emit(b, BPF_JMP | BPF_JEQ | BPF_K, __NR_landlock_restrict_self, 0, 1);
 	emit(b, BPF_RET | BPF_K, SECCOMP_RET_USER_NOTIF, 0, 0);
+	emit_diverge_tests(b);
 	/* always: a child subreaper adopts orphans, whose PPid line to the process that gave
 	 * them their Landlock domain then skips it (sub_lookup); no other prctl stops */
 	emit(b, BPF_JMP | BPF_JEQ | BPF_K, __NR_prctl, 0, 4);
@@ -396,16 +441,18 @@ static int sup_seccomp(unsigned op, unsigned flags, void *arg)
 
 /* ---- messages between sbx, the worker and the performer ---- */
 
-static int send_fds(int sock, const void *buf, size_t len, const int *fds, size_t nfds)
+static int send_iov(int sock, struct iovec *iov, size_t niov, const int *fds, size_t nfds)
 {
 	union {
 		char buf[CMSG_SPACE(sizeof(int) * 4)];
 		struct cmsghdr align;
 	} u;
-	struct iovec iov = {(void *)(uintptr_t)buf, len};
-	struct msghdr m = {.msg_iov = &iov, .msg_iovlen = 1};
+	struct msghdr m = {.msg_iov = iov, .msg_iovlen = niov};
+	size_t len = 0;
 	ssize_t n;
 
+	for (size_t i = 0; i < niov; i++)
+		len += iov[i].iov_len;
 	if (nfds > 4)
 		return -EINVAL;
 	if (nfds) {
@@ -426,6 +473,13 @@ static int send_fds(int sock, const void *buf, size_t len, const int *fds, size_
 	if (n < 0)
 		return -errno;
 	return n == (ssize_t)len ? 0 : -EPIPE;
+}
+
+static int send_fds(int sock, const void *buf, size_t len, const int *fds, size_t nfds)
+{
+	struct iovec iov = {(void *)(uintptr_t)buf, len};
+
+	return send_iov(sock, &iov, 1, fds, nfds);
 }
 
 /* Receive one message and at most *nfds fds (close-on-exec); extra fds are closed. Returns
@@ -501,18 +555,30 @@ struct p_req {
 	/* P_RESOLVE: decide here and perform at once where the answer needs no broker */
 	uint32_t fast;
 	char call_name[24];
-	/* P_GUARD_ADD: one entry of sbx's tables (path[0]: the name) */
+	/* P_GUARD: which protected path (path[0]), the performer fills its tables as sbx does;
+	 * P_GUARD_ADD: one entry of sbx's tables (path[0]: the name) */
 	uint64_t g_ino;
 	uint32_t g_index, g_depth, g_final, g_pinned;
-	char path[2][P_PATH];
-	char text[P_PATH]; /* symlink's target; removexattr's name */
 	uint32_t ioc;      /* ioctl's request (C_IOCTL) */
 	uint32_t has_sock; /* C_BIND with a path: the socket's fd came after the side's */
 	uint32_t salen;
 	struct sockaddr_storage sa;
 	uint32_t ioc_flags;
 	struct fsxattr fsx;
+	/* last, and sent only as far as they go (p_req_len) */
+	char path[2][P_PATH];
+	char text[P_PATH]; /* symlink's target; removexattr's name */
 };
+
+/* How much of a request is sent: up to the end of its last string in use. */
+static size_t p_req_len(const struct p_req *q)
+{
+	if (q->text[0])
+		return offsetof(struct p_req, text) + strnlen(q->text, P_PATH - 1) + 1;
+	if (q->path[1][0])
+		return offsetof(struct p_req, path[1]) + strnlen(q->path[1], P_PATH - 1) + 1;
+	return offsetof(struct p_req, path[0]) + strnlen(q->path[0], P_PATH - 1) + 1;
+}
 
 struct p_target {
 	int32_t err;     /* 0: resolved */
@@ -523,9 +589,14 @@ struct p_target {
 	uint32_t ftype;     /* S_IFMT of what exists */
 	uint64_t dev, ino;  /* the directory holding `name` */
 	uint64_t size;
-	char path[P_PATH];
 	char name[P_NAME];
+	char path[P_PATH]; /* last: sent only as far as it goes (p_target_len) */
 };
+
+static size_t p_target_len(const struct p_target *t)
+{
+	return offsetof(struct p_target, path) + strnlen(t->path, P_PATH - 1) + 1;
+}
 
 /* performer -> sbx */
 struct p_reply {
@@ -534,16 +605,65 @@ struct p_reply {
 	uint64_t new_dev, new_ino; /* mkdir: the new directory */
 	int32_t pid;               /* P_HELLO: the performer's pid, in its namespace */
 	uint32_t performed;        /* P_RESOLVE with fast: decided and performed (result) */
+	uint32_t need_ids;         /* the path goes through /proc: ask again with tgid, tid */
 	uint32_t n_guard;
-	struct p_target t[2];
+	uint32_t len_t[2]; /* on the wire: t[i] as far as its path goes (p_target_len) */
 	struct {
 		uint64_t dev, ino;
 		uint32_t exists;
 		uint32_t depth;
 		uint32_t mount_root; /* cannot be moved or removed anyway (EBUSY) */
 	} guard[P_GUARDS];
+	struct p_target t[2];
 };
 #define P_RETRY 1
+
+/* A reply on the wire: its fixed part, its guards, each target as far as its path goes. */
+static int send_reply(int sock, struct p_reply *r, int fd)
+{
+	struct iovec iov[4];
+
+	if (r->n_guard > P_GUARDS)
+		r->n_guard = P_GUARDS;
+	r->len_t[0] = (uint32_t)p_target_len(&r->t[0]);
+	r->len_t[1] = (uint32_t)p_target_len(&r->t[1]);
+	iov[0] = (struct iovec){r, offsetof(struct p_reply, guard)};
+	iov[1] = (struct iovec){r->guard, r->n_guard * sizeof(r->guard[0])};
+	iov[2] = (struct iovec){&r->t[0], r->len_t[0]};
+	iov[3] = (struct iovec){&r->t[1], r->len_t[1]};
+	return send_iov(sock, iov, 4, &fd, fd >= 0 ? 1 : 0);
+}
+
+/* The reply from `len` bytes of buf; false where they do not make one. */
+static bool unpack_reply(const char *buf, size_t len, struct p_reply *r)
+{
+	const size_t head = offsetof(struct p_reply, guard), tmin = offsetof(struct p_target, path);
+	size_t at = head;
+
+	if (len < head)
+		return false;
+	memcpy(r, buf, head);
+	if (r->n_guard > P_GUARDS || len - at < r->n_guard * sizeof(r->guard[0]))
+		return false;
+	memcpy(r->guard, buf + at, r->n_guard * sizeof(r->guard[0]));
+	at += r->n_guard * sizeof(r->guard[0]);
+	for (int i = 0; i < 2; i++) {
+		size_t n = r->len_t[i];
+
+		if (n <= tmin || n > sizeof(r->t[i]) || len - at < n)
+			return false;
+		memset(&r->t[i], 0, sizeof(r->t[i]));
+		memcpy(&r->t[i], buf + at, n);
+		r->t[i].path[P_PATH - 1] = '\0';
+		r->t[i].name[P_NAME - 1] = '\0';
+		at += n;
+	}
+	return at == len;
+}
+
+/* walk's answer where a path enters procfs and sbx did not say who the caller is there (its
+ * tgid and tid: caller_open did not read them); never an errno */
+#define P_NEED_IDS (-4096)
 
 /* Shared by sbx and the performer (defined with sbx's side, below). */
 static enum sbx_sup_op op_for(uint32_t kind, int flags, const struct p_target *t,
@@ -569,6 +689,10 @@ static void guard_mkdir_in(struct sbx_sup_guards *guards, const struct sbx_sup_g
                            const struct sbx_sup_plan *sp, const struct sbx_sup_req *req,
                            uint64_t dev, uint64_t ino);
 static void guards_finals_first(struct sbx_sup_guards *set);
+struct p_reply;
+static int guards_apply(struct sbx_sup_guards *guards, struct sbx_sup_guards *pinned,
+                        const char *path, size_t index, const struct p_reply *rep,
+                        struct sbx_error *err);
 
 /* ---- the performer ---- */
 
@@ -692,6 +816,8 @@ static int proc_check(int fd, pid_t tgid)
 		return -errno;
 	if (sf.f_type != PROC_SUPER_MAGIC)
 		return 0;
+	if (tgid <= 0)
+		return P_NEED_IDS;
 	if (fd_path(fd, p, sizeof(p)) < 0)
 		return -EACCES;
 	if (strcmp(p, "/proc") == 0)
@@ -953,6 +1079,19 @@ static int fd_path(int fd, char *out, size_t size)
 	return 0;
 }
 
+/* A directory's path, as fd_path gives it, without going through procfs: getcwd from inside
+ * it (the performer's working directory is its root otherwise: nothing it does is relative
+ * to it). Where getcwd cannot say (a directory removed, or out of the performer's root),
+ * fd_path says what it says. */
+static int dir_path(int dir, char *out, size_t size)
+{
+	bool ok = fchdir(dir) == 0 && getcwd(out, size) && out[0] == '/';
+
+	if (chdir("/") < 0)
+		_exit(1); /* nowhere to be: sbx loses its performer and ends the sandbox */
+	return ok ? 0 : fd_path(dir, out, size);
+}
+
 static void describe(struct slot *s, struct p_target *t,
                      const struct sbx_sup_guards *const *watched)
 {
@@ -1001,7 +1140,7 @@ static void describe(struct slot *s, struct p_target *t,
 				t->casefold = dir_casefold(s->dir);
 				break;
 			}
-	if (fd_path(s->dir, dir, sizeof(dir)) < 0) {
+	if (dir_path(s->dir, dir, sizeof(dir)) < 0) {
 		t->err = -EACCES; /* a directory sbx cannot name is not decided on */
 		return;
 	}
@@ -1066,6 +1205,10 @@ static void perf_resolve(struct performer *p, const int *fds, size_t nfds, struc
 		         &p->side[i]);
 		if (dfd >= 0)
 			close(dfd);
+		if (e == P_NEED_IDS) {
+			r->need_ids = 1;
+			e = -EACCES; /* never performed, never answered so */
+		}
 		if (e < 0) {
 			r->t[i].err = e;
 			continue;
@@ -1562,7 +1705,7 @@ __attribute__((noreturn)) static void performer_main(int sock, const struct sbx_
 	umask(0);
 	memset(&r, 0, sizeof(r));
 	r.pid = getpid();
-	if (send_fds(sock, &r, offsetof(struct p_reply, t), NULL, 0) < 0)
+	if (send_reply(sock, &r, -1) < 0)
 		_exit(1);
 	for (;;) {
 		/* every message into its own buffer: a P_PERFORM must not overwrite the request
@@ -1574,6 +1717,8 @@ __attribute__((noreturn)) static void performer_main(int sock, const struct sbx_
 
 		if (n <= 0)
 			_exit(0); /* sbx is gone: nobody to serve */
+		/* what was not sent is nothing, not the last request's */
+		memset((char *)&in + n, 0, sizeof(in) - (size_t)n);
 		in.path[0][P_PATH - 1] = in.path[1][P_PATH - 1] = '\0';
 		in.text[P_PATH - 1] = '\0';
 		in.call_name[sizeof(in.call_name) - 1] = '\0';
@@ -1607,7 +1752,10 @@ __attribute__((noreturn)) static void performer_main(int sock, const struct sbx_
 			perf_reset(&p);
 			break;
 		case P_GUARD:
+			/* and into its own tables, as sbx puts the reply into its own: where
+			 * that fails (a table full), it fails in sbx too, which ends the launch */
 			perf_guard(in.path[0], &r);
+			(void)guards_apply(&p.guards, &p.pinned, in.path[0], in.g_index, &r, NULL);
 			break;
 		case P_SUB:
 			(void)perf_sub(&p, &sock, fds, &nfds, &r);
@@ -1618,7 +1766,7 @@ __attribute__((noreturn)) static void performer_main(int sock, const struct sbx_
 		for (size_t i = 0; i < nfds; i++)
 			close(fds[i]);
 		r.has_fd = out_fd >= 0;
-		if (send_fds(sock, &r, sizeof(r), &out_fd, out_fd >= 0 ? 1 : 0) < 0)
+		if (send_reply(sock, &r, out_fd) < 0)
 			_exit(1);
 		if (out_fd >= 0)
 			close(out_fd);
@@ -1651,6 +1799,11 @@ struct sbx_supervisor {
 	pid_t worker, performer;
 	uint64_t worker_mnt, worker_user;
 	long worker_filters;
+	mode_t worker_umask;
+	/* Some process under the listener filter may differ from the worker in what
+	 * caller_open reads (another umask, a filter, namespaces: emit_diverge_tests): from
+	 * then on every caller's /proc is read. Until then no caller can differ, and none is. */
+	bool diverged;
 
 	struct sbx_sup_guards guards;
 	uint64_t guards_gen; /* counts additions to `guards`: a cached reach is of one table */
@@ -1838,7 +1991,9 @@ int sbx_supervisor_arm(struct sbx_supervisor *s, struct sbx_error *err)
 	 * every child of its own would wait for the performer forever); the performer is
 	 * init's (or, under the landlock backend, the host's reaper's), and ends when sbx's
 	 * end of its socket closes. */
-	perf = fork();
+	/* The first child only forks and ends: vfork spares it a copy of the worker's page
+	 * tables (the dearest part of a fork on VMs); the performer itself is a real fork. */
+	perf = vfork();
 	if (perf < 0)
 		return sbx_error_set(err, SBX_ERR_SETUP, errno,
 		                     "cannot start the supervisor's performer: %s",
@@ -1933,29 +2088,33 @@ static uint64_t now_us(void)
 	return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
 }
 
-/* One exchange with the performer, bounded in time: a performer that does not answer (the
- * worker stopped it) is lost. */
-static int perf_call(struct sbx_supervisor *s, const struct p_req *q, const int *fds, size_t nfds,
-                     int *fd_out)
+/* An exchange with the performer (a request, then its reply), bounded in time: a
+ * performer that does not answer (the worker stopped it) is lost. */
+static int perf_send(struct sbx_supervisor *s, const struct p_req *q, const int *fds, size_t nfds)
 {
 	int sock = s->via >= 0 ? s->via : s->perf[0]; /* a sub-performer (sub_make) */
+
+	return send_fds(sock, q, p_req_len(q), fds, nfds) < 0 ? -EPIPE : 0;
+}
+
+static int perf_recv(struct sbx_supervisor *s, int *fd_out)
+{
+	static char wire[sizeof(struct p_reply)];
+	int sock = s->via >= 0 ? s->via : s->perf[0];
 	struct pollfd p = {sock, POLLIN, 0};
-	int got[4];
+	int got[4], r;
 	size_t n = 4;
 	ssize_t len;
-	int r = send_fds(sock, q, sizeof(*q), fds, nfds);
 
-	if (r < 0)
-		return -EPIPE;
 	do
 		r = poll(&p, 1, PERF_WAIT_S * 1000);
 	while (r < 0 && errno == EINTR);
 	if (r <= 0)
 		return -ETIMEDOUT;
-	len = recv_fds(sock, &s->rep, sizeof(s->rep), got, &n, NULL);
+	len = recv_fds(sock, wire, sizeof(wire), got, &n, NULL);
 	if (len <= 0)
 		return -EPIPE;
-	if ((size_t)len != sizeof(s->rep)) {
+	if (!unpack_reply(wire, (size_t)len, &s->rep)) {
 		for (size_t i = 0; i < n; i++)
 			close(got[i]);
 		return -EPIPE;
@@ -1967,6 +2126,14 @@ static int perf_call(struct sbx_supervisor *s, const struct p_req *q, const int 
 			close(got[i]);
 	}
 	return 0;
+}
+
+static int perf_call(struct sbx_supervisor *s, const struct p_req *q, const int *fds, size_t nfds,
+                     int *fd_out)
+{
+	int r = perf_send(s, q, fds, nfds);
+
+	return r < 0 ? r : perf_recv(s, fd_out);
 }
 
 /* The n-th component (0: the first below "/") of path into out; false if none. */
@@ -2029,68 +2196,78 @@ static void guards_finals_first(struct sbx_sup_guards *set)
  * the way is pinned: it cannot be moved away or replaced and made again without its watch.
  * A protected path that exists whole is the mounts' and Landlock's to protect.
  */
-static int fill_guards(struct sbx_supervisor *s, struct sbx_error *err)
+/* A P_GUARD reply for protected path `index` into the tables: the directories on its way
+ * that exist (pinned) and the first absent name with what follows (guards). sbx and the
+ * performer each apply the same replies in the same order, so their tables are the same. */
+static int guards_apply(struct sbx_sup_guards *guards, struct sbx_sup_guards *pinned,
+                        const char *path, size_t index, const struct p_reply *rep,
+                        struct sbx_error *err)
 {
-	for (size_t i = 0; i < s->sp->n_protected; i++) {
-		const char *path = s->sp->protected_paths[i].path;
-		size_t ncomp;
+	size_t ncomp = components(path);
+
+	if (rep->result < 0 || rep->n_guard == 0 || rep->n_guard > P_GUARDS ||
+	    rep->guard[rep->n_guard - 1].exists)
+		return 0;
+	for (uint32_t g = 0; g < rep->n_guard; g++) {
+		char comp[P_NAME];
+		bool missing = !rep->guard[g].exists;
 		int r;
 
-		memset(&s->req, 0, sizeof(s->req));
-		s->req.kind = P_GUARD;
-		if (!path || path[0] != '/' ||
-		    snprintf(s->req.path[0], P_PATH, "%s", path) >= P_PATH)
-			continue;
-		ncomp = components(path);
-		r = perf_call(s, &s->req, NULL, 0, NULL);
+		if (!component(path, rep->guard[g].depth, comp, sizeof(comp)))
+			break;
+		if (!missing && rep->guard[g].mount_root)
+			continue; /* a mount point: the kernel refuses to move it (EBUSY) */
+		r = sbx_sup_guards_add(missing ? guards : pinned, rep->guard[g].dev,
+		                       rep->guard[g].ino, comp, index, rep->guard[g].depth,
+		                       rep->guard[g].depth + 1 == ncomp, err);
 		if (r < 0)
-			return sbx_error_set(err, SBX_ERR_SETUP, -r,
-			                     "the supervisor's performer did not answer at start");
-		if (s->rep.result < 0 || s->rep.n_guard == 0 ||
-		    s->rep.guard[s->rep.n_guard - 1].exists)
-			continue;
-		for (uint32_t g = 0; g < s->rep.n_guard; g++) {
-			char comp[P_NAME];
-			bool missing = !s->rep.guard[g].exists;
-
-			if (!component(path, s->rep.guard[g].depth, comp, sizeof(comp)))
-				break;
-			if (!missing && s->rep.guard[g].mount_root)
-				continue; /* a mount point: the kernel refuses to move it (EBUSY) */
-			r = sbx_sup_guards_add(missing ? &s->guards : &s->pinned,
-			                       s->rep.guard[g].dev, s->rep.guard[g].ino, comp, i,
-			                       s->rep.guard[g].depth,
-			                       s->rep.guard[g].depth + 1 == ncomp, err);
-			if (r < 0)
-				return r;
-		}
+			return r;
 	}
-	guards_finals_first(&s->guards);
+	guards_finals_first(guards);
 	return 0;
 }
 
-/* The performer decides the common case itself (perf_fast): it gets copies of the tables. */
-static int send_guards(struct sbx_supervisor *s, struct sbx_error *err)
+/* The tables, from the performer's view of each protected path. The requests go out a
+ * window at a time before their replies are read: a launch waits for one exchange a window,
+ * not one a path. The performer puts each reply into its own tables too. */
+#define GUARD_WINDOW 8
+static int fill_guards(struct sbx_supervisor *s, struct sbx_error *err)
 {
-	for (size_t i = 0; i < s->guards.n + s->pinned.n; i++) {
-		const struct sbx_sup_guard *g =
-		    i < s->guards.n ? &s->guards.g[i] : &s->pinned.g[i - s->guards.n];
-		int r;
+	for (size_t base = 0; base < s->sp->n_protected; base += GUARD_WINDOW) {
+		size_t end = base + GUARD_WINDOW < s->sp->n_protected ? base + GUARD_WINDOW
+		                                                      : s->sp->n_protected;
+		bool sent[GUARD_WINDOW] = {false};
 
-		memset(&s->req, 0, offsetof(struct p_req, path));
-		s->req.kind = P_GUARD_ADD;
-		s->req.dev = g->dev;
-		s->req.g_ino = g->ino;
-		s->req.g_index = (uint32_t)g->protected_index;
-		s->req.g_depth = (uint32_t)g->depth;
-		s->req.g_final = g->final;
-		s->req.g_pinned = i >= s->guards.n;
-		snprintf(s->req.path[0], P_PATH, "%s", g->name);
-		r = perf_call(s, &s->req, NULL, 0, NULL);
-		if (r < 0 || s->rep.result < 0)
-			return sbx_error_set(err, SBX_ERR_SETUP, r < 0 ? -r : -s->rep.result,
-			                     "the supervisor's performer did not take the table of "
-			                     "protected names");
+		for (size_t i = base; i < end; i++) {
+			const char *path = s->sp->protected_paths[i].path;
+
+			memset(&s->req, 0, sizeof(s->req));
+			s->req.kind = P_GUARD;
+			s->req.g_index = (uint32_t)i;
+			if (!path || path[0] != '/' ||
+			    snprintf(s->req.path[0], P_PATH, "%s", path) >= P_PATH)
+				continue;
+			if (perf_send(s, &s->req, NULL, 0) < 0)
+				return sbx_error_set(err, SBX_ERR_SETUP, EPIPE,
+				                     "the supervisor's performer did not answer at "
+				                     "start");
+			sent[i - base] = true;
+		}
+		for (size_t i = base; i < end; i++) {
+			int r;
+
+			if (!sent[i - base])
+				continue;
+			r = perf_recv(s, NULL);
+			if (r < 0)
+				return sbx_error_set(err, SBX_ERR_SETUP, -r,
+				                     "the supervisor's performer did not answer at "
+				                     "start");
+			r = guards_apply(&s->guards, &s->pinned, s->sp->protected_paths[i].path, i,
+			                 &s->rep, err);
+			if (r < 0)
+				return r;
+		}
 	}
 	return 0;
 }
@@ -2175,7 +2352,6 @@ static int start(struct sbx_supervisor *s, struct sbx_error *err)
 	ssize_t len = recv_fds(s->chan[0], &c, 1, fds, &n, &worker);
 	_cleanup_close_ int procdir = -1;
 	__u64 sync_flags = SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP;
-	struct p_reply hello;
 	int r;
 
 	if (len <= 0 || n != 1) {
@@ -2223,26 +2399,29 @@ static int start(struct sbx_supervisor *s, struct sbx_error *err)
 		return sbx_error_set(err, SBX_ERR_SETUP, errno,
 		                     "the supervisor cannot read the worker's status");
 	s->worker_filters = status_field(status, "Seccomp_filters:");
+	s->worker_umask =
+	    (mode_t)strtol(strstr(status, "Umask:") ? strstr(status, "Umask:") + 6 : "-1", NULL, 8);
 	s->worker_mnt = ns_ino(procdir, "ns/mnt");
 	s->worker_user = ns_ino(procdir, "ns/user");
-	if (s->worker_filters < 1 || !s->worker_mnt || !s->worker_user)
+	if (s->worker_filters < 1 || !s->worker_mnt || !s->worker_user || s->worker_umask > 0777)
 		return sbx_error_set(err, SBX_ERR_SETUP, EINVAL,
 		                     "the supervisor cannot learn the worker's namespaces and "
 		                     "filters");
 	/* the performer said hello first, before anything else could be sent */
 	{
+		static char wire[sizeof(struct p_reply)];
 		struct pollfd p = {s->perf[0], POLLIN, 0};
+		ssize_t got;
 
 		n = 0;
 		if (poll(&p, 1, PERF_WAIT_S * 1000) <= 0 ||
-		    recv_fds(s->perf[0], &hello, offsetof(struct p_reply, t), NULL, &n, &perf) <= 0)
+		    (got = recv_fds(s->perf[0], wire, sizeof(wire), NULL, &n, &perf)) <= 0 ||
+		    !unpack_reply(wire, (size_t)got, &s->rep))
 			return sbx_error_set(err, SBX_ERR_SETUP, EPIPE,
 			                     "the supervisor's performer did not start");
 		s->performer = perf;
 	}
 	r = fill_guards(s, err);
-	if (r >= 0)
-		r = send_guards(s, err);
 	if (r < 0)
 		return r;
 	if (write(s->chan[0], "g", 1) != 1)
@@ -2273,6 +2452,7 @@ struct caller {
 	bool other_ns;         /* another mount or user namespace */
 	pid_t tgid_ns, tid_ns; /* its own /proc/self */
 	char comm[32];
+	bool ids; /* tgid, tgid_ns, tid_ns and comm are read (caller_ids); procdir is open */
 };
 
 static int notif_valid(struct sbx_supervisor *s)
@@ -2758,23 +2938,36 @@ static void subs_sync_guards(struct sbx_supervisor *s)
 	s->via = via;
 }
 
-static int caller_open(struct sbx_supervisor *s, struct caller *c)
+/* The caller's /proc/PID, checked valid: the task was alive after it was opened, so the
+ * directory is the caller's. */
+static int caller_procdir(struct sbx_supervisor *s, struct caller *c)
 {
-	char path[64], status[4096];
-	int depth;
+	char path[64];
 
-	c->pid = (pid_t)s->notif->pid;
+	if (c->procdir >= 0)
+		return 0;
 	snprintf(path, sizeof(path), "/proc/%d", (int)c->pid);
 	c->procdir = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
-	/* valid now: the task was alive after it was opened, so it is the caller's */
 	if (notif_valid(s) < 0)
 		return -ENOENT;
-	if (c->procdir < 0)
+	return c->procdir < 0 ? -ESRCH : 0;
+}
+
+/* Who the caller is, from its /proc/PID/status: its thread group, command name, its own
+ * /proc/self; and, from `status` for caller_open, its umask and whether it is narrower. */
+static int caller_ids(struct sbx_supervisor *s, struct caller *c, char *status, size_t size)
+{
+	char own[4096];
+	int depth, r = caller_procdir(s, c);
+
+	if (r < 0)
+		return r;
+	if (!status) {
+		status = own;
+		size = sizeof(own);
+	}
+	if (read_at(c->procdir, "status", status, size) < 0)
 		return -ESRCH;
-	if (read_at(c->procdir, "status", status, sizeof(status)) < 0)
-		return -ESRCH;
-	c->umask = (mode_t)strtol(strstr(status, "Umask:") ? strstr(status, "Umask:") + 6 : "022",
-	                          NULL, 8);
 	{
 		const char *nm = strstr(status, "Name:");
 
@@ -2785,30 +2978,77 @@ static int caller_open(struct sbx_supervisor *s, struct caller *c)
 			snprintf(c->comm, sizeof(c->comm), "%.*s", (int)strcspn(nm, "\n"), nm);
 		}
 	}
+	c->tgid = (pid_t)status_field(status, "\nTgid:");
+	depth = nspid_depth(status);
+	/* /proc/self in the caller's /proc: its pid in its own pid namespace */
+	c->tid_ns = (pid_t)ns_field(status, "\nNSpid:", depth - 1);
+	c->tgid_ns = (pid_t)ns_field(status, "\nNStgid:", depth - 1);
+	c->ids = true;
+	return notif_valid(s);
+}
+
+/*
+ * The caller as far as the call needs it. Until some process under the filter diverged
+ * (another umask, a filter, namespaces, a Landlock domain: each such call stops in sbx
+ * first, serve_diverge, serve_landlock), every caller has the worker's umask and is not
+ * narrower, and nothing of /proc is read: its ids are read later where a record, a
+ * question or a grant needs them (caller_ids), and the performer asks for them where a
+ * path goes through /proc (need_ids). `full`: read everything now.
+ */
+static int caller_open(struct sbx_supervisor *s, struct caller *c, bool full)
+{
+	char status[4096];
+	int r;
+
+	c->pid = (pid_t)s->notif->pid;
+	c->ids = false;
+	if (!full && !s->diverged) {
+		c->umask = s->worker_umask;
+		c->narrower = c->other_ns = false;
+		c->tgid = c->tgid_ns = c->tid_ns = 0;
+		snprintf(c->comm, sizeof(c->comm), "?");
+		return 0; /* nothing read: what is read next is checked valid after */
+	}
+	r = caller_ids(s, c, status, sizeof(status));
+	if (r < 0)
+		return r;
+	c->umask = (mode_t)strtol(strstr(status, "Umask:") ? strstr(status, "Umask:") + 6 : "022",
+	                          NULL, 8);
 	/*
 	 * Narrower than the worker: more seccomp filters (every sub-sandbox stacks its own
 	 * before its worker execs), or another mount or user namespace (a nested sbx's init,
 	 * with capabilities over mounts of its own that the performer does not have). It is
 	 * never performed for: the performer's rights are not its own.
 	 */
-	c->tgid = (pid_t)status_field(status, "\nTgid:");
-	depth = nspid_depth(status);
 	c->other_ns = ns_ino(c->procdir, "ns/mnt") != s->worker_mnt ||
 	              ns_ino(c->procdir, "ns/user") != s->worker_user;
-	c->tgid = (pid_t)status_field(status, "\nTgid:");
 	c->narrower = c->other_ns ||
 	              status_field(status, "Seccomp_filters:") != s->worker_filters ||
 	              landlocked(s, c->tgid);
-	/* /proc/self in the caller's /proc: its pid in its own pid namespace */
-	c->tid_ns = (pid_t)ns_field(status, "\nNSpid:", depth - 1);
-	c->tgid_ns = (pid_t)ns_field(status, "\nNStgid:", depth - 1);
 	return notif_valid(s);
 }
 
+/* A call that makes its process diverge from the worker (emit_diverge_tests): recorded
+ * before it is let through, so that it cannot take effect before sbx knows of it; sbx
+ * serves one notification at a time, so no call of another thread is being decided on the
+ * old state while this one proceeds. A umask that is the worker's changes nothing. */
+static void serve_diverge(struct sbx_supervisor *s)
+{
+	const struct seccomp_data *d = &s->notif->data;
+
+	if (d->nr != __NR_umask || ((mode_t)d->args[0] & 0777) != s->worker_umask)
+		s->diverged = true;
+	if (notif_valid(s) < 0)
+		return;
+	respond(s, 0, true);
+}
+
+/* Closed and forgotten: a retry (goto again) opens them again, never a stale number. */
 static void caller_close(struct caller *c)
 {
 	sbx_closep(&c->procdir);
 	sbx_closep(&c->pidfd);
+	c->procdir = c->pidfd = -1;
 }
 
 /* The caller's fd (a dirfd, an fd-based call's object), or its cwd for AT_FDCWD. */
@@ -2826,10 +3066,17 @@ static int caller_fd(struct sbx_supervisor *s, struct caller *c, int fd)
 		if (notif_valid(s) < 0)
 			return -ENOENT;
 	}
-	if (fd == AT_FDCWD)
+	if (fd == AT_FDCWD && c->procdir >= 0) {
 		r = openat(c->procdir, "cwd", O_PATH | O_DIRECTORY | O_CLOEXEC);
-	else
+	} else if (fd == AT_FDCWD) {
+		/* valid after it is opened (below), so the cwd was the caller's */
+		char path[64];
+
+		snprintf(path, sizeof(path), "/proc/%d/cwd", (int)c->pid);
+		r = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	} else {
 		r = (int)syscall(SYS_pidfd_getfd, c->pidfd, fd, 0);
+	}
 	if (r < 0)
 		return errno == EBADF || errno == ESRCH ? -EBADF : -errno;
 	if (notif_valid(s) < 0) {
@@ -3622,6 +3869,35 @@ static bool reaches_guard(struct sbx_supervisor *s, const struct caller *c)
  * is gone. A path that cannot be resolved is denied with the resolver's errno, never let
  * through. Returns -EPIPE when the performer is lost.
  */
+/* The caller's ids into the request, where caller_open did not read them. */
+static int caller_fill(struct sbx_supervisor *s, struct caller *c, struct sbx_sup_req *req)
+{
+	int r = c->ids ? 0 : caller_ids(s, c, NULL, 0);
+
+	if (r >= 0)
+		req->pid = c->tgid > 0 ? c->tgid : c->pid;
+	return r;
+}
+
+/* The calls serve_diverge records (emit_diverge_tests, arguments and all: another test of
+ * prctl or clone may send other calls of theirs, which are not these). */
+static bool diverge_call(const struct seccomp_notif *n)
+{
+	const struct seccomp_data *d = &n->data;
+	int nr = d->nr;
+
+	if (d->arch != SUP_AUDIT_ARCH)
+		return false;
+#ifdef __NR_clone3
+	if (nr == __NR_clone3)
+		return true;
+#endif
+	return nr == __NR_unshare || nr == __NR_setns || nr == __NR_umask ||
+	       (nr == __NR_seccomp && (uint32_t)d->args[0] < 2) ||
+	       (nr == __NR_prctl && (uint32_t)d->args[0] == PR_SET_SECCOMP) ||
+	       (nr == __NR_clone && ((uint32_t)d->args[0] & SUP_CLONE_NEW));
+}
+
 static int serve(struct sbx_supervisor *s)
 {
 	static struct p_target t[2];
@@ -3633,6 +3909,7 @@ static int serve(struct sbx_supervisor *s)
 	uint64_t t0;
 	int fds[4], side_fd[2], nfds = 0, r, tries = 0, fast_fd = -1;
 	char asked[P_PATH];
+	bool full = s->audit || s->verbose; /* every decision is shown with its caller */
 
 	memset(s->notif, 0, s->notif_size);
 	if (ioctl(s->notify, SECCOMP_IOCTL_NOTIF_RECV, s->notif) < 0)
@@ -3640,7 +3917,13 @@ static int serve(struct sbx_supervisor *s)
 	t0 = now_us();
 	if (s->notif->data.nr == __NR_landlock_restrict_self &&
 	    s->notif->data.arch == SUP_AUDIT_ARCH) {
+		/* for good, whatever the table of restricted processes keeps (caller_open) */
+		s->diverged = true;
 		serve_landlock(s);
+		return 0;
+	}
+	if (diverge_call(s->notif)) {
+		serve_diverge(s);
 		return 0;
 	}
 	if (s->notif->data.nr == __NR_prctl && s->notif->data.arch == SUP_AUDIT_ARCH) {
@@ -3656,7 +3939,7 @@ again:
 	asked[0] = '\0';
 	side_fd[0] = side_fd[1] = -1;
 	nfds = 0;
-	r = caller_open(s, &c);
+	r = caller_open(s, &c, full);
 	if (r == -ENOENT)
 		goto out; /* gone */
 	if (r < 0) {
@@ -3736,6 +4019,15 @@ again:
 			caller_close(&c);
 			return -EPIPE; /* the caller is answered by the sandbox's end */
 		}
+		if (s->rep.need_ids && !c.ids && !s->rep.performed) {
+			/* the path goes through /proc: again, knowing who the caller is there */
+			if (fast_fd >= 0)
+				close(fast_fd);
+			fast_fd = -1;
+			caller_close(&c);
+			full = true;
+			goto again;
+		}
 		for (uint32_t i = 0; i < (q->fd_based ? 1u : q->nsides); i++) {
 			if (s->rep.t[i].err < 0) {
 				respond(s, -s->rep.t[i].err, false);
@@ -3781,8 +4073,15 @@ again:
 		 */
 		if (c.other_ns && s->guards.n)
 			req.guards_out_of_reach = !reaches_guard(s, &c);
+		/* a once-grant is one thread group's: who asks must be known */
+		if (s->session.n_grants && (r = caller_fill(s, &c, &req)) < 0)
+			goto unknown;
 		if (!pinned(s, &req, &v))
 			sbx_sup_decide(s->sp, &s->guards, &s->session, &req, &v);
+		/* a question and a denial name the caller */
+		if ((v.answer == SBX_SUP_ASK || v.answer == SBX_SUP_DENY) &&
+		    (r = caller_fill(s, &c, &req)) < 0)
+			goto unknown;
 		if (v.decider == SBX_SUP_BY_GRANT) {
 			/* a grant answered: its batch goes on from this call (last_ms) */
 			const struct sbx_sup_grant *g =
@@ -3817,6 +4116,10 @@ again:
 		tries++;
 		goto again;
 	}
+	goto out;
+unknown:
+	if (r != -ENOENT)
+		respond(s, -r, false);
 out:
 	for (int i = 0; i < nfds; i++)
 		close(fds[i]);
