@@ -71,9 +71,9 @@ struct child_ctx {
 	const struct sbx_seccomp_prog *filter; /* built by sbx before clone */
 	struct sbx_supervisor *sup;            /* NULL: nothing supervised */
 	const struct sbx_tty *tty;             /* the caller's terminal; tty->active: a pty */
-	int pty_sock;  /* init's end of the socket that takes the pty's master to sbx, or -1 */
-	int pty_slave; /* the worker's terminal, made before it is forked, or -1 */
-	bool landlocked; /* the landlock backend's reaper applied the Landlock layer already */
+	int pty_sock;      /* init's end of the socket that takes the pty's master to sbx, or -1 */
+	int pty_slave;     /* the worker's terminal, made before it is forked, or -1 */
+	bool landlocked;   /* the landlock backend's reaper applied the Landlock layer already */
 	int net_fd;        /* init's end of the proxy's socket pair (src/os/netproxy.c), or -1 */
 	int net_parent_fd; /* sbx's end: init closes it */
 };

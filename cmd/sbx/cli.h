@@ -50,7 +50,7 @@ struct sbx_cli_run {
 	bool net_chained; /* nested, a list of its own under the parent's: its proxy dials through
 	                     the parent's */
 	bool nest_flags;  /* --restrict, --allow-read or --allow-write was given */
-	struct sbx_nest *nest_child;    /* nested: the effective spec asked for (owned) */
+	struct sbx_nest *nest_child; /* nested: the effective spec asked for (owned) */
 	char *nest_tmpdir; /* nested, landlock backend: the temporary directory sbx made (owned;
 	                      removed after the run, nest.c) */
 	struct sbx_globwalk_stats walk; /* the walk for hide globs (top-level or nested) */

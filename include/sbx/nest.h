@@ -26,8 +26,8 @@
 #define SBX_NEST_VERSION                                                                           \
 	5u                         /* 2: per-operation rights (SBX_NEST_RULE); 3: scopes, origin;  \
 	                              4: the sandbox's id (a spec without one is written, and      \
-	                              read, as version 3); 5: limits and the network allowlist  \
-	                              (a spec with neither is written, and read, as version 4 or \
+	                              read, as version 3); 5: limits and the network allowlist     \
+	                              (a spec with neither is written, and read, as version 4 or   \
 	                              3) */
 #define SBX_NEST_ID_LEN      32u   /* a sandbox id: hex digits (SBX_SANDBOX_ID_LEN) */
 #define SBX_NEST_MAX_DEPTH   16u   /* at least 8 levels (sbx(1)) */

@@ -73,8 +73,10 @@ static int landlock_backend(const struct sbx_finish_in *in, const struct sbx_fin
 	plan->backend_landlock = true;
 	/* An allowlist needs the sandbox's own network namespace, where sbx's proxy and
 	 * resolver are all there is (sbx(1), NETWORK): the landlock backend has none, and a
-	 * Landlock TCP rule names a port, never an address. */
-	if (in->spec->net >= SBX_NET_ALLOW) {
+	 * Landlock TCP rule names a port, never an address. A sub-worker that keeps its
+	 * parent's very list (new_net false: the command line's nested_net) is in the parent's
+	 * namespace, behind the parent's proxy: that holds without a namespace of its own. */
+	if (in->spec->net >= SBX_NET_ALLOW && !(in->child && !plan->new_net)) {
 		int e = sbx_error_set(err, SBX_ERR_UNSUPPORTED, EOPNOTSUPP,
 		                      "--net %s needs the namespaces backend: the landlock backend "
 		                      "has no network namespace to hold sbx's proxy and resolver, "
@@ -82,9 +84,14 @@ static int landlock_backend(const struct sbx_finish_in *in, const struct sbx_fin
 		                      in->spec->net == SBX_NET_LEARN ? "learn" : "allow:...");
 		if (why->kind != SBX_ERR_NONE)
 			sbx_error_wrap(err, "%s, so sbx chose the landlock backend; but", why->msg);
-		sbx_error_hint(err,
-		               "run where user namespaces are allowed (sbx doctor says why they "
-		               "are not), or use --net none or --net host");
+		if (in->child)
+			sbx_error_hint(err,
+			               "a sub-worker on the landlock backend keeps its parent's "
+			               "list (drop --net) or has none (--net none)");
+		else
+			sbx_error_hint(err,
+			               "run where user namespaces are allowed (sbx doctor says why "
+			               "they are not), or use --net none or --net host");
 		return e;
 	}
 	/* No user namespace: the worker keeps the caller's ids, and --dry-run must say so. */

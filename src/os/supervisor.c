@@ -2765,9 +2765,13 @@ static int sub_make(struct sbx_supervisor *s, pid_t tgid, int from, int slot)
 	pf = (struct pollfd){pair0, POLLIN, 0};
 	if (poll(&pf, 1, PERF_WAIT_S * 1000) <= 0)
 		return -ETIMEDOUT;
-	len = recv_fds(pair0, &s->rep, sizeof(s->rep), NULL, &n0, NULL);
-	if (len != (ssize_t)sizeof(s->rep))
-		return -EPIPE;
+	{
+		static char wire[sizeof(struct p_reply)]; /* packed, as every reply (send_reply) */
+
+		len = recv_fds(pair0, wire, sizeof(wire), NULL, &n0, NULL);
+		if (len <= 0 || !unpack_reply(wire, (size_t)len, &s->rep))
+			return -EPIPE;
+	}
 	if (slot >= 0) {
 		sbx_closep(&s->subs[slot].sock); /* the narrower one replaces it */
 		sbx_closep(&s->subs[slot].pidfd);

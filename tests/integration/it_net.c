@@ -619,12 +619,13 @@ static void test_none_fails_fast(void)
 	IT_EXPECT_INT(r.status, 3);
 	IT_EXPECT_CONTAINS(r.err, "sbx: note: the sandbox has no network (--net none");
 	IT_EXPECT_CONTAINS(r.err, "network: {allow: [HOST]}");
-	/* refused at once: glibc's own timeout for a silent server is 2 s, and nothing asked */
-	IT_EXPECT((b.tv_sec - a.tv_sec) < 2 || strstr(r.out, "getent=2"));
+	/* refused at once: glibc's own timeout for a silent server is 5 s a try (2 tries), so a
+	 * silent resolver would take 10 s; allow for a loaded machine, not for a timeout */
+	IT_EXPECT((b.tv_sec - a.tv_sec) < 9);
 	IT_EXPECT_NOT_CONTAINS(read_all(dns_log), "ok.test");
 	/* no note when the worker succeeds */
 	net_sh(&r, "none", "getent hosts ok.test; true");
-	IT_EXPECT_NOT_CONTAINS(r.err, "sbx: note");
+	IT_EXPECT_NOT_CONTAINS(r.err, "has no network");
 }
 
 static void test_audit_and_resolver_sockets(void)
