@@ -799,6 +799,11 @@ __attribute__((noreturn)) static void worker_finish(const struct child_ctx *c)
 	 * process restrict itself) and before seccomp, which comes last. */
 	if (!c->landlocked && sbx_landlock_enforce(&c->plan->landlock, &err) < 0)
 		child_fail(err_fd, &err);
+	/* Under the landlock backend the reaper holds the sandbox's layer (reaper_main): one more
+	 * layer here that only scopes signals puts the worker in a domain below the reaper's, so
+	 * that nothing of the sandbox can kill the reaper and outlive it. */
+	if (c->landlocked && sbx_landlock_scope_signal(c->plan->landlock.abi, &err) < 0)
+		child_fail(err_fd, &err);
 	/* Only 0, 1, 2 and the spec memfd reach the worker (docs/design.md, Enforcement order):
 	 * everything else closes at exec. The memfd goes to a fixed number, SBX_SPEC_FD names it;
 	 * the error pipe moves out of the way first if it sits there. */
@@ -957,7 +962,8 @@ __attribute__((noreturn)) static void reaper_main(const struct child_ctx *c, pid
 	 * then below a process that holds the layer. A parent's supervisor records this layer
 	 * (a sub-worker under a supervised parent) and finds it on every PPid line of the
 	 * sandbox, orphans adopted here included. The reaper only waits, reads /proc and
-	 * signals processes of its own domain.
+	 * signals processes of its own domain and those below it; the worker stacks a layer
+	 * that scopes signals (worker_finish), so it cannot signal the reaper.
 	 */
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0) {
 		sbx_error_set(&err, SBX_ERR_SETUP, errno, "cannot set no_new_privs: %s",

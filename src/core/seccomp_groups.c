@@ -317,10 +317,26 @@ static const struct sbx_seccomp_entry g_setxattr[] = {
 	    FLAG2(name, fa, SBX_O_TMPFILE_BIT, "O_TMPFILE", ma, S_ISGID)
 #define SUID_MODE(name, ma) FLAG(name, ma, S_ISUID), FLAG(name, ma, S_ISGID)
 static const struct sbx_seccomp_entry g_suid[] = {
-    SUID_MODE("chmod", 1),    SUID_MODE("creat", 1),     SUID_MODE("fchmod", 1),
-    SUID_MODE("fchmodat", 2), SUID_MODE("fchmodat2", 2), SUID_MODE("mkdir", 1),
-    SUID_MODE("mkdirat", 2),  SUID_MODE("mknod", 1),     SUID_MODE("mknodat", 2),
-    SUID_OPEN("open", 1, 2),  SUID_OPEN("openat", 2, 3), ENOSYS_("openat2"),
+    SUID_MODE("chmod", 1),
+    SUID_MODE("creat", 1),
+    SUID_MODE("fchmod", 1),
+    SUID_MODE("fchmodat", 2),
+    SUID_MODE("fchmodat2", 2),
+    SUID_MODE("mkdir", 1),
+    SUID_MODE("mkdirat", 2),
+    SUID_MODE("mknod", 1),
+    SUID_MODE("mknodat", 2),
+    SUID_OPEN("open", 1, 2),
+    SUID_OPEN("openat", 2, 3),
+    ENOSYS_("openat2"),
+    /* and write for others (S_IWOTH) in a chmod: a sandbox that makes the user's .git (or
+     * any directory of theirs) writable by every local user lets any of them plant a config
+     * or a hook that runs as that user after the sandbox ends. A mode given at creation is
+     * masked by the umask afterwards, so only chmod's final mode can be judged here. */
+    FLAG("chmod", 1, S_IWOTH),
+    FLAG("fchmod", 1, S_IWOTH),
+    FLAG("fchmodat", 2, S_IWOTH),
+    FLAG("fchmodat2", 2, S_IWOTH),
 };
 static const struct sbx_seccomp_entry g_swap[] = {E("swapoff"), E("swapon")};
 /* System V IPC objects live in the IPC namespace, not in the file system: Landlock cannot see
@@ -409,7 +425,8 @@ const struct sbx_seccomp_group sbx_seccomp_groups[] = {
                  "among them (EOPNOTSUPP) (locked: always denied)"),
     LOCKED_GROUP("@suid", g_suid,
                  "set-user-ID and set-group-ID bits in any mode: chmod, creating files and "
-                 "directories; openat2 (ENOSYS) (locked: always denied)"),
+                 "directories; write for others in a chmod; openat2 (ENOSYS) (locked: always "
+                 "denied)"),
     GROUP("@swap", g_swap, false, "enabling and disabling swap"),
     SAME_NS_GROUP("@sysvipc", g_sysvipc,
                   "System V IPC: shared memory, message queues, semaphores (denied under the "

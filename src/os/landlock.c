@@ -90,6 +90,26 @@ static int open_carved(const struct sbx_ll_rule *rule, struct carved_base *cb, s
 	return fd;
 }
 
+int sbx_landlock_scope_signal(int abi, struct sbx_error *err)
+{
+	struct sbx_landlock_ruleset_attr attr = {.scoped = LANDLOCK_SCOPE_SIGNAL};
+	int fd, r = 0;
+
+	if (abi < 6)
+		return 0;
+	fd = (int)syscall(__NR_landlock_create_ruleset, &attr, sizeof(attr), 0);
+	if (fd < 0)
+		return sbx_error_set(err, SBX_ERR_SETUP, errno,
+		                     "cannot create the worker's signal scope (Landlock): %s",
+		                     strerror(errno));
+	if (syscall(__NR_landlock_restrict_self, fd, 0) < 0)
+		r = sbx_error_set(err, SBX_ERR_SETUP, errno,
+		                  "cannot scope the worker's signals (Landlock): %s",
+		                  strerror(errno));
+	close(fd);
+	return r;
+}
+
 int sbx_landlock_enforce(const struct sbx_ll_plan *p, struct sbx_error *err)
 {
 	/* One ruleset for files, TCP (ABI 4) and scopes (ABI 6), restricted once: each sandbox

@@ -614,6 +614,52 @@ static void test_cap(void)
 	IT_EXPECT_CONTAINS(r.err, "sub-performers: at most 32 processes of the sandbox may hold");
 }
 
+/* A tool in a --readonly sub-sub-worker that kills its reaper and leaves a setsid child behind
+ * (attack of 2026-11-28): the reaper holds the sandbox's layer, and the worker one more that
+ * scopes signals, so the kill is refused (EPERM) and the child stays the reaper's, served with
+ * the inner, read-only rights: nothing is created or appended outside. Without the scope the
+ * orphan went to the outer sub-worker's reaper and was served with its read-write rights. */
+static void test_reaper_kept(void)
+{
+	const char *t = it_tmpdir();
+	char *ws = make_ws(t);
+	const char *opts[] = {"-v", ws, NULL};
+	const char *sbx = it_sbx_path();
+	char script[16384];
+	struct it_run r;
+
+	if (syscall(__NR_landlock_create_ruleset, NULL, 0, 1u /* VERSION */) < 6)
+		it_skip(
+		    "Landlock has no signal scope here (ABI < 6): a worker can kill its reaper");
+	char body[8192];
+
+	snprintf(body, sizeof(body),
+	         "setsid sh -c 'echo planted > %s/src/escaped; echo appended >> %s/src/a.c;"
+	         " touch \"$TMPDIR/done\"' </dev/null >/dev/null 2>&1 &\n"
+	         "kill -9 $PPID; echo kill=$?\n"
+	         "i=0; while [ ! -e \"$TMPDIR/done\" ] && [ $i -lt 600 ]; do sleep 0.1; "
+	         "i=$((i+1)); done; echo waited=$i\n",
+	         ws, ws);
+	it_write_file(it_path(ws, "src/inner/t.sh"), body);
+	snprintf(script, sizeof(script),
+	         "%s run --restrict %s/src --allow-read %s -- %s run --restrict %s/src/inner "
+	         "--readonly --allow-read %s -- sh %s/src/inner/t.sh; echo inner=$?",
+	         sbx, ws, it_self_dir(), sbx, ws, it_self_dir(), ws);
+	run_parent(&r, opts, script);
+	IT_EXPECT_CONTAINS(r.out, "kill=1");
+	IT_EXPECT_CONTAINS(r.out, "inner=0");
+	IT_EXPECT(!exists(it_path(ws, "src/escaped")));
+	{
+		char buf[64] = "";
+		int fd = open(it_path(ws, "src/a.c"), O_RDONLY | O_CLOEXEC);
+		ssize_t n = fd >= 0 ? read(fd, buf, sizeof(buf) - 1) : -1;
+
+		if (fd >= 0)
+			close(fd);
+		IT_EXPECT(n >= 0 && strcmp(buf, "int main;\n") == 0);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	static const struct it_case cases[] = {
@@ -626,6 +672,7 @@ int main(int argc, char **argv)
 	    IT_CASE(test_cap),
 	    IT_CASE(test_race),
 	    IT_CASE(test_churn),
+	    IT_CASE(test_reaper_kept),
 	};
 
 	if (argc > 1 && strcmp(argv[1], "--sub") == 0)

@@ -768,9 +768,15 @@ static void check_suid_verdicts(const struct sbx_seccomp_prog *p, uint32_t deny)
 		a[m] = base | 0755;
 		if (verdict4(p, c, a[0], a[1], a[2], a[3]) != ALLOW)
 			fail_msg("%s 0755 is not allowed", c);
-		a[m] = base | 01777; /* the sticky bit is no privilege */
+		a[m] = base | 01775; /* the sticky bit is no privilege */
 		if (verdict4(p, c, a[0], a[1], a[2], a[3]) != ALLOW)
-			fail_msg("%s 01777 is not allowed", c);
+			fail_msg("%s 01775 is not allowed", c);
+		/* write for others: only chmod's mode is final (a creation's is masked by the
+		 * umask), so only the chmod family denies it */
+		a[m] = base | 0777;
+		if (verdict4(p, c, a[0], a[1], a[2], a[3]) != (strstr(c, "chmod") ? deny : ALLOW))
+			fail_msg("%s 0777: write for others %s", c,
+			         strstr(c, "chmod") ? "not denied" : "denied at creation");
 		a[m] = HI | base | 0755;
 		if (verdict4(p, c, a[0], a[1], a[2], a[3]) != ALLOW)
 			fail_msg("%s 0755 with a high bit is not allowed", c);
