@@ -41,8 +41,11 @@ echo
 echo "== sbx run -- sh -c 'ls the project, then try \$HOME' =="
 ./build/sbx run -- /bin/sh -c '
 	echo "inside: $(pwd)"; ls | head -5
-	if ls "$HOME" >/dev/null 2>&1 && [ "$HOME" != "$(pwd)" ]; then
-		echo "HOME $HOME is visible"
+	mine=$(ls -A "$HOME" 2>/dev/null | grep -vx ".gitconfig" | wc -l)
+	if [ "$HOME" = "$(pwd)" ]; then
+		echo "HOME $HOME is the project itself"
+	elif [ "$mine" -gt 0 ]; then
+		echo "HOME $HOME shows $mine entries"
 	else
-		echo "HOME $HOME is not visible: good"
+		echo "HOME $HOME is a private, empty home (your ~/.gitconfig at most): good"
 	fi'
