@@ -1155,7 +1155,7 @@ static void test_landlock_backend_root_changes_no_mode_or_owner(void)
 	snprintf(script, sizeof(script),
 	         "chmod 0666 %s 2>/dev/null; echo outside=$?; chown 0:1 %s 2>/dev/null; "
 	         "echo chown=$?; chmod +x tool 2>/dev/null; echo wsdir=$?; exec 3<tool; "
-	         "python3 -c 'import os\ntry:\n os.fchmod(3, 0o777); print(\"fchmod=0\")\n"
+	         "python3 -c 'import os\ntry:\n os.fchmod(3, 0o755); print(\"fchmod=0\")\n"
 	         "except OSError as e: print(\"fchmod=\" + str(e.errno))'",
 	         outside, outside);
 	it_sh(&r, script, "--backend", "landlock", "-v", wsdir, "--chdir", wsdir, NULL);
