@@ -977,10 +977,18 @@ static void print_sup_text(FILE *f, const struct sbx_sup_plan *sup)
 	for (size_t i = 0; i < sup->n_protected; i++)
 		fprintf(f, "  %-28s (%s; %s)\n", sbx_cli_esc(sup->protected_paths[i].path),
 		        sup->protected_paths[i].why, sup->protected_paths[i].fix);
-	if (sup->meta_writable_only)
+	if (sup->meta_writable_only && sup->enabled)
 		fprintf(f, "supervisor refuses: chmod, chown, utimes, removing extended attributes "
 		           "and setting inode flags (chattr) outside the writable mounts (the "
 		           "landlock backend: Landlock has no right for them)\n");
+	else if (sup->meta_writable_only)
+		fprintf(
+		    f,
+		    "not held: chmod, utimes and extended attributes outside the writable "
+		    "mounts (the landlock backend: Landlock has no right for them, and no "
+		    "supervisor can be installed here; a parent's does not watch them); "
+		    "set-id bits and write for others stay denied by seccomp (as root, chmod and "
+		    "chown too)\n");
 	for (size_t i = 0; i < sup->n_areas; i++) {
 		const struct sbx_sup_area *a = &sup->areas[i];
 		const char *sep = " ";
