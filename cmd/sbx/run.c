@@ -1401,8 +1401,16 @@ int sbx_cmd_run(int argc, char **argv)
 	} else {
 		/* As root, a host id range of this sandbox's own (os/uidslot.h); held by
 		 * root_ids_fd, which closes with sbx. */
-		if (host.euid == 0 && !run.dry_run)
+		if (host.euid == 0 && !run.dry_run) {
 			host.root_map_base = sbx_uidslot_take(&root_ids_fd);
+			if (!host.root_map_base)
+				fprintf(stderr,
+				        "sbx: warning: no host id range of this sandbox's own "
+				        "(/run/sbx/root-ids: all %u held, or not root's): it "
+				        "shares the "
+				        "per-user kernel counts of other root-started sandboxes\n",
+				        SBX_ROOT_SLOTS);
+		}
 		/* The proxy's variables; the host's resolver sockets hidden. */
 		r = sbx_cli_net_spec(run.spec, true, &err);
 		/* Hide globs become exact paths to mask: one walk, cached. */

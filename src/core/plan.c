@@ -681,9 +681,19 @@ static void plan_resources(struct sbx_plan *p, const struct sbx_spec *spec,
 	p->resources = spec->resources;
 	p->tmpfs_size = dflt;
 	p->resources_own = spec->resources.set & ~spec->resources_inherited;
-	for (size_t i = 0; i < p->n_ops; i++)
-		if (p->ops[i].kind == SBX_PLAN_TMPFS && !p->ops[i].size)
+	for (size_t i = 0; i < p->n_ops; i++) {
+		if (p->ops[i].kind != SBX_PLAN_TMPFS)
+			continue;
+		if (!p->ops[i].size)
 			p->ops[i].size = dflt;
+		/* the private home sizes itself (a quarter of RAM, at most 4 GiB), but never
+		 * past what `limits: tmpfs` or the memory limit allow */
+		else if ((p->ops[i].flags & SBX_PLAN_F_OWNER) &&
+		         (spec->resources.set &
+		          (SBX_LIMIT_BIT(SBX_LIMIT_TMPFS) | SBX_LIMIT_BIT(SBX_LIMIT_MEMORY))) &&
+		         p->ops[i].size > dflt)
+			p->ops[i].size = dflt;
+	}
 	for (size_t i = 0; i < SBX_N_UCOUNTS; i++)
 		p->userns_max[i] = sbx_ucount_share_of(i, host->ucount[i]);
 }

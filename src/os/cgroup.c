@@ -259,7 +259,12 @@ static void sweep(const char *parent, bool v2)
 		if ((size_t)snprintf(path, sizeof(path), "%s/%s", parent, e->d_name) >=
 		    sizeof(path))
 			continue;
-		empty_and_remove(path, v2);
+		/* Only an empty one is removed, nothing in it is killed: the pid in its name is
+		 * the pid in the pid namespace of the sbx that made it, which may not be this
+		 * one's (a live sandbox started from another pid namespace would be killed).
+		 * What a dead sbx leaves ends without this: init's pid namespace dies with it,
+		 * and the landlock backend's reaper kills all when sbx's pidfd says it died. */
+		(void)rmdir(path);
 	}
 	closedir(d);
 }

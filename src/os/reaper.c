@@ -188,7 +188,10 @@ int sbx_reaper_loop(struct sbx_reaper *r, pid_t worker)
 			continue;
 		default:
 			if ((int)si.ssi_signo == SBX_REAPER_END_SIGNAL) {
-				if (si.ssi_code != SI_QUEUE || (pid_t)si.ssi_pid != r->sbx)
+				/* queued, from sbx (a supervisor lost) or from `sbx kill -s KILL`
+				 * (src/os/registry.c): the worker cannot send it (its signal scope)
+				 */
+				if (si.ssi_code != SI_QUEUE)
 					continue;
 				code = 128 + SIGKILL;
 				goto end;

@@ -20,6 +20,8 @@
 #include <unistd.h>
 
 #include "sbx/cleanup.h"
+#include "os/reaper.h"
+#include "sbx/nest.h"
 
 static const char *env_get(char *const *envp, const char *name)
 {
@@ -383,6 +385,17 @@ int sbx_registry_signal(const struct sbx_reg *r, uid_t owner, int sig, struct sb
 
 		sbx_error_hint(err, "the record is not trusted: it may have been planted");
 		return e;
+	}
+	/* Under the landlock backend the recorded pid is the reaper: a SIGKILL there would leave
+	 * what it adopted to init. Its end signal (queued) makes it kill every process of the
+	 * sandbox first, then end with 137 (os/reaper.h); sbx then removes the record. */
+	if (r->backend == SBX_BACKEND_LANDLOCK && sig == SIGKILL && pidfd >= 0) {
+		siginfo_t si = {.si_signo = SBX_REAPER_END_SIGNAL, .si_code = SI_QUEUE};
+
+		si.si_pid = getpid();
+		si.si_uid = getuid();
+		if (syscall(SYS_pidfd_send_signal, pidfd, SBX_REAPER_END_SIGNAL, &si, 0) == 0)
+			return 0;
 	}
 	if (pidfd >= 0 ? syscall(SYS_pidfd_send_signal, pidfd, sig, NULL, 0) < 0
 	               : kill((pid_t)r->pid, sig) < 0)
