@@ -6,7 +6,7 @@ cd "$(dirname "$0")/.."
 
 packages="build-essential cmake pkg-config libseccomp-dev libcap-dev libyaml-dev libcmocka-dev
 util-linux procps bubblewrap hyperfine python3 git clang clang-format cppcheck curl nodejs
-valgrind golang-go debhelper dpkg-dev fakeroot lintian zsh fish"
+valgrind golang-go debhelper dpkg-dev fakeroot lintian zsh fish iproute2"
 # zsh and fish: the test suite checks that their completions (completions/) parse.
 # Debian's nodejs comes without npm (images with NodeSource's nodejs bring their own).
 command -v npm >/dev/null 2>&1 || packages="$packages npm"

@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <limits.h>
 #include <netinet/in.h>
 #include <poll.h>
@@ -322,6 +323,8 @@ int sbx_cli_net_plan_env(struct sbx_plan *plan, struct sbx_error *err)
 struct net_ctx {
 	bool verbose;
 	unsigned lines; /* refused hosts named on stderr */
+	int learn_fd;   /* --net-learn-out, opened before the run (the worker may plant a symlink
+	                   on the way during it), written after; -1: none */
 };
 
 #define NET_LINES_MAX 32u /* beyond, one line says the rest is in the audit log */
@@ -364,9 +367,29 @@ int sbx_cli_net_open(const struct sbx_cli_run *run, const struct sbx_plan *plan,
 	};
 
 	*out = NULL;
+	net_ctx.learn_fd = -1;
 	if (!plan->new_net || plan->backend_landlock)
 		return 0;
 	net_ctx.verbose = run->verbose;
+	if (plan->net == SBX_NET_LEARN && run->net_learn_out) {
+		/* now, before the worker runs: what it plants on the way (a symlinked directory, a
+		 * FIFO) cannot redirect or hang the write at the end; a regular file only */
+		struct stat st;
+		int fd = open(run->net_learn_out,
+		              O_WRONLY | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0644);
+
+		if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+			int e = fd < 0 ? errno : EINVAL;
+
+			if (fd >= 0)
+				close(fd);
+			return sbx_error_set(err, SBX_ERR_USAGE, e,
+			                     "--net-learn-out %s: cannot open it as a regular file "
+			                     "(a symlink at its end is not followed): %s",
+			                     sbx_cli_esc(run->net_learn_out), strerror(e));
+		}
+		net_ctx.learn_fd = fd;
+	}
 	return sbx_netproxy_new(&conf, out, err);
 }
 
@@ -388,16 +411,12 @@ void sbx_cli_net_close(const struct sbx_cli_run *run, const struct sbx_plan *pla
 		fprintf(stderr,
 		        "sbx: --net learn: the network this run needed, for its profile:\n%s",
 		        text);
-		if (run->net_learn_out) {
-			_cleanup_close_ int fd =
-			    open(run->net_learn_out,
-			         O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
-
-			if (fd < 0 ||
-			    write(fd, text, len < sizeof(text) ? len : sizeof(text) - 1) < 0)
-				fprintf(stderr, "sbx: warning: cannot write %s: %s\n",
-				        sbx_cli_esc(run->net_learn_out), strerror(errno));
-		}
+		if (net_ctx.learn_fd >= 0 &&
+		    (ftruncate(net_ctx.learn_fd, 0) < 0 ||
+		     pwrite(net_ctx.learn_fd, text, len < sizeof(text) ? len : sizeof(text) - 1,
+		            0) < 0))
+			fprintf(stderr, "sbx: warning: cannot write %s: %s\n",
+			        sbx_cli_esc(run->net_learn_out), strerror(errno));
 	}
 	if (ran && plan->net == SBX_NET_NONE && status != 0 && sbx_netproxy_refused_lookups(p))
 		fprintf(stderr,
@@ -406,5 +425,8 @@ void sbx_cli_net_close(const struct sbx_cli_run *run, const struct sbx_plan *pla
 		        "{allow: [HOST]}), or --net learn to find which hosts the command needs\n",
 		        sbx_netproxy_refused_lookups(p),
 		        sbx_netproxy_refused_lookups(p) == 1 ? " was" : "s were");
+	if (net_ctx.learn_fd >= 0)
+		close(net_ctx.learn_fd);
+	net_ctx.learn_fd = -1;
 	sbx_netproxy_free(p);
 }

@@ -59,11 +59,12 @@ int sbx_limits_apply_rlimits(const struct sbx_plan *plan, struct sbx_error *err)
 	if (r >= 0 && (l->set & SBX_LIMIT_BIT(SBX_LIMIT_FSIZE)))
 		r = set_rlimit(RLIMIT_FSIZE, "fsize", l->v[SBX_LIMIT_FSIZE], err);
 	/* pids: the kernel counts RLIMIT_NPROC per user namespace and uid (kernel/ucount.c), so
-	 * in the sandbox's own namespace it counts the sandbox's tasks: the worker's and its
-	 * init's (+1). Under the landlock backend it would count all the caller's processes:
+	 * in the sandbox's own namespace it counts the sandbox's tasks, init among them, as the
+	 * cgroup's pids.max does: N in all. Under the landlock backend it would count all the
+	 * caller's processes:
 	 * the cgroup alone holds pids there. */
 	if (r >= 0 && plan->map_count && (l->set & SBX_LIMIT_BIT(SBX_LIMIT_PIDS)))
-		r = set_rlimit(RLIMIT_NPROC, "pids", l->v[SBX_LIMIT_PIDS] + 1, err);
+		r = set_rlimit(RLIMIT_NPROC, "pids", l->v[SBX_LIMIT_PIDS], err);
 	if (r < 0)
 		return r;
 	share_rlimit(RLIMIT_MSGQUEUE);

@@ -578,6 +578,54 @@ static void decide(struct sbx_netproxy *p, const char *host, struct sbx_net_deci
 	}
 }
 
+/* Is a an address of this host (sbx's network namespace: the host's)? A socket binds to it
+ * only then (EADDRNOTAVAIL otherwise): exact, whatever the interfaces are called, and asked
+ * when the name is resolved. An allowed name that resolves to the host's own public address
+ * would reach the host's services bound to every interface (attack of 2026-11-28). */
+static bool host_local(const struct sbx_net_addr *a)
+{
+	struct sockaddr_storage ss = {0};
+	socklen_t len;
+	int fd, r;
+
+	if (a->family == AF_INET) {
+		struct sockaddr_in *s4 = (struct sockaddr_in *)&ss;
+
+		s4->sin_family = AF_INET;
+		memcpy(&s4->sin_addr, a->a, 4);
+		len = sizeof(*s4);
+	} else {
+		struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)&ss;
+
+		s6->sin6_family = AF_INET6;
+		memcpy(&s6->sin6_addr, a->a, 16);
+		len = sizeof(*s6);
+	}
+	fd = socket(ss.ss_family, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return true; /* cannot tell: refused */
+	r = bind(fd, (struct sockaddr *)&ss, len);
+	close(fd);
+	return r == 0 || errno != EADDRNOTAVAIL;
+}
+
+/* sbx_net_vet, and no address of the host itself unless the entry allows private ones. */
+static enum sbx_net_verdict vet_host(const struct sbx_net_addr *a, size_t n, bool allow_private,
+                                     size_t *bad)
+{
+	enum sbx_net_verdict v = sbx_net_vet(a, n, allow_private, bad);
+
+	if (v != SBX_NETV_ALLOW || allow_private)
+		return v;
+	for (size_t i = 0; i < n; i++)
+		if (host_local(&a[i])) {
+			if (bad)
+				*bad = i;
+			return SBX_NETV_PRIVATE;
+		}
+	return SBX_NETV_ALLOW;
+}
+
 /* The request is decided: refuse it, dial a literal, or wait for its name. */
 static void proceed(struct sbx_netproxy *p, struct conn *c, const char *host)
 {
@@ -591,7 +639,7 @@ static void proceed(struct sbx_netproxy *p, struct conn *c, const char *host)
 		struct sbx_net_addr a = c->d.addr;
 
 		if (p->conf.mode != SBX_NET_LEARN &&
-		    sbx_net_vet(&a, 1, c->d.allow_private, NULL) != SBX_NETV_ALLOW) {
+		    vet_host(&a, 1, c->d.allow_private, NULL) != SBX_NETV_ALLOW) {
 			c->d.verdict = SBX_NETV_PRIVATE;
 			refuse(p, c, &a);
 			return;
@@ -627,7 +675,7 @@ static void after_lookup(struct sbx_netproxy *p, struct conn *c, struct lookup *
 		          502);
 		return;
 	}
-	if (sbx_net_vet(l->addrs, l->n, c->d.allow_private, &bad) != SBX_NETV_ALLOW) {
+	if (vet_host(l->addrs, l->n, c->d.allow_private, &bad) != SBX_NETV_ALLOW) {
 		learn(p, c->d.host, true);
 		if (p->conf.mode != SBX_NET_LEARN) {
 			c->d.verdict = SBX_NETV_PRIVATE;
@@ -678,6 +726,13 @@ static void dial_next(struct sbx_netproxy *p, struct conn *c)
 		if (c->rfd < 0)
 			continue;
 		setsockopt(c->rfd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+		{
+			/* a fixed receive buffer: autotuning would let a worker that never reads
+			 * pin up to 32 MiB of host memory a connection, outside its limits */
+			int buf = SBX_NETPROXY_SOCKBUF;
+
+			setsockopt(c->rfd, SOL_SOCKET, SO_RCVBUF, &buf, sizeof(buf));
+		}
 		if (connect(c->rfd, (struct sockaddr *)&ss, len) < 0 && errno != EINPROGRESS)
 			continue;
 		c->rmask = EPOLLOUT;
@@ -1119,7 +1174,7 @@ static void wake(struct sbx_netproxy *p, struct lookup *l)
 		if (l->rcode != 0) {
 			dns_reply(p, q, l->rcode == 3 ? 3 : 2, NULL, 0);
 		} else if (l->n &&
-		           sbx_net_vet(l->addrs, l->n, d.allow_private, &bad) != SBX_NETV_ALLOW) {
+		           vet_host(l->addrs, l->n, d.allow_private, &bad) != SBX_NETV_ALLOW) {
 			learn(p, l->name, true);
 			if (p->conf.mode == SBX_NET_LEARN) {
 				dns_reply(p, q, 0, l->addrs, l->n);

@@ -26,8 +26,9 @@
 #define SBX_NETPROXY_MAX_NAMES    4096u /* names resolved in one run */
 #define SBX_NETPROXY_HEAD_TIMEOUT 30000u
 #define SBX_NETPROXY_DIAL_TIMEOUT 15000u
-#define SBX_NETPROXY_IDLE_TIMEOUT 3600000u /* a relay with no byte either way for an hour */
-#define SBX_NETPROXY_DNS_TIMEOUT  2500u    /* one query to the host's resolver */
+#define SBX_NETPROXY_SOCKBUF      (256 * 1024) /* an upstream socket's receive buffer, bytes */
+#define SBX_NETPROXY_IDLE_TIMEOUT 3600000u     /* a relay with no byte either way for an hour */
+#define SBX_NETPROXY_DNS_TIMEOUT  2500u        /* one query to the host's resolver */
 /* The environment variable naming the upstream resolver (IP or IP:PORT) instead of the
  * host's /etc/resolv.conf. For tests only (tests/integration/it_net.c), which stand a test
  * DNS server in for the internet's. */

@@ -10,6 +10,8 @@
  * The last case goes to the real npm registry, and skips (77) where it cannot be reached.
  */
 #include <arpa/inet.h>
+#include <linux/capability.h>
+#include <sys/syscall.h>
 #include <fcntl.h>
 #include <net/if.h>
 #include <netinet/in.h>
@@ -30,6 +32,7 @@
 
 #define PUBLIC  "11.0.0.1"
 #define PRIVATE "10.0.0.5"
+#define SELF    "11.0.0.9" /* a public-looking address of the sandbox host itself */
 
 static char dns_log[4096];
 
@@ -124,6 +127,8 @@ static void dns_serve(int s, int *rebinds)
 		ans = "127.0.0.1";
 	else if (!strcmp(name, "private.test"))
 		ans = PRIVATE;
+	else if (!strcmp(name, "self.test"))
+		ans = SELF;
 	else if (!strcmp(name, "rebind.test") && qtype == 1)
 		ans = (*rebinds)++ == 0 ? PUBLIC : "127.0.0.1"; /* public first, loopback after */
 	memcpy(out, q, off);
@@ -209,6 +214,36 @@ static void echo_serve(int ls)
  * The stand-in internet, in a network namespace of this case's own: returns once every server
  * listens (they are made before the fork), with SBX_TEST_NET_RESOLVER pointing sbx at its DNS.
  */
+/* Run a shell command (in network namespace netns where >= 0) with this process's network
+ * capabilities kept across its exec (ambient): as a user the test is uid itself in a user
+ * namespace of its own, whose capabilities an exec would drop. 0 on success. */
+static int run_with_caps(int netns, const char *cmd)
+{
+	pid_t pid = fork();
+	int st;
+
+	if (pid == 0) {
+		if (netns >= 0 && setns(netns, CLONE_NEWNET) < 0)
+			_exit(126);
+		struct __user_cap_header_struct h = {_LINUX_CAPABILITY_VERSION_3, 0};
+		struct __user_cap_data_struct d[2];
+		const int caps[] = {CAP_NET_ADMIN, CAP_SYS_ADMIN};
+
+		if (syscall(SYS_capget, &h, d) == 0) {
+			d[0].inheritable = d[0].permitted;
+			d[1].inheritable = d[1].permitted;
+			syscall(SYS_capset, &h, d);
+		}
+		for (size_t i = 0; i < sizeof(caps) / sizeof(caps[0]); i++)
+			prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_RAISE, caps[i], 0, 0);
+		execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
+		_exit(127);
+	}
+	if (pid < 0 || waitpid(pid, &st, 0) != pid)
+		return -1;
+	return WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : -1;
+}
+
 static void world(void)
 {
 	int fds[6];
@@ -239,16 +274,80 @@ static void world(void)
 			it_fail(__FILE__, __LINE__, "lo up: %s", strerror(errno));
 		close(s);
 	}
-	add_addr("lo:1", PUBLIC);
-	add_addr("lo:2", PRIVATE);
+	add_addr("lo:3", SELF); /* the host's own address: sbx's namespace holds it */
 	snprintf(dns_log, sizeof(dns_log), "%s", it_path(it_tmpdir(), "dns.log"));
 	close(open(dns_log, O_CREAT | O_WRONLY | O_CLOEXEC, 0644));
 	fds[0] = listen_on("127.0.0.1", 5353, SOCK_DGRAM);
-	fds[1] = listen_on(PUBLIC, 8080, SOCK_STREAM);
-	fds[2] = listen_on(PRIVATE, 8080, SOCK_STREAM);
 	fds[3] = listen_on("127.0.0.1", 8080, SOCK_STREAM);
-	fds[4] = listen_on(PUBLIC, 7000, SOCK_STREAM);
-	fds[5] = listen_on(PUBLIC, 2222, SOCK_STREAM);
+	/* The stand-in internet is another network namespace behind a veth pair, as the
+	 * internet is behind a host's interface: sbx refuses an address of its own host (a
+	 * name resolving to the host's public address would reach the host's services), so
+	 * PUBLIC and PRIVATE must not be this namespace's. */
+	{
+		int sync[2], self, other;
+		pid_t net = 0;
+		char c = 0;
+
+		if (pipe2(sync, O_CLOEXEC) < 0)
+			it_fail(__FILE__, __LINE__, "pipe: %s", strerror(errno));
+		net = fork();
+		if (net == 0) {
+			int s;
+			struct ifreq ifr;
+
+			prctl(PR_SET_PDEATHSIG, SIGKILL);
+			if (unshare(CLONE_NEWNET) < 0)
+				_exit(1);
+			s = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+			memset(&ifr, 0, sizeof(ifr));
+			snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "lo");
+			ioctl(s, SIOCGIFFLAGS, &ifr);
+			ifr.ifr_flags |= IFF_UP | IFF_RUNNING;
+			ioctl(s, SIOCSIFFLAGS, &ifr);
+			close(s);
+			add_addr("lo:1", PUBLIC);
+			add_addr("lo:2", PRIVATE);
+			if (write(sync[1], "r", 1) != 1)
+				_exit(1);
+			for (;;)
+				pause();
+		}
+		if (net < 0 || read(sync[0], &c, 1) != 1)
+			it_fail(__FILE__, __LINE__, "the test internet's namespace did not start");
+		close(sync[0]);
+		close(sync[1]);
+		self = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
+		other = open(fmt("/proc/%d/ns/net", (int)net), O_RDONLY | O_CLOEXEC);
+		if (self < 0 || other < 0 || setns(other, CLONE_NEWNET) < 0)
+			it_fail(__FILE__, __LINE__, "setns into the test internet: %s",
+			        strerror(errno));
+		fds[1] = listen_on(PUBLIC, 8080, SOCK_STREAM);
+		fds[2] = listen_on(PRIVATE, 8080, SOCK_STREAM);
+		fds[4] = listen_on(PUBLIC, 7000, SOCK_STREAM);
+		fds[5] = listen_on(PUBLIC, 2222, SOCK_STREAM);
+		if (setns(self, CLONE_NEWNET) < 0)
+			it_fail(__FILE__, __LINE__, "setns back: %s", strerror(errno));
+		close(self);
+		const char *path = "PATH=/usr/sbin:/usr/bin:/sbin:/bin; ";
+		const struct {
+			int ns;
+			char *cmd;
+		} cmds[] = {
+		    {-1,
+		     fmt("%sip link add sbxA type veth peer name sbxB netns %d", path, (int)net)},
+		    {-1, fmt("%sip addr add 10.99.0.1/24 dev sbxA && ip link set sbxA up", path)},
+		    {other,
+		     fmt("%sip addr add 10.99.0.2/24 dev sbxB && ip link set sbxB up", path)},
+		    {-1, fmt("%sip route add " PUBLIC "/32 via 10.99.0.2 && ip route add " PRIVATE
+		             "/32 via 10.99.0.2",
+		             path)},
+		};
+		for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
+			if (run_with_caps(cmds[i].ns, cmds[i].cmd) != 0)
+				it_fail(__FILE__, __LINE__, "the test internet: '%s' failed",
+				        cmds[i].cmd);
+		close(other);
+	}
 	pid = fork();
 	if (pid == 0) {
 		int rebinds = 0;
@@ -419,21 +518,25 @@ static void test_literals_and_private_answers(void)
 	struct it_run r;
 
 	world();
-	net_sh(
-	    &r, "allow:ok.test,loop.test,private.test",
-	    "for u in http://" PUBLIC ":8080/ http://2130706433:8080/ http://127.0.0.1:8080/ "
-	    "http://[::ffff:127.0.0.1]:8080/ http://loop.test:8080/ http://private.test:8080/; do "
-	    "curl --noproxy '' -sS -i $u | grep -E 'X-Proxy-Error|server='; done; "
-	    "curl --noproxy '' -sS --proxy socks5://127.0.0.1:1080 http://127.0.0.1:8080/; "
-	    "echo socks=$?");
+	net_sh(&r, "allow:ok.test,loop.test,private.test,self.test",
+	       "for u in http://" PUBLIC ":8080/ http://2130706433:8080/ http://127.0.0.1:8080/ "
+	       "http://[::ffff:127.0.0.1]:8080/ http://loop.test:8080/ http://private.test:8080/ "
+	       "http://self.test:8080/; do "
+	       "curl --noproxy '' -sS -i $u | grep -E 'X-Proxy-Error|server='; done; "
+	       "curl --noproxy '' -sS --proxy socks5://127.0.0.1:1080 http://127.0.0.1:8080/; "
+	       "echo socks=$?");
 	IT_EXPECT_NOT_CONTAINS(r.out, "server=");
 	IT_EXPECT_CONTAINS(r.out, "X-Proxy-Error: blocked-ip-literal\r\n"
 	                          "X-Proxy-Error: blocked-ip-literal\r\n"
 	                          "X-Proxy-Error: blocked-ip-literal\r\n"
 	                          "X-Proxy-Error: blocked-ip-literal\r\n"
 	                          "X-Proxy-Error: blocked-private-address\r\n"
+	                          "X-Proxy-Error: blocked-private-address\r\n"
 	                          "X-Proxy-Error: blocked-private-address\r\n");
 	IT_EXPECT_CONTAINS(r.out, "socks=97");
+	/* a name resolving to an address of the host itself (a public one: a cloud VM's) would
+	 * reach the host's services that listen on every interface */
+	IT_EXPECT_CONTAINS(r.err, "refused self.test: it resolves to " SELF);
 	IT_EXPECT_CONTAINS(r.err, "refused loop.test: it resolves to 127.0.0.1");
 	IT_EXPECT_CONTAINS(r.err, "refused private.test: it resolves to " PRIVATE);
 	IT_EXPECT_CONTAINS(r.err, "allow-private: true");
