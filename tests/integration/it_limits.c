@@ -482,6 +482,7 @@ static void test_killed_sbx_cgroup_swept(void)
 			fclose(f);
 	}
 	snprintf(name, sizeof(name), "sbx-%d-", (int)pid);
+	char full[4096] = "";
 	{
 		DIR *d = opendir(dir);
 		struct dirent *e;
@@ -489,7 +490,10 @@ static void test_killed_sbx_cgroup_swept(void)
 
 		IT_EXPECT(d != NULL);
 		while ((e = readdir(d)))
-			found |= !strncmp(e->d_name, name, strlen(name));
+			if (!strncmp(e->d_name, name, strlen(name))) {
+				found = true;
+				snprintf(full, sizeof(full), "%s/%s", dir, e->d_name);
+			}
 		closedir(d);
 		IT_EXPECT(found);
 	}
@@ -497,6 +501,19 @@ static void test_killed_sbx_cgroup_swept(void)
 	IT_EXPECT(waitpid(pid, &st, 0) == pid);
 	close(in);
 	close(out);
+	/* the sandbox ends with its sbx (init's parent-death signal, its pid namespace), a
+	 * moment later: the sweep removes only an empty cgroup, so wait until it is (bounded) */
+	for (int i = 0; i < 1000; i++) {
+		char procs[4096] = "";
+		int fd = open(it_path(full, "cgroup.procs"), O_RDONLY | O_CLOEXEC);
+		ssize_t n = fd >= 0 ? read(fd, procs, sizeof(procs) - 1) : 0;
+
+		if (fd >= 0)
+			close(fd);
+		if (fd < 0 || n <= 0)
+			break;
+		usleep(10000);
+	}
 	it_sbxv(&r, "run", "--limit", "memory=64M", "--", "true", NULL);
 	IT_EXPECT_INT(r.status, 0);
 	{
