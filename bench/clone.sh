@@ -34,7 +34,10 @@ PROFILES=$(readlink -f -- "$(dirname "$0")/../profiles")
 
 T=$(mktemp -d "$BASE/sbx-bench-clone.XXXXXX")
 trap 'rm -rf -- "$T"' EXIT
-mkdir -p "$T/home/.claude" "$T/src" "$T/ws-on" "$T/ws-off/.claude" "$T/prof"
+mkdir -p "$T/home/.claude" "$T/home/.config/claude-code" "$T/src" "$T/ws-on" "$T/ws-off/.claude" "$T/prof"
+# claude-agent's configuration present: absent, the supervisor keeps it from being made in the
+# private home, and sup-off would be supervised too
+echo '{}' >"$T/home/.claude.json"
 echo '{}' >"$T/ws-off/.mcp.json"
 git init -q "$T/ws-off" # its .git/hooks and .git/config exist: claude-agent protects them if absent
 export HOME=$T/home XDG_CONFIG_HOME=$T/home/.config
