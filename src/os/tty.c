@@ -135,14 +135,22 @@ int sbx_tty_begin(struct sbx_tty *t, enum sbx_tty_ask ask, struct sbx_error *err
 	t->term = t->keeper = t->master = -1;
 	t->in_fd = 0;
 	t->out_fd = 1;
-	if (ask == SBX_TTY_NEVER)
-		return 0;
 	for (int fd = 0; fd < 3; fd++) {
 		if (!isatty(fd))
 			continue;
 		t->fds |= 1u << fd;
 		if (t->term < 0)
 			t->term = fd;
+	}
+	/* Without a pty the worker holds the caller's terminal (--no-tty, or stdout not a
+	 * terminal): it may leave it raw, its output stopped (TCOOFF) or exclusive (TIOCEXCL).
+	 * Its mode is saved now, while sbx is in the foreground, and all three are given back
+	 * at the end (sbx_tty_end); a pty below replaces this. */
+	if (t->term >= 0 && tcgetpgrp(t->term) == getpgrp() && tcgetattr(t->term, &t->orig) == 0)
+		t->guard = true;
+	if (ask == SBX_TTY_NEVER) {
+		t->fds = 0;
+		return 0;
 	}
 	/* stdin not a terminal: pipes stay pipes. stdout not one either (sbx run ... | less,
 	 * ... | tee log): the caller's terminal must stay as it is, cooked for what else writes
@@ -182,6 +190,13 @@ int sbx_tty_begin(struct sbx_tty *t, enum sbx_tty_ask ask, struct sbx_error *err
 
 void sbx_tty_end(struct sbx_tty *t)
 {
+	if (t->guard && !t->active && t->term >= 0 && tcgetpgrp(t->term) == getpgrp()) {
+		/* the worker had the caller's terminal itself: its mode, output and sharing back */
+		(void)ioctl(t->term, TIOCNXCL);
+		(void)tcflow(t->term, TCOON);
+		(void)tcsetattr(t->term, TCSANOW, &t->orig);
+	}
+	t->guard = false;
 	go_cooked(t);
 	stop_keeper(t);
 	sbx_closep(&t->master);

@@ -38,6 +38,8 @@ struct sbx_tty {
 	int term;       /* the caller's terminal (one of sbx's 0, 1, 2), or -1 */
 	bool raw;       /* the caller's terminal is in raw mode now */
 	bool have_mode; /* orig holds the caller's mode (and the pty starts with it) */
+	bool guard;     /* no pty, but the worker holds the caller's terminal: its mode, output
+	                   flow and exclusivity are given back at the end (sbx_tty_end) */
 	struct termios orig, raw_mode;
 	bool have_ws;
 	struct winsize ws;

@@ -516,6 +516,23 @@ static void stop_and_continue(void)
 
 /* ---- without a terminal ---- */
 
+/* --no-tty: the worker holds the caller's terminal itself and leaves it raw and its output
+ * stopped (attack of 2026-11-28): sbx gives the mode and the output flow back at the end. */
+static void no_tty_terminal_given_back(void)
+{
+	struct termios after;
+	struct term t;
+	size_t at = 0;
+
+	term_start(&t, 24, 80,
+	           (const char *const[]){"--no-tty", "--", "/bin/sh", "-c",
+	                                 "stty raw -echo; echo re''ady; stty -ixon; exit 4", NULL});
+	term_expect(&t, &at, "ready", __LINE__);
+	IT_EXPECT_INT(term_wait(&t, now_ms(), NULL), 4);
+	IT_EXPECT(tcgetattr(t.master, &after) == 0);
+	IT_EXPECT(same_mode(&after, &t.before));
+}
+
 static void no_terminal(void)
 {
 	const char *dir = it_tmpdir();
@@ -737,6 +754,7 @@ BOTH_BACKENDS(job_control)
 BOTH_BACKENDS(window_size)
 BOTH_BACKENDS(mode_restored_after_exit)
 BOTH_BACKENDS(mode_restored_after_error)
+BOTH_BACKENDS(no_tty_terminal_given_back)
 BOTH_BACKENDS(mode_restored_after_sigkill)
 BOTH_BACKENDS(stop_and_continue)
 BOTH_BACKENDS(no_terminal)
@@ -759,6 +777,7 @@ int main(int argc, char **argv)
 	    BOTH(mode_restored_after_sigkill),
 	    BOTH(stop_and_continue),
 	    BOTH(no_terminal),
+	    BOTH(no_tty_terminal_given_back),
 	    BOTH(leftovers_worker_exits),
 	    BOTH(leftovers_sbx_killed),
 	    BOTH(sysv_ipc),
