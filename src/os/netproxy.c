@@ -156,6 +156,9 @@ struct sbx_netproxy {
 	 * a worker looping on refused lookups must not fill the host's disk */
 	uint64_t rate_sec, suppressed;
 	unsigned rate_n;
+	uint64_t audited; /* records written this run: past SBX_NETPROXY_AUDIT_MAX, only the
+	                     count of the rest, at the end (a flood of distinct names, one a
+	                     second under the rate cap, would still grow the log for days) */
 };
 
 static uint64_t now_ms(void)
@@ -348,7 +351,7 @@ static void audit_net(struct sbx_netproxy *p, const struct sbx_audit_net *rec)
 		p->rate_sec = sec;
 		p->rate_n = 0;
 	}
-	if (rec && p->rate_n >= SBX_AUDIT_RATE_MAX) {
+	if (rec && (p->rate_n >= SBX_AUDIT_RATE_MAX || p->audited >= SBX_NETPROXY_AUDIT_MAX)) {
 		p->suppressed++;
 		return;
 	}
@@ -358,11 +361,13 @@ static void audit_net(struct sbx_netproxy *p, const struct sbx_audit_net *rec)
 		sbx_audit_write(p->conf.audit, line);
 		p->suppressed = 0;
 		p->rate_n++;
+		p->audited++;
 	}
 	if (rec && sbx_audit_fmt_net(line, sizeof(line), sbx_audit_ids(p->conf.audit), rec) <
 	               sizeof(line)) {
 		sbx_audit_write(p->conf.audit, line);
 		p->rate_n++;
+		p->audited++;
 	}
 }
 

@@ -26,6 +26,7 @@
 #define SBX_NETPROXY_MAX_NAMES    4096u /* names resolved in one run */
 #define SBX_NETPROXY_HEAD_TIMEOUT 30000u
 #define SBX_NETPROXY_DIAL_TIMEOUT 15000u
+#define SBX_NETPROXY_AUDIT_MAX    20000u /* network records a run; beyond, one count at the end */
 #define SBX_NETPROXY_SOCKBUF      (256 * 1024) /* an upstream socket's receive buffer, bytes */
 #define SBX_NETPROXY_IDLE_TIMEOUT 3600000u     /* a relay with no byte either way for an hour */
 #define SBX_NETPROXY_DNS_TIMEOUT  2500u        /* one query to the host's resolver */
