@@ -737,6 +737,7 @@ static void dial_next(struct sbx_netproxy *p, struct conn *c)
 			int buf = SBX_NETPROXY_SOCKBUF;
 
 			setsockopt(c->rfd, SOL_SOCKET, SO_RCVBUF, &buf, sizeof(buf));
+			setsockopt(c->rfd, SOL_SOCKET, SO_SNDBUF, &buf, sizeof(buf));
 		}
 		if (connect(c->rfd, (struct sockaddr *)&ss, len) < 0 && errno != EINPROGRESS)
 			continue;
@@ -1506,6 +1507,14 @@ static void on_accept(struct sbx_netproxy *p, struct listener *ls)
 			continue;
 		}
 		setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+		{
+			/* fixed buffers toward the worker too: one that never reads would let
+			 * autotuning grow each send buffer to 4 MiB of host memory */
+			int buf = SBX_NETPROXY_SOCKBUF;
+
+			setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &buf, sizeof(buf));
+			setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &buf, sizeof(buf));
+		}
 		c->ct.type = T_CLIENT;
 		c->rt.type = T_REMOTE;
 		c->cfd = fd;
