@@ -1124,6 +1124,48 @@ static void test_sbx_warns_writable_log(void)
 	IT_EXPECT_NOT_CONTAINS(r.err, "inside the sandbox");
 }
 
+/* A worker that could write a directory on the log's path leaves a symbolic link there for
+ * the next run, aimed at another directory: the next run refuses the log rather than append
+ * to (or create) a file wherever the link points. Both backends. */
+static void test_sbx_log_path_symlink_refused(void)
+{
+	static const char *const backends[] = {"namespaces", "landlock"};
+	char *cmd = NULL, *victim_log = NULL;
+	struct it_run r;
+	struct stat st;
+
+	for (size_t i = 0; i < sizeof(backends) / sizeof(backends[0]); i++) {
+		char name[64];
+		char *ws, *victim, *log;
+
+		snprintf(name, sizeof(name), "plant-ws-%s", backends[i]);
+		ws = it_path(it_tmpdir(), name);
+		snprintf(name, sizeof(name), "victim-%s", backends[i]);
+		victim = it_path(it_tmpdir(), name);
+		victim_log = it_path(victim, "audit.log");
+		log = it_path(ws, "logs/audit.log");
+		IT_EXPECT(mkdir(ws, 0755) == 0 && mkdir(victim, 0755) == 0);
+		free(cmd);
+		IT_EXPECT(asprintf(&cmd, "ln -s %s %s/logs", victim, ws) > 0);
+		/* the first run plants it */
+		it_sbxv(&r, "run", "--backend", backends[i], "-v", ws, "--", "sh", "-c", cmd, NULL);
+		IT_EXPECT_INT(r.status, 0);
+		IT_EXPECT(lstat(it_path(ws, "logs"), &st) == 0 && S_ISLNK(st.st_mode));
+		/* the next run, logging into the workspace, does not follow it */
+		it_sbxv(&r, "run", "--backend", backends[i], "--audit-log", log, "--", "true",
+		        NULL);
+		IT_EXPECT_INT(r.status, 125);
+		IT_EXPECT_CONTAINS(r.err, "symbolic link");
+		IT_EXPECT_CONTAINS(r.err, "realpath");
+		IT_EXPECT(lstat(victim_log, &st) < 0 && errno == ENOENT);
+	}
+	/* the real path works */
+	it_sbxv(&r, "run", "--audit-log", victim_log, "--", "true", NULL);
+	IT_EXPECT_INT(r.status, 0);
+	IT_EXPECT(lstat(victim_log, &st) == 0 && S_ISREG(st.st_mode));
+	free(cmd);
+}
+
 static char *asking_workspace(const char *ws);
 static void supervised_or_skip(const struct it_run *r);
 
@@ -1591,6 +1633,7 @@ int main(int argc, char **argv)
 	    IT_CASE(test_sbx_worker_has_no_audit_fds),
 	    IT_CASE(test_sbx_explain),
 	    IT_CASE(test_sbx_warns_writable_log),
+	    IT_CASE(test_sbx_log_path_symlink_refused),
 	    IT_CASE(test_sbx_warns_reachable_socket),
 	    IT_CASE(test_sbx_concurrent_sandboxes),
 	    IT_CASE(test_chain_cmd_broker_denies),
