@@ -21,6 +21,7 @@
 
 #include "cli.h"
 #include "sbx/cleanup.h"
+#include "os/fs.h"
 #include "os/netproxy.h"
 #include "sbx/net.h"
 #include "sbx/plan.h"
@@ -354,6 +355,7 @@ static struct net_ctx net_ctx;
 int sbx_cli_net_open(const struct sbx_cli_run *run, const struct sbx_plan *plan,
                      struct sbx_audit *audit, struct sbx_netproxy **out, struct sbx_error *err)
 {
+	int r;
 	struct sbx_netproxy_conf conf = {
 	    .mode = plan->net == SBX_NET_HOST ? SBX_NET_NONE : plan->net,
 	    .policy = &run->spec->netpol,
@@ -372,21 +374,28 @@ int sbx_cli_net_open(const struct sbx_cli_run *run, const struct sbx_plan *plan,
 		return 0;
 	net_ctx.verbose = run->verbose;
 	if (plan->net == SBX_NET_LEARN && run->net_learn_out) {
-		/* now, before the worker runs: what it plants on the way (a symlinked directory, a
-		 * FIFO) cannot redirect or hang the write at the end; a regular file only */
+		/* now, before the worker runs, and no symbolic link followed on the path: what a
+		 * worker plants on the way (a symlinked directory, a FIFO), in this run or an
+		 * earlier one, cannot redirect or hang the write at the end; a regular file only */
 		struct stat st;
-		int fd = open(run->net_learn_out,
-		              O_WRONLY | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0644);
+		int fd =
+		    sbx_fs_open_output(run->net_learn_out, O_WRONLY | O_CREAT | O_NONBLOCK, 0644);
 
 		if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-			int e = fd < 0 ? errno : EINVAL;
+			int e = fd < 0 ? -fd : EINVAL;
 
 			if (fd >= 0)
 				close(fd);
-			return sbx_error_set(err, SBX_ERR_USAGE, e,
-			                     "--net-learn-out %s: cannot open it as a regular file "
-			                     "(a symlink at its end is not followed): %s",
-			                     sbx_cli_esc(run->net_learn_out), strerror(e));
+			r = sbx_error_set(
+			    err, SBX_ERR_USAGE, e,
+			    "--net-learn-out %s: cannot open it as a regular file: %s",
+			    sbx_cli_esc(run->net_learn_out),
+			    e == ELOOP ? "a symbolic link on its path is not followed"
+			               : strerror(e));
+			sbx_error_hint(err,
+			               "name a regular file by its real path (realpath -m shows "
+			               "it): sbx follows no symbolic link there");
+			return r;
 		}
 		net_ctx.learn_fd = fd;
 	}

@@ -19,7 +19,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <linux/openat2.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -183,36 +182,11 @@ static struct sbx_audit *audit_new(void)
 	return a;
 }
 
-/* The directory of PATH, opened O_PATH with no symbolic link followed on the way (openat2's
- * RESOLVE_NO_SYMLINKS, or sbx_openat2's walk inside a sandbox); *base is PATH's last
- * component. A negative errno on failure. */
-static int audit_open_dir(const char *path, const char **base)
-{
-	const char *slash = strrchr(path, '/');
-	_cleanup_free_ char *dir = NULL;
-
-	if (!slash) {
-		*base = path;
-		return sbx_openat2(AT_FDCWD, ".", O_PATH | O_DIRECTORY | O_CLOEXEC,
-		                   RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS);
-	}
-	*base = slash + 1;
-	if (!**base)
-		return -EISDIR;
-	dir = slash == path ? strdup("/") : strndup(path, (size_t)(slash - path));
-	if (!dir)
-		return -ENOMEM;
-	return sbx_openat2(AT_FDCWD, dir, O_PATH | O_DIRECTORY | O_CLOEXEC,
-	                   RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS);
-}
-
 int sbx_audit_open(const char *path, const struct sbx_audit_ids *ids, uint64_t start_ms,
                    struct sbx_audit **out, struct sbx_error *err)
 {
 	_cleanup_(audit_freep) struct sbx_audit *a = audit_new();
 	_cleanup_close_pair_ int pipe_fds[2] = {-1, -1};
-	_cleanup_close_ int dir = -1;
-	const char *base = NULL;
 	sigset_t all, old;
 	struct stat st;
 	int r;
@@ -239,32 +213,22 @@ int sbx_audit_open(const char *path, const struct sbx_audit_ids *ids, uint64_t s
 		a->ids.label = a->label;
 	}
 
-	/* Its directory is reached without following any symbolic link: a sandbox that could
-	 * write a directory on the path (a log kept in a workspace) could have left one there for
-	 * the next run, and sbx would append to, or create, a file wherever it points. */
-	dir = audit_open_dir(path, &base);
-	if (dir < 0) {
-		r = sbx_error_set(err, SBX_ERR_SETUP, -dir,
-		                  "--audit-log %s: cannot open its "
-		                  "directory: %s",
-		                  path,
-		                  dir == -ELOOP ? "a symbolic link on the "
-		                                  "path is not followed"
-		                                : strerror(-dir));
-		sbx_error_hint(err, dir == -ELOOP ? "name the log by its real path (realpath -m "
-		                                    "shows it): sbx follows no symbolic link there"
-		                                  : "name a file in a directory that exists");
-		return r;
-	}
-	/* O_NONBLOCK: a FIFO or a device at the path must not hang sbx before it is refused */
-	a->fd = openat(
-	    dir, base,
-	    O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY | O_NONBLOCK, 0600);
+	/* No symbolic link followed on the path: a sandbox that could write a directory on it (a
+	 * log kept in a workspace) could have left one there for the next run, and sbx would
+	 * append to, or create, a file wherever it points. O_NONBLOCK: a FIFO or a device at the
+	 * path must not hang sbx before it is refused. */
+	a->fd = sbx_fs_open_output(path, O_WRONLY | O_APPEND | O_CREAT | O_NONBLOCK, 0600);
 	if (a->fd < 0) {
-		r = sbx_error_set(err, SBX_ERR_SETUP, errno, "--audit-log %s: cannot open it: %s",
-		                  path, errno == ELOOP ? "it is a symbolic link" : strerror(errno));
-		sbx_error_hint(err, "name a regular file sbx may append to (it is created 0600 "
-		                    "if missing); a symbolic link is not followed");
+		int e = -a->fd;
+
+		a->fd = -1;
+		r = sbx_error_set(err, SBX_ERR_SETUP, e, "--audit-log %s: cannot open it: %s", path,
+		                  e == ELOOP ? "a symbolic link on its path is not followed"
+		                             : strerror(e));
+		sbx_error_hint(err, e == ELOOP ? "name the log by its real path (realpath -m shows "
+		                                 "it): sbx follows no symbolic link there"
+		                               : "name a regular file sbx may append to (it is "
+		                                 "created 0600 if missing)");
 		return r;
 	}
 	if (fstat(a->fd, &st) < 0 || !S_ISREG(st.st_mode)) {

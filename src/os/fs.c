@@ -112,6 +112,28 @@ int sbx_openat2(int dirfd, const char *path, int flags, unsigned long long resol
 	return r < 0 ? -errno : (int)r;
 }
 
+int sbx_fs_open_output(const char *path, int flags, mode_t mode)
+{
+	const char *slash = strrchr(path, '/'), *base = slash ? slash + 1 : path;
+	_cleanup_free_ char *dir_path = NULL;
+	_cleanup_close_ int dir = -1;
+	int fd;
+
+	if (!*base)
+		return -EISDIR;
+	if (slash) {
+		dir_path = slash == path ? strdup("/") : strndup(path, (size_t)(slash - path));
+		if (!dir_path)
+			return -ENOMEM;
+	}
+	dir = sbx_openat2(AT_FDCWD, dir_path ? dir_path : ".", O_PATH | O_DIRECTORY | O_CLOEXEC,
+	                  RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS);
+	if (dir < 0)
+		return dir;
+	fd = openat(dir, base, flags | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY, mode);
+	return fd < 0 ? -errno : fd;
+}
+
 bool sbx_fs_is_file(const char *path)
 {
 	struct stat st;

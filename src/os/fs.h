@@ -6,11 +6,18 @@
  * the profile loader's file hooks (struct sbx_profile_opts: is_file, resolve). */
 
 #include <stdbool.h>
+#include <sys/types.h>
 
 /* openat2(2) (glibc 2.36 does not wrap it), or, where it answers ENOSYS (inside a parent
  * sandbox), a walk one component at a time that refuses what the flags refuse: -errno on
  * failure. Only RESOLVE_NO_SYMLINKS with RESOLVE_NO_MAGICLINKS and RESOLVE_BENEATH. */
 int sbx_openat2(int dirfd, const char *path, int flags, unsigned long long resolve);
+
+/* A file sbx writes on the host (an audit log, --net-learn-out): opened with flags (O_CREAT
+ * with mode allowed) and O_NOFOLLOW | O_CLOEXEC | O_NOCTTY, its directory reached without
+ * following any symbolic link, so that one a sandbox left on the path for a later run
+ * redirects nothing. -ELOOP for a symbolic link anywhere on the path, else -errno. */
+int sbx_fs_open_output(const char *path, int flags, mode_t mode);
 
 /* Is path a regular file, symlinks followed? (stat(2)) */
 bool sbx_fs_is_file(const char *path);

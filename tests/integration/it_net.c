@@ -706,6 +706,19 @@ static void test_learn(void)
 	IT_EXPECT_CONTAINS(r.err, "network:\n  allow:\n    - \"a.wild.test\"\n    - \"ok.test\"\n");
 	IT_EXPECT_CONTAINS(read_all(out),
 	                   "network:\n  allow:\n    - \"a.wild.test\"\n    - \"ok.test\"\n");
+	/* a symbolic link on the way (one an earlier sandbox could have left) is not followed */
+	{
+		char *link = it_path(it_tmpdir(), "learn-link"), *via = it_path(link, "via.yaml");
+		const char *args2[] = {"run", "--net", "learn", "--net-learn-out",
+		                       via,   "--",    "true",  NULL};
+		struct stat st;
+
+		IT_EXPECT(symlink(it_tmpdir(), link) == 0);
+		it_sbx(&r, args2);
+		IT_EXPECT_INT(r.status, 125);
+		IT_EXPECT_CONTAINS(r.err, "symbolic link on its path");
+		IT_EXPECT(lstat(it_path(it_tmpdir(), "via.yaml"), &st) < 0 && errno == ENOENT);
+	}
 }
 
 static void test_none_fails_fast(void)
