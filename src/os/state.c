@@ -148,12 +148,30 @@ static void place_clear(struct place *pl)
 		free(pl->names[i]);
 }
 
+/*
+ * A mount's source (the spec's binds, the root, the system mounts), looked at once for every
+ * directory of sbx's state: its identity, and for a bind of something that may lie beneath
+ * one of them, the identities of the directories above it up to '/', found by ".." so that
+ * no name can lie (walked when first needed).
+ */
+struct source {
+	const char *path, *target;
+	bool follow;  /* a system mount: its path followed (stat), as the mount follows it */
+	bool present; /* it exists (else it shows nothing: an optional mount, say) */
+	struct stat st;
+	int walked; /* 0: not yet; 1: up to '/'; -1: cannot tell (an error on the way) */
+	struct ident *up;
+	size_t n_up;
+};
+
 /* The sandbox paths where the cache is seen, gathered for the caller to pin
  * (sbx_spec_add_pins); `fresh` counts those the spec does not pin already. */
 struct found {
 	const struct sbx_spec *spec;
 	struct sbx_state_pins *pins;
 	size_t fresh;
+	struct source *src; /* every mount source, looked at once for all the directories */
+	size_t n_src;
 };
 
 static int pin(struct found *f, const char *path, struct sbx_error *err)
@@ -210,87 +228,130 @@ static int hide_at(struct found *f, const char *target, const struct place *pl, 
 	return pin(f, path[0] ? path : "/", err);
 }
 
-/* Is the cache directory (chain[0], when it exists) at or above the host path src? Walked
- * up through "..", so that no name can lie. */
-static bool beneath_cache(const char *src, const struct stat *sst, const struct place *pl)
+/* Walk up from src (a directory) or its parent, recording each directory's identity. */
+static void walk_up(struct source *src)
 {
 	_cleanup_close_ int fd = -1;
-	struct stat st = *sst;
 
-	if (!pl->exists || sst->st_dev != pl->chain[0].dev)
-		return false;
-	if (S_ISDIR(sst->st_mode)) {
-		fd = open(src, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	src->walked = 1;
+	if (S_ISDIR(src->st.st_mode)) {
+		fd = open(src->path, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	} else {
 		char parent[SBX_PATH_MAX];
 		char *slash;
 
-		snprintf(parent, sizeof(parent), "%s", src);
+		snprintf(parent, sizeof(parent), "%s", src->path);
 		slash = strrchr(parent, '/');
 		if (!slash)
-			return false;
+			return;
 		slash[slash == parent] = '\0';
 		fd = open(parent, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	}
-	for (size_t depth = 0; fd >= 0 && depth < MAX_CHAIN; depth++) {
+	if (fd < 0)
+		return; /* nothing to walk: shown by no name beneath the cache */
+	src->up = calloc(MAX_CHAIN, sizeof(*src->up));
+	if (!src->up) {
+		src->walked = -1;
+		return;
+	}
+	for (;;) {
 		int up;
-		struct stat ust;
+		struct stat st, ust;
 
-		if (fstat(fd, &st) < 0)
-			return true; /* cannot tell: hide it, stricter */
-		if (same(&st, &pl->chain[0]))
-			return true;
+		if (src->n_up == MAX_CHAIN || fstat(fd, &st) < 0) {
+			src->walked = -1; /* deeper than any path, or cannot tell */
+			return;
+		}
+		src->up[src->n_up++] = (struct ident){st.st_dev, st.st_ino};
 		up = openat(fd, "..", O_PATH | O_DIRECTORY | O_CLOEXEC);
 		if (up < 0 || fstat(up, &ust) < 0) {
 			if (up >= 0)
 				close(up);
-			return true;
+			src->walked = -1;
+			return;
 		}
 		close(fd);
 		fd = up;
 		if (ust.st_dev == st.st_dev && ust.st_ino == st.st_ino)
-			return false; /* '/' reached */
+			return; /* '/' reached */
 	}
-	return fd >= 0; /* deeper than any path: hide it */
+}
+
+/* Is the cache directory (chain[0], when it exists) at or above the host path of src? Where
+ * that cannot be told, yes: it is hidden, stricter. */
+static bool beneath_cache(struct source *src, const struct place *pl)
+{
+	if (!pl->exists || src->st.st_dev != pl->chain[0].dev)
+		return false;
+	if (!src->walked)
+		walk_up(src);
+	for (size_t i = 0; i < src->n_up; i++)
+		if (src->up[i].dev == pl->chain[0].dev && src->up[i].ino == pl->chain[0].ino)
+			return true;
+	return src->walked < 0;
 }
 
 /* One mount (or the root, or a system mount) of the sandbox: where does it show the cache? */
-static int guard_one(struct found *f, const char *source, const char *target, bool follow,
-                     const struct place *pl, struct sbx_error *err)
+static int guard_one(struct found *f, struct source *src, const struct place *pl,
+                     struct sbx_error *err)
 {
-	struct stat st;
-
-	if ((follow ? stat(source, &st) : lstat(source, &st)) < 0)
+	if (!src->present)
 		return 0; /* nothing there: nothing shown (an optional mount, say) */
 	for (size_t k = 0; k < pl->n; k++)
-		if (same(&st, &pl->chain[k]))
-			return hide_at(f, target, pl, k, err);
+		if (same(&src->st, &pl->chain[k]))
+			return hide_at(f, src->target, pl, k, err);
 	/* a mount of something beneath the cache shows only the cache: hidden whole */
-	if (!follow && beneath_cache(source, &st, pl))
-		return pin(f, target, err);
+	if (!src->follow && beneath_cache(src, pl))
+		return pin(f, src->target, err);
 	return 0;
 }
 
 /* Find the cache wherever a mount (the spec's binds, the root, the system mounts) shows it;
  * the paths found so far grow in f->pins. */
-static int guard_all(struct found *f, const struct sbx_host *host, const struct place *pl,
-                     struct sbx_error *err)
+static int guard_all(struct found *f, const struct place *pl, struct sbx_error *err)
 {
-	const struct sbx_spec *spec = f->spec;
 	int r = 0;
 
-	for (size_t i = 0; r >= 0 && i < spec->n_mounts; i++)
-		if (spec->mounts[i].kind == SBX_MOUNT_BIND)
-			r = guard_one(f, spec->mounts[i].source, spec->mounts[i].target, false, pl,
-			              err);
-	if (r >= 0 && spec->root)
-		r = guard_one(f, spec->root, "/", false, pl, err);
-	for (size_t i = 0;
-	     r >= 0 && spec->system_mounts == SBX_SYSMOUNTS_DEFAULT && i < host->n_entries; i++)
-		if (host->entries[i].kind != SBX_HOST_ABSENT)
-			r = guard_one(f, host->entries[i].path, host->entries[i].path, true, pl,
-			              err);
+	for (size_t i = 0; r >= 0 && i < f->n_src; i++)
+		r = guard_one(f, &f->src[i], pl, err);
 	return r;
+}
+
+/* Every mount source, looked at once (struct source). */
+static int sources_gather(struct found *f, const struct sbx_host *host, struct sbx_error *err)
+{
+	const struct sbx_spec *spec = f->spec;
+	size_t max = spec->n_mounts + 1 + host->n_entries;
+
+	f->src = calloc(max, sizeof(*f->src));
+	if (!f->src)
+		return sbx_error_set(err, SBX_ERR_SETUP, ENOMEM, "out of memory");
+	for (size_t i = 0; i < spec->n_mounts; i++)
+		if (spec->mounts[i].kind == SBX_MOUNT_BIND)
+			f->src[f->n_src++] = (struct source){.path = spec->mounts[i].source,
+			                                     .target = spec->mounts[i].target};
+	if (spec->root)
+		f->src[f->n_src++] = (struct source){.path = spec->root, .target = "/"};
+	for (size_t i = 0; spec->system_mounts == SBX_SYSMOUNTS_DEFAULT && i < host->n_entries; i++)
+		if (host->entries[i].kind != SBX_HOST_ABSENT)
+			f->src[f->n_src++] = (struct source){.path = host->entries[i].path,
+			                                     .target = host->entries[i].path,
+			                                     .follow = true};
+	for (size_t i = 0; i < f->n_src; i++) {
+		struct source *s = &f->src[i];
+
+		s->present = (s->follow ? stat(s->path, &s->st) : lstat(s->path, &s->st)) == 0;
+	}
+	return 0;
+}
+
+static void sources_clear(struct found *f)
+{
+	for (size_t i = 0; i < f->n_src; i++)
+		free(f->src[i].up);
+	free(f->src);
+	f->src = NULL;
+	f->n_src = 0;
 }
 
 /*
@@ -322,18 +383,26 @@ static int guard_dir(struct found *f, const struct sbx_host *host, const char *d
 	}
 	/* Where it is, or would be if it is not there yet (a path hidden where it does not
 	 * exist is one a worker could make). */
-	r = guard_all(f, host, pl, err);
+	r = guard_all(f, pl, err);
 	/* sbx makes it when it will use it, or when a mount shows where it would be, so that no
 	 * worker makes it first and plants a cache or a profile there; a launch that needs
 	 * neither writes nothing. If it cannot be made, no worker can make it either. */
 	if (r >= 0 && create && !pl->exists && (needed || f->fresh > fresh)) {
 		(void)make_dirs(dir);
+		/* a source that was missing may be what was just made */
+		for (size_t i = 0; i < f->n_src; i++) {
+			struct source *src = &f->src[i];
+
+			if (!src->present)
+				src->present = (src->follow ? stat(src->path, &src->st)
+				                            : lstat(src->path, &src->st)) == 0;
+		}
 		place_clear(pl);
 		memset(pl, 0, sizeof(*pl));
 		if (locate(dir, pl) < 0)
 			pl->exists = false;
 		else
-			r = guard_all(f, host, pl, err);
+			r = guard_all(f, pl, err);
 	}
 	/* Only a directory of the caller's, private, reached without a symlink at its end and
 	 * by names that agree with what ".." found, is one sbx trusts. */
@@ -380,6 +449,9 @@ int sbx_state_guard(const struct sbx_spec *spec, const struct sbx_host *host, bo
 	memset(pins, 0, sizeof(*pins));
 	if (cache_dir)
 		*cache_dir = NULL;
+	r = sources_gather(&f, host, err);
+	if (r < 0)
+		return r;
 	/*
 	 * The folders where sbx finds profiles and policies of its own accord: a worker that
 	 * wrote one there would choose the next sandbox's mounts (a profile named like a shipped
@@ -435,6 +507,7 @@ int sbx_state_guard(const struct sbx_spec *spec, const struct sbx_host *host, bo
 		r = guard_under(&f, host, home, "/.cache/sbx", create, spec->n_hide_globs > 0,
 		                &trusted, &dir, err);
 	}
+	sources_clear(&f);
 	if (r < 0) {
 		sbx_state_pins_clear(pins);
 		return r;
