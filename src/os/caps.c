@@ -7,7 +7,20 @@
 #include <sys/capability.h>
 #include <sys/prctl.h>
 
-int sbx_caps_drop_all(struct sbx_error *err)
+/* Is any capability left in the bounding set? One read for each (PR_CAPBSET_READ) where it is
+ * empty, as in a worker whose init emptied it before the fork; -1 if one cannot be read. */
+static int bound_left(cap_value_t max)
+{
+	for (cap_value_t c = 0; c < max; c++) {
+		int b = cap_get_bound(c);
+
+		if (b != 0)
+			return b > 0 ? 1 : -1;
+	}
+	return 0;
+}
+
+int sbx_caps_drop_bound(struct sbx_error *err)
 {
 	/* Lock root's special treatment away first (it needs CAP_SETPCAP, which the bounding
 	 * set drop below takes): a uid 0 worker in its user namespace gains nothing at exec. */
@@ -15,8 +28,6 @@ int sbx_caps_drop_all(struct sbx_error *err)
 	                SECBIT_NO_SETUID_FIXUP_LOCKED | SECBIT_KEEP_CAPS_LOCKED |
 	                SECBIT_NO_CAP_AMBIENT_RAISE | SECBIT_NO_CAP_AMBIENT_RAISE_LOCKED;
 	cap_value_t max = (cap_value_t)cap_max_bits();
-	cap_t empty;
-	int r;
 
 	if (cap_set_secbits(bits) < 0)
 		return sbx_error_set(err, SBX_ERR_SETUP, errno, "cannot lock the securebits: %s",
@@ -24,13 +35,28 @@ int sbx_caps_drop_all(struct sbx_error *err)
 	if (cap_reset_ambient() < 0)
 		return sbx_error_set(err, SBX_ERR_SETUP, errno,
 		                     "cannot clear the ambient capabilities: %s", strerror(errno));
+	/* Empty already (inherited so from init): the reads that found it so are the check. */
+	if (bound_left(max) == 0)
+		return 0;
 	for (cap_value_t c = 0; c < max; c++) {
 		if (cap_drop_bound(c) < 0 && errno != EINVAL)
 			return sbx_error_set(err, SBX_ERR_SETUP, errno,
 			                     "cannot drop capability %d from the bounding set: %s",
 			                     (int)c, strerror(errno));
 	}
-	empty = cap_init(); /* every flag clear */
+	/* Verify rather than trust: a capability left anywhere fails the launch. */
+	for (cap_value_t c = 0; c < max; c++)
+		if (cap_get_bound(c) != 0)
+			return sbx_error_set(err, SBX_ERR_SETUP, EPERM,
+			                     "capability %d is still in the bounding set", (int)c);
+	return 0;
+}
+
+int sbx_caps_clear_sets(struct sbx_error *err)
+{
+	cap_t empty = cap_init(); /* every flag clear */
+	int r;
+
 	if (!empty)
 		return sbx_error_set(err, SBX_ERR_SETUP, errno, "out of memory");
 	r = cap_set_proc(empty);
@@ -38,12 +64,14 @@ int sbx_caps_drop_all(struct sbx_error *err)
 	if (r < 0)
 		return sbx_error_set(err, SBX_ERR_SETUP, errno,
 		                     "cannot clear the capability sets: %s", strerror(errno));
-	/* Verify rather than trust: a capability left anywhere fails the launch. */
-	for (cap_value_t c = 0; c < max; c++)
-		if (cap_get_bound(c) > 0)
-			return sbx_error_set(err, SBX_ERR_SETUP, EPERM,
-			                     "capability %d is still in the bounding set", (int)c);
 	return 0;
+}
+
+int sbx_caps_drop_all(struct sbx_error *err)
+{
+	int r = sbx_caps_drop_bound(err);
+
+	return r < 0 ? r : sbx_caps_clear_sets(err);
 }
 
 int sbx_caps_clear_unprivileged(struct sbx_error *err)
