@@ -27,16 +27,19 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/filter.h>
 #include <poll.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/timerfd.h>
+#include <sys/uio.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -58,6 +61,7 @@
 #include "os/tty.h"
 #include "os/userns.h"
 #include "sbx/cleanup.h"
+#include "sbx/trace.h"
 #include "sbx/nest.h"
 
 /* What a child of sbx (init, the worker) needs from it; only read after clone or fork. */
@@ -68,9 +72,10 @@ struct child_ctx {
 	int err_fd;  /* write end of the error pipe */
 	int spec_fd; /* the sealed memfd with the worker's effective spec */
 	int sync_fd; /* read end: one byte once the maps are written, EOF if sbx gave up or died */
-	const struct sbx_seccomp_prog *filter; /* built by sbx before clone */
-	struct sbx_supervisor *sup;            /* NULL: nothing supervised */
-	const struct sbx_tty *tty;             /* the caller's terminal; tty->active: a pty */
+	const struct sbx_seccomp_prog *filter; /* the landlock backend: built by sbx before fork */
+	int filter_fd; /* namespaces: read end of the pipe sbx sends the filter on, or -1 */
+	struct sbx_supervisor *sup; /* NULL: nothing supervised */
+	const struct sbx_tty *tty;  /* the caller's terminal; tty->active: a pty */
 	int pty_sock;      /* init's end of the socket that takes the pty's master to sbx, or -1 */
 	int pty_slave;     /* the worker's terminal, made before it is forked, or -1 */
 	bool landlocked;   /* the landlock backend's reaper applied the Landlock layer already */
@@ -88,6 +93,9 @@ void sbx_launch_net(struct sbx_netproxy *proxy)
 
 static int seal_spec_and_build_filter(const struct sbx_plan *plan, int *spec_fd,
                                       struct sbx_seccomp_prog *filter, struct sbx_error *err);
+static int seal_spec(const struct sbx_plan *plan, int *spec_fd, struct sbx_error *err);
+static int send_filter(const struct sbx_plan *plan, int fd, struct sbx_error *err);
+static int recv_filter(int fd, struct sbx_seccomp_prog *filter, struct sbx_error *err);
 static int supervise(pid_t *child, int sigfd, int err_fd, struct sbx_supervisor *sup,
                      struct sbx_tty *tty, bool landlock, int *status, struct sbx_error *err);
 __attribute__((noreturn)) static void init_main(struct child_ctx *c);
@@ -158,12 +166,12 @@ int sbx_launch(const struct sbx_plan *plan, char *const argv[], struct sbx_super
                int *status, struct sbx_error *err)
 {
 	_cleanup_(sbx_prepared_clear) struct sbx_prepared prep = {0};
-	_cleanup_(sbx_seccomp_prog_clear) struct sbx_seccomp_prog filter = {0};
 	_cleanup_close_ int userns_fd = -1;
 	_cleanup_close_ int spec_fd = -1;
 	_cleanup_close_ int sigfd = -1;
 	_cleanup_close_pair_ int err_pipe[2] = {-1, -1};
 	_cleanup_close_pair_ int sync_pipe[2] = {-1, -1};
+	_cleanup_close_pair_ int filter_pipe[2] = {-1, -1};
 	_cleanup_close_pair_ int pty_sock[2] = {-1, -1};
 	/* The caller's terminal: its mode is given back on every way out of here (the keeper
 	 * does it if sbx is killed). */
@@ -181,6 +189,7 @@ int sbx_launch(const struct sbx_plan *plan, char *const argv[], struct sbx_super
 	r = sbx_tty_begin(&tty, plan->tty, err);
 	if (r < 0)
 		return r;
+	SBX_TRACE("terminal decided");
 	if (plan->backend_landlock)
 		return launch_landlock(plan, argv, sup, &tty, status, err);
 	if (plan->new_net)
@@ -191,9 +200,13 @@ int sbx_launch(const struct sbx_plan *plan, char *const argv[], struct sbx_super
 		                     "cannot make the socket for the worker's terminal: %s",
 		                     strerror(errno));
 
-	r = seal_spec_and_build_filter(plan, &spec_fd, &filter, err);
+	/* The filter is built by sbx after clone, while init builds the mounts on the other
+	 * CPU, and sent to init over filter_pipe: a filter that cannot be built still refuses
+	 * the launch before the worker exists (sbx fails, and init with it). */
+	r = seal_spec(plan, &spec_fd, err);
 	if (r < 0)
 		return r;
+	SBX_TRACE("spec sealed");
 	/* As root, sources are cloned and id-mapped here, where the privilege to id-map host
 	 * file systems is; unprivileged, init clones them in its own namespace. */
 	if (plan->idmap_binds) {
@@ -203,6 +216,7 @@ int sbx_launch(const struct sbx_plan *plan, char *const argv[], struct sbx_super
 		r = sbx_mounts_prepare(plan, userns_fd, &prep, err);
 		if (r < 0)
 			return r;
+		SBX_TRACE("sources cloned and id-mapped (root)");
 	}
 	/* The error pipe brings back init's or the worker's one report; the sync pipe holds init
 	 * until its id maps are written (it has no ids of its own before), and tells it by EOF
@@ -210,6 +224,12 @@ int sbx_launch(const struct sbx_plan *plan, char *const argv[], struct sbx_super
 	r = sbx_fd_pipe(err_pipe, "that carries the sandbox's errors", err);
 	if (r >= 0)
 		r = sbx_fd_pipe(sync_pipe, "that starts the sandbox", err);
+	/* a socket, not a pipe: sent with MSG_NOSIGNAL, so that an init that failed before it
+	 * read the filter costs sbx no SIGPIPE, and its report is the launch's error */
+	if (r >= 0 && socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, filter_pipe) < 0)
+		r = sbx_error_set(err, SBX_ERR_SETUP, errno,
+		                  "cannot make the socket that carries the seccomp filter: %s",
+		                  strerror(errno));
 	if (r < 0)
 		return r;
 	/* Blocked before clone, so that no signal is lost between clone and the loops; the
@@ -232,6 +252,7 @@ int sbx_launch(const struct sbx_plan *plan, char *const argv[], struct sbx_super
 	 * namespace is rooted there), so that nothing of the sandbox runs outside it. */
 	if ((r = sbx_cgroup_enter(limits_cg(), err)) < 0)
 		return r;
+	SBX_TRACE("pipes, signals, sockets");
 	pid = (pid_t)syscall(SYS_clone, flags | SIGCHLD, NULL, NULL, NULL, NULL);
 	if (pid != 0)
 		sbx_cgroup_leave(limits_cg());
@@ -244,7 +265,7 @@ int sbx_launch(const struct sbx_plan *plan, char *const argv[], struct sbx_super
 		    .prep = &prep,
 		    .err_fd = err_pipe[1],
 		    .spec_fd = spec_fd,
-		    .filter = &filter,
+		    .filter_fd = filter_pipe[0],
 		    .sync_fd = sync_pipe[0],
 		    .sup = sup,
 		    .tty = &tty,
@@ -257,11 +278,13 @@ int sbx_launch(const struct sbx_plan *plan, char *const argv[], struct sbx_super
 		/* out of the caller's job (and sbx's process group), here and in sbx: the
 		 * terminal's signals reach sbx alone, which passes them on once (a second
 		 * SIGINT pending here would swallow the one sbx sends) */
+		SBX_TRACE("init: cloned");
 		setpgid(0, 0);
 		/* init keeps only its ends: the sync pipe's EOF must mean that sbx is gone, and
 		 * sbx's signals are sbx's to read. */
 		close(err_pipe[0]);
 		close(sync_pipe[1]);
+		close(filter_pipe[1]);
 		close(sigfd);
 		if (pty_sock[0] >= 0)
 			close(pty_sock[0]);
@@ -273,13 +296,12 @@ int sbx_launch(const struct sbx_plan *plan, char *const argv[], struct sbx_super
 	 * The detached mounts are init's now. */
 	close(TAKE_FD(err_pipe[1]));
 	close(TAKE_FD(sync_pipe[0]));
+	close(TAKE_FD(filter_pipe[0]));
 	if (pty_sock[1] >= 0)
 		close(TAKE_FD(pty_sock[1]));
 	sbx_prepared_clear(&prep);
 	if (sup)
 		sbx_supervisor_parent_close(sup);
-	if (on_start_fn)
-		on_start_fn(pid, on_start_arg);
 	/* sbx serves the sandbox's proxy and resolver from here on (one thread; it closes
 	 * init's end of the pair) */
 	if (net_fd >= 0 && (r = sbx_netproxy_start(launch_net, err)) < 0)
@@ -288,12 +310,25 @@ int sbx_launch(const struct sbx_plan *plan, char *const argv[], struct sbx_super
 	/* The id maps are written from outside, as only a process in the parent user namespace
 	 * may: the caller's own ids unprivileged, an unprivileged host range as root (so that
 	 * the worker is never the host's uid 0). */
+	SBX_TRACE("sbx: cloned");
 	r = sbx_userns_write_maps(pid, plan, err);
 	if (r < 0)
 		return r;
+	SBX_TRACE("sbx: id maps written");
 	if (write(sync_pipe[1], "g", 1) != 1)
 		return sbx_error_set(err, SBX_ERR_SETUP, errno, "cannot start the sandbox: %s",
 		                     strerror(errno));
+	/* while init builds the mounts; an init that is gone already reports why */
+	r = send_filter(plan, filter_pipe[1], err);
+	if (r < 0 && err->errnum != EPIPE && err->errnum != ECONNRESET)
+		return r;
+	memset(err, 0, sizeof(*err));
+	close(TAKE_FD(filter_pipe[1]));
+	SBX_TRACE("sbx: filter built and sent");
+	/* the record sbx ps lists, once nothing that refuses the launch is left before the
+	 * worker's own start */
+	if (on_start_fn)
+		on_start_fn(pid, on_start_arg);
 	/* The pty's master, once init has built the sandbox; none (init failed, its report
 	 * follows, or no pty could be made with -t not given): the caller's mode comes back
 	 * and the worker has sbx's descriptors. */
@@ -315,14 +350,78 @@ int sbx_launch(const struct sbx_plan *plan, char *const argv[], struct sbx_super
 static int seal_spec_and_build_filter(const struct sbx_plan *plan, int *spec_fd,
                                       struct sbx_seccomp_prog *filter, struct sbx_error *err)
 {
+	int r = seal_spec(plan, spec_fd, err);
+
+	/* the rules --dry-run prints, resolved by core once the backend was settled */
+	return r < 0 ? r : sbx_seccomp_build(&plan->seccomp_rules, filter, err);
+}
+
+static int seal_spec(const struct sbx_plan *plan, int *spec_fd, struct sbx_error *err)
+{
 	if (!plan->spec_blob)
 		return sbx_error_set(err, SBX_ERR_SETUP, EINVAL,
 		                     "internal: the plan carries no effective spec");
 	*spec_fd = sbx_memfd_sealed(plan->spec_blob, plan->spec_len, err);
-	if (*spec_fd < 0)
-		return *spec_fd;
-	/* the rules --dry-run prints, resolved by core once the backend was settled */
-	return sbx_seccomp_build(&plan->seccomp_rules, filter, err);
+	return *spec_fd < 0 ? *spec_fd : 0;
+}
+
+/* Build the filter and send it on fd: its length in instructions (a size_t), then the
+ * instructions. A send blocks until init reads, which it does whole before it forks the
+ * worker. An error with errnum EPIPE: init is gone (its report says why). */
+static int send_filter(const struct sbx_plan *plan, int fd, struct sbx_error *err)
+{
+	_cleanup_(sbx_seccomp_prog_clear) struct sbx_seccomp_prog filter = {0};
+	struct iovec iov[2];
+	struct msghdr msg = {.msg_iov = iov, .msg_iovlen = 2};
+	int r = sbx_seccomp_build(&plan->seccomp_rules, &filter, err);
+
+	if (r < 0)
+		return r;
+	iov[0] = (struct iovec){&filter.len, sizeof(filter.len)};
+	iov[1] = (struct iovec){filter.insns, filter.len * sizeof(*filter.insns)};
+	while (msg.msg_iovlen) {
+		ssize_t n = sendmsg(fd, &msg, MSG_NOSIGNAL);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return sbx_error_set(err, SBX_ERR_SETUP, errno,
+			                     "cannot send the seccomp filter to the sandbox: %s",
+			                     strerror(errno));
+		while (msg.msg_iovlen && (size_t)n >= msg.msg_iov->iov_len) {
+			n -= (ssize_t)msg.msg_iov->iov_len;
+			msg.msg_iov++;
+			msg.msg_iovlen--;
+		}
+		if (msg.msg_iovlen) {
+			msg.msg_iov->iov_base = (char *)msg.msg_iov->iov_base + n;
+			msg.msg_iov->iov_len -= (size_t)n;
+		}
+	}
+	return 0;
+}
+
+/* init: the filter sbx sent (send_filter); EOF or a short read: sbx failed or died. */
+static int recv_filter(int fd, struct sbx_seccomp_prog *filter, struct sbx_error *err)
+{
+	size_t len = 0;
+	int r = sbx_fd_read_all(fd, &len, sizeof(len));
+
+	if (r >= 0 && (len == 0 || len > BPF_MAXINSNS))
+		r = -EINVAL;
+	if (r >= 0) {
+		filter->insns = calloc(len, sizeof(*filter->insns));
+		if (!filter->insns)
+			r = -ENOMEM;
+	}
+	if (r >= 0) {
+		filter->len = len;
+		r = sbx_fd_read_all(fd, filter->insns, len * sizeof(*filter->insns));
+	}
+	if (r < 0)
+		return sbx_error_set(err, SBX_ERR_SETUP, -r, "init: no seccomp filter from sbx: %s",
+		                     r == -EPIPE ? "sbx ended" : strerror(-r));
+	return 0;
 }
 
 /* Read what the child reports; returns true once EOF is seen. */
@@ -600,6 +699,7 @@ __attribute__((noreturn)) static void init_main(struct child_ctx *c)
 	 * to them and nothing runs as an unmapped id. */
 	if (sbx_userns_become(c->plan, &err) < 0)
 		child_fail(c->err_fd, &err);
+	SBX_TRACE("init: counts shared, ids taken");
 	/* A change of effective ids clears the parent-death signal: arm it again, then make
 	 * sure sbx did not die in between (its end of the sync pipe stays open while it
 	 * lives). */
@@ -623,8 +723,10 @@ __attribute__((noreturn)) static void init_main(struct child_ctx *c)
 	 * namespace that owns this mount namespace; as root sbx cloned them before clone. */
 	if (!c->plan->idmap_binds && sbx_mounts_prepare(c->plan, -1, c->prep, &err) < 0)
 		child_fail(c->err_fd, &err);
+	SBX_TRACE("init: sources cloned");
 	if (sbx_mounts_build(c->plan, c->prep, &err) < 0)
 		child_fail(c->err_fd, &err);
+	SBX_TRACE("init: pivoted");
 	/* attached or dropped: the worker must not inherit the detached mounts' descriptors */
 	sbx_prepared_clear(c->prep);
 	/* A new network namespace has every interface down: bring loopback up, which
@@ -668,6 +770,25 @@ __attribute__((noreturn)) static void init_main(struct child_ctx *c)
 	sigfd = sbx_proc_signalfd(&err);
 	if (sigfd < 0)
 		child_fail(c->err_fd, &err);
+	SBX_TRACE("init: loopback, resolver, terminal");
+	/* The bounding set emptied and the securebits locked before the worker is forked: it
+	 * inherits both, and its own drop only has to read that they hold (one system call a
+	 * capability rather than three). init needs neither for what it still does. */
+	if (sbx_caps_drop_bound(&err) < 0) {
+		sbx_error_wrap(&err, "init");
+		child_fail(c->err_fd, &err);
+	}
+	SBX_TRACE("init: bounding set dropped");
+	/* the worker's filter, which sbx built meanwhile */
+	if (c->filter_fd >= 0) {
+		static struct sbx_seccomp_prog received;
+
+		if (recv_filter(c->filter_fd, &received, &err) < 0)
+			child_fail(c->err_fd, &err);
+		close(c->filter_fd);
+		c->filter = &received;
+		SBX_TRACE("init: filter received");
+	}
 	/* vfork: the worker borrows init's memory until it execs (init is suspended till
 	 * then), which spares copying page tables, the dearest part of a launch on VMs. The
 	 * worker only makes system calls and writes its own stack frame before exec/_exit. */
@@ -697,7 +818,7 @@ __attribute__((noreturn)) static void init_main(struct child_ctx *c)
 	if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) < 0)
 		r = sbx_error_set(&err, SBX_ERR_SETUP, errno,
 		                  "init: cannot clear its dumpable flag: %s", strerror(errno));
-	else if ((r = sbx_caps_drop_all(&err)) < 0)
+	else if ((r = sbx_caps_clear_sets(&err)) < 0)
 		sbx_error_wrap(&err, "init");
 	else if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
 		r = sbx_error_set(&err, SBX_ERR_SETUP, errno, "init: cannot set no_new_privs: %s",
@@ -709,7 +830,9 @@ __attribute__((noreturn)) static void init_main(struct child_ctx *c)
 	/* The error pipe is the worker's alone from here: it closes at the worker's exec. The
 	 * loop's own failure (reading its signalfd) has nobody to tell: init ends with 125. */
 	close(c->err_fd);
-	_exit(sbx_proc_init_loop(worker, sigfd));
+	r = sbx_proc_init_loop(worker, sigfd);
+	SBX_TRACE("init: worker reaped");
+	_exit(r);
 }
 
 /* ---- the worker ---- */
@@ -718,13 +841,16 @@ __attribute__((noreturn)) static void worker_main(const struct child_ctx *c)
 {
 	struct sbx_error err = {0};
 
+	SBX_TRACE("worker: forked");
 	worker_start(c, 1); /* init is pid 1 */
+	SBX_TRACE("worker: session, cwd");
 	/* Every capability dropped: in the user namespace that owns its mounts the worker may
 	 * hold them all (as uid 0 there it does), and with one left it could unmount the masks
 	 * that hide paths or remount a read-only bind read-write. Bounding and ambient sets too,
 	 * and the securebits locked, so that no exec gives one back. */
 	if (sbx_caps_drop_all(&err) < 0)
 		child_fail(c->err_fd, &err);
+	SBX_TRACE("worker: capabilities dropped");
 	worker_finish(c);
 }
 
@@ -795,6 +921,7 @@ __attribute__((noreturn)) static void worker_finish(const struct child_ctx *c)
 	 * per-user counts): inherited by everything the worker starts, and only lowered. */
 	if (sbx_limits_apply_rlimits(c->plan, &err) < 0)
 		child_fail(err_fd, &err);
+	SBX_TRACE("worker: no_new_privs, rlimits");
 	/* Landlock: per-operation rights, once no_new_privs is set (which lets an unprivileged
 	 * process restrict itself) and before seccomp, which comes last. */
 	if (!c->landlocked && sbx_landlock_enforce(&c->plan->landlock, &err) < 0)
@@ -804,6 +931,7 @@ __attribute__((noreturn)) static void worker_finish(const struct child_ctx *c)
 	 * that nothing of the sandbox can kill the reaper and outlive it. */
 	if (c->landlocked && sbx_landlock_scope_signal(c->plan->landlock.abi, &err) < 0)
 		child_fail(err_fd, &err);
+	SBX_TRACE("worker: Landlock");
 	/* Only 0, 1, 2 and the spec memfd reach the worker (docs/design.md, Enforcement order):
 	 * everything else closes at exec. The memfd goes to a fixed number, SBX_SPEC_FD names it;
 	 * the error pipe moves out of the way first if it sits there. */
@@ -825,6 +953,7 @@ __attribute__((noreturn)) static void worker_finish(const struct child_ctx *c)
 	 * of reach. Before the filter, which denies keyctl. */
 	if (sbx_keyring_new_session(&err) < 0)
 		child_fail(err_fd, &err);
+	SBX_TRACE("worker: descriptors, keyring");
 	/* seccomp last: nothing above needs a call it may deny. */
 	if (sbx_seccomp_install(c->filter, &err) < 0)
 		child_fail(err_fd, &err);
@@ -833,6 +962,7 @@ __attribute__((noreturn)) static void worker_finish(const struct child_ctx *c)
 	 * it. The listener fd goes to sbx and none of it stays here. */
 	if (c->sup && sbx_supervisor_arm(c->sup, &err) < 0)
 		child_fail(err_fd, &err);
+	SBX_TRACE("worker: seccomp; execve");
 	sbx_proc_exec(c->argv, c->plan->envp, &err);
 	child_fail(err_fd, &err);
 }
@@ -916,6 +1046,7 @@ static int launch_landlock(const struct sbx_plan *plan, char *const argv[],
 		                      .spec_fd = spec_fd,
 		                      .sync_fd = -1,
 		                      .filter = &filter,
+		                      .filter_fd = -1,
 		                      .sup = sup,
 		                      .tty = tty,
 		                      .pty_sock = -1,

@@ -7,6 +7,7 @@
 #include <seccomp.h>
 
 #include "cli.h"
+#include "sbx/trace.h"
 #include "sbx/landlock.h"
 #include "sbx/suggest.h"
 #include "os/landlock.h"
@@ -102,6 +103,7 @@ static void ensure_stdio(void)
 
 int main(int argc, char **argv)
 {
+	SBX_TRACE("main");
 	ensure_stdio();
 	sbx_launch_guard_xfsz();
 	if (argc < 2) {

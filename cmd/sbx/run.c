@@ -10,6 +10,7 @@
 #include "cli.h"
 #include "sbx/audit.h"
 #include "sbx/cleanup.h"
+#include "sbx/trace.h"
 #include "sbx/finish.h"
 #include "sbx/globwalk.h"
 #include "sbx/landlock.h"
@@ -1362,7 +1363,9 @@ int sbx_cmd_run(int argc, char **argv)
 	r = sbx_probe_host(&host, environ, &err);
 	if (r < 0)
 		goto fail;
+	SBX_TRACE("host probed");
 	r = sbx_cli_parse_run(argc, argv, host.cwd, &run, &err);
+	SBX_TRACE("options and profile parsed");
 	sbx_cli_notes = run.quiet ? SBX_NOTES_QUIET : run.verbose ? SBX_NOTES_ALL : SBX_NOTES_SHORT;
 	if (r >= 0 && run.help) {
 		fputs(sbx_run_usage, stdout);
@@ -1416,17 +1419,21 @@ int sbx_cmd_run(int argc, char **argv)
 		/* Hide globs become exact paths to mask: one walk, cached. */
 		if (r >= 0)
 			r = run_globwalk(&run, &host, &err);
+		SBX_TRACE("network spec, hide globs");
 		if (r >= 0)
 			r = sbx_plan_build(run.spec, &host, &plan, &err);
+		SBX_TRACE("plan built");
 		/* git's control surface guarded; guards the host lacks dropped */
 		if (r >= 0)
 			r = sbx_cli_guard_plan(run.spec, &host, &plan, &git, &err);
+		SBX_TRACE("git surveyed");
 	}
 	if (r < 0)
 		goto fail;
 	r = finish(&run, &host, plan, &git, parent_unknown, run.dry_run || parent, NULL, &err);
 	if (r < 0)
 		goto fail;
+	SBX_TRACE("plan finished");
 	plan->tty = run.tty;
 	warn_not_enforced(&run, plan);
 	sbx_cli_print_notes(stderr, run.profile, plan);
@@ -1466,8 +1473,11 @@ int sbx_cmd_run(int argc, char **argv)
 	if (r < 0)
 		goto fail;
 	sbx_launch_net(net);
+	SBX_TRACE("supervisor, audit, limits, network ready");
 	sbx_cli_fleet_begin(plan, parent, run.argv, &audit, &fleet); /* sbx ps */
+	SBX_TRACE("sbx ps record written");
 	r = sbx_launch(plan, run.argv, sup, &status, &err);
+	SBX_TRACE("worker reaped");
 	if (r < 0 && err.kind == SBX_ERR_UNSUPPORTED && run.backend == SBX_ASK_AUTO &&
 	    !plan->backend_landlock && !parent) {
 		/* Namespaces are off here by configuration (sbx_userns_decide: a passing shortage
@@ -1538,5 +1548,6 @@ out:
 	sbx_gitguard_clear(&git);
 	sbx_cli_run_clear(&run);
 	sbx_probe_host_clear(&host);
+	SBX_TRACE("sbx exits");
 	return status;
 }

@@ -62,3 +62,20 @@ int sbx_fd_pass(int fd, int number, struct sbx_error *err)
 		                     number, strerror(errno));
 	return 0;
 }
+
+int sbx_fd_read_all(int fd, void *buf, size_t len)
+{
+	char *p = buf;
+
+	while (len) {
+		ssize_t n = read(fd, p, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return n < 0 ? -errno : -EPIPE;
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}

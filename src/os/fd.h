@@ -4,6 +4,8 @@
 
 /* File descriptors across fork and exec (src/os/fd.c). */
 
+#include <stddef.h>
+
 #include "sbx/error.h"
 
 /* pipe2(O_CLOEXEC), with an error that names what the pipe is for. */
@@ -14,5 +16,9 @@ int sbx_fd_cloexec_from(int from, struct sbx_error *err);
 
 /* Make fd available as `number` across exec (dup2, or clear FD_CLOEXEC if equal). */
 int sbx_fd_pass(int fd, int number, struct sbx_error *err);
+
+/* read(2) all of len bytes, again after EINTR and short reads: 0, or -errno (-EPIPE for an
+ * end of file before len bytes). */
+int sbx_fd_read_all(int fd, void *buf, size_t len);
 
 #endif

@@ -74,6 +74,9 @@ int sbx_limits_apply_rlimits(const struct sbx_plan *plan, struct sbx_error *err)
 
 int sbx_limits_set_userns_counts(const struct sbx_plan *plan, struct sbx_error *err)
 {
+	/* the directory once, each file beneath it: one path walk rather than one a file */
+	_cleanup_close_ int dir = -1;
+
 	for (size_t i = 0; i < SBX_N_UCOUNTS; i++) {
 		char path[96], val[32];
 		_cleanup_close_ int fd = -1;
@@ -81,9 +84,13 @@ int sbx_limits_set_userns_counts(const struct sbx_plan *plan, struct sbx_error *
 
 		if (!plan->userns_max[i])
 			continue;
+		if (dir < 0)
+			dir = open("/proc/sys/user", O_PATH | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
 		snprintf(path, sizeof(path), "/proc/sys/user/%s", sbx_ucount_shares[i].name);
 		n = snprintf(val, sizeof(val), "%llu", (unsigned long long)plan->userns_max[i]);
-		fd = open(path, O_WRONLY | O_CLOEXEC | O_NOFOLLOW);
+		fd = dir >= 0
+		         ? openat(dir, sbx_ucount_shares[i].name, O_WRONLY | O_CLOEXEC | O_NOFOLLOW)
+		         : open(path, O_WRONLY | O_CLOEXEC | O_NOFOLLOW);
 		if (fd < 0 && (errno == ENOENT || errno == EROFS))
 			continue;
 		if (fd < 0 || write(fd, val, (size_t)n) != n) {
