@@ -645,7 +645,11 @@ static int scaffold_dirs(struct ctx *x)
 {
 	const struct sbx_plan *plan = x->view->plan;
 	char dir[SBX_PATH_MAX];
-	int r;
+	/* the parents the ops share (/etc, /proc, /dev), asked about once: the question walks
+	 * every op */
+	char *not_scaffold[64];
+	size_t n_not = 0;
+	int r = 0;
 
 	if (x->opts->same_ns)
 		return 0;
@@ -658,20 +662,29 @@ static int scaffold_dirs(struct ctx *x)
 			if (!slash || strcmp(dir, "/") == 0)
 				break;
 			slash[slash == dir ? 1 : 0] = '\0';
-			if (!sbx_plan_is_scaffold_dir(plan, dir))
-				continue;
-			for (size_t k = 0; k < x->n; k++)
-				seen = seen || strcmp(x->c[k].path, dir) == 0;
+			for (size_t k = 0; k < x->n && !seen; k++)
+				seen = strcmp(x->c[k].path, dir) == 0;
+			for (size_t k = 0; k < n_not && !seen; k++)
+				seen = strcmp(not_scaffold[k], dir) == 0;
 			if (seen)
 				continue;
+			if (!sbx_plan_is_scaffold_dir(plan, dir)) {
+				if (n_not < sizeof(not_scaffold) / sizeof(not_scaffold[0]) &&
+				    (not_scaffold[n_not] = strdup(dir)) != NULL)
+					n_not++;
+				continue;
+			}
 			r = add_cand(x, dir, SBX_OP_LIST | SBX_OP_STAT, 0,
 			             FS_MODIFY | SBX_LL_FS_EXECUTE,
 			             "directory made by sbx to hold mount points");
 			if (r < 0)
-				return r;
+				goto out;
 		}
 	}
-	return 0;
+out:
+	for (size_t k = 0; k < n_not; k++)
+		free(not_scaffold[k]);
+	return r < 0 ? r : 0;
 }
 
 /* Landlock backend: each hidden path beneath a grant, denied whole (carved around later). */
