@@ -73,7 +73,8 @@ struct child_ctx {
 	int spec_fd; /* the sealed memfd with the worker's effective spec */
 	int sync_fd; /* read end: one byte once the maps are written, EOF if sbx gave up or died */
 	const struct sbx_seccomp_prog *filter; /* the landlock backend: built by sbx before fork */
-	int filter_fd; /* namespaces: read end of the pipe sbx sends the filter on, or -1 */
+	int filter_fd; /* namespaces: init's end of the socket sbx sends the filter on, and init
+	                * sends the worker's status back on (init_tell_status), or -1 */
 	struct sbx_supervisor *sup; /* NULL: nothing supervised */
 	const struct sbx_tty *tty;  /* the caller's terminal; tty->active: a pty */
 	int pty_sock;      /* init's end of the socket that takes the pty's master to sbx, or -1 */
@@ -96,9 +97,10 @@ static int seal_spec_and_build_filter(const struct sbx_plan *plan, int *spec_fd,
 static int seal_spec(const struct sbx_plan *plan, int *spec_fd, struct sbx_error *err);
 static int send_filter(const struct sbx_plan *plan, int fd, struct sbx_error *err);
 static int recv_filter(int fd, struct sbx_seccomp_prog *filter, struct sbx_error *err);
-static int supervise(pid_t *child, int sigfd, int err_fd, struct sbx_supervisor *sup,
+static int supervise(pid_t *child, int sigfd, int err_fd, int status_fd, struct sbx_supervisor *sup,
                      struct sbx_tty *tty, bool landlock, int *status, struct sbx_error *err);
 __attribute__((noreturn)) static void init_main(struct child_ctx *c);
+static void init_tell_status(int fd, int code);
 __attribute__((noreturn)) static void worker_main(const struct child_ctx *c);
 static void worker_start(const struct child_ctx *c, pid_t parent);
 __attribute__((noreturn)) static void worker_finish(const struct child_ctx *c);
@@ -323,7 +325,6 @@ int sbx_launch(const struct sbx_plan *plan, char *const argv[], struct sbx_super
 	if (r < 0 && err->errnum != EPIPE && err->errnum != ECONNRESET)
 		return r;
 	memset(err, 0, sizeof(*err));
-	close(TAKE_FD(filter_pipe[1]));
 	SBX_TRACE("sbx: filter built and sent");
 	/* the record sbx ps lists, once nothing that refuses the launch is left before the
 	 * worker's own start */
@@ -340,7 +341,7 @@ int sbx_launch(const struct sbx_plan *plan, char *const argv[], struct sbx_super
 		else if ((r = sbx_tty_relay_start(&tty, master, err)) < 0)
 			return r;
 	}
-	return supervise(&pid, sigfd, err_pipe[0], sup, &tty, false, status, err);
+	return supervise(&pid, sigfd, err_pipe[0], filter_pipe[1], sup, &tty, false, status, err);
 }
 
 /* What both backends need before any process of the sandbox exists: the worker's effective
@@ -521,7 +522,7 @@ static void end_sandbox(pid_t child, bool landlock)
 	sbx_cgroup_kill(limits_cg());
 }
 
-static int supervise(pid_t *child, int sigfd, int err_fd, struct sbx_supervisor *sup,
+static int supervise(pid_t *child, int sigfd, int err_fd, int status_fd, struct sbx_supervisor *sup,
                      struct sbx_tty *tty, bool landlock, int *status, struct sbx_error *err)
 {
 	struct sbx_error rep, sup_err;
@@ -531,6 +532,7 @@ static int supervise(pid_t *child, int sigfd, int err_fd, struct sbx_supervisor 
 	int wstatus = W_EXITCODE(125, 0); /* what sbx says if the child's status is lost */
 	_cleanup_close_ int timer = -1;
 	int timer_fd = -1;
+	bool told = false; /* init told the status (init_tell_status) */
 
 	memset(&rep, 0, sizeof(rep));
 	memset(&sup_err, 0, sizeof(sup_err));
@@ -557,7 +559,7 @@ static int supervise(pid_t *child, int sigfd, int err_fd, struct sbx_supervisor 
 		sbx_supervisor_set_cancel(sup, &cancel);
 	}
 	for (;;) {
-		struct pollfd p[4 + SBX_TTY_POLLFDS + SBX_SUP_POLLFDS] = {
+		struct pollfd p[5 + SBX_TTY_POLLFDS + SBX_SUP_POLLFDS] = {
 		    {sigfd, POLLIN, 0}, {err_open ? err_fd : -1, POLLIN, 0}};
 		struct pollfd *tp = p + 2;
 		size_t np = 2 + SBX_TTY_POLLFDS, lim_at;
@@ -574,6 +576,7 @@ static int supervise(pid_t *child, int sigfd, int err_fd, struct sbx_supervisor 
 		lim_at = np;
 		p[np++] = (struct pollfd){timer_fd, POLLIN, 0};
 		p[np++] = (struct pollfd){sbx_cgroup_oom_fd(limits_cg()), POLLIN, 0};
+		p[np++] = (struct pollfd){status_fd, POLLIN, 0};
 		if (poll(p, np, -1) < 0) {
 			if (errno == EINTR)
 				continue;
@@ -588,6 +591,19 @@ static int supervise(pid_t *child, int sigfd, int err_fd, struct sbx_supervisor 
 		}
 		if (p[lim_at + 1].revents)
 			sbx_cgroup_on_oom(limits_cg());
+		if (p[lim_at + 2].revents) {
+			int code;
+
+			/* the worker's status, every other process of the sandbox gone; EOF:
+			 * init ended without telling (killed), its own end says the rest */
+			if (recv(status_fd, &code, sizeof(code), MSG_DONTWAIT) == sizeof(code) &&
+			    code >= 0 && code <= 255) {
+				wstatus = W_EXITCODE(code, 0);
+				told = true;
+				break;
+			}
+			status_fd = -1;
+		}
 		if (tty->master >= 0)
 			sbx_tty_handle(tty, tp);
 		if (sup_polled) {
@@ -624,7 +640,12 @@ static int supervise(pid_t *child, int sigfd, int err_fd, struct sbx_supervisor 
 				break;
 		}
 	}
-	if (*child > 0 && waitpid(*child, &wstatus, 0) < 0 && errno != ECHILD)
+	/* Told: init is ending, alone in its namespaces, and their teardown (every mount) is
+	 * the kernel's work, not the caller's wait. A cgroup must be empty to be removed: with
+	 * one, sbx waits for init all the same. */
+	if (told && !limits_cg())
+		*child = 0;
+	if (*child > 0 && waitpid(*child, told ? NULL : &wstatus, 0) < 0 && errno != ECHILD)
 		return sbx_error_set(err, SBX_ERR_SETUP, errno, "waitpid: %s", strerror(errno));
 	*child = 0;
 	/* Under the landlock backend what the worker started is not in a pid namespace that
@@ -785,8 +806,7 @@ __attribute__((noreturn)) static void init_main(struct child_ctx *c)
 
 		if (recv_filter(c->filter_fd, &received, &err) < 0)
 			child_fail(c->err_fd, &err);
-		close(c->filter_fd);
-		c->filter = &received;
+		c->filter = &received; /* the socket stays: init tells the status on it */
 		SBX_TRACE("init: filter received");
 	}
 	/* vfork: the worker borrows init's memory until it execs (init is suspended till
@@ -832,7 +852,33 @@ __attribute__((noreturn)) static void init_main(struct child_ctx *c)
 	close(c->err_fd);
 	r = sbx_proc_init_loop(worker, sigfd);
 	SBX_TRACE("init: worker reaped");
+	if (c->filter_fd >= 0)
+		init_tell_status(c->filter_fd, r);
 	_exit(r);
+}
+
+/*
+ * The worker has ended (its status code in code): kill every other process of the sandbox and
+ * reap them all, then tell sbx the status on fd, so that sbx can return it without waiting
+ * for init's own end, whose teardown of the namespaces (every mount) is long and is the
+ * kernel's alone. Only init's children are left to reap: every process of the pid namespace
+ * descends from it, and orphans come back to it. kill(-1) reaches all of them: none can hold
+ * an id other than init's (no capability, no_new_privs), and SIGKILL ends the stopped too.
+ * Each round kills again what a fork in flight may have made since.
+ */
+static void init_tell_status(int fd, int code)
+{
+	for (;;) {
+		kill(-1, SIGKILL);
+		if (waitpid(-1, NULL, 0) < 0 && errno == ECHILD)
+			break;
+	}
+	/* and init lets go of the caller's descriptors: a caller reading the output to its end
+	 * (`out=$(sbx run ...)`) has it once sbx has ended */
+	close(STDIN_FILENO);
+	close(STDOUT_FILENO);
+	close(STDERR_FILENO);
+	(void)send(fd, &code, sizeof(code), MSG_NOSIGNAL);
 }
 
 /* ---- the worker ---- */
@@ -842,7 +888,9 @@ __attribute__((noreturn)) static void worker_main(const struct child_ctx *c)
 	struct sbx_error err = {0};
 
 	SBX_TRACE("worker: forked");
-	worker_start(c, 1); /* init is pid 1 */
+	if (c->filter_fd >= 0)
+		close(c->filter_fd); /* init's, to tell sbx the status: never the worker's */
+	worker_start(c, 1);          /* init is pid 1 */
 	SBX_TRACE("worker: session, cwd");
 	/* Every capability dropped: in the user namespace that owns its mounts the worker may
 	 * hold them all (as uid 0 there it does), and with one left it could unmount the masks
@@ -1071,7 +1119,7 @@ static int launch_landlock(const struct sbx_plan *plan, char *const argv[],
 		sbx_supervisor_parent_close(sup);
 	if (on_start_fn)
 		on_start_fn(pid, on_start_arg);
-	return supervise(&pid, sigfd, err_pipe[0], sup, tty, true, status, err);
+	return supervise(&pid, sigfd, err_pipe[0], -1, sup, tty, true, status, err);
 }
 
 /*

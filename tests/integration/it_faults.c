@@ -5,7 +5,9 @@
  * is as it was, and no process, zombie, temporary file or descriptor is left behind.
  */
 #include <dirent.h>
+#include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <sched.h>
 #include <signal.h>
 #include <sys/mount.h>
@@ -231,6 +233,61 @@ static void test_escaping_grandchild_dies(void)
 	for (int i = 0; i < 300 && system(look) == 0; i++)
 		usleep(10000);
 	IT_EXPECT(system(look) != 0);
+	IT_EXPECT_INT(living_descendants(), 0);
+}
+
+/* When sbx has returned, no process of the sandbox holds anything of the caller's: processes
+ * the worker left behind (one in a session of its own) that hold sbx's stdout are gone, and so
+ * is init's copy (sbx returns the worker's status while init's namespaces are still being
+ * torn down, once init has killed and reaped the rest and let go of the caller's
+ * descriptors). The pipe's end of file is there at once, without waiting. Both backends. */
+static void test_nothing_holds_output_after_return(void)
+{
+	static const char *const backends[] = {"namespaces", "landlock"};
+
+	for (size_t b = 0; b < sizeof(backends) / sizeof(backends[0]); b++) {
+		for (int round = 0; round < 10; round++) {
+			int pfd[2], status;
+			char buf[256];
+			pid_t pid;
+			struct pollfd p;
+
+			IT_EXPECT_INT(pipe2(pfd, O_CLOEXEC), 0);
+			pid = fork();
+			IT_EXPECT(pid >= 0);
+			if (pid == 0) {
+				dup2(pfd[1], 1);
+				execl(it_sbx_path(), "sbx", "run", "--backend", backends[b], "--",
+				      "/bin/sh", "-c",
+				      "sleep 1000 & sleep 1000 & setsid sleep 1000 & echo started; "
+				      "exit 0",
+				      (char *)NULL);
+				_exit(99);
+			}
+			close(pfd[1]);
+			IT_EXPECT_INT(waitpid(pid, &status, 0), pid);
+			IT_EXPECT(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+			/* everything written is there, and then the end: no writer is left */
+			fcntl(pfd[0], F_SETFL, O_NONBLOCK);
+			for (;;) {
+				ssize_t n = read(pfd[0], buf, sizeof(buf));
+
+				if (n > 0)
+					continue;
+				if (n < 0 && errno == EAGAIN) {
+					p = (struct pollfd){pfd[0], POLLIN, 0};
+					IT_EXPECT(poll(&p, 1, 0) == 1 && (p.revents & POLLHUP));
+					it_fail(__FILE__, __LINE__,
+					        "%s: the sandbox's stdout still had a writer after "
+					        "sbx returned",
+					        backends[b]);
+				}
+				IT_EXPECT_INT((int)n, 0);
+				break;
+			}
+			close(pfd[0]);
+		}
+	}
 	IT_EXPECT_INT(living_descendants(), 0);
 }
 
@@ -506,6 +563,7 @@ int main(int argc, char **argv)
 	    IT_CASE(test_sigkill_at_random_moments),
 	    IT_CASE(test_worker_killed_by_each_signal),
 	    IT_CASE(test_escaping_grandchild_dies),
+	    IT_CASE(test_nothing_holds_output_after_return),
 	    IT_CASE(test_setup_errors_leave_nothing),
 	    IT_CASE(test_worker_fills_a_tmpfs),
 	    IT_CASE(test_full_cache_still_launches),
