@@ -30,6 +30,7 @@
 
 #define MIRROR_MAX_ENTRIES 4096
 #define MAX_OWN_TMPFS      64
+#define DIR_CACHE          16
 
 /* Where the new root is attached while it is built, before pivot_root. The child has its
  * own mount namespace by then, so this hides nothing from anyone else. */
@@ -280,7 +281,90 @@ struct builder {
 	size_t n_own;
 	int maskfd; /* a sealed tmpfs with an empty file "f" and dir "d" */
 	const struct sbx_plan *plan;
+	/* Directories of sbx's own tmpfs that mount_point walked through lately (/etc, /dev,
+	 * the workspace's parents): a walk to a target beneath one starts there. An entry goes when
+	 * anything is attached at it or above it (dir_cache_drop), since its fd then names the
+	 * directory the mount covers. */
+	struct {
+		char *path;
+		int fd;
+	} dirs[DIR_CACHE];
+	size_t n_dirs, next_dir;
 };
+
+/* The cached directory that is the longest proper ancestor of target, or NULL; *len: its
+ * path's length. */
+static int dir_cache_find(const struct builder *b, const char *target, size_t *len)
+{
+	int fd = -1;
+
+	*len = 0;
+	for (size_t i = 0; i < b->n_dirs; i++) {
+		size_t n = strlen(b->dirs[i].path);
+
+		if (n > *len && strncmp(target, b->dirs[i].path, n) == 0 && target[n] == '/') {
+			*len = n;
+			fd = b->dirs[i].fd;
+		}
+	}
+	return fd;
+}
+
+static void dir_cache_add(struct builder *b, const char *path, size_t len, int fd)
+{
+	size_t i;
+	char *copy;
+	int dup_fd;
+
+	for (i = 0; i < b->n_dirs; i++)
+		if (strlen(b->dirs[i].path) == len && strncmp(b->dirs[i].path, path, len) == 0)
+			return;
+	copy = strndup(path, len);
+	dup_fd = copy ? fcntl(fd, F_DUPFD_CLOEXEC, 3) : -1;
+	if (dup_fd < 0) {
+		free(copy);
+		return; /* only a cache */
+	}
+	if (b->n_dirs < DIR_CACHE) {
+		i = b->n_dirs++;
+	} else {
+		i = b->next_dir;
+		b->next_dir = (b->next_dir + 1) % DIR_CACHE;
+		free(b->dirs[i].path);
+		close(b->dirs[i].fd);
+	}
+	b->dirs[i].path = copy;
+	b->dirs[i].fd = dup_fd;
+}
+
+/* Something is attached at target: every cached directory at or beneath it is covered. */
+static void dir_cache_drop(struct builder *b, const char *target)
+{
+	size_t n = strlen(target);
+	bool all = strcmp(target, "/") == 0;
+
+	for (size_t i = 0; i < b->n_dirs;) {
+		const char *p = b->dirs[i].path;
+
+		if (all || (strncmp(p, target, n) == 0 && (p[n] == '\0' || p[n] == '/'))) {
+			free(b->dirs[i].path);
+			close(b->dirs[i].fd);
+			b->dirs[i] = b->dirs[--b->n_dirs];
+			b->next_dir = 0;
+		} else {
+			i++;
+		}
+	}
+}
+
+static void dir_cache_clear(struct builder *b)
+{
+	for (size_t i = 0; i < b->n_dirs; i++) {
+		free(b->dirs[i].path);
+		close(b->dirs[i].fd);
+	}
+	b->n_dirs = 0;
+}
 
 static int new_fs(const char *type, const char *const *opts, unsigned attrs, const char *what,
                   struct sbx_error *err)
@@ -389,12 +473,14 @@ static int mount_point(struct builder *b, const char *target, enum point_kind ki
 	char path[SBX_PATH_MAX];
 	_cleanup_close_ int cur = -1;
 	char *comp, *next;
+	size_t start = 0;
+	int from = dir_cache_find(b, target, &start);
 
 	snprintf(path, sizeof(path), "%s", target);
-	cur = fcntl(b->rootfd, F_DUPFD_CLOEXEC, 3);
+	cur = fcntl(from >= 0 ? from : b->rootfd, F_DUPFD_CLOEXEC, 3);
 	if (cur < 0)
 		return sbx_error_set(err, SBX_ERR_SETUP, errno, "dup: %s", strerror(errno));
-	for (comp = path + 1; *comp; comp = next) {
+	for (comp = path + start + 1; *comp; comp = next) {
 		bool last;
 		int fd;
 
@@ -474,6 +560,11 @@ static int mount_point(struct builder *b, const char *target, enum point_kind ki
 		}
 		close(cur);
 		cur = fd;
+		/* a directory on the way, in a tmpfs of sbx's own (which nothing outside this
+		 * process can change, unlike a host directory a bind shows): later targets
+		 * beneath it start here */
+		if (!last && is_own(b, cur))
+			dir_cache_add(b, target, (size_t)(comp - path) + strlen(comp), cur);
 	}
 	if (kind != POINT_PARENT) {
 		struct stat st;
@@ -493,8 +584,10 @@ static int mount_point(struct builder *b, const char *target, enum point_kind ki
 	return TAKE_FD(cur);
 }
 
-static int attach(int mfd, int pointfd, const char *target, struct sbx_error *err)
+static int attach(struct builder *b, int mfd, int pointfd, const char *target,
+                  struct sbx_error *err)
 {
+	dir_cache_drop(b, target);
 	if (move_mount(mfd, "", pointfd, "", MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) < 0)
 		return sbx_error_set(err, SBX_ERR_SETUP, errno, "cannot attach the mount at %s: %s",
 		                     target, strerror(errno));
@@ -512,7 +605,7 @@ static int attach_at(struct builder *b, int mfd, const char *target, const char 
 	point = mount_point(b, target, S_ISDIR(st.st_mode) ? POINT_DIR : POINT_FILE, what, err);
 	if (point < 0)
 		return point;
-	return attach(mfd, point, target, err);
+	return attach(b, mfd, point, target, err);
 }
 
 static int do_symlink(struct builder *b, const char *text, const char *target,
@@ -637,7 +730,7 @@ static int pin_above(struct builder *b, const char *target, struct sbx_error *er
 		mfd = clone_tree(point, "", path, AT_EMPTY_PATH, err);
 		if (mfd < 0)
 			return mfd;
-		r = attach(mfd, point, path, err);
+		r = attach(b, mfd, point, path, err);
 		close(mfd);
 		if (r < 0)
 			return r;
@@ -671,7 +764,7 @@ static int do_mask(struct builder *b, const char *target, unsigned flags, struct
 	if (mfd < 0)
 		return sbx_error_set(err, SBX_ERR_SETUP, errno, "cannot clone the mask for %s: %s",
 		                     target, strerror(errno));
-	r = attach(mfd, point, target, err);
+	r = attach(b, mfd, point, target, err);
 	/* Masked first, then the directories above pinned: each pin is a recursive copy, so
 	 * the path is masked in the copy the worker sees and beneath it alike. */
 	if (r >= 0 && (flags & SBX_PLAN_F_PIN))
@@ -696,7 +789,7 @@ static int do_rebind_ro(struct builder *b, const char *target, struct sbx_error 
 	r = set_attrs(mfd, target, SBX_PLAN_F_READONLY | SBX_PLAN_F_NOEXEC, -1, true, err);
 	if (r < 0)
 		return r;
-	return attach(mfd, point, target, err);
+	return attach(b, mfd, point, target, err);
 }
 
 static int do_seal(struct builder *b, const char *target, struct sbx_error *err)
@@ -929,6 +1022,7 @@ int sbx_mounts_build(const struct sbx_plan *plan, struct sbx_prepared *p, struct
 		goto out;
 	}
 out:
+	dir_cache_clear(&b);
 	if (b.rootfd >= 0)
 		close(b.rootfd);
 	if (b.maskfd >= 0)
