@@ -15,15 +15,15 @@
 
 #include "sbx/cleanup.h"
 
-/* One number from /proc/sys/user/NAME (the caller's user namespace's), or -1. */
-static long long read_ucount(const char *name)
+/* One number from /proc/sys/user/NAME (the caller's user namespace's), read beneath dir (that
+ * directory, opened once), or -1. */
+static long long read_ucount(int dir, const char *name)
 {
-	char path[96], buf[32] = "";
+	char buf[32] = "";
 	_cleanup_close_ int fd = -1;
 	ssize_t n;
 
-	snprintf(path, sizeof(path), "/proc/sys/user/%s", name);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	fd = dir >= 0 ? openat(dir, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW) : -1;
 	if (fd < 0)
 		return -1;
 	n = read(fd, buf, sizeof(buf) - 1);
@@ -117,11 +117,13 @@ int sbx_probe_host(struct sbx_host *host, char *const *envp, struct sbx_error *e
 		/* the limits' facts: RAM sizes the tmpfs defaults, the per-user counts give the
 		 * sandbox's user namespace its share (include/sbx/limits.h) */
 		struct sysinfo si;
+		_cleanup_close_ int dir =
+		    open("/proc/sys/user", O_PATH | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
 
 		if (sysinfo(&si) == 0)
 			host->mem_total = (uint64_t)si.totalram * si.mem_unit;
 		for (size_t i = 0; i < SBX_N_UCOUNTS; i++)
-			host->ucount[i] = read_ucount(sbx_ucount_shares[i].name);
+			host->ucount[i] = read_ucount(dir, sbx_ucount_shares[i].name);
 	}
 
 	cwd = getcwd(NULL, 0);
