@@ -395,7 +395,7 @@ static int seal_spec(const struct sbx_plan *plan, int *spec_fd, struct sbx_error
 /* Build the filter and send it on fd: its length in instructions (a size_t), then the
  * instructions. A send blocks until init reads, which it does whole before it forks the
  * worker. An error with errnum EPIPE: init is gone (its report says why). */
-static int send_filter(const struct sbx_plan *plan, int fd, struct sbx_error *err)
+static int build_and_send_filter(const struct sbx_plan *plan, int fd, struct sbx_error *err)
 {
 	_cleanup_(sbx_seccomp_prog_clear) struct sbx_seccomp_prog filter = {0};
 	struct iovec iov[2];
@@ -424,6 +424,53 @@ static int send_filter(const struct sbx_plan *plan, int fd, struct sbx_error *er
 			msg.msg_iov->iov_base = (char *)msg.msg_iov->iov_base + n;
 			msg.msg_iov->iov_len -= (size_t)n;
 		}
+	}
+	return 0;
+}
+
+/*
+ * send_filter's work in a child of sbx that ends once the filter is sent: libseccomp's
+ * generation of the program takes a few hundred KiB of heap, which sbx would otherwise keep
+ * resident for the whole run (every running sandbox's sbx). The child's report, a struct
+ * sbx_error (kind SBX_ERR_NONE once sent), comes back on a pipe.
+ */
+static int send_filter(const struct sbx_plan *plan, int fd, struct sbx_error *err)
+{
+	_cleanup_close_pair_ int rep[2] = {-1, -1};
+	struct sbx_error got;
+	pid_t pid;
+	int r;
+
+	memset(&got, 0, sizeof(got));
+	r = sbx_fd_pipe(rep, "for the seccomp filter's builder", err);
+	if (r < 0)
+		return r;
+	pid = fork();
+	if (pid < 0)
+		return sbx_error_set(err, SBX_ERR_SETUP, errno,
+		                     "cannot start the seccomp filter's builder: %s",
+		                     strerror(errno));
+	if (pid == 0) {
+		struct sbx_error e;
+
+		memset(&e, 0, sizeof(e));
+		close(rep[0]);
+		(void)build_and_send_filter(plan, fd, &e);
+		_exit(write(rep[1], &e, sizeof(e)) == (ssize_t)sizeof(e) ? 0 : 1);
+	}
+	close(TAKE_FD(rep[1]));
+	r = sbx_fd_read_all(rep[0], &got, sizeof(got));
+	while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+		;
+	if (r < 0)
+		return sbx_error_set(err, SBX_ERR_SETUP, -r,
+		                     "the seccomp filter's builder ended without a word");
+	if (got.kind != SBX_ERR_NONE) {
+		got.msg[sizeof(got.msg) - 1] = '\0';
+		got.hint[sizeof(got.hint) - 1] = '\0';
+		got.file[sizeof(got.file) - 1] = '\0';
+		*err = got;
+		return got.errnum > 0 ? -got.errnum : -EINVAL;
 	}
 	return 0;
 }
