@@ -252,6 +252,29 @@ measure() {
 	bench unshare "$RUNS" "$UNSHARE" -Urmpf --mount-proc "$TRUE"
 	bench sbx "$RUNS" "${sbx_cmd[@]}" -- "$TRUE"
 	bench bwrap "$RUNS" "${bwrap_cmd[@]}" -- "$TRUE"
+	# What each feature of sbx costs a launch that uses it, and that the plain launch above
+	# does not pay for it: no network namespace at all; the proxy of an allowlist; the
+	# supervisor (a git repository in the workspace turns it on, for git's control files);
+	# a cgroup (a memory limit: root only on this kind of host, where a user gets none).
+	local repo=$TMP/repo plain=$TMP/plain
+	mkdir -p "$repo" "$plain"
+	git -C "$repo" init -q 2>/dev/null || die "git init failed (git is needed for the supervisor row)"
+	"${sbx_cmd[@]}" --net host -- /bin/true || die "sbx --net host does not run"
+	bench "feat:net-host" "$RUNS" "${sbx_cmd[@]}" --net host -- "$TRUE"
+	"${sbx_cmd[@]}" --net allow:example.test -- /bin/true || die "sbx --net allow does not run"
+	bench "feat:net-allow" "$RUNS" "${sbx_cmd[@]}" --net allow:example.test -- "$TRUE"
+	local dry
+	dry=$("$SBX" run -v "$repo" --chdir "$repo" --dry-run -- /bin/true)
+	case $dry in *"supervisor: on"*) ;; *)
+		die "a git repository in the workspace did not turn the supervisor on" ;;
+	esac
+	bench "feat:plain-repo-dir" "$RUNS" "$SBX" run -v "$plain" --chdir "$plain" -- "$TRUE"
+	bench "feat:supervisor" "$RUNS" "$SBX" run -v "$repo" --chdir "$repo" -- "$TRUE"
+	if "${sbx_cmd[@]}" --limit memory=1G -- /bin/true 2>/dev/null; then
+		bench "feat:cgroup" "$RUNS" "${sbx_cmd[@]}" --limit memory=1G -- "$TRUE"
+	else
+		MED[feat:cgroup]=
+	fi
 	for n in $MOUNTS; do
 		local runs=$RUNS
 		[ "$n" -lt 1000 ] || runs=$HEAVY_RUNS
@@ -320,10 +343,26 @@ measure() {
 	printf '  %-36s %10s\n' "unshare -Urmpf --mount-proc" "$(ms "${MED[unshare]}")"
 	printf '  %-36s %10s\n' "bare exec of /bin/true" "$(ms "${MED[bare]}")"
 	echo
+	printf '  %-36s %10s %10s\n' "per feature (what uses it pays)" "sbx ms" "/ plain"
+	printf '  %-36s %10s %10s\n' "  plain: --net none (its resolver)" "$(ms "${MED[sbx]}")" "1.00"
+	printf '  %-36s %10s %10s\n' "  --net host (no network namespace)" "$(ms "${MED[feat:net-host]}")" \
+		"$(ratio "${MED[feat:net-host]}" "${MED[sbx]}")"
+	printf '  %-36s %10s %10s\n' "  --net allow:NAME (sbx's proxy)" "$(ms "${MED[feat:net-allow]}")" \
+		"$(ratio "${MED[feat:net-allow]}" "${MED[sbx]}")"
+	printf '  %-36s %10s %10s\n' "  a git repository: supervisor" "$(ms "${MED[feat:supervisor]}")" \
+		"$(ratio "${MED[feat:supervisor]}" "${MED[feat:plain-repo-dir]}")"
+	printf '  %-36s %10s %10s\n' "    (its twin: a folder without .git)" "$(ms "${MED[feat:plain-repo-dir]}")" "1.00"
+	if [ -n "${MED[feat:cgroup]}" ]; then
+		printf '  %-36s %10s %10s\n' "  --limit memory=1G (a cgroup)" "$(ms "${MED[feat:cgroup]}")" \
+			"$(ratio "${MED[feat:cgroup]}" "${MED[sbx]}")"
+	else
+		printf '  %-36s %10s\n' "  --limit memory=1G (a cgroup)" "refused here"
+	fi
+	echo
 	printf '  %-36s %10s %10s %9s\n' "peak RSS, agent-like launch" "sbx KiB" "bwrap KiB" "ratio"
 	printf '  %-36s %10s %10s %9s\n' "  the launcher itself (VmHWM)" "$own_sbx" "$own_bwrap" \
 		"$(if [ "$own_sbx" = n/a ] || [ "$own_bwrap" = n/a ]; then echo n/a; else ratio "$own_sbx" "$own_bwrap"; fi)"
-	printf '  %-36s %10s %10s %9s\n' "  its tree, worker included ($RSS_TOOL)" "$rss_sbx" "$rss_bwrap" \
+	printf '  %-36s %10s %10s %9s\n' "  its tree, worker incl. (wait4)" "$rss_sbx" "$rss_bwrap" \
 		"$(if [ "$rss_sbx" = n/a ] || [ "$rss_bwrap" = n/a ]; then echo n/a; else ratio "$rss_sbx" "$rss_bwrap"; fi)"
 	if [ "$QUICK" = 1 ]; then
 		echo
