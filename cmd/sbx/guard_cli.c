@@ -80,7 +80,8 @@ void sbx_cli_guard_warn(FILE *f, const struct sbx_plan *plan, const struct sbx_g
 		fprintf(f, "sbx: warning: %s\n", sbx_cli_esc(line));
 	/* again: the same launch falling back to the landlock backend, which keeps more of
 	 * .git (read-only whole) than the line said already */
-	if (!again && git && sbx_gitguard_warning(git, plan->backend_landlock, line, sizeof(line)))
+	if (!again && git && plan->git_unprotected &&
+	    sbx_gitguard_warning(git, plan->backend_landlock, line, sizeof(line)))
 		fprintf(f, "sbx: warning: %s\n", sbx_cli_esc(line));
 }
 

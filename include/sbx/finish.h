@@ -147,6 +147,10 @@ int sbx_plan_finish(const struct sbx_finish_in *in, const struct sbx_finish_fact
  * Exposed for sbx check, which asks the same protected paths (plan->sup of a plan that is not
  * finished otherwise).
  */
+/* Could the worker create host_path (a name absent at launch)? True where a writable bind of
+ * the plan shows it (src/core/sup_finish.c). */
+bool sbx_sup_host_creatable(const struct sbx_plan *plan, const char *host_path);
+
 int sbx_sup_finish(const struct sbx_finish_in *in, const struct sbx_finish_facts *facts,
                    struct sbx_plan *plan, struct sbx_error *err);
 

@@ -144,9 +144,11 @@ struct sbx_plan {
 	bool root_swap; /* root with nesting: the worker is SBX_ROOT_NEST_ID, its map swaps 0 and
 	                   it (sbx_plan_id_extents); the binds keep the plain range */
 
-	char *cwd;         /* working directory inside */
-	bool cwd_fallback; /* cwd is "/" because no mount shows the workspace (-v, --mount or
-	                      --root replaced it): the command line says so */
+	char *cwd;            /* working directory inside */
+	bool git_unprotected; /* git names absent at launch that the worker could create and
+	                       * nothing refuses (the line sbx_plan_finish adds as a limit) */
+	bool cwd_fallback;    /* cwd is "/" because no mount shows the workspace (-v, --mount or
+	                         --root replaced it): the command line says so */
 	/* The worker's name (src/core/identity.c): user_name the name of inner_uid,
 	 * caller_name of caller_uid (the landlock backend's worker), both set in USER and
 	 * LOGNAME; etc_passwd and etc_group the files bound (SBX_PLAN_F_DATA) over the host's,

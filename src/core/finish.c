@@ -277,10 +277,22 @@ int sbx_plan_finish(const struct sbx_finish_in *in, const struct sbx_finish_fact
 	/* the supervisor, once the backend and its Landlock layer are settled */
 	if (r >= 0)
 		r = sbx_sup_finish(in, facts, plan, err);
-	/* git's absent names are a limit only where no supervisor refuses their creation */
+	/* git's absent names are a limit only where no supervisor refuses their creation, and
+	 * (namespaces backend) where a writable bind would let the worker make one: a .git
+	 * mounted read-only takes no new name */
 	if (r >= 0 && in->git_warning[plan->backend_landlock ? 1 : 0] &&
-	    !(plan->sup.enabled && plan->sup.n_protected))
-		r = sbx_plan_add_limit(plan, in->git_warning[plan->backend_landlock ? 1 : 0], err);
+	    !(plan->sup.enabled && plan->sup.n_protected)) {
+		bool creatable = plan->backend_landlock;
+
+		for (size_t i = 0; !creatable && i < in->n_git_absent; i++)
+			creatable = sbx_sup_host_creatable(plan, in->git_absent[i]);
+		for (size_t i = 0; !creatable && i < in->n_git_fresh; i++)
+			creatable = sbx_sup_host_creatable(plan, in->git_fresh[i]);
+		plan->git_unprotected = creatable;
+		if (creatable)
+			r = sbx_plan_add_limit(
+			    plan, in->git_warning[plan->backend_landlock ? 1 : 0], err);
+	}
 	/* the backend's groups are settled: the rules the filter is built from */
 	if (r >= 0)
 		r = sbx_plan_resolve_seccomp(plan, err);

@@ -170,6 +170,13 @@ static int protect(const struct sbx_finish_in *in, const struct sbx_plan *plan,
 	return r;
 }
 
+bool sbx_sup_host_creatable(const struct sbx_plan *plan, const char *host_path)
+{
+	char sb[SBX_PATH_MAX];
+
+	return host_to_sandbox(plan, host_path, sb, sizeof(sb));
+}
+
 static int strv_copy(char ***dst, size_t *n_dst, char *const *src, size_t n, struct sbx_error *err)
 {
 	if (!n)

@@ -424,22 +424,44 @@ static void test_top_level_origin_and_once(void **state)
 	world_clear(&w);
 }
 
-/* The limits: git's line for the backend that runs, and the landlock backend's .git note. */
+/* The limits: git's line for the backend that runs, and the landlock backend's .git note. Under
+ * the namespaces backend the line is a limit only where the worker could make one of the
+ * absent names (a writable bind shows it; a read-only .git takes none); the landlock backend
+ * keeps it as sbx_gitguard_warning gave it. */
 static void test_git_limits(void **state)
 {
-	struct sbx_finish_facts facts = facts_for(7, false, OK, 0, 0);
-	struct sbx_finish_in in = {.backend = NS,
-	                           .git_warning = {"git: for namespaces", "git: for landlock"},
-	                           .git_repos = true};
+	static const struct {
+		bool ll;
+		const char *absent; /* the host path git reads that is absent at launch */
+		bool listener;      /* a supervisor can run (it refuses the creation then) */
+		bool limit;
+	} cases[] = {
+	    {false, "/w/.git/config", false, true},          /* the workspace is writable */
+	    {false, "/w/.git/config", true, false},          /* the supervisor protects it */
+	    {false, "/elsewhere/.git/config", false, false}, /* no bind shows it */
+	    {true, "/w/.git/config", false, true},
+	    {true, "/elsewhere/.git/config", false, true},
+	};
 	struct world w;
 
 	(void)state;
-	for (int ll = 0; ll < 2; ll++) {
+	for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+		struct sbx_finish_facts facts = facts_for(7, false, OK, 0, 0);
+		char path[64];
+		char *absent[] = {path};
+		struct sbx_finish_in in = {
+		    .backend = cases[c].ll ? LL : NS,
+		    .git_warning = {"git: for namespaces", "git: for landlock"},
+		    .git_repos = true,
+		    .git_absent = absent,
+		    .n_git_absent = 1};
 		bool seen = false, note = false;
+		int ll = cases[c].ll;
 
+		facts.sup_listener = cases[c].listener ? 0 : -EBUSY;
+		snprintf(path, sizeof(path), "%s", cases[c].absent);
 		world_init(&w, false, false, false, false, false, 1000);
 		in.spec = w.spec;
-		in.backend = ll ? LL : NS;
 		assert_int_equal(sbx_plan_finish(&in, &facts, w.plan, NULL, 0, NULL), 0);
 		for (size_t i = 0; i < w.plan->n_limits; i++) {
 			seen |= strcmp(w.plan->limits[i], in.git_warning[ll]) == 0;
@@ -447,7 +469,9 @@ static void test_git_limits(void **state)
 			note |=
 			    strstr(w.plan->limits[i], "so .git cannot be a mount point") != NULL;
 		}
-		assert_true(seen);
+		if (seen != cases[c].limit)
+			fail_msg("case %zu: the git line is %s a limit", c, seen ? "" : "not");
+		assert_int_equal(w.plan->git_unprotected, cases[c].limit);
 		assert_int_equal(note, ll);
 		world_clear(&w);
 	}
