@@ -82,7 +82,11 @@ static int locate(const char *dir, struct place *pl)
 	size_t ncomp = 0;
 	char *comp[MAX_CHAIN];
 
-	memset(pl, 0, sizeof(*pl));
+	/* what the walk reads of a place it reuses (the chain beyond n is never read) */
+	pl->n = 0;
+	pl->exists = pl->consistent = false;
+	pl->real[0] = pl->tail[0] = '\0';
+	memset(pl->names, 0, sizeof(pl->names));
 	snprintf(probe, sizeof(probe), "%s", dir);
 	/* the deepest part that exists */
 	while (stat(probe, &st) < 0) {
@@ -172,6 +176,7 @@ struct found {
 	size_t fresh;
 	struct source *src; /* every mount source, looked at once for all the directories */
 	size_t n_src;
+	struct place *pl; /* one, reused by each directory (locate resets it) */
 };
 
 static int pin(struct found *f, const char *path, struct sbx_error *err)
@@ -363,15 +368,12 @@ static void sources_clear(struct found *f)
 static int guard_dir(struct found *f, const struct sbx_host *host, const char *dir, bool create,
                      bool needed, bool *trusted, struct sbx_error *err)
 {
-	_cleanup_free_ struct place *pl = NULL;
+	struct place *pl = f->pl;
 	struct stat st;
 	size_t fresh = f->fresh;
 	int r;
 
 	*trusted = false;
-	pl = calloc(1, sizeof(*pl));
-	if (!pl)
-		return sbx_error_set(err, SBX_ERR_SETUP, ENOMEM, "out of memory");
 	r = locate(dir, pl);
 	if (r == -ENOMEM) {
 		place_clear(pl);
@@ -398,7 +400,6 @@ static int guard_dir(struct found *f, const struct sbx_host *host, const char *d
 				                            : lstat(src->path, &src->st)) == 0;
 		}
 		place_clear(pl);
-		memset(pl, 0, sizeof(*pl));
 		if (locate(dir, pl) < 0)
 			pl->exists = false;
 		else
@@ -449,9 +450,14 @@ int sbx_state_guard(const struct sbx_spec *spec, const struct sbx_host *host, bo
 	memset(pins, 0, sizeof(*pins));
 	if (cache_dir)
 		*cache_dir = NULL;
+	f.pl = malloc(sizeof(*f.pl));
+	if (!f.pl)
+		return sbx_error_set(err, SBX_ERR_SETUP, ENOMEM, "out of memory");
 	r = sources_gather(&f, host, err);
-	if (r < 0)
+	if (r < 0) {
+		free(f.pl);
 		return r;
+	}
 	/*
 	 * The folders where sbx finds profiles and policies of its own accord: a worker that
 	 * wrote one there would choose the next sandbox's mounts (a profile named like a shipped
@@ -508,6 +514,7 @@ int sbx_state_guard(const struct sbx_spec *spec, const struct sbx_host *host, bo
 		                &trusted, &dir, err);
 	}
 	sources_clear(&f);
+	free(f.pl);
 	if (r < 0) {
 		sbx_state_pins_clear(pins);
 		return r;
