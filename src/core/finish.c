@@ -10,6 +10,8 @@
 #include <string.h>
 
 #include "sbx/cleanup.h"
+#include "sbx/limits.h"
+#include "sbx/seccomp.h"
 
 /* The worker's effective spec: what was built, not what was asked. */
 static int effective_spec(const struct sbx_finish_in *in, const struct sbx_plan *plan,
@@ -239,6 +241,27 @@ static int add_limits(const struct sbx_finish_in *in, struct sbx_plan *plan, str
 	return r;
 }
 
+/*
+ * A worker whose filter denies creating namespaces (@namespaces, not in log mode: nesting off)
+ * spends none of the caller's namespace counts: its user namespace gets no share of them
+ * written (init writes each share to /proc/sys/user at launch, a write through procfs a
+ * count), only the inotify and fanotify shares, which it can spend.
+ */
+static void namespace_counts(struct sbx_plan *plan)
+{
+	const struct sbx_seccomp_rules *rules = &plan->seccomp_rules;
+	bool denied = false;
+
+	if (!rules->group_state || rules->log)
+		return;
+	for (size_t g = 0; g < sbx_seccomp_n_groups; g++)
+		if (strcmp(sbx_seccomp_groups[g].name, "@namespaces") == 0)
+			denied = rules->group_state[g] == SBX_SECCOMP_GROUP_DENIED;
+	for (size_t i = 0; denied && i < SBX_N_UCOUNTS; i++)
+		if (strstr(sbx_ucount_shares[i].name, "_namespaces"))
+			plan->userns_max[i] = 0;
+}
+
 int sbx_plan_finish(const struct sbx_finish_in *in, const struct sbx_finish_facts *facts,
                     struct sbx_plan *plan, char *warn, size_t size, struct sbx_error *err)
 {
@@ -296,6 +319,8 @@ int sbx_plan_finish(const struct sbx_finish_in *in, const struct sbx_finish_fact
 	/* the backend's groups are settled: the rules the filter is built from */
 	if (r >= 0)
 		r = sbx_plan_resolve_seccomp(plan, err);
+	if (r >= 0)
+		namespace_counts(plan);
 	if (r >= 0)
 		r = sbx_nest_encode(eff, &plan->spec_blob, &plan->spec_len, err);
 	return r;

@@ -18,6 +18,7 @@
 
 #include "sbx/cleanup.h"
 #include "sbx/finish.h"
+#include "sbx/limits.h"
 #include "sbx/landlock.h"
 #include "sbx/nest.h"
 #include "sbx/plan.h"
@@ -422,6 +423,34 @@ static void test_top_level_origin_and_once(void **state)
 	assert_int_equal(sbx_plan_finish(&in, &facts, w.plan, NULL, 0, &err), -EINVAL);
 	assert_non_null(strstr(err.msg, "finished already"));
 	world_clear(&w);
+}
+
+/* The caller's per-user counts: a worker whose filter denies creating namespaces gets no share
+ * of the namespace counts written (it cannot spend them), one that may nest does; the inotify
+ * share is written either way. */
+static void test_namespace_count_shares(void **state)
+{
+	struct sbx_finish_facts facts = facts_for(7, false, OK, 0, 0);
+	struct sbx_finish_in in = {.backend = NS};
+	struct world w;
+
+	(void)state;
+	for (int nesting = 0; nesting < 2; nesting++) {
+		world_init(&w, nesting, false, false, false, false, 1000);
+		in.spec = w.spec;
+		for (size_t i = 0; i < SBX_N_UCOUNTS; i++)
+			w.plan->userns_max[i] = 1000; /* as sbx_plan_build gives from the host */
+		assert_int_equal(sbx_plan_finish(&in, &facts, w.plan, NULL, 0, NULL), 0);
+		for (size_t i = 0; i < SBX_N_UCOUNTS; i++) {
+			bool ns = strstr(sbx_ucount_shares[i].name, "_namespaces") != NULL;
+
+			if (w.plan->userns_max[i] != (ns && !nesting ? 0 : 1000))
+				fail_msg("nesting %d: %s is %llu", nesting,
+				         sbx_ucount_shares[i].name,
+				         (unsigned long long)w.plan->userns_max[i]);
+		}
+		world_clear(&w);
+	}
 }
 
 /* The limits: git's line for the backend that runs, and the landlock backend's .git note. Under
@@ -994,6 +1023,7 @@ int main(void)
 	    cmocka_unit_test(test_refusal_says_why_landlock),
 	    cmocka_unit_test(test_top_level_origin_and_once),
 	    cmocka_unit_test(test_git_limits),
+	    cmocka_unit_test(test_namespace_count_shares),
 	    cmocka_unit_test(test_nested_table),
 	    cmocka_unit_test(test_sup_home_config),
 	    cmocka_unit_test(test_sup_fresh_project),
