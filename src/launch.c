@@ -318,7 +318,10 @@ int sbx_launch(const struct sbx_plan *plan, char *const argv[], struct sbx_super
 		sbx_supervisor_parent_close(sup);
 	/* sbx serves the sandbox's proxy and resolver from here on (one thread; it closes
 	 * init's end of the pair) */
-	if (net_fd >= 0 && (r = sbx_netproxy_start(launch_net, err)) < 0)
+	/* --net none's resolver answers in sbx's own loop (no thread to start and to join at
+	 * the end); a supervisor's questions can hold that loop, so with one, a thread */
+	if (net_fd >= 0 &&
+	    (r = sbx_netproxy_start(launch_net, plan->net == SBX_NET_NONE && !sup, err)) < 0)
 		return r;
 
 	/* The id maps are written from outside, as only a process in the parent user namespace
@@ -774,7 +777,7 @@ static int supervise(pid_t *child, int sigfd, int err_fd, int status_fd, struct 
 		sbx_supervisor_set_cancel(sup, &cancel);
 	}
 	for (;;) {
-		struct pollfd p[5 + SBX_TTY_POLLFDS + SBX_SUP_POLLFDS] = {
+		struct pollfd p[6 + SBX_TTY_POLLFDS + SBX_SUP_POLLFDS] = {
 		    {sigfd, POLLIN, 0}, {err_open ? err_fd : -1, POLLIN, 0}};
 		struct pollfd *tp = p + 2;
 		size_t np = 2 + SBX_TTY_POLLFDS, lim_at;
@@ -792,6 +795,7 @@ static int supervise(pid_t *child, int sigfd, int err_fd, int status_fd, struct 
 		p[np++] = (struct pollfd){timer_fd, POLLIN, 0};
 		p[np++] = (struct pollfd){sbx_cgroup_oom_fd(limits_cg()), POLLIN, 0};
 		p[np++] = (struct pollfd){status_fd, POLLIN, 0};
+		p[np++] = (struct pollfd){sbx_netproxy_pollfd(launch_net), POLLIN, 0};
 		if (poll(p, np, -1) < 0) {
 			if (errno == EINTR)
 				continue;
@@ -806,6 +810,8 @@ static int supervise(pid_t *child, int sigfd, int err_fd, int status_fd, struct 
 		}
 		if (p[lim_at + 1].revents)
 			sbx_cgroup_on_oom(limits_cg());
+		if (p[lim_at + 3].revents)
+			sbx_netproxy_service(launch_net);
 		if (p[lim_at + 2].revents) {
 			int code;
 

@@ -140,6 +140,7 @@ struct sbx_netproxy {
 	size_t n_ls;
 	pthread_t thread;
 	bool started;
+	bool inline_mode; /* no thread: served by sbx's own loop (sbx_netproxy_service) */
 	struct conn *conns, *dead;
 	size_t n_conns;
 	struct lookup *lookups;
@@ -1706,26 +1707,22 @@ static void on_conn(struct sbx_netproxy *p, struct conn *c, bool remote)
 	}
 }
 
-static void *loop(void *arg)
+/* One round of the event loop, waiting at most timeout ms (-1: until something comes); false
+ * once told to stop (T_WAKE) or when the loop cannot go on. */
+static bool step(struct sbx_netproxy *p, int timeout)
 {
-	struct sbx_netproxy *p = arg;
-	sigset_t all;
-
-	/* splice(2) to a closed peer raises SIGPIPE: kept pending on this thread, never sbx's */
-	sigfillset(&all);
-	pthread_sigmask(SIG_BLOCK, &all, NULL);
-	for (;;) {
+	{
 		struct epoll_event ev[64];
-		int n = epoll_wait(p->ep, ev, 64, -1);
+		int n = epoll_wait(p->ep, ev, 64, timeout);
 
 		if (n < 0 && errno != EINTR)
-			break;
+			return false;
 		for (int i = 0; i < n; i++) {
 			struct tag *t = ev[i].data.ptr;
 
 			switch (t->type) {
 			case T_WAKE:
-				return NULL;
+				return false;
 			case T_CHAN:
 				on_chan(p);
 				break;
@@ -1758,10 +1755,34 @@ static void *loop(void *arg)
 		}
 		reap(p);
 	}
+	return true;
+}
+
+static void *loop(void *arg)
+{
+	struct sbx_netproxy *p = arg;
+	sigset_t all;
+
+	/* splice(2) to a closed peer raises SIGPIPE: kept pending on this thread, never sbx's */
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, NULL);
+	while (step(p, -1))
+		;
 	return NULL;
 }
 
-int sbx_netproxy_start(struct sbx_netproxy *p, struct sbx_error *err)
+int sbx_netproxy_pollfd(const struct sbx_netproxy *p)
+{
+	return p && p->started && p->inline_mode ? p->ep : -1;
+}
+
+void sbx_netproxy_service(struct sbx_netproxy *p)
+{
+	if (p && p->started && p->inline_mode)
+		(void)step(p, 0);
+}
+
+int sbx_netproxy_start(struct sbx_netproxy *p, bool inline_mode, struct sbx_error *err)
 {
 	struct itimerspec its = {{1, 0}, {1, 0}};
 	int r;
@@ -1796,6 +1817,10 @@ int sbx_netproxy_start(struct sbx_netproxy *p, struct sbx_error *err)
 			setrlimit(RLIMIT_NOFILE, &rl);
 		}
 	}
+	if (inline_mode) {
+		p->inline_mode = p->started = true;
+		return 0;
+	}
 	r = pthread_create(&p->thread, NULL, loop, p);
 	if (r != 0)
 		return sbx_error_set(err, SBX_ERR_SETUP, r,
@@ -1810,7 +1835,7 @@ void sbx_netproxy_stop(struct sbx_netproxy *p)
 
 	if (!p || !p->started)
 		return;
-	if (write(p->wake, &one, sizeof(one)) == sizeof(one))
+	if (!p->inline_mode && write(p->wake, &one, sizeof(one)) == sizeof(one))
 		pthread_join(p->thread, NULL);
 	p->started = false;
 	audit_net(p, NULL); /* what the cap dropped at the end */

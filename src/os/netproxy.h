@@ -66,8 +66,14 @@ int sbx_netproxy_prepare(struct sbx_netproxy *p, int *child_fd, struct sbx_error
 /* sbx's end of the pair (for init to close). */
 int sbx_netproxy_parent_fd(const struct sbx_netproxy *p);
 /* After clone (in sbx, init's end closed): start the loop's thread, which takes the
- * listening sockets from init when it sends them. */
-int sbx_netproxy_start(struct sbx_netproxy *p, struct sbx_error *err);
+ * listening sockets from init when it sends them; inline_mode: no thread, sbx's own loop
+ * polls sbx_netproxy_pollfd and calls sbx_netproxy_service (the resolver of --net none,
+ * where nothing else can keep sbx's loop from answering). */
+int sbx_netproxy_start(struct sbx_netproxy *p, bool inline_mode, struct sbx_error *err);
+/* Inline mode: the descriptor to poll for input (-1 otherwise), and one round of serving
+ * what came, without waiting. */
+int sbx_netproxy_pollfd(const struct sbx_netproxy *p);
+void sbx_netproxy_service(struct sbx_netproxy *p);
 /* Stop the thread and close everything (the sandbox has ended). */
 void sbx_netproxy_stop(struct sbx_netproxy *p);
 /* After stop: what the run did. learned: the names (and addresses) reached or asked for,
