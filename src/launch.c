@@ -69,7 +69,7 @@ struct child_ctx {
 	const struct sbx_plan *plan;
 	char *const *argv;
 	struct sbx_prepared *prep;
-	bool prep_late; /* as root: sbx sends the prepared sources on filter_fd after clone */
+	bool prep_late; /* as root: sbx streams the prepared sources on filter_fd after clone */
 	int err_fd;     /* write end of the error pipe */
 	int spec_fd;    /* the sealed memfd with the worker's effective spec */
 	int sync_fd; /* read end: one byte once the maps are written, EOF if sbx gave up or died */
@@ -98,9 +98,6 @@ static int seal_spec_and_build_filter(const struct sbx_plan *plan, int *spec_fd,
 static int seal_spec(const struct sbx_plan *plan, int *spec_fd, struct sbx_error *err);
 static int send_filter(const struct sbx_plan *plan, int fd, struct sbx_error *err);
 static int recv_filter(int fd, struct sbx_seccomp_prog *filter, struct sbx_error *err);
-static int send_prepared(int fd, const struct sbx_prepared *p, struct sbx_error *err);
-static int recv_prepared(int fd, const struct sbx_plan *plan, struct sbx_prepared *p,
-                         struct sbx_error *err);
 static int supervise(pid_t *child, int sigfd, int err_fd, int status_fd, struct sbx_supervisor *sup,
                      struct sbx_tty *tty, bool landlock, int *status, struct sbx_error *err);
 __attribute__((noreturn)) static void init_main(struct child_ctx *c);
@@ -341,10 +338,8 @@ int sbx_launch(const struct sbx_plan *plan, char *const argv[], struct sbx_super
 		userns_fd = sbx_userns_idmap_fd(plan, err);
 		if (userns_fd < 0)
 			return userns_fd;
-		r = sbx_mounts_prepare(plan, userns_fd, &prep, err);
-		if (r >= 0)
-			r = send_prepared(filter_pipe[1], &prep, err);
-		sbx_prepared_clear(&prep);
+		/* each sent as soon as it is made: init builds meanwhile */
+		r = sbx_mounts_prepare_send(plan, userns_fd, filter_pipe[1], err);
 		if (r < 0 && err->errnum != EPIPE && err->errnum != ECONNRESET)
 			return r;
 		SBX_TRACE("sbx: sources cloned, id-mapped and sent (root)");
@@ -498,148 +493,6 @@ static int recv_filter(int fd, struct sbx_seccomp_prog *filter, struct sbx_error
 	if (r < 0)
 		return sbx_error_set(err, SBX_ERR_SETUP, -r, "init: no seccomp filter from sbx: %s",
 		                     r == -EPIPE ? "sbx ended" : strerror(-r));
-	return 0;
-}
-
-/* The prepared sources (sbx_mounts_prepare) on fd, for init: one int an op (-2: an optional
- * source that is absent, -1: none, else its fd's place in the order sent), then the fds in
- * batches of PREP_BATCH, one byte each with SCM_RIGHTS. Not for a --root's entries. */
-#define PREP_BATCH 64
-
-static int send_prepared(int fd, const struct sbx_prepared *p, struct sbx_error *err)
-{
-	_cleanup_free_ int *codes = calloc(p->n ? p->n : 1, sizeof(*codes));
-	_cleanup_free_ int *fds = calloc(p->n ? p->n : 1, sizeof(*fds));
-	size_t n_fds = 0, off = 0;
-
-	if (!codes || !fds)
-		return sbx_error_set(err, SBX_ERR_SETUP, ENOMEM, "out of memory");
-	for (size_t i = 0; i < p->n; i++) {
-		codes[i] = p->absent[i] ? -2 : p->fds[i] < 0 ? -1 : (int)n_fds;
-		if (p->fds[i] >= 0)
-			fds[n_fds++] = p->fds[i];
-	}
-	while (off < p->n * sizeof(*codes)) {
-		ssize_t w =
-		    send(fd, (char *)codes + off, p->n * sizeof(*codes) - off, MSG_NOSIGNAL);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w < 0)
-			return sbx_error_set(err, SBX_ERR_SETUP, errno,
-			                     "cannot send the mount sources to the sandbox: %s",
-			                     strerror(errno));
-		off += (size_t)w;
-	}
-	for (size_t at = 0; at < n_fds; at += PREP_BATCH) {
-		size_t k = n_fds - at < PREP_BATCH ? n_fds - at : PREP_BATCH;
-		union {
-			char buf[CMSG_SPACE(PREP_BATCH * sizeof(int))];
-			struct cmsghdr align;
-		} u;
-		char byte = 'f';
-		struct iovec iov = {&byte, 1};
-		struct msghdr msg = {.msg_iov = &iov,
-		                     .msg_iovlen = 1,
-		                     .msg_control = u.buf,
-		                     .msg_controllen = CMSG_SPACE(k * sizeof(int))};
-		struct cmsghdr *c;
-		ssize_t w;
-
-		memset(&u, 0, sizeof(u));
-		c = CMSG_FIRSTHDR(&msg);
-		c->cmsg_level = SOL_SOCKET;
-		c->cmsg_type = SCM_RIGHTS;
-		c->cmsg_len = CMSG_LEN(k * sizeof(int));
-		memcpy(CMSG_DATA(c), fds + at, k * sizeof(int));
-		do
-			w = sendmsg(fd, &msg, MSG_NOSIGNAL);
-		while (w < 0 && errno == EINTR);
-		if (w != 1)
-			return sbx_error_set(err, SBX_ERR_SETUP, w < 0 ? errno : EIO,
-			                     "cannot send the mount sources to the sandbox: %s",
-			                     strerror(w < 0 ? errno : EIO));
-	}
-	return 0;
-}
-
-/* init: what send_prepared sent, into p (for sbx_mounts_build). */
-static int recv_prepared(int fd, const struct sbx_plan *plan, struct sbx_prepared *p,
-                         struct sbx_error *err)
-{
-	_cleanup_free_ int *fds = NULL;
-	size_t n_fds = 0, got = 0;
-	int r;
-
-	memset(p, 0, sizeof(*p));
-	p->fds = malloc((plan->n_ops ? plan->n_ops : 1) * sizeof(*p->fds));
-	p->absent = calloc(plan->n_ops ? plan->n_ops : 1, sizeof(*p->absent));
-	fds = malloc((plan->n_ops ? plan->n_ops : 1) * sizeof(*fds));
-	if (!p->fds || !p->absent || !fds)
-		return sbx_error_set(err, SBX_ERR_SETUP, ENOMEM, "out of memory");
-	p->n = plan->n_ops;
-	for (size_t i = 0; i < p->n; i++)
-		p->fds[i] = -1;
-	r = sbx_fd_read_all(fd, fds, p->n * sizeof(*fds)); /* the codes, first */
-	if (r < 0)
-		return sbx_error_set(err, SBX_ERR_SETUP, -r, "init: no mount sources from sbx: %s",
-		                     r == -EPIPE ? "sbx ended" : strerror(-r));
-	for (size_t i = 0; i < p->n; i++) {
-		if (fds[i] < -2 || fds[i] >= (int)p->n)
-			return sbx_error_set(err, SBX_ERR_SETUP, EINVAL,
-			                     "init: a malformed list of mount sources");
-		p->absent[i] = fds[i] == -2;
-		if (fds[i] >= 0)
-			n_fds++;
-	}
-	{
-		/* the codes name places in the order sent: keep them, receive into the places */
-		_cleanup_free_ int *codes = malloc((p->n ? p->n : 1) * sizeof(*codes));
-		_cleanup_free_ int *recvd = malloc((n_fds ? n_fds : 1) * sizeof(*recvd));
-
-		if (!codes || !recvd)
-			return sbx_error_set(err, SBX_ERR_SETUP, ENOMEM, "out of memory");
-		memcpy(codes, fds, p->n * sizeof(*codes));
-		while (got < n_fds) {
-			union {
-				char buf[CMSG_SPACE(PREP_BATCH * sizeof(int))];
-				struct cmsghdr align;
-			} u;
-			char byte;
-			struct iovec iov = {&byte, 1};
-			struct msghdr msg = {.msg_iov = &iov,
-			                     .msg_iovlen = 1,
-			                     .msg_control = u.buf,
-			                     .msg_controllen = sizeof(u.buf)};
-			struct cmsghdr *c;
-			ssize_t n;
-			size_t k;
-
-			do
-				n = recvmsg(fd, &msg, MSG_CMSG_CLOEXEC);
-			while (n < 0 && errno == EINTR);
-			c = n == 1 ? CMSG_FIRSTHDR(&msg) : NULL;
-			if (!c || c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS ||
-			    (msg.msg_flags & MSG_CTRUNC))
-				return sbx_error_set(err, SBX_ERR_SETUP, n < 0 ? errno : EPIPE,
-				                     "init: no mount sources from sbx");
-			k = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
-			if (k > n_fds - got) {
-				int extra[PREP_BATCH];
-
-				memcpy(extra, CMSG_DATA(c), k * sizeof(int));
-				for (size_t j = 0; j < k; j++)
-					close(extra[j]);
-				return sbx_error_set(err, SBX_ERR_SETUP, EINVAL,
-				                     "init: more mount sources than sbx listed");
-			}
-			memcpy(recvd + got, CMSG_DATA(c), k * sizeof(int));
-			got += k;
-		}
-		for (size_t i = 0; i < p->n; i++)
-			if (codes[i] >= 0 && (size_t)codes[i] < n_fds)
-				p->fds[i] = recvd[codes[i]];
-	}
 	return 0;
 }
 
@@ -965,7 +818,7 @@ __attribute__((noreturn)) static void init_main(struct child_ctx *c)
 	 * namespace that owns this mount namespace; as root sbx cloned them before clone. */
 	if (!c->plan->idmap_binds && sbx_mounts_prepare(c->plan, -1, c->prep, &err) < 0)
 		child_fail(c->err_fd, &err);
-	if (c->prep_late && recv_prepared(c->filter_fd, c->plan, c->prep, &err) < 0)
+	if (c->prep_late && sbx_prepared_stream(c->prep, c->plan, c->filter_fd, &err) < 0)
 		child_fail(c->err_fd, &err);
 	SBX_TRACE("init: sources cloned");
 	if (sbx_mounts_build(c->plan, c->prep, &err) < 0)

@@ -15,10 +15,12 @@
 #include <fcntl.h>
 #include <linux/magic.h>
 #include <linux/openat2.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <sys/syscall.h>
@@ -213,8 +215,105 @@ static int prepare_mirror(const struct sbx_plan_op *op, int userns_fd, struct sb
 	return r;
 }
 
-int sbx_mounts_prepare(const struct sbx_plan *plan, int userns_fd, struct sbx_prepared *p,
-                       struct sbx_error *err)
+/* One bind's source on a stream: which op, and what came of it, with the fd as SCM_RIGHTS. */
+struct stream_msg {
+	uint32_t op;
+	uint32_t code; /* STREAM_NONE, STREAM_FD or STREAM_ABSENT */
+};
+enum { STREAM_NONE, STREAM_FD, STREAM_ABSENT };
+
+static int stream_send(int sock, size_t i, int fd, bool absent, struct sbx_error *err)
+{
+	struct stream_msg m = {(uint32_t)i, fd >= 0  ? STREAM_FD
+	                                    : absent ? STREAM_ABSENT
+	                                             : STREAM_NONE};
+	union {
+		char buf[CMSG_SPACE(sizeof(int))];
+		struct cmsghdr align;
+	} u;
+	struct iovec iov = {&m, sizeof(m)};
+	struct msghdr msg = {.msg_iov = &iov, .msg_iovlen = 1};
+	ssize_t w;
+
+	if (fd >= 0) {
+		struct cmsghdr *c;
+
+		memset(&u, 0, sizeof(u));
+		msg.msg_control = u.buf;
+		msg.msg_controllen = sizeof(u.buf);
+		c = CMSG_FIRSTHDR(&msg);
+		c->cmsg_level = SOL_SOCKET;
+		c->cmsg_type = SCM_RIGHTS;
+		c->cmsg_len = CMSG_LEN(sizeof(int));
+		memcpy(CMSG_DATA(c), &fd, sizeof(int));
+	}
+	do
+		w = sendmsg(sock, &msg, MSG_NOSIGNAL);
+	while (w < 0 && errno == EINTR);
+	if (w != (ssize_t)sizeof(m))
+		return sbx_error_set(err, SBX_ERR_SETUP, w < 0 ? errno : EIO,
+		                     "cannot send the mount sources to the sandbox: %s",
+		                     strerror(w < 0 ? errno : EIO));
+	return 0;
+}
+
+/* init: receive until op i's source has come (they come in plan order). */
+static int stream_wait(struct sbx_prepared *p, size_t i, struct sbx_error *err)
+{
+	while (p->next <= i) {
+		struct stream_msg m;
+		union {
+			char buf[CMSG_SPACE(sizeof(int))];
+			struct cmsghdr align;
+		} u;
+		struct iovec iov = {&m, sizeof(m)};
+		struct msghdr msg = {.msg_iov = &iov,
+		                     .msg_iovlen = 1,
+		                     .msg_control = u.buf,
+		                     .msg_controllen = sizeof(u.buf)};
+		struct cmsghdr *c;
+		int fd = -1;
+		ssize_t n;
+
+		do
+			n = recvmsg(p->stream_fd, &msg, MSG_CMSG_CLOEXEC | MSG_WAITALL);
+		while (n < 0 && errno == EINTR);
+		c = n == (ssize_t)sizeof(m) ? CMSG_FIRSTHDR(&msg) : NULL;
+		if (c && c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS &&
+		    c->cmsg_len == CMSG_LEN(sizeof(int)))
+			memcpy(&fd, CMSG_DATA(c), sizeof(int));
+		if (n != (ssize_t)sizeof(m) || (msg.msg_flags & MSG_CTRUNC) || m.op < p->next ||
+		    m.op >= p->n || (m.code == STREAM_FD) != (fd >= 0) || m.code > STREAM_ABSENT) {
+			if (fd >= 0)
+				close(fd);
+			return sbx_error_set(err, SBX_ERR_SETUP, n < 0 ? errno : EPIPE,
+			                     "init: the mount sources from sbx stopped short");
+		}
+		p->fds[m.op] = fd;
+		p->absent[m.op] = m.code == STREAM_ABSENT;
+		p->next = (size_t)m.op + 1;
+	}
+	return 0;
+}
+
+int sbx_prepared_stream(struct sbx_prepared *p, const struct sbx_plan *plan, int sock,
+                        struct sbx_error *err)
+{
+	memset(p, 0, sizeof(*p));
+	p->fds = malloc((plan->n_ops ? plan->n_ops : 1) * sizeof(*p->fds));
+	p->absent = calloc(plan->n_ops ? plan->n_ops : 1, sizeof(*p->absent));
+	if (!p->fds || !p->absent)
+		return sbx_error_set(err, SBX_ERR_SETUP, ENOMEM, "out of memory");
+	p->n = plan->n_ops;
+	for (size_t i = 0; i < p->n; i++)
+		p->fds[i] = -1;
+	p->streaming = true;
+	p->stream_fd = sock;
+	return 0;
+}
+
+static int prepare(const struct sbx_plan *plan, int userns_fd, struct sbx_prepared *p, int sock,
+                   struct sbx_error *err)
 {
 	memset(p, 0, sizeof(*p));
 	p->fds = malloc(plan->n_ops * sizeof(*p->fds));
@@ -242,6 +341,8 @@ int sbx_mounts_prepare(const struct sbx_plan *plan, int userns_fd, struct sbx_pr
 		if (src < 0) {
 			if (src == -ENOENT && (op->flags & SBX_PLAN_F_OPTIONAL)) {
 				p->absent[i] = true;
+				if (sock >= 0 && (r = stream_send(sock, i, -1, true, err)) < 0)
+					return r;
 				continue;
 			}
 			/* only a profile's mount can be marked optional; -v, --device and the
@@ -269,8 +370,32 @@ int sbx_mounts_prepare(const struct sbx_plan *plan, int userns_fd, struct sbx_pr
 		r = set_attrs(fd, op->source, op->flags, userns_fd, true, err);
 		if (r < 0)
 			return r;
+		if (sock >= 0) {
+			r = stream_send(sock, i, fd, false, err);
+			close(TAKE_FD(p->fds[i]));
+			if (r < 0)
+				return r;
+		}
 	}
 	return 0;
+}
+
+int sbx_mounts_prepare(const struct sbx_plan *plan, int userns_fd, struct sbx_prepared *p,
+                       struct sbx_error *err)
+{
+	return prepare(plan, userns_fd, p, -1, err);
+}
+
+int sbx_mounts_prepare_send(const struct sbx_plan *plan, int userns_fd, int sock,
+                            struct sbx_error *err)
+{
+	_cleanup_(sbx_prepared_clear) struct sbx_prepared p = {0};
+
+	for (size_t i = 0; i < plan->n_ops; i++)
+		if (plan->ops[i].kind == SBX_PLAN_MIRROR)
+			return sbx_error_set(err, SBX_ERR_SETUP, EINVAL,
+			                     "internal: a --root's sources are not streamed");
+	return prepare(plan, userns_fd, &p, sock, err);
 }
 
 /* ---- building the tree ---- */
@@ -890,7 +1015,12 @@ static int do_op(struct builder *b, const struct sbx_plan_op *op, size_t i, stru
 	switch (op->kind) {
 	case SBX_PLAN_MIRROR:
 		return do_mirror(b, op, p, err);
-	case SBX_PLAN_BIND:
+	case SBX_PLAN_BIND: {
+		int r = p->streaming ? stream_wait(p, i, err) : 0;
+
+		if (r < 0)
+			return r;
+	}
 		if (op->flags & SBX_PLAN_F_DATA)
 			return do_data(b, op, err);
 		if (p->absent[i])

@@ -25,6 +25,11 @@ struct sbx_prepared {
 	struct sbx_mirror_entry *mirror;
 	size_t n_mirror;
 	size_t n;
+	/* init, as root: the sources come one by one on stream_fd as sbx makes them
+	 * (sbx_prepared_stream), and each bind waits for its own; next: ops heard of so far */
+	bool streaming;
+	int stream_fd;
+	size_t next;
 };
 
 /*
@@ -36,6 +41,16 @@ struct sbx_prepared {
 int sbx_mounts_prepare(const struct sbx_plan *plan, int userns_fd, struct sbx_prepared *out,
                        struct sbx_error *err);
 void sbx_prepared_clear(struct sbx_prepared *p);
+
+/* sbx_mounts_prepare, each bind's source sent on sock (SCM_RIGHTS, in plan order) as soon as
+ * it is made, for an init that builds meanwhile (sbx_prepared_stream); not for a --root
+ * (SBX_PLAN_MIRROR: refused). sbx keeps none of them. */
+int sbx_mounts_prepare_send(const struct sbx_plan *plan, int userns_fd, int sock,
+                            struct sbx_error *err);
+/* init: the sources will come on sock, as sbx_mounts_prepare_send sends them; sbx_mounts_build
+ * takes each when its bind comes. */
+int sbx_prepared_stream(struct sbx_prepared *p, const struct sbx_plan *plan, int sock,
+                        struct sbx_error *err);
 
 /*
  * In the child's own mount namespace: make every mount private, build the new root in a
