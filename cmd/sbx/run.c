@@ -133,7 +133,9 @@ const char sbx_run_usage[] =
     "\n" SBX_CLI_SECCOMP_USAGE "\n"
     "Other:\n"
     "      --dry-run            print the plan and run nothing (no privilege needed),\n"
-    "                           with what the kernel does not keep of it (limits)\n"
+    "                           with what the kernel does not keep of it (limits); memory,\n"
+    "                           pids and cpu are tried as the run would (a cgroup made and\n"
+    "                           removed), and refused or warned of the same way\n"
     "      --json               with --dry-run: print the plan as JSON\n"
     "  -h, --help               show this help\n"
     "\n"
@@ -1445,6 +1447,10 @@ int sbx_cmd_run(int argc, char **argv)
 	if (!run.dry_run)
 		sbx_cli_guard_warn(stderr, plan, &git, false);
 	if (run.dry_run) {
+		/* the limits' cgroup as the run would have it, or its refusal (limits_cli.c) */
+		r = sbx_cli_limits_dry(&run, plan, &err);
+		if (r < 0)
+			goto fail;
 		sbx_cli_print_plan(stdout, plan, run.argv, run.json);
 		if (!run.json && run.spec->n_hide_globs)
 			printf("glob walk:  %zu globs, %zu directories, %zu entries, %zu matches, "

@@ -23,6 +23,8 @@
 
 #include "harness.h"
 
+#define SBX_IT_N(a) (sizeof(a) / sizeof((a)[0]))
+
 /* Can this caller have a cgroup with the memory controller? Root on these hosts can (v1 or
  * v2); a user only in a delegated v2 subtree: what `sbx doctor` finds, asked the same way. */
 static bool have_cgroup(void)
@@ -441,6 +443,102 @@ static void test_child_cannot_raise_limit(void)
 	IT_EXPECT_CONTAINS(r.out, "resources:  nofile 256 (the parent's)");
 }
 
+/* --dry-run says what the run would do with memory, pids and cpu (issue 15, F6): the same
+ * refusal and 125 where no cgroup can hold them, the same warning with --best-effort, and how
+ * each limit holds (cgroup v1 or v2, RLIMIT_NPROC, none), in the text and in the JSON. */
+static void test_dry_run_limits_as_the_run(void)
+{
+	static const char *const asks[][2] = {
+	    {"memory=64M", "memory"}, {"cpu=1", "cpu"}, {"pids=16", "pids"}};
+	bool cg = have_cgroup();
+	struct it_run r, dry;
+
+	for (size_t i = 0; i < SBX_IT_N(asks); i++) {
+		char want[64];
+
+		it_sbxv(&r, "run", "--limit", asks[i][0], "--", "true", NULL);
+		it_sbxv(&dry, "run", "--dry-run", "--limit", asks[i][0], "--", "true", NULL);
+		/* the dry run's status is the run's */
+		IT_EXPECT_INT(dry.status, r.status);
+		if (cg || !strcmp(asks[i][1], "pids")) {
+			IT_EXPECT_INT(dry.status, 0);
+			snprintf(want, sizeof(want), "resources:  %s ", asks[i][1]);
+			IT_EXPECT_CONTAINS(dry.out, want);
+			IT_EXPECT_CONTAINS(dry.out, cg ? " (cgroup v" : " (RLIMIT_NPROC)");
+			continue;
+		}
+		/* the run's refusal, word for word, and no plan on stdout */
+		IT_EXPECT_INT(dry.status, 125);
+		snprintf(want, sizeof(want), "sbx: cannot enforce limit %s", asks[i][1]);
+		IT_EXPECT_CONTAINS(dry.err, want);
+		IT_EXPECT_CONTAINS(r.err, want);
+		IT_EXPECT(!strcmp(dry.err, r.err));
+		IT_EXPECT_INT((int)strlen(dry.out), 0);
+	}
+	/* --best-effort: the run's warning, and the plan says what is not enforced */
+	it_sbxv(&dry, "run", "--dry-run", "--best-effort", "--limit", "memory=64M", "--", "true",
+	        NULL);
+	IT_EXPECT_INT(dry.status, 0);
+	if (cg) {
+		IT_EXPECT_CONTAINS(dry.out, "resources:  memory 64M (cgroup v");
+		IT_EXPECT_INT((int)strlen(dry.err), 0);
+	} else {
+		IT_EXPECT_CONTAINS(dry.out, "resources:  memory 64M (not enforced: --best-effort)");
+		IT_EXPECT_CONTAINS(dry.err, "sbx: warning: cannot enforce limit memory");
+		IT_EXPECT_CONTAINS(dry.err, "running without it (--best-effort)");
+	}
+	it_sbxv(&dry, "run", "--dry-run", "--json", "--best-effort", "--limit", "memory=64M",
+	        "--limit", "nofile=64", "--", "true", NULL);
+	IT_EXPECT_INT(dry.status, 0);
+	IT_EXPECT_CONTAINS(dry.out, cg ? "\"memory\":{\"value\":67108864,\"text\":\"64M\","
+	                                 "\"own\":true,\"held_by\":\"cgroup v"
+	                               : "\"memory\":{\"value\":67108864,\"text\":\"64M\","
+	                                 "\"own\":true,\"held_by\":\"none\"}");
+	IT_EXPECT_CONTAINS(dry.out, "\"held_by\":\"rlimit\"");
+	if (!cg)
+		IT_EXPECT_CONTAINS(dry.out, "\"not_enforced\":\"cannot enforce limit memory");
+}
+
+/* A nested sandbox lowers pids (issue 15, F7): with a user namespace of its own (the parent
+ * allows nesting) RLIMIT_NPROC holds it; without one (the landlock backend inside a parent that
+ * forbids nesting) it is refused with a line that says why and what to do, and
+ * --best-effort runs it with one warning, as its hint says. */
+static void test_nested_pids(void)
+{
+	char restrict_dir[4200];
+	struct it_run r;
+
+	snprintf(restrict_dir, sizeof(restrict_dir), "%s:ro", it_tmpdir());
+	it_sbxv(&r, "run", "--allow-nesting", "-v", sbx_dir_ro(), "--", it_sbx_path(), "run",
+	        "--limit", "pids=16", "--", "python3", "-c", fork_loop, NULL);
+	IT_EXPECT_INT(r.status, 0);
+	IT_EXPECT_CONTAINS(r.out, " EAGAIN");
+	IT_EXPECT(atoi(r.out) >= 8 && atoi(r.out) <= 15);
+	/* a parent that forbids nesting: the sub-worker is on the landlock backend */
+	it_sbxv(&r, "run", "-v", sbx_dir_ro(), "-v", restrict_dir, "--", it_sbx_path(), "run",
+	        "--restrict", it_tmpdir(), "--limit", "pids=16", "--", "echo", "ran", NULL);
+	IT_EXPECT_INT(r.status, 125);
+	IT_EXPECT_NOT_CONTAINS(r.out, "ran");
+	IT_EXPECT_CONTAINS(r.err, "sbx: cannot enforce limit pids in a nested sandbox");
+	IT_EXPECT_CONTAINS(r.err, "no user namespace of its own");
+	IT_EXPECT_CONTAINS(r.err, "--allow-nesting");
+	IT_EXPECT_CONTAINS(r.err, "--best-effort");
+	IT_EXPECT_NOT_CONTAINS(r.err, "run sbx as root");
+	it_sbxv(&r, "run", "-v", sbx_dir_ro(), "-v", restrict_dir, "--", it_sbx_path(), "run",
+	        "--best-effort", "--restrict", it_tmpdir(), "--limit", "pids=16", "--", "echo",
+	        "ran", NULL);
+	IT_EXPECT_INT(r.status, 0);
+	IT_EXPECT_CONTAINS(r.out, "ran");
+	IT_EXPECT_CONTAINS(r.err, "sbx: warning: cannot enforce limit pids in a nested sandbox");
+	IT_EXPECT_CONTAINS(r.err, "running without it (--best-effort)");
+	/* its dry run says the same */
+	it_sbxv(&r, "run", "-v", sbx_dir_ro(), "-v", restrict_dir, "--", it_sbx_path(), "run",
+	        "--dry-run", "--restrict", it_tmpdir(), "--limit", "pids=16", "--", "echo", "ran",
+	        NULL);
+	IT_EXPECT_INT(r.status, 125);
+	IT_EXPECT_CONTAINS(r.err, "sbx: cannot enforce limit pids in a nested sandbox");
+}
+
 /* A killed sbx leaves its cgroup; the next sbx beside it removes it (root: a cgroup here). */
 static void test_killed_sbx_cgroup_swept(void)
 {
@@ -636,6 +734,8 @@ int main(int argc, char **argv)
 	    IT_CASE(test_tmpfs_size_holds),
 	    IT_CASE(test_rlimits),
 	    IT_CASE(test_child_cannot_raise_limit),
+	    IT_CASE(test_dry_run_limits_as_the_run),
+	    IT_CASE(test_nested_pids),
 	    IT_CASE(test_killed_sbx_cgroup_swept),
 	    IT_CASE(test_cpu_quota),
 	    IT_CASE(test_root_sandboxes_have_distinct_ids),
