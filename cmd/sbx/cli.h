@@ -290,6 +290,12 @@ struct sbx_cli_limits {
  * cpu that no cgroup can hold unless --best-effort. Calls sbx_launch_set_limits. */
 int sbx_cli_limits_begin(const struct sbx_cli_run *run, const struct sbx_plan *plan, const char *id,
                          struct sbx_cli_limits *out, struct sbx_error *err);
+/* Before sbx_cli_limits_begin, top-level: this sandbox's share of the caller's per-user counts
+ * (plan->userns_max) by its rank among the caller's sandboxes running at once
+ * (os/shareslot.h: a share of what those before it left), the rank held until sbx exits. Opens
+ * fleet's runtime directory, which sbx_cli_fleet_begin then uses. */
+void sbx_cli_limits_share(struct sbx_plan *plan, const struct sbx_host *host,
+                          struct sbx_cli_fleet *fleet);
 /* After it: the line for a timeout (124) or the memory limit's kill (137), the status to exit
  * with; the cgroup emptied and removed. Safe to call twice, and on a zeroed struct. */
 int sbx_cli_limits_end(struct sbx_cli_limits *l, int status);

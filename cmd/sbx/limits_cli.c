@@ -11,6 +11,10 @@
 #include "cli.h"
 #include "os/cgroup.h"
 #include "os/launch.h"
+#include "os/registry.h"
+#include "os/shareslot.h"
+
+extern char **environ;
 
 /* The cgroup limits this launch must hold itself, less what an rlimit holds as well: pids in a
  * user namespace of its own is RLIMIT_NPROC's (src/os/limits.c). */
@@ -165,6 +169,27 @@ static const char *held_by(const struct sbx_plan *plan, int l, char *buf, size_t
 		return buf;
 	}
 	return "RLIMIT_NPROC";
+}
+
+void sbx_cli_limits_share(struct sbx_plan *plan, const struct sbx_host *host,
+                          struct sbx_cli_fleet *fleet)
+{
+	static int held = -1; /* the rank's lock, held until sbx exits (close-on-exec) */
+	struct sbx_error e = {0};
+	unsigned k;
+
+	if (!plan->map_count || plan->backend_landlock || held >= 0)
+		return; /* no user namespace to carry the shares; or taken (a second launch) */
+	/* the runtime directory `sbx ps` lists, opened once for both */
+	if (fleet->dirfd < 0 && sbx_registry_open_own(environ, true, &fleet->dirfd, fleet->path,
+	                                              sizeof(fleet->path), &e) < 0) {
+		fleet->dirfd = -1;
+		return; /* none: rank 0, as if alone (sbx_cli_fleet_begin says it is unlisted) */
+	}
+	k = sbx_shareslot_take(fleet->dirfd, &held);
+	for (size_t i = 0; k && i < SBX_N_UCOUNTS; i++)
+		if (plan->userns_max[i])
+			plan->userns_max[i] = sbx_ucount_share_at(i, host->ucount[i], k);
 }
 
 int sbx_cli_limits_end(struct sbx_cli_limits *l, int status)

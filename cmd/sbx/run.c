@@ -1470,7 +1470,10 @@ int sbx_cmd_run(int argc, char **argv)
 		r = sbx_cli_audit_begin(plan, parent, run.argv, &audit, &err);
 	if (r >= 0)
 		r = make_supervisor(&run, plan, audit.log, audit.id, broker, &sup, &err);
-	/* the cgroup (memory, pids, cpu) and the timeout, or a refusal */
+	/* the share of the caller's per-user counts by rank; the cgroup (memory, pids, cpu) and
+	 * the timeout, or a refusal */
+	if (r >= 0 && !parent)
+		sbx_cli_limits_share(plan, &host, &fleet);
 	if (r >= 0)
 		r = sbx_cli_limits_begin(&run, plan, audit.id, &lims, &err);
 	/* the sandbox's proxy and resolver, served by sbx (src/os/netproxy.c) */

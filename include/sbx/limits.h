@@ -110,6 +110,13 @@ struct sbx_ucount_share {
 extern const struct sbx_ucount_share sbx_ucount_shares[SBX_N_UCOUNTS];
 /* The sandbox's value for a caller's value `host` (< 0: absent, gives 0: leave it). */
 uint64_t sbx_ucount_share_of(size_t i, long long host);
+/*
+ * The same for the caller's sandbox of rank k among those running at once (k sandboxes hold
+ * the lower ranks: os/shareslot.h): 1/divisor of what the k before it left, so that however
+ * many run, together they take less than all (the caller keeps host * (1 - 1/divisor)^n of
+ * n sandboxes), down to 1 each. k = 0 is sbx_ucount_share_of.
+ */
+uint64_t sbx_ucount_share_at(size_t i, long long host, unsigned k);
 
 /* rlimits that are per-user counts (RLIMIT_MSGQUEUE, RLIMIT_SIGPENDING): the worker keeps
  * 1/SBX_RLIMIT_SHARE_DIVISOR of its soft limit (src/os/rlimit.c). */

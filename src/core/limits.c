@@ -334,12 +334,22 @@ const struct sbx_ucount_share sbx_ucount_shares[SBX_N_UCOUNTS] = {
     {"max_time_namespaces", 4},
 };
 
-uint64_t sbx_ucount_share_of(size_t i, long long host)
+uint64_t sbx_ucount_share_at(size_t i, long long host, unsigned k)
 {
+	uint64_t left, d;
+
 	if (i >= SBX_N_UCOUNTS || host <= 0)
 		return 0;
+	/* what the k sandboxes before it took (1/d of what each found) is not this one's */
+	d = sbx_ucount_shares[i].divisor;
+	left = (uint64_t)host;
+	for (unsigned j = 0; j < k && left >= d; j++)
+		left -= left / d;
 	/* at least 1 where the caller has any: 0 would forbid the count altogether */
-	return (uint64_t)host / sbx_ucount_shares[i].divisor
-	           ? (uint64_t)host / sbx_ucount_shares[i].divisor
-	           : 1;
+	return left / d ? left / d : 1;
+}
+
+uint64_t sbx_ucount_share_of(size_t i, long long host)
+{
+	return sbx_ucount_share_at(i, host, 0);
 }
