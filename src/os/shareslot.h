@@ -4,9 +4,9 @@
 
 /*
  * The rank of a sandbox among the caller's sandboxes running at once, for its share of the
- * caller's per-user counts (include/sbx/limits.h, sbx_ucount_share_at): each gets a share of
- * what those of lower rank left, so that together they never take all of the caller's inotify
- * instances (four quarters did). A rank is held by an exclusive flock(2) on
+ * caller's inotify and fanotify counts (include/sbx/limits.h, sbx_ucount_share_at): each gets
+ * a share of what those of lower rank left, so that a few of them never take all of the
+ * caller's inotify instances (four quarters did). A rank is held by an exclusive flock(2) on
  * RUNTIME/.shares/K, the lowest K free: the kernel releases it when sbx is gone, killed or
  * not, and the next sandbox takes the lowest free rank again. RUNTIME is the caller's runtime
  * directory (os/registry.h: owned by the caller, 0700, hidden from every sandbox), so that no
@@ -18,7 +18,7 @@
  * see the commit).
  */
 
-#define SBX_SHARE_SLOTS 32u /* ranks tried; beyond, the last rank (a share of 1 for 128) */
+#define SBX_SHARE_SLOTS 32u /* ranks tried; beyond, the last rank (the floor's share) */
 
 /* Take the lowest free rank beneath the runtime directory dirfd: returns it with *fd the file
  * whose lock holds it (the caller keeps it open while the sandbox runs; close-on-exec), or
