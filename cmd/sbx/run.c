@@ -1472,10 +1472,8 @@ int sbx_cmd_run(int argc, char **argv)
 		r = make_supervisor(&run, plan, audit.log, audit.id, broker, &sup, &err);
 	/* the share of the caller's per-user counts by rank; the cgroup (memory, pids, cpu) and
 	 * the timeout, or a refusal */
-	SBX_TRACE("supervisor, audit ready");
 	if (r >= 0 && !parent)
 		sbx_cli_limits_share(plan, &host, &fleet);
-	SBX_TRACE("per-user count shares ranked");
 	if (r >= 0)
 		r = sbx_cli_limits_begin(&run, plan, audit.id, &lims, &err);
 	/* the sandbox's proxy and resolver, served by sbx (src/os/netproxy.c) */
