@@ -290,9 +290,19 @@ struct sbx_cli_limits {
  * cpu that no cgroup can hold unless --best-effort. Calls sbx_launch_set_limits. */
 int sbx_cli_limits_begin(const struct sbx_cli_run *run, const struct sbx_plan *plan, const char *id,
                          struct sbx_cli_limits *out, struct sbx_error *err);
+/* Before the plan, top-level: this sandbox's rank among the caller's sandboxes running at
+ * once (os/shareslot.h), held until sbx exits, for host->share_rank: the plan gives it a
+ * share of the per-user counts of what those before it left. Opens fleet's runtime
+ * directory, which sbx_cli_fleet_begin then uses; 0 where there is none. */
+unsigned sbx_cli_share_rank(struct sbx_cli_fleet *fleet);
 /* After it: the line for a timeout (124) or the memory limit's kill (137), the status to exit
  * with; the cgroup emptied and removed. Safe to call twice, and on a zeroed struct. */
 int sbx_cli_limits_end(struct sbx_cli_limits *l, int status);
+/* --dry-run: what sbx_cli_limits_begin would decide, found the same way (a cgroup made and
+ * removed at once, only where memory, pids or cpu is asked): the same refusal (125), or with
+ * --best-effort the same warning; sbx_cli_print_resources then says how each limit holds. */
+int sbx_cli_limits_dry(const struct sbx_cli_run *run, const struct sbx_plan *plan,
+                       struct sbx_error *err);
 /* --dry-run: the limits and the tmpfs size. */
 void sbx_cli_print_resources(FILE *f, const struct sbx_plan *plan, bool json);
 /* sbx doctor: which limits this host can enforce, and why not. */

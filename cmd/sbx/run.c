@@ -133,7 +133,9 @@ const char sbx_run_usage[] =
     "\n" SBX_CLI_SECCOMP_USAGE "\n"
     "Other:\n"
     "      --dry-run            print the plan and run nothing (no privilege needed),\n"
-    "                           with what the kernel does not keep of it (limits)\n"
+    "                           with what the kernel does not keep of it (limits); memory,\n"
+    "                           pids and cpu are tried as the run would (a cgroup made and\n"
+    "                           removed), and refused or warned of the same way\n"
     "      --json               with --dry-run: print the plan as JSON\n"
     "  -h, --help               show this help\n"
     "\n"
@@ -1414,6 +1416,10 @@ int sbx_cmd_run(int argc, char **argv)
 				        "per-user kernel counts of other root-started sandboxes\n",
 				        SBX_ROOT_SLOTS);
 		}
+		/* Its rank among the caller's sandboxes running at once: the share of the
+		 * per-user counts it plans with (os/shareslot.h). */
+		if (!run.dry_run)
+			host.share_rank = sbx_cli_share_rank(&fleet);
 		/* The proxy's variables; the host's resolver sockets hidden. */
 		r = sbx_cli_net_spec(run.spec, true, &err);
 		/* Hide globs become exact paths to mask: one walk, cached. */
@@ -1445,6 +1451,10 @@ int sbx_cmd_run(int argc, char **argv)
 	if (!run.dry_run)
 		sbx_cli_guard_warn(stderr, plan, &git, false);
 	if (run.dry_run) {
+		/* the limits' cgroup as the run would have it, or its refusal (limits_cli.c) */
+		r = sbx_cli_limits_dry(&run, plan, &err);
+		if (r < 0)
+			goto fail;
 		sbx_cli_print_plan(stdout, plan, run.argv, run.json);
 		if (!run.json && run.spec->n_hide_globs)
 			printf("glob walk:  %zu globs, %zu directories, %zu entries, %zu matches, "

@@ -105,11 +105,21 @@ uint64_t sbx_limits_tmpfs_inodes(uint64_t size);
 struct sbx_ucount_share {
 	const char *name; /* under /proc/sys/user */
 	unsigned divisor;
+	bool ranked; /* a share of what the caller's sandboxes running at once left (below) */
 };
 #define SBX_N_UCOUNTS 12
 extern const struct sbx_ucount_share sbx_ucount_shares[SBX_N_UCOUNTS];
 /* The sandbox's value for a caller's value `host` (< 0: absent, gives 0: leave it). */
 uint64_t sbx_ucount_share_of(size_t i, long long host);
+/*
+ * The same for the caller's sandbox of rank k among those running at once (k sandboxes hold
+ * the lower ranks: os/shareslot.h): for a ranked count, 1/divisor of what the k before it
+ * left, so that n of them leave the caller host * (1 - 1/divisor)^n; never below
+ * host >> SBX_UCOUNT_FLOOR_SHIFT (a sandbox of a high rank keeps a usable few: 2 inotify
+ * instances of 128, 3008 watches of 192536), nor below 1. k = 0 is sbx_ucount_share_of.
+ */
+#define SBX_UCOUNT_FLOOR_SHIFT 6u
+uint64_t sbx_ucount_share_at(size_t i, long long host, unsigned k);
 
 /* rlimits that are per-user counts (RLIMIT_MSGQUEUE, RLIMIT_SIGPENDING): the worker keeps
  * 1/SBX_RLIMIT_SHARE_DIVISOR of its soft limit (src/os/rlimit.c). */

@@ -67,6 +67,9 @@ struct sbx_host {
 	/* root: the first host id of this sandbox's own range (src/os/uidslot.c), so that no two
 	 * root-started sandboxes share a per-user pool; 0: SBX_ROOT_MAP_BASE */
 	unsigned root_map_base;
+	/* this sandbox's rank among the caller's sandboxes running at once (src/os/shareslot.c):
+	 * its share of the per-user counts is of what those before it left; 0: the first */
+	unsigned share_rank;
 	/* The host's /etc/passwd and /etc/group (NUL-terminated, at most SBX_ETC_ID_MAX bytes),
 	 * or NULL where unreadable: the worker's name comes from them (src/core/identity.c). */
 	char *passwd, *group;

@@ -317,29 +317,48 @@ uint64_t sbx_limits_tmpfs_inodes(uint64_t size)
 
 const struct sbx_ucount_share sbx_ucount_shares[SBX_N_UCOUNTS] = {
     /* a program rarely needs more than a few inotify instances; the caller's editor and
-     * file watchers need theirs: a quarter */
-    {"max_inotify_instances", 4},
+     * file watchers need theirs: a quarter, of what the caller's other sandboxes running at
+     * once left */
+    {"max_inotify_instances", 4, true},
     /* watches are many (one per watched directory): half */
-    {"max_inotify_watches", 2},
-    {"max_fanotify_groups", 4},
-    {"max_fanotify_marks", 2},
-    /* namespaces a nested sandbox makes: a quarter each */
-    {"max_user_namespaces", 4},
-    {"max_mnt_namespaces", 4},
-    {"max_pid_namespaces", 4},
-    {"max_ipc_namespaces", 4},
-    {"max_uts_namespaces", 4},
-    {"max_net_namespaces", 4},
-    {"max_cgroup_namespaces", 4},
-    {"max_time_namespaces", 4},
+    {"max_inotify_watches", 2, true},
+    {"max_fanotify_groups", 4, true},
+    {"max_fanotify_marks", 2, true},
+    /* namespaces a nested sandbox makes: a quarter each, whatever else runs: sbx's own
+     * launch takes mount namespaces in the sandbox's (an open_tree clone for each mount
+     * source), so a share that shrank with each sandbox running would fail the launch of
+     * the later ones (ENOSPC); and a worker makes none without nesting */
+    {"max_user_namespaces", 4, false},
+    {"max_mnt_namespaces", 4, false},
+    {"max_pid_namespaces", 4, false},
+    {"max_ipc_namespaces", 4, false},
+    {"max_uts_namespaces", 4, false},
+    {"max_net_namespaces", 4, false},
+    {"max_cgroup_namespaces", 4, false},
+    {"max_time_namespaces", 4, false},
 };
+
+uint64_t sbx_ucount_share_at(size_t i, long long host, unsigned k)
+{
+	uint64_t left, d, share, floor;
+
+	if (i >= SBX_N_UCOUNTS || host <= 0)
+		return 0;
+	/* what the k sandboxes before it took (1/d of what each found) is not this one's */
+	d = sbx_ucount_shares[i].divisor;
+	left = (uint64_t)host;
+	for (unsigned j = 0; sbx_ucount_shares[i].ranked && j < k && left >= d; j++)
+		left -= left / d;
+	share = left / d;
+	/* never below a usable floor (SBX_UCOUNT_FLOOR_SHIFT), nor 0: 0 would forbid the count
+	 * altogether */
+	floor = (uint64_t)host >> SBX_UCOUNT_FLOOR_SHIFT;
+	if (share < floor)
+		share = floor;
+	return share ? share : 1;
+}
 
 uint64_t sbx_ucount_share_of(size_t i, long long host)
 {
-	if (i >= SBX_N_UCOUNTS || host <= 0)
-		return 0;
-	/* at least 1 where the caller has any: 0 would forbid the count altogether */
-	return (uint64_t)host / sbx_ucount_shares[i].divisor
-	           ? (uint64_t)host / sbx_ucount_shares[i].divisor
-	           : 1;
+	return sbx_ucount_share_at(i, host, 0);
 }

@@ -695,7 +695,7 @@ static void plan_resources(struct sbx_plan *p, const struct sbx_spec *spec,
 			p->ops[i].size = dflt;
 	}
 	for (size_t i = 0; i < SBX_N_UCOUNTS; i++)
-		p->userns_max[i] = sbx_ucount_share_of(i, host->ucount[i]);
+		p->userns_max[i] = sbx_ucount_share_at(i, host->ucount[i], host->share_rank);
 }
 
 /*

@@ -23,6 +23,8 @@
 
 #include "harness.h"
 
+#define SBX_IT_N(a) (sizeof(a) / sizeof((a)[0]))
+
 /* Can this caller have a cgroup with the memory controller? Root on these hosts can (v1 or
  * v2); a user only in a delegated v2 subtree: what `sbx doctor` finds, asked the same way. */
 static bool have_cgroup(void)
@@ -301,8 +303,9 @@ static void test_inotify_exhaustion_leaves_host_and_second_sandbox(void)
 	a = spawn_sbx(a_args, &in, &out);
 	read_line(out, line, sizeof(line));
 	IT_EXPECT_CONTAINS(line, " EMFILE");
-	/* its share: a quarter of the caller's */
-	IT_EXPECT_INT(atol(line), host_max / 4);
+	/* its share: a quarter of the caller's, less where other sandboxes of the caller run
+	 * (test_concurrent_sandboxes_leave_the_caller_some) */
+	IT_EXPECT(atol(line) >= 1 && atol(line) <= host_max / 4);
 	/* the caller's own are still usable on the host ... */
 	fd = inotify_init1(IN_CLOEXEC);
 	IT_EXPECT(fd >= 0);
@@ -316,6 +319,49 @@ static void test_inotify_exhaustion_leaves_host_and_second_sandbox(void)
 	IT_EXPECT(waitpid(a, &st, 0) == a);
 	IT_EXPECT(WIFEXITED(st) && WEXITSTATUS(st) == 0);
 	close(out);
+}
+
+/* Sandboxes of one caller running at once (issue 15, F9): each gets a quarter of what those
+ * before it left (os/shareslot.h), so five that each take every inotify instance they can
+ * leave the caller some, where five quarters left it none. */
+static void test_concurrent_sandboxes_leave_the_caller_some(void)
+{
+	enum { N = 5 };
+	const char *const args[] = {"run", "--", "python3", "-c", inotify_loop, "hold", NULL};
+	long host_max = read_long("/proc/sys/user/max_inotify_instances"), left, bound = 0;
+	long sum = 0;
+	int in[N], out[N], fd, st;
+	pid_t pid[N];
+
+	if (host_max < 16)
+		it_skip("/proc/sys/user/max_inotify_instances is %ld", host_max);
+	/* the most N sandboxes at once can have: the N lowest ranks' shares */
+	left = host_max;
+	for (int k = 0; k < N; k++) {
+		bound += left / 4 ? left / 4 : 1;
+		left -= left / 4;
+	}
+	for (int i = 0; i < N; i++) {
+		char line[256];
+
+		pid[i] = spawn_sbx(args, &in[i], &out[i]);
+		read_line(out[i], line, sizeof(line));
+		IT_EXPECT_CONTAINS(line, " EMFILE");
+		/* each has some, none more than a quarter */
+		IT_EXPECT(atol(line) >= 1 && atol(line) <= host_max / 4);
+		sum += atol(line);
+	}
+	IT_EXPECT(sum <= bound);
+	/* while all five hold theirs, the caller's are still usable */
+	fd = inotify_init1(IN_CLOEXEC);
+	IT_EXPECT(fd >= 0);
+	close(fd);
+	for (int i = 0; i < N; i++) {
+		close(in[i]);
+		IT_EXPECT(waitpid(pid[i], &st, 0) == pid[i]);
+		IT_EXPECT(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+		close(out[i]);
+	}
 }
 
 /* A tmpfs's size holds: a write beyond it fails with ENOSPC. */
@@ -439,6 +485,102 @@ static void test_child_cannot_raise_limit(void)
 	it_sbxv(&r, "run", "--allow-nesting", "-v", sbx_dir_ro(), "--limit", "nofile=256", "--",
 	        it_sbx_path(), "run", "--dry-run", "--", "true", NULL);
 	IT_EXPECT_CONTAINS(r.out, "resources:  nofile 256 (the parent's)");
+}
+
+/* --dry-run says what the run would do with memory, pids and cpu (issue 15, F6): the same
+ * refusal and 125 where no cgroup can hold them, the same warning with --best-effort, and how
+ * each limit holds (cgroup v1 or v2, RLIMIT_NPROC, none), in the text and in the JSON. */
+static void test_dry_run_limits_as_the_run(void)
+{
+	static const char *const asks[][2] = {
+	    {"memory=64M", "memory"}, {"cpu=1", "cpu"}, {"pids=16", "pids"}};
+	bool cg = have_cgroup();
+	struct it_run r, dry;
+
+	for (size_t i = 0; i < SBX_IT_N(asks); i++) {
+		char want[64];
+
+		it_sbxv(&r, "run", "--limit", asks[i][0], "--", "true", NULL);
+		it_sbxv(&dry, "run", "--dry-run", "--limit", asks[i][0], "--", "true", NULL);
+		/* the dry run's status is the run's */
+		IT_EXPECT_INT(dry.status, r.status);
+		if (cg || !strcmp(asks[i][1], "pids")) {
+			IT_EXPECT_INT(dry.status, 0);
+			snprintf(want, sizeof(want), "resources:  %s ", asks[i][1]);
+			IT_EXPECT_CONTAINS(dry.out, want);
+			IT_EXPECT_CONTAINS(dry.out, cg ? " (cgroup v" : " (RLIMIT_NPROC)");
+			continue;
+		}
+		/* the run's refusal, word for word, and no plan on stdout */
+		IT_EXPECT_INT(dry.status, 125);
+		snprintf(want, sizeof(want), "sbx: cannot enforce limit %s", asks[i][1]);
+		IT_EXPECT_CONTAINS(dry.err, want);
+		IT_EXPECT_CONTAINS(r.err, want);
+		IT_EXPECT(!strcmp(dry.err, r.err));
+		IT_EXPECT_INT((int)strlen(dry.out), 0);
+	}
+	/* --best-effort: the run's warning, and the plan says what is not enforced */
+	it_sbxv(&dry, "run", "--dry-run", "--best-effort", "--limit", "memory=64M", "--", "true",
+	        NULL);
+	IT_EXPECT_INT(dry.status, 0);
+	if (cg) {
+		IT_EXPECT_CONTAINS(dry.out, "resources:  memory 64M (cgroup v");
+		IT_EXPECT_INT((int)strlen(dry.err), 0);
+	} else {
+		IT_EXPECT_CONTAINS(dry.out, "resources:  memory 64M (not enforced: --best-effort)");
+		IT_EXPECT_CONTAINS(dry.err, "sbx: warning: cannot enforce limit memory");
+		IT_EXPECT_CONTAINS(dry.err, "running without it (--best-effort)");
+	}
+	it_sbxv(&dry, "run", "--dry-run", "--json", "--best-effort", "--limit", "memory=64M",
+	        "--limit", "nofile=64", "--", "true", NULL);
+	IT_EXPECT_INT(dry.status, 0);
+	IT_EXPECT_CONTAINS(dry.out, cg ? "\"memory\":{\"value\":67108864,\"text\":\"64M\","
+	                                 "\"own\":true,\"held_by\":\"cgroup v"
+	                               : "\"memory\":{\"value\":67108864,\"text\":\"64M\","
+	                                 "\"own\":true,\"held_by\":\"none\"}");
+	IT_EXPECT_CONTAINS(dry.out, "\"held_by\":\"rlimit\"");
+	if (!cg)
+		IT_EXPECT_CONTAINS(dry.out, "\"not_enforced\":\"cannot enforce limit memory");
+}
+
+/* A nested sandbox lowers pids (issue 15, F7): with a user namespace of its own (the parent
+ * allows nesting) RLIMIT_NPROC holds it; without one (the landlock backend inside a parent that
+ * forbids nesting) it is refused with a line that says why and what to do, and
+ * --best-effort runs it with one warning, as its hint says. */
+static void test_nested_pids(void)
+{
+	char restrict_dir[4200];
+	struct it_run r;
+
+	snprintf(restrict_dir, sizeof(restrict_dir), "%s:ro", it_tmpdir());
+	it_sbxv(&r, "run", "--allow-nesting", "-v", sbx_dir_ro(), "--", it_sbx_path(), "run",
+	        "--limit", "pids=16", "--", "python3", "-c", fork_loop, NULL);
+	IT_EXPECT_INT(r.status, 0);
+	IT_EXPECT_CONTAINS(r.out, " EAGAIN");
+	IT_EXPECT(atoi(r.out) >= 8 && atoi(r.out) <= 15);
+	/* a parent that forbids nesting: the sub-worker is on the landlock backend */
+	it_sbxv(&r, "run", "-v", sbx_dir_ro(), "-v", restrict_dir, "--", it_sbx_path(), "run",
+	        "--restrict", it_tmpdir(), "--limit", "pids=16", "--", "echo", "ran", NULL);
+	IT_EXPECT_INT(r.status, 125);
+	IT_EXPECT_NOT_CONTAINS(r.out, "ran");
+	IT_EXPECT_CONTAINS(r.err, "sbx: cannot enforce limit pids in a nested sandbox");
+	IT_EXPECT_CONTAINS(r.err, "no user namespace of its own");
+	IT_EXPECT_CONTAINS(r.err, "--allow-nesting");
+	IT_EXPECT_CONTAINS(r.err, "--best-effort");
+	IT_EXPECT_NOT_CONTAINS(r.err, "run sbx as root");
+	it_sbxv(&r, "run", "-v", sbx_dir_ro(), "-v", restrict_dir, "--", it_sbx_path(), "run",
+	        "--best-effort", "--restrict", it_tmpdir(), "--limit", "pids=16", "--", "echo",
+	        "ran", NULL);
+	IT_EXPECT_INT(r.status, 0);
+	IT_EXPECT_CONTAINS(r.out, "ran");
+	IT_EXPECT_CONTAINS(r.err, "sbx: warning: cannot enforce limit pids in a nested sandbox");
+	IT_EXPECT_CONTAINS(r.err, "running without it (--best-effort)");
+	/* its dry run says the same */
+	it_sbxv(&r, "run", "-v", sbx_dir_ro(), "-v", restrict_dir, "--", it_sbx_path(), "run",
+	        "--dry-run", "--restrict", it_tmpdir(), "--limit", "pids=16", "--", "echo", "ran",
+	        NULL);
+	IT_EXPECT_INT(r.status, 125);
+	IT_EXPECT_CONTAINS(r.err, "sbx: cannot enforce limit pids in a nested sandbox");
 }
 
 /* A killed sbx leaves its cgroup; the next sbx beside it removes it (root: a cgroup here). */
@@ -633,9 +775,12 @@ int main(int argc, char **argv)
 	    IT_CASE(test_timeout_exits_124_leaves_nothing_landlock),
 	    IT_CASE(test_timeout_not_reached),
 	    IT_CASE(test_inotify_exhaustion_leaves_host_and_second_sandbox),
+	    IT_CASE(test_concurrent_sandboxes_leave_the_caller_some),
 	    IT_CASE(test_tmpfs_size_holds),
 	    IT_CASE(test_rlimits),
 	    IT_CASE(test_child_cannot_raise_limit),
+	    IT_CASE(test_dry_run_limits_as_the_run),
+	    IT_CASE(test_nested_pids),
 	    IT_CASE(test_killed_sbx_cgroup_swept),
 	    IT_CASE(test_cpu_quota),
 	    IT_CASE(test_root_sandboxes_have_distinct_ids),

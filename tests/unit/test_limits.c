@@ -266,6 +266,49 @@ static void test_ucount_shares(void **state)
 	}
 }
 
+/* Sandboxes running at once: each a share of what those before it left. */
+static void test_ucount_shares_at_rank(void **state)
+{
+	static const struct {
+		size_t i;
+		long long host;
+		unsigned k;
+		uint64_t want;
+	} cases[] = {
+	    {0, 128, 0, 32},   /* the first: as sbx_ucount_share_of */
+	    {0, 128, 1, 24},   /* 96 left: a quarter */
+	    {0, 128, 2, 18},   /* 72 left */
+	    {0, 128, 3, 13},   /* 54 left */
+	    {1, 1000, 1, 250}, /* watches: half of the half left */
+	    {0, 128, 40, 2},   /* never below a 64th */
+	    {1, 192536, 9, 3008},
+	    {0, 4, 3, 1},    /* nor 0 */
+	    {4, 128, 3, 32}, /* user namespaces: a quarter whatever runs (not ranked) */
+	    {5, 96365, 20, 24091},
+	    {0, 0, 2, 0},  /* 0 stays the caller's 0 */
+	    {0, -1, 2, 0}, /* absent */
+	    {SBX_N_UCOUNTS, 128, 1, 0},
+	};
+
+	(void)state;
+	for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++)
+		assert_int_equal(sbx_ucount_share_at(cases[c].i, cases[c].host, cases[c].k),
+		                 cases[c].want);
+	/* the reported case: four sandboxes at once leave the caller 41 of 128 inotify
+	 * instances, where four quarters left it none; of every ranked count they leave some */
+	for (size_t i = 0; i < SBX_N_UCOUNTS; i++) {
+		uint64_t sum = 0;
+
+		if (!sbx_ucount_shares[i].ranked)
+			continue;
+		for (unsigned k = 0; k < 4; k++)
+			sum += sbx_ucount_share_at(i, 128, k);
+		assert_true(sum < 128);
+		if (i == 0)
+			assert_int_equal(sum, 128 - 41);
+	}
+}
+
 /* The --mount form takes a tmpfs's size; a bind has none. */
 static void test_mount_size(void **state)
 {
@@ -414,6 +457,7 @@ int main(void)
 	    cmocka_unit_test(test_narrow_never_raises),
 	    cmocka_unit_test(test_tmpfs_size),
 	    cmocka_unit_test(test_ucount_shares),
+	    cmocka_unit_test(test_ucount_shares_at_rank),
 	    cmocka_unit_test(test_mount_size),
 	    cmocka_unit_test(test_codec_limits),
 	    cmocka_unit_test(test_plan_sizes_and_ranges),
