@@ -111,6 +111,17 @@ static int launch_landlock(const struct sbx_plan *plan, char *const argv[],
 __attribute__((noreturn)) static void landlock_worker(const struct child_ctx *c, pid_t parent);
 __attribute__((noreturn)) static void reaper_main(const struct child_ctx *c, pid_t sbx);
 
+/* init, told but not reaped (sbx_launch_reap); 0: none */
+static pid_t unreaped;
+
+void sbx_launch_reap(void)
+{
+	if (unreaped > 0)
+		while (waitpid(unreaped, NULL, 0) < 0 && errno == EINTR)
+			;
+	unreaped = 0;
+}
+
 /* The limits of the next launch (sbx_launch_set_limits); NULL: none. */
 static struct sbx_launch_limits *launch_limits;
 
@@ -460,8 +471,9 @@ static int send_filter(const struct sbx_plan *plan, int fd, struct sbx_error *er
 	r = sbx_fd_read_all(rep[0], &got, sizeof(got));
 	while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
 		;
+	/* not EPIPE: a builder that died says nothing of init, and init waits for a filter */
 	if (r < 0)
-		return sbx_error_set(err, SBX_ERR_SETUP, -r,
+		return sbx_error_set(err, SBX_ERR_SETUP, EIO,
 		                     "the seccomp filter's builder ended without a word");
 	if (got.kind != SBX_ERR_NONE) {
 		got.msg[sizeof(got.msg) - 1] = '\0';
@@ -717,8 +729,10 @@ static int supervise(pid_t *child, int sigfd, int err_fd, int status_fd, struct 
 	/* Told: init is ending, alone in its namespaces, and their teardown (every mount) is
 	 * the kernel's work, not the caller's wait. A cgroup must be empty to be removed: with
 	 * one, sbx waits for init all the same. */
-	if (told && !limits_cg())
+	if (told && !limits_cg()) {
+		unreaped = *child;
 		*child = 0;
+	}
 	if (*child > 0 && waitpid(*child, told ? NULL : &wstatus, 0) < 0 && errno != ECHILD)
 		return sbx_error_set(err, SBX_ERR_SETUP, errno, "waitpid: %s", strerror(errno));
 	*child = 0;

@@ -1558,6 +1558,9 @@ out:
 	sbx_gitguard_clear(&git);
 	sbx_cli_run_clear(&run);
 	sbx_probe_host_clear(&host);
+	/* init's end, which the kernel's teardown of the sandbox's namespaces made long, has
+	 * run beside the work above: reaped now, so that no zombie of it is left */
+	sbx_launch_reap();
 	SBX_TRACE("sbx exits");
 	return status;
 }

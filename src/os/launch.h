@@ -53,6 +53,12 @@ void sbx_launch_on_start(void (*fn)(pid_t child, void *arg), void *arg);
  */
 void sbx_launch_guard_xfsz(void);
 
+/* The sandbox's init, when sbx_launch returned the worker's status as init told it, before
+ * init's own end (the kernel's teardown of the namespaces): reaped here, at the very end of
+ * sbx, so that the teardown runs beside sbx's last work and no zombie of it is left to the
+ * caller's reaper. Nothing to do otherwise; safe to call more than once. */
+void sbx_launch_reap(void);
+
 /*
  * The limits of the next sbx_launch (NULL: none), borrowed until it returns: the sandbox's
  * processes start in lim->cg (sbx moves itself in around clone or fork, so that the worker

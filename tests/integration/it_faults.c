@@ -291,6 +291,39 @@ static void test_nothing_holds_output_after_return(void)
 	IT_EXPECT_INT(living_descendants(), 0);
 }
 
+/* A caller that reaps orphans (a subreaper: a container's init, a CI runner) is left no
+ * process of sbx's when sbx returns: sbx reaps the sandbox's init before it exits, also when
+ * it returned the worker's status before init's end. Both backends, a worker that exits at
+ * once and one that leaves children behind. */
+static void test_no_zombie_for_the_callers_reaper(void)
+{
+	static const char *const backends[] = {"namespaces", "landlock"};
+
+	IT_EXPECT_INT(prctl(PR_SET_CHILD_SUBREAPER, 1), 0);
+	for (size_t b = 0; b < sizeof(backends) / sizeof(backends[0]); b++) {
+		for (int round = 0; round < 10; round++) {
+			int status;
+			pid_t pid = fork();
+
+			IT_EXPECT(pid >= 0);
+			if (pid == 0) {
+				execl(it_sbx_path(), "sbx", "run", "-q", "--backend", backends[b],
+				      "--", "/bin/sh", "-c",
+				      round % 2 ? "sleep 100 & exit 0" : "true", (char *)NULL);
+				_exit(99);
+			}
+			IT_EXPECT_INT(waitpid(pid, &status, 0), pid);
+			IT_EXPECT(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+			/* not even a live child: nothing of sbx's was handed to us */
+			errno = 0;
+			if (waitpid(-1, NULL, WNOHANG) != -1 || errno != ECHILD)
+				it_fail(__FILE__, __LINE__,
+				        "%s: a process of sbx's was left to the caller's reaper",
+				        backends[b]);
+		}
+	}
+}
+
 /* Run sbx (argv[0] is its name) with one resource limit set to limit, stdin and stdout on
  * /dev/null, no descriptor but 0-2, SIGXFSZ at its default; its stderr into out. Returns
  * the wait status. */
@@ -564,6 +597,7 @@ int main(int argc, char **argv)
 	    IT_CASE(test_worker_killed_by_each_signal),
 	    IT_CASE(test_escaping_grandchild_dies),
 	    IT_CASE(test_nothing_holds_output_after_return),
+	    IT_CASE(test_no_zombie_for_the_callers_reaper),
 	    IT_CASE(test_setup_errors_leave_nothing),
 	    IT_CASE(test_worker_fills_a_tmpfs),
 	    IT_CASE(test_full_cache_still_launches),
