@@ -74,33 +74,35 @@ static bool in_writable_home(const struct sbx_plan *plan, const char *p)
 	       !(best->flags & SBX_PLAN_F_READONLY);
 }
 
-/* The sandbox path a writable bind shows host path h at (the longest source covering it,
- * not beneath a deeper mount), into out; false if none. */
-static bool host_to_sandbox(const struct sbx_plan *plan, const char *h, char *out, size_t size)
+/* The sandbox paths at which writable binds show host path h (a bind whose source covers
+ * it, not beneath a deeper mount there): at most `max` of them into out[] (each `size`
+ * bytes). Every view counts, not only the longest source: `-v DIR:/ref:ro -v DIR` shows
+ * DIR's names writable at DIR all the same. Returns how many. */
+static size_t host_views(const struct sbx_plan *plan, const char *h, char (*out)[SBX_PATH_MAX],
+                         size_t max)
 {
-	const struct sbx_plan_op *best = NULL;
-	const char *rest;
-	int n;
+	size_t n_out = 0;
 
-	for (size_t i = 0; i < plan->n_ops; i++) {
+	for (size_t i = 0; i < plan->n_ops && n_out < max; i++) {
 		const struct sbx_plan_op *o = &plan->ops[i];
+		const char *rest;
+		int n;
 
 		if (o->kind != SBX_PLAN_BIND ||
-		    (o->flags & (SBX_PLAN_F_GUARD | SBX_PLAN_F_SYSTEM)) || !o->source ||
-		    !sbx_path_covers(o->source, h))
+		    (o->flags & (SBX_PLAN_F_GUARD | SBX_PLAN_F_SYSTEM | SBX_PLAN_F_READONLY)) ||
+		    !o->source || !sbx_path_covers(o->source, h))
 			continue;
-		if (!best || strlen(o->source) > strlen(best->source))
-			best = o;
+		rest = sbx_path_rest(o->source, h);
+		n = snprintf(out[n_out], SBX_PATH_MAX, "%s%s%s", o->target,
+		             *rest && strcmp(o->target, "/") ? "/" : "", rest);
+		if (n < 0 || n >= SBX_PATH_MAX || writable_bind(plan, out[n_out]) != o)
+			continue;
+		n_out++;
 	}
-	if (!best || (best->flags & SBX_PLAN_F_READONLY))
-		return false;
-	rest = sbx_path_rest(best->source, h);
-	n = snprintf(out, size, "%s%s%s", best->target,
-	             *rest && strcmp(best->target, "/") ? "/" : "", rest);
-	if (n < 0 || (size_t)n >= size)
-		return false;
-	return writable_bind(plan, out) == best;
+	return n_out;
 }
+
+#define MAX_VIEWS 8
 
 static int add_protected(struct sbx_sup_plan *sup, const char *path, const char *why,
                          const char *fix, struct sbx_error *err)
@@ -137,8 +139,11 @@ static int protect(const struct sbx_finish_in *in, const struct sbx_plan *plan,
                    struct sbx_sup_plan *sup, struct sbx_error *err)
 {
 	const struct sbx_spec *spec = in->spec;
-	char sb[SBX_PATH_MAX];
+	_cleanup_free_ char(*views)[SBX_PATH_MAX] = malloc(MAX_VIEWS * SBX_PATH_MAX);
 	int r = 0;
+
+	if (!views)
+		return sbx_error_set(err, SBX_ERR_SETUP, ENOMEM, "out of memory");
 
 	/* the profile's read-only optional mounts whose source was absent: a writable bind
 	 * above lets the worker create them */
@@ -156,25 +161,31 @@ static int protect(const struct sbx_finish_in *in, const struct sbx_plan *plan,
 			    "the profile's configuration: made in the private home, the "
 			    "worker it governs would read it",
 			    "create it before the run", err);
-	/* a fresh project's .git: git init inside would plant hooks */
-	for (size_t i = 0; r >= 0 && i < in->n_git_fresh; i++)
-		if (host_to_sandbox(plan, in->git_fresh[i], sb, sizeof(sb)))
-			r = add_protected(sup, sb, git_why, git_fix, err);
+	/* a fresh project's .git: git init inside would plant hooks; at every view of it */
+	for (size_t i = 0; r >= 0 && i < in->n_git_fresh; i++) {
+		size_t n = host_views(plan, in->git_fresh[i], views, MAX_VIEWS);
+
+		for (size_t v = 0; r >= 0 && v < n; v++)
+			r = add_protected(sup, views[v], git_why, git_fix, err);
+	}
 	/* what git reads and a mount cannot guard, because it does not exist */
-	for (size_t i = 0; r >= 0 && i < in->n_git_absent; i++)
-		if (host_to_sandbox(plan, in->git_absent[i], sb, sizeof(sb)))
-			r = add_protected(sup, sb, git_why,
+	for (size_t i = 0; r >= 0 && i < in->n_git_absent; i++) {
+		size_t n = host_views(plan, in->git_absent[i], views, MAX_VIEWS);
+
+		for (size_t v = 0; r >= 0 && v < n; v++)
+			r = add_protected(sup, views[v], git_why,
 			                  "create it outside the sandbox if git needs it, or run "
 			                  "the git command that makes it outside",
 			                  err);
+	}
 	return r;
 }
 
 bool sbx_sup_host_creatable(const struct sbx_plan *plan, const char *host_path)
 {
-	char sb[SBX_PATH_MAX];
+	char views[1][SBX_PATH_MAX];
 
-	return host_to_sandbox(plan, host_path, sb, sizeof(sb));
+	return host_views(plan, host_path, views, 1) > 0;
 }
 
 static int strv_copy(char ***dst, size_t *n_dst, char *const *src, size_t n, struct sbx_error *err)

@@ -328,12 +328,42 @@ static void test_fresh_git_named_after(void)
 	free(last);
 }
 
+/* A second, read-only view of the workspace (-v WS:/ref:ro) does not turn the protection of
+ * git's absent names off: the writable view at the workspace's own path still shows them,
+ * and the supervisor refuses their creation there; a fresh project shown twice (read-only at
+ * /a, writable at /b) is refused `git init` at /b. (Before: the view with the longest source,
+ * the read-only one, decided, and nothing was protected nor said: an outside attack.) */
+static void test_second_view_keeps_protection(void)
+{
+	const char *src = getenv("SBX_SOURCE_DIR");
+	char *repo = it_path(it_tmpdir(), "twice"), *fresh = it_path(it_tmpdir(), "fresh2");
+	struct it_run r;
+	struct stat st;
+
+	if (!src || !*src)
+		it_fail(__FILE__, __LINE__, "SBX_SOURCE_DIR is not set (CTest sets it)");
+	setenv("SBX_PROFILE_PATH", fmt("%s/profiles", src), 1);
+	host_sh(fmt("%s init -q %s && %s -C %s commit -q --allow-empty -m i && mkdir %s", git, repo,
+	            git, repo, fresh));
+	it_sbxv(&r, "run", "-p", "claude-agent", "--home", "tmpfs", "-v", fmt("%s:/ref:ro", repo),
+	        "-v", repo, "-w", repo, "--", "/bin/sh", "-c",
+	        "echo ../.evil > .git/commondir; echo config > .git/config.worktree; true", NULL);
+	IT_EXPECT_CONTAINS(r.err, "protected");
+	IT_EXPECT(lstat(fmt("%s/.git/commondir", repo), &st) < 0 && errno == ENOENT);
+	IT_EXPECT(lstat(fmt("%s/.git/config.worktree", repo), &st) < 0 && errno == ENOENT);
+	it_sbxv(&r, "run", "-p", "claude-agent", "--home", "tmpfs", "-v", fmt("%s:/a:ro", fresh),
+	        "-v", fmt("%s:/b", fresh), "-w", "/b", "--", "/bin/sh", "-c",
+	        fmt("%s init -q .; true", git), NULL);
+	IT_EXPECT(lstat(fmt("%s/.git", fresh), &st) < 0 && errno == ENOENT);
+}
+
 int main(int argc, char **argv)
 {
 	static const struct it_case cases[] = {
-	    IT_CASE(test_control_surface_namespaces), IT_CASE(test_control_surface_landlock),
-	    IT_CASE(test_git_works_claude_agent),     IT_CASE(test_dry_run_and_opt_out),
-	    IT_CASE(test_hook_link_chain_refused),    IT_CASE(test_fresh_git_named_after),
+	    IT_CASE(test_control_surface_namespaces),   IT_CASE(test_control_surface_landlock),
+	    IT_CASE(test_git_works_claude_agent),       IT_CASE(test_dry_run_and_opt_out),
+	    IT_CASE(test_hook_link_chain_refused),      IT_CASE(test_fresh_git_named_after),
+	    IT_CASE(test_second_view_keeps_protection),
 	};
 
 	return it_main(argc, argv, cases, sizeof(cases) / sizeof(cases[0]));
