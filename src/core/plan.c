@@ -450,8 +450,77 @@ static int add_guards(struct builder *b, const struct sbx_spec *spec, struct sbx
  * and added later), so the worker sees an empty read-only file or directory there. A path
  * that no mount makes visible needs no mask: it does not exist inside.
  */
+static bool masked_at(const struct sbx_plan *plan, const char *target)
+{
+	for (size_t i = 0; i < plan->n_ops; i++)
+		if (plan->ops[i].kind == SBX_PLAN_MASK && strcmp(plan->ops[i].target, target) == 0)
+			return true;
+	return false;
+}
+
+/* Every other view of the host file behind hidden path `path`: a bind (or a --root) whose
+ * source covers it shows it at that mount's target + the rest (`-v WS:/app` shows
+ * WS/.env at /app/.env; `--root WS` at /.env). The hidden path names a host path where the
+ * workspace is at its own path (`${WORKSPACE}/.env`), and also the host path the mount that
+ * shows it stands for: both are followed. Each view gets a mask of its own. */
+static int mask_other_views(struct builder *b, const struct sbx_spec *spec, const char *path,
+                            struct sbx_error *err)
+{
+	char host[2][SBX_PATH_MAX];
+	size_t n_host = 0;
+	const struct sbx_plan_op *shows = NULL;
+
+	snprintf(host[n_host++], SBX_PATH_MAX, "%s", path);
+	for (size_t j = 0; j < b->plan->n_ops; j++) {
+		const struct sbx_plan_op *o = &b->plan->ops[j];
+
+		if ((o->kind == SBX_PLAN_BIND || o->kind == SBX_PLAN_MIRROR) && o->source &&
+		    sbx_path_covers(o->target, path) &&
+		    (!shows || strlen(o->target) >= strlen(shows->target)))
+			shows = o;
+	}
+	if (shows) {
+		const char *rest = sbx_path_rest(shows->target, path);
+		int n = snprintf(host[n_host], SBX_PATH_MAX, "%s%s%s", shows->source,
+		                 *rest && strcmp(shows->source, "/") ? "/" : "", rest);
+
+		if (n > 0 && n < SBX_PATH_MAX && strcmp(host[n_host], path) != 0)
+			n_host++;
+	}
+	for (size_t h = 0; h < n_host; h++) {
+		for (size_t j = 0; j < b->plan->n_ops; j++) {
+			const struct sbx_plan_op *o = &b->plan->ops[j];
+			char view[SBX_PATH_MAX];
+			const char *rest;
+			int n, r;
+
+			if ((o->kind != SBX_PLAN_BIND && o->kind != SBX_PLAN_MIRROR) ||
+			    !o->source || (o->flags & SBX_PLAN_F_SYSTEM) ||
+			    !sbx_path_covers(o->source, host[h]))
+				continue;
+			rest = sbx_path_rest(o->source, host[h]);
+			n = snprintf(view, sizeof(view), "%s%s%s", o->target,
+			             *rest && strcmp(o->target, "/") ? "/" : "", rest);
+			if (n < 0 || (size_t)n >= sizeof(view) || strcmp(view, path) == 0 ||
+			    masked_at(b->plan, view) || hidden_at_or_above(spec, view))
+				continue;
+			r = add_op(b, SBX_PLAN_MASK, SBX_PLAN_F_READONLY, NULL, view, 0,
+			           "hide (another view of it)", err);
+			if (r < 0)
+				return r;
+		}
+	}
+	return 0;
+}
+
 static int add_hide_masks(struct builder *b, const struct sbx_spec *spec, struct sbx_error *err)
 {
+	for (size_t i = 0; i < spec->n_hide; i++) {
+		int r = mask_other_views(b, spec, spec->hide[i], err);
+
+		if (r < 0)
+			return r;
+	}
 	for (size_t i = 0; i < spec->n_hide; i++) {
 		const char *path = spec->hide[i];
 		bool visible = spec->root != NULL || covered_by_spec(spec, path);

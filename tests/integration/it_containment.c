@@ -885,6 +885,30 @@ static void test_hidden_file_cannot_be_opened(void)
 	hidden_is_denied("namespaces");
 }
 
+/* A hidden file stays hidden at every other view of it: the workspace mounted a second time
+ * elsewhere (-v WS:/app) or made the root (--root WS) shows the same host file at
+ * /app/.env and /.env, each masked too (before: readable there; an outside attack). The
+ * namespaces backend (the landlock one refuses both forms). */
+static void test_hidden_at_every_view(void)
+{
+	const char *t = make_tree();
+	char *ws = it_path(t, "ws"), *key = it_path(t, "ws/.env");
+	char app[4200], dotenv[4300];
+	struct it_run r;
+
+	it_write_file(key, "TOKEN=host-secret\n");
+	snprintf(app, sizeof(app), "%s:/app", ws);
+	it_sbxv(&r, "run", "-q", "--net", "host", "-v", ws, "-v", app, "--hide", key, "--",
+	        "/bin/sh", "-c", "cat /app/.env; cat .env; echo end", NULL);
+	IT_EXPECT_CONTAINS(r.out, "end");
+	IT_EXPECT_NOT_CONTAINS(r.out, "host-secret");
+	snprintf(dotenv, sizeof(dotenv), "%s", "/.env");
+	it_sbxv(&r, "run", "-q", "--net", "host", "--root", ws, "--hide", key, "--", "/bin/cat",
+	        dotenv, NULL);
+	IT_EXPECT_NOT_CONTAINS(r.out, "host-secret");
+	IT_EXPECT_CONTAINS(r.err, "Permission denied");
+}
+
 static void test_hidden_file_cannot_be_opened_landlock(void)
 {
 	hidden_is_denied("landlock");
@@ -1387,6 +1411,7 @@ int main(int argc, char **argv)
 	    IT_CASE(test_no_setuid_or_capability_file_leaves_profiles),
 	    IT_CASE(test_hidden_file_cannot_be_opened),
 	    IT_CASE(test_hidden_file_cannot_be_opened_landlock),
+	    IT_CASE(test_hidden_at_every_view),
 	    IT_CASE(test_cache_made_first),
 	    IT_CASE(test_cache_made_first_landlock),
 	    IT_CASE(test_cache_out_of_reach),
