@@ -795,7 +795,31 @@ static uint32_t be32(const unsigned char *p)
  * path: NUL-terminated and padded to a multiple of 8 in versions 2 and 3, prefix-compressed
  * against the previous path in version 4.
  */
+static char *index_gitlinks_depth(const char *file, size_t hashsz, int depth);
+
+/* The gitlinks of a split index's shared part (`link` extension: .git/sharedindex.<hash>, in
+ * the index's own folder), or NULL. */
+static char *shared_gitlinks(const char *file, const unsigned char *hash, size_t hashsz, int depth)
+{
+	char shared[SBX_PATH_MAX + 128];
+	const char *slash = strrchr(file, '/');
+	int n = snprintf(shared, sizeof(shared), "%.*s/sharedindex.",
+	                 slash ? (int)(slash - file) : 1, slash ? file : ".");
+
+	for (size_t i = 0; i < hashsz && n > 0 && (size_t)n + 3 < sizeof(shared); i++)
+		n += snprintf(shared + n, sizeof(shared) - (size_t)n, "%02x", hash[i]);
+	return index_gitlinks_depth(shared, hashsz, depth + 1);
+}
+
 static char *index_gitlinks(const char *file, size_t hashsz)
+{
+	return index_gitlinks_depth(file, hashsz, 0);
+}
+
+/* As index_gitlinks; a split index's shared part followed once (depth). Its gitlinks are
+ * added to the split part's, whatever the split part's bitmaps delete or replace: a superset,
+ * computed the same way before and after a run, so that a new one always shows. */
+static char *index_gitlinks_depth(const char *file, size_t hashsz, int depth)
 {
 	_cleanup_free_ unsigned char *buf = NULL;
 	_cleanup_free_ char *out = NULL;
@@ -887,6 +911,35 @@ static char *index_gitlinks(const char *file, size_t hashsz)
 		have += prev;
 		out[have++] = '\n';
 		out[have] = '\0';
+	}
+	/* the extensions, up to the trailing checksum: a split index's `link` names its shared
+	 * part, whose entries are the index's too */
+	while (depth == 0 && pos + 8 + hashsz <= len) {
+		uint32_t size = be32(buf + pos + 4);
+
+		if (size > len - hashsz - pos - 8)
+			break;
+		if (memcmp(buf + pos, "link", 4) == 0 && size >= hashsz) {
+			_cleanup_free_ char *more =
+			    shared_gitlinks(file, buf + pos + 8, hashsz, depth);
+			size_t mlen;
+
+			if (!more)
+				return NULL; /* a split index whose shared part cannot be read */
+			mlen = strlen(more);
+			if (mlen > 1) {
+				char *grown = realloc(out, have + mlen + 1);
+
+				if (!grown)
+					return NULL;
+				out = grown;
+				memcpy(out + have, more + 1,
+				       mlen - 1); /* past its leading newline */
+				have += mlen - 1;
+				out[have] = '\0';
+			}
+		}
+		pos += 8 + size;
 	}
 	return TAKE_PTR(out);
 }
@@ -1291,6 +1344,28 @@ size_t sbx_gitguard_after(const struct sbx_gitguard *g, void (*report)(const cha
 		now = index_gitlinks(g->indexes[i], gd >= 0 && sha256_repo(gd) ? 32 : 20);
 		if (gd >= 0)
 			close(gd);
+		{
+			struct stat ist;
+
+			/* there, but not read: what it stages is not known, so it is said */
+			if (!now && lstat(g->indexes[i], &ist) == 0) {
+				snprintf(
+				    line, sizeof(line),
+				    "git: %s cannot be read by sbx after the run (%s): it may "
+				    "stage "
+				    "a submodule, whose own config and hooks git status runs: look "
+				    "at it before running git here",
+				    g->indexes[i],
+				    S_ISLNK(ist.st_mode)    ? "a symbolic link"
+				    : !S_ISREG(ist.st_mode) ? "not a regular file"
+				    : (unsigned long long)ist.st_size > INDEX_MAX
+				        ? "larger than sbx reads"
+				        : "a split index whose shared part is gone, or a format "
+				          "sbx does not read");
+				report(line, ctx);
+				found++;
+			}
+		}
 		for (char *p = now ? now + 1 : NULL; p && *p;) {
 			char *end = strchr(p, '\n'), key[SBX_PATH_MAX + 2];
 

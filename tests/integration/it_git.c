@@ -357,13 +357,44 @@ static void test_second_view_keeps_protection(void)
 	IT_EXPECT(lstat(fmt("%s/.git", fresh), &st) < 0 && errno == ENOENT);
 }
 
+/* A submodule staged in a split index (its entries partly in .git/sharedindex.*), and an index
+ * replaced by a symbolic link: both named when the run ends (before: sbx read only the split
+ * part, and a link not at all, and said nothing while the host's git status ran the
+ * submodule's fsmonitor: an outside attack). */
+static void test_split_or_linked_index_named(void)
+{
+	static const char *const scripts[] = {
+	    "git init -q sub && git -C sub commit -q --allow-empty -m s && "
+	    "git update-index --add --cacheinfo 160000,$(git -C sub rev-parse HEAD),sub && "
+	    "git update-index --split-index",
+	    "cp .git/index .git/idx2 && rm .git/index && ln -s idx2 .git/index",
+	};
+	static const char *const says[] = {"was made a submodule during the run",
+	                                   "cannot be read by sbx after the run (a symbolic link)"};
+
+	for (size_t i = 0; i < sizeof(scripts) / sizeof(scripts[0]); i++) {
+		char *repo = it_path(it_tmpdir(), i ? "linked" : "split");
+		struct it_run r;
+
+		host_sh(fmt("%s init -q %s && %s -C %s commit -q --allow-empty -m i", git, repo,
+		            git, repo));
+		it_sbxv(&r, "run", "-v", repo, "-w", repo, "--", "/bin/sh", "-c",
+		        fmt("export GIT_AUTHOR_NAME=a GIT_AUTHOR_EMAIL=a@a GIT_COMMITTER_NAME=a "
+		            "GIT_COMMITTER_EMAIL=a@a GIT_CONFIG_NOSYSTEM=1; set -e; %s",
+		            scripts[i]),
+		        NULL);
+		IT_EXPECT_INT(r.status, 0);
+		IT_EXPECT_CONTAINS(r.err, says[i]);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	static const struct it_case cases[] = {
 	    IT_CASE(test_control_surface_namespaces),   IT_CASE(test_control_surface_landlock),
 	    IT_CASE(test_git_works_claude_agent),       IT_CASE(test_dry_run_and_opt_out),
 	    IT_CASE(test_hook_link_chain_refused),      IT_CASE(test_fresh_git_named_after),
-	    IT_CASE(test_second_view_keeps_protection),
+	    IT_CASE(test_second_view_keeps_protection), IT_CASE(test_split_or_linked_index_named),
 	};
 
 	return it_main(argc, argv, cases, sizeof(cases) / sizeof(cases[0]));
