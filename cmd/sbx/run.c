@@ -693,7 +693,10 @@ void sbx_cli_print_plan(FILE *f, const struct sbx_plan *plan, char *const *argv,
 			    plan->idmap_binds ? ", binds id-mapped" : "",
 			    plan->root_swap ? "; 0 and the worker's id swapped (nesting): the "
 			                      "host root's files are the worker's"
-			                    : "");
+			    : plan->map_count > 1
+			        ? "; the run takes a host range of its own at launch "
+			          "(/run/sbx/root-ids), which can differ from the one shown"
+			        : "");
 		fprintf(f, "cwd:        %s\n", sbx_cli_esc(plan->cwd));
 		fprintf(f, plan->backend_landlock
 		               ? "operations (none run: the landlock backend mounts nothing; the "
