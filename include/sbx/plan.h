@@ -147,7 +147,9 @@ struct sbx_plan {
 	bool root_swap; /* root with nesting: the worker is SBX_ROOT_NEST_ID, its map swaps 0 and
 	                   it (sbx_plan_id_extents); the binds keep the plain range */
 
-	char *cwd;            /* working directory inside */
+	char *cwd;   /* working directory inside */
+	bool nested; /* built inside an sbx sandbox (host->nested): init builds its mounts from an
+	              * empty root of its own, which a parent's supervisor sees no name through */
 	bool git_unprotected; /* git names absent at launch that the worker could create and
 	                       * nothing refuses (the line sbx_plan_finish adds as a limit) */
 	bool cwd_fallback;    /* cwd is "/" because no mount shows the workspace (-v, --mount or

@@ -827,6 +827,7 @@ int sbx_plan_build(const struct sbx_spec *spec, const struct sbx_host *host, str
 	p->caller_gid = host->gid;
 	p->inner_uid = host->uid;
 	p->inner_gid = host->gid;
+	p->nested = host->nested;
 	if (host->euid == 0 && !host->nested) {
 		/* Root: the worker must never be kernel uid 0 (a launcher binary reachable
 		 * through /proc/PID/exe must not be writable from inside). Map a whole range

@@ -1102,7 +1102,9 @@ int sbx_mounts_build(const struct sbx_plan *plan, struct sbx_prepared *p, struct
 	 * new root would soon show the ones its plan mounts, with that root's answer cached
 	 * before they were. A detached, read-only, empty tmpfs shows none, ever, and is not the
 	 * root the worker gets. The old root comes back for pivot_root only. */
-	{
+	/* At the top level no supervisor watches these calls: built from the caller's root as
+	 * it is (every walk is beneath b.rootfd all the same). */
+	if (plan->nested) {
 		static const char *const opts[] = {"mode", "555", NULL, NULL};
 
 		emptyfd = new_fs("tmpfs", opts,
@@ -1113,13 +1115,13 @@ int sbx_mounts_build(const struct sbx_plan *plan, struct sbx_prepared *p, struct
 			r = emptyfd;
 			goto out;
 		}
-	}
-	oldroot = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
-	if (oldroot < 0 || fchdir(emptyfd) < 0 || chroot(".") < 0) {
-		r = sbx_error_set(err, SBX_ERR_SETUP, errno,
-		                  "cannot enter an empty root to build the new one: %s",
-		                  strerror(errno));
-		goto out;
+		oldroot = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+		if (oldroot < 0 || fchdir(emptyfd) < 0 || chroot(".") < 0) {
+			r = sbx_error_set(err, SBX_ERR_SETUP, errno,
+			                  "cannot enter an empty root to build the new one: %s",
+			                  strerror(errno));
+			goto out;
+		}
 	}
 
 	for (size_t i = 0; i < plan->n_ops && r >= 0; i++) {
@@ -1144,7 +1146,7 @@ int sbx_mounts_build(const struct sbx_plan *plan, struct sbx_prepared *p, struct
 
 	/* pivot_root(".", "."): the old root ends up stacked under the new one, and is then
 	 * detached with everything mounted beneath it. */
-	if (fchdir(oldroot) < 0 || chroot(".") < 0 || fchdir(b.rootfd) < 0 ||
+	if ((oldroot >= 0 && (fchdir(oldroot) < 0 || chroot(".") < 0)) || fchdir(b.rootfd) < 0 ||
 	    syscall(SYS_pivot_root, ".", ".") < 0 || umount2(".", MNT_DETACH) < 0 ||
 	    chdir("/") < 0) {
 		r = sbx_error_set(err, SBX_ERR_SETUP, errno, "cannot switch to the new root: %s",
