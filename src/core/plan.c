@@ -50,6 +50,10 @@ const struct sbx_system_candidate sbx_system_candidates[] = {
     {"/etc/pki", true},
     {"/etc/crypto-policies", true},
     {"/etc/alternatives", true},
+    /* git's system-wide config and attributes: where one exists, git refuses to run if it
+     * cannot read it (the landlock backend denied it: EACCES, "fatal: unknown error") */
+    {"/etc/gitconfig", true},
+    {"/etc/gitattributes", true},
 };
 const size_t sbx_n_system_candidates = SBX_ARRAY_SIZE(sbx_system_candidates);
 
