@@ -96,7 +96,8 @@ void sbx_launch_net(struct sbx_netproxy *proxy)
 static int seal_spec_and_build_filter(const struct sbx_plan *plan, int *spec_fd,
                                       struct sbx_seccomp_prog *filter, struct sbx_error *err);
 static int seal_spec(const struct sbx_plan *plan, int *spec_fd, struct sbx_error *err);
-static int send_filter(const struct sbx_plan *plan, int fd, struct sbx_error *err);
+static pid_t start_filter_builder(const struct sbx_plan *plan, int *out_fd, struct sbx_error *err);
+static int send_filter(pid_t builder, int from, int fd, struct sbx_error *err);
 static int recv_filter(int fd, struct sbx_seccomp_prog *filter, struct sbx_error *err);
 static int supervise(pid_t *child, int sigfd, int err_fd, int status_fd, struct sbx_supervisor *sup,
                      struct sbx_tty *tty, bool landlock, int *status, struct sbx_error *err);
@@ -187,6 +188,9 @@ int sbx_launch(const struct sbx_plan *plan, char *const argv[], struct sbx_super
 	_cleanup_close_pair_ int sync_pipe[2] = {-1, -1};
 	_cleanup_close_pair_ int filter_pipe[2] = {-1, -1};
 	_cleanup_close_pair_ int pty_sock[2] = {-1, -1};
+	_cleanup_close_ int builder_fd = -1;
+	/* the filter's builder, killed and reaped if the launch fails before its work is read */
+	_cleanup_pid_ pid_t builder = 0;
 	/* The caller's terminal: its mode is given back on every way out of here (the keeper
 	 * does it if sbx is killed). */
 	_cleanup_(sbx_tty_end) struct sbx_tty tty;
@@ -324,6 +328,13 @@ int sbx_launch(const struct sbx_plan *plan, char *const argv[], struct sbx_super
 	sbx_prepared_clear(&prep);
 	if (sup)
 		sbx_supervisor_parent_close(sup);
+	/* the filter's builder, while sbx has no thread (a fork of a threaded process may
+	 * inherit a lock held by a thread that is not there to release it) */
+	builder = start_filter_builder(plan, &builder_fd, err);
+	if (builder < 0) {
+		builder = 0;
+		return -EIO;
+	}
 	/* sbx serves the sandbox's proxy and resolver from here on (one thread; it closes
 	 * init's end of the pair) */
 	/* --net none's resolver answers in sbx's own loop (no thread to start and to join at
@@ -356,7 +367,8 @@ int sbx_launch(const struct sbx_plan *plan, char *const argv[], struct sbx_super
 		SBX_TRACE("sbx: sources cloned, id-mapped and sent (root)");
 	}
 	/* while init builds the mounts */
-	r = send_filter(plan, filter_pipe[1], err);
+	r = send_filter(builder, builder_fd, filter_pipe[1], err);
+	builder = 0;
 	if (r < 0 && err->errnum != EPIPE && err->errnum != ECONNRESET)
 		return r;
 	memset(err, 0, sizeof(*err));
@@ -401,20 +413,101 @@ static int seal_spec(const struct sbx_plan *plan, int *spec_fd, struct sbx_error
 	return *spec_fd < 0 ? *spec_fd : 0;
 }
 
-/* Build the filter and send it on fd: its length in instructions (a size_t), then the
- * instructions. A send blocks until init reads, which it does whole before it forks the
- * worker. An error with errnum EPIPE: init is gone (its report says why). */
-static int build_and_send_filter(const struct sbx_plan *plan, int fd, struct sbx_error *err)
+/*
+ * The seccomp filter is compiled in a child of sbx (the builder), forked right after clone
+ * while sbx has no thread yet, so that libseccomp's few hundred KiB of heap are never kept by
+ * sbx (every running sandbox's) and the work runs beside init's. It writes back on a pipe a
+ * struct sbx_error (kind SBX_ERR_NONE when built), the program's length in instructions and
+ * the instructions; sbx passes them on to init (send_filter) after the sources.
+ */
+static pid_t start_filter_builder(const struct sbx_plan *plan, int *out_fd, struct sbx_error *err)
 {
-	_cleanup_(sbx_seccomp_prog_clear) struct sbx_seccomp_prog filter = {0};
+	int fds[2];
+	pid_t pid;
+
+	*out_fd = -1;
+	if (sbx_fd_pipe(fds, "for the seccomp filter's builder", err) < 0)
+		return -1;
+	pid = fork();
+	if (pid < 0) {
+		close(fds[0]);
+		close(fds[1]);
+		sbx_error_set(err, SBX_ERR_SETUP, errno,
+		              "cannot start the seccomp filter's builder: %s", strerror(errno));
+		return -1;
+	}
+	if (pid == 0) {
+		struct sbx_seccomp_prog prog = {0};
+		struct sbx_error e;
+		bool ok;
+
+		memset(&e, 0, sizeof(e));
+		close(fds[0]);
+		(void)sbx_seccomp_build(&plan->seccomp_rules, &prog, &e);
+		ok = write(fds[1], &e, sizeof(e)) == (ssize_t)sizeof(e);
+		if (ok && e.kind == SBX_ERR_NONE) {
+			const char *p = (const char *)prog.insns;
+			size_t left = prog.len * sizeof(*prog.insns);
+
+			ok =
+			    write(fds[1], &prog.len, sizeof(prog.len)) == (ssize_t)sizeof(prog.len);
+			while (ok && left) {
+				ssize_t n = write(fds[1], p, left);
+
+				if (n < 0 && errno == EINTR)
+					continue;
+				ok = n > 0;
+				if (ok) {
+					p += n;
+					left -= (size_t)n;
+				}
+			}
+		}
+		_exit(ok ? 0 : 1);
+	}
+	close(fds[1]);
+	*out_fd = fds[0];
+	return pid;
+}
+
+/* The builder's work (its pipe, from), reaped, and the program sent on to init on fd: its
+ * length in instructions (a size_t), then the instructions. An error with errnum EPIPE: init
+ * is gone (its report says why); a builder that ended without a word is EIO. */
+static int send_filter(pid_t builder, int from, int fd, struct sbx_error *err)
+{
+	_cleanup_(sbx_seccomp_prog_clear) struct sbx_seccomp_prog prog = {0};
+	struct sbx_error got;
 	struct iovec iov[2];
 	struct msghdr msg = {.msg_iov = iov, .msg_iovlen = 2};
-	int r = sbx_seccomp_build(&plan->seccomp_rules, &filter, err);
+	int r;
 
+	memset(&got, 0, sizeof(got));
+	r = sbx_fd_read_all(from, &got, sizeof(got));
+	if (r >= 0 && got.kind != SBX_ERR_NONE) {
+		while (waitpid(builder, NULL, 0) < 0 && errno == EINTR)
+			;
+		got.msg[sizeof(got.msg) - 1] = '\0';
+		got.hint[sizeof(got.hint) - 1] = '\0';
+		got.file[sizeof(got.file) - 1] = '\0';
+		*err = got;
+		return got.errnum > 0 ? -got.errnum : -EINVAL;
+	}
+	if (r >= 0)
+		r = sbx_fd_read_all(from, &prog.len, sizeof(prog.len));
+	if (r >= 0 && (prog.len == 0 || prog.len > BPF_MAXINSNS))
+		r = -EINVAL;
+	if (r >= 0 && !(prog.insns = calloc(prog.len, sizeof(*prog.insns))))
+		r = -ENOMEM;
+	if (r >= 0)
+		r = sbx_fd_read_all(from, prog.insns, prog.len * sizeof(*prog.insns));
+	while (waitpid(builder, NULL, 0) < 0 && errno == EINTR)
+		;
+	/* not EPIPE: a builder that died says nothing of init, and init waits for a filter */
 	if (r < 0)
-		return r;
-	iov[0] = (struct iovec){&filter.len, sizeof(filter.len)};
-	iov[1] = (struct iovec){filter.insns, filter.len * sizeof(*filter.insns)};
+		return sbx_error_set(err, SBX_ERR_SETUP, EIO,
+		                     "the seccomp filter's builder ended without a word");
+	iov[0] = (struct iovec){&prog.len, sizeof(prog.len)};
+	iov[1] = (struct iovec){prog.insns, prog.len * sizeof(*prog.insns)};
 	while (msg.msg_iovlen) {
 		ssize_t n = sendmsg(fd, &msg, MSG_NOSIGNAL);
 
@@ -433,54 +526,6 @@ static int build_and_send_filter(const struct sbx_plan *plan, int fd, struct sbx
 			msg.msg_iov->iov_base = (char *)msg.msg_iov->iov_base + n;
 			msg.msg_iov->iov_len -= (size_t)n;
 		}
-	}
-	return 0;
-}
-
-/*
- * send_filter's work in a child of sbx that ends once the filter is sent: libseccomp's
- * generation of the program takes a few hundred KiB of heap, which sbx would otherwise keep
- * resident for the whole run (every running sandbox's sbx). The child's report, a struct
- * sbx_error (kind SBX_ERR_NONE once sent), comes back on a pipe.
- */
-static int send_filter(const struct sbx_plan *plan, int fd, struct sbx_error *err)
-{
-	_cleanup_close_pair_ int rep[2] = {-1, -1};
-	struct sbx_error got;
-	pid_t pid;
-	int r;
-
-	memset(&got, 0, sizeof(got));
-	r = sbx_fd_pipe(rep, "for the seccomp filter's builder", err);
-	if (r < 0)
-		return r;
-	pid = fork();
-	if (pid < 0)
-		return sbx_error_set(err, SBX_ERR_SETUP, errno,
-		                     "cannot start the seccomp filter's builder: %s",
-		                     strerror(errno));
-	if (pid == 0) {
-		struct sbx_error e;
-
-		memset(&e, 0, sizeof(e));
-		close(rep[0]);
-		(void)build_and_send_filter(plan, fd, &e);
-		_exit(write(rep[1], &e, sizeof(e)) == (ssize_t)sizeof(e) ? 0 : 1);
-	}
-	close(TAKE_FD(rep[1]));
-	r = sbx_fd_read_all(rep[0], &got, sizeof(got));
-	while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
-		;
-	/* not EPIPE: a builder that died says nothing of init, and init waits for a filter */
-	if (r < 0)
-		return sbx_error_set(err, SBX_ERR_SETUP, EIO,
-		                     "the seccomp filter's builder ended without a word");
-	if (got.kind != SBX_ERR_NONE) {
-		got.msg[sizeof(got.msg) - 1] = '\0';
-		got.hint[sizeof(got.hint) - 1] = '\0';
-		got.file[sizeof(got.file) - 1] = '\0';
-		*err = got;
-		return got.errnum > 0 ? -got.errnum : -EINVAL;
 	}
 	return 0;
 }
