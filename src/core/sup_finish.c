@@ -88,14 +88,16 @@ static size_t host_views(const struct sbx_plan *plan, const char *h, char (*out)
 		const char *rest;
 		int n;
 
-		if (o->kind != SBX_PLAN_BIND ||
+		if ((o->kind != SBX_PLAN_BIND && o->kind != SBX_PLAN_MIRROR) ||
 		    (o->flags & (SBX_PLAN_F_GUARD | SBX_PLAN_F_SYSTEM | SBX_PLAN_F_READONLY)) ||
 		    !o->source || !sbx_path_covers(o->source, h))
 			continue;
 		rest = sbx_path_rest(o->source, h);
 		n = snprintf(out[n_out], SBX_PATH_MAX, "%s%s%s", o->target,
 		             *rest && strcmp(o->target, "/") ? "/" : "", rest);
-		if (n < 0 || n >= SBX_PATH_MAX || writable_bind(plan, out[n_out]) != o)
+		/* shown by this mount itself (a --root's entries are its own), not beneath a
+		 * deeper one */
+		if (n < 0 || n >= SBX_PATH_MAX || sbx_plan_guarded_by(plan, out[n_out]) != o)
 			continue;
 		n_out++;
 	}

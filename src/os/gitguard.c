@@ -44,7 +44,7 @@ static const char why_ro[] = "git control file";
 
 struct survey {
 	int top_depth;                  /* submodules' checkouts surveyed within one another */
-	char *visited[GIT_MAX_VISITED]; /* host paths of the git dirs surveyed */
+	char *visited[GIT_MAX_VISITED]; /* "host\nsandbox" of each view of a git dir surveyed */
 	size_t n_visited;
 	const struct sbx_plan *plan;
 	struct sbx_gitguard *out;
@@ -500,10 +500,18 @@ static int survey_gitdir(struct survey *s, const char *sandbox, const char *host
 
 	if (depth > GIT_MAX_DEPTH || s->n_visited == GIT_MAX_VISITED)
 		return 0;
-	for (size_t i = 0; i < s->n_visited; i++)
-		if (strcmp(s->visited[i], host) == 0)
-			return 0; /* a worktree's common dir is its main repository's .git */
-	s->visited[s->n_visited] = strdup(host);
+	/* once a view: a git dir shown at two sandbox paths (two binds of one repository,
+	 * --root beside the workspace's own bind) is guarded at both */
+	{
+		char key[SBX_PATH_MAX * 2 + 2];
+
+		snprintf(key, sizeof(key), "%s\n%s", host, sandbox);
+		for (size_t i = 0; i < s->n_visited; i++)
+			if (strcmp(s->visited[i], key) == 0)
+				return 0; /* a worktree's common dir is its main repository's .git
+				           */
+		s->visited[s->n_visited] = strdup(key);
+	}
 	if (!s->visited[s->n_visited])
 		return sbx_error_set(s->err, SBX_ERR_SETUP, ENOMEM, "out of memory");
 	s->n_visited++;
@@ -1180,6 +1188,9 @@ int sbx_gitguard_survey(const struct sbx_spec *spec, const struct sbx_plan *plan
 		return 0;
 	if (spec->workspace)
 		r = survey_top(&s, spec->workspace, true);
+	/* --root DIR shows DIR at / (its .git at /.git): a top like a writable bind's */
+	if (r >= 0 && spec->root)
+		r = survey_top(&s, "/", false);
 	for (size_t i = 0; r >= 0 && i < spec->n_mounts; i++) {
 		const struct sbx_mount *m = &spec->mounts[i];
 

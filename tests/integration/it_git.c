@@ -388,13 +388,57 @@ static void test_split_or_linked_index_named(void)
 	}
 }
 
+/* A repository made the sandbox's root (--root REPO shows its .git at /.git), or shown by two
+ * writable binds, is guarded at every view as a single bind's is: its config and hooks read-only,
+ * its absent control files refused (before: all three planted, and the host's next git status and
+ * commit ran them: an outside attack). */
+static void test_root_repo_guarded(void)
+{
+	char *repo = it_path(it_tmpdir(), "rootrepo");
+	struct it_run r;
+	struct stat st;
+
+	host_sh(
+	    fmt("%s init -q %s && %s -C %s commit -q --allow-empty -m i", git, repo, git, repo));
+	/* two writable views of one repository: its hooks read-only at both (before: at the
+	 * first only, the survey took a git dir once whatever its view) */
+	it_sbxv(&r, "run", "-v", fmt("%s:/a", repo), "-v", fmt("%s:/b", repo), "-w", "/a", "--",
+	        "/bin/sh", "-c",
+	        "echo x > /b/.git/hooks/pre-commit; echo x > /a/.git/hooks/post-commit; true",
+	        NULL);
+	IT_EXPECT_INT(r.status, 0);
+	IT_EXPECT(lstat(fmt("%s/.git/hooks/pre-commit", repo), &st) < 0 && errno == ENOENT);
+	IT_EXPECT(lstat(fmt("%s/.git/hooks/post-commit", repo), &st) < 0 && errno == ENOENT);
+	it_sbxv(&r, "run", "--root", repo, "-w", "/", "--", "/bin/sh", "-c",
+	        "git config core.fsmonitor 'touch /tmp/x; false'; "
+	        "echo x > /.git/hooks/pre-commit; echo ../evil > /.git/commondir; true",
+	        NULL);
+	IT_EXPECT_INT(r.status, 0);
+	IT_EXPECT(lstat(fmt("%s/.git/hooks/pre-commit", repo), &st) < 0 && errno == ENOENT);
+	IT_EXPECT(lstat(fmt("%s/.git/commondir", repo), &st) < 0 && errno == ENOENT);
+	{
+		struct it_run h;
+		const char *argv[] = {
+		    "/bin/sh", "-c", fmt("git -C %s config --get core.fsmonitor; echo rc=$?", repo),
+		    NULL};
+
+		it_exec(&h, argv);
+		IT_EXPECT_CONTAINS(h.out, "rc=1");
+	}
+}
+
 int main(int argc, char **argv)
 {
 	static const struct it_case cases[] = {
-	    IT_CASE(test_control_surface_namespaces),   IT_CASE(test_control_surface_landlock),
-	    IT_CASE(test_git_works_claude_agent),       IT_CASE(test_dry_run_and_opt_out),
-	    IT_CASE(test_hook_link_chain_refused),      IT_CASE(test_fresh_git_named_after),
-	    IT_CASE(test_second_view_keeps_protection), IT_CASE(test_split_or_linked_index_named),
+	    IT_CASE(test_control_surface_namespaces),
+	    IT_CASE(test_control_surface_landlock),
+	    IT_CASE(test_git_works_claude_agent),
+	    IT_CASE(test_dry_run_and_opt_out),
+	    IT_CASE(test_hook_link_chain_refused),
+	    IT_CASE(test_fresh_git_named_after),
+	    IT_CASE(test_second_view_keeps_protection),
+	    IT_CASE(test_split_or_linked_index_named),
+	    IT_CASE(test_root_repo_guarded),
 	};
 
 	return it_main(argc, argv, cases, sizeof(cases) / sizeof(cases[0]));
