@@ -242,6 +242,33 @@ static int add_limits(const struct sbx_finish_in *in, struct sbx_plan *plan, str
 }
 
 /*
+ * sbx's own processes count against the pids limit (the cgroup's pids.max, or RLIMIT_NPROC in
+ * the sandbox's user namespace): init (or the landlock backend's reaper) and the worker, and
+ * with the supervisor its performer and the performer's parent for a moment. A limit below
+ * them would fail the launch with a word about ulimit -u or the performer: refused here, in
+ * the plan, so that --dry-run says the same.
+ */
+static int pids_floor(const struct sbx_plan *plan, struct sbx_error *err)
+{
+	uint64_t floor = plan->sup.enabled ? 4 : 2;
+	uint64_t pids = plan->resources.v[SBX_LIMIT_PIDS];
+	int r;
+
+	if (!(plan->resources.set & SBX_LIMIT_BIT(SBX_LIMIT_PIDS)) || pids >= floor)
+		return 0;
+	r = sbx_error_set(err, SBX_ERR_USAGE, EINVAL,
+	                  "--limit pids=%llu is below sbx's own processes in this sandbox: %llu "
+	                  "(%s)",
+	                  (unsigned long long)pids, (unsigned long long)floor,
+	                  plan->sup.enabled ? "init, the worker, the supervisor's performer and "
+	                                      "its parent"
+	                                    : "init and the worker");
+	sbx_error_hint(err, "ask pids=%llu or more (the worker's own processes come on top)",
+	               (unsigned long long)floor);
+	return r;
+}
+
+/*
  * A worker whose filter denies creating namespaces (@namespaces, not in log mode: nesting off)
  * spends none of the caller's namespace counts: its user namespace gets no share of them
  * written (init writes each share to /proc/sys/user at launch, a write through procfs a
@@ -300,6 +327,8 @@ int sbx_plan_finish(const struct sbx_finish_in *in, const struct sbx_finish_fact
 	/* the supervisor, once the backend and its Landlock layer are settled */
 	if (r >= 0)
 		r = sbx_sup_finish(in, facts, plan, err);
+	if (r >= 0)
+		r = pids_floor(plan, err);
 	/* git's absent names are a limit only where no supervisor refuses their creation, and
 	 * (namespaces backend) where a writable bind would let the worker make one: a .git
 	 * mounted read-only takes no new name */

@@ -425,6 +425,42 @@ static void test_top_level_origin_and_once(void **state)
 	world_clear(&w);
 }
 
+/* A pids limit below sbx's own processes in the sandbox is refused by the plan (so --dry-run
+ * says it as the run does): 2 without the supervisor, 4 with it. */
+static void test_pids_floor(void **state)
+{
+	static const struct {
+		bool listener;
+		uint64_t pids;
+		int want;
+	} cases[] = {
+	    {false, 1, -EINVAL}, {false, 2, 0}, {true, 3, -EINVAL}, {true, 4, 0}, {true, 100, 0},
+	};
+	struct world w;
+
+	(void)state;
+	for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+		struct sbx_finish_facts facts = facts_for(7, false, OK, 0, 0);
+		char path[] = "/w/.git";
+		char *fresh[] = {path};
+		struct sbx_finish_in in = {.backend = NS, .git_fresh = fresh, .n_git_fresh = 1};
+		struct sbx_error err = {0};
+		int r;
+
+		facts.sup_listener = cases[c].listener ? 0 : -EBUSY;
+		world_init(&w, false, false, false, false, false, 1000);
+		in.spec = w.spec;
+		w.plan->resources.set |= SBX_LIMIT_BIT(SBX_LIMIT_PIDS);
+		w.plan->resources.v[SBX_LIMIT_PIDS] = cases[c].pids;
+		r = sbx_plan_finish(&in, &facts, w.plan, NULL, 0, &err);
+		if (r != cases[c].want)
+			fail_msg("case %zu: %d (%s)", c, r, err.msg);
+		if (r < 0 && !strstr(err.msg, "below sbx's own processes"))
+			fail_msg("case %zu: %s", c, err.msg);
+		world_clear(&w);
+	}
+}
+
 /* The caller's per-user counts: a worker whose filter denies creating namespaces gets no share
  * of the namespace counts written (it cannot spend them), one that may nest does; the inotify
  * share is written either way. */
@@ -1024,6 +1060,7 @@ int main(void)
 	    cmocka_unit_test(test_top_level_origin_and_once),
 	    cmocka_unit_test(test_git_limits),
 	    cmocka_unit_test(test_namespace_count_shares),
+	    cmocka_unit_test(test_pids_floor),
 	    cmocka_unit_test(test_nested_table),
 	    cmocka_unit_test(test_sup_home_config),
 	    cmocka_unit_test(test_sup_fresh_project),
