@@ -5,6 +5,8 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <stdbool.h>
+#include <sys/mount.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -72,10 +74,31 @@ int sbx_limits_apply_rlimits(const struct sbx_plan *plan, struct sbx_error *err)
 	return 0;
 }
 
+/*
+ * /proc/sys/user of a procfs of init's own, made (not attached) where the one it sees is
+ * read-only: a sandbox nested in another sees its parent's /proc/sys read-only, and the kernel
+ * resolves the files to the writer's user namespace whichever procfs it goes through. A
+ * new procfs needs a fully visible one in the namespace (the parent gives its nested
+ * sandboxes one); -1 where none can be made.
+ */
+static int own_proc_sys_user(void)
+{
+	_cleanup_close_ int fs = fsopen("proc", FSOPEN_CLOEXEC), mnt = -1;
+
+	if (fs < 0 || fsconfig(fs, FSCONFIG_CMD_CREATE, NULL, NULL, 0) < 0)
+		return -1;
+	mnt =
+	    fsmount(fs, FSMOUNT_CLOEXEC, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC);
+	if (mnt < 0)
+		return -1;
+	return openat(mnt, "sys/user", O_PATH | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+}
+
 int sbx_limits_set_userns_counts(const struct sbx_plan *plan, struct sbx_error *err)
 {
 	/* the directory once, each file beneath it: one path walk rather than one a file */
 	_cleanup_close_ int dir = -1;
+	bool own = false;
 
 	for (size_t i = 0; i < SBX_N_UCOUNTS; i++) {
 		char path[96], val[32];
@@ -91,6 +114,19 @@ int sbx_limits_set_userns_counts(const struct sbx_plan *plan, struct sbx_error *
 		fd = dir >= 0
 		         ? openat(dir, sbx_ucount_shares[i].name, O_WRONLY | O_CLOEXEC | O_NOFOLLOW)
 		         : open(path, O_WRONLY | O_CLOEXEC | O_NOFOLLOW);
+		if (fd < 0 && errno == EROFS && !own) {
+			/* a parent sandbox's read-only /proc/sys: through a procfs of our own */
+			int mine = own_proc_sys_user();
+
+			own = true;
+			if (mine >= 0) {
+				if (dir >= 0)
+					close(dir);
+				dir = mine;
+				fd = openat(dir, sbx_ucount_shares[i].name,
+				            O_WRONLY | O_CLOEXEC | O_NOFOLLOW);
+			}
+		}
 		if (fd < 0 && (errno == ENOENT || errno == EROFS))
 			continue;
 		if (fd < 0 || write(fd, val, (size_t)n) != n) {

@@ -583,6 +583,32 @@ static void test_nested_pids(void)
 	IT_EXPECT_CONTAINS(r.err, "sbx: cannot enforce limit pids in a nested sandbox");
 }
 
+/* A sandbox nested in one that allows nesting gets its share of the parent's per-user counts
+ * (its parent's /proc/sys is read-only: its init writes through a procfs of its own; before,
+ * it skipped the read-only file and the nested sandbox could take the parent's whole share:
+ * an outside attack). */
+static void test_nested_inotify_share(void)
+{
+	struct it_run r;
+	char script[4400];
+
+	snprintf(script, sizeof(script),
+	         "cat /proc/sys/user/max_inotify_instances; %s run -q -- cat "
+	         "/proc/sys/user/max_inotify_instances",
+	         it_sbx_path());
+	it_sbxv(&r, "run", "--allow-nesting", "-v", sbx_dir_ro(), "--", "/bin/sh", "-c", script,
+	        NULL);
+	IT_EXPECT_INT(r.status, 0);
+	{
+		long parent = -1, nested = -1;
+
+		if (sscanf(r.out, "%ld %ld", &parent, &nested) != 2)
+			it_fail(__FILE__, __LINE__, "no two counts: %s%s", r.out, r.err);
+		if (!(nested > 0 && nested < parent))
+			it_fail(__FILE__, __LINE__, "nested %ld, parent %ld", nested, parent);
+	}
+}
+
 /* A killed sbx leaves its cgroup; the next sbx beside it removes it (root: a cgroup here). */
 static void test_killed_sbx_cgroup_swept(void)
 {
@@ -781,6 +807,7 @@ int main(int argc, char **argv)
 	    IT_CASE(test_child_cannot_raise_limit),
 	    IT_CASE(test_dry_run_limits_as_the_run),
 	    IT_CASE(test_nested_pids),
+	    IT_CASE(test_nested_inotify_share),
 	    IT_CASE(test_killed_sbx_cgroup_swept),
 	    IT_CASE(test_cpu_quota),
 	    IT_CASE(test_root_sandboxes_have_distinct_ids),
