@@ -295,6 +295,9 @@ int sbx_cli_limits_begin(const struct sbx_cli_run *run, const struct sbx_plan *p
  * share of the per-user counts of what those before it left. Opens fleet's runtime
  * directory, which sbx_cli_fleet_begin then uses; 0 where there is none. */
 unsigned sbx_cli_share_rank(struct sbx_cli_fleet *fleet);
+/* Let go of the rank: the landlock backend has no user namespace to carry a share, and its
+ * rank would only shrink the shares of the sandboxes started after it. */
+void sbx_cli_share_release(void);
 /* After it: the line for a timeout (124) or the memory limit's kill (137), the status to exit
  * with; the cgroup emptied and removed. Safe to call twice, and on a zeroed struct. */
 int sbx_cli_limits_end(struct sbx_cli_limits *l, int status);

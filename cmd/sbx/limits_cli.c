@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "os/cgroup.h"
@@ -171,12 +172,21 @@ static const char *held_by(const struct sbx_plan *plan, int l, char *buf, size_t
 	return "RLIMIT_NPROC";
 }
 
+static int held_rank = -1; /* the rank's lock, held until sbx exits (close-on-exec) */
+
+void sbx_cli_share_release(void)
+{
+	if (held_rank >= 0)
+		close(held_rank);
+	held_rank = -1;
+}
+
 unsigned sbx_cli_share_rank(struct sbx_cli_fleet *fleet)
 {
-	static int held = -1; /* the rank's lock, held until sbx exits (close-on-exec) */
+	int *held = &held_rank;
 	struct sbx_error e = {0};
 
-	if (held >= 0)
+	if (*held >= 0)
 		return 0; /* taken (a second launch of this sbx) */
 	/* the runtime directory `sbx ps` lists, opened once for both */
 	if (fleet->dirfd < 0 && sbx_registry_open_own(environ, true, &fleet->dirfd, fleet->path,
@@ -184,7 +194,7 @@ unsigned sbx_cli_share_rank(struct sbx_cli_fleet *fleet)
 		fleet->dirfd = -1;
 		return 0; /* none: rank 0, as if alone (sbx_cli_fleet_begin says it is unlisted) */
 	}
-	return sbx_shareslot_take(fleet->dirfd, &held);
+	return sbx_shareslot_take(fleet->dirfd, held);
 }
 
 int sbx_cli_limits_end(struct sbx_cli_limits *l, int status)

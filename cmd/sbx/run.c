@@ -1443,6 +1443,8 @@ int sbx_cmd_run(int argc, char **argv)
 	if (r < 0)
 		goto fail;
 	SBX_TRACE("plan finished");
+	if (plan->backend_landlock)
+		sbx_cli_share_release();
 	plan->tty = run.tty;
 	warn_not_enforced(&run, plan);
 	sbx_cli_print_notes(stderr, run.profile, plan);

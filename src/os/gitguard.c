@@ -916,6 +916,11 @@ static char *index_gitlinks_depth(const char *file, size_t hashsz, int depth)
 			cap = cap * 2 + prev + 2;
 		}
 		memcpy(out + have, name, prev);
+		/* the list is one name a line: a newline in a name (the worker chose it) is shown
+		 * as '?', so that one entry stays one line */
+		for (size_t k = have; k < have + prev; k++)
+			if (out[k] == '\n')
+				out[k] = '?';
 		have += prev;
 		out[have++] = '\n';
 		out[have] = '\0';
@@ -1360,6 +1365,12 @@ size_t sbx_gitguard_after(const struct sbx_gitguard *g, void (*report)(const cha
 
 			/* there, but not read: what it stages is not known, so it is said */
 			if (!now && lstat(g->indexes[i], &ist) == 0) {
+				int ifd = open(g->indexes[i],
+				               O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+				int oerr = ifd < 0 ? errno : 0;
+
+				if (ifd >= 0)
+					close(ifd);
 				snprintf(
 				    line, sizeof(line),
 				    "git: %s cannot be read by sbx after the run (%s): it may "
@@ -1369,6 +1380,7 @@ size_t sbx_gitguard_after(const struct sbx_gitguard *g, void (*report)(const cha
 				    g->indexes[i],
 				    S_ISLNK(ist.st_mode)    ? "a symbolic link"
 				    : !S_ISREG(ist.st_mode) ? "not a regular file"
+				    : oerr                  ? strerror(oerr)
 				    : (unsigned long long)ist.st_size > INDEX_MAX
 				        ? "larger than sbx reads"
 				        : "a split index whose shared part is gone, or a format "
