@@ -38,6 +38,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
 #include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
@@ -101,8 +102,8 @@
 #define MAX_RETRY      8    /* a caller racing its own call is answered after this many tries */
 #define MAX_LANDLOCKED 4096 /* thread groups that gave themselves a Landlock domain */
 #define MAX_ANCESTRY   4096 /* PPid steps from a caller up to the worker */
-#define MAX_SUBS       32   /* sub-performers: Landlock domains of the worker's processes */
-#define MAX_SUBREAPERS 256  /* thread groups that made themselves child subreapers */
+#define MAX_SUBS       SBX_SUP_MAX_SUBS /* sub-performers: Landlock domains of the worker's */
+#define MAX_SUBREAPERS 256              /* thread groups that made themselves child subreapers */
 
 /* ---- the calls, as sbx and the performer see them ---- */
 
@@ -1643,10 +1644,12 @@ static void perf_fast(struct performer *p, struct p_reply *r, int *fd_out)
  * performer holds, so that it holds the caller's Landlock domain exactly, with this
  * performer's tables, and then serves sbx on a socket of its own (fds[0]). Double-forked as
  * the performer is. Returns 1 in the sub-performer (its socket in *sock; r is its hello, which
- * the loop sends there), 0 here with r->result; a ruleset the kernel refuses ends the child
- * before its hello, which sbx reads as no sub-performer.
+ * the loop sends there with *self_pidfd, a pidfd of the sub-performer itself, by which sbx
+ * ends it with its sub-sandbox), 0 here with r->result; a ruleset the kernel refuses ends the
+ * child before its hello, which sbx reads as no sub-performer.
  */
-static int perf_sub(struct performer *p, int *sock, int *fds, size_t *nfds, struct p_reply *r)
+static int perf_sub(struct performer *p, int *sock, int *fds, size_t *nfds, struct p_reply *r,
+                    int *self_pidfd)
 {
 	pid_t mid;
 	int st = 1 << 8;
@@ -1672,8 +1675,12 @@ static int perf_sub(struct performer *p, int *sock, int *fds, size_t *nfds, stru
 		*sock = fds[0];
 		*nfds = 0;
 		perf_reset(p);
+		/* its name in ps(1) and /proc: told apart from the worker's own performer */
+		prctl(PR_SET_NAME, "sbx-subperf", 0, 0, 0);
 		memset(r, 0, sizeof(*r));
 		r->pid = getpid();
+		/* a pidfd of itself for sbx, which ends it with its sub-sandbox (sub_drop) */
+		*self_pidfd = (int)syscall(SYS_pidfd_open, getpid(), 0);
 		return 1;
 	}
 	while (waitpid(mid, &st, 0) < 0 && errno == EINTR)
@@ -1758,7 +1765,7 @@ __attribute__((noreturn)) static void performer_main(int sock, const struct sbx_
 			(void)guards_apply(&p.guards, &p.pinned, in.path[0], in.g_index, &r, NULL);
 			break;
 		case P_SUB:
-			(void)perf_sub(&p, &sock, fds, &nfds, &r);
+			(void)perf_sub(&p, &sock, fds, &nfds, &r, &out_fd);
 			break;
 		default:
 			r.result = -EINVAL;
@@ -1839,8 +1846,13 @@ struct sbx_supervisor {
 	struct sub_perf {
 		pid_t tgid;
 		int pidfd, sock;
+		int self; /* the sub-performer's own pidfd (-1: none): ended with the slot */
 	} subs[MAX_SUBS];
 	size_t n_subs;
+	/* What ends while nothing is asked: the recorded processes of the sub-performers
+	 * (their slots are dropped at once, and the sub-performers ended). epoll, one entry
+	 * in sbx's poll loop (sbx_supervisor_pollfd); -1 before the start. */
+	int ep;
 	int via; /* the performer perf_call talks to: -1 the worker's own, else a sub's socket */
 	/* Child subreapers adopt orphans, whose line up to their domain's record may then skip
 	 * a record (sub_lookup): those that ever said so, fail closed past the cap. */
@@ -1893,6 +1905,7 @@ int sbx_supervisor_new(const struct sbx_plan *plan, struct sbx_broker *broker,
 	s->verbose = verbose;
 	s->sandbox_id = "";
 	s->chan[0] = s->chan[1] = s->perf[0] = s->perf[1] = s->notify = s->worker_pidfd = -1;
+	s->ep = -1;
 	s->cancel.fd = -1;
 	s->via = -1;
 	/* The listener filter's flags need Linux 5.19 (WAIT_KILLABLE_RECV): refused before
@@ -1926,7 +1939,9 @@ void sbx_supervisor_free(struct sbx_supervisor *s)
 		if (s->subs[i].tgid) {
 			sbx_closep(&s->subs[i].sock);
 			sbx_closep(&s->subs[i].pidfd);
+			sbx_closep(&s->subs[i].self);
 		}
+	sbx_closep(&s->ep);
 	sbx_sup_guards_clear(&s->guards);
 	sbx_sup_guards_clear(&s->pinned);
 	sbx_closep(&s->worker_pidfd);
@@ -2364,6 +2379,10 @@ static int start(struct sbx_supervisor *s, struct sbx_error *err)
 	}
 	s->notify = fds[0];
 	s->worker = worker;
+	s->ep = epoll_create1(EPOLL_CLOEXEC);
+	if (s->ep < 0)
+		return sbx_error_set(err, SBX_ERR_SETUP, errno, "the supervisor's epoll: %s",
+		                     strerror(errno));
 	{
 		/* the kernel's sizes: a newer kernel's structs may be larger than ours */
 		struct seccomp_notif_sizes sizes;
@@ -2438,6 +2457,7 @@ void sbx_supervisor_pollfd(const struct sbx_supervisor *s, struct pollfd *p)
 	p[0] = (struct pollfd){s->chan[0], POLLIN, 0};
 	p[1] = (struct pollfd){s->notify, POLLIN, 0};
 	p[2] = (struct pollfd){s->started ? s->perf[0] : -1, POLLIN, 0};
+	p[3] = (struct pollfd){s->started ? s->ep : -1, POLLIN, 0};
 }
 
 /* ---- sbx: one notification ---- */
@@ -2592,11 +2612,38 @@ static bool subreaper_in(const struct sbx_supervisor *s, pid_t pid)
 	return false;
 }
 
+/* What the epoll set holds: the kind in the high half of its data, a slot in the low. */
+enum ep_kind { EP_SUB = 1, EP_WAIT, EP_WAIT_CALLER };
+
+static int ep_add(struct sbx_supervisor *s, int fd, enum ep_kind kind, int k)
+{
+	struct epoll_event ev = {.events = EPOLLIN, .data.u64 = (uint64_t)kind << 32 | (uint32_t)k};
+
+	return epoll_ctl(s->ep, EPOLL_CTL_ADD, fd, &ev) < 0 ? -errno : 0;
+}
+
+static void ep_del(struct sbx_supervisor *s, int fd)
+{
+	if (s->ep >= 0 && fd >= 0)
+		(void)epoll_ctl(s->ep, EPOLL_CTL_DEL, fd, NULL);
+}
+
+/* A slot's end: the sub-performer is killed (it also ends at EOF, but one stopped from
+ * inside would not see it), its socket and pidfds closed. */
+static void sub_end(struct sbx_supervisor *s, int k)
+{
+	ep_del(s, s->subs[k].pidfd);
+	if (s->subs[k].self >= 0)
+		(void)syscall(SYS_pidfd_send_signal, s->subs[k].self, SIGKILL, NULL, 0);
+	sbx_closep(&s->subs[k].sock);
+	sbx_closep(&s->subs[k].pidfd);
+	sbx_closep(&s->subs[k].self);
+}
+
 static void sub_drop(struct sbx_supervisor *s, int k)
 {
-	sbx_closep(&s->subs[k].sock); /* the sub-performer ends at EOF */
-	sbx_closep(&s->subs[k].pidfd);
-	s->subs[k] = (struct sub_perf){0, -1, -1};
+	sub_end(s, k);
+	s->subs[k] = (struct sub_perf){0, -1, -1, -1};
 	s->n_subs--;
 }
 
@@ -2731,9 +2778,9 @@ static bool is_ruleset(int fd)
 static int sub_make(struct sbx_supervisor *s, pid_t tgid, int from, int slot)
 {
 	static struct p_req sq;
-	_cleanup_close_ int pidfd = -1, copy = -1, pair0 = -1, pair1 = -1;
+	_cleanup_close_ int pidfd = -1, copy = -1, pair0 = -1, pair1 = -1, self = -1;
 	int pair[2], fds[2], r;
-	size_t n0 = 0;
+	size_t n0 = 1;
 	struct pollfd pf;
 	ssize_t len;
 
@@ -2768,22 +2815,29 @@ static int sub_make(struct sbx_supervisor *s, pid_t tgid, int from, int slot)
 	{
 		static char wire[sizeof(struct p_reply)]; /* packed, as every reply (send_reply) */
 
-		len = recv_fds(pair0, wire, sizeof(wire), NULL, &n0, NULL);
+		len = recv_fds(pair0, wire, sizeof(wire), &self, &n0, NULL);
+		if (n0 == 0)
+			self = -1;
 		if (len <= 0 || !unpack_reply(wire, (size_t)len, &s->rep))
 			return -EPIPE;
 	}
 	if (slot >= 0) {
-		sbx_closep(&s->subs[slot].sock); /* the narrower one replaces it */
-		sbx_closep(&s->subs[slot].pidfd);
+		sub_end(s, slot); /* the narrower one replaces it */
 		s->n_subs--;
 	} else {
 		slot = sub_free_slot(s);
 		if (slot < 0)
 			return -EAGAIN;
 	}
-	s->subs[slot] = (struct sub_perf){tgid, pidfd, pair0};
+	/* watched from now on: the slot goes (and its sub-performer ends) as soon as the
+	 * process that holds the domain ends, not when the table is full */
+	s->subs[slot] = (struct sub_perf){tgid, pidfd, pair0, self};
 	s->n_subs++;
-	pidfd = pair0 = -1;
+	pidfd = pair0 = self = -1;
+	if (ep_add(s, s->subs[slot].pidfd, EP_SUB, slot) < 0) {
+		sub_drop(s, slot);
+		return -ENOMEM;
+	}
 	return 0;
 }
 
@@ -2838,9 +2892,10 @@ static void serve_landlock(struct sbx_supervisor *s)
 			}
 			snprintf(v.rule, sizeof(v.rule),
 			         "sub-performers: at most %d processes of the sandbox may hold a "
-			         "Landlock domain of their own at once (sub-workers, tools that "
-			         "restrict themselves); let one end first",
-			         MAX_SUBS);
+			         "Landlock domain of their own at once (a sub-worker holds two, a "
+			         "tool that restricts itself one), and %d do; let a sub-worker end "
+			         "first, or start fewer at once",
+			         MAX_SUBS, MAX_SUBS);
 			if (notif_valid(s) == 0) {
 				respond(s, EAGAIN, false);
 				report(s, &req, &v, "", EAGAIN, t0, true);
@@ -4133,6 +4188,21 @@ out:
 	return 0;
 }
 
+/* What ended while nothing was asked: a sub-performer's process (its slot goes now). */
+static void ep_serve(struct sbx_supervisor *s)
+{
+	struct epoll_event ev[16];
+	int n = epoll_wait(s->ep, ev, 16, 0);
+
+	for (int i = 0; i < n; i++) {
+		enum ep_kind kind = (enum ep_kind)(ev[i].data.u64 >> 32);
+		int k = (int)(uint32_t)ev[i].data.u64;
+
+		if (kind == EP_SUB && k >= 0 && k < MAX_SUBS && s->subs[k].tgid)
+			sub_drop(s, k);
+	}
+}
+
 /* Has the worker ended (exited, or killed)? Then the performer's end is the sandbox's end
  * (init takes the pid namespace with it), not a loss. */
 static bool worker_ended(const struct sbx_supervisor *s)
@@ -4163,6 +4233,8 @@ int sbx_supervisor_handle(struct sbx_supervisor *s, const struct pollfd *p, stru
 	}
 	if (p[2].fd >= 0 && p[2].revents)
 		goto lost; /* the performer never speaks unasked: this is its end */
+	if (p[3].fd >= 0 && p[3].revents)
+		ep_serve(s);
 	return 0;
 lost:
 	sbx_closep(&s->perf[0]);
