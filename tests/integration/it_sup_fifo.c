@@ -13,6 +13,7 @@
  * Under both backends, as root and as the user (the it_ harness runs both). The test binary is
  * the probe inside (`--in OP DIR`, one line "OP ... => RESULT" per check).
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -125,6 +126,73 @@ static int reader(const char *path)
 	return 0;
 }
 
+/* A process's name and parent, from /proc/PID/stat. */
+static bool stat_of(pid_t pid, char *comm, size_t size, pid_t *ppid)
+{
+	char path[64], buf[1024], *l, *r;
+	int fd;
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return false;
+	buf[n] = '\0';
+	l = strchr(buf, '(');
+	r = strrchr(buf, ')');
+	if (!l || !r || r < l)
+		return false;
+	snprintf(comm, size, "%.*s", (int)(r - l - 1), l + 1);
+	return sscanf(r + 2, "%*c %d", ppid) == 1;
+}
+
+/* Waiters of this sandbox's performer still alive: sbx-fifowait, whose parent (the
+ * performer) is a sibling of this process (the worker). Their pidfds into fds. */
+static size_t waiters(int *fds, size_t max)
+{
+	DIR *d = opendir("/proc");
+	struct dirent *de;
+	size_t n = 0;
+
+	while (d && (de = readdir(d)) && n < max) {
+		char comm[64];
+		pid_t pid = atoi(de->d_name), ppid, pppid;
+		int fd;
+
+		if (pid <= 0 || !stat_of(pid, comm, sizeof(comm), &ppid) ||
+		    strcmp(comm, "sbx-fifowait") != 0 ||
+		    !stat_of(ppid, comm, sizeof(comm), &pppid) || pppid != getppid())
+			continue;
+		fd = (int)syscall(SYS_pidfd_open, pid, 0);
+		if (fd >= 0)
+			fds[n++] = fd;
+	}
+	if (d)
+		closedir(d);
+	return n;
+}
+
+/* How many of the pidfds' processes are still alive after WAIT_MS (closes them). */
+static size_t still_alive(int *fds, size_t n)
+{
+	long long end = now_ms() + WAIT_MS;
+	size_t alive = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		struct pollfd p = {fds[i], POLLIN, 0};
+		long long left = end - now_ms();
+
+		if (poll(&p, 1, left > 0 ? (int)left : 0) <= 0)
+			alive++;
+		close(fds[i]);
+	}
+	return alive;
+}
+
 static int reap(pid_t pid)
 {
 	int st = 0;
@@ -174,11 +242,12 @@ static int in_others(const char *dir)
 /*
  * The cap, and waits whose callers are killed. Round 1: CAP+6 writers of distinct FIFOs
  * without readers: CAP wait, 6 fail with EAGAIN at once; the waiting ones are killed (and
- * reaped: their threads are gone). Round 2: CAP writers of fresh FIFOs (the killed ones' slots
- * must be free), each with a reader: all succeed. Round 3: N opens one after the other on one
- * FIFO whose reader loops in a thread (no leak over many opens). The two take turns through
- * two pipes, in or out of a sandbox: a writer still open when the next reader opens gives that
- * reader end of file, and a reader still open when the next writer opens takes its byte.
+ * reaped: their threads are gone), and their waiters end too. Round 2: CAP writers of fresh FIFOs
+ * (the killed ones' slots must be free), each with a reader: all succeed. Round 3: N opens one
+ * after the other on one FIFO whose reader loops in a thread (no leak over many opens). The two
+ * take turns through two pipes, in or out of a sandbox: a writer still open when the next reader
+ * opens gives that reader end of file, and a reader still open when the next writer opens takes its
+ * byte.
  */
 static const char *loop_path;
 static volatile int loop_n;
@@ -234,6 +303,13 @@ static int in_cap(const char *dir, int n)
 		reap(pid[i]);
 	if (rf)
 		fclose(rf);
+	{
+		/* their waiters end with them (they would wait for readers forever) */
+		int fds[CAP + 6];
+		size_t nw = waiters(fds, CAP + 6);
+
+		printf("round1-waiters %s => %zu\n", dir, still_alive(fds, nw));
+	}
 	for (int i = 0; i < CAP; i++) {
 		snprintf(name, sizeof(name), "d%d", i);
 		if (mkfifo(at(dir, name), 0644) < 0)
@@ -360,6 +436,7 @@ static void cap(const char *backend)
 	run(&r, backend, ws, cmd);
 	IT_EXPECT_INT(r.status, 0);
 	IT_EXPECT_PROBE(r.out, "round1-eagain", ws, "6");
+	IT_EXPECT_PROBE(r.out, "round1-waiters", ws, "0");
 	IT_EXPECT_PROBE(r.out, "round2", ws, "64");
 	IT_EXPECT_PROBE(r.out, "round3", ws, "1000");
 	IT_EXPECT_CONTAINS(r.err, "FIFO opens: at most 64 opens of a FIFO may wait for their "
