@@ -631,7 +631,6 @@ struct p_reply {
 static int send_reply(int sock, struct p_reply *r, const int *fds)
 {
 	size_t nfds = fds[0] < 0 ? 0 : fds[1] < 0 ? 1 : 2;
-
 	struct iovec iov[4];
 
 	if (r->n_guard > P_GUARDS)
