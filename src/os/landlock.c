@@ -21,6 +21,7 @@
 #include "sbx/path.h"
 #include "sbx/policy.h"
 #include "os/fs.h"
+#include "os/supervisor.h"
 
 /* Our bit values are the kernel's: a mismatch would grant the wrong rights. */
 _Static_assert(SBX_LL_FS_EXECUTE == LANDLOCK_ACCESS_FS_EXECUTE, "fs bits");
@@ -176,9 +177,23 @@ int sbx_landlock_enforce(const struct sbx_ll_plan *p, struct sbx_error *err)
 	if (cb.fd >= 0)
 		close(cb.fd);
 	/* TCP: handled with no port rule, so every bind and connect is denied. */
-	if (r >= 0 && syscall(__NR_landlock_restrict_self, fd, 0) < 0)
-		r = sbx_error_set(err, SBX_ERR_SETUP, errno,
-		                  "cannot enforce the Landlock ruleset: %s", strerror(errno));
+	if (r >= 0 && syscall(__NR_landlock_restrict_self, fd, 0) < 0) {
+		/* EAGAIN is never the kernel's: a supervising parent sandbox refused it */
+		if (errno == EAGAIN) {
+			r = sbx_error_set(err, SBX_ERR_SETUP, EAGAIN,
+			                  "cannot start the sub-sandbox: the parent sandbox's "
+			                  "supervisor holds at most %d Landlock domains of its "
+			                  "processes at once (two for each sub-worker), and all "
+			                  "are in use",
+			                  SBX_SUP_MAX_SUBS);
+			sbx_error_hint(err, "let a sub-worker of the parent sandbox end first, or "
+			                    "start fewer at once");
+		} else {
+			r = sbx_error_set(err, SBX_ERR_SETUP, errno,
+			                  "cannot enforce the Landlock ruleset: %s",
+			                  strerror(errno));
+		}
+	}
 	close(fd);
 	return r < 0 ? r : 0;
 }

@@ -38,6 +38,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
 #include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
@@ -101,8 +102,9 @@
 #define MAX_RETRY      8    /* a caller racing its own call is answered after this many tries */
 #define MAX_LANDLOCKED 4096 /* thread groups that gave themselves a Landlock domain */
 #define MAX_ANCESTRY   4096 /* PPid steps from a caller up to the worker */
-#define MAX_SUBS       32   /* sub-performers: Landlock domains of the worker's processes */
-#define MAX_SUBREAPERS 256  /* thread groups that made themselves child subreapers */
+#define MAX_SUBS       SBX_SUP_MAX_SUBS /* sub-performers: Landlock domains of the worker's */
+#define MAX_SUBREAPERS 256              /* thread groups that made themselves child subreapers */
+#define MAX_WAITS      64 /* opens of a FIFO waiting for their other end (perform_fifo) */
 
 /* ---- the calls, as sbx and the performer see them ---- */
 
@@ -565,6 +567,9 @@ struct p_req {
 	struct sockaddr_storage sa;
 	uint32_t ioc_flags;
 	struct fsxattr fsx;
+	/* P_RESOLVE, P_PERFORM: sbx has room for one more open of a FIFO that waits for its
+	 * other end (perform_fifo); without it such an open fails with EAGAIN */
+	uint32_t may_wait;
 	/* last, and sent only as far as they go (p_req_len) */
 	char path[2][P_PATH];
 	char text[P_PATH]; /* symlink's target; removexattr's name */
@@ -600,8 +605,9 @@ static size_t p_target_len(const struct p_target *t)
 
 /* performer -> sbx */
 struct p_reply {
-	int32_t result; /* 0 or -errno; P_RETRY: the name changed under the call */
-	uint32_t has_fd;
+	int32_t result;            /* 0 or -errno; P_RETRY: the name changed under the call; P_WAIT,
+	                              P_WAIT_FULL: an open of a FIFO (perform_fifo) */
+	uint32_t has_fd;           /* fds that came with it: 0, 1, or 2 (P_WAIT) */
 	uint64_t new_dev, new_ino; /* mkdir: the new directory */
 	int32_t pid;               /* P_HELLO: the performer's pid, in its namespace */
 	uint32_t performed;        /* P_RESOLVE with fast: decided and performed (result) */
@@ -616,11 +622,15 @@ struct p_reply {
 	} guard[P_GUARDS];
 	struct p_target t[2];
 };
-#define P_RETRY 1
+#define P_RETRY     1
+#define P_WAIT      2 /* the open waits in a waiter: its socket and its pidfd came */
+#define P_WAIT_FULL 3 /* it would wait, and MAX_WAITS already do */
 
-/* A reply on the wire: its fixed part, its guards, each target as far as its path goes. */
-static int send_reply(int sock, struct p_reply *r, int fd)
+/* A reply on the wire: its fixed part, its guards, each target as far as its path goes;
+ * fds[0] and fds[1] where >= 0 (the second only with the first). */
+static int send_reply(int sock, struct p_reply *r, const int *fds)
 {
+	size_t nfds = fds[0] < 0 ? 0 : fds[1] < 0 ? 1 : 2;
 	struct iovec iov[4];
 
 	if (r->n_guard > P_GUARDS)
@@ -631,7 +641,8 @@ static int send_reply(int sock, struct p_reply *r, int fd)
 	iov[1] = (struct iovec){r->guard, r->n_guard * sizeof(r->guard[0])};
 	iov[2] = (struct iovec){&r->t[0], r->len_t[0]};
 	iov[3] = (struct iovec){&r->t[1], r->len_t[1]};
-	return send_iov(sock, iov, 4, &fd, fd >= 0 ? 1 : 0);
+	r->has_fd = (uint32_t)nfds;
+	return send_iov(sock, iov, 4, fds, nfds);
 }
 
 /* The reply from `len` bytes of buf; false where they do not make one. */
@@ -1160,6 +1171,7 @@ struct performer {
 	struct slot side[2];
 	int fd_obj;    /* fd-based call: the caller's fd */
 	int bind_sock; /* C_BIND with a path: the caller's socket */
+	int waiter;    /* P_WAIT: the waiter's pidfd, sent with its socket */
 	bool resolved;
 	struct p_target
 	    last; /* the object as resolved: a mkdir on sbx's word is watched here too */
@@ -1323,6 +1335,95 @@ static int perform_meta(struct performer *p)
 	}
 }
 
+/* Would the caller's open of a FIFO wait for the other end (outside a sandbox)? O_RDWR never
+ * waits on Linux; O_NONBLOCK does not wait (a writer fails with ENXIO, as the kernel says). */
+static bool fifo_waits(int flags)
+{
+	int acc = flags & O_ACCMODE;
+
+	return !(flags & (O_NONBLOCK | O_PATH)) && (acc == O_RDONLY || acc == O_WRONLY);
+}
+
+/* Close every fd but a and b (the waiter keeps only what it needs). */
+static void close_all_but(int a, int b)
+{
+	unsigned lo = (unsigned)(a < b ? a : b), hi = (unsigned)(a < b ? b : a);
+	const unsigned range[3][2] = {{0, lo - 1}, {lo + 1, hi - 1}, {hi + 1, ~0U}};
+
+	for (int i = 0; i < 3; i++) {
+		if ((i == 0 && lo == 0) || range[i][0] > range[i][1])
+			continue;
+		if (syscall(SYS_close_range, range[i][0], range[i][1], 0) < 0)
+			for (unsigned fd = range[i][0]; fd <= range[i][1] && fd < 1024; fd++)
+				close((int)fd);
+	}
+}
+
+/*
+ * An open of a FIFO that waits for its other end (a writer for a reader, a reader for a
+ * writer), as the kernel makes it wait outside a sandbox, without making the performer wait:
+ * it serves every call of the sandbox. `obj` is the FIFO decided on (O_PATH, its identity
+ * checked; taken). A waiter, a child of this performer with its rights exactly, opens that
+ * same inode again (/proc/self/fd: no name is resolved again) in blocking mode, sends the fd
+ * (or the errno) on a socket of its own, closes its copy and exits; this performer returns
+ * P_WAIT with that socket and the waiter's pidfd. sbx answers the caller once the waiter has
+ * exited (fifo_done), serving other calls in the meantime, and kills the waiter if the caller
+ * goes first. No process but the caller may hold the opened file when the caller gets it: a
+ * writer's file still open elsewhere after the caller closed its own would let the next
+ * reader in, and then give it end of file. sbx bounds the waits (MAX_WAITS, q->may_wait):
+ * past it, a writer whose reader is there already is opened here (its file's copy closed
+ * at once after the reply), any other open is P_WAIT_FULL.
+ */
+static int perform_fifo(struct performer *p, int obj, int *fd_out)
+{
+	const struct p_req *q = &p->req;
+	int flags = (q->flags & ~(O_CREAT | O_EXCL | O_NOFOLLOW | O_TRUNC | O_CLOEXEC)) |
+	            O_CLOEXEC | O_NOCTTY;
+	int sv[2], fd, pidfd;
+	pid_t pid;
+
+	if (!q->may_wait) {
+		fd = (flags & O_ACCMODE) == O_WRONLY ? reopen_obj(obj, flags | O_NONBLOCK, 0) : -1;
+		close(obj);
+		if (fd < 0)
+			return P_WAIT_FULL;
+		fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+		*fd_out = fd;
+		return 0;
+	}
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0) {
+		int e = errno;
+
+		close(obj);
+		return -e;
+	}
+	pid = fork();
+	if (pid == 0) {
+		int32_t res;
+
+		prctl(PR_SET_NAME, "sbx-fifowait", 0, 0, 0);
+		close_all_but(obj, sv[1]);
+		fd = reopen_obj(obj, flags, 0);
+		res = fd < 0 ? -errno : 0;
+		(void)send_fds(sv[1], &res, sizeof(res), &fd, fd >= 0 ? 1 : 0);
+		_exit(0); /* its copy closed: sbx answers only after this */
+	}
+	close(obj);
+	close(sv[1]);
+	pidfd = pid > 0 ? (int)syscall(SYS_pidfd_open, pid, 0) : -1;
+	if (pidfd < 0) {
+		int e = pid < 0 ? errno : EAGAIN;
+
+		if (pid > 0)
+			kill(pid, SIGKILL);
+		close(sv[0]);
+		return -e;
+	}
+	*fd_out = sv[0];
+	p->waiter = pidfd;
+	return P_WAIT;
+}
+
 static int perform_open(struct performer *p, int *fd_out)
 {
 	const struct p_req *q = &p->req;
@@ -1331,6 +1432,30 @@ static int perform_open(struct performer *p, int *fd_out)
 	int fd;
 
 	flags |= O_CLOEXEC | O_NOCTTY;
+	if (s->obj >= 0 && fifo_waits(q->flags)) {
+		/* a FIFO or a pipe through a magic link: it would wait too */
+		struct stat st;
+
+		if (fstat(s->obj, &st) == 0 && S_ISFIFO(st.st_mode)) {
+			fd = fcntl(s->obj, F_DUPFD_CLOEXEC, 3);
+			return fd < 0 ? -errno : perform_fifo(p, fd, fd_out);
+		}
+	}
+	if (s->exists && s->ftype == S_IFIFO && fifo_waits(q->flags) &&
+	    !((q->flags & O_CREAT) && (q->flags & O_EXCL)) && !s->trailing_slash) {
+		/* the FIFO decided on, held by its inode from here on */
+		struct stat st;
+
+		fd = openat(s->dir, s->name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+		if (fd < 0)
+			return errno == ENOENT || errno == ELOOP ? P_RETRY : -errno;
+		if (fstat(fd, &st) < 0 || st.st_dev != s->obj_dev || st.st_ino != s->obj_ino ||
+		    !S_ISFIFO(st.st_mode)) {
+			close(fd);
+			return P_RETRY;
+		}
+		return perform_fifo(p, fd, fd_out);
+	}
 	if (s->obj >= 0) {
 		/* a magic link (/dev/stdout): the object the caller's call reaches, reopened */
 		fd = reopen_obj(s->obj, flags & ~(O_CREAT | O_EXCL | O_NOFOLLOW), 0);
@@ -1643,10 +1768,12 @@ static void perf_fast(struct performer *p, struct p_reply *r, int *fd_out)
  * performer holds, so that it holds the caller's Landlock domain exactly, with this
  * performer's tables, and then serves sbx on a socket of its own (fds[0]). Double-forked as
  * the performer is. Returns 1 in the sub-performer (its socket in *sock; r is its hello, which
- * the loop sends there), 0 here with r->result; a ruleset the kernel refuses ends the child
- * before its hello, which sbx reads as no sub-performer.
+ * the loop sends there with *self_pidfd, a pidfd of the sub-performer itself, by which sbx
+ * ends it with its sub-sandbox), 0 here with r->result; a ruleset the kernel refuses ends the
+ * child before its hello, which sbx reads as no sub-performer.
  */
-static int perf_sub(struct performer *p, int *sock, int *fds, size_t *nfds, struct p_reply *r)
+static int perf_sub(struct performer *p, int *sock, int *fds, size_t *nfds, struct p_reply *r,
+                    int *self_pidfd)
 {
 	pid_t mid;
 	int st = 1 << 8;
@@ -1672,8 +1799,12 @@ static int perf_sub(struct performer *p, int *sock, int *fds, size_t *nfds, stru
 		*sock = fds[0];
 		*nfds = 0;
 		perf_reset(p);
+		/* its name in ps(1) and /proc: told apart from the worker's own performer */
+		prctl(PR_SET_NAME, "sbx-subperf", 0, 0, 0);
 		memset(r, 0, sizeof(*r));
 		r->pid = getpid();
+		/* a pidfd of itself for sbx, which ends it with its sub-sandbox (sub_drop) */
+		*self_pidfd = (int)syscall(SYS_pidfd_open, getpid(), 0);
 		return 1;
 	}
 	while (waitpid(mid, &st, 0) < 0 && errno == EINTR)
@@ -1694,6 +1825,7 @@ __attribute__((noreturn)) static void performer_main(int sock, const struct sbx_
 	p.sp = sp;
 	p.fd_obj = -1;
 	p.bind_sock = -1;
+	p.waiter = -1;
 	p.side[0].dir = p.side[0].obj = p.side[1].dir = p.side[1].obj = -1;
 	for (size_t i = 0; i < SBX_ARRAY_SIZE(ignored); i++)
 		signal(ignored[i], SIG_IGN);
@@ -1705,7 +1837,7 @@ __attribute__((noreturn)) static void performer_main(int sock, const struct sbx_
 	umask(0);
 	memset(&r, 0, sizeof(r));
 	r.pid = getpid();
-	if (send_reply(sock, &r, -1) < 0)
+	if (send_reply(sock, &r, (const int[2]){-1, -1}) < 0)
 		_exit(1);
 	for (;;) {
 		/* every message into its own buffer: a P_PERFORM must not overwrite the request
@@ -1713,8 +1845,12 @@ __attribute__((noreturn)) static void performer_main(int sock, const struct sbx_
 		static struct p_req in;
 		int fds[4], out_fd = -1;
 		size_t nfds = 4;
-		ssize_t n = recv_fds(sock, &in, sizeof(in), fds, &nfds, NULL);
+		ssize_t n;
 
+		/* the waiters that ended (perform_fifo): never more zombies than waits */
+		while (waitpid(-1, NULL, WNOHANG) > 0)
+			;
+		n = recv_fds(sock, &in, sizeof(in), fds, &nfds, NULL);
 		if (n <= 0)
 			_exit(0); /* sbx is gone: nobody to serve */
 		/* what was not sent is nothing, not the last request's */
@@ -1740,6 +1876,7 @@ __attribute__((noreturn)) static void performer_main(int sock, const struct sbx_
 			guards_finals_first(&p.guards);
 			break;
 		case P_PERFORM:
+			p.req.may_wait = in.may_wait;
 			r.result = perform(&p, &r, &out_fd);
 			if (r.result == 0 && p.req.call == C_MKDIR) {
 				/* the same table as sbx's: it adds the same entry on this result */
@@ -1758,18 +1895,20 @@ __attribute__((noreturn)) static void performer_main(int sock, const struct sbx_
 			(void)guards_apply(&p.guards, &p.pinned, in.path[0], in.g_index, &r, NULL);
 			break;
 		case P_SUB:
-			(void)perf_sub(&p, &sock, fds, &nfds, &r);
+			(void)perf_sub(&p, &sock, fds, &nfds, &r, &out_fd);
 			break;
 		default:
 			r.result = -EINVAL;
 		}
 		for (size_t i = 0; i < nfds; i++)
 			close(fds[i]);
-		r.has_fd = out_fd >= 0;
-		if (send_reply(sock, &r, out_fd) < 0)
+		if (send_reply(sock, &r, (const int[2]){out_fd, out_fd >= 0 ? p.waiter : -1}) < 0)
 			_exit(1);
 		if (out_fd >= 0)
 			close(out_fd);
+		if (p.waiter >= 0)
+			close(p.waiter);
+		p.waiter = -1;
 	}
 }
 
@@ -1839,8 +1978,26 @@ struct sbx_supervisor {
 	struct sub_perf {
 		pid_t tgid;
 		int pidfd, sock;
+		int self; /* the sub-performer's own pidfd (-1: none): ended with the slot */
 	} subs[MAX_SUBS];
 	size_t n_subs;
+	/* What ends while nothing is asked: the recorded processes of the sub-performers
+	 * (their slots are dropped at once, and the sub-performers ended). epoll, one entry
+	 * in sbx's poll loop (sbx_supervisor_pollfd); -1 before the start. */
+	int ep;
+	/* Opens of a FIFO that wait for their other end (perform_fifo): each in a waiter of
+	 * the performer that served it, answered when the waiter sends the fd (fifo_done),
+	 * dropped with the waiter killed when the caller's thread ends first; sock -1: free. */
+	struct fifo_wait {
+		uint64_t id; /* the notification, answered later */
+		pid_t tid;
+		int sock;   /* the waiter's answer comes here */
+		int waiter; /* the waiter's pidfd, watched: its exit brings the answer */
+		int caller; /* the calling thread's pidfd */
+		bool cloexec;
+	} waits[MAX_WAITS];
+	size_t n_waits;
+	int extra_fd; /* a reply's second fd (P_WAIT: the waiter's pidfd); -1: none */
 	int via; /* the performer perf_call talks to: -1 the worker's own, else a sub's socket */
 	/* Child subreapers adopt orphans, whose line up to their domain's record may then skip
 	 * a record (sub_lookup): those that ever said so, fail closed past the cap. */
@@ -1893,6 +2050,9 @@ int sbx_supervisor_new(const struct sbx_plan *plan, struct sbx_broker *broker,
 	s->verbose = verbose;
 	s->sandbox_id = "";
 	s->chan[0] = s->chan[1] = s->perf[0] = s->perf[1] = s->notify = s->worker_pidfd = -1;
+	s->ep = s->extra_fd = -1;
+	for (size_t i = 0; i < MAX_WAITS; i++)
+		s->waits[i] = (struct fifo_wait){0, 0, -1, -1, -1, false};
 	s->cancel.fd = -1;
 	s->via = -1;
 	/* The listener filter's flags need Linux 5.19 (WAIT_KILLABLE_RECV): refused before
@@ -1913,6 +2073,8 @@ int sbx_supervisor_new(const struct sbx_plan *plan, struct sbx_broker *broker,
 	return 0;
 }
 
+static void fifo_end(struct sbx_supervisor *s, int k);
+
 void sbx_supervisor_free(struct sbx_supervisor *s)
 {
 	if (!s)
@@ -1926,7 +2088,13 @@ void sbx_supervisor_free(struct sbx_supervisor *s)
 		if (s->subs[i].tgid) {
 			sbx_closep(&s->subs[i].sock);
 			sbx_closep(&s->subs[i].pidfd);
+			sbx_closep(&s->subs[i].self);
 		}
+	for (size_t i = 0; i < MAX_WAITS; i++)
+		if (s->waits[i].sock >= 0)
+			fifo_end(s, (int)i);
+	sbx_closep(&s->extra_fd);
+	sbx_closep(&s->ep);
 	sbx_sup_guards_clear(&s->guards);
 	sbx_sup_guards_clear(&s->pinned);
 	sbx_closep(&s->worker_pidfd);
@@ -2119,9 +2287,12 @@ static int perf_recv(struct sbx_supervisor *s, int *fd_out)
 			close(got[i]);
 		return -EPIPE;
 	}
+	sbx_closep(&s->extra_fd);
 	for (size_t i = 0; i < n; i++) {
 		if (i == 0 && fd_out && s->rep.has_fd)
 			*fd_out = got[i];
+		else if (i == 1 && fd_out && s->rep.has_fd == 2)
+			s->extra_fd = got[i];
 		else
 			close(got[i]);
 	}
@@ -2364,6 +2535,10 @@ static int start(struct sbx_supervisor *s, struct sbx_error *err)
 	}
 	s->notify = fds[0];
 	s->worker = worker;
+	s->ep = epoll_create1(EPOLL_CLOEXEC);
+	if (s->ep < 0)
+		return sbx_error_set(err, SBX_ERR_SETUP, errno, "the supervisor's epoll: %s",
+		                     strerror(errno));
 	{
 		/* the kernel's sizes: a newer kernel's structs may be larger than ours */
 		struct seccomp_notif_sizes sizes;
@@ -2438,6 +2613,7 @@ void sbx_supervisor_pollfd(const struct sbx_supervisor *s, struct pollfd *p)
 	p[0] = (struct pollfd){s->chan[0], POLLIN, 0};
 	p[1] = (struct pollfd){s->notify, POLLIN, 0};
 	p[2] = (struct pollfd){s->started ? s->perf[0] : -1, POLLIN, 0};
+	p[3] = (struct pollfd){s->started ? s->ep : -1, POLLIN, 0};
 }
 
 /* ---- sbx: one notification ---- */
@@ -2592,11 +2768,38 @@ static bool subreaper_in(const struct sbx_supervisor *s, pid_t pid)
 	return false;
 }
 
+/* What the epoll set holds: the kind in the high half of its data, a slot in the low. */
+enum ep_kind { EP_SUB = 1, EP_WAIT, EP_WAIT_CALLER };
+
+static int ep_add(struct sbx_supervisor *s, int fd, enum ep_kind kind, int k)
+{
+	struct epoll_event ev = {.events = EPOLLIN, .data.u64 = (uint64_t)kind << 32 | (uint32_t)k};
+
+	return epoll_ctl(s->ep, EPOLL_CTL_ADD, fd, &ev) < 0 ? -errno : 0;
+}
+
+static void ep_del(struct sbx_supervisor *s, int fd)
+{
+	if (s->ep >= 0 && fd >= 0)
+		(void)epoll_ctl(s->ep, EPOLL_CTL_DEL, fd, NULL);
+}
+
+/* A slot's end: the sub-performer is killed (it also ends at EOF, but one stopped from
+ * inside would not see it), its socket and pidfds closed. */
+static void sub_end(struct sbx_supervisor *s, int k)
+{
+	ep_del(s, s->subs[k].pidfd);
+	if (s->subs[k].self >= 0)
+		(void)syscall(SYS_pidfd_send_signal, s->subs[k].self, SIGKILL, NULL, 0);
+	sbx_closep(&s->subs[k].sock);
+	sbx_closep(&s->subs[k].pidfd);
+	sbx_closep(&s->subs[k].self);
+}
+
 static void sub_drop(struct sbx_supervisor *s, int k)
 {
-	sbx_closep(&s->subs[k].sock); /* the sub-performer ends at EOF */
-	sbx_closep(&s->subs[k].pidfd);
-	s->subs[k] = (struct sub_perf){0, -1, -1};
+	sub_end(s, k);
+	s->subs[k] = (struct sub_perf){0, -1, -1, -1};
 	s->n_subs--;
 }
 
@@ -2731,9 +2934,9 @@ static bool is_ruleset(int fd)
 static int sub_make(struct sbx_supervisor *s, pid_t tgid, int from, int slot)
 {
 	static struct p_req sq;
-	_cleanup_close_ int pidfd = -1, copy = -1, pair0 = -1, pair1 = -1;
+	_cleanup_close_ int pidfd = -1, copy = -1, pair0 = -1, pair1 = -1, self = -1;
 	int pair[2], fds[2], r;
-	size_t n0 = 0;
+	size_t n0 = 1;
 	struct pollfd pf;
 	ssize_t len;
 
@@ -2768,22 +2971,29 @@ static int sub_make(struct sbx_supervisor *s, pid_t tgid, int from, int slot)
 	{
 		static char wire[sizeof(struct p_reply)]; /* packed, as every reply (send_reply) */
 
-		len = recv_fds(pair0, wire, sizeof(wire), NULL, &n0, NULL);
+		len = recv_fds(pair0, wire, sizeof(wire), &self, &n0, NULL);
+		if (n0 == 0)
+			self = -1;
 		if (len <= 0 || !unpack_reply(wire, (size_t)len, &s->rep))
 			return -EPIPE;
 	}
 	if (slot >= 0) {
-		sbx_closep(&s->subs[slot].sock); /* the narrower one replaces it */
-		sbx_closep(&s->subs[slot].pidfd);
+		sub_end(s, slot); /* the narrower one replaces it */
 		s->n_subs--;
 	} else {
 		slot = sub_free_slot(s);
 		if (slot < 0)
 			return -EAGAIN;
 	}
-	s->subs[slot] = (struct sub_perf){tgid, pidfd, pair0};
+	/* watched from now on: the slot goes (and its sub-performer ends) as soon as the
+	 * process that holds the domain ends, not when the table is full */
+	s->subs[slot] = (struct sub_perf){tgid, pidfd, pair0, self};
 	s->n_subs++;
-	pidfd = pair0 = -1;
+	pidfd = pair0 = self = -1;
+	if (ep_add(s, s->subs[slot].pidfd, EP_SUB, slot) < 0) {
+		sub_drop(s, slot);
+		return -ENOMEM;
+	}
 	return 0;
 }
 
@@ -2838,9 +3048,10 @@ static void serve_landlock(struct sbx_supervisor *s)
 			}
 			snprintf(v.rule, sizeof(v.rule),
 			         "sub-performers: at most %d processes of the sandbox may hold a "
-			         "Landlock domain of their own at once (sub-workers, tools that "
-			         "restrict themselves); let one end first",
-			         MAX_SUBS);
+			         "Landlock domain of their own at once (a sub-worker holds two, a "
+			         "tool that restricts itself one), and %d do; let a sub-worker end "
+			         "first, or start fewer at once",
+			         MAX_SUBS, MAX_SUBS);
 			if (notif_valid(s) == 0) {
 				respond(s, EAGAIN, false);
 				report(s, &req, &v, "", EAGAIN, t0, true);
@@ -3394,10 +3605,10 @@ static int resolve_narrower(struct caller *c, int dirfd, const char *path, struc
 	return 0;
 }
 
-static void respond(struct sbx_supervisor *s, int error, bool cont)
+static void respond_id(struct sbx_supervisor *s, uint64_t id, int error, bool cont)
 {
 	memset(s->resp, 0, s->resp_size);
-	s->resp->id = s->notif->id;
+	s->resp->id = id;
 	s->resp->error = cont ? 0 : -error;
 	s->resp->val = 0;
 	s->resp->flags = cont ? SECCOMP_USER_NOTIF_FLAG_CONTINUE : 0;
@@ -3405,12 +3616,26 @@ static void respond(struct sbx_supervisor *s, int error, bool cont)
 	(void)ioctl(s->notify, SECCOMP_IOCTL_NOTIF_SEND, s->resp);
 }
 
+static void respond(struct sbx_supervisor *s, int error, bool cont)
+{
+	respond_id(s, s->notif->id, error, cont);
+}
+
+/* A success whose value is val (an fd added before with ADDFD, without SEND). */
+static void respond_val_id(struct sbx_supervisor *s, uint64_t id, int64_t val)
+{
+	memset(s->resp, 0, s->resp_size);
+	s->resp->id = id;
+	s->resp->val = val;
+	(void)ioctl(s->notify, SECCOMP_IOCTL_NOTIF_SEND, s->resp);
+}
+
 /* An opened file into the caller, atomically with the answer; its O_CLOEXEC as it asked;
  * never SETFD (it would silently replace one of the caller's fds). */
-static int respond_fd(struct sbx_supervisor *s, int fd, bool cloexec)
+static int respond_fd_id(struct sbx_supervisor *s, uint64_t id, int fd, bool cloexec)
 {
 	struct seccomp_notif_addfd add = {
-	    .id = s->notif->id,
+	    .id = id,
 	    .flags = SECCOMP_ADDFD_FLAG_SEND,
 	    .srcfd = (__u32)fd,
 	    .newfd = 0,
@@ -3420,6 +3645,110 @@ static int respond_fd(struct sbx_supervisor *s, int fd, bool cloexec)
 	if (ioctl(s->notify, SECCOMP_IOCTL_NOTIF_ADDFD, &add) < 0)
 		return -errno;
 	return 0;
+}
+
+static int respond_fd(struct sbx_supervisor *s, int fd, bool cloexec)
+{
+	return respond_fd_id(s, s->notif->id, fd, cloexec);
+}
+
+/* ---- opens of a FIFO that wait for their other end (perform_fifo) ---- */
+
+static void fifo_end(struct sbx_supervisor *s, int k)
+{
+	struct fifo_wait *w = &s->waits[k];
+
+	ep_del(s, w->waiter);
+	ep_del(s, w->caller);
+	if (w->waiter >= 0)
+		(void)syscall(SYS_pidfd_send_signal, w->waiter, SIGKILL, NULL, 0);
+	sbx_closep(&w->sock);
+	sbx_closep(&w->waiter);
+	sbx_closep(&w->caller);
+	*w = (struct fifo_wait){0, 0, -1, -1, -1, false};
+	s->n_waits--;
+}
+
+/*
+ * The notification being served waits in a waiter (P_WAIT: its socket `sock`, its pidfd in
+ * s->extra_fd; both taken): recorded, watched with the calling thread's pidfd, answered
+ * later. 0, or -errno where it cannot be watched (the waiter is killed; the caller's answer
+ * is the caller's to give).
+ */
+static int fifo_start(struct sbx_supervisor *s, int sock, bool cloexec)
+{
+	int waiter = s->extra_fd, caller, k;
+
+	s->extra_fd = -1;
+	for (k = 0; k < MAX_WAITS && s->waits[k].sock >= 0; k++)
+		;
+	caller = (int)syscall(SYS_pidfd_open, s->notif->pid, PIDFD_THREAD);
+	if (caller < 0)
+		caller = (int)syscall(SYS_pidfd_open, s->notif->pid, 0);
+	if (k == MAX_WAITS || waiter < 0 || caller < 0 || notif_valid(s) < 0) {
+		if (waiter >= 0)
+			(void)syscall(SYS_pidfd_send_signal, waiter, SIGKILL, NULL, 0);
+		sbx_closep(&waiter);
+		sbx_closep(&caller);
+		close(sock);
+		return k == MAX_WAITS ? -EAGAIN : -ESRCH;
+	}
+	s->waits[k] =
+	    (struct fifo_wait){s->notif->id, s->notif->pid, sock, waiter, caller, cloexec};
+	s->n_waits++;
+	if (ep_add(s, waiter, EP_WAIT, k) < 0 || ep_add(s, caller, EP_WAIT_CALLER, k) < 0) {
+		fifo_end(s, k);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+/*
+ * The waiter has exited (its answer, if any, waits on its socket; killed from inside the
+ * sandbox, it left none: EINTR): the caller gets the fd or the errno now. The fd goes in
+ * first, sbx's copy is closed, and only then is the call answered: when the caller runs
+ * again, nothing but the caller holds the opened file (perform_fifo).
+ */
+static void fifo_done(struct sbx_supervisor *s, int k)
+{
+	struct fifo_wait *w = &s->waits[k];
+	int32_t res = -EINTR;
+	int fd = -1;
+	size_t n = 1;
+	ssize_t len = recv_fds(w->sock, &res, sizeof(res), &fd, &n, NULL);
+
+	if (len != (ssize_t)sizeof(res))
+		res = -EINTR;
+	if (res == 0 && n == 1) {
+		struct seccomp_notif_addfd add = {
+		    .id = w->id,
+		    .srcfd = (__u32)fd,
+		    .newfd_flags = w->cloexec ? O_CLOEXEC : 0,
+		};
+		int nfd = ioctl(s->notify, SECCOMP_IOCTL_NOTIF_ADDFD, &add);
+		int e = errno;
+
+		close(fd);
+		n = 0;
+		if (nfd >= 0)
+			respond_val_id(s, w->id, nfd);
+		else if (e != ENOENT)
+			respond_id(s, w->id, e, false);
+	} else {
+		respond_id(s, w->id, res < 0 ? -res : EIO, false);
+	}
+	if (n == 1)
+		close(fd);
+	fifo_end(s, k);
+}
+
+/* The calling thread issued another call: the one that waited is over (killed; a thread
+ * has one call at a time). */
+static void fifo_stale(struct sbx_supervisor *s, pid_t tid)
+{
+	for (int k = 0; s->n_waits && k < MAX_WAITS; k++)
+		if (s->waits[k].sock >= 0 && s->waits[k].tid == tid)
+			fifo_end(s, k);
 }
 
 static uint64_t realtime_ms(void)
@@ -3724,6 +4053,30 @@ static int answer_performed(struct sbx_supervisor *s, const struct asked *a,
 			return P_RETRY;
 		r = -EAGAIN;
 	}
+	if (r == P_WAIT_FULL) {
+		/* the cap: said as a refusal, with what to do */
+		v->answer = SBX_SUP_DENY;
+		v->errnum = EAGAIN;
+		v->decider = SBX_SUP_BY_POLICY;
+		snprintf(v->rule, sizeof(v->rule),
+		         "FIFO opens: at most %d opens of a FIFO may wait for their other end at "
+		         "once, and %d do; open the other ends first, or use O_NONBLOCK",
+		         MAX_WAITS, MAX_WAITS);
+		if (fd >= 0)
+			close(fd);
+		respond(s, EAGAIN, false);
+		report(s, req, v, asked, EAGAIN, t0, true);
+		return 0;
+	}
+	if (r == P_WAIT) {
+		/* answered when the other end comes (fifo_done); decided and performed now */
+		r = fd >= 0 ? fifo_start(s, fd, (a->flags & O_CLOEXEC) != 0) : -EIO;
+		if (r < 0 && notif_valid(s) == 0)
+			respond(s, r == -EAGAIN ? EAGAIN : ENXIO, false);
+		v->answer = SBX_SUP_PERFORM;
+		report(s, req, v, asked, r < 0 ? -r : 0, t0, v->rule[0] != '\0');
+		return 0;
+	}
 	if (r == 0 && fd >= 0) {
 		r = respond_fd(s, fd, (a->flags & O_CLOEXEC) != 0);
 		close(fd);
@@ -3752,6 +4105,7 @@ static int answer_perform(struct sbx_supervisor *s, const struct asked *a,
 
 	memset(&s->req, 0, offsetof(struct p_req, path));
 	s->req.kind = P_PERFORM;
+	s->req.may_wait = s->n_waits < MAX_WAITS;
 	if (perf_call(s, &s->req, NULL, 0, &fd) < 0)
 		return -EPIPE;
 	return answer_performed(s, a, req, v, asked, t0, last_try, s->rep.result, fd);
@@ -3902,6 +4256,8 @@ static bool diverge_call(const struct seccomp_notif *n)
 	       (nr == __NR_clone && ((uint32_t)d->args[0] & SUP_CLONE_NEW));
 }
 
+static void ep_serve(struct sbx_supervisor *s);
+
 static int serve(struct sbx_supervisor *s)
 {
 	static struct p_target t[2];
@@ -3919,6 +4275,10 @@ static int serve(struct sbx_supervisor *s)
 	if (ioctl(s->notify, SECCOMP_IOCTL_NOTIF_RECV, s->notif) < 0)
 		return errno == EINTR || errno == ENOENT ? 0 : -errno;
 	t0 = now_us();
+	if (s->n_waits)
+		fifo_stale(s, (pid_t)s->notif->pid);
+	if (s->n_waits >= MAX_WAITS)
+		ep_serve(s); /* a wait whose caller ended since the poll is no wait */
 	if (s->notif->data.nr == __NR_landlock_restrict_self &&
 	    s->notif->data.arch == SUP_AUDIT_ARCH) {
 		/* for good, whatever the table of restricted processes keeps (caller_open) */
@@ -4014,6 +4374,7 @@ again:
 		/* RESOLVE: the performer, with the worker's rights, in the worker's view; it
 		 * performs at once where it decides so (perf_fast) */
 		q->fast = 1;
+		q->may_wait = s->n_waits < MAX_WAITS;
 		snprintf(q->call_name, sizeof(q->call_name), "%s", a.row->name);
 		r = perf_call(s, q, fds, (size_t)nfds, &fast_fd);
 		for (int i = 0; i < nfds; i++)
@@ -4133,6 +4494,26 @@ out:
 	return 0;
 }
 
+/* What happened while nothing was asked: a sub-performer's process ended (its slot goes
+ * now), a FIFO's waiter answered, the caller of a waiting open ended. */
+static void ep_serve(struct sbx_supervisor *s)
+{
+	struct epoll_event ev[16];
+	int n = epoll_wait(s->ep, ev, 16, 0);
+
+	for (int i = 0; i < n; i++) {
+		enum ep_kind kind = (enum ep_kind)(ev[i].data.u64 >> 32);
+		int k = (int)(uint32_t)ev[i].data.u64;
+
+		if (kind == EP_SUB && k >= 0 && k < MAX_SUBS && s->subs[k].tgid)
+			sub_drop(s, k);
+		else if (kind == EP_WAIT && k >= 0 && k < MAX_WAITS && s->waits[k].sock >= 0)
+			fifo_done(s, k);
+		else if (kind == EP_WAIT_CALLER && k >= 0 && k < MAX_WAITS && s->waits[k].sock >= 0)
+			fifo_end(s, k); /* the caller is gone: nobody to answer */
+	}
+}
+
 /* Has the worker ended (exited, or killed)? Then the performer's end is the sandbox's end
  * (init takes the pid namespace with it), not a loss. */
 static bool worker_ended(const struct sbx_supervisor *s)
@@ -4150,6 +4531,9 @@ int sbx_supervisor_handle(struct sbx_supervisor *s, const struct pollfd *p, stru
 		if (r < 0)
 			return r;
 	}
+	/* first what ended: a wait or a slot freed is free for the calls that follow */
+	if (p[3].fd >= 0 && p[3].revents)
+		ep_serve(s);
 	if (p[1].fd >= 0 && (p[1].revents & POLLIN)) {
 		int r = serve(s);
 

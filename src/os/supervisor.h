@@ -35,6 +35,12 @@ struct sbx_audit;
  * where this process already has a seccomp filter. */
 int sbx_sup_probe_listener(void);
 
+/* At most this many processes of a supervised sandbox hold a Landlock domain of their own at
+ * once, each with a sub-performer (a landlock sub-worker takes two: its reaper and its
+ * worker); past it, landlock_restrict_self fails with EAGAIN (a code the kernel never gives
+ * it), which a nested sbx turns into its refusal. */
+#define SBX_SUP_MAX_SUBS 64
+
 struct sbx_supervisor; /* sbx's side: the listener, the performer's channel, guards, session */
 
 /* Before the launch: what the listener needs (plan->sup, the broker, the audit log; borrowed,
@@ -88,7 +94,7 @@ void sbx_supervisor_child_close(struct sbx_supervisor *s);
 int sbx_supervisor_arm(struct sbx_supervisor *s, struct sbx_error *err);
 
 /* sbx's poll loop: the supervisor's fds (at most SBX_SUP_POLLFDS entries; unused ones -1). */
-#define SBX_SUP_POLLFDS 3
+#define SBX_SUP_POLLFDS 4
 void sbx_supervisor_pollfd(const struct sbx_supervisor *s, struct pollfd *p);
 /*
  * Serve what poll found. Returns 0; 1 when the sandbox must end now because the supervisor
