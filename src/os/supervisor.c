@@ -3742,6 +3742,21 @@ static void fifo_done(struct sbx_supervisor *s, int k)
 	fifo_end(s, k);
 }
 
+/* Waits whose notification is gone (its thread ended without sbx's pidfd seeing it: a
+ * sibling thread's execve takes over the waiting leader's id and pid): ended, their waiter
+ * killed, so that it holds no slot and no reader pairs with a writer nobody has. Swept at
+ * every supervised call while any wait stands. */
+static void fifo_sweep(struct sbx_supervisor *s)
+{
+	for (int k = 0; s->n_waits && k < MAX_WAITS; k++) {
+		__u64 id = s->waits[k].id;
+
+		if (s->waits[k].sock >= 0 &&
+		    ioctl(s->notify, SECCOMP_IOCTL_NOTIF_ID_VALID, &id) < 0 && errno == ENOENT)
+			fifo_end(s, k);
+	}
+}
+
 /* The calling thread issued another call: the one that waited is over (killed; a thread
  * has one call at a time). */
 static void fifo_stale(struct sbx_supervisor *s, pid_t tid)
@@ -4277,6 +4292,8 @@ static int serve(struct sbx_supervisor *s)
 	t0 = now_us();
 	if (s->n_waits)
 		fifo_stale(s, (pid_t)s->notif->pid);
+	if (s->n_waits)
+		fifo_sweep(s);
 	if (s->n_waits >= MAX_WAITS)
 		ep_serve(s); /* a wait whose caller ended since the poll is no wait */
 	if (s->notif->data.nr == __NR_landlock_restrict_self &&
