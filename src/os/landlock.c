@@ -91,6 +91,21 @@ static int open_carved(const struct sbx_ll_rule *rule, struct carved_base *cb, s
 	return fd;
 }
 
+/* landlock_restrict_self's EAGAIN is never the kernel's: a supervising parent sandbox
+ * refused it, its table of Landlock domains full (either of a sub-worker's two layers). */
+static int slots_full(struct sbx_error *err)
+{
+	int r = sbx_error_set(err, SBX_ERR_SETUP, EAGAIN,
+	                      "cannot start the sub-sandbox: the parent sandbox's supervisor holds "
+	                      "at most %d Landlock domains of its processes at once (two for each "
+	                      "sub-worker), and all are in use",
+	                      SBX_SUP_MAX_SUBS);
+
+	sbx_error_hint(err, "let a sub-worker of the parent sandbox end first, or start fewer at "
+	                    "once");
+	return r;
+}
+
 int sbx_landlock_scope_signal(int abi, struct sbx_error *err)
 {
 	struct sbx_landlock_ruleset_attr attr = {.scoped = LANDLOCK_SCOPE_SIGNAL};
@@ -104,9 +119,11 @@ int sbx_landlock_scope_signal(int abi, struct sbx_error *err)
 		                     "cannot create the worker's signal scope (Landlock): %s",
 		                     strerror(errno));
 	if (syscall(__NR_landlock_restrict_self, fd, 0) < 0)
-		r = sbx_error_set(err, SBX_ERR_SETUP, errno,
-		                  "cannot scope the worker's signals (Landlock): %s",
-		                  strerror(errno));
+		r = errno == EAGAIN
+		        ? slots_full(err)
+		        : sbx_error_set(err, SBX_ERR_SETUP, errno,
+		                        "cannot scope the worker's signals (Landlock): %s",
+		                        strerror(errno));
 	close(fd);
 	return r;
 }
@@ -178,16 +195,8 @@ int sbx_landlock_enforce(const struct sbx_ll_plan *p, struct sbx_error *err)
 		close(cb.fd);
 	/* TCP: handled with no port rule, so every bind and connect is denied. */
 	if (r >= 0 && syscall(__NR_landlock_restrict_self, fd, 0) < 0) {
-		/* EAGAIN is never the kernel's: a supervising parent sandbox refused it */
 		if (errno == EAGAIN) {
-			r = sbx_error_set(err, SBX_ERR_SETUP, EAGAIN,
-			                  "cannot start the sub-sandbox: the parent sandbox's "
-			                  "supervisor holds at most %d Landlock domains of its "
-			                  "processes at once (two for each sub-worker), and all "
-			                  "are in use",
-			                  SBX_SUP_MAX_SUBS);
-			sbx_error_hint(err, "let a sub-worker of the parent sandbox end first, or "
-			                    "start fewer at once");
+			r = slots_full(err);
 		} else {
 			r = sbx_error_set(err, SBX_ERR_SETUP, errno,
 			                  "cannot enforce the Landlock ruleset: %s",
