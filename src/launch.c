@@ -3,11 +3,15 @@
  * The one place that applies a plan, in enforcement order (minijail_enter, nsjail's
  * containProc; docs/design.md, Enforcement order). The file reads in the order things run:
  *
- *   sbx (host)          seals the worker's spec, builds the filter; clone(NEWUSER|NEWNS|
- *     NEWPID|NEWIPC|NEWUTS|NEWCGROUP[|NEWNET]); writes the child's uid/gid maps, then lets
- *     it go; forwards signals; relays its status                          (sbx_launch)
+ *   sbx (host)          seals the worker's spec; clone(NEWUSER|NEWNS|NEWPID|NEWIPC|
+ *     NEWUTS|NEWCGROUP[|NEWNET]); forks the filter's builder; writes the child's uid/gid
+ *     maps, then lets it go; then, beside init, as root streams the mount sources it
+ *     clones and id-maps, and passes the builder's filter on (all on filter_fd); forwards
+ *     signals; returns the status init tells, and reaps init last     (sbx_launch)
  *   init (pid 1)        becomes the inner ids; builds the mounts and pivots; loopback up;
- *     forks the worker, drops its own capabilities, reaps and forwards signals (init_main)
+ *     empties the bounding set; takes the filter; forks the worker, drops its own
+ *     capabilities, reaps and forwards signals; when the worker ends, kills and reaps the
+ *     rest and tells sbx the status                                          (init_main)
  *   worker (pid 2)      new session; dies with init; chdir; every capability dropped;
  *     no_new_privs; Landlock; seccomp last; the spec memfd at fd 3; execve (worker_main)
  *
