@@ -344,6 +344,64 @@ static int in_cap(const char *dir, int n)
 	return 0;
 }
 
+/* The waiting writer's process execs from another thread (de_thread takes the waiting
+ * leader's id and pid, so sbx's pidfd of the caller never fires): once the process is gone
+ * and the next supervised call has come, its waiter is gone too (it held a slot for as long
+ * as the exec'd program ran, and a reader paired with it: an outside attack). */
+static const char *gone_path;
+
+static void *gone_exec(void *arg)
+{
+	(void)arg;
+	if (in_open(getpid()))
+		execl("/bin/sleep", "sleep", "1000", (char *)NULL);
+	_exit(3);
+}
+
+static int in_gone(const char *dir)
+{
+	int fds[8], fd;
+	size_t nw;
+	pid_t pid;
+
+	gone_path = at(dir, "g1");
+	if (mkfifo(gone_path, 0644) < 0) {
+		printf("mkfifo %s => %s\n", gone_path, res(-1));
+		return 1;
+	}
+	pid = fork();
+	if (pid == 0) {
+		pthread_t th;
+
+		if (pthread_create(&th, NULL, gone_exec, NULL) != 0)
+			_exit(4);
+		fd = open(gone_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+		_exit(fd < 0 ? 1 : 2); /* the exec ends this first */
+	}
+	{
+		/* the exec'd program runs (its comm says so): the waiting open is gone with the
+		 * thread that made it */
+		char comm[64] = "";
+		pid_t pp;
+		long long end = now_ms() + WAIT_MS;
+		struct timespec tick = {0, 1000000};
+
+		while (now_ms() < end &&
+		       (!stat_of(pid, comm, sizeof(comm), &pp) || strcmp(comm, "sleep") != 0))
+			nanosleep(&tick, NULL);
+		printf("gone-exec %s => %s\n", dir, comm);
+	}
+	/* the next supervised call */
+	fd = open(at(dir, "after"), O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+	if (fd >= 0)
+		close(fd);
+	nw = waiters(fds, 8);
+	printf("gone-waiters %s => %zu\n", dir, still_alive(fds, nw));
+	kill(pid, SIGKILL);
+	reap(pid);
+	return 0;
+}
+
 static int in_main(int argc, char **argv)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -352,6 +410,8 @@ static int in_main(int argc, char **argv)
 		return in_others(argv[1]);
 	if (argc >= 3 && !strcmp(argv[0], "cap"))
 		return in_cap(argv[1], atoi(argv[2]));
+	if (argc >= 2 && !strcmp(argv[0], "gone"))
+		return in_gone(argv[1]);
 	printf("%s => unknown\n", argc ? argv[0] : "");
 	return 2;
 }
@@ -443,6 +503,19 @@ static void cap(const char *backend)
 	                          "other end at once");
 }
 
+static void gone(const char *backend)
+{
+	char *ws = make_ws();
+	const char *cmd[] = {"@probe", "--in", "gone", ws, NULL};
+	struct it_run r;
+
+	cmd[0] = it_self();
+	run(&r, backend, ws, cmd);
+	IT_EXPECT_INT(r.status, 0);
+	IT_EXPECT_PROBE(r.out, "gone-exec", ws, "sleep");
+	IT_EXPECT_PROBE(r.out, "gone-waiters", ws, "0");
+}
+
 #define BOTH_BACKENDS(name)                                                                        \
 	static void test_##name##_namespaces(void)                                                 \
 	{                                                                                          \
@@ -456,6 +529,7 @@ static void cap(const char *backend)
 BOTH_BACKENDS(shell)
 BOTH_BACKENDS(others)
 BOTH_BACKENDS(cap)
+BOTH_BACKENDS(gone)
 
 int main(int argc, char **argv)
 {
@@ -463,6 +537,7 @@ int main(int argc, char **argv)
 	    IT_CASE(test_shell_namespaces),  IT_CASE(test_shell_landlock),
 	    IT_CASE(test_others_namespaces), IT_CASE(test_others_landlock),
 	    IT_CASE(test_cap_namespaces),    IT_CASE(test_cap_landlock),
+	    IT_CASE(test_gone_namespaces),   IT_CASE(test_gone_landlock),
 	};
 
 	if (argc > 1 && strcmp(argv[1], "--in") == 0)
