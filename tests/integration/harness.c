@@ -87,6 +87,29 @@ const char *it_tmpdir(void)
 	return case_tmpdir;
 }
 
+bool it_proc_stat(pid_t pid, char *comm, size_t size, pid_t *ppid)
+{
+	char path[64], buf[1024], *l, *r;
+	int fd;
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return false;
+	buf[n] = '\0';
+	l = strchr(buf, '(');
+	r = strrchr(buf, ')');
+	if (!l || !r || r < l)
+		return false;
+	snprintf(comm, size, "%.*s", (int)(r - l - 1), l + 1);
+	return sscanf(r + 2, "%*c %d", ppid) == 1;
+}
+
 char *it_path(const char *dir, const char *name)
 {
 	char *p;

@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/types.h>
 
 struct it_case {
 	const char *name;
@@ -93,6 +94,9 @@ const char *it_tmpdir(void);
 
 /* DIR/NAME, allocated; a case is a short-lived child, so nothing needs freeing. */
 char *it_path(const char *dir, const char *name);
+
+/* A process's name (its comm) and parent, from /proc/PID/stat; false if it cannot be read. */
+bool it_proc_stat(pid_t pid, char *comm, size_t size, pid_t *ppid);
 
 /* Write a file (mode 0644), creating parents. */
 void it_write_file(const char *path, const char *content);

@@ -126,30 +126,6 @@ static int reader(const char *path)
 	return 0;
 }
 
-/* A process's name and parent, from /proc/PID/stat. */
-static bool stat_of(pid_t pid, char *comm, size_t size, pid_t *ppid)
-{
-	char path[64], buf[1024], *l, *r;
-	int fd;
-	ssize_t n;
-
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return false;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return false;
-	buf[n] = '\0';
-	l = strchr(buf, '(');
-	r = strrchr(buf, ')');
-	if (!l || !r || r < l)
-		return false;
-	snprintf(comm, size, "%.*s", (int)(r - l - 1), l + 1);
-	return sscanf(r + 2, "%*c %d", ppid) == 1;
-}
-
 /* Waiters of this sandbox's performer still alive: sbx-fifowait, whose parent (the
  * performer) is a sibling of this process (the worker). Their pidfds into fds. */
 static size_t waiters(int *fds, size_t max)
@@ -163,9 +139,9 @@ static size_t waiters(int *fds, size_t max)
 		pid_t pid = atoi(de->d_name), ppid, pppid;
 		int fd;
 
-		if (pid <= 0 || !stat_of(pid, comm, sizeof(comm), &ppid) ||
+		if (pid <= 0 || !it_proc_stat(pid, comm, sizeof(comm), &ppid) ||
 		    strcmp(comm, "sbx-fifowait") != 0 ||
-		    !stat_of(ppid, comm, sizeof(comm), &pppid) || pppid != getppid())
+		    !it_proc_stat(ppid, comm, sizeof(comm), &pppid) || pppid != getppid())
 			continue;
 		fd = (int)syscall(SYS_pidfd_open, pid, 0);
 		if (fd >= 0)
@@ -387,7 +363,7 @@ static int in_gone(const char *dir)
 		struct timespec tick = {0, 1000000};
 
 		while (now_ms() < end &&
-		       (!stat_of(pid, comm, sizeof(comm), &pp) || strcmp(comm, "sleep") != 0))
+		       (!it_proc_stat(pid, comm, sizeof(comm), &pp) || strcmp(comm, "sleep") != 0))
 			nanosleep(&tick, NULL);
 		printf("gone-exec %s => %s\n", dir, comm);
 	}

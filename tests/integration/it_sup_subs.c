@@ -144,30 +144,6 @@ static int finish(struct spawned *sp)
 	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 }
 
-/* A process's name and parent, from /proc/PID/stat. */
-static bool stat_of(pid_t pid, char *comm, size_t size, pid_t *ppid)
-{
-	char path[64], buf[1024], *l, *r;
-	int fd;
-	ssize_t n;
-
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return false;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return false;
-	buf[n] = '\0';
-	l = strchr(buf, '(');
-	r = strrchr(buf, ')');
-	if (!l || !r || r < l)
-		return false;
-	snprintf(comm, size, "%.*s", (int)(r - l - 1), l + 1);
-	return sscanf(r + 2, "%*c %d", ppid) == 1;
-}
-
 /* pidfds of the sub-performers of the sandbox sbx `pid` runs: processes named sbx-subperf
  * whose parent is a child of sbx (the sandbox's init, or its reaper under the landlock
  * backend). */
@@ -184,9 +160,9 @@ static size_t sub_performers(pid_t sbx, int *pidfds, size_t max)
 		pid_t pid = atoi(de->d_name), ppid, pppid;
 		int fd;
 
-		if (pid <= 0 || !stat_of(pid, comm, sizeof(comm), &ppid) ||
+		if (pid <= 0 || !it_proc_stat(pid, comm, sizeof(comm), &ppid) ||
 		    strcmp(comm, "sbx-subperf") != 0 ||
-		    !stat_of(ppid, comm, sizeof(comm), &pppid) || pppid != sbx)
+		    !it_proc_stat(ppid, comm, sizeof(comm), &pppid) || pppid != sbx)
 			continue;
 		fd = (int)syscall(SYS_pidfd_open, pid, 0);
 		if (fd >= 0)
