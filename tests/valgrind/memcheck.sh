@@ -97,15 +97,14 @@ vg() {
 	set -e
 	logs=$(ls "$work"/vg.$n.* 2>/dev/null | wc -l)
 	[ "$logs" -ge 1 ] || fail "no valgrind log for: $*"
-	# sbx's own log (the first process) must end with a clean summary. A child's may have
+	# sbx's own log must end with a clean summary. A child's may have
 	# none: sbx kills a child it no longer needs (the id-map namespace's helper, as root; the
 	# sandbox's init when the launch fails) with SIGKILL, which leaves valgrind no time to
-	# write one; it must report no error. init is pid 1 in its own pid namespace, so the
-	# lowest pid is not sbx's: sbx's log is the first of those whose parent is not 0.
-	first=$(for l in $(ls "$work"/vg.$n.* | sed "s|.*\\.||" | sort -n); do
-		grep -q '^==[0-9]*== Parent PID: 0$' "$work/vg.$n.$l" || { echo "$l"; break; }
-	done)
-	first="$work/vg.$n.$first"
+	# write one; it must report no error. sbx's log is the one whose parent is this script
+	# (by pid order it need not be the first: init is pid 1 in its own pid namespace, and a
+	# pid that wrapped around makes a child's lower than sbx's).
+	first=$(grep -l "^==[0-9]*== Parent PID: $$\$" "$work"/vg.$n.* | head -n 1)
+	[ -n "$first" ] || fail "no valgrind log of sbx itself (parent $$) for: $*"
 	for log in "$work"/vg.$n.*; do
 		if { [ "$log" = "$first" ] && ! grep -q 'ERROR SUMMARY: 0 errors' "$log"; } ||
 			grep -Eq 'ERROR SUMMARY: [1-9]|Invalid (read|write|free)|uninitialised|(definitely|indirectly) lost: [1-9]' "$log"; then
