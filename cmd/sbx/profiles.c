@@ -270,6 +270,8 @@ static void show(FILE *f, const struct sbx_profile *p, const struct sbx_spec *s)
 	fprintf(f, "nesting: %s\n", s->nesting ? "true" : "false");
 	fprintf(f, "best_effort: %s\n", s->best_effort ? "true" : "false");
 	fprintf(f, "protect_git: %s\n", s->protect_git ? "true" : "false");
+	if (s->hide_later)
+		fputs("hide_later: true\n", f);
 	if (s->resources.set) {
 		char v[32];
 

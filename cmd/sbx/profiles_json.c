@@ -88,11 +88,12 @@ void sbx_cli_profile_show_json(FILE *f, const struct sbx_profile *p, const struc
 	str_or_null(f, s->root);
 	fprintf(f,
 	        ",\"readonly\":%s,\"system_mounts\":\"%s\",\"network\":\"%s\",\"nesting\":%s,"
-	        "\"best_effort\":%s,\"protect_git\":%s,\"approve\":",
+	        "\"best_effort\":%s,\"protect_git\":%s,\"hide_later\":%s,\"approve\":",
 	        s->readonly ? "true" : "false",
 	        s->system_mounts == SBX_SYSMOUNTS_NONE ? "none" : "default",
 	        s->net == SBX_NET_HOST ? "host" : "none", s->nesting ? "true" : "false",
-	        s->best_effort ? "true" : "false", s->protect_git ? "true" : "false");
+	        s->best_effort ? "true" : "false", s->protect_git ? "true" : "false",
+	        s->hide_later ? "true" : "false");
 	str_or_null(f, s->approve);
 	fputs(",\"audit\":", f);
 	str_or_null(f, s->audit_log);

@@ -63,6 +63,8 @@ const char sbx_run_usage[] =
     "                           one walk at launch; relative: from the current directory\n"
     "      --unhide PATH|GLOB   give back what the profile's hide: (or --hide) would hide\n"
     "                           there (never what a policy or a parent sandbox hides)\n"
+    "      --hide-later         hide globs hold for files created after launch too:\n"
+    "                           the supervisor decides every open for reading\n"
     "      --readonly, --read-only\n"
     "                           no writes anywhere (the private /tmp and /dev/shm stay)\n"
     "      --no-system-mounts   do not mount /usr, /bin, /lib*, and /etc's essentials\n"
@@ -162,6 +164,7 @@ enum {
 	OPT_BEST_EFFORT,
 	OPT_HIDE,
 	OPT_UNHIDE,
+	OPT_HIDE_LATER,
 	OPT_ALLOW_NESTING,
 	OPT_RESTRICT,
 	OPT_ALLOW_READ,
@@ -203,6 +206,7 @@ static const struct option run_options[] = {
     {"best-effort", no_argument, NULL, OPT_BEST_EFFORT},
     {"hide", required_argument, NULL, OPT_HIDE},
     {"unhide", required_argument, NULL, OPT_UNHIDE},
+    {"hide-later", no_argument, NULL, OPT_HIDE_LATER},
     {"allow-nesting", no_argument, NULL, OPT_ALLOW_NESTING},
     {"restrict", required_argument, NULL, OPT_RESTRICT},
     {"allow-read", required_argument, NULL, OPT_ALLOW_READ},
@@ -438,6 +442,9 @@ static int parse_one(struct sbx_spec *spec, struct sbx_cli_run *out, int c, cons
 		return 0;
 	case OPT_BEST_EFFORT:
 		spec->best_effort = true;
+		return 0;
+	case OPT_HIDE_LATER:
+		spec->hide_later = true;
 		return 0;
 	case OPT_HIDE:
 	case OPT_UNHIDE: {
@@ -1023,7 +1030,14 @@ static void print_sup_text(FILE *f, const struct sbx_sup_plan *sup)
 			        (unsigned long long)a->max_file_bytes);
 		fputc('\n', f);
 	}
-	if (sup->n_hide_globs && (sup->families & SBX_SUP_F_READ))
+	if (sup->hide_later)
+		fprintf(f,
+		        "supervisor refuses opening for reading, moving and linking what a hide "
+		        "glob matches, files created after launch included (%zu glob%s; "
+		        "hide_later, which turns nesting off: sub-sandboxes run on the landlock "
+		        "backend, served by the supervisor)\n",
+		        sup->n_hide_globs, sup->n_hide_globs == 1 ? "" : "s");
+	else if (sup->n_hide_globs && (sup->families & SBX_SUP_F_READ))
 		fprintf(
 		    f,
 		    "supervisor refuses opening what a hide glob matches where a mount has read "
@@ -1078,8 +1092,8 @@ static void print_sup(FILE *f, const struct sbx_sup_plan *sup, bool json)
 		}
 		fprintf(f, "],\"max_file_bytes\":%llu}", (unsigned long long)a->max_file_bytes);
 	}
-	fprintf(f, "],\"meta_writable_only\":%s,\"hide_globs\":[",
-	        sup->meta_writable_only ? "true" : "false");
+	fprintf(f, "],\"meta_writable_only\":%s,\"hide_later\":%s,\"hide_globs\":[",
+	        sup->meta_writable_only ? "true" : "false", sup->hide_later ? "true" : "false");
 	for (size_t i = 0; i < sup->n_hide_globs; i++) {
 		if (i)
 			fputc(',', f);

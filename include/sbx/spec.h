@@ -146,6 +146,10 @@ struct sbx_spec {
 	 * paths in `hide`; files created after the walk are not hidden. */
 	char **hide_globs;
 	size_t n_hide_globs;
+	/* The hide globs hold for files created after launch too (profile key `hide_later`,
+	 * --hide-later): the supervisor decides every open for reading, and every rename and
+	 * link, against them (src/core/supervise.c). Off by default: it costs each open. */
+	bool hide_later;
 	/* Guards (above): from the policies (noexec) and git's control surface (read-only). */
 	struct sbx_guard *guards;
 	size_t n_guards;

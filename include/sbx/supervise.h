@@ -72,6 +72,10 @@ struct sbx_sup_target {
 	bool is_dir;
 	bool casefold; /* the directory compares names folded (ext4 casefold, vfat, exfat, ...) */
 	uint64_t size; /* SBX_SUP_OP_READ: the file's size */
+	/* Other sandbox paths at which the same host file shows (another mount of its
+	 * folder, a --root over the workspace): hide globs are matched at each (may be NULL). */
+	const char *const *views;
+	size_t n_views;
 };
 
 struct sbx_sup_req {
@@ -173,9 +177,15 @@ struct sbx_sup_plan {
 	size_t n_areas;
 	/* The landlock backend: metadata changes outside the writable areas are refused. */
 	bool meta_writable_only;
-	/* Hide globs that also hold for files created after launch (opens for reading). */
+	/* Hide globs (sandbox globs), decided on opens for reading where read caps put them
+	 * through the supervisor, and on every open for reading, rename and link with
+	 * hide_later; hide_firm[i]: a policy's, never given back by `unhide`. */
 	char **hide_globs;
+	bool *hide_firm;
 	size_t n_hide_globs;
+	char **unhide; /* what unhide: and --unhide give back */
+	size_t n_unhide;
+	bool hide_later; /* the spec's hide_later: the globs hold for files made after launch */
 	/* The broker, its timeout, the audit log: copied from the spec (cmd/sbx fills them). */
 	char *approve;       /* "tty", "deny", "allow", "cmd:PROGRAM", "socket:PATH"; NULL: tty
 	                        where the caller has a terminal, deny otherwise */

@@ -367,6 +367,11 @@ static int p_protect_git(struct loader *l, const struct sbx_ynode *k, const stru
 	return get_bool(l, k, v, &l->spec->protect_git);
 }
 
+static int p_hide_later(struct loader *l, const struct sbx_ynode *k, const struct sbx_ynode *v)
+{
+	return get_bool(l, k, v, &l->spec->hide_later);
+}
+
 static int p_network(struct loader *l, const struct sbx_ynode *k, const struct sbx_ynode *v)
 {
 	return sbx_prof_network(l, k, v); /* src/core/profile_net.c */
@@ -966,6 +971,7 @@ static const struct key_entry profile_keys[] = {
     {"tmpfs", W_SEQ, p_tmpfs, NULL},
     {"hide", W_SEQ, p_hide, NULL},
     {"unhide", W_SEQ, p_unhide, NULL},
+    {"hide_later", W_SCALAR, p_hide_later, NULL},
     {"devices", W_SEQ, p_devices, NULL},
     {"env", W_MAP, p_env, NULL},
     {"network", W_ANY, p_network, NULL},

@@ -890,6 +890,13 @@ int sbx_spec_finish(struct sbx_spec *spec, struct sbx_error *err)
 {
 	int r;
 
+	/* hide_later: the supervisor decides the worker's opens, and it can serve a sub-sandbox
+	 * only on the landlock backend (in namespaces of its own a sub-sandbox is narrower than
+	 * the worker, and every open it makes for reading would be refused). Without nesting
+	 * a sub-worker takes that backend (sbx(1), NESTED SANDBOXES). */
+	if (spec->hide_later)
+		spec->nesting = false;
+
 	/* The built-in default gives the worker a private home; a profile says what it wants
 	 * (home:), none if it does not; --root shows a tree with homes of its own. */
 	if (spec->home == SBX_HOME_UNSET)

@@ -190,6 +190,38 @@ bool sbx_sup_host_creatable(const struct sbx_plan *plan, const char *host_path)
 	return host_views(plan, host_path, views, 1) > 0;
 }
 
+size_t sbx_sup_views(const struct sbx_plan *plan, const char *path, char (*out)[SBX_PATH_MAX],
+                     size_t max)
+{
+	char host[SBX_PATH_MAX];
+	size_t at, n_out = 0;
+
+	if (!plan || !path || path[0] != '/' ||
+	    sbx_plan_resolve(plan, path, &at, host, sizeof(host), NULL) < 0)
+		return 0;
+	for (size_t i = 0; i < plan->n_ops && n_out < max; i++) {
+		const struct sbx_plan_op *o = &plan->ops[i];
+		const char *rest;
+		bool again = false;
+		int n;
+
+		if ((o->kind != SBX_PLAN_BIND && o->kind != SBX_PLAN_MIRROR) || !o->source ||
+		    !sbx_path_covers(o->source, host))
+			continue;
+		rest = sbx_path_rest(o->source, host);
+		n = snprintf(out[n_out], SBX_PATH_MAX, "%s%s%s", o->target,
+		             *rest && strcmp(o->target, "/") ? "/" : "", rest);
+		if (n < 0 || n >= SBX_PATH_MAX || strcmp(out[n_out], path) == 0 ||
+		    sbx_plan_guarded_by(plan, out[n_out]) != o)
+			continue;
+		for (size_t k = 0; k < n_out && !again; k++)
+			again = strcmp(out[k], out[n_out]) == 0;
+		if (!again)
+			n_out++;
+	}
+	return n_out;
+}
+
 static int strv_copy(char ***dst, size_t *n_dst, char *const *src, size_t n, struct sbx_error *err)
 {
 	if (!n)
@@ -252,12 +284,16 @@ static unsigned families(const struct sbx_sup_plan *sup)
 {
 	unsigned f = 0;
 
-	/* Hide globs alone stop nothing: a file the worker makes is its own, and one the host
-	 * makes during the run is opened by reads, which only read caps supervise (every open
-	 * through the supervisor would cost each open of every profile with a hide glob). The
-	 * globs are kept for the reads a profile's read caps do put through it. */
+	/* Hide globs alone stop nothing at launch's cost: a file the worker makes is its own,
+	 * and one the host makes during the run is opened by reads, which only read caps and
+	 * hide_later supervise (every open through the supervisor costs each open). The globs
+	 * are kept for the reads a profile's read caps put through it. */
 	if (sup->n_protected)
 		f |= SBX_SUP_F_CREATE;
+	/* hide_later: every open for reading is decided against the globs, and every rename
+	 * and link (a file made after launch moved or linked away from its hidden name) */
+	if (sup->hide_later)
+		f |= SBX_SUP_F_READ | SBX_SUP_F_CREATE;
 	if (sup->meta_writable_only)
 		f |= SBX_SUP_F_META;
 	for (size_t i = 0; i < sup->n_areas; i++) {
@@ -312,8 +348,18 @@ int sbx_sup_finish(const struct sbx_finish_in *in, const struct sbx_finish_facts
 	if (r >= 0)
 		r = strv_copy(&sup->hide_globs, &sup->n_hide_globs, spec->hide_globs,
 		              spec->n_hide_globs, err);
+	if (r >= 0)
+		r = strv_copy(&sup->unhide, &sup->n_unhide, spec->unhide, spec->n_unhide, err);
+	if (r >= 0 && sup->n_hide_globs) {
+		sup->hide_firm = calloc(sup->n_hide_globs, sizeof(*sup->hide_firm));
+		if (!sup->hide_firm)
+			r = sbx_error_set(err, SBX_ERR_SETUP, ENOMEM, "out of memory");
+		for (size_t i = 0; r >= 0 && spec->hide_glob_firm && i < sup->n_hide_globs; i++)
+			sup->hide_firm[i] = spec->hide_glob_firm[i];
+	}
 	if (r < 0)
 		return r;
+	sup->hide_later = spec->hide_later && sup->n_hide_globs;
 	sup->meta_writable_only = plan->backend_landlock;
 	sup->families = families(sup);
 	sup->enabled = listener && sup->families != 0;
@@ -323,6 +369,37 @@ int sbx_sup_finish(const struct sbx_finish_in *in, const struct sbx_finish_facts
 	 * protected paths and the landlock backend's metadata gap stay as the limits and the
 	 * launch's warnings say. */
 	sup->families = 0;
+	if (sup->hide_later) {
+		/* a promise about files made later that nobody could keep: refused, or (with
+		 * --best-effort) said in the plan's limits */
+		const char *why =
+		    facts->sup_listener == -EBUSY
+		        ? "a parent sandbox already supervises (one listener per process): its own "
+		          "hide globs hold for this sandbox's opens where it asks hide_later"
+		    : facts->sup_listener == -ENOSYS || facts->sup_listener == -EOPNOTSUPP
+		        ? "this kernel has no seccomp user notification"
+		        : "the supervisor cannot be installed here";
+
+		sup->hide_later = false;
+		if (!spec->best_effort) {
+			r = sbx_error_set(err, SBX_ERR_UNSUPPORTED, EOPNOTSUPP,
+			                  "hide_later needs sbx's supervisor, and %s", why);
+			sbx_error_hint(err,
+			               "drop --hide-later (hide_later: in the profile): what the "
+			               "launch's walk finds stays hidden; or --best-effort to run "
+			               "without it");
+			return r;
+		}
+		char line[512];
+
+		snprintf(
+		    line, sizeof(line),
+		    "hide_later: files created after launch are not hidden (--best-effort): %s",
+		    why);
+		r = sbx_plan_add_limit(plan, line, err);
+		if (r < 0)
+			return r;
+	}
 	if (!any_ask(spec))
 		return 0;
 	return sbx_plan_add_limit(

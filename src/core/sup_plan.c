@@ -23,6 +23,10 @@ void sbx_sup_plan_clear(struct sbx_sup_plan *p)
 	for (size_t i = 0; i < p->n_hide_globs; i++)
 		free(p->hide_globs[i]);
 	free(p->hide_globs);
+	free(p->hide_firm);
+	for (size_t i = 0; i < p->n_unhide; i++)
+		free(p->unhide[i]);
+	free(p->unhide);
 	free(p->approve);
 	free(p->audit_log);
 	free(p->label);

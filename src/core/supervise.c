@@ -12,6 +12,7 @@
 
 #include "json_priv.h"
 #include "sbx/escape.h"
+#include "sbx/path.h"
 #include "sbx/policy.h"
 #include "sbx/supervise.h"
 
@@ -636,6 +637,56 @@ static bool read_capped(const struct sbx_sup_area *a, const struct sbx_sup_req *
 	return false;
 }
 
+static bool unhidden(const struct sbx_sup_plan *plan, const char *path)
+{
+	for (size_t i = 0; i < plan->n_unhide; i++)
+		if (plan->unhide[i] && sbx_glob_match(plan->unhide[i], path))
+			return true;
+	return false;
+}
+
+/* The hide glob that hides one sandbox path, or NULL: a glob matching the path or a folder
+ * above it (the launch's walk hides a matching folder whole), unless an unhide entry gives
+ * that one back (a policy's firm glob is never given back). What it matched goes to `at`
+ * (SBX_PATH_MAX bytes). */
+static const char *hidden_at(const struct sbx_sup_plan *plan, const char *path, char *at)
+{
+	size_t n = strlen(path);
+
+	if (n >= SBX_PATH_MAX) {
+		snprintf(at, SBX_PATH_MAX, "(a path too long to decide on)");
+		return plan->n_hide_globs ? plan->hide_globs[0] : NULL; /* fail closed */
+	}
+	memcpy(at, path, n + 1);
+	for (;;) {
+		char *slash;
+
+		for (size_t i = 0; i < plan->n_hide_globs; i++)
+			if (plan->hide_globs[i] && sbx_glob_match(plan->hide_globs[i], at) &&
+			    ((plan->hide_firm && plan->hide_firm[i]) || !unhidden(plan, at)))
+				return plan->hide_globs[i];
+		slash = strrchr(at, '/');
+		if (!slash || slash == at)
+			return NULL;
+		*slash = '\0';
+	}
+}
+
+/* ... at the target's path or at any other view of the same host file. */
+static const char *hidden(const struct sbx_sup_plan *plan, const struct sbx_sup_target *t, char *at)
+{
+	const char *g;
+
+	if (!t->path || !plan->n_hide_globs)
+		return NULL;
+	if ((g = hidden_at(plan, t->path, at)))
+		return g;
+	for (size_t v = 0; t->views && v < t->n_views; v++)
+		if (t->views[v] && (g = hidden_at(plan, t->views[v], at)))
+			return g;
+	return NULL;
+}
+
 static bool area_caps(const struct sbx_sup_area *a)
 {
 	return a && (a->n_suffixes || a->max_file_bytes);
@@ -700,18 +751,37 @@ void sbx_sup_decide(const struct sbx_sup_plan *plan, const struct sbx_sup_guards
 	 * OVERWRITE, and reads as much as a READ) */
 	if (req->op == SBX_SUP_OP_READ || req->reads) {
 		bool hide = req->op == SBX_SUP_OP_READ || (plan->families & SBX_SUP_F_READ);
+		char where[SBX_PATH_MAX];
+		const char *glob = hide ? hidden(plan, &req->t, where) : NULL;
 
-		for (size_t i = 0; hide && i < plan->n_hide_globs; i++)
-			if (plan->hide_globs[i] &&
-			    sbx_glob_match(plan->hide_globs[i], req->t.path)) {
-				set_rule(out, "hide: %s (matches %s)", plan->hide_globs[i],
-				         req->t.path);
-				return;
-			}
+		if (glob) {
+			set_rule(out, "hide: %s (matches %s)", glob, where);
+			return;
+		}
 		if (read_capped(area, req, out))
 			return;
 		if ((hide && plan->n_hide_globs) || area_caps(area))
 			protection = hide && plan->n_hide_globs ? "hide globs" : "read caps";
+	}
+	/* hide_later: a file made after launch is not moved or linked away from the name that
+	 * hides it (then opened under another), nor exchanged with another name */
+	if (plan->hide_later && req->t2.path &&
+	    (req->op == SBX_SUP_OP_RENAME || req->op == SBX_SUP_OP_CREATE ||
+	     req->op == SBX_SUP_OP_OVERWRITE)) {
+		char where[SBX_PATH_MAX];
+		const char *glob = hidden(plan, &req->t, where);
+
+		if (!glob && req->exchange)
+			glob = hidden(plan, &req->t2, where);
+		if (glob) {
+			set_rule(out,
+			         "hide: %s (matches %s; hide_later: it is not moved or linked "
+			         "to another name)",
+			         glob, where);
+			return;
+		}
+		if (!protection)
+			protection = "hide globs";
 	}
 	if (!protection && guards && guards->n && may_create(req)) {
 		/* A narrower caller is CONTINUEd or denied, and CONTINUE lets the kernel resolve

@@ -58,6 +58,7 @@
 #include "os/broker.h"
 #include "sbx/audit.h"
 #include "sbx/cleanup.h"
+#include "sbx/finish.h"
 #include "sbx/escape.h"
 
 #ifndef SECCOMP_IOCTL_NOTIF_SET_FLAGS
@@ -1162,8 +1163,16 @@ static void describe(struct slot *s, struct p_target *t,
 		t->err = -ENAMETOOLONG;
 }
 
+/* The other views of a request's targets (views_fill), kept where the request is decided. */
+#define SUP_VIEWS 4
+struct views {
+	char buf[2][SUP_VIEWS][SBX_PATH_MAX];
+	const char *ptr[2][SUP_VIEWS];
+};
+
 struct performer {
 	int sock;
+	const struct sbx_plan *plan;   /* the launch's plan: the views of a path (hide globs) */
 	const struct sbx_sup_plan *sp; /* the plan, in the performer's copy of sbx's memory */
 	struct sbx_sup_guards guards;  /* copies of sbx's tables, kept the same way */
 	struct sbx_sup_guards pinned;
@@ -1175,6 +1184,7 @@ struct performer {
 	bool resolved;
 	struct p_target
 	    last; /* the object as resolved: a mkdir on sbx's word is watched here too */
+	struct views views;
 };
 
 static void perf_reset(struct performer *p)
@@ -1722,6 +1732,25 @@ static void perf_guard(const char *path, struct p_reply *r)
 	r->result = 0;
 }
 
+/* The other views of each target's host file, where hide globs are decided on them: sbx and
+ * the performer compute the same from the same plan, so that they decide alike. */
+static void views_fill(const struct sbx_plan *plan, const struct sbx_sup_plan *sp,
+                       struct sbx_sup_req *req, struct views *v)
+{
+	struct sbx_sup_target *t[2] = {&req->t, &req->t2};
+
+	if (!sp->n_hide_globs)
+		return;
+	for (int i = 0; i < 2; i++) {
+		if (!t[i]->path || t[i]->path[0] != '/')
+			continue;
+		t[i]->n_views = sbx_sup_views(plan, t[i]->path, v->buf[i], SUP_VIEWS);
+		for (size_t k = 0; k < t[i]->n_views; k++)
+			v->ptr[i][k] = v->buf[i][k];
+		t[i]->views = v->ptr[i];
+	}
+}
+
 /*
  * The common case in one exchange: the performer decides as sbx would (core's
  * sbx_sup_decide on the same plan and copies of the same tables, without the session, which
@@ -1747,6 +1776,7 @@ static void perf_fast(struct performer *p, struct p_reply *r, int *fd_out)
 	fill_target(&req.t, &r->t[0]);
 	if (q->nsides == 2)
 		fill_target(&req.t2, &r->t[1]);
+	views_fill(p->plan, p->sp, &req, &p->views);
 	if (!(r->t[0].is_object && r->t[0].path[0] != '/')) {
 		if (pinned_in(&p->pinned, p->sp, &req, &v))
 			return;
@@ -1813,7 +1843,8 @@ static int perf_sub(struct performer *p, int *sock, int *fds, size_t *nfds, stru
 	return 0;
 }
 
-__attribute__((noreturn)) static void performer_main(int sock, const struct sbx_sup_plan *sp)
+__attribute__((noreturn)) static void performer_main(int sock, const struct sbx_plan *plan,
+                                                     const struct sbx_sup_plan *sp)
 {
 	static struct performer p;
 	static struct p_reply r;
@@ -1822,6 +1853,7 @@ __attribute__((noreturn)) static void performer_main(int sock, const struct sbx_
 
 	memset(&p, 0, sizeof(p));
 	p.sock = sock;
+	p.plan = plan;
 	p.sp = sp;
 	p.fd_obj = -1;
 	p.bind_sock = -1;
@@ -1931,9 +1963,10 @@ struct sbx_supervisor {
 	sbx_sup_event_fn on_event;
 	void *event_ctx;
 
-	int chan[2]; /* [0] sbx, [1] the worker: the listener fd one way, sbx's word back */
-	int perf[2]; /* [0] sbx, [1] the performer */
-	int notify;  /* the listener fd, once the worker sent it */
+	int chan[2];        /* [0] sbx, [1] the worker: the listener fd one way, sbx's word back */
+	int perf[2];        /* [0] sbx, [1] the performer */
+	int notify;         /* the listener fd, once the worker sent it */
+	struct views views; /* the current request's other views (views_fill) */
 	bool started;
 	pid_t worker, performer;
 	uint64_t worker_mnt, worker_user;
@@ -2184,7 +2217,7 @@ int sbx_supervisor_arm(struct sbx_supervisor *s, struct sbx_error *err)
 		for (int fd = 0; fd < 3; fd++)
 			close(fd);
 		fcntl(sock, F_SETFD, FD_CLOEXEC);
-		performer_main(sock, s->sp);
+		performer_main(sock, s->plan, s->sp);
 	}
 	{
 		int st;
@@ -4424,6 +4457,7 @@ again:
 	fill_target(&req.t, &t[0]);
 	if (q->nsides == 2)
 		fill_target(&req.t2, &t[1]);
+	views_fill(s->plan, s->sp, &req, &s->views);
 
 	if (!c.narrower && s->rep.performed) {
 		/* the performer decided and performed: sbx decides the same, or the two disagree

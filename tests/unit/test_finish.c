@@ -714,7 +714,12 @@ struct sup_world {
 };
 
 static char *const fresh_git[] = {"/host/w/.git"};
-static bool sup_glob; /* the next sup_finish hides /w/ ** /.env */
+static bool sup_glob;            /* the next sup_finish hides /w/ ** /.env */
+static bool sup_later;           /* ... with hide_later */
+static bool sup_best_effort;     /* ... with --best-effort */
+static bool sup_second_view;     /* ... and shows /host/w at /v too, read-only */
+static struct sbx_error sup_err; /* a refusal, where sup_fails is set */
+static bool sup_fails;
 static char *const absent_git[] = {"/host/w/.git/hooks", "/elsewhere/.git/config"};
 
 static const struct sbx_ll_rule *ll_rule(const struct sbx_plan *p, const char *path)
@@ -791,6 +796,17 @@ static void sup_finish(struct sup_world *s, enum sbx_backend_ask backend, int li
 	s->w.spec->approve_timeout_ms = 5000;
 	if (sup_glob)
 		assert_int_equal(sbx_spec_add_hide_glob(s->w.spec, "/w/**/.env", &err), 0);
+	s->w.spec->hide_later = sup_later;
+	s->w.spec->best_effort = sup_best_effort;
+	if (sup_second_view) {
+		struct sbx_mount v = {.kind = SBX_MOUNT_BIND,
+		                      .source = "/host/w",
+		                      .target = "/v",
+		                      .readonly = true,
+		                      .origin = SBX_ORIGIN_PROFILE};
+
+		assert_int_equal(sbx_spec_add_mount(s->w.spec, &v, false, &err), 0);
+	}
 	assert_int_equal(sbx_spec_finish(s->w.spec, &err), 0);
 	if (sbx_plan_build(s->w.spec, &s->w.host, &s->w.plan, &err) < 0)
 		fail_msg("plan: %s", err.msg);
@@ -802,6 +818,12 @@ static void sup_finish(struct sup_world *s, enum sbx_backend_ask backend, int li
 		s->in.n_git_fresh = 1;
 		s->in.git_absent = absent_git;
 		s->in.n_git_absent = 2;
+	}
+	if (sup_fails) {
+		memset(&sup_err, 0, sizeof(sup_err));
+		assert_true(sbx_plan_finish(&s->in, &s->facts, s->w.plan, warn, sizeof(warn),
+		                            &sup_err) < 0);
+		return;
 	}
 	if (sbx_plan_finish(&s->in, &s->facts, s->w.plan, warn, sizeof(warn), &err) < 0)
 		fail_msg("finish: %s", err.msg);
@@ -1051,6 +1073,51 @@ static void test_sup_read_caps_and_globs(void **state)
 	world_clear(&s.w);
 }
 
+/* hide_later: every open for reading and every rename and link are supervised; the globs
+ * are decided at every view of a host file; without a listener it is refused, or (with
+ * --best-effort) a limit says it does not hold. */
+static void test_sup_hide_later(void **state)
+{
+	struct sup_world s;
+	char views[4][SBX_PATH_MAX];
+
+	(void)state;
+	sup_glob = sup_later = sup_second_view = true;
+	sup_finish(&s, NS, 0, NULL, false, false);
+	assert_true(s.w.plan->sup.hide_later);
+	assert_int_equal(s.w.plan->sup.families & (SBX_SUP_F_READ | SBX_SUP_F_CREATE),
+	                 SBX_SUP_F_READ | SBX_SUP_F_CREATE);
+	assert_int_equal(sbx_sup_views(s.w.plan, "/w/a/.env", views, 4), 1);
+	assert_string_equal(views[0], "/v/a/.env");
+	assert_int_equal(sbx_sup_views(s.w.plan, "/v/a/.env", views, 4), 1);
+	assert_string_equal(views[0], "/w/a/.env");
+	assert_int_equal(sbx_sup_views(s.w.plan, "/tmp/x", views, 4), 0); /* a tmpfs */
+	world_clear(&s.w);
+
+	/* a parent already supervises: refused, naming the flag and the way out */
+	sup_fails = true;
+	sup_finish(&s, NS, -EBUSY, NULL, false, false);
+	sup_fails = false;
+	assert_non_null(strstr(sup_err.msg, "hide_later needs sbx's supervisor"));
+	assert_non_null(strstr(sup_err.msg, "a parent sandbox already supervises"));
+	assert_non_null(strstr(sup_err.hint, "--best-effort"));
+	world_clear(&s.w);
+	/* ... or run without it, said */
+	sup_best_effort = true;
+	sup_finish(&s, NS, -EBUSY, NULL, false, false);
+	assert_false(s.w.plan->sup.hide_later);
+	assert_true(has_limit(s.w.plan, "hide_later: files created after launch are not hidden"));
+	world_clear(&s.w);
+	/* no glob: nothing to hold, nothing supervised for it */
+	sup_glob = false;
+	sup_best_effort = false;
+	sup_finish(&s, NS, 0, NULL, false, false);
+	assert_false(s.w.plan->sup.hide_later);
+	assert_int_equal(s.w.plan->sup.families & SBX_SUP_F_READ, 0);
+	world_clear(&s.w);
+	sup_later = sup_second_view = false;
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1068,6 +1135,7 @@ int main(void)
 	    cmocka_unit_test(test_sup_ask_without_listener),
 	    cmocka_unit_test(test_sup_deny_is_landlock),
 	    cmocka_unit_test(test_sup_read_caps_and_globs),
+	    cmocka_unit_test(test_sup_hide_later),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1001,6 +1001,160 @@ static void test_decide_table(void **state)
 	sbx_sup_plan_clear(&plan);
 }
 
+/* ---- hide_later: the globs hold for files made after launch ---- */
+
+static const char *const view_of_b_env[] = {"/ws/b/.env"}; /* /view/x shows /ws/b/.env */
+
+static const struct hcase {
+	const char *what;
+	bool later; /* the plan's hide_later */
+	enum sbx_sup_op op;
+	struct sbx_sup_target t, t2;
+	bool narrower, reads, exchange;
+	enum sbx_sup_answer answer;
+	const char *rule;
+} hcases[] = {
+    {"made later, read",
+     true,
+     SBX_SUP_OP_READ,
+     TF("/ws/b/.env", ".env", 71),
+     {},
+     0,
+     0,
+     0,
+     SBX_SUP_DENY,
+     "hide: /ws/**/.env (matches /ws/b/.env)"},
+    {"given back by unhide",
+     true,
+     SBX_SUP_OP_READ,
+     TF("/ws/app/.env", ".env", 72),
+     {},
+     0,
+     0,
+     0,
+     SBX_SUP_PERFORM,
+     "hide globs checked"},
+    {"a policy's glob is never given back",
+     true,
+     SBX_SUP_OP_READ,
+     TF("/ws/keys/id_rsa", "id_rsa", 73),
+     {},
+     0,
+     0,
+     0,
+     SBX_SUP_DENY,
+     "hide: /ws/**/id_rsa"},
+    {"beneath a hidden folder",
+     true,
+     SBX_SUP_OP_READ,
+     TF("/ws/a/.ssh/config", "config", 74),
+     {},
+     0,
+     0,
+     0,
+     SBX_SUP_DENY,
+     "hide: /ws/**/.ssh (matches /ws/a/.ssh)"},
+    {"at another view of the same file",
+     true,
+     SBX_SUP_OP_READ,
+     {.path = "/view/x",
+      .name = "x",
+      .dev = 1,
+      .ino = 75,
+      .exists = true,
+      .views = view_of_b_env,
+      .n_views = 1},
+     {},
+     0,
+     0,
+     0,
+     SBX_SUP_DENY,
+     "matches /ws/b/.env"},
+    {"read and write (O_RDWR)",
+     true,
+     SBX_SUP_OP_WRITE,
+     TF("/ws/b/.env", ".env", 71),
+     {},
+     0,
+     true,
+     0,
+     SBX_SUP_DENY,
+     "hide: /ws/**/.env"},
+    {"moved away from its name", true, SBX_SUP_OP_RENAME, TF("/ws/b/.env", ".env", 71),
+     TN("/ws/b/x", "x", 71), 0, 0, 0, SBX_SUP_DENY, "not moved or linked"},
+    {"linked to another name", true, SBX_SUP_OP_CREATE, TF("/ws/b/.env", ".env", 71),
+     TN("/ws/b/y", "y", 71), 0, 0, 0, SBX_SUP_DENY, "not moved or linked"},
+    {"its folder moved: the name still hides it", true, SBX_SUP_OP_RENAME,
+     T("/ws/b", "b", INO_WS, true, true), TN("/ws/c", "c", INO_WS), 0, 0, 0, SBX_SUP_PERFORM,
+     "hide globs checked"},
+    {"moved onto a hidden name", true, SBX_SUP_OP_RENAME, TF("/ws/b/x", "x", 71),
+     TF("/ws/b/.env", ".env", 71), 0, 0, 0, SBX_SUP_PERFORM, "hide globs checked"},
+    {"exchanged with a hidden name", true, SBX_SUP_OP_RENAME, TF("/ws/b/x", "x", 71),
+     TF("/ws/b/.env", ".env", 71), 0, 0, true, SBX_SUP_DENY, "not moved or linked"},
+    {"narrower: reads cannot be performed for",
+     true,
+     SBX_SUP_OP_READ,
+     TF("/ws/b/main.c", "main.c", 76),
+     {},
+     true,
+     0,
+     0,
+     SBX_SUP_DENY,
+     "hide globs hold only"},
+    {"narrower: renames neither", true, SBX_SUP_OP_RENAME, TF("/ws/b/x", "x", 71),
+     TN("/ws/b/z", "z", 71), true, 0, 0, SBX_SUP_DENY, "hide globs hold only"},
+    {"without hide_later a move is the kernel's", false, SBX_SUP_OP_RENAME,
+     TF("/ws/b/.env", ".env", 71), TN("/ws/b/x", "x", 71), 0, 0, 0, SBX_SUP_CONTINUE,
+     "approvals: /ws write allow"},
+};
+
+static void test_hide_later_table(void **state)
+{
+	static const char *const globs[] = {"/ws/**/.env", "/ws/**/.ssh", "/ws/**/id_rsa"};
+	static const bool firm[] = {false, false, true};
+	static const char *const unhide[] = {"/ws/app/.env", "/ws/keys/id_rsa"};
+	struct sbx_sup_plan plan;
+
+	(void)state;
+	memset(&plan, 0, sizeof(plan));
+	plan.enabled = true;
+	add_area(&plan, "/", false, ALLOW, ALLOW, ALLOW, ALLOW);
+	add_area(&plan, "/ws", true, ALLOW, ALLOW, ALLOW, ALLOW);
+	plan.hide_globs = calloc(3, sizeof(char *));
+	plan.hide_firm = calloc(3, sizeof(bool));
+	plan.unhide = calloc(2, sizeof(char *));
+	assert_true(plan.hide_globs && plan.hide_firm && plan.unhide);
+	for (size_t i = 0; i < 3; i++) {
+		plan.hide_globs[i] = xstrdup(globs[i]);
+		plan.hide_firm[i] = firm[i];
+	}
+	plan.n_hide_globs = 3;
+	for (size_t i = 0; i < 2; i++)
+		plan.unhide[i] = xstrdup(unhide[i]);
+	plan.n_unhide = 2;
+	for (size_t i = 0; i < sizeof(hcases) / sizeof(hcases[0]); i++) {
+		const struct hcase *c = &hcases[i];
+		struct sbx_sup_req req = {.op = c->op,
+		                          .call = "renameat2",
+		                          .t = c->t,
+		                          .t2 = c->t2,
+		                          .narrower = c->narrower,
+		                          .reads = c->reads,
+		                          .exchange = c->exchange,
+		                          .pid = 42,
+		                          .comm = "sh",
+		                          .now_ms = 1000};
+		struct sbx_sup_verdict v;
+
+		plan.hide_later = c->later;
+		plan.families = c->later ? SBX_SUP_F_READ | SBX_SUP_F_CREATE : 0;
+		sbx_sup_decide(&plan, NULL, NULL, &req, &v);
+		check_verdict(c->what, &v, c->answer, c->answer == SBX_SUP_DENY ? EACCES : 0,
+		              SBX_SUP_BY_POLICY, c->rule);
+	}
+	sbx_sup_plan_clear(&plan);
+}
+
 /* A narrower caller is never performed for and never asked for: every row turned narrower
  * gives CONTINUE or DENY. */
 static void test_narrower_never_performed(void **state)
@@ -1909,6 +2063,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_decide_table),
+	    cmocka_unit_test(test_hide_later_table),
 	    cmocka_unit_test(test_narrower_never_performed),
 	    cmocka_unit_test(test_unknown_approval_denies),
 	    cmocka_unit_test(test_rule_long_path),

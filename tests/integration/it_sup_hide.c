@@ -1,0 +1,205 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * hide_later (sbx(1) --hide-later; sbx-profile(5) HIDE GLOBS): a file that a hide glob
+ * matches and that appears after launch (the user writes a .env while the agent works) cannot
+ * be read in the sandbox, nor moved or linked to another name and read there, nor read through
+ * a symbolic link, another view of its folder, or a sub-worker. Without the flag it can (the
+ * launch's walk found nothing), which the first case shows, so that the others prove the
+ * flag, not an accident.
+ *
+ * The file is written by the test, outside the sandbox, while the worker waits for it: the
+ * worker makes `ready`, the test's helper then writes `.env` and makes `go` (each side waits
+ * for the other's file, with an upper bound). Under both backends, as root and as the user.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "harness.h"
+
+#define WAIT_MS 60000 /* every wait's upper bound */
+#define SECRET  "SECRET-made-after-launch"
+
+static long long now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static char *make_ws(void)
+{
+	char *ws = it_path(it_tmpdir(), "ws");
+
+	it_write_file(it_path(ws, "keep"), "kept\n");
+	return ws;
+}
+
+/* The host's part: once the worker is up (ws/ready), write ws/.env, then say go. */
+static pid_t writer(const char *ws)
+{
+	pid_t pid = fork();
+
+	if (pid < 0)
+		it_fail(__FILE__, __LINE__, "fork: %s", strerror(errno));
+	if (pid == 0) {
+		long long end = now_ms() + WAIT_MS;
+		struct timespec tick = {0, 5000000};
+		struct stat st;
+
+		while (stat(it_path(ws, "ready"), &st) < 0 && now_ms() < end)
+			nanosleep(&tick, NULL);
+		it_write_file(it_path(ws, ".env"), SECRET "\n");
+		it_write_file(it_path(ws, "go"), "");
+		_exit(0);
+	}
+	return pid;
+}
+
+/* The worker's part: wait for the file, then try every way to it. */
+static const char script_fmt[] =
+    "cd %s; : > ready; i=0; while [ ! -e go ] && [ $i -lt 12000 ]; do sleep 0.005; "
+    "i=$((i+1)); done; [ -e go ] || { echo never-went; exit 3; }; "
+    "cat .env; echo read=$?; "
+    "ln -s .env z; cat z; echo symlink=$?; "
+    "ln .env y 2>/dev/null; echo link=$?; cat y 2>/dev/null; "
+    "mv .env x 2>/dev/null; echo move=$?; cat x 2>/dev/null; "
+    "%s "
+    "%s run -- cat .env; echo sub=$?; "
+    "cat keep; echo keep=$?";
+
+static void run_case(const char *backend, bool later, bool unhide, bool view, struct it_run *r)
+{
+	char *ws = make_ws();
+	char script[8192], viewcmd[512] = "";
+	const char *opts[16];
+	const char *cmd[] = {"/bin/sh", "-c", script, NULL};
+	size_t n = 0;
+	char *unhide_arg = it_path(ws, ".env");
+	char *view_arg = NULL;
+	pid_t w;
+	int st;
+
+	opts[n++] = "-v";
+	opts[n++] = ws;
+	if (view) {
+		if (asprintf(&view_arg, "%s:/view:ro", ws) < 0)
+			it_fail(__FILE__, __LINE__, "asprintf");
+		opts[n++] = "-v";
+		opts[n++] = view_arg;
+		snprintf(viewcmd, sizeof(viewcmd), "cat /view/.env; echo view=$?;");
+	}
+	opts[n++] = "--backend";
+	opts[n++] = backend;
+	opts[n++] = "--hide";
+	opts[n++] = "**/.env";
+	if (later)
+		opts[n++] = "--hide-later";
+	if (unhide) {
+		opts[n++] = "--unhide";
+		opts[n++] = unhide_arg;
+	}
+	opts[n] = NULL;
+	if (chdir(ws) < 0)
+		it_fail(__FILE__, __LINE__, "chdir %s: %s", ws, strerror(errno));
+	snprintf(script, sizeof(script), script_fmt, ws, viewcmd, it_sbx_path());
+	w = writer(ws);
+	it_run_in(r, opts, cmd);
+	kill(w, SIGKILL);
+	waitpid(w, &st, 0);
+	IT_EXPECT_NOT_CONTAINS(r->out, "never-went");
+	IT_EXPECT_CONTAINS(r->out, "kept\nkeep=0\n");
+}
+
+/* Without the flag the file made later is read (the documented default). */
+static void without(const char *backend)
+{
+	struct it_run r;
+
+	run_case(backend, false, false, false, &r);
+	IT_EXPECT_CONTAINS(r.out, SECRET "\nread=0\n");
+}
+
+/* With it: not by its name, a symlink, a hard link, a move, a sub-worker. */
+static void later(const char *backend)
+{
+	struct it_run r;
+
+	run_case(backend, true, false, false, &r);
+	IT_EXPECT_NOT_CONTAINS(r.out, SECRET);
+	IT_EXPECT_CONTAINS(r.out, "read=1\n");
+	IT_EXPECT_CONTAINS(r.out, "symlink=1\n");
+	IT_EXPECT_CONTAINS(r.out, "link=1\n");
+	IT_EXPECT_CONTAINS(r.out, "move=1\n");
+	IT_EXPECT_CONTAINS(r.out, "sub=1\n");
+	IT_EXPECT_CONTAINS(r.err, "hide: ");
+	IT_EXPECT_CONTAINS(r.err, "/**/.env (matches ");
+}
+
+/* --unhide gives it back, as it does at launch. */
+static void given_back(const char *backend)
+{
+	struct it_run r;
+
+	run_case(backend, true, true, false, &r);
+	IT_EXPECT_CONTAINS(r.out, SECRET "\nread=0\n");
+}
+
+/* Another view of the folder (namespaces: a second mount) hides it too. */
+static void test_other_view(void)
+{
+	struct it_run r;
+
+	run_case("namespaces", true, false, true, &r);
+	IT_EXPECT_NOT_CONTAINS(r.out, SECRET);
+	IT_EXPECT_CONTAINS(r.out, "view=1\n");
+}
+
+/* A dry run says what holds, and that nesting is off. */
+static void test_dry_run(void)
+{
+	struct it_run r;
+
+	it_sbxv(&r, "run", "--hide", "**/.env", "--hide-later", "--dry-run", "--", "true", NULL);
+	IT_EXPECT_INT(r.status, 0);
+	IT_EXPECT_CONTAINS(r.out, "files created after launch included");
+	IT_EXPECT_CONTAINS(r.out, "nesting off");
+}
+
+#define BOTH_BACKENDS(name)                                                                        \
+	static void test_##name##_namespaces(void)                                                 \
+	{                                                                                          \
+		name("namespaces");                                                                \
+	}                                                                                          \
+	static void test_##name##_landlock(void)                                                   \
+	{                                                                                          \
+		name("landlock");                                                                  \
+	}
+
+BOTH_BACKENDS(without)
+BOTH_BACKENDS(later)
+BOTH_BACKENDS(given_back)
+
+int main(int argc, char **argv)
+{
+	static const struct it_case cases[] = {
+	    IT_CASE(test_without_namespaces),
+	    IT_CASE(test_without_landlock),
+	    IT_CASE(test_later_namespaces),
+	    IT_CASE(test_later_landlock),
+	    IT_CASE(test_given_back_namespaces),
+	    IT_CASE(test_given_back_landlock),
+	    IT_CASE(test_other_view),
+	    IT_CASE(test_dry_run),
+	};
+
+	return it_main(argc, argv, cases, sizeof(cases) / sizeof(cases[0]));
+}
