@@ -137,7 +137,7 @@ void sbx_cli_print_notes(FILE *f, const struct sbx_profile *p, const struct sbx_
 	 * creates there later is its own, but one a host process creates meanwhile would be
 	 * visible. Say so rather than stay silent: one line, the paths with --verbose. */
 	n = 0;
-	for (size_t i = 0; plan && i < plan->n_ops; i++) {
+	for (size_t i = 0; plan && !plan->sup.hide_later && i < plan->n_ops; i++) {
 		char host[SBX_PATH_MAX];
 		size_t op;
 		struct stat st;

@@ -1033,10 +1033,12 @@ static void print_sup_text(FILE *f, const struct sbx_sup_plan *sup)
 	if (sup->hide_later)
 		fprintf(f,
 		        "supervisor refuses opening for reading, moving and linking what a hide "
-		        "glob matches, files created after launch included (%zu glob%s; "
+		        "glob or path matches, files created after launch included (%zu "
+		        "entr%s; "
 		        "hide_later, which turns nesting off: sub-sandboxes run on the landlock "
 		        "backend, served by the supervisor)\n",
-		        sup->n_hide_globs, sup->n_hide_globs == 1 ? "" : "s");
+		        sup->n_hide_globs + sup->n_hide_exact,
+		        sup->n_hide_globs + sup->n_hide_exact == 1 ? "y" : "ies");
 	else if (sup->n_hide_globs && (sup->families & SBX_SUP_F_READ))
 		fprintf(
 		    f,

@@ -186,6 +186,10 @@ struct sbx_sup_plan {
 	char **unhide; /* what unhide: and --unhide give back */
 	size_t n_unhide;
 	bool hide_later; /* the spec's hide_later: the globs hold for files made after launch */
+	/* hide_later: the exact paths the plan masks (hide:, a walk's matches, every view),
+	 * sorted (strcmp), for the ones absent at launch that a mask could not hide */
+	char **hide_exact;
+	size_t n_hide_exact;
 	/* The broker, its timeout, the audit log: copied from the spec (cmd/sbx fills them). */
 	char *approve;       /* "tty", "deny", "allow", "cmd:PROGRAM", "socket:PATH"; NULL: tty
 	                        where the caller has a terminal, deny otherwise */

@@ -190,6 +190,39 @@ bool sbx_sup_host_creatable(const struct sbx_plan *plan, const char *host_path)
 	return host_views(plan, host_path, views, 1) > 0;
 }
 
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* hide_later: the plan's hide masks as exact paths, sorted; an absent one masks nothing,
+ * and the supervisor holds it instead. */
+static int hide_exact(const struct sbx_plan *plan, struct sbx_sup_plan *sup, struct sbx_error *err)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < plan->n_ops; i++)
+		n += plan->ops[i].kind == SBX_PLAN_MASK && plan->ops[i].why &&
+		     strcmp(plan->ops[i].why, "hide") == 0;
+	if (!n)
+		return 0;
+	sup->hide_exact = calloc(n, sizeof(*sup->hide_exact));
+	if (!sup->hide_exact)
+		return sbx_error_set(err, SBX_ERR_SETUP, ENOMEM, "out of memory");
+	for (size_t i = 0; i < plan->n_ops; i++) {
+		const struct sbx_plan_op *o = &plan->ops[i];
+
+		if (o->kind != SBX_PLAN_MASK || !o->why || strcmp(o->why, "hide") != 0)
+			continue;
+		sup->hide_exact[sup->n_hide_exact] = strdup(o->target);
+		if (!sup->hide_exact[sup->n_hide_exact])
+			return sbx_error_set(err, SBX_ERR_SETUP, ENOMEM, "out of memory");
+		sup->n_hide_exact++;
+	}
+	qsort(sup->hide_exact, sup->n_hide_exact, sizeof(*sup->hide_exact), cmp_str);
+	return 0;
+}
+
 size_t sbx_sup_views(const struct sbx_plan *plan, const char *path, char (*out)[SBX_PATH_MAX],
                      size_t max)
 {
@@ -359,7 +392,9 @@ int sbx_sup_finish(const struct sbx_finish_in *in, const struct sbx_finish_facts
 	}
 	if (r < 0)
 		return r;
-	sup->hide_later = spec->hide_later && sup->n_hide_globs;
+	sup->hide_later = spec->hide_later && (sup->n_hide_globs || spec->n_hide);
+	if (sup->hide_later && (r = hide_exact(plan, sup, err)) < 0)
+		return r;
 	sup->meta_writable_only = plan->backend_landlock;
 	sup->families = families(sup);
 	sup->enabled = listener && sup->families != 0;

@@ -27,6 +27,9 @@ void sbx_sup_plan_clear(struct sbx_sup_plan *p)
 	for (size_t i = 0; i < p->n_unhide; i++)
 		free(p->unhide[i]);
 	free(p->unhide);
+	for (size_t i = 0; i < p->n_hide_exact; i++)
+		free(p->hide_exact[i]);
+	free(p->hide_exact);
 	free(p->approve);
 	free(p->audit_log);
 	free(p->label);

@@ -637,6 +637,11 @@ static bool read_capped(const struct sbx_sup_area *a, const struct sbx_sup_req *
 	return false;
 }
 
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
 static bool unhidden(const struct sbx_sup_plan *plan, const char *path)
 {
 	for (size_t i = 0; i < plan->n_unhide; i++)
@@ -659,8 +664,13 @@ static const char *hidden_at(const struct sbx_sup_plan *plan, const char *path, 
 	}
 	memcpy(at, path, n + 1);
 	for (;;) {
+		const char *key = at;
 		char *slash;
 
+		if (plan->hide_later && plan->n_hide_exact &&
+		    bsearch(&key, plan->hide_exact, plan->n_hide_exact, sizeof(*plan->hide_exact),
+		            cmp_str))
+			return "an exact path to hide";
 		for (size_t i = 0; i < plan->n_hide_globs; i++)
 			if (plan->hide_globs[i] && sbx_glob_match(plan->hide_globs[i], at) &&
 			    ((plan->hide_firm && plan->hide_firm[i]) || !unhidden(plan, at)))
@@ -677,7 +687,7 @@ static const char *hidden(const struct sbx_sup_plan *plan, const struct sbx_sup_
 {
 	const char *g;
 
-	if (!t->path || !plan->n_hide_globs)
+	if (!t->path || (!plan->n_hide_globs && !plan->n_hide_exact))
 		return NULL;
 	if ((g = hidden_at(plan, t->path, at)))
 		return g;
@@ -760,8 +770,10 @@ void sbx_sup_decide(const struct sbx_sup_plan *plan, const struct sbx_sup_guards
 		}
 		if (read_capped(area, req, out))
 			return;
-		if ((hide && plan->n_hide_globs) || area_caps(area))
-			protection = hide && plan->n_hide_globs ? "hide globs" : "read caps";
+		bool any = plan->n_hide_globs || (plan->hide_later && plan->n_hide_exact);
+
+		if ((hide && any) || area_caps(area))
+			protection = hide && any ? "hide globs" : "read caps";
 	}
 	/* hide_later: a file made after launch is not moved or linked away from the name that
 	 * hides it (then opened under another), nor exchanged with another name */

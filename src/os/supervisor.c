@@ -1739,7 +1739,7 @@ static void views_fill(const struct sbx_plan *plan, const struct sbx_sup_plan *s
 {
 	struct sbx_sup_target *t[2] = {&req->t, &req->t2};
 
-	if (!sp->n_hide_globs)
+	if (!sp->n_hide_globs && !(sp->hide_later && sp->n_hide_exact))
 		return;
 	for (int i = 0; i < 2; i++) {
 		if (!t[i]->path || t[i]->path[0] != '/')

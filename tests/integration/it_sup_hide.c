@@ -76,6 +76,8 @@ static const char script_fmt[] =
     "%s run -- cat .env; echo sub=$?; "
     "cat keep; echo keep=$?";
 
+static bool exact; /* the next run_case hides WS/.env by its path, not by a glob */
+
 static void run_case(const char *backend, bool later, bool unhide, bool view, struct it_run *r)
 {
 	char *ws = make_ws();
@@ -100,7 +102,7 @@ static void run_case(const char *backend, bool later, bool unhide, bool view, st
 	opts[n++] = "--backend";
 	opts[n++] = backend;
 	opts[n++] = "--hide";
-	opts[n++] = "**/.env";
+	opts[n++] = exact ? unhide_arg : "**/.env";
 	if (later)
 		opts[n++] = "--hide-later";
 	if (unhide) {
@@ -142,6 +144,7 @@ static void later(const char *backend)
 	IT_EXPECT_CONTAINS(r.out, "sub=1\n");
 	IT_EXPECT_CONTAINS(r.err, "hide: ");
 	IT_EXPECT_CONTAINS(r.err, "/**/.env (matches ");
+	IT_EXPECT_NOT_CONTAINS(r.err, "would not be hidden");
 }
 
 /* --unhide gives it back, as it does at launch. */
@@ -151,6 +154,20 @@ static void given_back(const char *backend)
 
 	run_case(backend, true, true, false, &r);
 	IT_EXPECT_CONTAINS(r.out, SECRET "\nread=0\n");
+}
+
+/* An exact path absent at launch (nothing to mask) is held too. */
+static void exact_path(const char *backend)
+{
+	struct it_run r;
+
+	exact = true;
+	run_case(backend, true, false, false, &r);
+	exact = false;
+	IT_EXPECT_NOT_CONTAINS(r.out, SECRET);
+	IT_EXPECT_CONTAINS(r.out, "read=1\n");
+	IT_EXPECT_CONTAINS(r.out, "move=1\n");
+	IT_EXPECT_CONTAINS(r.err, "hide: an exact path to hide");
 }
 
 /* Another view of the folder (namespaces: a second mount) hides it too. */
@@ -187,6 +204,7 @@ static void test_dry_run(void)
 BOTH_BACKENDS(without)
 BOTH_BACKENDS(later)
 BOTH_BACKENDS(given_back)
+BOTH_BACKENDS(exact_path)
 
 int main(int argc, char **argv)
 {
@@ -197,6 +215,8 @@ int main(int argc, char **argv)
 	    IT_CASE(test_later_landlock),
 	    IT_CASE(test_given_back_namespaces),
 	    IT_CASE(test_given_back_landlock),
+	    IT_CASE(test_exact_path_namespaces),
+	    IT_CASE(test_exact_path_landlock),
 	    IT_CASE(test_other_view),
 	    IT_CASE(test_dry_run),
 	};

@@ -1103,6 +1103,26 @@ static const struct hcase {
      "hide globs hold only"},
     {"narrower: renames neither", true, SBX_SUP_OP_RENAME, TF("/ws/b/x", "x", 71),
      TN("/ws/b/z", "z", 71), true, 0, 0, SBX_SUP_DENY, "hide globs hold only"},
+    {"an exact path, absent at launch",
+     true,
+     SBX_SUP_OP_READ,
+     TF("/ws/conf/token", "token", 77),
+     {},
+     0,
+     0,
+     0,
+     SBX_SUP_DENY,
+     "hide: an exact path to hide (matches /ws/conf/token)"},
+    {"beside an exact path",
+     true,
+     SBX_SUP_OP_READ,
+     TF("/ws/conf/tokens", "tokens", 77),
+     {},
+     0,
+     0,
+     0,
+     SBX_SUP_PERFORM,
+     "hide globs checked"},
     {"without hide_later a move is the kernel's", false, SBX_SUP_OP_RENAME,
      TF("/ws/b/.env", ".env", 71), TN("/ws/b/x", "x", 71), 0, 0, 0, SBX_SUP_CONTINUE,
      "approvals: /ws write allow"},
@@ -1132,6 +1152,11 @@ static void test_hide_later_table(void **state)
 	for (size_t i = 0; i < 2; i++)
 		plan.unhide[i] = xstrdup(unhide[i]);
 	plan.n_unhide = 2;
+	plan.hide_exact = calloc(2, sizeof(char *));
+	assert_non_null(plan.hide_exact);
+	plan.hide_exact[0] = xstrdup("/ws/a/b");
+	plan.hide_exact[1] = xstrdup("/ws/conf/token"); /* sorted */
+	plan.n_hide_exact = 2;
 	for (size_t i = 0; i < sizeof(hcases) / sizeof(hcases[0]); i++) {
 		const struct hcase *c = &hcases[i];
 		struct sbx_sup_req req = {.op = c->op,
