@@ -498,6 +498,13 @@ void sbx_cli_net_close(const struct sbx_cli_run *run, const struct sbx_plan *pla
 			fprintf(stderr, "sbx: warning: cannot write %s: %s\n",
 			        sbx_cli_esc(run->net_learn_out), strerror(errno));
 	}
+	/* the landlock backend's proxy on the host's loopback: someone else knocked */
+	if (sbx_netproxy_strangers(p))
+		fprintf(stderr,
+		        "sbx: network: %u connection%s to the sandbox's proxy from outside the "
+		        "sandbox (another process of the host) %s refused\n",
+		        sbx_netproxy_strangers(p), sbx_netproxy_strangers(p) == 1 ? "" : "s",
+		        sbx_netproxy_strangers(p) == 1 ? "was" : "were");
 	if (ran && plan->net == SBX_NET_NONE && status != 0 && sbx_netproxy_refused_lookups(p))
 		fprintf(stderr,
 		        "sbx: note: the sandbox has no network (--net none, the default): %u name "

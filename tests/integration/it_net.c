@@ -991,7 +991,11 @@ static void test_landlock_backend_proxy_refuses_the_host(void)
 		          "for i in $(seq 6000); do [ -e %s ] && break; sleep 0.01; done; "
 		          "curl -sS http://ok.test:8080/after",
 		          port_file, port_file, port_file, done));
-		_exit(r.status == 0 && strstr(r.out, "server=public request=GET /after") ? 0 : 1);
+		_exit(r.status == 0 && strstr(r.out, "server=public request=GET /after") &&
+		              strstr(r.err, "1 connection to the sandbox's proxy from outside the "
+		                            "sandbox (another process of the host) was refused")
+		          ? 0
+		          : 1);
 	}
 	for (int i = 0; i < 6000 && access(port_file, R_OK) != 0; i++)
 		usleep(10000);
@@ -1110,6 +1114,57 @@ static void test_npm_registry(void)
 		IT_EXPECT_INT(r.status, 0);
 		IT_EXPECT_CONTAINS(r.err, fmt("network:\n  allow:\n    - \"%s\"\n", host));
 		IT_EXPECT_NOT_CONTAINS(strstr(r.err, "network:\n  allow:"), "\"\n    - ");
+	}
+	/* the landlock backend: the proxy on the host's loopback, the same answers */
+	if (system(fmt("rm -rf '%s/node_modules' '%s/package.json' '%s/package-lock.json'", dir,
+	               dir, dir)) != 0)
+		it_fail(__FILE__, __LINE__, "cannot clean %s", dir);
+	{
+		const char *args[] = {
+		    "run",        "--backend", "landlock", "--net",        fmt("allow:%s", host),
+		    "-v",         dir,         "--",       "/usr/bin/npm", "install",
+		    "--no-audit", "--no-fund", "--cache",  cache,          "--prefer-online",
+		    "is-number",  NULL};
+
+		it_sbx(&r, args);
+		IT_EXPECT_INT(r.status, 0);
+		IT_EXPECT(access(it_path(dir, "node_modules/is-number/package.json"), R_OK) == 0);
+	}
+	{
+		const char *args[] = {"run",
+		                      "--backend",
+		                      "landlock",
+		                      "--net",
+		                      "allow:example.com",
+		                      "-v",
+		                      dir,
+		                      "--",
+		                      "/usr/bin/npm",
+		                      "install",
+		                      "--no-audit",
+		                      "--no-fund",
+		                      "--cache",
+		                      cache,
+		                      "--prefer-online",
+		                      "--fetch-retries",
+		                      "0",
+		                      "is-odd",
+		                      NULL};
+
+		it_sbx(&r, args);
+		IT_EXPECT(r.status != 0);
+		IT_EXPECT_CONTAINS(r.err, fmt("refused %s: not in the sandbox's allowlist", host));
+	}
+	{
+		const char *args[] = {
+		    "run",        "--backend", "landlock", "--net",        "learn",
+		    "-v",         dir,         "--",       "/usr/bin/npm", "install",
+		    "--no-audit", "--no-fund", "--cache",  cache,          "--prefer-online",
+		    "is-number",  NULL};
+
+		it_sbx(&r, args);
+		IT_EXPECT_INT(r.status, 0);
+		IT_EXPECT_CONTAINS(r.err, fmt("network:\n  allow:\n    - \"%s\"\n", host));
 	}
 }
 
