@@ -2113,9 +2113,23 @@ void sbx_netproxy_gate_refused(struct sbx_netproxy *p, const char *what, const c
 	    .reason = "not-the-proxy",
 	};
 
+	char host[SBX_NET_NAME_MAX + 3];
+	const char *colon = strrchr(what, ':');
+	char *end;
+	unsigned long port = colon ? strtoul(colon + 1, &end, 10) : 0;
+
 	if (!p)
 		return;
 	snprintf(d.host, sizeof(d.host), "%s", what);
+	/* "ADDR:PORT" or "[ADDR6]:PORT": the record's host and port apart */
+	if (colon && port && port < 65536 && !*end) {
+		const char *h = what[0] == '[' ? what + 1 : what;
+		size_t n = (size_t)(colon - h) - (what[0] == '[' ? 1 : 0);
+
+		snprintf(host, sizeof(host), "%.*s", (int)n, h);
+		rec.host = host;
+		rec.port = (unsigned)port;
+	}
 	audit_net(p, &rec);
 	pthread_mutex_lock(&p->lock);
 	ev.first_refusal =

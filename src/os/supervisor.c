@@ -108,6 +108,7 @@
 #define MAX_SUBS       SBX_SUP_MAX_SUBS /* sub-performers: Landlock domains of the worker's */
 #define MAX_SUBREAPERS 256              /* thread groups that made themselves child subreapers */
 #define MAX_WAITS      64 /* opens of a FIFO waiting for their other end (perform_fifo) */
+#define SUP_CONNECT_S  5  /* a worker's blocking connect to the proxy, made by sbx, at most */
 
 /* ---- the calls, as sbx and the performer see them ---- */
 
@@ -4383,10 +4384,23 @@ static void serve_connect(struct sbx_supervisor *s)
 		                                 : ntohs(((struct sockaddr_in6 *)&self)->sin6_port);
 	}
 	sbx_netproxy_expect(s->proxy, port, true);
-	/* A blocking socket blocks here: on loopback, to a listener whose queue the proxy's
-	 * thread drains, the handshake is done within the call. */
-	r = connect(sock, (struct sockaddr *)&sa, (socklen_t)len);
-	e = r < 0 ? errno : 0;
+	/* A blocking socket blocks sbx here: on loopback, to a listener whose queue the
+	 * proxy's thread drains, the handshake is done within the call. Bounded all the same
+	 * (a full queue would have sbx wait for SYN retries): at most SUP_CONNECT_S, after
+	 * which the answer is EINPROGRESS, as a blocking connect's with SO_SNDTIMEO; the
+	 * socket's own timeout is given back. */
+	{
+		struct timeval own = {0}, bound = {SUP_CONNECT_S, 0};
+		socklen_t tl = sizeof(own);
+		bool set = getsockopt(sock, SOL_SOCKET, SO_SNDTIMEO, &own, &tl) == 0 &&
+		           (own.tv_sec >= SUP_CONNECT_S || (!own.tv_sec && !own.tv_usec)) &&
+		           setsockopt(sock, SOL_SOCKET, SO_SNDTIMEO, &bound, sizeof(bound)) == 0;
+
+		r = connect(sock, (struct sockaddr *)&sa, (socklen_t)len);
+		e = r < 0 ? errno : 0;
+		if (set)
+			(void)setsockopt(sock, SOL_SOCKET, SO_SNDTIMEO, &own, sizeof(own));
+	}
 	if (e && e != EINPROGRESS && e != EALREADY && e != EISCONN)
 		sbx_netproxy_expect(s->proxy, port, false);
 	respond(s, e, false);

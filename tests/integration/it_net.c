@@ -1041,6 +1041,31 @@ static void test_landlock_backend_sub_worker(void)
 	IT_EXPECT_NOT_CONTAINS(r.out, "none=0");
 }
 
+/* --backend auto where user namespaces are off by configuration (a user namespace of the
+ * test's own whose user.max_user_namespaces is 0, as a default container's): the landlock
+ * backend, and the allowlist with it. */
+static void test_landlock_backend_by_auto(void)
+{
+	struct it_run r;
+	unsigned uid = (unsigned)geteuid(), gid = (unsigned)getegid();
+
+	world();
+	if (unshare(CLONE_NEWUSER) < 0)
+		it_skip("cannot make a user namespace to test in: %s", strerror(errno));
+	write_str("/proc/self/uid_map", fmt("%u %u 1", uid, uid));
+	write_str("/proc/self/setgroups", "deny");
+	write_str("/proc/self/gid_map", fmt("%u %u 1", gid, gid));
+	write_str("/proc/sys/user/max_user_namespaces", "0");
+	net_sh(&r, "allow:ok.test",
+	       "curl -sS http://ok.test:8080/auto; curl -sS -i http://other.test:8080/no; "
+	       "exec 3<>/dev/tcp/127.0.0.1/8080 && echo loopback=open");
+	IT_EXPECT_CONTAINS(r.err, "running with the landlock backend");
+	IT_EXPECT_CONTAINS(r.out, "server=public request=GET /auto HTTP/1.1");
+	IT_EXPECT_CONTAINS(r.out, "X-Proxy-Error: blocked-by-allowlist");
+	IT_EXPECT_NOT_CONTAINS(r.out, "loopback=open");
+	IT_EXPECT_CONTAINS(r.err, "refused connect() to 127.0.0.1:8080");
+}
+
 /* --dry-run says what this backend gives up. */
 static void test_landlock_backend_dry_run(void)
 {
@@ -1188,6 +1213,7 @@ int main(int argc, char **argv)
 	    IT_CASE(test_landlock_backend_no_way_around),
 	    IT_CASE(test_landlock_backend_proxy_refuses_the_host),
 	    IT_CASE(test_landlock_backend_sub_worker),
+	    IT_CASE(test_landlock_backend_by_auto),
 	    IT_CASE(test_landlock_backend_dry_run),
 	    IT_CASE(test_npm_registry),
 	};
