@@ -102,6 +102,8 @@ int sbx_cli_net_plan_env_inherited(struct sbx_plan *plan, struct sbx_error *err)
 struct sbx_supervisor;
 int sbx_cli_net_host(struct sbx_plan *plan, struct sbx_netproxy *p, struct sbx_supervisor *sup,
                      struct sbx_error *err);
+/* --dry-run of such a plan: the variables with PORT where the kernel's pick will be. */
+int sbx_cli_net_host_dry(struct sbx_plan *plan, struct sbx_error *err);
 int sbx_cli_net_open(const struct sbx_cli_run *run, const struct sbx_plan *plan,
                      struct sbx_audit *audit, struct sbx_netproxy **out, struct sbx_error *err);
 void sbx_cli_net_close(const struct sbx_cli_run *run, const struct sbx_plan *plan,

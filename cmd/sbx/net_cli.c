@@ -236,8 +236,12 @@ struct net_env {
 	} e[10];
 };
 
+/* The ports as text: a number, or "PORT" where --dry-run shows a plan whose ports the
+ * kernel picks at launch (0). */
 static void net_env_ports(struct net_env *v, unsigned http_port, unsigned socks_port)
 {
+	char hp[16] = "PORT", sp[16] = "PORT";
+
 	char self[PATH_MAX];
 	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
 	size_t k = 0;
@@ -246,8 +250,12 @@ static void net_env_ports(struct net_env *v, unsigned http_port, unsigned socks_
 		snprintf(self, sizeof(self), "sbx");
 	else
 		self[n] = '\0';
-	snprintf(v->http, sizeof(v->http), "http://127.0.0.1:%u", http_port);
-	snprintf(v->socks, sizeof(v->socks), "socks5h://127.0.0.1:%u", socks_port);
+	if (http_port)
+		snprintf(hp, sizeof(hp), "%u", http_port);
+	if (socks_port)
+		snprintf(sp, sizeof(sp), "%u", socks_port);
+	snprintf(v->http, sizeof(v->http), "http://127.0.0.1:%s", hp);
+	snprintf(v->socks, sizeof(v->socks), "socks5h://127.0.0.1:%s", sp);
 	/* ssh through `sbx connect`, which asks the HTTP proxy for a tunnel */
 	snprintf(v->ssh, sizeof(v->ssh), "ssh -o 'ProxyCommand=%s connect %%h %%p'", self);
 	v->e[k].name = "HTTP_PROXY", v->e[k++].value = v->http;
@@ -365,6 +373,13 @@ int sbx_cli_net_plan_env_inherited(struct sbx_plan *plan, struct sbx_error *err)
 		return r;
 	}
 	return plan_env(plan, http, socks, err);
+}
+
+int sbx_cli_net_host_dry(struct sbx_plan *plan, struct sbx_error *err)
+{
+	if (!plan->backend_landlock || !plan->new_net || plan->net < SBX_NET_ALLOW)
+		return 0;
+	return plan_env(plan, 0, 0, err);
 }
 
 int sbx_cli_net_host(struct sbx_plan *plan, struct sbx_netproxy *p, struct sbx_supervisor *sup,

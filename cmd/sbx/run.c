@@ -1487,6 +1487,8 @@ int sbx_cmd_run(int argc, char **argv)
 	if (run.dry_run) {
 		/* the limits' cgroup as the run would have it, or its refusal (limits_cli.c) */
 		r = sbx_cli_limits_dry(&run, plan, &err);
+		if (r >= 0)
+			r = sbx_cli_net_host_dry(plan, &err);
 		if (r < 0)
 			goto fail;
 		sbx_cli_print_plan(stdout, plan, run.argv, run.json);

@@ -1077,6 +1077,7 @@ static void test_landlock_backend_dry_run(void)
 	IT_EXPECT_CONTAINS(r.out, "no resolver inside");
 	IT_EXPECT_CONTAINS(r.out, "listens on the host's loopback");
 	IT_EXPECT_CONTAINS(r.out, "--net allowlist");
+	IT_EXPECT_CONTAINS(r.out, "HTTP_PROXY=http://127.0.0.1:PORT\n"); /* picked at launch */
 }
 
 /* End to end: the real npm registry, where this machine reaches it. */
