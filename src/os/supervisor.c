@@ -4401,7 +4401,9 @@ static void serve_connect(struct sbx_supervisor *s)
 		if (set)
 			(void)setsockopt(sock, SOL_SOCKET, SO_SNDTIMEO, &own, sizeof(own));
 	}
-	if (e && e != EINPROGRESS && e != EALREADY && e != EISCONN)
+	/* no new connection from this call (EALREADY, EISCONN: an earlier call's, told then),
+	 * or none at all: the port is not expected any more */
+	if (e && e != EINPROGRESS)
 		sbx_netproxy_expect(s->proxy, port, false);
 	respond(s, e, false);
 }
