@@ -206,7 +206,8 @@ const char *const sbx_seccomp_no_network_group = "--net none";
  * rules and stay denied; connect(2) stops at the supervisor, which checks the address and
  * connects on its own copy of the socket (src/os/supervisor.c, serve_connect). TCP Fast
  * Open's sendto(2) and sendmsg(2) with MSG_FASTOPEN connect without connect(2) (and without
- * Landlock's socket_connect hook): denied. listen(2) would bind an unbound socket to a port
+ * Landlock's socket_connect hook: checked on Linux 6.18): denied, and so is
+ * TCP_FASTOPEN_CONNECT. listen(2) would bind an unbound socket to a port
  * of every address of the host (Landlock's bind rule sees no bind): denied. */
 static const struct sbx_seccomp_entry g_tcp_only[] = {
     {.call = "socket",
@@ -245,6 +246,21 @@ static const struct sbx_seccomp_entry g_tcp_only[] = {
     {.call = "sendmmsg",
      .action = SBX_SECCOMP_DENY,
      .cmp = {BITS_(3, MSG_FASTOPEN, "MSG_FASTOPEN")}},
+    /* TCP_FASTOPEN_CONNECT defers a connect's SYN to the first send, whose address the
+     * kernel's Fast Open path reads again (tcp_sendmsg_fastopen): off, as "not supported"
+     * (a client then connects as usual) */
+    {.call = "setsockopt",
+     .action = SBX_SECCOMP_ENOTSUP,
+     .cmp = {{.op = SBX_SECCOMP_MASKED_EQ,
+              .arg = 1,
+              .mask = 0xffffffffu,
+              .value = IPPROTO_TCP,
+              .what = "IPPROTO_TCP"},
+             {.op = SBX_SECCOMP_MASKED_EQ,
+              .arg = 2,
+              .mask = 0xffffffffu,
+              .value = 30 /* TCP_FASTOPEN_CONNECT */,
+              .what = "TCP_FASTOPEN_CONNECT"}}},
     E("listen"),
 };
 const char *const sbx_seccomp_tcp_only_group = "--net allowlist";

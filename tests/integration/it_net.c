@@ -919,6 +919,7 @@ static const char ll_probe[] =
     "t('raw', lambda: socket.socket(socket.AF_INET, socket.SOCK_RAW, socket.IPPROTO_ICMP))\n"
     "t('fastopen', lambda: socket.socket().sendto(b'x', 0x20000000, ('" PUBLIC "', 8080)))\n"
     "t('listen', lambda: socket.socket().listen(1))\n"
+    "t('fastopen-connect', lambda: socket.socket().setsockopt(socket.IPPROTO_TCP, 30, 1))\n"
     "t0 = time.monotonic()\n"
     "t('lookup', lambda: socket.getaddrinfo('ok.test', 80))\n"
     "print('lookup-ms', int((time.monotonic() - t0) * 1000))\n"
@@ -950,6 +951,7 @@ static void test_landlock_backend_no_way_around(void)
 	IT_EXPECT_CONTAINS(r.out, "raw EPERM\n");
 	IT_EXPECT_CONTAINS(r.out, "fastopen EPERM\n");
 	IT_EXPECT_CONTAINS(r.out, "listen EPERM\n");
+	IT_EXPECT_CONTAINS(r.out, "fastopen-connect EOPNOTSUPP\n");
 	IT_EXPECT_NOT_CONTAINS(r.out, "lookup ok");
 	IT_EXPECT_CONTAINS(r.out, "nonblocking EINPROGRESS\n"); /* as the kernel answers */
 	/* the lookup fails at once (no UDP socket), not after the resolver's timeout */

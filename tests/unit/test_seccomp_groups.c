@@ -705,6 +705,10 @@ static void test_tcp_only(void **state)
 	assert_int_equal(verdict4(&p, "sendmsg", 3, 0, MSG_DONTWAIT, 0), ALLOW);
 	assert_int_equal(verdict4(&p, "sendmmsg", 3, 0, 1, MSG_FASTOPEN), ERR(EPERM));
 	assert_int_equal(verdict4(&p, "listen", 3, 1, 0, 0), ERR(EPERM));
+	assert_int_equal(verdict4(&p, "setsockopt", 3, IPPROTO_TCP, 30 /* FASTOPEN_CONNECT */, 0),
+	                 ERR(EOPNOTSUPP));
+	assert_int_equal(verdict4(&p, "setsockopt", 3, IPPROTO_TCP, 1 /* TCP_NODELAY */, 0), ALLOW);
+	assert_int_equal(verdict4(&p, "setsockopt", 3, SOL_SOCKET, 30, 0), ALLOW);
 	/* the supervisor's listener filter sends connect; this filter lets it through */
 	assert_int_equal(verdict4(&p, "connect", 3, 0, 16, 0), ALLOW);
 	sbx_seccomp_prog_clear(&p);
