@@ -246,9 +246,11 @@ static const struct sbx_seccomp_entry g_tcp_only[] = {
     {.call = "sendmmsg",
      .action = SBX_SECCOMP_DENY,
      .cmp = {BITS_(3, MSG_FASTOPEN, "MSG_FASTOPEN")}},
-    /* TCP_FASTOPEN_CONNECT defers a connect's SYN to the first send, whose address the
-     * kernel's Fast Open path reads again (tcp_sendmsg_fastopen): off, as "not supported"
-     * (a client then connects as usual) */
+    /* TCP_FASTOPEN_CONNECT defers a connect's SYN to the first send, and the kernel hands
+     * that send's address to its Fast Open path (tcp_sendmsg_fastopen). Linux 6.18 keeps
+     * the connect's address there (a send to another address, or an AF_UNSPEC one, still
+     * reached the first), but nothing is left to that: off, as "not supported", and a
+     * client connects as usual */
     {.call = "setsockopt",
      .action = SBX_SECCOMP_ENOTSUP,
      .cmp = {{.op = SBX_SECCOMP_MASKED_EQ,
