@@ -1256,6 +1256,12 @@ static int launch_landlock(const struct sbx_plan *plan, char *const argv[],
 	pty_slave = -1;
 	if (sup)
 		sbx_supervisor_parent_close(sup);
+	/* The allowlist's proxy on the host's loopback (listening since before the fork, so
+	 * that a connect made before this thread runs waits in its queue): served from here
+	 * on, by a thread, now that nothing forks */
+	if (launch_net && plan->new_net && plan->net >= SBX_NET_ALLOW &&
+	    (r = sbx_netproxy_start(launch_net, false, err)) < 0)
+		return r;
 	if (on_start_fn)
 		on_start_fn(pid, on_start_arg);
 	return supervise(&pid, sigfd, err_pipe[0], -1, sup, tty, true, status, err);

@@ -93,6 +93,17 @@ struct sbx_netproxy;
 struct sbx_audit;
 int sbx_cli_net_spec(struct sbx_spec *spec, bool top, struct sbx_error *err);
 int sbx_cli_net_plan_env(struct sbx_plan *plan, struct sbx_error *err);
+/* A sub-worker that keeps its landlock-backend parent's list: the parent's proxy variables,
+ * as the environment has them (the ports are the kernel's picks). */
+int sbx_cli_net_plan_env_inherited(struct sbx_plan *plan, struct sbx_error *err);
+/* The landlock backend's allowlist, before the launch: the proxy listens on the host's
+ * loopback; its ports go into the worker's variables, Landlock's TCP rules and the
+ * supervisor (which must be there: refused otherwise). Nothing for any other plan. */
+struct sbx_supervisor;
+int sbx_cli_net_host(struct sbx_plan *plan, struct sbx_netproxy *p, struct sbx_supervisor *sup,
+                     struct sbx_error *err);
+/* --dry-run of such a plan: the variables with PORT where the kernel's pick will be. */
+int sbx_cli_net_host_dry(struct sbx_plan *plan, struct sbx_error *err);
 int sbx_cli_net_open(const struct sbx_cli_run *run, const struct sbx_plan *plan,
                      struct sbx_audit *audit, struct sbx_netproxy **out, struct sbx_error *err);
 void sbx_cli_net_close(const struct sbx_cli_run *run, const struct sbx_plan *plan,

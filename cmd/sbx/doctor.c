@@ -190,13 +190,19 @@ int sbx_cmd_doctor(int argc, char **argv)
 	    "    carved into a rule per entry, and new files directly in them cannot be read\n"
 	    "  - a private tmpfs denies the host's directory instead\n"
 	    "  - --net none denies every socket but AF_UNIX, and connect(2): no loopback\n"
+	    "  - network allowlists (--net allow:..., learn): TCP sockets only (no UDP, MPTCP,\n"
+	    "    raw, TCP Fast Open, listen), every connect(2) made by sbx's supervisor, only\n"
+	    "    to its proxy's ports on 127.0.0.1 (Landlock's TCP rules name those ports)\n"
 	    "  - no new unix socket (socket(AF_UNIX) denied; socketpair stays): Landlock does\n"
 	    "    not guard the host's unix sockets bound to a path (docker.sock, a session bus)\n"
 	    "  what it gives up:\n"
 	    "  - pid, ipc and uts isolation; mounts elsewhere than at their own path; --root\n"
 	    "  - stat(2) of denied paths, and metadata changes (chmod, utimes) of granted files\n"
-	    "  - network allowlists and learning (--net allow:..., --net learn, claude-agent's\n"
-	    "    network:): refused (exit 125); they need the sandbox's own network namespace,\n"
-	    "    and a Landlock TCP rule names a port, never an address. --net host or none\n");
+	    "  - with a network allowlist or learning (--net allow:..., --net learn,\n"
+	    "    claude-agent's network:): no network namespace, so sbx's proxy listens on the\n"
+	    "    host's loopback (ports picked at launch, named by HTTP_PROXY and ALL_PROXY;\n"
+	    "    it serves only the connections sbx made for the worker); no resolver inside:\n"
+	    "    every name lookup fails at once, tools must use the proxy variables; it needs\n"
+	    "    the supervisor (refused where a parent sandbox supervises already)\n");
 	return 1;
 }

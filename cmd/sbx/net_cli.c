@@ -23,6 +23,7 @@
 #include "sbx/cleanup.h"
 #include "os/fs.h"
 #include "os/netproxy.h"
+#include "os/supervisor.h"
 #include "sbx/net.h"
 #include "sbx/plan.h"
 #include "sbx/spec.h"
@@ -235,8 +236,12 @@ struct net_env {
 	} e[10];
 };
 
-static void net_env(struct net_env *v)
+/* The ports as text: a number, or "PORT" where --dry-run shows a plan whose ports the
+ * kernel picks at launch (0). */
+static void net_env_ports(struct net_env *v, unsigned http_port, unsigned socks_port)
 {
+	char hp[16] = "PORT", sp[16] = "PORT";
+
 	char self[PATH_MAX];
 	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
 	size_t k = 0;
@@ -245,8 +250,12 @@ static void net_env(struct net_env *v)
 		snprintf(self, sizeof(self), "sbx");
 	else
 		self[n] = '\0';
-	snprintf(v->http, sizeof(v->http), "http://127.0.0.1:%u", SBX_NET_HTTP_PORT);
-	snprintf(v->socks, sizeof(v->socks), "socks5h://127.0.0.1:%u", SBX_NET_SOCKS_PORT);
+	if (http_port)
+		snprintf(hp, sizeof(hp), "%u", http_port);
+	if (socks_port)
+		snprintf(sp, sizeof(sp), "%u", socks_port);
+	snprintf(v->http, sizeof(v->http), "http://127.0.0.1:%s", hp);
+	snprintf(v->socks, sizeof(v->socks), "socks5h://127.0.0.1:%s", sp);
 	/* ssh through `sbx connect`, which asks the HTTP proxy for a tunnel */
 	snprintf(v->ssh, sizeof(v->ssh), "ssh -o 'ProxyCommand=%s connect %%h %%p'", self);
 	v->e[k].name = "HTTP_PROXY", v->e[k++].value = v->http;
@@ -260,6 +269,12 @@ static void net_env(struct net_env *v)
 	/* Node's fetch ignores the variables without it (Node 22.21 and 24.5 on) */
 	v->e[k].name = "NODE_USE_ENV_PROXY", v->e[k++].value = "1";
 	v->e[k].name = "GIT_SSH_COMMAND", v->e[k++].value = v->ssh;
+}
+
+/* The namespaces backend's: fixed ports in the sandbox's own network namespace. */
+static void net_env(struct net_env *v)
+{
+	net_env_ports(v, SBX_NET_HTTP_PORT, SBX_NET_SOCKS_PORT);
 }
 
 int sbx_cli_net_spec(struct sbx_spec *spec, bool top, struct sbx_error *err)
@@ -290,11 +305,12 @@ int sbx_cli_net_spec(struct sbx_spec *spec, bool top, struct sbx_error *err)
 	return r;
 }
 
-int sbx_cli_net_plan_env(struct sbx_plan *plan, struct sbx_error *err)
+static int plan_env(struct sbx_plan *plan, unsigned http_port, unsigned socks_port,
+                    struct sbx_error *err)
 {
 	struct net_env v = {0};
 
-	net_env(&v);
+	net_env_ports(&v, http_port, socks_port);
 	for (size_t i = 0; i < sizeof(v.e) / sizeof(v.e[0]); i++) {
 		size_t n = strlen(v.e[i].name), at = plan->n_env;
 		char *entry, **grown;
@@ -319,6 +335,74 @@ int sbx_cli_net_plan_env(struct sbx_plan *plan, struct sbx_error *err)
 		plan->envp[plan->n_env] = NULL;
 	}
 	return 0;
+}
+
+int sbx_cli_net_plan_env(struct sbx_plan *plan, struct sbx_error *err)
+{
+	return plan_env(plan, SBX_NET_HTTP_PORT, SBX_NET_SOCKS_PORT, err);
+}
+
+/* The port of a proxy URL sbx set (http://127.0.0.1:PORT, socks5h://127.0.0.1:PORT), or 0. */
+static unsigned url_port(const char *url, const char *scheme)
+{
+	size_t n = strlen(scheme);
+	char *end;
+	unsigned long port;
+
+	if (!url || strncmp(url, scheme, n) != 0 || strncmp(url + n, "127.0.0.1:", 10) != 0)
+		return 0;
+	port = strtoul(url + n + 10, &end, 10);
+	return port && port < 65536 && (*end == '\0' || *end == '/') ? (unsigned)port : 0;
+}
+
+int sbx_cli_net_plan_env_inherited(struct sbx_plan *plan, struct sbx_error *err)
+{
+	unsigned http = url_port(getenv("HTTP_PROXY"), "http://"),
+	         socks = url_port(getenv("ALL_PROXY"), "socks5h://");
+	int r;
+
+	if (!http || !socks) {
+		r = sbx_error_set(
+		    err, SBX_ERR_UNSUPPORTED, ENOENT,
+		    "this sandbox's network is an allowlist on the landlock backend, "
+		    "and HTTP_PROXY or ALL_PROXY no longer names its proxy on the "
+		    "host's loopback (http://127.0.0.1:PORT, socks5h://127.0.0.1:PORT)");
+		sbx_error_hint(err,
+		               "run the sub-sandbox with the environment sbx gave this one, or "
+		               "with --net none");
+		return r;
+	}
+	return plan_env(plan, http, socks, err);
+}
+
+int sbx_cli_net_host_dry(struct sbx_plan *plan, struct sbx_error *err)
+{
+	if (!plan->backend_landlock || !plan->new_net || plan->net < SBX_NET_ALLOW)
+		return 0;
+	return plan_env(plan, 0, 0, err);
+}
+
+int sbx_cli_net_host(struct sbx_plan *plan, struct sbx_netproxy *p, struct sbx_supervisor *sup,
+                     struct sbx_error *err)
+{
+	unsigned http, socks;
+	int r;
+
+	if (!plan->backend_landlock || !plan->new_net || plan->net < SBX_NET_ALLOW)
+		return 0;
+	/* fail closed: without the supervisor nothing would check a connect's address */
+	if (!p || !sup || !(plan->sup.families & SBX_SUP_F_CONNECT))
+		return sbx_error_set(err, SBX_ERR_SETUP, EINVAL,
+		                     "internal: the landlock backend's allowlist without its proxy "
+		                     "or its supervisor");
+	r = sbx_netproxy_listen_host(p, &http, &socks, err);
+	if (r < 0)
+		return r;
+	plan->landlock.connect_ports[0] = http;
+	plan->landlock.connect_ports[1] = socks;
+	plan->landlock.n_connect_ports = 2;
+	sbx_supervisor_set_net(sup, p, http, socks);
+	return plan_env(plan, http, socks, err);
 }
 
 struct net_ctx {
@@ -370,7 +454,9 @@ int sbx_cli_net_open(const struct sbx_cli_run *run, const struct sbx_plan *plan,
 
 	*out = NULL;
 	net_ctx.learn_fd = -1;
-	if (!plan->new_net || plan->backend_landlock)
+	/* the landlock backend's --net none has no resolver (no UDP); its allowlist a proxy
+	 * on the host's loopback (sbx_cli_net_host) */
+	if (!plan->new_net || (plan->backend_landlock && plan->net < SBX_NET_ALLOW))
 		return 0;
 	net_ctx.verbose = run->verbose;
 	if (plan->net == SBX_NET_LEARN && run->net_learn_out) {
@@ -427,6 +513,13 @@ void sbx_cli_net_close(const struct sbx_cli_run *run, const struct sbx_plan *pla
 			fprintf(stderr, "sbx: warning: cannot write %s: %s\n",
 			        sbx_cli_esc(run->net_learn_out), strerror(errno));
 	}
+	/* the landlock backend's proxy on the host's loopback: someone else knocked */
+	if (sbx_netproxy_strangers(p))
+		fprintf(stderr,
+		        "sbx: network: %u connection%s to the sandbox's proxy from outside the "
+		        "sandbox (another process of the host) %s refused\n",
+		        sbx_netproxy_strangers(p), sbx_netproxy_strangers(p) == 1 ? "" : "s",
+		        sbx_netproxy_strangers(p) == 1 ? "was" : "were");
 	if (ran && plan->net == SBX_NET_NONE && status != 0 && sbx_netproxy_refused_lookups(p))
 		fprintf(stderr,
 		        "sbx: note: the sandbox has no network (--net none, the default): %u name "

@@ -85,7 +85,9 @@ const char sbx_run_usage[] =
     "      --net none|host      loopback only (default), or the host's network\n"
     "      --network none|host  the same, Docker's spelling\n"
     "      --net allow:NAME,... only these names (NAME, *.NAME), through sbx's proxy\n"
-    "                           and resolver; everything else refused at once\n"
+    "                           and resolver; everything else refused at once (the\n"
+    "                           landlock backend: the proxy on the host's loopback, no\n"
+    "                           resolver inside; tools must use HTTP_PROXY/ALL_PROXY)\n"
     "      --net learn          everything through the proxy; print the allowlist used\n"
     "      --net-learn-out FILE with --net learn, write that allowlist to FILE\n"
     "      --backend auto|namespaces|landlock\n"
@@ -669,10 +671,17 @@ void sbx_cli_print_plan(FILE *f, const struct sbx_plan *plan, char *const *argv,
 		if (plan->net >= SBX_NET_ALLOW) {
 			fputs("network:    ", f);
 			sbx_cli_net_yaml(f, plan->net, &plan->netpol);
-			fprintf(f,
-			        "%s (sbx's proxy and resolver on the sandbox's loopback; "
-			        "nothing else leaves it)\n",
-			        plan->new_net ? "" : ", the parent's proxy");
+			if (plan->backend_landlock && plan->new_net)
+				fputs(" (sbx's proxy on the host's loopback, on ports picked at "
+				      "launch, which the proxy variables name; no resolver inside; "
+				      "every connect(2) made by sbx's supervisor, to the proxy "
+				      "only)\n",
+				      f);
+			else
+				fprintf(f,
+				        "%s (sbx's proxy and resolver on the sandbox's loopback; "
+				        "nothing else leaves it)\n",
+				        plan->new_net ? "" : ", the parent's proxy");
 		} else
 			fprintf(f, "network:    %s\n",
 			        !plan->new_net ? "host"
@@ -1315,7 +1324,10 @@ static int make_supervisor(const struct sbx_cli_run *run, const struct sbx_plan 
 	r = sbx_supervisor_new(plan, broker, audit, run->verbose, out, err);
 	if (r >= 0)
 		sbx_supervisor_set_id(*out, id);
-	if (r < 0 && err->kind == SBX_ERR_UNSUPPORTED && run->spec->best_effort) {
+	/* the landlock backend's allowlist has no way but the supervisor to check an
+	 * address: never without it */
+	if (r < 0 && err->kind == SBX_ERR_UNSUPPORTED && run->spec->best_effort &&
+	    !(plan->sup.families & SBX_SUP_F_CONNECT)) {
 		fprintf(stderr,
 		        "sbx: warning: %s; running without the supervisor (--best-effort): "
 		        "protected paths absent at launch, approvals and the landlock "
@@ -1347,6 +1359,23 @@ static int nested_net(const struct sbx_nest *parent, struct sbx_cli_run *run, st
 		return 0;
 	if (parent->net < SBX_NET_ALLOW) /* under host: a namespace and a proxy of its own */
 		return sbx_cli_net_plan_env(plan, err);
+	if (parent->backend == SBX_BACKEND_LANDLOCK) {
+		/* the parent's proxy is on the host's loopback, its connects checked by the
+		 * parent's supervisor: the very list keeps them (and the variables that name
+		 * its ports); a narrower one would need a proxy of its own, which the finish
+		 * refuses (new_net stays) */
+		for (size_t i = 0; same && i < a->n_allow; i++)
+			same = !strcmp(a->allow[i].name, b->allow[i].name) &&
+			       a->allow[i].wildcard == b->allow[i].wildcard &&
+			       a->allow[i].allow_private == b->allow[i].allow_private;
+		for (size_t i = 0; same && i < a->n_deny; i++)
+			same = !strcmp(a->deny[i].name, b->deny[i].name) &&
+			       a->deny[i].wildcard == b->deny[i].wildcard;
+		if (!same || plan->net != parent->net)
+			return 0;
+		plan->new_net = false;
+		return sbx_cli_net_plan_env_inherited(plan, err);
+	}
 	for (size_t i = 0; same && i < a->n_allow; i++)
 		same = !strcmp(a->allow[i].name, b->allow[i].name) &&
 		       a->allow[i].wildcard == b->allow[i].wildcard &&
@@ -1474,6 +1503,8 @@ int sbx_cmd_run(int argc, char **argv)
 	if (run.dry_run) {
 		/* the limits' cgroup as the run would have it, or its refusal (limits_cli.c) */
 		r = sbx_cli_limits_dry(&run, plan, &err);
+		if (r >= 0)
+			r = sbx_cli_net_host_dry(plan, &err);
 		if (r < 0)
 			goto fail;
 		sbx_cli_print_plan(stdout, plan, run.argv, run.json);
@@ -1501,6 +1532,9 @@ int sbx_cmd_run(int argc, char **argv)
 	/* the sandbox's proxy and resolver, served by sbx (src/os/netproxy.c) */
 	if (r >= 0)
 		r = sbx_cli_net_open(&run, plan, audit.log, &net, &err);
+	/* the landlock backend's allowlist: the proxy on the host's loopback, its ports */
+	if (r >= 0)
+		r = sbx_cli_net_host(plan, net, sup, &err);
 	if (r < 0)
 		goto fail;
 	sbx_launch_net(net);
@@ -1537,6 +1571,9 @@ int sbx_cmd_run(int argc, char **argv)
 				                    &err);
 			if (r >= 0)
 				r = sbx_cli_limits_begin(&run, plan, audit.id, &lims, &err);
+			/* the proxy made for the namespaces backend, on the host's loopback now */
+			if (r >= 0)
+				r = sbx_cli_net_host(plan, net, sup, &err);
 		}
 		if (r >= 0) {
 			sbx_cli_fleet_begin(plan, parent, run.argv, &audit, &fleet);

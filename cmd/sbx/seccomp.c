@@ -170,6 +170,11 @@ static void print_text(FILE *f, const struct sbx_seccomp_conf *conf,
 		print_calls(f, rules, sbx_seccomp_no_network_group, false);
 		fputc('\n', f);
 	}
+	if (conf->tcp_only && !conf->no_network) {
+		fprintf(f, "  %-16s %-18s", sbx_seccomp_tcp_only_group, "denied");
+		print_calls(f, rules, sbx_seccomp_tcp_only_group, false);
+		fputc('\n', f);
+	}
 	if (conf->same_ns) {
 		fprintf(f, "  %-16s %-18s", sbx_seccomp_processes_group, "denied");
 		print_calls(f, rules, sbx_seccomp_processes_group, false);
@@ -221,6 +226,7 @@ static void print_json(FILE *f, const struct sbx_seccomp_conf *conf,
 			const char *name;
 		} extra[] = {{conf->no_unix_sockets, sbx_seccomp_no_unix_group},
 		             {conf->no_network, sbx_seccomp_no_network_group},
+		             {conf->tcp_only && !conf->no_network, sbx_seccomp_tcp_only_group},
 		             {conf->same_ns, sbx_seccomp_processes_group},
 		             {conf->host_root, sbx_seccomp_host_root_group},
 		             {conf->no_hardlinks, sbx_seccomp_no_hardlinks_group}};

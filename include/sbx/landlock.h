@@ -101,6 +101,11 @@ struct sbx_ll_plan {
 	                         (mount flags do not): what an older kernel would lose */
 	uint64_t handled_net; /* SBX_LL_NET_*: TCP denied (landlock backend, --net none) */
 	uint64_t scoped;      /* SBX_LL_SCOPE_* */
+	/* The landlock backend's allowlist: the only ports TCP may connect to (sbx's proxy on
+	 * the host's loopback; the supervisor checks the address). Filled at launch, when the
+	 * proxy listens (cmd/sbx, before sbx_launch); none: every connect denied. */
+	unsigned connect_ports[4];
+	size_t n_connect_ports;
 	struct sbx_ll_rule *rules;
 	size_t n_rules;
 	char **inexact; /* what was compiled stricter than the policies say, and why */

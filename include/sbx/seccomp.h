@@ -85,6 +85,8 @@ struct sbx_seccomp_group {
 extern const struct sbx_seccomp_group sbx_seccomp_groups[];
 /* The name the rules of sbx_seccomp_conf.no_network carry as their group. */
 extern const char *const sbx_seccomp_no_network_group;
+/* ... and those of sbx_seccomp_conf.tcp_only. */
+extern const char *const sbx_seccomp_tcp_only_group;
 /* ... and those of sbx_seccomp_conf.no_hardlinks. */
 extern const char *const sbx_seccomp_no_hardlinks_group;
 /* ... and those of sbx_seccomp_conf.no_unix_sockets. */
@@ -115,6 +117,9 @@ struct sbx_seccomp_conf {
 	bool nesting;         /* may start sub-sandboxes: @namespaces and @mount are lifted */
 	bool no_network;      /* the landlock backend's --net none: every socket but AF_UNIX denied
 	                         (no network namespace holds the worker; Landlock covers TCP only) */
+	bool tcp_only;        /* the landlock backend's allowlist (no_network wins): TCP sockets of
+	                         AF_INET and AF_INET6 only (no MPTCP, UDP, raw), no MSG_FASTOPEN,
+	                         no listen(2); connect(2) is the supervisor's */
 	bool no_hardlinks;    /* the landlock backend with hidden paths beneath a grant: link and
 	                         linkat denied, since a hidden file linked under a new name in a
 	                         directory on a carved chain would not be hidden at a later launch */

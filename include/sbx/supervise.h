@@ -166,6 +166,9 @@ enum {
 	SBX_SUP_F_DELETE = 1u << 2, /* unlink, unlinkat, rmdir */
 	SBX_SUP_F_META = 1u << 3,   /* chmod, chown, utimes, xattr families (path and fd forms) */
 	SBX_SUP_F_READ = 1u << 4,   /* open for reading */
+	/* connect(2): the landlock backend's network allowlist, where only sbx's proxy on the
+	 * host's loopback may be reached (include/sbx/netll.h); sbx connects itself */
+	SBX_SUP_F_CONNECT = 1u << 5,
 };
 
 struct sbx_sup_plan {

@@ -69,21 +69,42 @@ static int landlock_backend(const struct sbx_finish_in *in, const struct sbx_fin
                             const struct sbx_error *why, struct sbx_plan *plan, char **lost_out,
                             struct sbx_error *err)
 {
-	char lost[4096];
+	char lost[8192];
 	int r;
 
 	plan->backend_landlock = true;
-	/* An allowlist needs the sandbox's own network namespace, where sbx's proxy and
-	 * resolver are all there is (sbx(1), NETWORK): the landlock backend has none, and a
-	 * Landlock TCP rule names a port, never an address. A sub-worker that keeps its
-	 * parent's very list (new_net false: the command line's nested_net) is in the parent's
-	 * namespace, behind the parent's proxy: that holds without a namespace of its own. */
-	if (in->spec->net >= SBX_NET_ALLOW && !(in->child && !plan->new_net)) {
-		int e = sbx_error_set(err, SBX_ERR_UNSUPPORTED, EOPNOTSUPP,
-		                      "--net %s needs the namespaces backend: the landlock backend "
-		                      "has no network namespace to hold sbx's proxy and resolver, "
-		                      "and Landlock cannot limit a connection to one address",
-		                      in->spec->net == SBX_NET_LEARN ? "learn" : "allow:...");
+	/* An allowlist without a network namespace (sbx(1), NETWORK): sbx's proxy listens on
+	 * the host's loopback, and every connect(2) stops at the supervisor, which lets only
+	 * the proxy's ports on 127.0.0.1 through (a Landlock TCP rule names a port, never an
+	 * address). Without a listener of its own (a parent already supervises, or no user
+	 * notification) nothing would check the address: refused. A sub-worker that keeps its
+	 * parent's very list (new_net false: the command line's nested_net) is behind the
+	 * parent's proxy and the parent's checks; a narrower list would need a proxy of its own
+	 * that the parent's supervisor does not know: refused. */
+	if (in->spec->net >= SBX_NET_ALLOW && plan->new_net &&
+	    (in->child || facts->sup_listener != 0)) {
+		const char *mode = in->spec->net == SBX_NET_LEARN ? "learn" : "allow:...";
+		int e;
+
+		if (in->child)
+			e = sbx_error_set(
+			    err, SBX_ERR_UNSUPPORTED, EOPNOTSUPP,
+			    "--net %s in a sub-worker on the landlock backend: a list "
+			    "of its own needs a proxy of its own, which only a network "
+			    "namespace can hold",
+			    mode);
+		else
+			e = sbx_error_set(
+			    err, SBX_ERR_UNSUPPORTED, EOPNOTSUPP,
+			    "--net %s on the landlock backend needs sbx's supervisor to "
+			    "check every connect(2), and %s",
+			    mode,
+			    facts->sup_listener == -EBUSY
+			        ? "a parent sandbox already supervises this process "
+			          "(one listener per process)"
+			    : facts->sup_listener == -ENOSYS || facts->sup_listener == -EOPNOTSUPP
+			        ? "this kernel has no seccomp user notification"
+			        : "it cannot be installed here");
 		if (why->kind != SBX_ERR_NONE)
 			sbx_error_wrap(err, "%s, so sbx chose the landlock backend; but", why->msg);
 		if (in->child)
@@ -119,8 +140,11 @@ static int landlock_backend(const struct sbx_finish_in *in, const struct sbx_fin
 	*lost_out = strdup(lost);
 	if (!*lost_out)
 		return sbx_error_set(err, SBX_ERR_SETUP, ENOMEM, "out of memory");
-	/* --net none without a network namespace: Landlock denies TCP, seccomp the rest. */
-	plan->seccomp.no_network = plan->new_net;
+	/* --net none without a network namespace: Landlock denies TCP, seccomp the rest. An
+	 * allowlist: TCP sockets only, their connects the supervisor's, Landlock's TCP rules
+	 * the proxy's ports (added at launch, sbx_plan_ll_net_ports). */
+	plan->seccomp.no_network = plan->new_net && in->spec->net < SBX_NET_ALLOW;
+	plan->seccomp.tcp_only = plan->new_net && in->spec->net >= SBX_NET_ALLOW;
 	/* Unix sockets bound to a path in the caller's mount namespace are beyond Landlock. */
 	plan->seccomp.no_unix_sockets = true;
 	/* No pid or IPC namespace: the caller's processes and System V IPC objects are near. */

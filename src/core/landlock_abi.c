@@ -290,10 +290,30 @@ int sbx_ll_backend_check(const struct sbx_spec *spec, const struct sbx_plan *pla
 		         spec->n_hide + spec->n_hide_globs > 1 ? ", ..." : "");
 		add_line(lost, size, &len, "STRICTER: ", line);
 	}
-	if (plan->new_net)
+	if (plan->new_net && plan->net >= SBX_NET_ALLOW) {
+		/* the allowlist without a network namespace (sbx(1), NETWORK) */
+		add_line(
+		    lost, size, &len, "",
+		    "--net allowlist: no network namespace: sbx's proxy listens on the host's "
+		    "loopback (127.0.0.1, HTTP and SOCKS5 on ports the kernel picks at launch; "
+		    "HTTP_PROXY, HTTPS_PROXY and ALL_PROXY name them), where it accepts only "
+		    "the connections sbx's supervisor made for the worker");
+		add_line(lost, size, &len, "",
+		         "--net allowlist: no resolver inside: /etc/resolv.conf is the host's and "
+		         "UDP is denied, so every name lookup of the worker fails at once; tools "
+		         "must use the proxy variables (the proxy resolves and vets allowed names "
+		         "itself: socks5h, not socks5), and a tool that resolves before it "
+		         "connects (dig, ssh without sbx connect, Node's dns.lookup) fails");
+		add_line(lost, size, &len, "",
+		         "--net allowlist: TCP sockets only (AF_INET, AF_INET6), and every "
+		         "connect(2) is made by sbx's supervisor, only to the proxy's ports on "
+		         "127.0.0.1 (Landlock's TCP rules name the same ports, bind none); UDP, "
+		         "MPTCP, raw and packet sockets, TCP Fast Open and listen(2) are denied");
+	} else if (plan->new_net) {
 		add_line(lost, size, &len, "STRICTER: ",
 		         "--net none: no loopback either (Landlock denies TCP bind and connect, "
 		         "seccomp every socket but AF_UNIX, and connect(2))");
+	}
 	for (size_t i = 0; i < SBX_ARRAY_SIZE(always_lost); i++)
 		add_line(lost, size, &len, "", always_lost[i]);
 	return 0;

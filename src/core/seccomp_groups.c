@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/ioprio.h>
+#include <netinet/in.h>
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
@@ -198,6 +199,73 @@ static const struct sbx_seccomp_entry g_no_network[] = {
     E("connect"),
 };
 const char *const sbx_seccomp_no_network_group = "--net none";
+/* The landlock backend's network allowlist (sbx(1), NETWORK): sbx's proxy listens on the
+ * host's loopback, and the worker may make TCP sockets to reach it, nothing else: AF_INET or
+ * AF_INET6, SOCK_STREAM (SOCK_NONBLOCK and SOCK_CLOEXEC aside), protocol 0 or IPPROTO_TCP.
+ * MPTCP (IPPROTO_MPTCP, 262), SCTP, UDP, raw and packet sockets are beyond Landlock's TCP
+ * rules and stay denied; connect(2) stops at the supervisor, which checks the address and
+ * connects on its own copy of the socket (src/os/supervisor.c, serve_connect). TCP Fast
+ * Open's sendto(2) and sendmsg(2) with MSG_FASTOPEN connect without connect(2) (and without
+ * Landlock's socket_connect hook: checked on Linux 6.18): denied, and so is
+ * TCP_FASTOPEN_CONNECT. listen(2) would bind an unbound socket to a port
+ * of every address of the host (Landlock's bind rule sees no bind): denied. */
+static const struct sbx_seccomp_entry g_tcp_only[] = {
+    {.call = "socket",
+     .action = SBX_SECCOMP_DENY,
+     .cmp = {{.op = SBX_SECCOMP_NOT_IN32,
+              .arg = 0,
+              .set = {AF_INET, AF_INET6},
+              .n_set = 2,
+              .what = "not AF_INET or AF_INET6"}}},
+    {.call = "socket",
+     .action = SBX_SECCOMP_DENY,
+     .cmp = {{.op = SBX_SECCOMP_NOT_IN32,
+              .arg = 1,
+              .set = {SOCK_STREAM, SOCK_STREAM | SOCK_NONBLOCK, SOCK_STREAM | SOCK_CLOEXEC,
+                      SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC},
+              .n_set = 4,
+              .what = "not SOCK_STREAM"}}},
+    {.call = "socket",
+     .action = SBX_SECCOMP_DENY,
+     .cmp = {{.op = SBX_SECCOMP_NOT_IN32,
+              .arg = 2,
+              .set = {0, IPPROTO_TCP},
+              .n_set = 2,
+              .what = "not IPPROTO_TCP (MPTCP, SCTP, ...)"}}},
+    {.call = "socketpair",
+     .action = SBX_SECCOMP_DENY,
+     .cmp = {{.op = SBX_SECCOMP_NOT_IN32,
+              .arg = 0,
+              .set = {AF_UNIX},
+              .n_set = 1,
+              .what = "not AF_UNIX"}}},
+    {.call = "sendto", .action = SBX_SECCOMP_DENY, .cmp = {BITS_(3, MSG_FASTOPEN, "MSG_FASTOPEN")}},
+    {.call = "sendmsg",
+     .action = SBX_SECCOMP_DENY,
+     .cmp = {BITS_(2, MSG_FASTOPEN, "MSG_FASTOPEN")}},
+    {.call = "sendmmsg",
+     .action = SBX_SECCOMP_DENY,
+     .cmp = {BITS_(3, MSG_FASTOPEN, "MSG_FASTOPEN")}},
+    /* TCP_FASTOPEN_CONNECT defers a connect's SYN to the first send, and the kernel hands
+     * that send's address to its Fast Open path (tcp_sendmsg_fastopen). Linux 6.18 keeps
+     * the connect's address there (a send to another address, or an AF_UNSPEC one, still
+     * reached the first), but nothing is left to that: off, as "not supported", and a
+     * client connects as usual */
+    {.call = "setsockopt",
+     .action = SBX_SECCOMP_ENOTSUP,
+     .cmp = {{.op = SBX_SECCOMP_MASKED_EQ,
+              .arg = 1,
+              .mask = 0xffffffffu,
+              .value = IPPROTO_TCP,
+              .what = "IPPROTO_TCP"},
+             {.op = SBX_SECCOMP_MASKED_EQ,
+              .arg = 2,
+              .mask = 0xffffffffu,
+              .value = 30 /* TCP_FASTOPEN_CONNECT */,
+              .what = "TCP_FASTOPEN_CONNECT"}}},
+    E("listen"),
+};
+const char *const sbx_seccomp_tcp_only_group = "--net allowlist";
 /* The landlock backend carving around hidden paths: a same-directory hard link needs only
  * the right to make a file there, which a directory on a carved chain keeps. */
 static const struct sbx_seccomp_entry g_no_hardlinks[] = {E("link"), E("linkat")};
@@ -488,6 +556,7 @@ int sbx_seccomp_conf_copy(struct sbx_seccomp_conf *dst, const struct sbx_seccomp
 	                             .log = src->log,
 	                             .nesting = src->nesting,
 	                             .no_network = src->no_network,
+	                             .tcp_only = src->tcp_only,
 	                             .no_hardlinks = src->no_hardlinks,
 	                             .no_unix_sockets = src->no_unix_sockets,
 	                             .same_ns = src->same_ns,
@@ -826,9 +895,9 @@ int sbx_seccomp_resolve(const struct sbx_seccomp_conf *conf, struct sbx_seccomp_
 	res.deny_errno = conf->deny_errno ? conf->deny_errno : EPERM;
 	for (size_t g = 0; g < sbx_seccomp_n_groups; g++)
 		cap += sbx_seccomp_groups[g].n_entries;
-	cap += SBX_ARRAY_SIZE(g_no_network) + SBX_ARRAY_SIZE(g_no_hardlinks) +
-	       SBX_ARRAY_SIZE(g_no_unix) + SBX_ARRAY_SIZE(g_processes) +
-	       SBX_ARRAY_SIZE(g_host_root);
+	cap += SBX_ARRAY_SIZE(g_no_network) + SBX_ARRAY_SIZE(g_tcp_only) +
+	       SBX_ARRAY_SIZE(g_no_hardlinks) + SBX_ARRAY_SIZE(g_no_unix) +
+	       SBX_ARRAY_SIZE(g_processes) + SBX_ARRAY_SIZE(g_host_root);
 	res.rules = calloc(cap ? cap : 1, sizeof(*res.rules));
 	res.group_state = calloc(sbx_seccomp_n_groups, sizeof(*res.group_state));
 	if (!res.rules || !res.group_state) {
@@ -890,6 +959,9 @@ int sbx_seccomp_resolve(const struct sbx_seccomp_conf *conf, struct sbx_seccomp_
 	if (conf->no_network)
 		add_backend_rules(&res, g_no_network, SBX_ARRAY_SIZE(g_no_network),
 		                  sbx_seccomp_no_network_group);
+	else if (conf->tcp_only)
+		add_backend_rules(&res, g_tcp_only, SBX_ARRAY_SIZE(g_tcp_only),
+		                  sbx_seccomp_tcp_only_group);
 	if (conf->no_unix_sockets)
 		add_backend_rules(&res, g_no_unix, SBX_ARRAY_SIZE(g_no_unix),
 		                  sbx_seccomp_no_unix_group);

@@ -397,6 +397,10 @@ int sbx_sup_finish(const struct sbx_finish_in *in, const struct sbx_finish_facts
 		return r;
 	sup->meta_writable_only = plan->backend_landlock;
 	sup->families = families(sup);
+	/* the landlock backend's allowlist: every connect(2) is checked and made by sbx
+	 * (finish.c refused the plan where no listener can be installed) */
+	if (plan->backend_landlock && plan->new_net && plan->net >= SBX_NET_ALLOW)
+		sup->families |= SBX_SUP_F_CONNECT;
 	sup->enabled = listener && sup->families != 0;
 	if (listener)
 		return 0;

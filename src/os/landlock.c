@@ -193,7 +193,22 @@ int sbx_landlock_enforce(const struct sbx_ll_plan *p, struct sbx_error *err)
 	}
 	if (cb.fd >= 0)
 		close(cb.fd);
-	/* TCP: handled with no port rule, so every bind and connect is denied. */
+	/* TCP: handled with no bind rule, so every bind is denied; connect only to sbx's proxy
+	 * (the landlock backend's allowlist), or to nothing. */
+	for (size_t i = 0; r >= 0 && (p->handled_net & SBX_LL_NET_CONNECT_TCP) &&
+	                   i < p->n_connect_ports && i < SBX_ARRAY_SIZE(p->connect_ports);
+	     i++) {
+		struct sbx_landlock_net_port_attr np = {
+		    .allowed_access = LANDLOCK_ACCESS_NET_CONNECT_TCP,
+		    .port = p->connect_ports[i],
+		};
+
+		if (syscall(__NR_landlock_add_rule, fd, SBX_LANDLOCK_RULE_NET_PORT, &np, 0) < 0)
+			r = sbx_error_set(err, SBX_ERR_SETUP, errno,
+			                  "cannot add the Landlock rule for TCP port %u (sbx's "
+			                  "proxy): %s",
+			                  p->connect_ports[i], strerror(errno));
+	}
 	if (r >= 0 && syscall(__NR_landlock_restrict_self, fd, 0) < 0) {
 		if (errno == EAGAIN) {
 			r = slots_full(err);

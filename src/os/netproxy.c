@@ -160,6 +160,22 @@ struct sbx_netproxy {
 	uint64_t audited; /* records written this run: past SBX_NETPROXY_AUDIT_MAX, only the
 	                     count of the rest, at the end (a flood of distinct names, one a
 	                     second under the rate cap, would still grow the log for days) */
+	/* The landlock backend (sbx_netproxy_listen_host): the listeners are on the host's
+	 * loopback, where any process of the host can connect; only the connections sbx's
+	 * supervisor made for the worker are served, known by their local port, told before
+	 * the connect (sbx_netproxy_expect) and taken once at accept. The lock is for the
+	 * supervisor (sbx's main thread) and the loop's thread, and for the audit counters,
+	 * which both write. */
+	bool host_mode;
+	pthread_mutex_t lock;
+	struct expect {
+		unsigned port;
+		uint64_t at_ms;
+	} expect[SBX_NETPROXY_MAX_EXPECT];
+	size_t n_expect;
+	char **gate_refused; /* addresses the gate refused, each named once on stderr */
+	size_t n_gate_refused;
+	unsigned strangers; /* connections from the host refused at accept */
 };
 
 static uint64_t now_ms(void)
@@ -246,6 +262,7 @@ int sbx_netproxy_new(const struct sbx_netproxy_conf *conf, struct sbx_netproxy *
 		return sbx_error_set(err, SBX_ERR_SETUP, ENOMEM, "out of memory");
 	p->conf = *conf;
 	p->chan[0] = p->chan[1] = p->ep = p->wake = p->timer = -1;
+	pthread_mutex_init(&p->lock, NULL);
 	p->conf.policy = &p->policy;
 	if (conf->policy && (r = sbx_netpolicy_copy(&p->policy, conf->policy, err)) < 0) {
 		free(p);
@@ -341,6 +358,9 @@ static bool remember(char ***arr, size_t *n, const char *s, size_t cap, bool **f
 
 /* One record for the audit log, within the rate cap; the count of those dropped is written
  * (a "suppressed" record) before the next one admitted, and at the end. */
+static void audit_net_locked(struct sbx_netproxy *p, const struct sbx_audit_net *rec, char *line,
+                             uint64_t sec);
+
 static void audit_net(struct sbx_netproxy *p, const struct sbx_audit_net *rec)
 {
 	char line[SBX_AUDIT_LINE_MAX];
@@ -348,6 +368,15 @@ static void audit_net(struct sbx_netproxy *p, const struct sbx_audit_net *rec)
 
 	if (!p->conf.audit)
 		return;
+	/* the loop's thread and the supervisor's gate (sbx_netproxy_gate_refused) */
+	pthread_mutex_lock(&p->lock);
+	audit_net_locked(p, rec, line, sec);
+	pthread_mutex_unlock(&p->lock);
+}
+
+static void audit_net_locked(struct sbx_netproxy *p, const struct sbx_audit_net *rec, char *line,
+                             uint64_t sec)
+{
 	if (sec != p->rate_sec) {
 		p->rate_sec = sec;
 		p->rate_n = 0;
@@ -357,15 +386,15 @@ static void audit_net(struct sbx_netproxy *p, const struct sbx_audit_net *rec)
 		return;
 	}
 	if (p->suppressed &&
-	    sbx_audit_fmt_suppressed(line, sizeof(line), sbx_audit_ids(p->conf.audit), wall_ms(),
-	                             p->suppressed) < sizeof(line)) {
+	    sbx_audit_fmt_suppressed(line, SBX_AUDIT_LINE_MAX, sbx_audit_ids(p->conf.audit),
+	                             wall_ms(), p->suppressed) < SBX_AUDIT_LINE_MAX) {
 		sbx_audit_write(p->conf.audit, line);
 		p->suppressed = 0;
 		p->rate_n++;
 		p->audited++;
 	}
-	if (rec && sbx_audit_fmt_net(line, sizeof(line), sbx_audit_ids(p->conf.audit), rec) <
-	               sizeof(line)) {
+	if (rec && sbx_audit_fmt_net(line, SBX_AUDIT_LINE_MAX, sbx_audit_ids(p->conf.audit), rec) <
+	               SBX_AUDIT_LINE_MAX) {
 		sbx_audit_write(p->conf.audit, line);
 		p->rate_n++;
 		p->audited++;
@@ -1488,15 +1517,120 @@ static void client_readable(struct sbx_netproxy *p, struct conn *c)
 		dns_tcp_input(p, c);
 }
 
+/* The landlock backend: is the peer a connection sbx's supervisor made for the worker? Its
+ * local port was told before the connect; taken once. Entries older than a minute are gone
+ * (a connect on loopback is made at once or fails). */
+static bool expected(struct sbx_netproxy *p, const struct sockaddr_storage *peer)
+{
+	unsigned port = 0;
+	bool loop = false, found = false;
+	uint64_t now = now_ms();
+
+	if (peer->ss_family == AF_INET) {
+		const struct sockaddr_in *in = (const struct sockaddr_in *)peer;
+
+		port = ntohs(in->sin_port);
+		loop = ntohl(in->sin_addr.s_addr) == INADDR_LOOPBACK;
+	} else if (peer->ss_family == AF_INET6) {
+		const struct sockaddr_in6 *in6 = (const struct sockaddr_in6 *)peer;
+
+		port = ntohs(in6->sin6_port);
+		loop = IN6_IS_ADDR_LOOPBACK(&in6->sin6_addr) ||
+		       (IN6_IS_ADDR_V4MAPPED(&in6->sin6_addr) &&
+		        in6->sin6_addr.s6_addr[12] == 127 && in6->sin6_addr.s6_addr[13] == 0 &&
+		        in6->sin6_addr.s6_addr[14] == 0 && in6->sin6_addr.s6_addr[15] == 1);
+	}
+	if (!loop || !port)
+		return false;
+	pthread_mutex_lock(&p->lock);
+	for (size_t i = 0; i < p->n_expect;) {
+		if (now - p->expect[i].at_ms > 60000u) {
+			p->expect[i] = p->expect[--p->n_expect];
+			continue;
+		}
+		if (!found && p->expect[i].port == port) {
+			p->expect[i] = p->expect[--p->n_expect];
+			found = true;
+			continue;
+		}
+		i++;
+	}
+	pthread_mutex_unlock(&p->lock);
+	return found;
+}
+
+void sbx_netproxy_expect(struct sbx_netproxy *p, unsigned local_port, bool on)
+{
+	uint64_t now = now_ms();
+
+	if (!p || !local_port)
+		return;
+	pthread_mutex_lock(&p->lock);
+	if (!on) {
+		for (size_t i = 0; i < p->n_expect; i++)
+			if (p->expect[i].port == local_port) {
+				p->expect[i] = p->expect[--p->n_expect];
+				break;
+			}
+	} else {
+		size_t at = p->n_expect;
+
+		/* full: the oldest goes (its connect was long made, or failed) */
+		if (at >= SBX_NETPROXY_MAX_EXPECT) {
+			at = 0;
+			for (size_t i = 1; i < p->n_expect; i++)
+				if (p->expect[i].at_ms < p->expect[at].at_ms)
+					at = i;
+		} else {
+			p->n_expect++;
+		}
+		p->expect[at] = (struct expect){local_port, now};
+	}
+	pthread_mutex_unlock(&p->lock);
+}
+
+static void stranger(struct sbx_netproxy *p, const struct sockaddr_storage *peer)
+{
+	char a[INET6_ADDRSTRLEN + 8] = "?";
+	unsigned port = 0;
+	struct sbx_audit_net rec = {
+	    .time_ms = wall_ms(),
+	    .via = "accept",
+	    .allowed = false,
+	    .reason = "not-the-sandbox",
+	};
+
+	if (peer->ss_family == AF_INET) {
+		inet_ntop(AF_INET, &((const struct sockaddr_in *)peer)->sin_addr, a, sizeof(a));
+		port = ntohs(((const struct sockaddr_in *)peer)->sin_port);
+	} else if (peer->ss_family == AF_INET6) {
+		inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)peer)->sin6_addr, a, sizeof(a));
+		port = ntohs(((const struct sockaddr_in6 *)peer)->sin6_port);
+	}
+	rec.host = a;
+	rec.port = port;
+	p->strangers++;
+	audit_net(p, &rec);
+}
+
 static void on_accept(struct sbx_netproxy *p, struct listener *ls)
 {
 	for (int i = 0; i < 64; i++) {
-		int fd = accept4(ls->fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+		struct sockaddr_storage peer = {0};
+		socklen_t plen = sizeof(peer);
+		int fd =
+		    accept4(ls->fd, (struct sockaddr *)&peer, &plen, SOCK_NONBLOCK | SOCK_CLOEXEC);
 		struct conn *c;
 		int one = 1;
 
 		if (fd < 0)
 			return;
+		/* on the host's loopback, anyone's connection: only the sandbox's is served */
+		if (p->host_mode && !expected(p, &peer)) {
+			stranger(p, &peer);
+			close(fd);
+			continue;
+		}
 		if (p->n_conns >= SBX_NETPROXY_MAX_CONNS || !(c = calloc(1, sizeof(*c)))) {
 			close(fd);
 			continue;
@@ -1799,11 +1933,17 @@ int sbx_netproxy_start(struct sbx_netproxy *p, bool inline_mode, struct sbx_erro
 	p->timer_tag.type = T_TIMER;
 	if (p->ep < 0 || p->wake < 0 || p->timer < 0 ||
 	    timerfd_settime(p->timer, 0, &its, NULL) < 0 ||
-	    ep_add(p, p->chan[0], EPOLLIN, &p->chan_tag) < 0 ||
+	    (p->chan[0] >= 0 && ep_add(p, p->chan[0], EPOLLIN, &p->chan_tag) < 0) ||
 	    ep_add(p, p->wake, EPOLLIN, &p->wake_tag) < 0 ||
 	    ep_add(p, p->timer, EPOLLIN, &p->timer_tag) < 0)
 		return sbx_error_set(err, SBX_ERR_SETUP, errno,
 		                     "cannot start the sandbox's proxy: %s", strerror(errno));
+	/* the landlock backend's listeners, made before the launch (sbx_netproxy_listen_host) */
+	for (size_t i = 0; i < p->n_ls; i++)
+		if (ep_add(p, p->ls[i].fd, EPOLLIN, &p->ls[i].t) < 0)
+			return sbx_error_set(err, SBX_ERR_SETUP, errno,
+			                     "cannot start the sandbox's proxy: %s",
+			                     strerror(errno));
 	/* six descriptors a tunnel (two sockets, two pipes): the soft limit up to the hard one
 	 * (the sandbox, cloned already, keeps its own) */
 	{
@@ -1879,6 +2019,10 @@ void sbx_netproxy_free(struct sbx_netproxy *p)
 	if (!p)
 		return;
 	sbx_netproxy_stop(p);
+	/* listeners made but never served (a launch that failed first) */
+	for (size_t i = 0; i < p->n_ls; i++)
+		close(p->ls[i].fd);
+	p->n_ls = 0;
 	for (struct lookup *l = p->lookups, *next; l; l = next) {
 		next = l->next;
 		free(l);
@@ -1899,6 +2043,103 @@ void sbx_netproxy_free(struct sbx_netproxy *p)
 		close(p->wake);
 	if (p->timer >= 0)
 		close(p->timer);
+	for (size_t i = 0; i < p->n_gate_refused; i++)
+		free(p->gate_refused[i]);
+	free(p->gate_refused);
+	pthread_mutex_destroy(&p->lock);
 	sbx_netpolicy_clear(&p->policy);
 	free(p);
+}
+
+/* ---- the landlock backend: the proxy on the host's loopback ---- */
+
+static int host_listener(unsigned *port, struct sbx_error *err)
+{
+	_cleanup_close_ int s = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+	socklen_t len = sizeof(a);
+
+	/* port 0: the kernel picks a free one; no SO_REUSEADDR, so that nothing else binds it
+	 * while it listens */
+	if (s < 0 || bind(s, (struct sockaddr *)&a, sizeof(a)) < 0 || listen(s, 1024) < 0 ||
+	    getsockname(s, (struct sockaddr *)&a, &len) < 0)
+		return sbx_error_set(
+		    err, SBX_ERR_SETUP, errno,
+		    "cannot listen on the host's 127.0.0.1 for the sandbox's proxy "
+		    "(the landlock backend): %s",
+		    strerror(errno));
+	*port = ntohs(a.sin_port);
+	return TAKE_FD(s);
+}
+
+int sbx_netproxy_listen_host(struct sbx_netproxy *p, unsigned *http_port, unsigned *socks_port,
+                             struct sbx_error *err)
+{
+	static const int roles[] = {SBX_NETNS_HTTP, SBX_NETNS_SOCKS};
+	unsigned ports[2];
+
+	if (p->n_ls || p->started)
+		return sbx_error_set(err, SBX_ERR_SETUP, EINVAL,
+		                     "internal: the proxy listens already");
+	for (size_t i = 0; i < 2; i++) {
+		int fd = host_listener(&ports[i], err);
+
+		if (fd < 0) {
+			for (size_t k = 0; k < p->n_ls; k++)
+				close(p->ls[k].fd);
+			p->n_ls = 0;
+			return fd;
+		}
+		p->ls[p->n_ls].t.type = T_LISTEN;
+		p->ls[p->n_ls].fd = fd;
+		p->ls[p->n_ls].role = roles[i];
+		p->n_ls++;
+	}
+	p->host_mode = true;
+	*http_port = ports[0];
+	*socks_port = ports[1];
+	return 0;
+}
+
+void sbx_netproxy_gate_refused(struct sbx_netproxy *p, const char *what, const char *text)
+{
+	struct sbx_net_decision d = {.verdict = SBX_NETV_NOT_LISTED};
+	struct sbx_net_event ev = {.via = "connect()", .d = &d, .allowed = false, .text = text};
+	struct sbx_audit_net rec = {
+	    .time_ms = wall_ms(),
+	    .via = "connect()",
+	    .host = what,
+	    .allowed = false,
+	    .reason = "not-the-proxy",
+	};
+
+	char host[SBX_NET_NAME_MAX + 3];
+	const char *colon = strrchr(what, ':');
+	char *end;
+	unsigned long port = colon ? strtoul(colon + 1, &end, 10) : 0;
+
+	if (!p)
+		return;
+	snprintf(d.host, sizeof(d.host), "%s", what);
+	/* "ADDR:PORT" or "[ADDR6]:PORT": the record's host and port apart */
+	if (colon && port && port < 65536 && !*end) {
+		const char *h = what[0] == '[' ? what + 1 : what;
+		size_t n = (size_t)(colon - h) - (what[0] == '[' ? 1 : 0);
+
+		snprintf(host, sizeof(host), "%.*s", (int)n, h);
+		rec.host = host;
+		rec.port = (unsigned)port;
+	}
+	audit_net(p, &rec);
+	pthread_mutex_lock(&p->lock);
+	ev.first_refusal =
+	    remember(&p->gate_refused, &p->n_gate_refused, what, MAX_REFUSED, NULL, false);
+	pthread_mutex_unlock(&p->lock);
+	if (p->conf.on_event)
+		p->conf.on_event(p->conf.ctx, &ev);
+}
+
+unsigned sbx_netproxy_strangers(const struct sbx_netproxy *p)
+{
+	return p ? p->strangers : 0;
 }

@@ -83,6 +83,28 @@ void sbx_netproxy_learned(const struct sbx_netproxy *p, char *const **hosts, con
 unsigned sbx_netproxy_refused_lookups(const struct sbx_netproxy *p);
 void sbx_netproxy_free(struct sbx_netproxy *p);
 
+/* ---- the landlock backend: no network namespace (sbx(1), NETWORK) ---- */
+
+#define SBX_NETPROXY_MAX_EXPECT 1024u /* connects of the worker told and not yet accepted */
+
+/*
+ * Before the launch: listen on the host's 127.0.0.1 for HTTP and SOCKS5, on ports the kernel
+ * picks (*http_port, *socks_port); no resolver (the worker has no UDP). From then on the proxy
+ * serves only connections whose local port sbx_netproxy_expect named: any other process of
+ * the host that connects is closed at accept (and counted, and said in the audit log).
+ */
+int sbx_netproxy_listen_host(struct sbx_netproxy *p, unsigned *http_port, unsigned *socks_port,
+                             struct sbx_error *err);
+/* The supervisor, before it connects the worker's socket from 127.0.0.1:local_port to the
+ * proxy (on), or after that connect failed (off). Thread-safe. */
+void sbx_netproxy_expect(struct sbx_netproxy *p, unsigned local_port, bool on);
+/* A connect(2) of the worker the supervisor refused (include/sbx/netll.h): what it named,
+ * and the line for stderr; to the audit log and on_event (via "connect()", each address's
+ * first refusal marked). Thread-safe; accepts NULL. */
+void sbx_netproxy_gate_refused(struct sbx_netproxy *p, const char *what, const char *text);
+/* Connections from the host that were not the sandbox's, refused at accept. */
+unsigned sbx_netproxy_strangers(const struct sbx_netproxy *p);
+
 /* ---- in init, in the sandbox's network namespace (src/os/netns.c) ---- */
 
 /*

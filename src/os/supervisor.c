@@ -33,6 +33,7 @@
 #include <linux/magic.h>
 #include <linux/openat2.h>
 #include <linux/seccomp.h>
+#include <netinet/in.h>
 #include <signal.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -56,10 +57,12 @@
 
 #include "os/audit.h"
 #include "os/broker.h"
+#include "os/netproxy.h"
 #include "sbx/audit.h"
 #include "sbx/cleanup.h"
 #include "sbx/finish.h"
 #include "sbx/escape.h"
+#include "sbx/netll.h"
 
 #ifndef SECCOMP_IOCTL_NOTIF_SET_FLAGS
 #define SECCOMP_IOCTL_NOTIF_SET_FLAGS SECCOMP_IOW(4, __u64)
@@ -106,6 +109,7 @@
 #define MAX_SUBS       SBX_SUP_MAX_SUBS /* sub-performers: Landlock domains of the worker's */
 #define MAX_SUBREAPERS 256              /* thread groups that made themselves child subreapers */
 #define MAX_WAITS      64 /* opens of a FIFO waiting for their other end (perform_fifo) */
+#define SUP_CONNECT_S  5  /* a worker's blocking connect to the proxy, made by sbx, at most */
 
 /* ---- the calls, as sbx and the performer see them ---- */
 
@@ -124,6 +128,7 @@ enum call_kind {
 	C_RMXATTR, /* removexattr and its kin: the attribute's name in `text` */
 	C_IOCTL,   /* ioctl FS_IOC_SETFLAGS, FS_IOC_FSSETXATTR: inode flags */
 	C_BIND,    /* bind: an AF_UNIX pathname makes a name (decode_bind) */
+	C_CONNECT, /* connect: the landlock backend's allowlist (serve_connect) */
 };
 
 /* One row per system call the listener filter may send: what family it is in, and where its
@@ -235,6 +240,8 @@ static const struct call_row calls[] = {
     /* a socket's name: every bind stops (the address is in the caller's memory, which it can
      * change after a check), and is performed with the copied address */
     {ROW(bind, C_BIND, SBX_SUP_F_CREATE), NO, .fd = 0, .ioc_arg = 1, .len = 2},
+    /* served before decode (serve_connect): the address is checked and connected by sbx */
+    {ROW(connect, C_CONNECT, SBX_SUP_F_CONNECT), NO, .fd = 0, .ioc_arg = 1, .len = 2},
 };
 
 #pragma GCC diagnostic pop
@@ -2037,6 +2044,10 @@ struct sbx_supervisor {
 	pid_t subreapers[MAX_SUBREAPERS];
 	size_t n_subreapers;
 	bool subreapers_full;
+	/* The landlock backend's allowlist (serve_connect): the proxy and its ports. */
+	struct sbx_netproxy *proxy;
+	unsigned net_ports[SBX_NETLL_MAX_PORTS];
+	size_t n_net_ports;
 };
 
 void sbx_supervisor_set_cancel(struct sbx_supervisor *s, const struct sbx_broker_cancel *c)
@@ -2048,6 +2059,15 @@ void sbx_supervisor_on_event(struct sbx_supervisor *s, sbx_sup_event_fn fn, void
 {
 	s->on_event = fn;
 	s->event_ctx = ctx;
+}
+
+void sbx_supervisor_set_net(struct sbx_supervisor *s, struct sbx_netproxy *proxy,
+                            unsigned http_port, unsigned socks_port)
+{
+	s->proxy = proxy;
+	s->net_ports[0] = http_port;
+	s->net_ports[1] = socks_port;
+	s->n_net_ports = 2;
 }
 
 void sbx_supervisor_set_id(struct sbx_supervisor *s, const char *sandbox_id)
@@ -4306,6 +4326,121 @@ static bool diverge_call(const struct seccomp_notif *n)
 
 static void ep_serve(struct sbx_supervisor *s);
 
+/*
+ * connect(2) under the landlock backend's allowlist (include/sbx/netll.h): the address is
+ * copied (the notification still valid after the read, so it is the caller's), the socket
+ * taken with pidfd_getfd, core decides on what was copied, and sbx connects its copy of the
+ * socket (one open file with the caller's: the connection is the caller's), never CONTINUE,
+ * which would let the kernel read the address again after the check. Whatever the caller
+ * is (a sub-worker too, whose own filters stop their connects first): only the proxy's
+ * ports on loopback are ever reached, and the proxy is told the connection's local port
+ * first, so that it serves this connection and no other process's of the host. The
+ * answer is the connect's own: 0, EINPROGRESS for a non-blocking socket, ECONNREFUSED, ...
+ */
+static void serve_connect(struct sbx_supervisor *s)
+{
+	const struct seccomp_data *d = &s->notif->data;
+	struct sockaddr_storage sa, self;
+	struct sbx_netll_sock sk = {-1, -1, -1};
+	socklen_t ol = sizeof(int), sl = sizeof(self);
+	uint64_t len = d->args[2];
+	_cleanup_close_ int pidfd = -1, sock = -1;
+	enum sbx_netll_verdict v;
+	char what[128], line[1024];
+	unsigned port = 0;
+	int r, e;
+
+	memset(&sa, 0, sizeof(sa));
+	if ((int)(uint32_t)len < 0 || (uint32_t)len > sizeof(sa)) {
+		respond(s, EINVAL, false); /* as the kernel says */
+		return;
+	}
+	if (len && (r = read_mem(s->notif->pid, d->args[1], &sa, (size_t)len)) < 0) {
+		if (notif_valid(s) == 0)
+			respond(s, -r, false);
+		return;
+	}
+	if (notif_valid(s) < 0)
+		return;
+	pidfd = (int)syscall(SYS_pidfd_open, s->notif->pid, PIDFD_THREAD);
+	if (pidfd < 0)
+		pidfd = (int)syscall(SYS_pidfd_open, s->notif->pid, 0);
+	if (pidfd < 0 || notif_valid(s) < 0)
+		return; /* gone */
+	sock = (int)syscall(SYS_pidfd_getfd, pidfd, (int)d->args[0], 0);
+	if (sock < 0) {
+		e = errno == ESRCH ? 0 : errno == EBADF ? EBADF : errno;
+		if (e && notif_valid(s) == 0)
+			respond(s, e, false);
+		return;
+	}
+	if (notif_valid(s) < 0)
+		return;
+	if (getsockopt(sock, SOL_SOCKET, SO_DOMAIN, &sk.domain, &ol) < 0) {
+		respond(s, errno == ENOTSOCK ? ENOTSOCK : EACCES, false);
+		return;
+	}
+	ol = sizeof(int);
+	(void)getsockopt(sock, SOL_SOCKET, SO_TYPE, &sk.type, &ol);
+	ol = sizeof(int);
+	(void)getsockopt(sock, SOL_SOCKET, SO_PROTOCOL, &sk.protocol, &ol);
+	v = sbx_netll_decide(&sk, &sa, (size_t)len, s->net_ports, s->n_net_ports, false, what,
+	                     sizeof(what));
+	if (v != SBX_NETLL_ALLOW) {
+		sbx_netll_refusal_text(v, what, s->net_ports[0], s->net_ports[1], line,
+		                       sizeof(line));
+		sbx_netproxy_gate_refused(s->proxy, what, line);
+		respond(s, EACCES, false);
+		return;
+	}
+	/* the local port, known before the connect: bound here where the socket has none
+	 * (Landlock lets the worker bind no TCP port), on the address it connects to */
+	if (getsockname(sock, (struct sockaddr *)&self, &sl) == 0)
+		port = self.ss_family == AF_INET ? ntohs(((struct sockaddr_in *)&self)->sin_port)
+		       : self.ss_family == AF_INET6
+		           ? ntohs(((struct sockaddr_in6 *)&self)->sin6_port)
+		           : 0;
+	if (!port) {
+		struct sockaddr_storage b = sa;
+
+		if (b.ss_family == AF_INET)
+			((struct sockaddr_in *)&b)->sin_port = 0;
+		else
+			((struct sockaddr_in6 *)&b)->sin6_port = 0;
+		sl = sizeof(self);
+		if (bind(sock, (struct sockaddr *)&b, (socklen_t)len) < 0 ||
+		    getsockname(sock, (struct sockaddr *)&self, &sl) < 0) {
+			respond(s, errno, false);
+			return;
+		}
+		port = self.ss_family == AF_INET ? ntohs(((struct sockaddr_in *)&self)->sin_port)
+		                                 : ntohs(((struct sockaddr_in6 *)&self)->sin6_port);
+	}
+	sbx_netproxy_expect(s->proxy, port, true);
+	/* A blocking socket blocks sbx here: on loopback, to a listener whose queue the
+	 * proxy's thread drains, the handshake is done within the call. Bounded all the same
+	 * (a full queue would have sbx wait for SYN retries): at most SUP_CONNECT_S, after
+	 * which the answer is EINPROGRESS, as a blocking connect's with SO_SNDTIMEO; the
+	 * socket's own timeout is given back. */
+	{
+		struct timeval own = {0}, bound = {SUP_CONNECT_S, 0};
+		socklen_t tl = sizeof(own);
+		bool set = getsockopt(sock, SOL_SOCKET, SO_SNDTIMEO, &own, &tl) == 0 &&
+		           (own.tv_sec >= SUP_CONNECT_S || (!own.tv_sec && !own.tv_usec)) &&
+		           setsockopt(sock, SOL_SOCKET, SO_SNDTIMEO, &bound, sizeof(bound)) == 0;
+
+		r = connect(sock, (struct sockaddr *)&sa, (socklen_t)len);
+		e = r < 0 ? errno : 0;
+		if (set)
+			(void)setsockopt(sock, SOL_SOCKET, SO_SNDTIMEO, &own, sizeof(own));
+	}
+	/* no new connection from this call (EALREADY, EISCONN: an earlier call's, told then),
+	 * or none at all: the port is not expected any more */
+	if (e && e != EINPROGRESS)
+		sbx_netproxy_expect(s->proxy, port, false);
+	respond(s, e, false);
+}
+
 static int serve(struct sbx_supervisor *s)
 {
 	static struct p_target t[2];
@@ -4342,6 +4477,10 @@ static int serve(struct sbx_supervisor *s)
 	}
 	if (s->notif->data.nr == __NR_prctl && s->notif->data.arch == SUP_AUDIT_ARCH) {
 		serve_subreaper(s);
+		return 0;
+	}
+	if (s->notif->data.nr == __NR_connect && s->notif->data.arch == SUP_AUDIT_ARCH) {
+		serve_connect(s);
 		return 0;
 	}
 again:

@@ -69,6 +69,13 @@ void sbx_supervisor_on_event(struct sbx_supervisor *s, sbx_sup_event_fn fn, void
 struct sbx_broker_cancel;
 void sbx_supervisor_set_cancel(struct sbx_supervisor *s, const struct sbx_broker_cancel *c);
 
+/* The landlock backend's allowlist (plan->sup.families has SBX_SUP_F_CONNECT): the proxy
+ * on the host's loopback (borrowed; os/netproxy.h) and its ports, the only ones the
+ * worker's connect(2) may reach. Without it every connect is refused. */
+struct sbx_netproxy;
+void sbx_supervisor_set_net(struct sbx_supervisor *s, struct sbx_netproxy *proxy,
+                            unsigned http_port, unsigned socks_port);
+
 /* The sandbox's id (32 hex digits; borrowed) for the broker's requests. */
 void sbx_supervisor_set_id(struct sbx_supervisor *s, const char *sandbox_id);
 /* Before the end record: write the folded decision record still pending and say the

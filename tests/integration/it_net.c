@@ -839,14 +839,247 @@ static void test_nested_narrowing(void)
 	IT_EXPECT_CONTAINS(r.err, "cannot allow 'other.test' in a sub-sandbox");
 }
 
-static void test_landlock_backend_refuses_an_allowlist(void)
+/* ---- the landlock backend (sbx(1), NETWORK): the proxy on the host's loopback ---- */
+
+/* Run a bash script under the landlock backend with this --net value; $SBXBIN is sbx, and
+ * extra (NULL or a -v option's value) is shown too. */
+static void ll_sh(struct it_run *r, const char *net, const char *extra, const char *script)
+{
+	const char *args[] = {"run",
+	                      "--backend",
+	                      "landlock",
+	                      "--net",
+	                      net,
+	                      "-v",
+	                      fmt("%s:ro", sbx_dir()),
+	                      "--env",
+	                      fmt("SBXBIN=%s", it_sbx_path()),
+	                      extra ? "-v" : "--",
+	                      extra ? extra : "/bin/bash",
+	                      extra ? "--" : "-c",
+	                      extra ? "/bin/bash" : script,
+	                      extra ? "-c" : NULL,
+	                      script,
+	                      NULL};
+
+	it_sbx(r, args);
+}
+
+static void test_landlock_backend_through_the_proxy(void)
 {
 	struct it_run r;
 
-	it_sbxv(&r, "run", "--backend", "landlock", "--net", "allow:ok.test", "--", "/bin/true",
-	        NULL);
-	IT_EXPECT_INT(r.status, 125);
-	IT_EXPECT_CONTAINS(r.err, "needs the namespaces backend");
+	world();
+	ll_sh(&r, "allow:ok.test", NULL,
+	      "echo \"http=$HTTP_PROXY all=$ALL_PROXY\"; "
+	      "curl -sS http://ok.test:8080/plain; "
+	      "curl -sS -p http://ok.test:8080/tunnel; "
+	      "curl -sS --proxy \"$ALL_PROXY\" http://ok.test:8080/socks-name; "
+	      "printf 'raw bytes\\n' | $SBXBIN connect ok.test 7000; "
+	      "curl -sS -i http://other.test:8080/denied; "
+	      "curl -sS --proxy \"$ALL_PROXY\" http://other.test:8080/d; echo socks=$?");
+	IT_EXPECT_INT(r.status, 0);
+	/* ports the kernel picked, not the namespaces backend's fixed ones */
+	IT_EXPECT_CONTAINS(r.out, "http=http://127.0.0.1:");
+	IT_EXPECT_NOT_CONTAINS(r.out, "http=http://127.0.0.1:3128 ");
+	IT_EXPECT_CONTAINS(r.out, "all=socks5h://127.0.0.1:");
+	IT_EXPECT_CONTAINS(r.out, "server=public request=GET /plain HTTP/1.1");
+	IT_EXPECT_CONTAINS(r.out, "server=public request=GET /tunnel HTTP/1.1");
+	IT_EXPECT_CONTAINS(r.out, "server=public request=GET /socks-name HTTP/1.1");
+	IT_EXPECT_CONTAINS(r.out, "raw bytes\n");
+	IT_EXPECT_CONTAINS(r.out, "HTTP/1.1 403 Forbidden");
+	IT_EXPECT_CONTAINS(r.out, "X-Proxy-Error: blocked-by-allowlist");
+	IT_EXPECT_NOT_CONTAINS(r.out, "request=GET /denied");
+	IT_EXPECT_CONTAINS(r.out, "socks=97");
+	IT_EXPECT_CONTAINS(r.err,
+	                   "sbx: network: refused other.test: not in the sandbox's allowlist");
+	IT_EXPECT_NOT_CONTAINS(read_all(dns_log), "other.test");
+}
+
+/* What the worker's own sockets can do: only a TCP connect to the proxy's ports on
+ * 127.0.0.1, made by sbx; every other way out fails, and a name lookup fails at once. */
+static const char ll_probe[] =
+    "import errno, os, socket, sys, time\n"
+    "hp = int(os.environ['HTTP_PROXY'].rsplit(':', 1)[1])\n"
+    "def t(name, f):\n"
+    "    try:\n"
+    "        f(); print(name, 'ok')\n"
+    "    except OSError as e:\n"
+    "        print(name, errno.errorcode.get(e.errno, e.errno))\n"
+    "def conn(host, port, fam=socket.AF_INET):\n"
+    "    s = socket.socket(fam, socket.SOCK_STREAM); s.settimeout(10)\n"
+    "    s.connect((host, port)); s.close()\n"
+    "t('proxy', lambda: conn('127.0.0.1', hp))\n"
+    "t('loopback-service', lambda: conn('127.0.0.1', 8080))\n"
+    "t('proxy-port-elsewhere', lambda: conn('" PUBLIC "', hp))\n"
+    "t('direct', lambda: conn('" PUBLIC "', 8080))\n"
+    "t('v6-loopback', lambda: conn('::1', hp, socket.AF_INET6))\n"
+    "t('mptcp', lambda: socket.socket(socket.AF_INET, socket.SOCK_STREAM, 262))\n"
+    "t('udp', lambda: socket.socket(socket.AF_INET, socket.SOCK_DGRAM))\n"
+    "t('raw', lambda: socket.socket(socket.AF_INET, socket.SOCK_RAW, socket.IPPROTO_ICMP))\n"
+    "t('fastopen', lambda: socket.socket().sendto(b'x', 0x20000000, ('" PUBLIC "', 8080)))\n"
+    "t('listen', lambda: socket.socket().listen(1))\n"
+    "t('fastopen-connect', lambda: socket.socket().setsockopt(socket.IPPROTO_TCP, 30, 1))\n"
+    "t0 = time.monotonic()\n"
+    "t('lookup', lambda: socket.getaddrinfo('ok.test', 80))\n"
+    "print('lookup-ms', int((time.monotonic() - t0) * 1000))\n"
+    "def nb():\n"
+    "    s = socket.socket(); s.setblocking(False)\n"
+    "    print('nonblocking', errno.errorcode.get(s.connect_ex(('127.0.0.1', hp))))\n"
+    "nb()\n";
+
+static void test_landlock_backend_no_way_around(void)
+{
+	struct it_run r;
+	char *probe = it_path(it_tmpdir(), "probe.py");
+	int ms = -1;
+	const char *at;
+
+	world();
+	it_write_file(probe, ll_probe);
+	ll_sh(&r, "allow:ok.test", fmt("%s:ro", probe), fmt("/usr/bin/python3 %s", probe));
+	IT_EXPECT_INT(r.status, 0);
+	IT_EXPECT_CONTAINS(r.out, "proxy ok\n");
+	/* a host service on loopback, and the proxy's port on another address: what a
+	 * Landlock TCP rule alone (a port, never an address) would let through */
+	IT_EXPECT_CONTAINS(r.out, "loopback-service EACCES\n");
+	IT_EXPECT_CONTAINS(r.out, "proxy-port-elsewhere EACCES\n");
+	IT_EXPECT_CONTAINS(r.out, "direct EACCES\n");
+	IT_EXPECT_CONTAINS(r.out, "v6-loopback EACCES\n"); /* the proxy listens on 127.0.0.1 */
+	IT_EXPECT_CONTAINS(r.out, "mptcp EPERM\n");
+	IT_EXPECT_CONTAINS(r.out, "udp EPERM\n");
+	IT_EXPECT_CONTAINS(r.out, "raw EPERM\n");
+	IT_EXPECT_CONTAINS(r.out, "fastopen EPERM\n");
+	IT_EXPECT_CONTAINS(r.out, "listen EPERM\n");
+	IT_EXPECT_CONTAINS(r.out, "fastopen-connect ENOTSUP\n"); /* Python names 95 so */
+	IT_EXPECT_NOT_CONTAINS(r.out, "lookup ok");
+	IT_EXPECT_CONTAINS(r.out, "nonblocking EINPROGRESS\n"); /* as the kernel answers */
+	/* the lookup fails at once (no UDP socket), not after the resolver's timeout */
+	at = strstr(r.out, "lookup-ms ");
+	IT_EXPECT(at && sscanf(at, "lookup-ms %d", &ms) == 1);
+	if (ms < 0 || ms > 1000)
+		it_fail(__FILE__, __LINE__, "the refused lookup took %d ms", ms);
+	/* one line per refused address: what was asked, what is allowed, what to do */
+	IT_EXPECT_CONTAINS(r.err, "sbx: network: refused connect() to 127.0.0.1:8080 (a loopback "
+	                          "port that is not sbx's proxy)");
+	IT_EXPECT_CONTAINS(r.err, "refused connect() to " PUBLIC ":");
+	IT_EXPECT_CONTAINS(r.err, "--net allow:HOST");
+	IT_EXPECT_NOT_CONTAINS(r.out, "server=");
+	IT_EXPECT_NOT_CONTAINS(read_all(dns_log), "ok.test");
+}
+
+/* The proxy is on the host's loopback, where every process of the host can connect: it
+ * serves only the connections sbx's supervisor made for the worker. */
+static void test_landlock_backend_proxy_refuses_the_host(void)
+{
+	struct it_run r;
+	const char *dir = it_tmpdir();
+	char *port_file = it_path(dir, "port"), *done = it_path(dir, "done");
+	unsigned port = 0;
+	pid_t pid;
+	int st, s = -1;
+	char buf[512];
+	ssize_t n = 0;
+	struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+	const char *req = "GET http://ok.test:8080/stranger HTTP/1.1\r\nHost: ok.test:8080\r\n\r\n";
+
+	world();
+	pid = fork();
+	if (pid == 0) {
+		/* the sandbox says its proxy's port, waits until the test has tried it (a file,
+		 * at most 60 s), then shows that its own connections still pass */
+		ll_sh(&r, "allow:ok.test", dir,
+		      fmt("echo \"${HTTP_PROXY##*:}\" > %s.tmp && mv %s.tmp %s; "
+		          "for i in $(seq 6000); do [ -e %s ] && break; sleep 0.01; done; "
+		          "curl -sS http://ok.test:8080/after",
+		          port_file, port_file, port_file, done));
+		_exit(r.status == 0 && strstr(r.out, "server=public request=GET /after") &&
+		              strstr(r.err, "1 connection to the sandbox's proxy from outside the "
+		                            "sandbox (another process of the host) was refused")
+		          ? 0
+		          : 1);
+	}
+	for (int i = 0; i < 6000 && access(port_file, R_OK) != 0; i++)
+		usleep(10000);
+	if (sscanf(read_all(port_file), "%u", &port) != 1 || !port)
+		it_fail(__FILE__, __LINE__, "the sandbox did not say its proxy's port");
+	a.sin_port = htons((uint16_t)port);
+	s = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (s < 0 || connect(s, (struct sockaddr *)&a, sizeof(a)) < 0)
+		it_fail(__FILE__, __LINE__, "connect to the proxy: %s", strerror(errno));
+	(void)send(s, req, strlen(req), MSG_NOSIGNAL);
+	{
+		struct timeval tv = {30, 0};
+
+		setsockopt(s, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	}
+	n = recv(s, buf, sizeof(buf) - 1, 0);
+	close(s);
+	it_write_file(done, "");
+	/* closed at accept: end of file (or a reset), no answer */
+	IT_EXPECT(n <= 0);
+	if (waitpid(pid, &st, 0) != pid || !WIFEXITED(st) || WEXITSTATUS(st) != 0)
+		it_fail(__FILE__, __LINE__, "the sandbox's own request failed after the test's");
+}
+
+/* A landlock sub-worker keeps its parent's list (its connects reach the same supervisor);
+ * a list of its own is refused. */
+static void test_landlock_backend_sub_worker(void)
+{
+	struct it_run r;
+
+	world();
+	ll_sh(&r, "allow:ok.test,a.wild.test", NULL,
+	      "$SBXBIN run -- curl -sS http://ok.test:8080/sub; "
+	      "$SBXBIN run -- curl -sS -i http://other.test:8080/sub-denied; "
+	      "$SBXBIN run --net allow:ok.test -- true; echo narrower=$?; "
+	      "$SBXBIN run --net none -- curl -sS http://ok.test:8080/none; echo none=$?");
+	IT_EXPECT_CONTAINS(r.out, "server=public request=GET /sub HTTP/1.1");
+	IT_EXPECT_CONTAINS(r.out, "X-Proxy-Error: blocked-by-allowlist");
+	IT_EXPECT_NOT_CONTAINS(r.out, "request=GET /sub-denied");
+	IT_EXPECT_CONTAINS(r.out, "narrower=125");
+	IT_EXPECT_CONTAINS(r.err, "a sub-worker on the landlock backend keeps its parent's list");
+	IT_EXPECT_NOT_CONTAINS(r.out, "request=GET /none");
+	IT_EXPECT_NOT_CONTAINS(r.out, "none=0");
+}
+
+/* --backend auto where user namespaces are off by configuration (a user namespace of the
+ * test's own whose user.max_user_namespaces is 0, as a default container's): the landlock
+ * backend, and the allowlist with it. */
+static void test_landlock_backend_by_auto(void)
+{
+	struct it_run r;
+	unsigned uid = (unsigned)geteuid(), gid = (unsigned)getegid();
+
+	world();
+	if (unshare(CLONE_NEWUSER) < 0)
+		it_skip("cannot make a user namespace to test in: %s", strerror(errno));
+	write_str("/proc/self/uid_map", fmt("%u %u 1", uid, uid));
+	write_str("/proc/self/setgroups", "deny");
+	write_str("/proc/self/gid_map", fmt("%u %u 1", gid, gid));
+	write_str("/proc/sys/user/max_user_namespaces", "0");
+	net_sh(&r, "allow:ok.test",
+	       "curl -sS http://ok.test:8080/auto; curl -sS -i http://other.test:8080/no; "
+	       "exec 3<>/dev/tcp/127.0.0.1/8080 && echo loopback=open");
+	IT_EXPECT_CONTAINS(r.err, "running with the landlock backend");
+	IT_EXPECT_CONTAINS(r.out, "server=public request=GET /auto HTTP/1.1");
+	IT_EXPECT_CONTAINS(r.out, "X-Proxy-Error: blocked-by-allowlist");
+	IT_EXPECT_NOT_CONTAINS(r.out, "loopback=open");
+	IT_EXPECT_CONTAINS(r.err, "refused connect() to 127.0.0.1:8080");
+}
+
+/* --dry-run says what this backend gives up. */
+static void test_landlock_backend_dry_run(void)
+{
+	struct it_run r;
+
+	it_sbxv(&r, "run", "--backend", "landlock", "--net", "allow:ok.test", "--dry-run", "--",
+	        "/bin/true", NULL);
+	IT_EXPECT_INT(r.status, 0);
+	IT_EXPECT_CONTAINS(r.out, "no resolver inside");
+	IT_EXPECT_CONTAINS(r.out, "listens on the host's loopback");
+	IT_EXPECT_CONTAINS(r.out, "--net allowlist");
+	IT_EXPECT_CONTAINS(r.out, "HTTP_PROXY=http://127.0.0.1:PORT\n"); /* picked at launch */
 }
 
 /* End to end: the real npm registry, where this machine reaches it. */
@@ -910,6 +1143,57 @@ static void test_npm_registry(void)
 		IT_EXPECT_CONTAINS(r.err, fmt("network:\n  allow:\n    - \"%s\"\n", host));
 		IT_EXPECT_NOT_CONTAINS(strstr(r.err, "network:\n  allow:"), "\"\n    - ");
 	}
+	/* the landlock backend: the proxy on the host's loopback, the same answers */
+	if (system(fmt("rm -rf '%s/node_modules' '%s/package.json' '%s/package-lock.json'", dir,
+	               dir, dir)) != 0)
+		it_fail(__FILE__, __LINE__, "cannot clean %s", dir);
+	{
+		const char *args[] = {
+		    "run",        "--backend", "landlock", "--net",        fmt("allow:%s", host),
+		    "-v",         dir,         "--",       "/usr/bin/npm", "install",
+		    "--no-audit", "--no-fund", "--cache",  cache,          "--prefer-online",
+		    "is-number",  NULL};
+
+		it_sbx(&r, args);
+		IT_EXPECT_INT(r.status, 0);
+		IT_EXPECT(access(it_path(dir, "node_modules/is-number/package.json"), R_OK) == 0);
+	}
+	{
+		const char *args[] = {"run",
+		                      "--backend",
+		                      "landlock",
+		                      "--net",
+		                      "allow:example.com",
+		                      "-v",
+		                      dir,
+		                      "--",
+		                      "/usr/bin/npm",
+		                      "install",
+		                      "--no-audit",
+		                      "--no-fund",
+		                      "--cache",
+		                      cache,
+		                      "--prefer-online",
+		                      "--fetch-retries",
+		                      "0",
+		                      "is-odd",
+		                      NULL};
+
+		it_sbx(&r, args);
+		IT_EXPECT(r.status != 0);
+		IT_EXPECT_CONTAINS(r.err, fmt("refused %s: not in the sandbox's allowlist", host));
+	}
+	{
+		const char *args[] = {
+		    "run",        "--backend", "landlock", "--net",        "learn",
+		    "-v",         dir,         "--",       "/usr/bin/npm", "install",
+		    "--no-audit", "--no-fund", "--cache",  cache,          "--prefer-online",
+		    "is-number",  NULL};
+
+		it_sbx(&r, args);
+		IT_EXPECT_INT(r.status, 0);
+		IT_EXPECT_CONTAINS(r.err, fmt("network:\n  allow:\n    - \"%s\"\n", host));
+	}
 }
 
 int main(int argc, char **argv)
@@ -928,7 +1212,12 @@ int main(int argc, char **argv)
 	    IT_CASE(test_none_fails_fast),
 	    IT_CASE(test_audit_and_resolver_sockets),
 	    IT_CASE(test_nested_narrowing),
-	    IT_CASE(test_landlock_backend_refuses_an_allowlist),
+	    IT_CASE(test_landlock_backend_through_the_proxy),
+	    IT_CASE(test_landlock_backend_no_way_around),
+	    IT_CASE(test_landlock_backend_proxy_refuses_the_host),
+	    IT_CASE(test_landlock_backend_sub_worker),
+	    IT_CASE(test_landlock_backend_by_auto),
+	    IT_CASE(test_landlock_backend_dry_run),
 	    IT_CASE(test_npm_registry),
 	};
 

@@ -619,8 +619,8 @@ static void secrets_at_any_depth(const char *backend)
 		}
 		cmd[c] = NULL;
 		{
-			/* claude-agent's allowlist needs the namespaces backend (sbx(1),
-			 * NETWORK): the landlock variant gives it the host's network */
+			/* the files are what this compares: the landlock variant gives
+			 * claude-agent the host's network (its allowlist is it_net's) */
 			const char *opts[] = {
 			    "-p",    profiles[p], "--backend",
 			    backend, "--net",     strcmp(backend, "landlock") ? "none" : "host",

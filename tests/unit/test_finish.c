@@ -1004,6 +1004,89 @@ static void test_sup_ask_without_listener(void **state)
 	world_clear(&s.w);
 }
 
+/* The landlock backend's allowlist: TCP sockets only, every connect the supervisor's, a
+ * listener required (fail closed), a sub-worker's list of its own refused. */
+static void allow_world(struct world *w)
+{
+	struct sbx_error err = {0};
+
+	world_init(w, false, false, false, false, false, 1000);
+	w->spec->net = SBX_NET_ALLOW;
+	assert_int_equal(sbx_netpolicy_add(&w->spec->netpol, false, "ok.example", false, &err), 0);
+	sbx_plan_free(w->plan);
+	w->plan = NULL;
+	if (sbx_plan_build(w->spec, &w->host, &w->plan, &err) < 0)
+		fail_msg("plan: %s", err.msg);
+}
+
+static void test_landlock_allowlist(void **state)
+{
+	static const struct {
+		int listener;
+		bool ok;
+		const char *why;
+	} cases[] = {
+	    {0, true, NULL},
+	    {-EBUSY, false, "a parent sandbox already supervises this process"},
+	    {-ENOSYS, false, "this kernel has no seccomp user notification"},
+	    {-EPERM, false, "it cannot be installed here"},
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct sbx_finish_facts facts = facts_for(7, false, OK, SBX_ERR_NONE, 0);
+		struct sbx_finish_in in = {.backend = LL};
+		struct sbx_error err = {0};
+		struct world w;
+		char warn[2048];
+		int r;
+
+		allow_world(&w);
+		facts.sup_listener = cases[i].listener;
+		in.spec = w.spec;
+		r = sbx_plan_finish(&in, &facts, w.plan, warn, sizeof(warn), &err);
+		if (!cases[i].ok) {
+			/* nothing would check a connect's address: refused, 125 */
+			assert_true(r < 0);
+			assert_int_equal(err.kind, SBX_ERR_UNSUPPORTED);
+			assert_non_null(strstr(err.msg, "needs sbx's supervisor"));
+			assert_non_null(strstr(err.msg, cases[i].why));
+			assert_non_null(strstr(err.hint, "--net none or --net host"));
+			world_clear(&w);
+			continue;
+		}
+		assert_int_equal(r, 0);
+		assert_true(w.plan->backend_landlock);
+		assert_true(w.plan->seccomp.tcp_only);
+		assert_false(w.plan->seccomp.no_network);
+		assert_true(has_group_rule(&w.plan->seccomp_rules, sbx_seccomp_tcp_only_group));
+		assert_false(has_group_rule(&w.plan->seccomp_rules, sbx_seccomp_no_network_group));
+		assert_true(w.plan->sup.enabled);
+		assert_true(w.plan->sup.families & SBX_SUP_F_CONNECT);
+		/* Landlock: TCP bind and connect handled (the proxy's ports come at launch) */
+		assert_int_equal(w.plan->landlock.handled_net,
+		                 SBX_LL_NET_BIND_TCP | SBX_LL_NET_CONNECT_TCP);
+		assert_int_equal(w.plan->landlock.n_connect_ports, 0);
+		/* what it gives up, said */
+		assert_non_null(strstr(w.plan->landlock.lost, "no resolver inside"));
+		assert_non_null(strstr(w.plan->landlock.lost, "host's loopback"));
+		world_clear(&w);
+	}
+	/* the namespaces backend: its own namespace, no connect gate */
+	{
+		struct sbx_finish_facts facts = facts_for(7, false, OK, SBX_ERR_NONE, 0);
+		struct sbx_finish_in in = {.backend = NS};
+		struct world w;
+
+		allow_world(&w);
+		in.spec = w.spec;
+		assert_int_equal(sbx_plan_finish(&in, &facts, w.plan, NULL, 0, NULL), 0);
+		assert_false(w.plan->seccomp.tcp_only);
+		assert_int_equal(w.plan->sup.families & SBX_SUP_F_CONNECT, 0);
+		world_clear(&w);
+	}
+}
+
 /* `deny` is always a kernel rule, supervisor or not. */
 static void test_sup_deny_is_landlock(void **state)
 {
@@ -1134,6 +1217,7 @@ int main(void)
 	    cmocka_unit_test(test_sup_landlock_meta),
 	    cmocka_unit_test(test_sup_ask_without_listener),
 	    cmocka_unit_test(test_sup_deny_is_landlock),
+	    cmocka_unit_test(test_landlock_allowlist),
 	    cmocka_unit_test(test_sup_read_caps_and_globs),
 	    cmocka_unit_test(test_sup_hide_later),
 	};

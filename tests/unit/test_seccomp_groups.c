@@ -13,6 +13,7 @@
 #include <linux/audit.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
+#include <netinet/in.h>
 #include <sched.h>
 #include <seccomp.h>
 #include <stdlib.h>
@@ -657,6 +658,69 @@ static void test_program_verdicts(void **state)
 	sbx_seccomp_conf_clear(&conf);
 }
 
+/* The landlock backend's allowlist: TCP sockets of AF_INET and AF_INET6 only; MPTCP, UDP,
+ * raw, packet, unix, TCP Fast Open and listen denied; connect left to the supervisor;
+ * --net none's table wins where both are set. */
+static void test_tcp_only(void **state)
+{
+	struct sbx_seccomp_conf conf = {.tcp_only = true, .no_unix_sockets = true}, copy;
+	struct sbx_seccomp_prog p = {0};
+	struct sbx_seccomp_rules rules;
+	struct sbx_error err = {0};
+	const uint64_t stream_nb = SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC;
+
+	(void)state;
+	assert_int_equal(sbx_seccomp_resolve(&conf, &rules, NULL), 0);
+	assert_string_equal(find_rule(&rules, "listen")->group, sbx_seccomp_tcp_only_group);
+	assert_null(find_rule(&rules, "connect"));
+	sbx_seccomp_rules_clear(&rules);
+	assert_int_equal(sbx_seccomp_conf_copy(&copy, &conf, NULL), 0);
+	assert_true(copy.tcp_only);
+	sbx_seccomp_conf_clear(&copy);
+#if defined(__x86_64__)
+	if (build_conf(&conf, &p, &err) < 0)
+		fail_msg("build: %s", err.msg);
+	/* TCP, however spelled */
+	assert_int_equal(verdict4(&p, "socket", AF_INET, SOCK_STREAM, 0, 0), ALLOW);
+	assert_int_equal(verdict4(&p, "socket", AF_INET6, SOCK_STREAM, IPPROTO_TCP, 0), ALLOW);
+	assert_int_equal(verdict4(&p, "socket", AF_INET, stream_nb, IPPROTO_TCP, 0), ALLOW);
+	assert_int_equal(verdict4(&p, "socket", AF_INET | 1ull << 32, SOCK_STREAM, 0, 0), ALLOW);
+	/* nothing else */
+	assert_int_equal(verdict4(&p, "socket", AF_INET, SOCK_STREAM, 262 /* MPTCP */, 0),
+	                 ERR(EPERM));
+	assert_int_equal(verdict4(&p, "socket", AF_INET6, SOCK_STREAM, 132 /* SCTP */, 0),
+	                 ERR(EPERM));
+	assert_int_equal(verdict4(&p, "socket", AF_INET, SOCK_DGRAM, 0, 0), ERR(EPERM));
+	assert_int_equal(verdict4(&p, "socket", AF_INET, SOCK_RAW, 1, 0), ERR(EPERM));
+	assert_int_equal(verdict4(&p, "socket", AF_INET, SOCK_SEQPACKET, 0, 0), ERR(EPERM));
+	assert_int_equal(verdict4(&p, "socket", AF_PACKET, SOCK_RAW, 0, 0), ERR(EPERM));
+	assert_int_equal(verdict4(&p, "socket", AF_UNIX, SOCK_STREAM, 0, 0), ERR(EPERM));
+	assert_int_equal(verdict4(&p, "socket", AF_NETLINK, SOCK_RAW, 0, 0), ERR(EPERM));
+	assert_int_equal(verdict4(&p, "socketpair", AF_UNIX, SOCK_STREAM, 0, 0), ALLOW);
+	assert_int_equal(verdict4(&p, "socketpair", AF_INET, SOCK_STREAM, 0, 0), ERR(EPERM));
+	/* TCP Fast Open connects without connect(2) */
+	assert_int_equal(verdict4(&p, "sendto", 3, 0, 1, MSG_FASTOPEN), ERR(EPERM));
+	assert_int_equal(verdict4(&p, "sendto", 3, 0, 1, MSG_NOSIGNAL), ALLOW);
+	assert_int_equal(verdict4(&p, "sendmsg", 3, 0, MSG_FASTOPEN | MSG_DONTWAIT, 0), ERR(EPERM));
+	assert_int_equal(verdict4(&p, "sendmsg", 3, 0, MSG_DONTWAIT, 0), ALLOW);
+	assert_int_equal(verdict4(&p, "sendmmsg", 3, 0, 1, MSG_FASTOPEN), ERR(EPERM));
+	assert_int_equal(verdict4(&p, "listen", 3, 1, 0, 0), ERR(EPERM));
+	assert_int_equal(verdict4(&p, "setsockopt", 3, IPPROTO_TCP, 30 /* FASTOPEN_CONNECT */, 0),
+	                 ERR(EOPNOTSUPP));
+	assert_int_equal(verdict4(&p, "setsockopt", 3, IPPROTO_TCP, 1 /* TCP_NODELAY */, 0), ALLOW);
+	assert_int_equal(verdict4(&p, "setsockopt", 3, SOL_SOCKET, 30, 0), ALLOW);
+	/* the supervisor's listener filter sends connect; this filter lets it through */
+	assert_int_equal(verdict4(&p, "connect", 3, 0, 16, 0), ALLOW);
+	sbx_seccomp_prog_clear(&p);
+#endif
+	/* --net none wins */
+	conf.no_network = true;
+	assert_int_equal(sbx_seccomp_resolve(&conf, &rules, NULL), 0);
+	assert_string_equal(find_rule(&rules, "connect")->group, sbx_seccomp_no_network_group);
+	assert_null(find_rule(&rules, "listen"));
+	sbx_seccomp_rules_clear(&rules);
+}
+
 /* The landlock backend's --net none and carving: every socket but AF_UNIX, connect, and hard
  * links denied; nothing of it without the flags; copied with the configuration. */
 static void test_no_network_no_hardlinks(void **state)
@@ -1036,6 +1100,7 @@ int main(void)
 	    cmocka_unit_test(test_conf_copy_and_plan),
 	    cmocka_unit_test(test_program_verdicts),
 	    cmocka_unit_test(test_no_network_no_hardlinks),
+	    cmocka_unit_test(test_tcp_only),
 	    cmocka_unit_test(test_no_unix_sockets),
 	    cmocka_unit_test(test_suid_and_xattr_verdicts),
 	    cmocka_unit_test(test_locked_groups_cannot_be_allowed),
