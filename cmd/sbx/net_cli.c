@@ -279,8 +279,12 @@ static void net_env(struct net_env *v)
 
 int sbx_cli_net_spec(struct sbx_spec *spec, bool top, struct sbx_error *err)
 {
-	static const char *const resolver_sockets[] = {"/run/systemd/resolve", "/run/nscd",
-	                                               "/var/run/nscd"};
+	/* systemd-resolved's varlink socket, nscd's, and the system bus, where resolved
+	 * answers org.freedesktop.resolve1.ResolveHostname for anyone (and avahi its mDNS
+	 * names): each would carry a name out */
+	static const char *const resolver_sockets[] = {
+	    "/run/systemd/resolve", "/run/nscd", "/var/run/nscd", "/run/dbus/system_bus_socket",
+	    "/var/run/dbus/system_bus_socket"};
 	struct net_env v = {0};
 	int r = 0;
 

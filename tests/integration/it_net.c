@@ -23,6 +23,7 @@
 #include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
+#include <sys/un.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -772,8 +773,18 @@ static void test_audit_and_resolver_sockets(void)
 	 * /run of this case's own mount namespace (a tmpfs), where sbx finds them */
 	if (unshare(CLONE_NEWNS) < 0 || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0 ||
 	    mount("tmpfs", "/run", "tmpfs", 0, "mode=755") < 0 || mkdir("/run/nscd", 0755) < 0 ||
-	    mkdir("/run/systemd", 0755) < 0 || mkdir("/run/systemd/resolve", 0755) < 0)
+	    mkdir("/run/systemd", 0755) < 0 || mkdir("/run/systemd/resolve", 0755) < 0 ||
+	    mkdir("/run/dbus", 0755) < 0)
 		it_fail(__FILE__, __LINE__, "a /run of the case's own: %s", strerror(errno));
+	{
+		/* the system bus: a listening socket, as dbus-daemon's */
+		struct sockaddr_un a = {.sun_family = AF_UNIX,
+		                        .sun_path = "/run/dbus/system_bus_socket"};
+		int s = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+		if (s < 0 || bind(s, (struct sockaddr *)&a, sizeof(a)) < 0 || listen(s, 1) < 0)
+			it_fail(__FILE__, __LINE__, "a system bus socket: %s", strerror(errno));
+	}
 	it_write_file("/run/nscd/socket", "");
 	it_write_file("/run/systemd/resolve/io.systemd.Resolve", "");
 	it_write_file("/run/other", "");
@@ -781,7 +792,8 @@ static void test_audit_and_resolver_sockets(void)
 	IT_EXPECT_INT(r.status, 0);
 	IT_EXPECT_CONTAINS(r.out, "/run/systemd/resolve");
 	IT_EXPECT_CONTAINS(r.out, "/run/nscd");
-	/* and a real run cannot list them */
+	IT_EXPECT_CONTAINS(r.out, "/run/dbus/system_bus_socket");
+	/* and a real run cannot list them, nor reach the bus */
 	{
 		const char *run[] = {"run",
 		                     "-v",
@@ -796,6 +808,11 @@ static void test_audit_and_resolver_sockets(void)
 		IT_EXPECT_CONTAINS(r.out, "listed");
 		IT_EXPECT_NOT_CONTAINS(r.out, "socket");
 		IT_EXPECT_NOT_CONTAINS(r.out, "io.systemd.Resolve");
+		run[6] = "python3 -c 'import socket; s = socket.socket(socket.AF_UNIX); "
+		         "s.connect(\"/run/dbus/system_bus_socket\")' 2>&1; echo bus=$?";
+		it_sbx(&r, run);
+		IT_EXPECT_CONTAINS(r.out, "bus=1");
+		IT_EXPECT_CONTAINS(r.out, "PermissionError");
 		/* the rest of /run is there: the masks are what hides them */
 		run[6] = "ls /run";
 		it_sbx(&r, run);
