@@ -4343,7 +4343,8 @@ static void serve_connect(struct sbx_supervisor *s)
 	struct sockaddr_storage sa, self;
 	struct sbx_netll_sock sk = {-1, -1, -1};
 	socklen_t ol = sizeof(int), sl = sizeof(self);
-	uint64_t len = d->args[2];
+	/* the kernel reads addrlen as an int: its low 32 bits, and only those are copied */
+	uint32_t len = (uint32_t)d->args[2];
 	_cleanup_close_ int pidfd = -1, sock = -1;
 	enum sbx_netll_verdict v;
 	char what[128], line[1024];
@@ -4351,7 +4352,7 @@ static void serve_connect(struct sbx_supervisor *s)
 	int r, e;
 
 	memset(&sa, 0, sizeof(sa));
-	if ((int)(uint32_t)len < 0 || (uint32_t)len > sizeof(sa)) {
+	if ((int)len < 0 || len > sizeof(sa)) {
 		respond(s, EINVAL, false); /* as the kernel says */
 		return;
 	}
