@@ -607,7 +607,7 @@ int sbx_cli_parse_run(int argc, char **argv, const char *cwd, struct sbx_cli_run
 	return 0;
 }
 
-static void print_landlock(FILE *f, const struct sbx_ll_plan *ll, bool json);
+static void print_landlock(FILE *f, const struct sbx_ll_plan *ll, bool proxy, bool json);
 static void print_sup(FILE *f, const struct sbx_sup_plan *sup, bool json);
 
 static const char *flag_words(const struct sbx_plan_op *o, char *buf, size_t size)
@@ -658,7 +658,7 @@ void sbx_cli_print_plan(FILE *f, const struct sbx_plan *plan, char *const *argv,
 			        "and seccomp filter in the parent's mount namespace, narrowed as a "
 			        "namespaced one would be\n",
 			        plan->backend_why);
-		else
+		else if (!plan->backend_landlock)
 			fprintf(f,
 			        "backend:    namespaces (user, mount, pid, ipc, uts, cgroup%s)\n",
 			        plan->new_net ? ", net" : "");
@@ -733,7 +733,8 @@ void sbx_cli_print_plan(FILE *f, const struct sbx_plan *plan, char *const *argv,
 			fprintf(f, "  (%s)\n", sbx_cli_esc(o->why));
 		}
 		sbx_cli_print_seccomp(f, &plan->seccomp, &plan->seccomp_rules, false);
-		print_landlock(f, &plan->landlock, false);
+		print_landlock(f, &plan->landlock,
+		               plan->backend_landlock && plan->net >= SBX_NET_ALLOW, false);
 		print_sup(f, &plan->sup, false);
 		sbx_cli_print_resources(f, plan, false);
 		if (plan->n_limits)
@@ -831,7 +832,8 @@ void sbx_cli_print_plan(FILE *f, const struct sbx_plan *plan, char *const *argv,
 	}
 	fputs("],\"seccomp\":", f);
 	sbx_cli_print_seccomp(f, &plan->seccomp, &plan->seccomp_rules, true);
-	print_landlock(f, &plan->landlock, true);
+	print_landlock(f, &plan->landlock, plan->backend_landlock && plan->net >= SBX_NET_ALLOW,
+	               true);
 	print_sup(f, &plan->sup, true);
 	sbx_cli_print_resources(f, plan, true);
 	fputs(",\"limits\":[", f);
@@ -855,7 +857,7 @@ void sbx_cli_print_plan(FILE *f, const struct sbx_plan *plan, char *const *argv,
 	fputs("]}\n", f);
 }
 
-static void print_landlock(FILE *f, const struct sbx_ll_plan *ll, bool json)
+static void print_landlock(FILE *f, const struct sbx_ll_plan *ll, bool proxy, bool json)
 {
 	char ops[128], acc[512];
 
@@ -866,7 +868,10 @@ static void print_landlock(FILE *f, const struct sbx_ll_plan *ll, bool json)
 			return;
 		}
 		fprintf(f, "landlock:   ABI %d; tcp %s; scopes %s%s%s\n", ll->abi,
-		        ll->handled_net ? "bind and connect denied" : "not restricted",
+		        !ll->handled_net ? "not restricted"
+		        : ll->n_connect_ports || proxy
+		            ? "bind denied, connect only to sbx's proxy ports (chosen at launch)"
+		            : "bind and connect denied",
 		        ll->scoped & SBX_LL_SCOPE_ABSTRACT_UNIX ? "abstract-unix " : "",
 		        ll->scoped & SBX_LL_SCOPE_SIGNAL ? "signal" : "", ll->scoped ? "" : "none");
 		if (!ll->handled_fs) {

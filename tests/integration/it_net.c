@@ -1107,6 +1107,8 @@ static void test_landlock_backend_dry_run(void)
 	IT_EXPECT_CONTAINS(r.out, "listens on the host's loopback");
 	IT_EXPECT_CONTAINS(r.out, "--net allowlist");
 	IT_EXPECT_CONTAINS(r.out, "HTTP_PROXY=http://127.0.0.1:PORT\n"); /* picked at launch */
+	IT_EXPECT_CONTAINS(r.out, "tcp bind denied, connect only to sbx's proxy ports");
+	IT_EXPECT_NOT_CONTAINS(r.out, "backend:    namespaces"); /* one backend, the true one */
 }
 
 /* End to end: the real npm registry, where this machine reaches it. */
