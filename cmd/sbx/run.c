@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -25,6 +26,7 @@
 #include "os/guard.h"
 #include "os/landlock.h"
 #include "os/broker.h"
+#include "os/fd.h"
 #include "os/launch.h"
 #include "os/netproxy.h"
 #include "os/probe.h"
@@ -608,6 +610,46 @@ int sbx_cli_parse_run(int argc, char **argv, const char *cwd, struct sbx_cli_run
 }
 
 static void print_landlock(FILE *f, const struct sbx_ll_plan *ll, bool proxy, bool json);
+
+/* A socket on fd 0, 1 or 2 that the worker could aim at the network (sbx_net_stdio_socket):
+ * refused, naming the fd, what it is, and what to do instead. */
+static int stdio_sockets(const struct sbx_plan *plan, struct sbx_error *err)
+{
+	static const char *const names[] = {"standard input", "standard output", "standard error"};
+
+	if (plan->tty == SBX_TTY_ALWAYS) /* the worker gets a terminal of its own */
+		return 0;
+	for (int fd = 0; fd < 3; fd++) {
+		int domain = 0, type = 0, r;
+		bool listening = false;
+		const char *why;
+
+		r = sbx_fd_socket_info(fd, &domain, &type, &listening);
+		if (r < 0)
+			return sbx_error_set(err, SBX_ERR_SETUP, -r,
+			                     "cannot tell what %s (fd %d) is a socket of",
+			                     names[fd], fd);
+		if (r == 0 || !(why = sbx_net_stdio_socket(plan->net, domain, type, listening)))
+			continue;
+		r = sbx_error_set(err, SBX_ERR_UNSUPPORTED, EPERM,
+		                  "%s (fd %d) is %s socket (family %d, type %d%s): %s; the "
+		                  "worker would get it as it is, and --net %s allows no such way "
+		                  "out",
+		                  names[fd], fd,
+		                  domain == AF_INET    ? "an IPv4"
+		                  : domain == AF_INET6 ? "an IPv6"
+		                  : domain == AF_UNIX  ? "a unix"
+		                                       : "a network",
+		                  domain, type & 0xf, listening ? ", listening" : "", why,
+		                  sbx_net_mode_name(plan->net));
+		sbx_error_hint(err,
+		               "give sbx a pipe there instead (e.g. `... | sbx run ... | ...`), or "
+		               "a terminal with -t; or run with --net host, which lets the worker "
+		               "reach the network anyway");
+		return r;
+	}
+	return 0;
+}
 static void print_sup(FILE *f, const struct sbx_sup_plan *sup, bool json);
 
 static const char *flag_words(const struct sbx_plan_op *o, char *buf, size_t size)
@@ -1524,9 +1566,13 @@ int sbx_cmd_run(int argc, char **argv)
 		status = fflush(stdout) == 0 ? 0 : 125;
 		goto out;
 	}
+	/* Standard input, output and error pass to the worker as they are (without -t): a
+	 * socket of the network there would be the worker's way out, whatever --net says. */
+	r = stdio_sockets(plan, &err);
 	/* Who answers the supervisor's questions, and the audit log with its start record (the
 	 * sandbox's id goes in its spec); the supervisor takes both. */
-	r = sbx_cli_broker_open(plan, &broker, &err);
+	if (r >= 0)
+		r = sbx_cli_broker_open(plan, &broker, &err);
 	if (r >= 0)
 		r = sbx_cli_audit_begin(plan, parent, run.argv, &audit, &err);
 	if (r >= 0)

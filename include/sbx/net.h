@@ -128,6 +128,13 @@ enum sbx_net_verdict sbx_net_vet(const struct sbx_net_addr *addrs, size_t n, boo
  * "blocked-private-address", "blocked-ip-literal", "bad-request"). */
 const char *sbx_net_verdict_reason(enum sbx_net_verdict v);
 
+/* May a socket of this family (AF_*) and type (SOCK_*) be the worker's standard input,
+ * output or error under this network? NULL if it may; else what it would let the worker do,
+ * for the refusal (static text). Under --net host anything may; elsewhere only a unix
+ * socket that is not a datagram one (a stream or seqpacket socket cannot be aimed elsewhere
+ * once connected, and a listening one only takes what the caller's peers send). */
+const char *sbx_net_stdio_socket(enum sbx_net_mode mode, int domain, int type, bool listening);
+
 /*
  * One line naming the refusal, the rule and the flag that would allow it (the 403's body,
  * the stderr line): "sbx: network: refused HOST: ...; to allow it: --net allow:HOST".

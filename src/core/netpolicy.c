@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <strings.h>
 
 #include "sbx/cleanup.h"
@@ -877,4 +878,21 @@ int sbx_netpolicy_narrows(enum sbx_net_mode pmode, const struct sbx_netpolicy *p
 		}
 	}
 	return 0;
+}
+
+const char *sbx_net_stdio_socket(enum sbx_net_mode mode, int domain, int type, bool listening)
+{
+	type &= 0xf; /* SOCK_TYPE_MASK: SOCK_NONBLOCK and SOCK_CLOEXEC are not the type */
+	if (mode == SBX_NET_HOST)
+		return NULL;
+	if (domain == AF_UNIX)
+		return type == SOCK_DGRAM
+		           ? "a unix datagram socket sends to any socket path it names"
+		           : NULL;
+	if (listening)
+		return "it accepts connections from the network";
+	if (type == SOCK_STREAM || type == SOCK_SEQPACKET)
+		return "it can be disconnected (connect(2) with AF_UNSPEC) and connected to any "
+		       "address";
+	return "it sends to any address it names";
 }

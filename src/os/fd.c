@@ -7,6 +7,8 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -78,4 +80,26 @@ int sbx_fd_read_all(int fd, void *buf, size_t len)
 		len -= (size_t)n;
 	}
 	return 0;
+}
+
+int sbx_fd_socket_info(int fd, int *domain, int *type, bool *listening)
+{
+	struct stat st;
+	int acc = 0;
+	socklen_t l = sizeof(int);
+
+	if (fstat(fd, &st) < 0)
+		return errno == EBADF ? 0 : -errno;
+	if (!S_ISSOCK(st.st_mode))
+		return 0;
+	if (getsockopt(fd, SOL_SOCKET, SO_DOMAIN, domain, &l) < 0)
+		return -errno;
+	l = sizeof(int);
+	if (getsockopt(fd, SOL_SOCKET, SO_TYPE, type, &l) < 0)
+		return -errno;
+	l = sizeof(int);
+	if (getsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN, &acc, &l) < 0)
+		acc = 0;
+	*listening = acc != 0;
+	return 1;
 }

@@ -4,6 +4,7 @@
 
 /* File descriptors across fork and exec (src/os/fd.c). */
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "sbx/error.h"
@@ -20,5 +21,9 @@ int sbx_fd_pass(int fd, int number, struct sbx_error *err);
 /* read(2) all of len bytes, again after EINTR and short reads: 0, or -errno (-EPIPE for an
  * end of file before len bytes). */
 int sbx_fd_read_all(int fd, void *buf, size_t len);
+
+/* Is fd a socket? 1 with its family, type and whether it listens; 0 if it is not one (or
+ * not open); -errno where it cannot be asked. */
+int sbx_fd_socket_info(int fd, int *domain, int *type, bool *listening);
 
 #endif

@@ -1095,6 +1095,59 @@ static void test_landlock_backend_by_auto(void)
 	IT_EXPECT_CONTAINS(r.err, "refused connect() to 127.0.0.1:8080");
 }
 
+/* A socket of the network as the worker's standard input or output (inetd's way, systemd's
+ * Accept=yes) would be its way out whatever --net says (it can be reconnected anywhere, or
+ * accept connections): refused under none and an allowlist, on both backends; a unix stream
+ * socket (a journal's stdout) and --net host are fine. */
+static const char stdio_probe[] =
+    "import socket, subprocess, sys\n"
+    "sbx = sys.argv[1]\n"
+    "a = socket.socket(); a.bind(('127.0.0.1', 0)); a.listen(1)\n"
+    "c = socket.create_connection(a.getsockname()); peer, _ = a.accept()\n"
+    "u = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)\n"
+    "st = socket.socketpair()\n"
+    "dg = socket.socketpair(socket.AF_UNIX, socket.SOCK_DGRAM)\n"
+    "def run(name, args, **fds):\n"
+    "    p = subprocess.run([sbx, 'run'] + args + ['--', '/bin/true'], "
+    "stderr=subprocess.PIPE, text=True, **fds)\n"
+    "    print(name, p.returncode, p.stderr.strip().replace('\\n', ' '))\n"
+    "for b in ('namespaces', 'landlock'):\n"
+    "    run('tcp-stdin-' + b, ['--backend', b], stdin=c.fileno())\n"
+    "    run('tcp-listen-' + b, ['--backend', b], stdin=a.fileno())\n"
+    "    run('udp-stdout-' + b, ['--backend', b], stdout=u.fileno())\n"
+    "    run('unix-dgram-' + b, ['--backend', b], stdout=dg[0].fileno())\n"
+    "    run('unix-stream-' + b, ['--backend', b], stdin=st[0].fileno())\n"
+    "    run('tcp-allow-' + b, ['--backend', b, '--net', 'allow:ok.test'], "
+    "stdin=c.fileno())\n"
+    "run('tcp-host', ['--net', 'host'], stdin=c.fileno())\n";
+
+static void test_stdio_sockets(void)
+{
+	struct it_run r;
+	const char *argv[] = {"/usr/bin/python3", "-c", stdio_probe, it_sbx_path(), NULL};
+
+	if (chdir(it_tmpdir()) < 0) /* a workspace without git's notes */
+		it_fail(__FILE__, __LINE__, "chdir: %s", strerror(errno));
+	it_exec(&r, argv);
+	IT_EXPECT_INT(r.status, 0);
+	for (int b = 0; b < 2; b++) {
+		const char *be = b ? "landlock" : "namespaces";
+
+		IT_EXPECT_CONTAINS(r.out, fmt("tcp-stdin-%s 125 sbx: standard input (fd 0) is an "
+		                              "IPv4 socket",
+		                              be));
+		IT_EXPECT_CONTAINS(r.out, fmt("tcp-listen-%s 125", be));
+		IT_EXPECT_CONTAINS(r.out,
+		                   fmt("udp-stdout-%s 125 sbx: standard output (fd 1) is an", be));
+		IT_EXPECT_CONTAINS(r.out, fmt("unix-dgram-%s 125", be));
+		IT_EXPECT_CONTAINS(r.out, fmt("unix-stream-%s 0", be));
+		IT_EXPECT_CONTAINS(r.out, fmt("tcp-allow-%s 125", be));
+	}
+	IT_EXPECT_CONTAINS(r.out, "accepts connections from the network");
+	IT_EXPECT_CONTAINS(r.out, "--net host");
+	IT_EXPECT_CONTAINS(r.out, "tcp-host 0");
+}
+
 /* --dry-run says what this backend gives up. */
 static void test_landlock_backend_dry_run(void)
 {
@@ -1247,6 +1300,7 @@ int main(int argc, char **argv)
 	    IT_CASE(test_landlock_backend_sub_worker),
 	    IT_CASE(test_landlock_backend_by_auto),
 	    IT_CASE(test_landlock_backend_dry_run),
+	    IT_CASE(test_stdio_sockets),
 	    IT_CASE(test_npm_registry),
 	};
 

@@ -476,13 +476,51 @@ static void test_codec(void **state)
 	free(blob);
 }
 
+/* A socket as the worker's standard input, output or error (sbx_net_stdio_socket). */
+static void test_stdio_socket(void **state)
+{
+	static const struct {
+		enum sbx_net_mode mode;
+		int domain, type;
+		bool listening, allowed;
+		const char *why;
+	} rows[] = {
+	    {SBX_NET_NONE, AF_INET, SOCK_STREAM, false, false, "connected to any address"},
+	    {SBX_NET_NONE, AF_INET6, SOCK_STREAM | SOCK_NONBLOCK, false, false, "AF_UNSPEC"},
+	    {SBX_NET_ALLOW, AF_INET, SOCK_DGRAM, false, false, "sends to any address"},
+	    {SBX_NET_NONE, AF_INET, SOCK_STREAM, true, false, "accepts connections"},
+	    {SBX_NET_LEARN, AF_NETLINK, SOCK_RAW, false, false, "sends to any address"},
+	    {SBX_NET_NONE, AF_UNIX, SOCK_DGRAM, false, false, "socket path"},
+	    {SBX_NET_NONE, AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, false, false, "socket path"},
+	    {SBX_NET_NONE, AF_UNIX, SOCK_STREAM, false, true, NULL},
+	    {SBX_NET_NONE, AF_UNIX, SOCK_SEQPACKET, false, true, NULL},
+	    {SBX_NET_NONE, AF_UNIX, SOCK_STREAM, true, true, NULL},
+	    {SBX_NET_HOST, AF_INET, SOCK_STREAM, false, true, NULL},
+	    {SBX_NET_HOST, AF_UNIX, SOCK_DGRAM, false, true, NULL},
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		const char *why = sbx_net_stdio_socket(rows[i].mode, rows[i].domain, rows[i].type,
+		                                       rows[i].listening);
+
+		if (rows[i].allowed) {
+			assert_null(why);
+			continue;
+		}
+		assert_non_null(why);
+		assert_non_null(strstr(why, rows[i].why));
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_host_norm), cmocka_unit_test(test_decide),
-	    cmocka_unit_test(test_vet),       cmocka_unit_test(test_entries),
-	    cmocka_unit_test(test_http),      cmocka_unit_test(test_text),
-	    cmocka_unit_test(test_narrows),   cmocka_unit_test(test_codec),
+	    cmocka_unit_test(test_host_norm),    cmocka_unit_test(test_decide),
+	    cmocka_unit_test(test_vet),          cmocka_unit_test(test_entries),
+	    cmocka_unit_test(test_http),         cmocka_unit_test(test_text),
+	    cmocka_unit_test(test_narrows),      cmocka_unit_test(test_codec),
+	    cmocka_unit_test(test_stdio_socket),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
