@@ -593,6 +593,9 @@ static const struct lookup *by_addr(const struct sbx_netproxy *p, const struct s
 	return NULL;
 }
 
+static enum sbx_net_verdict vet_host(const struct sbx_net_addr *a, size_t n, bool allow_private,
+                                     size_t *bad);
+
 static void decide(struct sbx_netproxy *p, const char *host, struct sbx_net_decision *d)
 {
 	sbx_netpolicy_decide(&p->policy, p->conf.mode, host, d);
@@ -604,7 +607,10 @@ static void decide(struct sbx_netproxy *p, const char *host, struct sbx_net_deci
 
 		if (l) {
 			sbx_netpolicy_decide(&p->policy, p->conf.mode, l->name, &named);
-			if (named.verdict == SBX_NETV_ALLOW) {
+			/* only an answer that was accepted whole: the public address of a refused
+			 * answer (one that also held a private one) stays refused by literal */
+			if (named.verdict == SBX_NETV_ALLOW &&
+			    vet_host(l->addrs, l->n, named.allow_private, NULL) == SBX_NETV_ALLOW) {
 				named.literal = true;
 				named.addr = d->addr;
 				*d = named;

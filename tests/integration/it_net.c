@@ -101,7 +101,7 @@ static void dns_serve(int s, int *rebinds)
 	char name[256] = "";
 	size_t off = 12, nl = 0, len;
 	unsigned qtype;
-	const char *ans = NULL;
+	const char *ans = NULL, *ans2 = NULL;
 	int fd;
 
 	if (n < 17)
@@ -130,6 +130,8 @@ static void dns_serve(int s, int *rebinds)
 		ans = PRIVATE;
 	else if (!strcmp(name, "self.test"))
 		ans = SELF;
+	else if (!strcmp(name, "mixed.test")) /* a public address and a private one */
+		ans = PUBLIC, ans2 = "127.0.0.1";
 	else if (!strcmp(name, "rebind.test") && qtype == 1)
 		ans = (*rebinds)++ == 0 ? PUBLIC : "127.0.0.1"; /* public first, loopback after */
 	memcpy(out, q, off);
@@ -145,6 +147,13 @@ static void dns_serve(int s, int *rebinds)
 		len += sizeof(rr);
 		inet_pton(AF_INET, ans, out + len);
 		len += 4;
+		if (ans2) {
+			out[7] = 2;
+			memcpy(out + len, rr, sizeof(rr));
+			len += sizeof(rr);
+			inet_pton(AF_INET, ans2, out + len);
+			len += 4;
+		}
 	}
 	sendto(s, out, len, 0, (struct sockaddr *)&peer, pl);
 }
@@ -535,6 +544,21 @@ static void test_literals_and_private_answers(void)
 	                          "X-Proxy-Error: blocked-private-address\r\n"
 	                          "X-Proxy-Error: blocked-private-address\r\n");
 	IT_EXPECT_CONTAINS(r.out, "socks=97");
+	/* a refused answer's public address is not given by it to a literal: an answer that
+	 * held a private address is refused whole, and its other addresses with it */
+	{
+		struct it_run m;
+
+		net_sh(&m, "allow:mixed.test",
+		       "for u in http://mixed.test:8080/ http://" PUBLIC ":8080/; do "
+		       "curl --noproxy '' -sS -i $u | grep -E 'X-Proxy-Error|server='; done; "
+		       "curl --noproxy '' -sS --proxy socks5://127.0.0.1:1080 http://" PUBLIC
+		       ":8080/; echo socks=$?");
+		IT_EXPECT_NOT_CONTAINS(m.out, "server=");
+		IT_EXPECT_CONTAINS(m.out, "X-Proxy-Error: blocked-private-address\r\n"
+		                          "X-Proxy-Error: blocked-ip-literal\r\n");
+		IT_EXPECT_CONTAINS(m.out, "socks=97");
+	}
 	/* a name resolving to an address of the host itself (a public one: a cloud VM's) would
 	 * reach the host's services that listen on every interface */
 	IT_EXPECT_CONTAINS(r.err, "refused self.test: it resolves to " SELF);
