@@ -716,15 +716,16 @@ static void after_lookup(struct sbx_netproxy *p, struct conn *c, struct lookup *
 		          502);
 		return;
 	}
-	if (vet_host(l->addrs, l->n, c->d.allow_private, &bad) != SBX_NETV_ALLOW) {
-		learn(p, c->d.host, true);
-		if (p->conf.mode != SBX_NET_LEARN) {
-			c->d.verdict = SBX_NETV_PRIVATE;
-			refuse(p, c, &l->addrs[bad]);
-			return;
-		}
-	} else
-		learn(p, c->d.host, false);
+	/* learn mode lets private answers through: what it writes says which were private,
+	 * whatever this run's decision allowed (an entry without allow-private refuses them) */
+	if (p->conf.mode == SBX_NET_LEARN)
+		learn(p, c->d.host, vet_host(l->addrs, l->n, false, NULL) != SBX_NETV_ALLOW);
+	if (vet_host(l->addrs, l->n, c->d.allow_private, &bad) != SBX_NETV_ALLOW &&
+	    p->conf.mode != SBX_NET_LEARN) {
+		c->d.verdict = SBX_NETV_PRIVATE;
+		refuse(p, c, &l->addrs[bad]);
+		return;
+	}
 	memcpy(c->dial, l->addrs, l->n * sizeof(l->addrs[0]));
 	c->n_dial = l->n;
 	c->next_dial = 0;
@@ -1215,18 +1216,15 @@ static void wake(struct sbx_netproxy *p, struct lookup *l)
 		decide(p, l->name, &d);
 		if (l->rcode != 0) {
 			dns_reply(p, q, l->rcode == 3 ? 3 : 2, NULL, 0);
-		} else if (l->n &&
+		} else if (p->conf.mode != SBX_NET_LEARN && l->n &&
 		           vet_host(l->addrs, l->n, d.allow_private, &bad) != SBX_NETV_ALLOW) {
-			learn(p, l->name, true);
-			if (p->conf.mode == SBX_NET_LEARN) {
-				dns_reply(p, q, 0, l->addrs, l->n);
-			} else {
-				d.verdict = SBX_NETV_PRIVATE;
-				emit(p, "dns", &d, 0, &l->addrs[bad], false);
-				dns_reply(p, q, 5, NULL, 0);
-			}
+			d.verdict = SBX_NETV_PRIVATE;
+			emit(p, "dns", &d, 0, &l->addrs[bad], false);
+			dns_reply(p, q, 5, NULL, 0);
 		} else {
-			learn(p, l->name, false);
+			/* learn mode answers private ones too, and writes allow-private for them */
+			learn(p, l->name,
+			      l->n && vet_host(l->addrs, l->n, false, NULL) != SBX_NETV_ALLOW);
 			/* the answer is a decision too: the audit log has it (rate-capped) */
 			if (q->qtype == 1 || q->qtype == 28) {
 				const struct sbx_net_addr *first = NULL;
