@@ -462,15 +462,28 @@ static int parse_one(struct sbx_spec *spec, struct sbx_cli_run *out, int c, cons
 			sbx_error_hint(err, "e.g. --hide '**/.env'");
 			return r;
 		}
+		bool glob = !sbx_glob_is_literal(arg);
+
 		if (arg[0] != '/') {
-			if (asprintf(&abs, "%s%s%s", cwd, strcmp(cwd, "/") ? "/" : "", arg) < 0)
+			/* in a glob (and in unhide, always matched as one) the current directory
+			 * matches itself: its glob characters quoted ("proj [v1]") */
+			char q[2 * SBX_PATH_MAX];
+			size_t n = 0;
+
+			for (const char *p = cwd; *p && n + 2 < sizeof(q); p++) {
+				if ((glob || c == OPT_UNHIDE) && strchr("*?[]\\", *p))
+					q[n++] = '\\';
+				q[n++] = *p;
+			}
+			q[n] = '\0';
+			if (asprintf(&abs, "%s%s%s", q, strcmp(cwd, "/") ? "/" : "", arg) < 0)
 				return sbx_error_set(err, SBX_ERR_SETUP, ENOMEM, "out of memory");
 			arg = abs;
 		}
 		if (c == OPT_UNHIDE)
 			return sbx_spec_add_unhide(spec, arg, err);
-		return sbx_glob_is_literal(arg) ? sbx_spec_add_hide(spec, arg, err)
-		                                : sbx_spec_add_hide_glob(spec, arg, err);
+		return !glob ? sbx_spec_add_hide(spec, arg, err)
+		             : sbx_spec_add_hide_glob(spec, arg, err);
 	}
 	case OPT_APPROVE:
 		r = sbx_spec_set_approve(spec, arg, err);

@@ -65,6 +65,14 @@ bool sbx_glob_match(const char *pattern, const char *text);
 /* True if the pattern has no glob metacharacter: it names one exact path. */
 bool sbx_glob_is_literal(const char *pattern);
 
+/* A path as a glob that matches it alone: each of *?[]\\ quoted with '\\'. Returns the
+ * length (truncated to size - 1, as snprintf). */
+size_t sbx_glob_quote(const char *path, char *out, size_t size);
+
+/* A pattern with no unquoted metacharacter, as the path it names (quotes removed) into out;
+ * false if it is a glob. */
+bool sbx_glob_unquote(const char *pattern, char *out, size_t size);
+
 /* ---- policies ---- */
 
 #define SBX_MAX_RULES      1024

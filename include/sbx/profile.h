@@ -127,5 +127,9 @@ int sbx_policy_load_buffer(const char *data, size_t len, const char *file, const
  */
 int sbx_profile_expand(const char *in, const struct sbx_profile_vars *vars, char **out,
                        struct sbx_error *err);
+/* The same for a glob: the variables' values have their glob characters (*?[]\\) quoted with
+ * '\\', so that they match themselves (a workspace "proj [v1]"). */
+int sbx_profile_expand_glob(const char *in, const struct sbx_profile_vars *vars, char **out,
+                            struct sbx_error *err);
 
 #endif

@@ -252,6 +252,44 @@ bool sbx_glob_is_literal(const char *pattern)
 	return strpbrk(pattern, "*?[\\") == NULL;
 }
 
+size_t sbx_glob_quote(const char *path, char *out, size_t size)
+{
+	size_t n = 0;
+
+	for (const char *p = path; *p; p++) {
+		if (strchr("*?[]\\", *p)) {
+			if (n + 1 < size)
+				out[n] = '\\';
+			n++;
+		}
+		if (n + 1 < size)
+			out[n] = *p;
+		n++;
+	}
+	if (size)
+		out[n < size ? n : size - 1] = '\0';
+	return n;
+}
+
+bool sbx_glob_unquote(const char *pattern, char *out, size_t size)
+{
+	size_t n = 0;
+
+	for (const char *p = pattern; *p; p++) {
+		if (*p == '\\' && p[1])
+			p++;
+		else if (strchr("*?[", *p))
+			return false;
+		if (n + 1 >= size)
+			return false;
+		out[n++] = *p;
+	}
+	if (!size)
+		return false;
+	out[n] = '\0';
+	return true;
+}
+
 int sbx_glob_check(const char *pattern, size_t *offset, struct sbx_error *err)
 {
 	size_t len = strlen(pattern);

@@ -151,12 +151,18 @@ __attribute__((format(printf, 2, 3))) static int note(struct ctx *x, const char 
 /* A pattern made absolute: scope "/a" and "src/..." give "/a/src/...". */
 static void abs_pattern(const char *pat, const char *scope, char *out, size_t size)
 {
-	if (pat[0] == '/')
+	size_t n;
+
+	if (pat[0] == '/') {
 		snprintf(out, size, "%s", pat);
-	else if (strcmp(scope, "/") == 0)
+	} else if (strcmp(scope, "/") == 0) {
 		snprintf(out, size, "/%s", pat);
-	else
-		snprintf(out, size, "%s/%s", scope, pat);
+	} else {
+		/* the scope (a workspace "proj [v1]") matches itself in the glob */
+		n = sbx_glob_quote(scope, out, size);
+		if (n < size)
+			snprintf(out + n, size - n, "/%s", pat);
+	}
 }
 
 /* For an absolute pattern of a whole subtree (L, slash, double star) with L literal: L;
@@ -172,7 +178,7 @@ static bool subtree_of(const char *apat, char *out, size_t size)
 	if (n < 4 || strcmp(apat + n - 3, "/**") != 0)
 		return false;
 	snprintf(out, size, "%.*s", (int)(n - 3), apat);
-	return sbx_glob_is_literal(out);
+	return sbx_glob_unquote(out, out, size); /* in place: never longer */
 }
 
 /* The literal directory an absolute pattern starts with. */

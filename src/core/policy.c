@@ -602,10 +602,15 @@ static int effect_hide_glob(struct sbx_policy_effect *e, const char *scope, cons
 	char *copy;
 	char **grown;
 
-	if (pattern[0] == '/')
+	if (pattern[0] == '/') {
 		snprintf(abs, sizeof(abs), "%s", pattern);
-	else
-		snprintf(abs, sizeof(abs), "%s/%s", strcmp(scope, "/") ? scope : "", pattern);
+	} else {
+		/* the scope matches itself in the glob (a workspace "proj [v1]") */
+		size_t n = strcmp(scope, "/") ? sbx_glob_quote(scope, abs, sizeof(abs)) : 0;
+
+		if (n < sizeof(abs))
+			snprintf(abs + n, sizeof(abs) - n, "/%s", pattern);
+	}
 	copy = strdup(abs);
 	grown = copy ? realloc(e->hide_globs, (e->n_hide_globs + 1) * sizeof(*grown)) : NULL;
 	if (!grown) {
@@ -622,14 +627,17 @@ bool sbx_policy_exec_mountable(const char *pattern, const char *scope, char *pat
 	char apat[SBX_GLOB_MAX + SBX_PATH_MAX + 2];
 	size_t n;
 
-	if (pattern[0] == '/')
+	if (pattern[0] == '/') {
 		snprintf(apat, sizeof(apat), "%s", pattern);
-	else
-		snprintf(apat, sizeof(apat), "%s/%s", strcmp(scope, "/") ? scope : "", pattern);
+	} else {
+		n = strcmp(scope, "/") ? sbx_glob_quote(scope, apat, sizeof(apat)) : 0;
+		if (n < sizeof(apat))
+			snprintf(apat + n, sizeof(apat) - n, "/%s", pattern);
+	}
 	n = strlen(apat);
 	if (n >= 3 && strcmp(apat + n - 3, "/**") == 0)
 		apat[n - 3] = '\0';
-	if (!apat[0] || !sbx_glob_is_literal(apat))
+	if (!apat[0] || !sbx_glob_unquote(apat, apat, sizeof(apat)))
 		return false;
 	return sbx_path_normalize(apat, path, size, NULL) >= 0;
 }
@@ -863,11 +871,17 @@ static int exec_limits_of(const struct sbx_policy *p, const char *scope,
 			bool glob_hidden = false;
 			int r;
 
-			if (pat[0] == '/')
+			if (pat[0] == '/') {
 				snprintf(apat, sizeof(apat), "%s", pat);
-			else
-				snprintf(apat, sizeof(apat), "%s/%s",
-				         strcmp(scope, "/") ? scope : "", pat);
+			} else {
+				/* as effect_hide_glob wrote it: the scope quoted */
+				size_t n = strcmp(scope, "/")
+				               ? sbx_glob_quote(scope, apat, sizeof(apat))
+				               : 0;
+
+				if (n < sizeof(apat))
+					snprintf(apat + n, sizeof(apat) - n, "/%s", pat);
+			}
 			for (size_t k = 0; spec && k < spec->n_hide_globs; k++)
 				glob_hidden |= strcmp(spec->hide_globs[k], apat) == 0;
 			if (glob_hidden) {

@@ -77,8 +77,25 @@ static const struct {
     {"XDG_STATE_HOME", "/.local/state"},
 };
 
+/* A variable's value into b; in a glob (glob), each glob character of it quoted with '\\',
+ * so that a workspace named "proj [v1]" is matched as itself, not as a character class. */
+static int sb_add_val(struct strbuf *b, const char *val, size_t n, bool glob, struct sbx_error *err)
+{
+	int r = 0;
+
+	if (!glob)
+		return sb_add(b, val, n, err);
+	for (size_t i = 0; r >= 0 && i < n; i++) {
+		if (strchr("*?[]\\", val[i]))
+			r = sb_add(b, "\\", 1, err);
+		if (r >= 0)
+			r = sb_add(b, val + i, 1, err);
+	}
+	return r;
+}
+
 static int lookup_var(const char *name, const struct sbx_profile_vars *v, struct strbuf *b,
-                      struct sbx_error *err)
+                      bool glob, struct sbx_error *err)
 {
 	char num[32];
 	const char *val = NULL;
@@ -103,7 +120,7 @@ static int lookup_var(const char *name, const struct sbx_profile_vars *v, struct
 				continue;
 			if (!v->home || !*v->home)
 				break;
-			r = sb_add(b, v->home, strlen(v->home), err);
+			r = sb_add_val(b, v->home, strlen(v->home), glob, err);
 			if (r < 0)
 				return r;
 			return sb_add(b, xdg_defaults[i].under_home,
@@ -127,11 +144,11 @@ static int lookup_var(const char *name, const struct sbx_profile_vars *v, struct
 	}
 	if (!val || !*val)
 		return sbx_error_set(err, SBX_ERR_PROFILE, ENOENT, "${%s} has no value here", name);
-	return sb_add(b, val, strlen(val), err);
+	return sb_add_val(b, val, strlen(val), glob, err);
 }
 
-int sbx_profile_expand(const char *in, const struct sbx_profile_vars *vars, char **out,
-                       struct sbx_error *err)
+static int expand(const char *in, const struct sbx_profile_vars *vars, bool glob, char **out,
+                  struct sbx_error *err)
 {
 	struct strbuf b = {0};
 	const char *p = in;
@@ -142,7 +159,7 @@ int sbx_profile_expand(const char *in, const struct sbx_profile_vars *vars, char
 		if (!vars->home || !*vars->home)
 			return sbx_error_set(err, SBX_ERR_PROFILE, ENOENT,
 			                     "'~' is used but no home directory is known");
-		r = sb_add(&b, vars->home, strlen(vars->home), err);
+		r = sb_add_val(&b, vars->home, strlen(vars->home), glob, err);
 		p++;
 	}
 	while (r >= 0 && *p) {
@@ -166,7 +183,7 @@ int sbx_profile_expand(const char *in, const struct sbx_profile_vars *vars, char
 			}
 			memcpy(name, p + 2, (size_t)(end - p - 2));
 			name[end - p - 2] = '\0';
-			r = lookup_var(name, vars, &b, err);
+			r = lookup_var(name, vars, &b, glob, err);
 			p = end + 1;
 		} else {
 			r = sbx_error_set(err, SBX_ERR_PROFILE, EINVAL,
@@ -182,6 +199,18 @@ int sbx_profile_expand(const char *in, const struct sbx_profile_vars *vars, char
 	}
 	*out = b.s;
 	return 0;
+}
+
+int sbx_profile_expand(const char *in, const struct sbx_profile_vars *vars, char **out,
+                       struct sbx_error *err)
+{
+	return expand(in, vars, false, out, err);
+}
+
+int sbx_profile_expand_glob(const char *in, const struct sbx_profile_vars *vars, char **out,
+                            struct sbx_error *err)
+{
+	return expand(in, vars, true, out, err);
 }
 
 /* ---- the loader ---- */
@@ -743,16 +772,41 @@ static int p_devices(struct loader *l, const struct sbx_ynode *k, const struct s
 	return 0;
 }
 
+/* A path of hide: or unhide:, which may be a glob: the variables' values match themselves
+ * in a glob (a workspace "proj [v1]"); a literal entry stays the exact path. */
+static int get_hide_path(struct loader *l, const struct sbx_ynode *k, const struct sbx_ynode *v,
+                         bool always_glob, char **out, bool *glob)
+{
+	_cleanup_free_ char *raw = NULL;
+	const char *s = NULL;
+	int r = get_path(l, k, v, out);
+
+	*glob = false;
+	if (r < 0 || (r = sbx_prof_get_str(l, k, v, &s)) < 0)
+		return r;
+	/* a glob by what the profile wrote, not by what a variable's value holds */
+	*glob = !sbx_glob_is_literal(s);
+	if (!*glob && !always_glob)
+		return 0;
+	r = sbx_profile_expand_glob(s, &l->o->vars, &raw, l->err);
+	if (r < 0)
+		return sbx_prof_locate(l, v, r);
+	free(*out);
+	*out = NULL;
+	return sbx_prof_locate(l, v, sbx_path_absolute(raw, "/", out, l->err));
+}
+
 static int p_hide(struct loader *l, const struct sbx_ynode *k, const struct sbx_ynode *v)
 {
 	for (size_t i = 0; i < v->n_kids; i++) {
 		_cleanup_free_ char *path = NULL;
-		int r = get_path(l, k, v->kids[i], &path);
+		bool glob;
+		int r = get_hide_path(l, k, v->kids[i], false, &path, &glob);
 
 		if (r < 0)
 			return r;
 		/* A glob is matched by one walk of the host at launch (src/os/globwalk.c). */
-		if (!sbx_glob_is_literal(path))
+		if (glob)
 			r = sbx_prof_locate(l, v->kids[i],
 			                    sbx_spec_add_hide_glob(l->spec, path, l->err));
 		else
@@ -769,7 +823,9 @@ static int p_unhide(struct loader *l, const struct sbx_ynode *k, const struct sb
 {
 	for (size_t i = 0; i < v->n_kids; i++) {
 		_cleanup_free_ char *path = NULL;
-		int r = get_path(l, k, v->kids[i], &path);
+		bool glob;
+		/* matched as a glob either way: a literal entry, its glob characters quoted */
+		int r = get_hide_path(l, k, v->kids[i], true, &path, &glob);
 
 		if (r >= 0)
 			r = sbx_prof_locate(l, v->kids[i],

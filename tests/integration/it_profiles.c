@@ -44,11 +44,13 @@ __attribute__((format(printf, 1, 2))) static char *fmt(const char *f, ...)
 
 /* A workspace with a git repository's hooks and config and a secret, and a home with an
  * agent's configuration and session state. */
+static const char *ws_name = "ws"; /* the workspace's folder name under the case's tmpdir */
+
 static void setup(void)
 {
 	const char *t = it_tmpdir();
 
-	snprintf(ws, sizeof(ws), "%s/ws", t);
+	snprintf(ws, sizeof(ws), "%s/%s", t, ws_name);
 	snprintf(home, sizeof(home), "%s/home", t);
 	it_write_file(it_path(ws, "file.txt"), "hello\n");
 	it_write_file(it_path(ws, ".env"), "API_KEY=secret-value\n");
@@ -775,6 +777,45 @@ static void test_check_protected(void)
 	IT_EXPECT_INT(r.status, 0);
 }
 
+/* A workspace whose path holds glob characters ("proj [v1]"): ${WORKSPACE} in the shipped
+ * hide globs and policies matches it as itself (it was read as a character class, and the
+ * secrets were not hidden at all; claude-agent could not write its workspace). */
+static void bracket_workspace(const char *backend)
+{
+	static const char *const profiles[] = {"no-secrets", "claude-agent"};
+	struct it_run r;
+
+	ws_name = "proj [v1] *?";
+	setup();
+	it_write_file(it_path(ws, "sub/.env"), "API_KEY=deep-secret\n");
+	for (size_t i = 0; i < sizeof(profiles) / sizeof(profiles[0]); i++) {
+		const char *args[] = {
+		    "run",       "-q",        "--profile",
+		    profiles[i], "--backend", backend,
+		    "--net",     "host",      "--",
+		    "/bin/sh",   "-c",        "cat .env sub/.env; touch sub/made && echo made",
+		    NULL};
+		const char *check[] = {"check", "--profile",         profiles[i],
+		                       "read",  it_path(ws, ".env"), NULL};
+
+		it_sbx(&r, args);
+		IT_EXPECT_NOT_CONTAINS(r.out, "secret");
+		IT_EXPECT_CONTAINS(r.out, "made\n");
+		it_sbx(&r, check);
+		IT_EXPECT_CONTAINS(r.out, "deny");
+	}
+}
+
+static void test_bracket_workspace(void)
+{
+	bracket_workspace("namespaces");
+}
+
+static void test_bracket_workspace_landlock(void)
+{
+	bracket_workspace("landlock");
+}
+
 int main(int argc, char **argv)
 {
 	static const struct it_case cases[] = {
@@ -794,6 +835,8 @@ int main(int argc, char **argv)
 	    IT_CASE(test_run_policy_noexec),
 	    IT_CASE(test_run_real_claude),
 	    IT_CASE(test_secrets_hidden_at_any_depth),
+	    IT_CASE(test_bracket_workspace),
+	    IT_CASE(test_bracket_workspace_landlock),
 	    IT_CASE(test_secrets_hidden_at_any_depth_landlock),
 	    IT_CASE(test_approvals_deny),
 	    IT_CASE(test_approvals_deny_landlock),

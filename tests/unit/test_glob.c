@@ -143,12 +143,37 @@ static void test_literal(void **state)
 	assert_false(sbx_glob_is_literal("a\\b"));
 }
 
+/* A path quoted matches itself alone, and unquotes back to itself. */
+static void test_quote(void **state)
+{
+	static const char *const paths[] = {"/tmp/proj [v1]", "/a*b/c?d", "/x\\y]z", "/plain"};
+	static const char *const others[] = {"/tmp/proj v", "/aXb/cYd", "/xy]z", "/plainer"};
+	char q[256], back[256];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(paths) / sizeof(paths[0]); i++) {
+		size_t n = sbx_glob_quote(paths[i], q, sizeof(q));
+
+		assert_int_equal(n, strlen(q));
+		assert_true(sbx_glob_match(q, paths[i]));
+		assert_false(sbx_glob_match(q, others[i]));
+		assert_true(sbx_glob_unquote(q, back, sizeof(back)));
+		assert_string_equal(back, paths[i]);
+	}
+	assert_false(sbx_glob_unquote("/a/*.c", back, sizeof(back)));
+	assert_false(sbx_glob_unquote("/a/[ab]", back, sizeof(back)));
+	/* truncated as snprintf: the length it would have */
+	assert_int_equal(sbx_glob_quote("[[[[", q, 4), 8);
+	assert_int_equal(strlen(q), 3);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_match_table),
 	    cmocka_unit_test(test_check_refusals),
 	    cmocka_unit_test(test_literal),
+	    cmocka_unit_test(test_quote),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
