@@ -153,8 +153,9 @@ bool sbx_sup_host_creatable(const struct sbx_plan *plan, const char *host_path);
 
 /* The other sandbox paths at which the host file behind sandbox path `path` shows (another
  * bind or mirror of a folder above it, not beneath a deeper mount there): at most `max`
- * into out[] (SBX_PATH_MAX bytes each); returns how many. 0 where the path has no host file
- * (a tmpfs, /proc) or no other view. For the supervisor's hide globs (hide_later). */
+ * into out[] (SBX_PATH_MAX bytes each); returns how many there are, more than `max` where
+ * more were found than filled (the caller then fails closed). 0 where the path has no host
+ * file (a tmpfs, /proc) or no other view. For the supervisor's hide globs (hide_later). */
 size_t sbx_sup_views(const struct sbx_plan *plan, const char *path, char (*out)[SBX_PATH_MAX],
                      size_t max);
 

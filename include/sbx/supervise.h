@@ -76,6 +76,7 @@ struct sbx_sup_target {
 	 * folder, a --root over the workspace): hide globs are matched at each (may be NULL). */
 	const char *const *views;
 	size_t n_views;
+	bool views_lost; /* more views than the listener could hold: hide globs fail closed */
 };
 
 struct sbx_sup_req {

@@ -304,6 +304,9 @@ int sbx_nest_plan(const struct sbx_nest *parent, const struct sbx_nest_ask *ask,
 	/* --best-effort is the run's own: it weakens only what this child would add, never
 	 * the parent's layers, which hold it whatever it says */
 	spec->best_effort = asked->best_effort;
+	/* hide_later is a promise only a supervisor of the child's own can keep: asked, it is
+	 * planned (and refused where no listener can be installed, sbx_sup_finish) */
+	spec->hide_later = asked->hide_later;
 	if (asked->chdir)
 		r = sbx_spec_set_str(&spec->chdir, asked->chdir, err);
 	for (size_t i = 0; r >= 0 && i < asked->n_env; i++)

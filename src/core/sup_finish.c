@@ -232,8 +232,9 @@ size_t sbx_sup_views(const struct sbx_plan *plan, const char *path, char (*out)[
 	if (!plan || !path || path[0] != '/' ||
 	    sbx_plan_resolve(plan, path, &at, host, sizeof(host), NULL) < 0)
 		return 0;
-	for (size_t i = 0; i < plan->n_ops && n_out < max; i++) {
+	for (size_t i = 0; i < plan->n_ops; i++) {
 		const struct sbx_plan_op *o = &plan->ops[i];
+		char view[SBX_PATH_MAX];
 		const char *rest;
 		bool again = false;
 		int n;
@@ -242,15 +243,18 @@ size_t sbx_sup_views(const struct sbx_plan *plan, const char *path, char (*out)[
 		    !sbx_path_covers(o->source, host))
 			continue;
 		rest = sbx_path_rest(o->source, host);
-		n = snprintf(out[n_out], SBX_PATH_MAX, "%s%s%s", o->target,
+		n = snprintf(view, sizeof(view), "%s%s%s", o->target,
 		             *rest && strcmp(o->target, "/") ? "/" : "", rest);
-		if (n < 0 || n >= SBX_PATH_MAX || strcmp(out[n_out], path) == 0 ||
-		    sbx_plan_guarded_by(plan, out[n_out]) != o)
+		if (n < 0 || n >= SBX_PATH_MAX || strcmp(view, path) == 0 ||
+		    sbx_plan_guarded_by(plan, view) != o)
 			continue;
-		for (size_t k = 0; k < n_out && !again; k++)
-			again = strcmp(out[k], out[n_out]) == 0;
-		if (!again)
-			n_out++;
+		for (size_t k = 0; k < n_out && k < max && !again; k++)
+			again = strcmp(out[k], view) == 0;
+		if (again)
+			continue;
+		if (n_out < max)
+			memcpy(out[n_out], view, (size_t)n + 1);
+		n_out++; /* counted beyond max too: the caller fails closed */
 	}
 	return n_out;
 }
@@ -413,8 +417,9 @@ int sbx_sup_finish(const struct sbx_finish_in *in, const struct sbx_finish_facts
 		 * --best-effort) said in the plan's limits */
 		const char *why =
 		    facts->sup_listener == -EBUSY
-		        ? "a parent sandbox already supervises (one listener per process): its own "
-		          "hide globs hold for this sandbox's opens where it asks hide_later"
+		        ? "a parent sandbox already supervises (one listener per process; the "
+		          "parent's hide globs hold for this sandbox's opens where the parent "
+		          "asks hide_later)"
 		    : facts->sup_listener == -ENOSYS || facts->sup_listener == -EOPNOTSUPP
 		        ? "this kernel has no seccomp user notification"
 		        : "the supervisor cannot be installed here";

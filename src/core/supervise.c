@@ -689,11 +689,34 @@ static const char *hidden(const struct sbx_sup_plan *plan, const struct sbx_sup_
 
 	if (!t->path || (!plan->n_hide_globs && !plan->n_hide_exact))
 		return NULL;
+	if (t->views_lost) {
+		snprintf(at, SBX_PATH_MAX, "%s, which shows at more views than sbx holds", t->path);
+		return "every hide glob (fail closed)";
+	}
 	if ((g = hidden_at(plan, t->path, at)))
 		return g;
 	for (size_t v = 0; t->views && v < t->n_views; v++)
 		if (t->views[v] && (g = hidden_at(plan, t->views[v], at)))
 			return g;
+	return NULL;
+}
+
+/* hide_later: an exact path to hide beneath a folder (or at it), at any of its views: moving
+ * the folder would take the path from under its name. */
+static const char *exact_beneath(const struct sbx_sup_plan *plan, const struct sbx_sup_target *t,
+                                 char *at)
+{
+	for (size_t v = 0; t->path && v <= t->n_views; v++) {
+		const char *dir = v ? t->views[v - 1] : t->path;
+		size_t n = dir ? strlen(dir) : 0;
+
+		for (size_t i = 0; dir && i < plan->n_hide_exact; i++)
+			if (strncmp(plan->hide_exact[i], dir, n) == 0 &&
+			    (plan->hide_exact[i][n] == '/' || plan->hide_exact[i][n] == '\0')) {
+				snprintf(at, SBX_PATH_MAX, "%s", plan->hide_exact[i]);
+				return "an exact path to hide";
+			}
+	}
 	return NULL;
 }
 
@@ -776,20 +799,28 @@ void sbx_sup_decide(const struct sbx_sup_plan *plan, const struct sbx_sup_guards
 			protection = hide && any ? "hide globs" : "read caps";
 	}
 	/* hide_later: a file made after launch is not moved or linked away from the name that
-	 * hides it (then opened under another), nor exchanged with another name */
-	if (plan->hide_later && req->t2.path &&
-	    (req->op == SBX_SUP_OP_RENAME || req->op == SBX_SUP_OP_CREATE ||
-	     req->op == SBX_SUP_OP_OVERWRITE)) {
+	 * hides it (then opened under another), nor exchanged with another name; and no hidden
+	 * name is made in the sandbox, by any call (a file the worker holds open, a symlink, a
+	 * FIFO or a hard link put at the name would be what the host then writes the secret
+	 * into or through) */
+	if (plan->hide_later && (req->t2.path || req->op == SBX_SUP_OP_CREATE)) {
 		char where[SBX_PATH_MAX];
-		const char *glob = hidden(plan, &req->t, where);
+		const char *glob = NULL;
+		const char *why = "it is not moved or linked to another name";
 
-		if (!glob && req->exchange)
-			glob = hidden(plan, &req->t2, where);
+		if (req->t2.path && (req->op == SBX_SUP_OP_RENAME || req->op == SBX_SUP_OP_CREATE ||
+		                     req->op == SBX_SUP_OP_OVERWRITE))
+			glob = hidden(plan, &req->t, where);
+		if (!glob && req->t2.path && (glob = hidden(plan, &req->t2, where)))
+			why = "a hidden name is not made in the sandbox";
+		if (!glob && !req->t2.path && req->op == SBX_SUP_OP_CREATE && !req->t.exists &&
+		    (glob = hidden(plan, &req->t, where)))
+			why = "a hidden name is not made in the sandbox";
+		if (!glob && req->op == SBX_SUP_OP_RENAME && req->t.is_dir &&
+		    (glob = exact_beneath(plan, &req->t, where)))
+			why = "a folder that holds an exact path to hide is not moved";
 		if (glob) {
-			set_rule(out,
-			         "hide: %s (matches %s; hide_later: it is not moved or linked "
-			         "to another name)",
-			         glob, where);
+			set_rule(out, "hide: %s (matches %s; hide_later: %s)", glob, where, why);
 			return;
 		}
 		if (!protection)

@@ -1119,6 +1119,10 @@ static void describe(struct slot *s, struct p_target *t,
 
 	memset(t, 0, sizeof(*t));
 	if (s->obj >= 0) {
+		static const char deleted[] = " (deleted)";
+		size_t n;
+		int e;
+
 		t->is_object = 1;
 		t->exists = 1;
 		if (fstat(s->obj, &st) == 0) {
@@ -1126,8 +1130,21 @@ static void describe(struct slot *s, struct p_target *t,
 			t->is_dir = S_ISDIR(st.st_mode);
 			t->size = (uint64_t)st.st_size;
 		}
-		if (fd_path(s->obj, t->path, sizeof(t->path)) < 0)
+		/* An object sbx cannot name (its path grew past PATH_MAX by renames above it)
+		 * is not decided on: a pipe, a socket, an anonymous inode are named too
+		 * ("pipe:[N]"), and only they are served without a decision. */
+		if ((e = fd_path(s->obj, t->path, sizeof(t->path))) < 0) {
+			t->err = e == -ENAMETOOLONG ? -ENAMETOOLONG : -EACCES;
 			snprintf(t->path, sizeof(t->path), "?");
+			return;
+		}
+		/* A file whose name is gone (unlinked while the caller held an fd on it, or
+		 * replaced by a rename) is decided on the name it had: the kernel appends
+		 * " (deleted)" to it. */
+		n = strlen(t->path);
+		if (t->path[0] == '/' && n > sizeof(deleted) - 1 &&
+		    strcmp(t->path + n - (sizeof(deleted) - 1), deleted) == 0)
+			t->path[n - (sizeof(deleted) - 1)] = '\0';
 		set_str(t->name, sizeof(t->name),
 		        strrchr(t->path, '/') ? strrchr(t->path, '/') + 1 : t->path);
 		return;
@@ -1171,7 +1188,7 @@ static void describe(struct slot *s, struct p_target *t,
 }
 
 /* The other views of a request's targets (views_fill), kept where the request is decided. */
-#define SUP_VIEWS 4
+#define SUP_VIEWS 16
 struct views {
 	char buf[2][SUP_VIEWS][SBX_PATH_MAX];
 	const char *ptr[2][SUP_VIEWS];
@@ -1752,6 +1769,10 @@ static void views_fill(const struct sbx_plan *plan, const struct sbx_sup_plan *s
 		if (!t[i]->path || t[i]->path[0] != '/')
 			continue;
 		t[i]->n_views = sbx_sup_views(plan, t[i]->path, v->buf[i], SUP_VIEWS);
+		if (t[i]->n_views > SUP_VIEWS) {
+			t[i]->views_lost = true;
+			t[i]->n_views = SUP_VIEWS;
+		}
 		for (size_t k = 0; k < t[i]->n_views; k++)
 			v->ptr[i][k] = v->buf[i][k];
 		t[i]->views = v->ptr[i];

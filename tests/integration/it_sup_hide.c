@@ -64,10 +64,14 @@ static pid_t writer(const char *ws)
 	return pid;
 }
 
+/* What the worker does before the file is made (prepare), and after (then): the attack's
+ * ways to it other than by its name. */
+static const char *prepare = "", *then = "";
+
 /* The worker's part: wait for the file, then try every way to it. */
 static const char script_fmt[] =
-    "cd %s; : > ready; i=0; while [ ! -e go ] && [ $i -lt 12000 ]; do sleep 0.005; "
-    "i=$((i+1)); done; [ -e go ] || { echo never-went; exit 3; }; "
+    "cd %s; %s : > ready; i=0; while [ ! -e go ] && [ $i -lt 12000 ]; do sleep 0.005; "
+    "i=$((i+1)); done; [ -e go ] || { echo never-went; exit 3; }; %s "
     "cat .env; echo read=$?; "
     "ln -s .env z; cat z; echo symlink=$?; "
     "ln .env y 2>/dev/null; echo link=$?; cat y 2>/dev/null; "
@@ -112,7 +116,7 @@ static void run_case(const char *backend, bool later, bool unhide, bool view, st
 	opts[n] = NULL;
 	if (chdir(ws) < 0)
 		it_fail(__FILE__, __LINE__, "chdir %s: %s", ws, strerror(errno));
-	snprintf(script, sizeof(script), script_fmt, ws, viewcmd, it_sbx_path());
+	snprintf(script, sizeof(script), script_fmt, ws, prepare, then, viewcmd, it_sbx_path());
 	w = writer(ws);
 	it_run_in(r, opts, cmd);
 	kill(w, SIGKILL);
@@ -154,6 +158,78 @@ static void given_back(const char *backend)
 
 	run_case(backend, true, true, false, &r);
 	IT_EXPECT_CONTAINS(r.out, SECRET "\nread=0\n");
+}
+
+/* The attack's ways around the name: an fd held on the file and its name unlinked, the
+ * hidden name made beforehand by the worker (a file it holds open, a symlink, a FIFO, a hard
+ * link), and (namespaces: a rename into another folder) a path grown past PATH_MAX. */
+static const char around_prepare[] =
+    ": > held; exec 4<held; mv held .env 2>/dev/null; echo premove=$?; "
+    "ln -s tgt .env 2>/dev/null; echo presym=$?; mkfifo .env 2>/dev/null; echo prefifo=$?; "
+    ": > lk; ln lk .env 2>/dev/null; echo prelink=$?; rm -f lk held; ";
+static const char around_then[] =
+    "cat <&4; cat tgt 2>/dev/null; "
+    "python3 -c 'import os\n"
+    "fd = os.open(\".env\", os.O_WRONLY)\n"
+    "os.unlink(\".env\")\n"
+    "try:\n"
+    "    print(os.read(os.open(\"/proc/self/fd/%d\" % fd, os.O_RDONLY), 100))\n"
+    "except OSError as e:\n"
+    "    print(\"unlinked\", e.errno)' ; ";
+
+static void around(const char *backend)
+{
+	struct it_run r;
+
+	prepare = around_prepare;
+	then = around_then;
+	run_case(backend, true, false, false, &r);
+	prepare = then = "";
+	IT_EXPECT_NOT_CONTAINS(r.out, SECRET);
+	IT_EXPECT_CONTAINS(r.out, "premove=1\n");
+	IT_EXPECT_CONTAINS(r.out, "presym=1\n");
+	IT_EXPECT_CONTAINS(r.out, "prefifo=1\n");
+	IT_EXPECT_CONTAINS(r.out, "prelink=1\n");
+	IT_EXPECT_CONTAINS(r.out, "unlinked 13\n");
+	IT_EXPECT_CONTAINS(r.err, "a hidden name is not made in the sandbox");
+}
+
+/* A folder above an exact path absent at launch is not moved away with it. */
+static void test_exact_folder_moved(void)
+{
+	struct it_run r;
+	char *ws = make_ws();
+	char *hide = it_path(ws, "config/prod.key");
+	const char *opts[] = {"-v", ws, "--hide", hide, "--hide-later", NULL};
+	char script[1024];
+	const char *cmd[] = {"/bin/sh", "-c", script, NULL};
+
+	snprintf(script, sizeof(script),
+	         "cd %s; mkdir config; echo SECRET-X > config/prod.key; cat config/prod.key; "
+	         "mv config c2 2>/dev/null; echo moved=$?; cat c2/prod.key 2>/dev/null",
+	         ws);
+	it_run_in(&r, opts, cmd);
+	IT_EXPECT_NOT_CONTAINS(r.out, "SECRET-X");
+	IT_EXPECT_CONTAINS(r.out, "moved=1\n");
+	IT_EXPECT_CONTAINS(r.err, "a folder that holds an exact path to hide is not moved");
+}
+
+/* A sub-sandbox that asks --hide-later under a parent that supervises (so it can have no
+ * listener of its own) is refused, not run without it. */
+static void test_nested_refused(void)
+{
+	struct it_run r;
+	char *ws = make_ws();
+	char script[1024];
+	const char *opts[] = {"-v", ws, NULL};
+	const char *cmd[] = {"/bin/sh", "-c", script, NULL};
+
+	snprintf(script, sizeof(script),
+	         "cd %s; %s run --hide-later --hide '**/.env' -- true; echo child=$?", ws,
+	         it_sbx_path());
+	it_run_in(&r, opts, cmd);
+	IT_EXPECT_CONTAINS(r.out, "child=125\n");
+	IT_EXPECT_CONTAINS(r.err, "hide_later needs sbx's supervisor");
 }
 
 /* An exact path absent at launch (nothing to mask) is held too. */
@@ -205,6 +281,7 @@ BOTH_BACKENDS(without)
 BOTH_BACKENDS(later)
 BOTH_BACKENDS(given_back)
 BOTH_BACKENDS(exact_path)
+BOTH_BACKENDS(around)
 
 int main(int argc, char **argv)
 {
@@ -217,6 +294,10 @@ int main(int argc, char **argv)
 	    IT_CASE(test_given_back_landlock),
 	    IT_CASE(test_exact_path_namespaces),
 	    IT_CASE(test_exact_path_landlock),
+	    IT_CASE(test_around_namespaces),
+	    IT_CASE(test_around_landlock),
+	    IT_CASE(test_exact_folder_moved),
+	    IT_CASE(test_nested_refused),
 	    IT_CASE(test_other_view),
 	    IT_CASE(test_dry_run),
 	};
