@@ -9,7 +9,11 @@
 #
 #   bench/net.sh [--quick] [--size MB]
 #
-# $SBX or ./build/sbx; needs python3 and curl. Prints, never asserts.
+# Beside them, the floor: bench/relay_floor.c, a minimal relay on the host's loopback (splice
+# with a thread a direction, read/write likewise, and one epoll thread splicing as sbx does),
+# built here with cc: what any relay on this machine carries at best.
+#
+# $SBX or ./build/sbx; needs python3, curl and cc. Prints, never asserts.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 SBX=${SBX:-$PWD/build/sbx}
@@ -20,7 +24,7 @@ while [ $# -gt 0 ]; do
 	case $1 in
 	--quick) SIZE_MB=256; RUNS=1; N_LAT=50 ;;
 	--size) SIZE_MB=$2; shift ;;
-	-h | --help) sed -n '3,12p' "$0"; exit 0 ;;
+	-h | --help) sed -n '3,16p' "$0"; exit 0 ;;
 	*) echo "net.sh: unknown option '$1'" >&2; exit 1 ;;
 	esac
 	shift
@@ -30,7 +34,8 @@ command -v python3 >/dev/null && command -v curl >/dev/null ||
 PY=/usr/bin/python3
 dir=$(mktemp -d "${TMPDIR:-/tmp}/sbx-bench-net.XXXXXX")
 chmod 755 "$dir"
-trap 'kill $srv 2>/dev/null || true; rm -rf "$dir"' EXIT
+rl=
+trap 'kill $srv $rl 2>/dev/null || true; rm -rf "$dir"' EXIT
 
 # The server: on one port, "GET" gets SIZE_MB of zeros after an HTTP head; any other first
 # byte is held open and answered with one byte per byte (the latency and memory rows).
@@ -78,11 +83,33 @@ RUN=("$SBX" run -p "$dir/net.yaml" -v "$dir")
 
 echo "net.sh: $(date -u '+%Y-%m-%d %H:%M:%S UTC'), load $(cut -d' ' -f1-3 /proc/loadavg), $(nproc) CPUs, $(uname -r); ${SIZE_MB} MB a transfer, $RUNS runs"
 
-# 1. throughput: curl to /dev/null, direct and through a CONNECT tunnel
+# 1. throughput: curl to /dev/null, direct, through the floor relays (relay_floor.c: the
+# best a plain relay does here) and through sbx's CONNECT tunnel and plain HTTP forwarding
 best() { sort -g | tail -n 1; }
-direct=$(for _ in $(seq "$RUNS"); do
-	curl -s --noproxy '*' -o /dev/null -w '%{speed_download}\n' "http://127.0.0.1:$PORT/"
-done | best)
+fetch() { # URL: best speed of RUNS downloads, bytes a second
+	for _ in $(seq "$RUNS"); do
+		curl -s -m 300 --noproxy '*' -o /dev/null -w '%{speed_download}\n' "$1"
+	done | best
+}
+direct=$(fetch "http://127.0.0.1:$PORT/")
+cc -O2 -static -pthread -o "$dir/relay_floor" bench/relay_floor.c 2>/dev/null ||
+	cc -O2 -pthread -o "$dir/relay_floor" bench/relay_floor.c
+floors=()
+for mode in "splice" "rw" "epoll -p 262144 -b 262144"; do
+	# shellcheck disable=SC2086 # the mode's options are words
+	"$dir/relay_floor" $mode "$PORT" >"$dir/rport" &
+	rl=$!
+	for _ in $(seq 100); do [ -s "$dir/rport" ] && break; sleep 0.05; done
+	floors+=("${mode%% *} $(fetch "http://127.0.0.1:$(cat "$dir/rport")/")")
+	kill "$rl"
+	wait "$rl" 2>/dev/null || true
+	rl=
+	rm -f "$dir/rport"
+done
+printf '%s\n' "${floors[@]}" | awk -v d="$direct" '{
+	printf "floor relay (relay_floor %s): %.2f GB/s (%.2f x direct)\n", $1, $2 / 1e9, $2 / d
+	if ($2 > b) b = $2 } END {
+	printf "floor relay, best: %.2f GB/s (%.2f x direct)\n", b / 1e9, b / d }'
 proxied=$(for _ in $(seq "$RUNS"); do
 	"${RUN[@]}" -- curl -s --noproxy '' -x http://127.0.0.1:3128 -p -o /dev/null \
 		-w '%{speed_download}\n' "http://127.0.0.1:$PORT/"
