@@ -36,9 +36,9 @@
 #include "os/audit.h"
 #include "os/netproxy_priv.h"
 #include "sbx/cleanup.h"
+#include "sbx/netpipe.h"
 
-#define PIPE_CAP      (256u * 1024u) /* a pipe holds; 64 tunnels of two fit pipe-user-pages-soft */
-#define DNS_MSG_MAX   1232u          /* what sbx reads of a DNS message, and answers in */
+#define DNS_MSG_MAX   1232u /* what sbx reads of a DNS message, and answers in */
 #define MAX_SERVERS   3
 #define MAX_REFUSED   4096u
 #define MAX_LEARNED   4096u
@@ -86,7 +86,8 @@ struct conn {
 	struct sbx_http_req req;
 	int pcr[2], prc[2]; /* client -> remote, remote -> client */
 	size_t fcr, frc;
-	size_t pcap; /* bytes a pipe holds */
+	size_t pcap;       /* bytes a pipe holds */
+	size_t pipe_bytes; /* both pipes' size, counted in the proxy's pipe_used */
 	bool eof_c, eof_r, shut_r, shut_c;
 	uint32_t cmask, rmask;
 	bool dead;
@@ -153,6 +154,8 @@ struct sbx_netproxy {
 	unsigned refused_lookups;
 	size_t n_waiting; /* DNS questions queued on pending lookups */
 	uint16_t next_id;
+	/* the pipes of every tunnel together (sbx/netpipe.h): pipe pages are the caller's */
+	size_t pipe_budget, pipe_used;
 	/* the audit log's rate cap (SBX_AUDIT_RATE_MAX records a second, as the supervisor's):
 	 * a worker looping on refused lookups must not fill the host's disk */
 	uint64_t rate_sec, suppressed;
@@ -467,6 +470,8 @@ static void conn_free(struct sbx_netproxy *p, struct conn *c)
 		if (c->prc[i] >= 0)
 			close(c->prc[i]);
 	}
+	p->pipe_used -= c->pipe_bytes;
+	c->pipe_bytes = 0;
 	if (c->prev)
 		c->prev->next = c->next;
 	else
@@ -753,16 +758,22 @@ static void dial_next(struct sbx_netproxy *p, struct conn *c)
 
 static int start_relay(struct sbx_netproxy *p, struct conn *c)
 {
+	size_t want = sbx_netpipe_size(p->pipe_used, p->pipe_budget, (size_t)getpagesize());
+	int a, b;
+
 	if (pipe2(c->pcr, O_CLOEXEC | O_NONBLOCK) < 0 || pipe2(c->prc, O_CLOEXEC | O_NONBLOCK) < 0)
 		return -1;
-	/* the pipes' real size: a user past pipe-user-pages-soft gets smaller ones */
-	fcntl(c->pcr[1], F_SETPIPE_SZ, PIPE_CAP);
-	fcntl(c->prc[1], F_SETPIPE_SZ, PIPE_CAP);
-	{
-		int a = fcntl(c->pcr[1], F_GETPIPE_SZ), b = fcntl(c->prc[1], F_GETPIPE_SZ);
-
-		c->pcap = (size_t)(a < b ? a : b) > 4096 ? (size_t)(a < b ? a : b) : 4096;
-	}
+	/* grown, or shrunk from the kernel's default (16 pages) past the budget */
+	fcntl(c->pcr[1], F_SETPIPE_SZ, (int)want);
+	fcntl(c->prc[1], F_SETPIPE_SZ, (int)want);
+	/* their real size: a user past pipe-user-pages-soft gets smaller ones */
+	a = fcntl(c->pcr[1], F_GETPIPE_SZ);
+	b = fcntl(c->prc[1], F_GETPIPE_SZ);
+	if (a < 0 || b < 0)
+		return -1;
+	c->pipe_bytes = (size_t)a + (size_t)b;
+	p->pipe_used += c->pipe_bytes;
+	c->pcap = (size_t)(a < b ? a : b);
 	c->state = S_RELAY;
 	c->last = now_ms();
 	c->cmask = 0;
@@ -1804,6 +1815,17 @@ int sbx_netproxy_start(struct sbx_netproxy *p, bool inline_mode, struct sbx_erro
 	    ep_add(p, p->timer, EPOLLIN, &p->timer_tag) < 0)
 		return sbx_error_set(err, SBX_ERR_SETUP, errno,
 		                     "cannot start the sandbox's proxy: %s", strerror(errno));
+	{
+		/* the pipes' budget, a share of the caller's pool (sbx/netpipe.h) */
+		FILE *f = fopen("/proc/sys/fs/pipe-user-pages-soft", "re");
+		unsigned long soft = 0;
+
+		if (!f || fscanf(f, "%lu", &soft) != 1)
+			soft = 0;
+		if (f)
+			fclose(f);
+		p->pipe_budget = sbx_netpipe_budget(soft, (size_t)getpagesize());
+	}
 	/* six descriptors a tunnel (two sockets, two pipes): the soft limit up to the hard one
 	 * (the sandbox, cloned already, keeps its own) */
 	{

@@ -12,6 +12,7 @@
 #include <arpa/inet.h>
 #include <linux/capability.h>
 #include <sys/syscall.h>
+#include <dirent.h>
 #include <fcntl.h>
 #include <net/if.h>
 #include <netinet/in.h>
@@ -19,6 +20,7 @@
 #include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stdio.h>
 #include <sys/ioctl.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
@@ -912,6 +914,133 @@ static void test_npm_registry(void)
 	}
 }
 
+/* The pipes sbx's proxy holds: (total bytes, pipes of the full size), summed over the pipes
+ * of which sbx holds both ends (a tunnel's; sbx's stdout is the harness's pipe, one end).
+ * -1 when sbx's descriptors cannot be read (not dumpable, as a user). */
+static long long proxy_pipes(pid_t sbx, int *full)
+{
+	static ino_t seen[4096];
+	static int count[4096];
+	char dir[64], path[320];
+	int n_seen = 0;
+	long long total = 0;
+	DIR *d;
+	struct dirent *e;
+
+	snprintf(dir, sizeof(dir), "/proc/%d/fd", (int)sbx);
+	if (!(d = opendir(dir)))
+		return -1;
+	*full = 0;
+	while ((e = readdir(d))) {
+		struct stat st;
+		int i;
+
+		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+		if (stat(path, &st) < 0 || !S_ISFIFO(st.st_mode))
+			continue;
+		for (i = 0; i < n_seen && seen[i] != st.st_ino; i++)
+			;
+		if (i == n_seen && n_seen < 4096) {
+			seen[n_seen++] = st.st_ino;
+			count[i] = 0;
+		}
+		if (i < 4096 && ++count[i] == 2) {
+			int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC), sz;
+
+			if (fd < 0)
+				continue;
+			sz = fcntl(fd, F_GETPIPE_SZ);
+			close(fd);
+			total += sz > 0 ? sz : 0;
+			*full += sz == 256 * 1024;
+		}
+	}
+	closedir(d);
+	return total;
+}
+
+/* Pipe pages are the caller's (fs.pipe-user-pages-soft): 40 tunnels held open keep sbx's
+ * pipes within its budget (sbx/netpipe.h: 16 MiB, or a quarter of the soft limit), and
+ * the first ones still get full-size pipes. Without the budget, 40 tunnels take 20 MiB. */
+static void test_tunnel_pipes_within_budget(void)
+{
+	const char *tmp = it_tmpdir(), *ready = it_path(tmp, "ready"), *done = it_path(tmp, "done");
+	const int tunnels = 40;
+	const char *script = fmt(
+	    "for i in $(seq %d); do "
+	    "  exec {fd}<>/dev/tcp/127.0.0.1/3128 || exit 3; "
+	    "  printf 'CONNECT ok.test:7000 HTTP/1.1\\r\\nHost: ok.test:7000\\r\\n\\r\\n' >&$fd; "
+	    "  read -r line <&$fd; case $line in *' 200 '*) ;; *) echo \"no: $line\"; exit 4;; "
+	    "  esac; read -r line <&$fd; "
+	    "  printf x >&$fd; read -r -n 1 c <&$fd; [ \"$c\" = x ] || exit 5; "
+	    "done; : >%s; "
+	    "for i in $(seq 1200); do [ -e %s ] && exit 0; sleep 0.05; done; exit 6",
+	    tunnels, ready, done);
+	const char *args[] = {"run",       "--net", "allow:ok.test", "-v", tmp, "--",
+	                      "/bin/bash", "-c",    script,          NULL};
+	unsigned long soft = 0;
+	long long budget = 16ll << 20;
+	struct it_run r;
+	pid_t self = getpid(), helper;
+	int st;
+
+	world();
+	{
+		FILE *f = fopen("/proc/sys/fs/pipe-user-pages-soft", "re");
+
+		if (f && fscanf(f, "%lu", &soft) == 1 && soft &&
+		    (long long)soft * sysconf(_SC_PAGESIZE) / 4 < budget)
+			budget = (long long)soft * sysconf(_SC_PAGESIZE) / 4;
+		if (f)
+			fclose(f);
+	}
+	helper = fork();
+	if (helper == 0) {
+		/* beside sbx: once the worker holds its tunnels, sum sbx's pipes */
+		char comm[64], line[128];
+		pid_t sbx = 0, ppid;
+		long long total = -2;
+		int full = 0;
+
+		for (int i = 0; i < 1200 && access(ready, F_OK) != 0; i++)
+			usleep(50000);
+		for (pid_t pid = 2; pid < 4194304 && !sbx; pid++)
+			if (it_proc_stat(pid, comm, sizeof(comm), &ppid) && ppid == self &&
+			    strcmp(comm, "sbx") == 0)
+				sbx = pid;
+		if (sbx && access(ready, F_OK) == 0)
+			total = proxy_pipes(sbx, &full);
+		snprintf(line, sizeof(line), "%lld %d", total, full);
+		it_write_file(it_path(tmp, "pipes"), line);
+		it_write_file(done, "");
+		_exit(0);
+	}
+	it_sbx(&r, args);
+	waitpid(helper, &st, 0);
+	IT_EXPECT_INT(r.status, 0);
+	{
+		long long total = 0;
+		int full = 0;
+
+		if (sscanf(read_all(it_path(tmp, "pipes")), "%lld %d", &total, &full) != 2)
+			it_fail(__FILE__, __LINE__, "no pipe figures");
+		if (total == -1 && !it_is_root()) {
+			fprintf(stderr,
+			        "note: sbx's descriptors are not readable as a user; the root "
+			        "variant checks the pipes\n");
+			return;
+		}
+		fprintf(stderr,
+		        "note: %d tunnels: sbx's pipes hold %lld bytes, %d of them full "
+		        "size; budget %lld\n",
+		        tunnels, total, full, budget);
+		/* the budget, a page a pipe past it, and slack for sbx's own pipes (64 KiB each) */
+		IT_EXPECT_INT(total <= budget + 2ll * tunnels * 4096 + 4 * 65536, 1);
+		IT_EXPECT_INT(full >= 2, 1);
+		IT_EXPECT_INT(total >= 2ll * tunnels * 4096, 1);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	static const struct it_case cases[] = {
@@ -929,6 +1058,7 @@ int main(int argc, char **argv)
 	    IT_CASE(test_audit_and_resolver_sockets),
 	    IT_CASE(test_nested_narrowing),
 	    IT_CASE(test_landlock_backend_refuses_an_allowlist),
+	    IT_CASE(test_tunnel_pipes_within_budget),
 	    IT_CASE(test_npm_registry),
 	};
 
