@@ -30,8 +30,8 @@ while [ $# -gt 0 ]; do
 	esac
 	shift
 done
-command -v python3 >/dev/null && command -v curl >/dev/null ||
-	{ echo "net.sh needs python3 and curl" >&2; exit 1; }
+command -v python3 >/dev/null && command -v curl >/dev/null && command -v cc >/dev/null ||
+	{ echo "net.sh needs python3, curl and cc" >&2; exit 1; }
 PY=/usr/bin/python3
 dir=$(mktemp -d "${TMPDIR:-/tmp}/sbx-bench-net.XXXXXX")
 chmod 755 "$dir"
