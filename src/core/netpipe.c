@@ -14,12 +14,12 @@ size_t sbx_netpipe_budget(unsigned long soft_pages, size_t page)
 	return share < SBX_NETPIPE_BUDGET ? share : SBX_NETPIPE_BUDGET;
 }
 
-size_t sbx_netpipe_size(size_t used, size_t budget, size_t page)
+size_t sbx_netpipe_grow(size_t cur, size_t used, size_t budget)
 {
 	size_t left = used < budget ? budget - used : 0;
 
-	for (size_t s = SBX_NETPIPE_MAX; s > page; s /= 2)
-		if (2 * s <= left)
+	for (size_t s = SBX_NETPIPE_MAX; s > cur; s /= 2)
+		if (s - cur <= left)
 			return s;
-	return page;
+	return cur;
 }

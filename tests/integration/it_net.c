@@ -959,27 +959,45 @@ static long long proxy_pipes(pid_t sbx, int *full)
 	return total;
 }
 
-/* Pipe pages are the caller's (fs.pipe-user-pages-soft): 40 tunnels held open keep sbx's
- * pipes within its budget (sbx/netpipe.h: 16 MiB, or a quarter of the soft limit), and
- * the first ones still get full-size pipes. Without the budget, 40 tunnels take 20 MiB. */
+/* Wait (up to 30 s) for a file the worker makes. */
+static bool wait_file(const char *path)
+{
+	for (int i = 0; i < 600; i++) {
+		if (access(path, F_OK) == 0)
+			return true;
+		usleep(50000);
+	}
+	return false;
+}
+
+/*
+ * Pipe pages are the caller's (fs.pipe-user-pages-soft), and sbx's proxy sizes its pipes by
+ * use (sbx/netpipe.h): 40 tunnels held open idle keep a page a pipe; a bulk transfer that
+ * the worker does not read fills its pipes, which grow to the full size; once it has been
+ * read and the tunnel idles, they go back to a page. Through all of it sbx's pipes stay
+ * within the budget. Without the budget the 40 tunnels took 20 MiB; without the growth no
+ * pipe reaches the full size; without the shrinking it stays.
+ */
 static void test_tunnel_pipes_within_budget(void)
 {
-	const char *tmp = it_tmpdir(), *ready = it_path(tmp, "ready"), *done = it_path(tmp, "done");
+	const char *tmp = it_tmpdir();
 	const int tunnels = 40;
-	const char *script = fmt(
-	    "for i in $(seq %d); do "
-	    "  exec {fd}<>/dev/tcp/127.0.0.1/3128 || exit 3; "
-	    "  printf 'CONNECT ok.test:7000 HTTP/1.1\\r\\nHost: ok.test:7000\\r\\n\\r\\n' >&$fd; "
-	    "  read -r line <&$fd; case $line in *' 200 '*) ;; *) echo \"no: $line\"; exit 4;; "
-	    "  esac; read -r line <&$fd; "
-	    "  printf x >&$fd; read -r -n 1 c <&$fd; [ \"$c\" = x ] || exit 5; "
-	    "done; : >%s; "
-	    "for i in $(seq 1200); do [ -e %s ] && exit 0; sleep 0.05; done; exit 6",
-	    tunnels, ready, done);
+	const char *connect = "exec {fd}<>/dev/tcp/127.0.0.1/3128 || exit 3; "
+	                      "printf 'CONNECT ok.test:7000 HTTP/1.1\\r\\n\\r\\n' >&$fd; "
+	                      "read -r line <&$fd; case $line in *' 200 '*) ;; *) exit 4;; esac; "
+	                      "read -r line <&$fd; ";
+	const char *script =
+	    fmt("step() { : >%s/s$1; for i in $(seq 600); do [ -e %s/h$1 ] && return; "
+	        "sleep 0.05; done; exit 6; }; "
+	        "for i in $(seq %d); do %s printf x >&$fd; read -r -n 1 c <&$fd; "
+	        "[ \"$c\" = x ] || exit 5; done; step 1; "
+	        "%s big=$fd; head -c 4194304 /dev/zero >&$big & w=$!; step 2; "
+	        "head -c 4194304 <&$big >/dev/null; wait $w; step 3",
+	        tmp, tmp, tunnels, connect, connect);
 	const char *args[] = {"run",       "--net", "allow:ok.test", "-v", tmp, "--",
 	                      "/bin/bash", "-c",    script,          NULL};
 	unsigned long soft = 0;
-	long long budget = 16ll << 20;
+	long long budget = 16ll << 20, page = sysconf(_SC_PAGESIZE);
 	struct it_run r;
 	pid_t self = getpid(), helper;
 	int st;
@@ -989,55 +1007,83 @@ static void test_tunnel_pipes_within_budget(void)
 		FILE *f = fopen("/proc/sys/fs/pipe-user-pages-soft", "re");
 
 		if (f && fscanf(f, "%lu", &soft) == 1 && soft &&
-		    (long long)soft * sysconf(_SC_PAGESIZE) / 4 < budget)
-			budget = (long long)soft * sysconf(_SC_PAGESIZE) / 4;
+		    (long long)soft * page / 4 < budget)
+			budget = (long long)soft * page / 4;
 		if (f)
 			fclose(f);
 	}
 	helper = fork();
 	if (helper == 0) {
-		/* beside sbx: once the worker holds its tunnels, sum sbx's pipes */
-		char comm[64], line[128];
+		/* beside sbx: at each of the worker's steps, sbx's pipes */
+		char comm[64], line[256];
 		pid_t sbx = 0, ppid;
-		long long total = -2;
-		int full = 0;
+		long long idle = -2, grown = -2, most = 0, t;
+		int idle_full = -1, grown_full = -1, shrunk_full = -1, full = 0;
 
-		for (int i = 0; i < 1200 && access(ready, F_OK) != 0; i++)
-			usleep(50000);
-		for (pid_t pid = 2; pid < 4194304 && !sbx; pid++)
-			if (it_proc_stat(pid, comm, sizeof(comm), &ppid) && ppid == self &&
-			    strcmp(comm, "sbx") == 0)
-				sbx = pid;
-		if (sbx && access(ready, F_OK) == 0)
-			total = proxy_pipes(sbx, &full);
-		snprintf(line, sizeof(line), "%lld %d", total, full);
+		if (wait_file(it_path(tmp, "s1"))) {
+			for (pid_t pid = 2; pid < 4194304 && !sbx; pid++)
+				if (it_proc_stat(pid, comm, sizeof(comm), &ppid) && ppid == self &&
+				    strcmp(comm, "sbx") == 0)
+					sbx = pid;
+			idle = sbx ? proxy_pipes(sbx, &idle_full) : -2;
+		}
+		it_write_file(it_path(tmp, "h1"), "");
+		if (idle >= 0 && wait_file(it_path(tmp, "s2"))) {
+			/* the bulk tunnel's pipes fill and grow */
+			for (int i = 0; i < 600; i++) {
+				grown = proxy_pipes(sbx, &grown_full);
+				most = grown > most ? grown : most;
+				if (grown_full >= 1)
+					break;
+				usleep(50000);
+			}
+		}
+		it_write_file(it_path(tmp, "h2"), "");
+		if (grown >= 0 && wait_file(it_path(tmp, "s3"))) {
+			/* read and idle: back to a page (after SBX_NETPIPE_IDLE_MS) */
+			for (int i = 0; i < 600; i++) {
+				t = proxy_pipes(sbx, &full);
+				most = t > most ? t : most;
+				shrunk_full = full;
+				if (full == 0)
+					break;
+				usleep(50000);
+			}
+		}
+		snprintf(line, sizeof(line), "%lld %d %lld %d %d %lld", idle, idle_full, grown,
+		         grown_full, shrunk_full, most);
 		it_write_file(it_path(tmp, "pipes"), line);
-		it_write_file(done, "");
+		it_write_file(it_path(tmp, "h3"), "");
 		_exit(0);
 	}
 	it_sbx(&r, args);
 	waitpid(helper, &st, 0);
 	IT_EXPECT_INT(r.status, 0);
 	{
-		long long total = 0;
-		int full = 0;
+		long long idle = 0, grown = 0, most = 0;
+		int idle_full = 0, grown_full = 0, shrunk_full = 0;
+		/* sbx's own pipes, beside the tunnels' (64 KiB each) */
+		const long long slack = 4 * 65536;
 
-		if (sscanf(read_all(it_path(tmp, "pipes")), "%lld %d", &total, &full) != 2)
+		if (sscanf(read_all(it_path(tmp, "pipes")), "%lld %d %lld %d %d %lld", &idle,
+		           &idle_full, &grown, &grown_full, &shrunk_full, &most) != 6)
 			it_fail(__FILE__, __LINE__, "no pipe figures");
-		if (total == -1 && !it_is_root()) {
+		if (idle == -1 && !it_is_root()) {
 			fprintf(stderr,
 			        "note: sbx's descriptors are not readable as a user; the root "
 			        "variant checks the pipes\n");
 			return;
 		}
 		fprintf(stderr,
-		        "note: %d tunnels: sbx's pipes hold %lld bytes, %d of them full "
-		        "size; budget %lld\n",
-		        tunnels, total, full, budget);
-		/* the budget, a page a pipe past it, and slack for sbx's own pipes (64 KiB each) */
-		IT_EXPECT_INT(total <= budget + 2ll * tunnels * 4096 + 4 * 65536, 1);
-		IT_EXPECT_INT(full >= 2, 1);
-		IT_EXPECT_INT(total >= 2ll * tunnels * 4096, 1);
+		        "note: %d idle tunnels: sbx's pipes hold %lld bytes (%d full size); with a "
+		        "bulk one unread %lld (%d full size); read and idle: %d full size; at most "
+		        "%lld; budget %lld\n",
+		        tunnels, idle, idle_full, grown, grown_full, shrunk_full, most, budget);
+		IT_EXPECT_INT(idle >= 0 && idle <= 2ll * tunnels * page + slack, 1);
+		IT_EXPECT_INT(idle_full, 0);
+		IT_EXPECT_INT(grown_full >= 1, 1);
+		IT_EXPECT_INT(shrunk_full, 0);
+		IT_EXPECT_INT(most <= budget + slack, 1);
 	}
 }
 

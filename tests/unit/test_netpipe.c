@@ -32,55 +32,54 @@ static void test_budget(void **state)
 		assert_int_equal(sbx_netpipe_budget(cases[i].soft, cases[i].page), cases[i].want);
 }
 
-static void test_size(void **state)
+static void test_grow(void **state)
 {
 	static const struct {
-		size_t used, budget, want;
+		size_t cur, used, budget, want;
 	} cases[] = {
-	    {0, 16 * M, SBX_NETPIPE_MAX},
-	    {16 * M - 512 * K, 16 * M, 256 * K}, /* exactly two full pipes left */
-	    {16 * M - 511 * K, 16 * M, 128 * K}, /* one byte short: halved */
-	    {16 * M - 256 * K, 16 * M, 128 * K},
-	    {16 * M - 16 * K, 16 * M, 8 * K},
-	    {16 * M - 8 * K, 16 * M, 4 * K},
-	    {16 * M - 4 * K, 16 * M, 4 * K}, /* less than two pages: one page regardless */
-	    {16 * M, 16 * M, 4 * K},
-	    {32 * M, 16 * M, 4 * K}, /* past the budget (the floor pages): never a wrap */
-	    {0, 0, 4 * K},
-	    {0, 1 * M, 256 * K},
-	    {0, 300 * K, 128 * K},
+	    {4 * K, 0, 16 * M, SBX_NETPIPE_MAX}, /* straight to the most */
+	    {64 * K, 0, 16 * M, SBX_NETPIPE_MAX},
+	    {SBX_NETPIPE_MAX, 0, 16 * M, SBX_NETPIPE_MAX}, /* at the most: stays */
+	    {4 * K, 16 * M - 252 * K, 16 * M, 256 * K},    /* the growth just fits */
+	    {4 * K, 16 * M - 251 * K, 16 * M, 128 * K},    /* a kilobyte short: the next size */
+	    {4 * K, 16 * M - 60 * K, 16 * M, 64 * K},
+	    {4 * K, 16 * M - 4 * K, 16 * M, 8 * K},
+	    {4 * K, 16 * M - 3 * K, 16 * M, 4 * K}, /* nothing fits: stays */
+	    {4 * K, 16 * M, 16 * M, 4 * K},
+	    {4 * K, 32 * M, 16 * M, 4 * K}, /* past the budget (the first pages): no wrap */
+	    {128 * K, 16 * M - 128 * K, 16 * M, 256 * K},
+	    {128 * K, 16 * M - 127 * K, 16 * M, 128 * K},
+	    {4 * K, 0, 0, 4 * K},
 	};
 
 	(void)state;
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
-		assert_int_equal(sbx_netpipe_size(cases[i].used, cases[i].budget, 4 * K),
+		assert_int_equal(sbx_netpipe_grow(cases[i].cur, cases[i].used, cases[i].budget),
 		                 cases[i].want);
 }
 
-/* Tunnels opened one after another never take the pipes past the budget, but by the
- * one-page floor of those opened after it is spent. */
+/* 1024 connections, each pipe starting at a page and then filling: the pipes never pass
+ * the budget but by those first pages, and the first ones grow to the full size. */
 static void test_fill(void **state)
 {
-	size_t used = 0, budget = sbx_netpipe_budget(16384, 4 * K), full = 0;
+	size_t used = 2048 * 4 * K, budget = sbx_netpipe_budget(16384, 4 * K), full = 0;
 
 	(void)state;
-	for (int t = 0; t < 1024; t++) {
-		size_t s = sbx_netpipe_size(used, budget, 4 * K);
+	for (int t = 0; t < 2048; t++) {
+		size_t s = sbx_netpipe_grow(4 * K, used, budget);
 
-		if (s == SBX_NETPIPE_MAX)
-			full++;
-		used += 2 * s;
-		assert_true(used <= budget + (size_t)(t + 1) * 2 * 4 * K);
+		full += s == SBX_NETPIPE_MAX;
+		used += s - 4 * K;
+		assert_true(used <= budget);
 	}
-	assert_int_equal(full, budget / (2 * SBX_NETPIPE_MAX));
-	assert_true(used <= budget + 1024 * 2 * 4 * K);
+	assert_int_equal(full, (budget - 2048 * 4 * K) / (SBX_NETPIPE_MAX - 4 * K));
 }
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_budget),
-	    cmocka_unit_test(test_size),
+	    cmocka_unit_test(test_grow),
 	    cmocka_unit_test(test_fill),
 	};
 
