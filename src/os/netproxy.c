@@ -26,6 +26,7 @@
 #include <strings.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
+#include <sys/ioctl.h>
 #include <sys/random.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
@@ -36,9 +37,9 @@
 #include "os/audit.h"
 #include "os/netproxy_priv.h"
 #include "sbx/cleanup.h"
+#include "sbx/netpipe.h"
 
-#define PIPE_CAP      (256u * 1024u) /* a pipe holds; 64 tunnels of two fit pipe-user-pages-soft */
-#define DNS_MSG_MAX   1232u          /* what sbx reads of a DNS message, and answers in */
+#define DNS_MSG_MAX   1232u /* what sbx reads of a DNS message, and answers in */
 #define MAX_SERVERS   3
 #define MAX_REFUSED   4096u
 #define MAX_LEARNED   4096u
@@ -86,7 +87,8 @@ struct conn {
 	struct sbx_http_req req;
 	int pcr[2], prc[2]; /* client -> remote, remote -> client */
 	size_t fcr, frc;
-	size_t pcap; /* bytes a pipe holds */
+	size_t pcap[2];    /* bytes each pipe holds: [0] pcr's, [1] prc's */
+	size_t pipe_bytes; /* both pipes' size, counted in the proxy's pipe_used */
 	bool eof_c, eof_r, shut_r, shut_c;
 	uint32_t cmask, rmask;
 	bool dead;
@@ -153,6 +155,8 @@ struct sbx_netproxy {
 	unsigned refused_lookups;
 	size_t n_waiting; /* DNS questions queued on pending lookups */
 	uint16_t next_id;
+	/* the pipes of every tunnel together (sbx/netpipe.h): pipe pages are the caller's */
+	size_t pipe_budget, pipe_used;
 	/* the audit log's rate cap (SBX_AUDIT_RATE_MAX records a second, as the supervisor's):
 	 * a worker looping on refused lookups must not fill the host's disk */
 	uint64_t rate_sec, suppressed;
@@ -496,6 +500,8 @@ static void conn_free(struct sbx_netproxy *p, struct conn *c)
 		if (c->prc[i] >= 0)
 			close(c->prc[i]);
 	}
+	p->pipe_used -= c->pipe_bytes;
+	c->pipe_bytes = 0;
 	if (c->prev)
 		c->prev->next = c->next;
 	else
@@ -787,17 +793,37 @@ static void dial_next(struct sbx_netproxy *p, struct conn *c)
 	fail_dial(p, c, "no address of it accepts connections", 502);
 }
 
+/*
+ * A pipe to size bytes (grown when it fills, back to a page when idle), the proxy's count
+ * kept to what the kernel gave (a user past pipe-user-pages-soft cannot grow one).
+ */
+static void pipe_resize(struct sbx_netproxy *p, struct conn *c, int i, size_t size)
+{
+	int fd = i ? c->prc[1] : c->pcr[1], got;
+
+	if (size == c->pcap[i] || fcntl(fd, F_SETPIPE_SZ, (int)size) < 0 ||
+	    (got = fcntl(fd, F_GETPIPE_SZ)) <= 0)
+		return;
+	p->pipe_used = p->pipe_used - c->pcap[i] + (size_t)got;
+	c->pipe_bytes = c->pipe_bytes - c->pcap[i] + (size_t)got;
+	c->pcap[i] = (size_t)got;
+}
+
 static int start_relay(struct sbx_netproxy *p, struct conn *c)
 {
 	if (pipe2(c->pcr, O_CLOEXEC | O_NONBLOCK) < 0 || pipe2(c->prc, O_CLOEXEC | O_NONBLOCK) < 0)
 		return -1;
-	/* the pipes' real size: a user past pipe-user-pages-soft gets smaller ones */
-	fcntl(c->pcr[1], F_SETPIPE_SZ, PIPE_CAP);
-	fcntl(c->prc[1], F_SETPIPE_SZ, PIPE_CAP);
-	{
-		int a = fcntl(c->pcr[1], F_GETPIPE_SZ), b = fcntl(c->prc[1], F_GETPIPE_SZ);
+	/* a page each, from the kernel's default of 16: a pipe grows when it fills */
+	for (int i = 0; i < 2; i++) {
+		int got;
 
-		c->pcap = (size_t)(a < b ? a : b) > 4096 ? (size_t)(a < b ? a : b) : 4096;
+		fcntl(i ? c->prc[1] : c->pcr[1], F_SETPIPE_SZ, getpagesize());
+		got = fcntl(i ? c->prc[1] : c->pcr[1], F_GETPIPE_SZ);
+		if (got <= 0)
+			return -1;
+		c->pcap[i] = (size_t)got;
+		c->pipe_bytes += (size_t)got;
+		p->pipe_used += (size_t)got;
 	}
 	c->state = S_RELAY;
 	c->last = now_ms();
@@ -873,8 +899,10 @@ static void dialled(struct sbx_netproxy *p, struct conn *c)
  * the source is read while the pipe has room and the sink written while it holds bytes, so
  * that neither side waits for the other's turn (each handoff costs a wake-up).
  */
-static int pump(int src, int dst, int pipe[2], size_t cap, size_t *fill, bool *eof, bool *shut)
+static int pump(int src, int dst, int pipe[2], size_t cap, size_t *fill, bool *eof, bool *shut,
+                bool *full)
 {
+	*full = false;
 	for (int rounds = 0; rounds < 32; rounds++) {
 		bool moved = false;
 		ssize_t n;
@@ -901,8 +929,17 @@ static int pump(int src, int dst, int pipe[2], size_t cap, size_t *fill, bool *e
 				return -1;
 			}
 		}
-		if (!moved)
+		if (!moved) {
+			int queued = 0;
+
+			/* The sink is blocked, and the pipe may be full short of cap: it counts
+			 * slots, and a slot holds what one segment brought, a page or a few
+			 * bytes. Then the source, still readable, must not be asked for again
+			 * (a level-triggered loop would spin) until the sink takes some. */
+			*full = *fill >= cap || (*fill && !*eof &&
+			                         ioctl(src, FIONREAD, &queued) == 0 && queued > 0);
 			break;
+		}
 	}
 	if (*eof && !*fill && !*shut) {
 		shutdown(dst, SHUT_WR);
@@ -914,6 +951,7 @@ static int pump(int src, int dst, int pipe[2], size_t cap, size_t *fill, bool *e
 static void relay(struct sbx_netproxy *p, struct conn *c)
 {
 	uint32_t wc = 0, wr = 0;
+	bool full[2] = {false, false};
 
 	c->last = now_ms();
 	if (c->out_off < c->out_len) {
@@ -927,12 +965,13 @@ static void relay(struct sbx_netproxy *p, struct conn *c)
 		if (n > 0)
 			c->out_off += (size_t)n;
 	}
-	if (c->out_off >= c->out_len &&
-	    pump(c->cfd, c->rfd, c->pcr, c->pcap, &c->fcr, &c->eof_c, &c->shut_r) < 0) {
+	if (c->out_off >= c->out_len && pump(c->cfd, c->rfd, c->pcr, c->pcap[0], &c->fcr, &c->eof_c,
+	                                     &c->shut_r, &full[0]) < 0) {
 		conn_free(p, c);
 		return;
 	}
-	if (pump(c->rfd, c->cfd, c->prc, c->pcap, &c->frc, &c->eof_r, &c->shut_c) < 0) {
+	if (pump(c->rfd, c->cfd, c->prc, c->pcap[1], &c->frc, &c->eof_r, &c->shut_c, &full[1]) <
+	    0) {
 		conn_free(p, c);
 		return;
 	}
@@ -940,13 +979,24 @@ static void relay(struct sbx_netproxy *p, struct conn *c)
 		conn_free(p, c);
 		return;
 	}
+	/* a full pipe: a bulk transfer, which a larger pipe serves with fewer wake-ups; one
+	 * that grew has room again */
+	for (int i = 0; i < 2; i++) {
+		size_t was = c->pcap[i];
+
+		if (full[i]) {
+			pipe_resize(p, c, i,
+			            sbx_netpipe_grow(c->pcap[i], p->pipe_used, p->pipe_budget));
+			full[i] = c->pcap[i] == was;
+		}
+	}
 	if (c->out_off < c->out_len || c->fcr)
 		wr |= EPOLLOUT;
-	if (c->out_off >= c->out_len && !c->eof_c && c->fcr < c->pcap)
+	if (c->out_off >= c->out_len && !c->eof_c && !full[0])
 		wc |= EPOLLIN;
 	if (c->frc)
 		wc |= EPOLLOUT;
-	if (!c->eof_r && c->frc < c->pcap)
+	if (!c->eof_r && !full[1])
 		wr |= EPOLLIN;
 	ep_mod(p, c->cfd, &c->cmask, wc, &c->ct);
 	ep_mod(p, c->rfd, &c->rmask, wr, &c->rt);
@@ -1748,8 +1798,15 @@ static void on_timer(struct sbx_netproxy *p)
 	for (struct conn *c = p->conns, *next; c; c = next) {
 		next = c->next;
 		if (c->state == S_RELAY) {
-			if (now - c->last > SBX_NETPROXY_IDLE_TIMEOUT)
+			if (now - c->last > SBX_NETPROXY_IDLE_TIMEOUT) {
 				conn_free(p, c);
+			} else if (now - c->last > SBX_NETPIPE_IDLE_MS) {
+				/* idle: its pipes' budget back for the busy ones */
+				if (!c->fcr)
+					pipe_resize(p, c, 0, (size_t)getpagesize());
+				if (!c->frc)
+					pipe_resize(p, c, 1, (size_t)getpagesize());
+			}
 		} else if ((c->state == S_DIAL || c->state == S_UPSTREAM) && now >= c->deadline) {
 			if (c->next_dial < c->n_dial)
 				dial_next(p, c);
@@ -1948,6 +2005,17 @@ int sbx_netproxy_start(struct sbx_netproxy *p, bool inline_mode, struct sbx_erro
 			return sbx_error_set(err, SBX_ERR_SETUP, errno,
 			                     "cannot start the sandbox's proxy: %s",
 			                     strerror(errno));
+	{
+		/* the pipes' budget, a share of the caller's pool (sbx/netpipe.h) */
+		FILE *f = fopen("/proc/sys/fs/pipe-user-pages-soft", "re");
+		unsigned long soft = 0;
+
+		if (!f || fscanf(f, "%lu", &soft) != 1)
+			soft = 0;
+		if (f)
+			fclose(f);
+		p->pipe_budget = sbx_netpipe_budget(soft, (size_t)getpagesize());
+	}
 	/* six descriptors a tunnel (two sockets, two pipes): the soft limit up to the hard one
 	 * (the sandbox, cloned already, keeps its own) */
 	{
