@@ -89,6 +89,8 @@ struct conn {
 	size_t fcr, frc;
 	size_t pcap[2];    /* bytes each pipe holds: [0] pcr's, [1] prc's */
 	size_t pipe_bytes; /* both pipes' size, counted in the proxy's pipe_used */
+	size_t sock_bytes; /* its sockets' buffers as set, counted in the proxy's sock_used */
+	int rbuf;          /* the upstream socket's buffers (each way), sized once */
 	bool eof_c, eof_r, shut_r, shut_c;
 	uint32_t cmask, rmask;
 	bool dead;
@@ -157,6 +159,7 @@ struct sbx_netproxy {
 	uint16_t next_id;
 	/* the pipes of every tunnel together (sbx/netpipe.h): pipe pages are the caller's */
 	size_t pipe_budget, pipe_used;
+	size_t sock_used; /* every connection's socket buffers as set (SBX_NETPROXY_SOCK_BUDGET) */
 	/* the audit log's rate cap (SBX_AUDIT_RATE_MAX records a second, as the supervisor's):
 	 * a worker looping on refused lookups must not fill the host's disk */
 	uint64_t rate_sec, suppressed;
@@ -502,6 +505,8 @@ static void conn_free(struct sbx_netproxy *p, struct conn *c)
 	}
 	p->pipe_used -= c->pipe_bytes;
 	c->pipe_bytes = 0;
+	p->sock_used -= c->sock_bytes;
+	c->sock_bytes = 0;
 	if (c->prev)
 		c->prev->next = c->next;
 	else
@@ -739,6 +744,21 @@ static void after_lookup(struct sbx_netproxy *p, struct conn *c, struct lookup *
 	dial_next(p, c);
 }
 
+/* One socket's buffers (each way) for c, within the proxy's budget: the full size while the
+ * budget holds it, a share of what is left after, a page at least; counted until c ends. */
+static int sock_buffers(struct sbx_netproxy *p, struct conn *c)
+{
+	size_t left =
+	    p->sock_used < SBX_NETPROXY_SOCK_BUDGET ? SBX_NETPROXY_SOCK_BUDGET - p->sock_used : 0;
+	size_t want = left / 16 < SBX_NETPROXY_SOCKBUF ? left / 16 : SBX_NETPROXY_SOCKBUF;
+
+	if (want < SBX_NETPROXY_SOCKBUF_MIN)
+		want = SBX_NETPROXY_SOCKBUF_MIN;
+	p->sock_used += 2 * want;
+	c->sock_bytes += 2 * want;
+	return (int)want;
+}
+
 static void dial_next(struct sbx_netproxy *p, struct conn *c)
 {
 	while (c->next_dial < c->n_dial) {
@@ -774,14 +794,13 @@ static void dial_next(struct sbx_netproxy *p, struct conn *c)
 		if (c->rfd < 0)
 			continue;
 		setsockopt(c->rfd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-		{
-			/* a fixed receive buffer: autotuning would let a worker that never reads
-			 * pin up to 32 MiB of host memory a connection, outside its limits */
-			int buf = SBX_NETPROXY_SOCKBUF;
-
-			setsockopt(c->rfd, SOL_SOCKET, SO_RCVBUF, &buf, sizeof(buf));
-			setsockopt(c->rfd, SOL_SOCKET, SO_SNDBUF, &buf, sizeof(buf));
-		}
+		/* fixed buffers: autotuning would let a worker that never reads pin up to 32 MiB
+		 * of host memory a connection, outside its limits; sized once a connection,
+		 * within the proxy's budget */
+		if (!c->rbuf)
+			c->rbuf = sock_buffers(p, c);
+		setsockopt(c->rfd, SOL_SOCKET, SO_RCVBUF, &c->rbuf, sizeof(c->rbuf));
+		setsockopt(c->rfd, SOL_SOCKET, SO_SNDBUF, &c->rbuf, sizeof(c->rbuf));
 		if (connect(c->rfd, (struct sockaddr *)&ss, len) < 0 && errno != EINPROGRESS)
 			continue;
 		c->rmask = EPOLLOUT;
@@ -1699,7 +1718,7 @@ static void on_accept(struct sbx_netproxy *p, struct listener *ls)
 		{
 			/* fixed buffers toward the worker too: one that never reads would let
 			 * autotuning grow each send buffer to 4 MiB of host memory */
-			int buf = SBX_NETPROXY_SOCKBUF;
+			int buf = sock_buffers(p, c);
 
 			setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &buf, sizeof(buf));
 			setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &buf, sizeof(buf));

@@ -27,9 +27,15 @@
 #define SBX_NETPROXY_HEAD_TIMEOUT 30000u
 #define SBX_NETPROXY_DIAL_TIMEOUT 15000u
 #define SBX_NETPROXY_AUDIT_MAX    20000u /* network records a run; beyond, one count at the end */
-#define SBX_NETPROXY_SOCKBUF      (256 * 1024) /* an upstream socket's receive buffer, bytes */
-#define SBX_NETPROXY_IDLE_TIMEOUT 3600000u     /* a relay with no byte either way for an hour */
-#define SBX_NETPROXY_DNS_TIMEOUT  2500u        /* one query to the host's resolver */
+#define SBX_NETPROXY_SOCKBUF      (256 * 1024) /* a socket's buffers, each way, at most */
+/* What the proxy's sockets may ask for, all together: a connection's buffers are sized so
+ * that the sum stays under this (the kernel counts up to twice what is set), down to
+ * SBX_NETPROXY_SOCKBUF_MIN each past it; a worker that opens many connections and reads
+ * none pins at most about that much of the host's memory, not a megabyte a connection. */
+#define SBX_NETPROXY_SOCK_BUDGET  (32u * 1024 * 1024)
+#define SBX_NETPROXY_SOCKBUF_MIN  4096
+#define SBX_NETPROXY_IDLE_TIMEOUT 3600000u /* a relay with no byte either way for an hour */
+#define SBX_NETPROXY_DNS_TIMEOUT  2500u    /* one query to the host's resolver */
 /* The environment variable naming the upstream resolver (IP or IP:PORT) instead of the
  * host's /etc/resolv.conf. For tests only (tests/integration/it_net.c), which stand a test
  * DNS server in for the internet's. */

@@ -1390,6 +1390,70 @@ static bool wait_file(const char *path)
 }
 
 /*
+ * Socket memory: a worker that opens many tunnels and reads none made sbx's proxy pin about a
+ * megabyte of the host's memory a tunnel (fixed 256 KiB buffers, doubled by the kernel, four
+ * a tunnel), outside the sandbox's memory limit: 1024 tunnels, a gigabyte (attack of
+ * 2026-11-28). The buffers are now sized within SBX_NETPROXY_SOCK_BUDGET (32 MiB set, up to
+ * twice that counted). 120 idle tunnels: the upstream sockets' buffers, as ss(8) shows them in
+ * this case's own network namespace (where sbx dials), stay under the budget; without it they
+ * were 120 MiB.
+ */
+static void test_socket_buffers_within_budget(void)
+{
+	const char *tmp = it_tmpdir();
+	const int tunnels = 120;
+	const char *connect = "exec {fd}<>/dev/tcp/127.0.0.1/3128 || exit 3; "
+	                      "printf 'CONNECT ok.test:7000 HTTP/1.1\\r\\n\\r\\n' >&$fd; "
+	                      "read -r line <&$fd; case $line in *' 200 '*) ;; *) exit 4;; esac; "
+	                      "read -r line <&$fd; ";
+	const char *script =
+	    fmt("for i in $(seq %d); do %s printf x >&$fd; read -r -n 1 c <&$fd; "
+	        "[ \"$c\" = x ] || exit 5; done; : >%s/s1; "
+	        "for i in $(seq 600); do [ -e %s/h1 ] && exit 0; sleep 0.05; done; exit 6",
+	        tunnels, connect, tmp, tmp);
+	const char *args[] = {"run",       "--net", "allow:ok.test", "-v", tmp, "--",
+	                      "/bin/bash", "-c",    script,          NULL};
+	struct it_run r;
+	pid_t helper;
+	int st;
+
+	world();
+	helper = fork();
+	if (helper == 0) {
+		/* every established socket to the echo server's port: sbx's upstream ends */
+		const char *ss[] = {"/bin/sh", "-c",
+		                    "ss -tmnH state established '( dport = :7000 )' | "
+		                    "grep -o 'rb[0-9]*,t[0-9]*,tb[0-9]*' | tr -d 'rbt' | "
+		                    "awk -F, '{n++; s += $1 + $3} END {print n, s}'",
+		                    NULL};
+		struct it_run q;
+
+		if (wait_file(it_path(tmp, "s1"))) {
+			it_exec(&q, ss);
+			it_write_file(it_path(tmp, "socks"), q.out);
+		}
+		it_write_file(it_path(tmp, "h1"), "");
+		_exit(0);
+	}
+	it_sbx(&r, args);
+	waitpid(helper, &st, 0);
+	IT_EXPECT_INT(r.status, 0);
+	{
+		long long n = 0, sum = 0;
+
+		if (sscanf(read_all(it_path(tmp, "socks")), "%lld %lld", &n, &sum) != 2)
+			it_fail(__FILE__, __LINE__, "no socket figures");
+		fprintf(stderr, "note: %lld upstream sockets, buffers %lld bytes (budget %u set)\n",
+		        n, sum, 32u << 20);
+		IT_EXPECT_INT(n, tunnels);
+		/* set, the upstream sockets hold at most half the budget; the kernel doubles */
+		if (sum > (32ll << 20) + 2ll * tunnels * 2 * 4096 * 2)
+			it_fail(__FILE__, __LINE__,
+			        "sbx's upstream sockets' buffers hold %lld bytes", sum);
+	}
+}
+
+/*
  * Pipe pages are the caller's (fs.pipe-user-pages-soft), and sbx's proxy sizes its pipes by
  * use (sbx/netpipe.h): 40 tunnels held open idle keep a page a pipe; a bulk transfer that
  * the worker does not read fills its pipes, which grow to the full size; once it has been
@@ -1644,6 +1708,7 @@ int main(int argc, char **argv)
 	    IT_CASE(test_landlock_backend_dry_run),
 	    IT_CASE(test_stdio_sockets),
 	    IT_CASE(test_tunnel_pipes_within_budget),
+	    IT_CASE(test_socket_buffers_within_budget),
 	    IT_CASE(test_unread_tunnel_does_not_spin),
 	    IT_CASE(test_npm_registry),
 	};
