@@ -745,7 +745,8 @@ static void after_lookup(struct sbx_netproxy *p, struct conn *c, struct lookup *
 }
 
 /* One socket's buffers (each way) for c, within the proxy's budget: the full size while the
- * budget holds it, a share of what is left after, a page at least; counted until c ends. */
+ * budget holds it, a share of what is left after, SBX_NETPROXY_SOCKBUF_MIN at least; counted
+ * until c ends. */
 static int sock_buffers(struct sbx_netproxy *p, struct conn *c)
 {
 	size_t left =

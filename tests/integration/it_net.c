@@ -1447,7 +1447,7 @@ static void test_socket_buffers_within_budget(void)
 		        n, sum, 32u << 20);
 		IT_EXPECT_INT(n, tunnels);
 		/* set, the upstream sockets hold at most half the budget; the kernel doubles */
-		if (sum > (32ll << 20) + 2ll * tunnels * 2 * 4096 * 2)
+		if (sum > (32ll << 20) + 4ll * tunnels * 16384)
 			it_fail(__FILE__, __LINE__,
 			        "sbx's upstream sockets' buffers hold %lld bytes", sum);
 	}
