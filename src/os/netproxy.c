@@ -744,20 +744,42 @@ static void after_lookup(struct sbx_netproxy *p, struct conn *c, struct lookup *
 	dial_next(p, c);
 }
 
-/* One socket's buffers (each way) for c, within the proxy's budget: the full size while the
- * budget holds it, a share of what is left after, SBX_NETPROXY_SOCKBUF_MIN at least; counted
- * until c ends. */
-static int sock_buffers(struct sbx_netproxy *p, struct conn *c)
+/* One socket's buffers (each way) for the next connection, within the proxy's budget: the
+ * full size while the budget holds it, a share of what is left after,
+ * SBX_NETPROXY_SOCKBUF_MIN at least. */
+static int sock_size(const struct sbx_netproxy *p)
 {
 	size_t left =
 	    p->sock_used < SBX_NETPROXY_SOCK_BUDGET ? SBX_NETPROXY_SOCK_BUDGET - p->sock_used : 0;
 	size_t want = left / 16 < SBX_NETPROXY_SOCKBUF ? left / 16 : SBX_NETPROXY_SOCKBUF;
 
-	if (want < SBX_NETPROXY_SOCKBUF_MIN)
-		want = SBX_NETPROXY_SOCKBUF_MIN;
-	p->sock_used += 2 * want;
-	c->sock_bytes += 2 * want;
-	return (int)want;
+	return (int)(want < SBX_NETPROXY_SOCKBUF_MIN ? SBX_NETPROXY_SOCKBUF_MIN : want);
+}
+
+/* Counted against the budget until c ends. */
+static void sock_count(struct sbx_netproxy *p, struct conn *c, size_t bytes)
+{
+	p->sock_used += bytes;
+	c->sock_bytes += bytes;
+}
+
+static int sock_buffers(struct sbx_netproxy *p, struct conn *c)
+{
+	int want = sock_size(p);
+
+	sock_count(p, c, 2 * (size_t)want);
+	return want;
+}
+
+/* A listener's receive buffer, which the connections it accepts take from the SYN on: the
+ * size the next one gets. Set on the accepted socket after the handshake instead, a smaller
+ * buffer leaves the window the kernel advertised already, and a sender on loopback (64 KiB
+ * segments) waited on a window it could never fill: a bulk tunnel stalled. */
+static void listener_size(const struct sbx_netproxy *p, int fd)
+{
+	int next = sock_size(p);
+
+	setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &next, sizeof(next));
 }
 
 static void dial_next(struct sbx_netproxy *p, struct conn *c)
@@ -1718,11 +1740,16 @@ static void on_accept(struct sbx_netproxy *p, struct listener *ls)
 		setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
 		{
 			/* fixed buffers toward the worker too: one that never reads would let
-			 * autotuning grow each send buffer to 4 MiB of host memory */
-			int buf = sock_buffers(p, c);
+			 * autotuning grow each send buffer to 4 MiB of host memory; the receive
+			 * buffer is the listener's (listener_size), counted as the kernel has it */
+			int snd = sock_size(p), rb = 0;
+			socklen_t l = sizeof(rb);
 
-			setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &buf, sizeof(buf));
-			setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &buf, sizeof(buf));
+			setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &snd, sizeof(snd));
+			if (getsockopt(fd, SOL_SOCKET, SO_RCVBUF, &rb, &l) < 0 || rb <= 0)
+				rb = 2 * SBX_NETPROXY_SOCKBUF;
+			sock_count(p, c, (size_t)snd + (size_t)rb / 2);
+			listener_size(p, ls->fd);
 		}
 		c->ct.type = T_CLIENT;
 		c->rt.type = T_REMOTE;
@@ -1801,6 +1828,7 @@ static void on_chan(struct sbx_netproxy *p)
 			ls->fd = fds[i];
 			ls->role = roles[i];
 			p->n_ls++;
+			listener_size(p, ls->fd);
 			ep_add(p, ls->fd, EPOLLIN, &ls->t);
 		}
 	}
@@ -2186,6 +2214,7 @@ int sbx_netproxy_listen_host(struct sbx_netproxy *p, unsigned *http_port, unsign
 		p->ls[p->n_ls].fd = fd;
 		p->ls[p->n_ls].role = roles[i];
 		p->n_ls++;
+		listener_size(p, fd);
 	}
 	p->host_mode = true;
 	*http_port = ports[0];

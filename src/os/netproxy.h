@@ -31,11 +31,9 @@
 /* What the proxy's sockets may ask for, all together: a connection's buffers are sized so
  * that the sum stays under this (the kernel counts up to twice what is set), down to
  * SBX_NETPROXY_SOCKBUF_MIN each past it; a worker that opens many connections and reads
- * none pins at most about that much of the host's memory, not a megabyte a connection.
- * The floor is 16 KiB: with 4 KiB buffers a tunnel carrying bulk data both ways stalled
- * (seen here; not understood), with 16 KiB it flows. */
+ * none pins at most about that much of the host's memory, not a megabyte a connection. */
 #define SBX_NETPROXY_SOCK_BUDGET  (32u * 1024 * 1024)
-#define SBX_NETPROXY_SOCKBUF_MIN  16384
+#define SBX_NETPROXY_SOCKBUF_MIN  4096
 #define SBX_NETPROXY_IDLE_TIMEOUT 3600000u /* a relay with no byte either way for an hour */
 #define SBX_NETPROXY_DNS_TIMEOUT  2500u    /* one query to the host's resolver */
 /* The environment variable naming the upstream resolver (IP or IP:PORT) instead of the
