@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -463,27 +464,39 @@ static int parse_one(struct sbx_spec *spec, struct sbx_cli_run *out, int c, cons
 			return r;
 		}
 		bool glob = !sbx_glob_is_literal(arg);
+		char raw[SBX_PATH_MAX + 1], q[2 * SBX_PATH_MAX + 2];
+		struct stat st;
+		int n = arg[0] == '/' ? snprintf(raw, sizeof(raw), "%s", arg)
+		                      : snprintf(raw, sizeof(raw), "%s%s%s", cwd,
+		                                 strcmp(cwd, "/") ? "/" : "", arg);
 
+		if (n < 0 || (size_t)n >= sizeof(raw))
+			return sbx_error_set(err, SBX_ERR_USAGE, ENAMETOOLONG,
+			                     "%s: the path '%s' is too long",
+			                     c == OPT_HIDE ? "--hide" : "--unhide", arg);
+		/* a path that exists as written is that path, whatever characters its name holds
+		 * ("$PWD/.env" in a folder "proj [v1]"), not a glob that no longer matches it */
+		if (glob && lstat(raw, &st) == 0)
+			glob = false;
+		if (!glob) {
+			if (c == OPT_HIDE)
+				return sbx_spec_add_hide(spec, raw, err);
+			/* unhide is matched as a glob: the path quoted matches itself alone */
+			sbx_glob_quote(raw, q, sizeof(q));
+			return sbx_spec_add_unhide(spec, q, err);
+		}
 		if (arg[0] != '/') {
-			/* in a glob (and in unhide, always matched as one) the current directory
-			 * matches itself: its glob characters quoted ("proj [v1]") */
-			char q[2 * SBX_PATH_MAX];
-			size_t n = 0;
+			/* in a glob the current directory matches itself: quoted */
+			size_t k = sbx_glob_quote(cwd, q, sizeof(q));
 
-			for (const char *p = cwd; *p && n + 2 < sizeof(q); p++) {
-				if ((glob || c == OPT_UNHIDE) && strchr("*?[]\\", *p))
-					q[n++] = '\\';
-				q[n++] = *p;
-			}
-			q[n] = '\0';
-			if (asprintf(&abs, "%s%s%s", q, strcmp(cwd, "/") ? "/" : "", arg) < 0)
+			if (asprintf(&abs, "%.*s%s%s", (int)k, q, strcmp(cwd, "/") ? "/" : "",
+			             arg) < 0)
 				return sbx_error_set(err, SBX_ERR_SETUP, ENOMEM, "out of memory");
 			arg = abs;
 		}
 		if (c == OPT_UNHIDE)
 			return sbx_spec_add_unhide(spec, arg, err);
-		return !glob ? sbx_spec_add_hide(spec, arg, err)
-		             : sbx_spec_add_hide_glob(spec, arg, err);
+		return sbx_spec_add_hide_glob(spec, arg, err);
 	}
 	case OPT_APPROVE:
 		r = sbx_spec_set_approve(spec, arg, err);
@@ -634,15 +647,16 @@ static int stdio_sockets(const struct sbx_plan *plan, struct sbx_error *err)
 		return 0;
 	for (int fd = 0; fd < 3; fd++) {
 		int domain = 0, type = 0, r;
-		bool listening = false;
+		bool listening = false, connected = false;
 		const char *why;
 
-		r = sbx_fd_socket_info(fd, &domain, &type, &listening);
+		r = sbx_fd_socket_info(fd, &domain, &type, &listening, &connected);
 		if (r < 0)
 			return sbx_error_set(err, SBX_ERR_SETUP, -r,
 			                     "cannot tell what %s (fd %d) is a socket of",
 			                     names[fd], fd);
-		if (r == 0 || !(why = sbx_net_stdio_socket(plan->net, domain, type, listening)))
+		if (r == 0 ||
+		    !(why = sbx_net_stdio_socket(plan->net, domain, type, listening, connected)))
 			continue;
 		r = sbx_error_set(err, SBX_ERR_UNSUPPORTED, EPERM,
 		                  "%s (fd %d) is %s socket (family %d, type %d%s): %s; the "

@@ -131,9 +131,11 @@ const char *sbx_net_verdict_reason(enum sbx_net_verdict v);
 /* May a socket of this family (AF_*) and type (SOCK_*) be the worker's standard input,
  * output or error under this network? NULL if it may; else what it would let the worker do,
  * for the refusal (static text). Under --net host anything may; elsewhere only a unix
- * socket that is not a datagram one (a stream or seqpacket socket cannot be aimed elsewhere
- * once connected, and a listening one only takes what the caller's peers send). */
-const char *sbx_net_stdio_socket(enum sbx_net_mode mode, int domain, int type, bool listening);
+ * stream or seqpacket socket that is connected (it cannot be aimed elsewhere then) or
+ * listening (it only takes what the caller's peers send); an unconnected one would bind and
+ * listen in the host's abstract namespace, and a datagram one sends where it names. */
+const char *sbx_net_stdio_socket(enum sbx_net_mode mode, int domain, int type, bool listening,
+                                 bool connected);
 
 /*
  * One line naming the refusal, the rule and the flag that would allow it (the 403's body,

@@ -880,15 +880,19 @@ int sbx_netpolicy_narrows(enum sbx_net_mode pmode, const struct sbx_netpolicy *p
 	return 0;
 }
 
-const char *sbx_net_stdio_socket(enum sbx_net_mode mode, int domain, int type, bool listening)
+const char *sbx_net_stdio_socket(enum sbx_net_mode mode, int domain, int type, bool listening,
+                                 bool connected)
 {
 	type &= 0xf; /* SOCK_TYPE_MASK: SOCK_NONBLOCK and SOCK_CLOEXEC are not the type */
 	if (mode == SBX_NET_HOST)
 		return NULL;
+	if (domain == AF_UNIX && type != SOCK_STREAM && type != SOCK_SEQPACKET)
+		return "a unix datagram socket sends to any socket path it names";
 	if (domain == AF_UNIX)
-		return type == SOCK_DGRAM
-		           ? "a unix datagram socket sends to any socket path it names"
-		           : NULL;
+		return connected || listening
+		           ? NULL
+		           : "an unconnected unix socket binds and listens in the host's abstract "
+		             "namespace (a host service's name)";
 	if (listening)
 		return "it accepts connections from the network";
 	if (type == SOCK_STREAM || type == SOCK_SEQPACKET)

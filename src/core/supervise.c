@@ -819,6 +819,16 @@ void sbx_sup_decide(const struct sbx_sup_plan *plan, const struct sbx_sup_guards
 		if (!glob && req->op == SBX_SUP_OP_RENAME && req->t.is_dir &&
 		    (glob = exact_beneath(plan, &req->t, where)))
 			why = "a folder that holds an exact path to hide is not moved";
+		/* a folder on the way to an exact path absent at launch made a symbolic link (or
+		 * anything but a folder moved or linked there): the host's write would follow it
+		 * to a name nothing hides */
+		if (!glob && req->op == SBX_SUP_OP_CREATE && !req->t2.path && req->call &&
+		    strstr(req->call, "symlink") && (glob = exact_beneath(plan, &req->t, where)))
+			why = "a folder on the way to an exact path to hide is not made a symbolic "
+			      "link";
+		if (!glob && req->t2.path && !req->t.is_dir &&
+		    (glob = exact_beneath(plan, &req->t2, where)))
+			why = "only a folder is put on the way to an exact path to hide";
 		if (glob) {
 			set_rule(out, "hide: %s (matches %s; hide_later: %s)", glob, where, why);
 			return;

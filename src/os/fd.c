@@ -82,8 +82,11 @@ int sbx_fd_read_all(int fd, void *buf, size_t len)
 	return 0;
 }
 
-int sbx_fd_socket_info(int fd, int *domain, int *type, bool *listening)
+int sbx_fd_socket_info(int fd, int *domain, int *type, bool *listening, bool *connected)
 {
+	struct sockaddr_storage peer;
+	socklen_t pl = sizeof(peer);
+
 	struct stat st;
 	int acc = 0;
 	socklen_t l = sizeof(int);
@@ -101,5 +104,6 @@ int sbx_fd_socket_info(int fd, int *domain, int *type, bool *listening)
 	if (getsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN, &acc, &l) < 0)
 		acc = 0;
 	*listening = acc != 0;
+	*connected = getpeername(fd, (struct sockaddr *)&peer, &pl) == 0;
 	return 1;
 }

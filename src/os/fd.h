@@ -22,8 +22,8 @@ int sbx_fd_pass(int fd, int number, struct sbx_error *err);
  * end of file before len bytes). */
 int sbx_fd_read_all(int fd, void *buf, size_t len);
 
-/* Is fd a socket? 1 with its family, type and whether it listens; 0 if it is not one (or
- * not open); -errno where it cannot be asked. */
-int sbx_fd_socket_info(int fd, int *domain, int *type, bool *listening);
+/* Is fd a socket? 1 with its family, type, whether it listens and whether it is connected
+ * (it has a peer); 0 if it is not one (or not open); -errno where it cannot be asked. */
+int sbx_fd_socket_info(int fd, int *domain, int *type, bool *listening, bool *connected);
 
 #endif

@@ -1162,6 +1162,7 @@ static const char stdio_probe[] =
     "u = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)\n"
     "st = socket.socketpair()\n"
     "dg = socket.socketpair(socket.AF_UNIX, socket.SOCK_DGRAM)\n"
+    "lone = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)\n"
     "def run(name, args, **fds):\n"
     "    p = subprocess.run([sbx, 'run'] + args + ['--', '/bin/true'], "
     "stderr=subprocess.PIPE, text=True, **fds)\n"
@@ -1172,6 +1173,7 @@ static const char stdio_probe[] =
     "    run('udp-stdout-' + b, ['--backend', b], stdout=u.fileno())\n"
     "    run('unix-dgram-' + b, ['--backend', b], stdout=dg[0].fileno())\n"
     "    run('unix-stream-' + b, ['--backend', b], stdin=st[0].fileno())\n"
+    "    run('unix-lone-' + b, ['--backend', b], stdin=lone.fileno())\n"
     "    run('tcp-allow-' + b, ['--backend', b, '--net', 'allow:ok.test'], "
     "stdin=c.fileno())\n"
     "run('tcp-host', ['--net', 'host'], stdin=c.fileno())\n";
@@ -1196,6 +1198,7 @@ static void test_stdio_sockets(void)
 		                   fmt("udp-stdout-%s 125 sbx: standard output (fd 1) is an", be));
 		IT_EXPECT_CONTAINS(r.out, fmt("unix-dgram-%s 125", be));
 		IT_EXPECT_CONTAINS(r.out, fmt("unix-stream-%s 0", be));
+		IT_EXPECT_CONTAINS(r.out, fmt("unix-lone-%s 125", be)); /* abstract names */
 		IT_EXPECT_CONTAINS(r.out, fmt("tcp-allow-%s 125", be));
 	}
 	IT_EXPECT_CONTAINS(r.out, "accepts connections from the network");

@@ -214,6 +214,48 @@ static void test_exact_folder_moved(void)
 	IT_EXPECT_CONTAINS(r.err, "a folder that holds an exact path to hide is not moved");
 }
 
+/* A folder on the way to an exact path absent at launch is not made a symbolic link (the
+ * host's `mkdir -p conf; echo ... > conf/secret.txt` would write through it to out/). */
+static void test_exact_folder_symlinked(void)
+{
+	struct it_run r;
+	char *ws = make_ws();
+	char *hide = it_path(ws, "conf/secret.txt");
+	const char *opts[] = {"-v", ws, "--hide", hide, "--hide-later", NULL};
+	char script[1024];
+	const char *cmd[] = {"/bin/sh", "-c", script, NULL};
+
+	snprintf(script, sizeof(script),
+	         "cd %s; mkdir out; ln -s out conf 2>/dev/null; echo sym=$?; : > f; "
+	         "mv f conf 2>/dev/null; echo moved=$?; mkdir conf; echo dir=$?",
+	         ws);
+	it_run_in(&r, opts, cmd);
+	IT_EXPECT_CONTAINS(r.out, "sym=1\n");
+	IT_EXPECT_CONTAINS(r.out, "moved=1\n");
+	IT_EXPECT_CONTAINS(r.out, "dir=0\n"); /* a real folder is fine */
+	IT_EXPECT_CONTAINS(r.err, "not made a symbolic link");
+}
+
+/* --hide and --unhide with an absolute path that exists, in a folder whose name holds glob
+ * characters: that path, not a glob that no longer matches it. */
+static void test_bracket_paths(void)
+{
+	struct it_run r;
+	char *ws = it_path(it_tmpdir(), "p [1]");
+	char *file = it_path(ws, "secret.txt");
+	const char *hide[] = {"-v", ws, "--hide", file, NULL};
+	const char *back[] = {"-v", ws, "--hide", "**/*.txt", "--unhide", file, NULL};
+	const char *cmd[] = {"/bin/cat", file, NULL};
+
+	it_write_file(file, "TOPSECRET\n");
+	if (chdir(ws) < 0)
+		it_fail(__FILE__, __LINE__, "chdir: %s", strerror(errno));
+	it_run_in(&r, hide, cmd);
+	IT_EXPECT_NOT_CONTAINS(r.out, "TOPSECRET");
+	it_run_in(&r, back, cmd);
+	IT_EXPECT_CONTAINS(r.out, "TOPSECRET");
+}
+
 /* A sub-sandbox that asks --hide-later under a parent that supervises (so it can have no
  * listener of its own) is refused, not run without it. */
 static void test_nested_refused(void)
@@ -298,6 +340,8 @@ int main(int argc, char **argv)
 	    IT_CASE(test_around_landlock),
 	    IT_CASE(test_exact_folder_moved),
 	    IT_CASE(test_nested_refused),
+	    IT_CASE(test_exact_folder_symlinked),
+	    IT_CASE(test_bracket_paths),
 	    IT_CASE(test_other_view),
 	    IT_CASE(test_dry_run),
 	};

@@ -484,25 +484,29 @@ static void test_stdio_socket(void **state)
 		int domain, type;
 		bool listening, allowed;
 		const char *why;
+		bool unconnected; /* a unix stream or seqpacket socket with no peer */
 	} rows[] = {
-	    {SBX_NET_NONE, AF_INET, SOCK_STREAM, false, false, "connected to any address"},
-	    {SBX_NET_NONE, AF_INET6, SOCK_STREAM | SOCK_NONBLOCK, false, false, "AF_UNSPEC"},
-	    {SBX_NET_ALLOW, AF_INET, SOCK_DGRAM, false, false, "sends to any address"},
-	    {SBX_NET_NONE, AF_INET, SOCK_STREAM, true, false, "accepts connections"},
-	    {SBX_NET_LEARN, AF_NETLINK, SOCK_RAW, false, false, "sends to any address"},
-	    {SBX_NET_NONE, AF_UNIX, SOCK_DGRAM, false, false, "socket path"},
-	    {SBX_NET_NONE, AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, false, false, "socket path"},
-	    {SBX_NET_NONE, AF_UNIX, SOCK_STREAM, false, true, NULL},
-	    {SBX_NET_NONE, AF_UNIX, SOCK_SEQPACKET, false, true, NULL},
-	    {SBX_NET_NONE, AF_UNIX, SOCK_STREAM, true, true, NULL},
-	    {SBX_NET_HOST, AF_INET, SOCK_STREAM, false, true, NULL},
-	    {SBX_NET_HOST, AF_UNIX, SOCK_DGRAM, false, true, NULL},
+	    {SBX_NET_NONE, AF_INET, SOCK_STREAM, false, false, "connected to any address", false},
+	    {SBX_NET_NONE, AF_INET6, SOCK_STREAM | SOCK_NONBLOCK, false, false, "AF_UNSPEC", false},
+	    {SBX_NET_ALLOW, AF_INET, SOCK_DGRAM, false, false, "sends to any address", false},
+	    {SBX_NET_NONE, AF_INET, SOCK_STREAM, true, false, "accepts connections", false},
+	    {SBX_NET_LEARN, AF_NETLINK, SOCK_RAW, false, false, "sends to any address", false},
+	    {SBX_NET_NONE, AF_UNIX, SOCK_DGRAM, false, false, "socket path", false},
+	    {SBX_NET_NONE, AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, false, false, "socket path", false},
+	    {SBX_NET_NONE, AF_UNIX, SOCK_STREAM, false, true, NULL, false},
+	    {SBX_NET_NONE, AF_UNIX, SOCK_SEQPACKET, false, true, NULL, false},
+	    {SBX_NET_NONE, AF_UNIX, SOCK_STREAM, true, true, NULL, false},
+	    {SBX_NET_HOST, AF_INET, SOCK_STREAM, false, true, NULL, false},
+	    {SBX_NET_HOST, AF_UNIX, SOCK_DGRAM, false, true, NULL, false},
+	    {SBX_NET_NONE, AF_UNIX, SOCK_STREAM, false, false, "abstract namespace", true},
+	    {SBX_NET_ALLOW, AF_UNIX, SOCK_SEQPACKET, false, false, "abstract namespace", true},
+	    {SBX_NET_HOST, AF_UNIX, SOCK_STREAM, false, true, NULL, true},
 	};
 
 	(void)state;
 	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
 		const char *why = sbx_net_stdio_socket(rows[i].mode, rows[i].domain, rows[i].type,
-		                                       rows[i].listening);
+		                                       rows[i].listening, !rows[i].unconnected);
 
 		if (rows[i].allowed) {
 			assert_null(why);

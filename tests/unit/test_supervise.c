@@ -1013,6 +1013,7 @@ static const struct hcase {
 	bool narrower, reads, exchange;
 	enum sbx_sup_answer answer;
 	const char *rule;
+	const char *call; /* NULL: renameat2 */
 } hcases[] = {
     {"made later, read",
      true,
@@ -1114,6 +1115,30 @@ static const struct hcase {
     {"a folder above an exact path moved", true, SBX_SUP_OP_RENAME,
      T("/ws/conf", "conf", INO_WS, true, true), TN("/ws/c2", "c2", INO_WS), 0, 0, 0, SBX_SUP_DENY,
      "a folder that holds an exact path to hide is not moved"},
+    {"a symlink on the way to an exact path",
+     true,
+     SBX_SUP_OP_CREATE,
+     TN("/ws/conf", "conf", INO_WS),
+     {},
+     0,
+     0,
+     0,
+     SBX_SUP_DENY,
+     "not made a symbolic link",
+     "symlinkat"},
+    {"a folder on the way to an exact path",
+     true,
+     SBX_SUP_OP_CREATE,
+     T("/ws/conf", "conf", INO_WS, false, true),
+     {},
+     0,
+     0,
+     0,
+     SBX_SUP_PERFORM,
+     "hide globs checked",
+     "mkdirat"},
+    {"a symlink moved onto the way", true, SBX_SUP_OP_RENAME, TF("/ws/l", "l", INO_WS),
+     TN("/ws/conf", "conf", INO_WS), 0, 0, 0, SBX_SUP_DENY, "only a folder is put"},
     {"more views than the listener holds",
      true,
      SBX_SUP_OP_READ,
@@ -1200,7 +1225,7 @@ static void test_hide_later_table(void **state)
 	for (size_t i = 0; i < sizeof(hcases) / sizeof(hcases[0]); i++) {
 		const struct hcase *c = &hcases[i];
 		struct sbx_sup_req req = {.op = c->op,
-		                          .call = "renameat2",
+		                          .call = c->call ? c->call : "renameat2",
 		                          .t = c->t,
 		                          .t2 = c->t2,
 		                          .narrower = c->narrower,
