@@ -1433,23 +1433,6 @@ static int nested_net(const struct sbx_nest *parent, struct sbx_cli_run *run, st
 		return 0;
 	if (parent->net < SBX_NET_ALLOW) /* under host: a namespace and a proxy of its own */
 		return sbx_cli_net_plan_env(plan, err);
-	if (parent->backend == SBX_BACKEND_LANDLOCK) {
-		/* the parent's proxy is on the host's loopback, its connects checked by the
-		 * parent's supervisor: the very list keeps them (and the variables that name
-		 * its ports); a narrower one would need a proxy of its own, which the finish
-		 * refuses (new_net stays) */
-		for (size_t i = 0; same && i < a->n_allow; i++)
-			same = !strcmp(a->allow[i].name, b->allow[i].name) &&
-			       a->allow[i].wildcard == b->allow[i].wildcard &&
-			       a->allow[i].allow_private == b->allow[i].allow_private;
-		for (size_t i = 0; same && i < a->n_deny; i++)
-			same = !strcmp(a->deny[i].name, b->deny[i].name) &&
-			       a->deny[i].wildcard == b->deny[i].wildcard;
-		if (!same || plan->net != parent->net)
-			return 0;
-		plan->new_net = false;
-		return sbx_cli_net_plan_env_inherited(plan, err);
-	}
 	for (size_t i = 0; same && i < a->n_allow; i++)
 		same = !strcmp(a->allow[i].name, b->allow[i].name) &&
 		       a->allow[i].wildcard == b->allow[i].wildcard &&
@@ -1457,6 +1440,16 @@ static int nested_net(const struct sbx_nest *parent, struct sbx_cli_run *run, st
 	for (size_t i = 0; same && i < a->n_deny; i++)
 		same = !strcmp(a->deny[i].name, b->deny[i].name) &&
 		       a->deny[i].wildcard == b->deny[i].wildcard;
+	if (parent->backend == SBX_BACKEND_LANDLOCK) {
+		/* the parent's proxy is on the host's loopback, its connects checked by the
+		 * parent's supervisor: the very list keeps them (and the variables that name
+		 * its ports); a narrower one would need a proxy of its own, which the finish
+		 * refuses (new_net stays) */
+		if (!same || plan->net != parent->net)
+			return 0;
+		plan->new_net = false;
+		return sbx_cli_net_plan_env_inherited(plan, err);
+	}
 	if (same && plan->net == parent->net)
 		plan->new_net = false; /* the parent's namespace, proxy and resolver */
 	else
