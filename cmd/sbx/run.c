@@ -474,11 +474,19 @@ static int parse_one(struct sbx_spec *spec, struct sbx_cli_run *out, int c, cons
 			return sbx_error_set(err, SBX_ERR_USAGE, ENAMETOOLONG,
 			                     "%s: the path '%s' is too long",
 			                     c == OPT_HIDE ? "--hide" : "--unhide", arg);
-		/* a path that exists as written is that path, whatever characters its name holds
-		 * ("$PWD/.env" in a folder "proj [v1]"), not a glob that no longer matches it */
-		if (glob && lstat(raw, &st) == 0)
-			glob = false;
-		if (!glob) {
+		/* a path that exists as written is that path too, whatever characters its name
+		 * holds ("$PWD/.env" in a folder "proj [v1]"): hidden as well as the glob (a
+		 * worker could plant a file named like the glob: the glob must still hold), given
+		 * back alone (unhide gives back the least it can) */
+		if (glob && lstat(raw, &st) == 0) {
+			if (c == OPT_UNHIDE) {
+				sbx_glob_quote(raw, q, sizeof(q));
+				return sbx_spec_add_unhide(spec, q, err);
+			}
+			r = sbx_spec_add_hide(spec, raw, err);
+			if (r < 0)
+				return r;
+		} else if (!glob) {
 			if (c == OPT_HIDE)
 				return sbx_spec_add_hide(spec, raw, err);
 			/* unhide is matched as a glob: the path quoted matches itself alone */
@@ -655,8 +663,18 @@ static int stdio_sockets(const struct sbx_plan *plan, struct sbx_error *err)
 			return sbx_error_set(err, SBX_ERR_SETUP, -r,
 			                     "cannot tell what %s (fd %d) is a socket of",
 			                     names[fd], fd);
-		if (r == 0 ||
-		    !(why = sbx_net_stdio_socket(plan->net, domain, type, listening, connected)))
+		if (r == 0)
+			continue;
+		why = sbx_net_stdio_socket(plan->net, domain, type, listening, connected);
+		/* a connected unix socket passes, but one without a name of its own could still
+		 * be bound to an abstract name of the host's (squatting a service's name): it
+		 * gets a name the kernel picks first */
+		if (!why && domain == AF_UNIX && plan->net != SBX_NET_HOST &&
+		    (r = sbx_fd_unix_autobind(fd)) < 0)
+			why = "it cannot be given a name of its own, and would bind one in the "
+			      "host's "
+			      "abstract namespace";
+		if (!why)
 			continue;
 		r = sbx_error_set(err, SBX_ERR_UNSUPPORTED, EPERM,
 		                  "%s (fd %d) is %s socket (family %d, type %d%s): %s; the "

@@ -826,9 +826,10 @@ void sbx_sup_decide(const struct sbx_sup_plan *plan, const struct sbx_sup_guards
 		    strstr(req->call, "symlink") && (glob = exact_beneath(plan, &req->t, where)))
 			why = "a folder on the way to an exact path to hide is not made a symbolic "
 			      "link";
-		if (!glob && req->t2.path && !req->t.is_dir &&
-		    (glob = exact_beneath(plan, &req->t2, where)))
-			why = "only a folder is put on the way to an exact path to hide";
+		/* nor anything moved, linked or swapped onto the way, a folder included (one
+		 * that holds a symbolic link where the path goes on would do the same) */
+		if (!glob && req->t2.path && (glob = exact_beneath(plan, &req->t2, where)))
+			why = "nothing is moved or linked onto the way to an exact path to hide";
 		if (glob) {
 			set_rule(out, "hide: %s (matches %s; hide_later: %s)", glob, where, why);
 			return;

@@ -107,3 +107,17 @@ int sbx_fd_socket_info(int fd, int *domain, int *type, bool *listening, bool *co
 	*connected = getpeername(fd, (struct sockaddr *)&peer, &pl) == 0;
 	return 1;
 }
+
+int sbx_fd_unix_autobind(int fd)
+{
+	struct sockaddr_storage self;
+	socklen_t sl = sizeof(self);
+	sa_family_t family = AF_UNIX;
+
+	if (getsockname(fd, (struct sockaddr *)&self, &sl) < 0)
+		return -errno;
+	if (sl > sizeof(sa_family_t))
+		return 0; /* bound already (a name, or an abstract one) */
+	/* an address of the family alone: the kernel picks an abstract name of its own */
+	return bind(fd, (struct sockaddr *)&family, sizeof(family)) < 0 ? -errno : 0;
+}

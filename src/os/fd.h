@@ -26,4 +26,9 @@ int sbx_fd_read_all(int fd, void *buf, size_t len);
  * (it has a peer); 0 if it is not one (or not open); -errno where it cannot be asked. */
 int sbx_fd_socket_info(int fd, int *domain, int *type, bool *listening, bool *connected);
 
+/* A unix socket without a name of its own gets one the kernel picks (autobind), so that it
+ * can no longer be bound to a name (a connected socket can: an abstract name of the host's
+ * squatted). 0, or -errno. */
+int sbx_fd_unix_autobind(int fd);
+
 #endif

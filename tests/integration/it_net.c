@@ -1176,7 +1176,14 @@ static const char stdio_probe[] =
     "    run('unix-lone-' + b, ['--backend', b], stdin=lone.fileno())\n"
     "    run('tcp-allow-' + b, ['--backend', b, '--net', 'allow:ok.test'], "
     "stdin=c.fileno())\n"
-    "run('tcp-host', ['--net', 'host'], stdin=c.fileno())\n";
+    "run('tcp-host', ['--net', 'host'], stdin=c.fileno())\n"
+    /* a connected socketpair passes, named by the kernel first: it cannot be bound to an
+     * abstract name of the host's (a service's name squatted) */
+    "for b in ('namespaces', 'landlock'):\n"
+    "    x, y = socket.socketpair()\n"
+    "    p = subprocess.run([sbx, 'run', '-q', '--backend', b, '--', '/usr/bin/python3', "
+    "'bindtry.py'], stdin=x.fileno(), stdout=subprocess.PIPE, text=True)\n"
+    "    print('pair-bind-' + b, p.returncode, p.stdout.strip())\n";
 
 static void test_stdio_sockets(void)
 {
@@ -1185,6 +1192,10 @@ static void test_stdio_sockets(void)
 
 	if (chdir(it_tmpdir()) < 0) /* a workspace without git's notes */
 		it_fail(__FILE__, __LINE__, "chdir: %s", strerror(errno));
+	it_write_file(it_path(it_tmpdir(), "bindtry.py"),
+	              "import socket\ns = socket.socket(fileno=0)\ntry:\n"
+	              "    s.bind(b'\\0sbx-it-squat')\n    print('bound')\n"
+	              "except OSError as e:\n    print('refused', e.errno)\n");
 	it_exec(&r, argv);
 	IT_EXPECT_INT(r.status, 0);
 	for (int b = 0; b < 2; b++) {
@@ -1204,6 +1215,8 @@ static void test_stdio_sockets(void)
 	IT_EXPECT_CONTAINS(r.out, "accepts connections from the network");
 	IT_EXPECT_CONTAINS(r.out, "--net host");
 	IT_EXPECT_CONTAINS(r.out, "tcp-host 0");
+	IT_EXPECT_CONTAINS(r.out, "pair-bind-namespaces 0 refused 22");
+	IT_EXPECT_CONTAINS(r.out, "pair-bind-landlock 0 refused 22");
 }
 
 /* --dry-run says what this backend gives up. */

@@ -236,6 +236,46 @@ static void test_exact_folder_symlinked(void)
 	IT_EXPECT_CONTAINS(r.err, "not made a symbolic link");
 }
 
+/* Nothing is moved, linked or swapped onto the way to an exact path absent at launch: a
+ * folder renamed over it (holding a symbolic link where the path goes on) would send the
+ * host's later write where the worker chose. */
+static void test_exact_way_renamed_onto(void)
+{
+	struct it_run r;
+	char *ws = make_ws();
+	char *hide = it_path(ws, "a/b/.env");
+	const char *opts[] = {"-v", ws, "--hide", hide, "--hide-later", NULL};
+	char script[1024];
+	const char *cmd[] = {"/bin/sh", "-c", script, NULL};
+
+	snprintf(script, sizeof(script),
+	         "cd %s; mkdir -p y out; ln -s ../out y/b; mv y a 2>/dev/null; echo onto=$?; "
+	         "mkdir -p a/x; mv a/x a/b 2>/dev/null; echo inner=$?; mkdir a/b; echo dir=$?",
+	         ws);
+	it_run_in(&r, opts, cmd);
+	IT_EXPECT_CONTAINS(r.out, "onto=1\n");
+	IT_EXPECT_CONTAINS(r.out, "inner=1\n");
+	IT_EXPECT_CONTAINS(r.out, "dir=0\n");
+	IT_EXPECT_CONTAINS(r.err, "nothing is moved or linked onto the way");
+}
+
+/* A file the worker planted with a glob's very name does not turn the glob into that one
+ * path: both are hidden. */
+static void test_planted_glob_name(void)
+{
+	struct it_run r;
+	char *ws = make_ws();
+	const char *opts[] = {"-v", ws, "--hide", "*.key", NULL};
+	const char *cmd[] = {"/bin/sh", "-c", "cat a.key '*.key'", NULL};
+
+	it_write_file(it_path(ws, "a.key"), "SECRET-A\n");
+	it_write_file(it_path(ws, "*.key"), "SECRET-PLANTED\n");
+	if (chdir(ws) < 0)
+		it_fail(__FILE__, __LINE__, "chdir: %s", strerror(errno));
+	it_run_in(&r, opts, cmd);
+	IT_EXPECT_NOT_CONTAINS(r.out, "SECRET");
+}
+
 /* --hide and --unhide with an absolute path that exists, in a folder whose name holds glob
  * characters: that path, not a glob that no longer matches it. */
 static void test_bracket_paths(void)
@@ -341,6 +381,8 @@ int main(int argc, char **argv)
 	    IT_CASE(test_exact_folder_moved),
 	    IT_CASE(test_nested_refused),
 	    IT_CASE(test_exact_folder_symlinked),
+	    IT_CASE(test_exact_way_renamed_onto),
+	    IT_CASE(test_planted_glob_name),
 	    IT_CASE(test_bracket_paths),
 	    IT_CASE(test_other_view),
 	    IT_CASE(test_dry_run),
