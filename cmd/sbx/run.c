@@ -688,9 +688,11 @@ static int stdio_sockets(const struct sbx_plan *plan, struct sbx_error *err)
 		                  domain, type & 0xf, listening ? ", listening" : "", why,
 		                  sbx_net_mode_name(plan->net));
 		sbx_error_hint(err,
-		               "give sbx a pipe there instead (e.g. `... | sbx run ... | ...`), or "
-		               "a terminal with -t; or run with --net host, which lets the worker "
-		               "reach the network anyway");
+		               "standard input, output and error may be files, pipes, terminals "
+		               "or connected or listening unix stream sockets: give sbx a pipe "
+		               "there instead (e.g. `... | sbx run ... | ...`), or a terminal "
+		               "with -t; or run with --net host, which lets the worker reach the "
+		               "network anyway");
 		return r;
 	}
 	return 0;

@@ -194,21 +194,27 @@ static void around(const char *backend)
 	IT_EXPECT_CONTAINS(r.err, "a hidden name is not made in the sandbox");
 }
 
+/* A worker's script (run in a fresh workspace) under --hide-later with one exact path to hide,
+ * absent at launch (relative to the workspace). */
+static void exact_case(struct it_run *r, const char *path, const char *script)
+{
+	char *ws = make_ws();
+	const char *opts[] = {"-v", ws, "--hide", it_path(ws, path), "--hide-later", NULL};
+	char full[1024];
+	const char *cmd[] = {"/bin/sh", "-c", full, NULL};
+
+	snprintf(full, sizeof(full), "cd %s; %s", ws, script);
+	it_run_in(r, opts, cmd);
+}
+
 /* A folder above an exact path absent at launch is not moved away with it. */
 static void test_exact_folder_moved(void)
 {
 	struct it_run r;
-	char *ws = make_ws();
-	char *hide = it_path(ws, "config/prod.key");
-	const char *opts[] = {"-v", ws, "--hide", hide, "--hide-later", NULL};
-	char script[1024];
-	const char *cmd[] = {"/bin/sh", "-c", script, NULL};
 
-	snprintf(script, sizeof(script),
-	         "cd %s; mkdir config; echo SECRET-X > config/prod.key; cat config/prod.key; "
-	         "mv config c2 2>/dev/null; echo moved=$?; cat c2/prod.key 2>/dev/null",
-	         ws);
-	it_run_in(&r, opts, cmd);
+	exact_case(&r, "config/prod.key",
+	           "mkdir config; echo SECRET-X > config/prod.key; cat config/prod.key; "
+	           "mv config c2 2>/dev/null; echo moved=$?; cat c2/prod.key 2>/dev/null");
 	IT_EXPECT_NOT_CONTAINS(r.out, "SECRET-X");
 	IT_EXPECT_CONTAINS(r.out, "moved=1\n");
 	IT_EXPECT_CONTAINS(r.err, "a folder that holds an exact path to hide is not moved");
@@ -219,17 +225,10 @@ static void test_exact_folder_moved(void)
 static void test_exact_folder_symlinked(void)
 {
 	struct it_run r;
-	char *ws = make_ws();
-	char *hide = it_path(ws, "conf/secret.txt");
-	const char *opts[] = {"-v", ws, "--hide", hide, "--hide-later", NULL};
-	char script[1024];
-	const char *cmd[] = {"/bin/sh", "-c", script, NULL};
 
-	snprintf(script, sizeof(script),
-	         "cd %s; mkdir out; ln -s out conf 2>/dev/null; echo sym=$?; : > f; "
-	         "mv f conf 2>/dev/null; echo moved=$?; mkdir conf; echo dir=$?",
-	         ws);
-	it_run_in(&r, opts, cmd);
+	exact_case(&r, "conf/secret.txt",
+	           "mkdir out; ln -s out conf 2>/dev/null; echo sym=$?; : > f; "
+	           "mv f conf 2>/dev/null; echo moved=$?; mkdir conf; echo dir=$?");
 	IT_EXPECT_CONTAINS(r.out, "sym=1\n");
 	IT_EXPECT_CONTAINS(r.out, "moved=1\n");
 	IT_EXPECT_CONTAINS(r.out, "dir=0\n"); /* a real folder is fine */
@@ -242,17 +241,10 @@ static void test_exact_folder_symlinked(void)
 static void test_exact_way_renamed_onto(void)
 {
 	struct it_run r;
-	char *ws = make_ws();
-	char *hide = it_path(ws, "a/b/.env");
-	const char *opts[] = {"-v", ws, "--hide", hide, "--hide-later", NULL};
-	char script[1024];
-	const char *cmd[] = {"/bin/sh", "-c", script, NULL};
 
-	snprintf(script, sizeof(script),
-	         "cd %s; mkdir -p y out; ln -s ../out y/b; mv y a 2>/dev/null; echo onto=$?; "
-	         "mkdir -p a/x; mv a/x a/b 2>/dev/null; echo inner=$?; mkdir a/b; echo dir=$?",
-	         ws);
-	it_run_in(&r, opts, cmd);
+	exact_case(&r, "a/b/.env",
+	           "mkdir -p y out; ln -s ../out y/b; mv y a 2>/dev/null; echo onto=$?; "
+	           "mkdir -p a/x; mv a/x a/b 2>/dev/null; echo inner=$?; mkdir a/b; echo dir=$?");
 	IT_EXPECT_CONTAINS(r.out, "onto=1\n");
 	IT_EXPECT_CONTAINS(r.out, "inner=1\n");
 	IT_EXPECT_CONTAINS(r.out, "dir=0\n");
