@@ -463,6 +463,14 @@ static int parse_one(struct sbx_spec *spec, struct sbx_cli_run *out, int c, cons
 			sbx_error_hint(err, "e.g. --hide '**/.env'");
 			return r;
 		}
+		if (sbx_path_backtracks(arg)) {
+			r = sbx_error_set(err, SBX_ERR_USAGE, EINVAL,
+			                  "%s '%s': a '..' after a name, which the kernel would "
+			                  "resolve first (a symbolic link there leads elsewhere)",
+			                  c == OPT_HIDE ? "--hide" : "--unhide", arg);
+			sbx_error_hint(err, "write the path without '..'");
+			return r;
+		}
 		bool glob = !sbx_glob_is_literal(arg);
 		char raw[SBX_PATH_MAX + 1], q[2 * SBX_PATH_MAX + 2];
 		struct stat st;

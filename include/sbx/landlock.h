@@ -181,6 +181,7 @@ enum sbx_ll_kind {
 	SBX_LL_FILE, /* anything but a directory or a symlink */
 	SBX_LL_LINK,
 	SBX_LL_UNREADABLE, /* exists, cannot be looked at: treated as a directory */
+	SBX_LL_VIA_LINK,   /* a symbolic link on the way to it (not its last component) */
 };
 
 struct sbx_ll_entry {
@@ -195,6 +196,9 @@ struct sbx_ll_host {
 	             struct sbx_ll_entry **out);
 	/* What base/rel is, without following a symlink beneath base. */
 	enum sbx_ll_kind (*kind)(void *ctx, const char *base, const char *rel);
+	/* What the absolute path names, every symbolic link followed as the kernel would
+	 * (a hidden link's target, sbx_ll_expand); -errno where nothing is there. NULL: none. */
+	int (*resolve)(void *ctx, const char *path, char *out, size_t size);
 	void *ctx;
 };
 

@@ -33,6 +33,11 @@ bool sbx_path_covers(const char *prefix, const char *path);
 /* The remainder of `path` beneath `prefix` without the leading '/', "" when equal. */
 const char *sbx_path_rest(const char *prefix, const char *path);
 
+/* True if `text`, as written, has a ".." right after a name it gives ("a/link/../x"): the
+ * kernel would resolve the name first (a symbolic link elsewhere), lexical normalising
+ * drops it. A leading "..", or one after "." or "..", is not such a step. */
+bool sbx_path_backtracks(const char *text);
+
 /* Number of components: "/" is 0, "/a/b" is 2. */
 size_t sbx_path_depth(const char *path);
 

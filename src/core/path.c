@@ -127,3 +127,23 @@ size_t sbx_path_depth(const char *path)
 			d++;
 	return d;
 }
+
+bool sbx_path_backtracks(const char *text)
+{
+	bool named = false; /* the component before this one is a name */
+
+	for (const char *c = text; *c;) {
+		size_t n = strcspn(c, "/");
+
+		if (n == 2 && c[0] == '.' && c[1] == '.') {
+			if (named)
+				return true;
+		} else if (n > 0) {
+			named = !(n == 1 && c[0] == '.') ? true : named;
+		}
+		c += n;
+		while (*c == '/')
+			c++;
+	}
+	return false;
+}

@@ -784,6 +784,14 @@ static int get_hide_path(struct loader *l, const struct sbx_ynode *k, const stru
 	*glob = false;
 	if (r < 0 || (r = sbx_prof_get_str(l, k, v, &s)) < 0)
 		return r;
+	if (sbx_path_backtracks(s)) {
+		r = sbx_error_set(l->err, SBX_ERR_USAGE, EINVAL,
+		                  "'%s': a '..' after a name, which the kernel would resolve "
+		                  "first (a symbolic link there leads elsewhere)",
+		                  s);
+		sbx_error_hint(l->err, "write the path without '..'");
+		return sbx_prof_locate(l, v, r);
+	}
 	/* a glob by what the profile wrote, not by what a variable's value holds */
 	*glob = !sbx_glob_is_literal(s);
 	if (!*glob && !always_glob)

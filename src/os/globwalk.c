@@ -12,10 +12,12 @@
  * change time); otherwise the tree is walked again.
  */
 #include "os/globwalk.h"
+#include "os/fs.h"
 
 #include "sbx/globwalk.h"
 
 #include <dirent.h>
+#include <linux/openat2.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -52,8 +54,9 @@ enum last_kind {
 };
 
 struct glob {
-	const char *pattern; /* absolute sandbox glob */
-	const char *last;    /* its last component */
+	const char *pattern;    /* absolute sandbox glob */
+	char lit[SBX_PATH_MAX]; /* its literal folder (literal_dir) */
+	const char *last;       /* its last component */
 	size_t last_len;
 	enum last_kind kind;
 	bool firm; /* a policy's: never given back by unhide */
@@ -165,6 +168,31 @@ static int hide_whole(struct walk *w, char *sbx, size_t len)
 }
 
 /*
+ * A symbolic link on a glob's literal folder (`config` of config/\*.key, or the folder
+ * itself): the walk never follows it, so nothing beneath would be hidden, while the path as
+ * written (config/x.key) reaches what the link names. Refused, as an exact hide path through
+ * a link is (sbx(1), --hide): the link may be the worker's.
+ */
+static int literal_link(struct walk *w, const char *sbx_path)
+{
+	for (size_t i = 0; i < w->n_globs; i++) {
+		int r;
+
+		if (!sbx_path_covers(sbx_path, w->globs[i].lit))
+			continue;
+		r = sbx_error_set(w->err, SBX_ERR_USAGE, ELOOP,
+		                  "the hide glob %s passes through %s, a symbolic link",
+		                  w->globs[i].pattern, sbx_path);
+		sbx_error_hint(w->err,
+		               "sbx never follows a link the worker could have planted, and what "
+		               "a link names cannot be hidden through it: name the real folder in "
+		               "the glob, or remove the link");
+		return r;
+	}
+	return 0;
+}
+
+/*
  * Walk the directory open at fd, `name` in its parent (its host path for depth 0). Paths
  * are built in place: host[0..hlen) and sbx[0..slen) name this directory.
  */
@@ -228,7 +256,7 @@ static int walk_dir(struct walk *w, int fd, const char *name, unsigned depth, ch
 			             slen == 1 ? sbx + 1 : sbx) < 0)
 				r = sbx_error_set(w->err, SBX_ERR_SETUP, ENOMEM, "out of memory");
 		} else {
-			bool unknown = false;
+			bool unknown = false, is_link = e->d_type == DT_LNK;
 
 			is_dir = e->d_type == DT_DIR;
 			if (e->d_type == DT_UNKNOWN) {
@@ -236,9 +264,12 @@ static int walk_dir(struct walk *w, int fd, const char *name, unsigned depth, ch
 
 				unknown = fstatat(dirfd(d), n, &est, AT_SYMLINK_NOFOLLOW) < 0;
 				is_dir = !unknown && S_ISDIR(est.st_mode);
+				is_link = !unknown && S_ISLNK(est.st_mode);
 			}
 			if (unknown) {
 				r = hide_whole(w, sbx, slen + 1 + nl);
+			} else if (is_link) {
+				r = literal_link(w, slen == 1 ? sbx + 1 : sbx);
 			} else if (is_dir) {
 				int sub = openat(dirfd(d), n,
 				                 O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
@@ -267,6 +298,18 @@ static void literal_dir(const char *pattern, char *out, size_t size)
 	slash = strrchr(out, '/');
 	if (slash)
 		out[slash == out ? 1 : (size_t)(slash - out)] = '\0';
+}
+
+/* The folder a walk starts from: the mount's source (as the mount builder opens it), then
+ * rest beneath it with no symbolic link followed (-ELOOP: one is on the way). */
+static int open_start(const char *source, const char *rest)
+{
+	_cleanup_close_ int base = open(source, O_PATH | O_DIRECTORY | O_CLOEXEC);
+
+	if (base < 0)
+		return -errno;
+	return sbx_openat2(base, *rest ? rest : ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC,
+	                   RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS);
 }
 
 static uint64_t fnv(uint64_t h, const char *s)
@@ -594,6 +637,7 @@ int sbx_globwalk_run(const struct sbx_spec *spec, const char *cache_dir,
 		const char *last = strrchr(p, '/') + 1;
 
 		w.globs[i].pattern = p;
+		literal_dir(p, w.globs[i].lit, sizeof(w.globs[i].lit));
 		w.globs[i].firm = spec->hide_glob_firm[i];
 		w.globs[i].last = last;
 		w.globs[i].last_len = strlen(last);
@@ -665,7 +709,20 @@ int sbx_globwalk_run(const struct sbx_spec *spec, const char *cache_dir,
 			         sbx_path_rest(m->target, start));
 			if (!host[0])
 				snprintf(host, sizeof(host), "/");
-			fd = open(host, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+			fd = open_start(m->source, sbx_path_rest(m->target, start));
+			if (fd == -ELOOP || fd == -EXDEV) {
+				/* a link on the way from the mount's source to the folder */
+				r = literal_link(&w, start);
+				if (r == 0)
+					r = sbx_error_set(
+					    err, SBX_ERR_USAGE, ELOOP,
+					    "a hide glob's folder %s passes through a "
+					    "symbolic link",
+					    start);
+				continue;
+			}
+			if (fd < 0)
+				errno = -fd;
 			if (fd < 0 && (errno == EACCES || errno == EPERM)) {
 				/* there, but not to be looked into: hidden whole */
 				r = hide_whole(&w, sbx, strlen(sbx));

@@ -266,8 +266,17 @@ static enum sbx_ll_kind host_kind(void *ctx, const char *base, const char *rel)
 			*slash = '\0';
 		dfd = slash ? open_beneath(base, dir, O_PATH | O_DIRECTORY)
 		            : open_beneath(base, "", O_PATH | O_DIRECTORY);
+		if (dfd == -ENOTDIR && slash) {
+			/* O_PATH|O_NOFOLLOW opens a last link itself: is the folder one? */
+			_cleanup_close_ int lfd = open_beneath(base, dir, O_PATH);
+
+			if (lfd >= 0 && fstat(lfd, &st) == 0 && S_ISLNK(st.st_mode))
+				return SBX_LL_VIA_LINK;
+		}
 		if (dfd < 0)
-			return dfd == -ENOENT || dfd == -ELOOP ? SBX_LL_ABSENT : SBX_LL_UNREADABLE;
+			return dfd == -ENOENT  ? SBX_LL_ABSENT
+			       : dfd == -ELOOP ? SBX_LL_VIA_LINK
+			                       : SBX_LL_UNREADABLE;
 		if (fstatat(dfd, slash ? slash + 1 : rel, &st, AT_SYMLINK_NOFOLLOW) < 0)
 			return errno == ENOENT ? SBX_LL_ABSENT : SBX_LL_UNREADABLE;
 		return kind_of(st.st_mode);
@@ -342,4 +351,18 @@ static long host_list(void *ctx, const char *base, const char *rel, size_t max,
 	return n;
 }
 
-const struct sbx_ll_host sbx_landlock_host = {.list = host_list, .kind = host_kind};
+static int host_resolve(void *ctx, const char *path, char *out, size_t size)
+{
+	char buf[PATH_MAX];
+
+	(void)ctx;
+	if (!realpath(path, buf))
+		return -errno;
+	if (strlen(buf) >= size)
+		return -ENAMETOOLONG;
+	memcpy(out, buf, strlen(buf) + 1);
+	return 0;
+}
+
+const struct sbx_ll_host sbx_landlock_host = {
+    .list = host_list, .kind = host_kind, .resolve = host_resolve};

@@ -947,6 +947,77 @@ static void test_hide_glob_profile(void)
 	IT_EXPECT_NOT_CONTAINS(r.out, "secret");
 }
 
+/*
+ * Hiding and symbolic links, both backends. The kernel follows a link; sbx's walk and masks
+ * never do: a glob whose literal folder is a link, and an exact path through one, are
+ * refused (they would hide nothing while `sbx check` said hidden); a hidden link cannot be
+ * read through (masked, or under the landlock backend what it names is hidden too); a ".."
+ * after a name is refused.
+ */
+static void test_hide_and_links(void)
+{
+	static const char *const backends[] = {"namespaces", "landlock"};
+	struct it_run r;
+
+	setup();
+	it_write_file(fmt("%s/config2/x.key", ws), "KEY=secret\n");
+	it_write_file(fmt("%s/config2/sub/y.key", ws), "KEY=secret\n");
+	it_write_file(fmt("%s/real/.env", ws), "ENV=secret\n");
+	IT_EXPECT_INT(symlink("config2", fmt("%s/config", ws)), 0);
+	IT_EXPECT_INT(symlink("real/.env", fmt("%s/link.env", ws)), 0);
+	IT_EXPECT_INT(symlink("real", fmt("%s/lnk", ws)), 0);
+	for (size_t b = 0; b < 2; b++) {
+		const char *be = backends[b];
+
+		/* the glob's folder is the link, or passes through it */
+		it_run_in(&r,
+		          (const char *const[]){"--backend", be, "-v", ws, "--hide",
+		                                fmt("%s/config/*.key", ws), NULL},
+		          (const char *const[]){"/bin/cat", fmt("%s/config/x.key", ws), NULL});
+		IT_EXPECT_INT(r.status, 125);
+		IT_EXPECT_NOT_CONTAINS(r.out, "secret");
+		IT_EXPECT_CONTAINS(r.err, fmt("passes through %s/config, a symbolic link", ws));
+		it_run_in(&r,
+		          (const char *const[]){"--backend", be, "-v", ws, "--hide",
+		                                fmt("%s/config/sub/*.key", ws), "--hide",
+		                                fmt("%s/**/.npmrc", ws), NULL},
+		          (const char *const[]){"/bin/cat", fmt("%s/config/sub/y.key", ws), NULL});
+		IT_EXPECT_INT(r.status, 125);
+		IT_EXPECT_NOT_CONTAINS(r.out, "secret");
+		IT_EXPECT_CONTAINS(r.err, "symbolic link");
+		/* an exact path through a link */
+		it_run_in(&r,
+		          (const char *const[]){"--backend", be, "-v", ws, "--hide",
+		                                fmt("%s/lnk/.env", ws), NULL},
+		          (const char *const[]){"/bin/cat", fmt("%s/lnk/.env", ws), NULL});
+		IT_EXPECT_INT(r.status, 125);
+		IT_EXPECT_NOT_CONTAINS(r.out, "secret");
+		/* a hidden link cannot be read through */
+		it_run_in(&r,
+		          (const char *const[]){"--backend", be, "-v", ws, "--hide",
+		                                fmt("%s/link.env", ws), NULL},
+		          (const char *const[]){"/bin/sh", "-c",
+		                                fmt("cat %s/link.env; echo done", ws), NULL});
+		IT_EXPECT_INT(r.status, 0);
+		IT_EXPECT_CONTAINS(r.out, "done");
+		IT_EXPECT_NOT_CONTAINS(r.out, "secret");
+		/* a ".." after a name: the kernel would have followed lnk */
+		it_run_in(&r,
+		          (const char *const[]){"--backend", be, "-v", ws, "--hide",
+		                                fmt("%s/lnk/../x", ws), NULL},
+		          (const char *const[]){"/bin/true", NULL});
+		IT_EXPECT_INT(r.status, 125);
+		IT_EXPECT_CONTAINS(r.err, "a '..' after a name");
+	}
+	/* a profile's entry too */
+	it_write_file(fmt("%s/dots.yaml", it_tmpdir()),
+	              "version: 1\nmounts:\n  - path: ${WORKSPACE}\nhide:\n  - "
+	              "${WORKSPACE}/lnk/../.env\n");
+	it_sbxv(&r, "profiles", "validate", fmt("%s/dots.yaml", it_tmpdir()), NULL);
+	IT_EXPECT_INT(r.status, 125);
+	IT_EXPECT_CONTAINS(r.err, "a '..' after a name");
+}
+
 /* ---- the landlock backend reaches no further than the worker's files (issue 11) ---- */
 
 #define MARK 1234 /* --seccomp-errno: a denial only the filter can have made */
@@ -1266,6 +1337,7 @@ int main(int argc, char **argv)
 	    IT_CASE(test_doctor),
 	    IT_CASE(test_hide_globs),
 	    IT_CASE(test_hide_glob_profile),
+	    IT_CASE(test_hide_and_links),
 	    IT_CASE(test_landlock_backend_reaches_no_host_process_ipc_or_socket),
 	    IT_CASE(test_landlock_backend_root_changes_no_mode_or_owner),
 	    IT_CASE(test_landlock_backend_ipc_keyring_and_log_mode),

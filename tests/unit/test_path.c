@@ -113,12 +113,42 @@ static void test_error_wrap_bounded(void **state)
 	assert_int_equal(sbx_error_set(NULL, SBX_ERR_USAGE, 0, "x"), -EINVAL);
 }
 
+/* A ".." right after a name the text gives: the kernel resolves the name first. */
+static void test_backtracks(void **state)
+{
+	static const struct {
+		const char *text;
+		bool want;
+	} cases[] = {
+	    {"/ws/link/../x", true},
+	    {"link/..", true},
+	    {"a/./../x", true},
+	    {"/a/b/c", false},
+	    {"../x", false},
+	    {"../../x/y", false},
+	    {"./../x", false},
+	    {"/ws/..x/y", false},
+	    {"/ws/x../y", false},
+	    {"a//..//b", true},
+	    {"${WORKSPACE}/../x", true},
+	    {"", false},
+	    {"/", false},
+	    {"..", false},
+	    {"x/...", false},
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		if (sbx_path_backtracks(cases[i].text) != cases[i].want)
+			fail_msg("'%s': want %d", cases[i].text, cases[i].want);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_normalize_table),    cmocka_unit_test(test_normalize_refusals),
 	    cmocka_unit_test(test_absolute),           cmocka_unit_test(test_covers_rest_depth),
-	    cmocka_unit_test(test_error_wrap_bounded),
+	    cmocka_unit_test(test_error_wrap_bounded), cmocka_unit_test(test_backtracks),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
