@@ -288,13 +288,22 @@ static int walk_dir(struct walk *w, int fd, const char *name, unsigned depth, ch
 	return r;
 }
 
-/* The literal directory a glob starts with. */
+/* The literal directory a glob starts with, unquoted (the glob "proj \[v1]/config/x*" starts
+ * in the folder "proj [v1]/config"). */
 static void literal_dir(const char *pattern, char *out, size_t size)
 {
-	size_t n = strcspn(pattern, "*?[\\");
+	size_t o = 0;
 	char *slash;
 
-	snprintf(out, size, "%.*s", (int)n, pattern);
+	for (const char *c = pattern; *c && !strchr("*?[", *c) && o + 1 < size; c++) {
+		if (*c == '\\') {
+			if (!c[1])
+				break;
+			c++;
+		}
+		out[o++] = *c;
+	}
+	out[o] = '\0';
 	slash = strrchr(out, '/');
 	if (slash)
 		out[slash == out ? 1 : (size_t)(slash - out)] = '\0';

@@ -966,6 +966,8 @@ static void test_hide_and_links(void)
 	IT_EXPECT_INT(symlink("config2", fmt("%s/config", ws)), 0);
 	IT_EXPECT_INT(symlink("real/.env", fmt("%s/link.env", ws)), 0);
 	IT_EXPECT_INT(symlink("real", fmt("%s/lnk", ws)), 0);
+	it_write_file(fmt("%s/p [v1]/config2/x.key", ws), "KEY=secret\n");
+	IT_EXPECT_INT(symlink("config2", fmt("%s/p [v1]/config", ws)), 0);
 	for (size_t b = 0; b < 2; b++) {
 		const char *be = backends[b];
 
@@ -985,6 +987,16 @@ static void test_hide_and_links(void)
 		IT_EXPECT_INT(r.status, 125);
 		IT_EXPECT_NOT_CONTAINS(r.out, "secret");
 		IT_EXPECT_CONTAINS(r.err, "symbolic link");
+		/* the same beneath a folder whose name the glob quotes */
+		it_run_in(
+		    &r,
+		    (const char *const[]){"--backend", be, "-v", ws, "--hide",
+		                          fmt("%s/p \\[v1]/config/*.key", ws), NULL},
+		    (const char *const[]){"/bin/cat", fmt("%s/p [v1]/config/x.key", ws), NULL});
+		IT_EXPECT_INT(r.status, 125);
+		IT_EXPECT_NOT_CONTAINS(r.out, "secret");
+		IT_EXPECT_CONTAINS(r.err,
+		                   fmt("passes through %s/p [v1]/config, a symbolic link", ws));
 		/* an exact path through a link */
 		it_run_in(&r,
 		          (const char *const[]){"--backend", be, "-v", ws, "--hide",
