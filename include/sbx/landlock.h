@@ -91,6 +91,9 @@ struct sbx_ll_rule {
 	                    (sbx_ll_expand) */
 	size_t base_len; /* > 0: a rule carved from the rule on path[0..base_len): the rest is
 	                    opened beneath that one without following any symlink */
+	bool follow;     /* a system path or sbx's own (root's symlinks followed); every other
+	                    rule is opened with no symlink on its path (a worker may have
+	                    planted one in a mount's source) */
 };
 
 struct sbx_ll_plan {

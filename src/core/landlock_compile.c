@@ -114,6 +114,7 @@ struct cand {
 	uint64_t blocked; /* what the mount's own flags stop (namespaces backend) */
 	const char *why;
 	bool hidden; /* landlock backend: denied whole, carved around (sbx_ll_expand) */
+	bool follow; /* a system path or sbx's own: its symlinks are root's (sbx_ll_rule) */
 };
 
 struct ctx {
@@ -568,9 +569,13 @@ static int one_op(struct ctx *x, const struct sbx_plan_op *o)
 	    (o->kind == SBX_PLAN_BIND || o->kind == SBX_PLAN_TMPFS))
 		m = sbx_spec_find_target(spec, o->target);
 
-	if (o->flags & SBX_PLAN_F_SYSTEM)
-		return add_cand(x, o->target, SBX_OP_LOOK | SBX_OP_EXECUTE, 0, flags_block(x, o),
-		                "system mount: read and execute");
+	if (o->flags & SBX_PLAN_F_SYSTEM) {
+		r = add_cand(x, o->target, SBX_OP_LOOK | SBX_OP_EXECUTE, 0, flags_block(x, o),
+		             "system mount: read and execute");
+		if (r >= 0)
+			x->c[x->n - 1].follow = true;
+		return r;
+	}
 	if (m || o->kind == SBX_PLAN_MIRROR) {
 		if (x->opts->same_ns && m && m->kind == SBX_MOUNT_TMPFS) {
 			/* No mount of sbx's own: the host's directory must stay out of reach,
@@ -642,7 +647,10 @@ static int one_op(struct ctx *x, const struct sbx_plan_op *o)
 		ops &= ~SBX_OP_MODIFY;
 	if (ops & SBX_OP_LOOK)
 		ops |= SBX_OP_STAT;
-	return add_cand(x, o->target, ops, extra, blocked, o->why);
+	r = add_cand(x, o->target, ops, extra, blocked, o->why);
+	if (r >= 0)
+		x->c[x->n - 1].follow = true;
+	return r;
 }
 
 /* The directories sbx makes in its sealed root to hold mount points: listable (sbx(1): they
@@ -775,6 +783,7 @@ int sbx_ll_compile(const struct sbx_policy_view *view, const struct sbx_ll_opts 
 				out->rules[k].full &= x.c[i].full;
 				out->rules[k].ops = sbx_ll_ops_from_fs(out->rules[k].access);
 				out->rules[k].hidden |= x.c[i].hidden;
+				out->rules[k].follow &= x.c[i].follow;
 				if (x.c[i].hidden)
 					out->rules[k].why = x.c[i].why;
 				dup = true;
@@ -792,6 +801,7 @@ int sbx_ll_compile(const struct sbx_policy_view *view, const struct sbx_ll_opts 
 		rule->ops = sbx_ll_ops_from_fs(x.c[i].access) | (x.c[i].ops & SBX_OP_STAT);
 		rule->why = x.c[i].why;
 		rule->hidden = x.c[i].hidden;
+		rule->follow = x.c[i].follow;
 	}
 	/* What only Landlock denies of what the policies decide: without it, this much of
 	 * the profile would go unenforced. (Device nodes: nodev mounts and no CAP_MKNOD.) */

@@ -48,6 +48,26 @@ struct carved_base {
 	const struct sbx_ll_rule *of; /* the rule whose path[0..base_len) fd is */
 };
 
+/* A rule's path with no symbolic link on it, the last component included (-1, errno ELOOP
+ * for one). */
+static int open_nofollow(const char *path)
+{
+	int fd = sbx_openat2(AT_FDCWD, path, O_PATH | O_CLOEXEC | O_NOFOLLOW,
+	                     RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS);
+	struct stat st;
+
+	if (fd < 0) {
+		errno = -fd;
+		return -1;
+	}
+	if (fstat(fd, &st) < 0 || S_ISLNK(st.st_mode)) {
+		close(fd);
+		errno = ELOOP;
+		return -1;
+	}
+	return fd;
+}
+
 /* A carved rule's path, opened beneath the rule it was carved from without following any
  * symlink: one planted since sbx listed the directory (by a process of an earlier sandbox,
  * say) cannot redirect the rights elsewhere. No allocation: runs in the worker. Sets errno. */
@@ -69,7 +89,7 @@ static int open_carved(const struct sbx_ll_rule *rule, struct carved_base *cb, s
 		}
 		memcpy(base, rule->path, rule->base_len);
 		base[rule->base_len] = '\0';
-		cb->fd = open(base, O_PATH | O_DIRECTORY | O_CLOEXEC);
+		cb->fd = open_nofollow(base);
 		if (cb->fd < 0)
 			return -1;
 		cb->of = rule;
@@ -164,7 +184,18 @@ int sbx_landlock_enforce(const struct sbx_ll_plan *p, struct sbx_error *err)
 		if (rule->hidden || !(rule->access & p->handled_fs))
 			continue;
 		pfd = rule->base_len ? open_carved(rule, &cb, &st)
-		                     : open(rule->path, O_PATH | O_CLOEXEC);
+		      : rule->follow ? open(rule->path, O_PATH | O_CLOEXEC)
+		                     : open_nofollow(rule->path);
+		if (pfd < 0 && !rule->base_len && !rule->follow && errno == ELOOP) {
+			/* as the namespaces backend refuses such a mount source */
+			r = sbx_error_set(err, SBX_ERR_SETUP, ELOOP,
+			                  "%s is or passes through a symlink", rule->path);
+			sbx_error_hint(err,
+			               "sbx does not follow symlinks in mount sources, since a "
+			               "worker may have planted them; name the real path if you "
+			               "trust it, or remove the link");
+			break;
+		}
 		if (pfd < 0) {
 			/* An optional mount that was skipped: nothing there to grant. A carved
 			 * entry gone, or turned into a symlink, since sbx listed it: nothing

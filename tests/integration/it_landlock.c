@@ -1030,6 +1030,39 @@ static void test_hide_and_links(void)
 	IT_EXPECT_CONTAINS(r.err, "a '..' after a name");
 }
 
+/* A mount source that is a symbolic link (claude-agent's optional .claude and .mcp.json, a
+ * -v of a planted link): refused under both backends, never followed to what it names. */
+static void test_mount_source_links(void)
+{
+	static const char *const backends[] = {"namespaces", "landlock"};
+	const char *sec = fmt("%s/elsewhere", it_tmpdir());
+	struct it_run r;
+
+	setup();
+	it_write_file(fmt("%s/id", sec), "ID=secret\n");
+	IT_EXPECT_INT(symlink(sec, fmt("%s/.claude", ws)), 0);
+	IT_EXPECT_INT(symlink(fmt("%s/id", sec), fmt("%s/.mcp.json", ws)), 0);
+	IT_EXPECT_INT(symlink(sec, fmt("%s/outl", ws)), 0);
+	for (size_t b = 0; b < 2; b++) {
+		const char *be = backends[b];
+
+		it_run_in(
+		    &r, (const char *const[]){"--backend", be, "--profile", "claude-agent", NULL},
+		    (const char *const[]){"/bin/sh", "-c",
+		                          fmt("cat .mcp.json .claude/id %s/id; echo done", sec),
+		                          NULL});
+		IT_EXPECT_INT(r.status, 125);
+		IT_EXPECT_NOT_CONTAINS(r.out, "secret");
+		IT_EXPECT_CONTAINS(r.err, "passes through a symlink");
+		it_run_in(&r,
+		          (const char *const[]){"--backend", be, "-v", fmt("%s/outl", ws), NULL},
+		          (const char *const[]){"/bin/sh", "-c",
+		                                fmt("echo hi >%s/outl/planted", ws), NULL});
+		IT_EXPECT_INT(r.status, 125);
+		IT_EXPECT(access(fmt("%s/planted", sec), F_OK) != 0);
+	}
+}
+
 /* ---- the landlock backend reaches no further than the worker's files (issue 11) ---- */
 
 #define MARK 1234 /* --seccomp-errno: a denial only the filter can have made */
@@ -1350,6 +1383,7 @@ int main(int argc, char **argv)
 	    IT_CASE(test_hide_globs),
 	    IT_CASE(test_hide_glob_profile),
 	    IT_CASE(test_hide_and_links),
+	    IT_CASE(test_mount_source_links),
 	    IT_CASE(test_landlock_backend_reaches_no_host_process_ipc_or_socket),
 	    IT_CASE(test_landlock_backend_root_changes_no_mode_or_owner),
 	    IT_CASE(test_landlock_backend_ipc_keyring_and_log_mode),
