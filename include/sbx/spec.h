@@ -140,6 +140,10 @@ struct sbx_spec {
 	 * directory. Absolute, normalised, unique. */
 	char **hide;
 	size_t n_hide;
+	/* hide_walked[i]: hide[i] came from the walk of the hide globs (sbx_spec_add_hides),
+	 * not from an exact entry: a folder the walk could not look into is hidden whole, and
+	 * found again at the next launch wherever it is moved */
+	bool *hide_walked;
 
 	/* Glob patterns to hide (profile `hide:` with globs, --hide): absolute sandbox globs.
 	 * Before planning, one walk of the host (src/os/globwalk.c) turns them into exact

@@ -10,6 +10,7 @@
 #include "sbx/identity.h"
 #include "sbx/nest.h"
 #include "sbx/path.h"
+#include "sbx/policy.h"
 
 #define SBX_STR_(x) #x
 #define SBX_STR(x)  SBX_STR_(x)
@@ -517,6 +518,54 @@ static int mask_other_views(struct builder *b, const struct sbx_spec *spec, cons
 	return 0;
 }
 
+/*
+ * Whether the folders above hidden path k are pinned (bound onto themselves, so that the
+ * worker cannot rename them: EBUSY). A path is hidden by its name: a folder above it renamed
+ * in one run (`mv config cfg` for config/x.key) would leave it unhidden in the next, where
+ * the landlock backend's carving refuses such a rename. Not where a glob matches it by its
+ * last name anywhere beneath the mount it lies in (a ** folder, then .env, as every glob of
+ * the shipped profiles): wherever its folders go, it is matched again, and no mount is spent.
+ */
+static bool hide_needs_pin(const struct sbx_spec *spec, size_t k)
+{
+	const char *path = spec->hide[k];
+	const char *name = strrchr(path, '/') + 1;
+	const char *root = "/";
+	bool matched = false;
+
+	for (size_t i = 0; i < spec->n_mounts; i++) {
+		const struct sbx_mount *m = &spec->mounts[i];
+
+		if (m->kind == SBX_MOUNT_BIND && sbx_path_covers(m->target, path) &&
+		    strlen(m->target) > strlen(root))
+			root = m->target;
+	}
+	for (size_t i = 0; i < spec->n_hide_globs; i++) {
+		const char *g = spec->hide_globs[i];
+		const char *last = strrchr(g, '/');
+		char lit[SBX_PATH_MAX], pre[SBX_PATH_MAX];
+		size_t n;
+
+		if (sbx_glob_match(g, path))
+			matched = true;
+		if (!last || last - g < 3 || strncmp(last - 3, "/**", 3) != 0 ||
+		    !sbx_glob_match(last + 1, name))
+			continue;
+		n = (size_t)(last - 3 - g);
+		if (n >= sizeof(pre))
+			continue;
+		memcpy(pre, g, n);
+		pre[n] = '\0';
+		if (!n)
+			snprintf(pre, sizeof(pre), "/");
+		if (sbx_glob_unquote(pre, lit, sizeof(lit)) && sbx_path_covers(lit, root) &&
+		    sbx_path_covers(lit, path))
+			return false;
+	}
+	/* a folder the walk hid whole (no glob names it): walked again next time */
+	return matched || !spec->hide_walked || !spec->hide_walked[k];
+}
+
 static int add_hide_masks(struct builder *b, const struct sbx_spec *spec, struct sbx_error *err)
 {
 	for (size_t i = 0; i < spec->n_hide; i++) {
@@ -531,15 +580,18 @@ static int add_hide_masks(struct builder *b, const struct sbx_spec *spec, struct
 		bool pin = false;
 		int r;
 
-		for (size_t j = 0; j < spec->n_pin && !pin; j++)
-			pin = strcmp(spec->pin[j], path) == 0;
+		bool own = false;
+
+		for (size_t j = 0; j < spec->n_pin && !own; j++)
+			own = strcmp(spec->pin[j], path) == 0;
+		pin = own || hide_needs_pin(spec, i);
 		for (size_t j = 0; !visible && j < b->plan->n_ops; j++)
 			visible = b->plan->ops[j].kind != SBX_PLAN_SEAL &&
 			          sbx_path_covers(b->plan->ops[j].target, path);
 		if (!visible)
 			continue;
 		r = add_op(b, SBX_PLAN_MASK, SBX_PLAN_F_READONLY | (pin ? SBX_PLAN_F_PIN : 0), NULL,
-		           path, 0, pin ? "sbx's own state" : "hide", err);
+		           path, 0, own ? "sbx's own state" : "hide", err);
 		if (r < 0)
 			return r;
 	}

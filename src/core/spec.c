@@ -58,6 +58,7 @@ void sbx_spec_free(struct sbx_spec *spec)
 	for (size_t i = 0; i < spec->n_hide; i++)
 		free(spec->hide[i]);
 	free(spec->hide);
+	free(spec->hide_walked);
 	for (size_t i = 0; i < spec->n_hide_globs; i++)
 		free(spec->hide_globs[i]);
 	free(spec->hide_globs);
@@ -418,6 +419,7 @@ int sbx_spec_add_hide(struct sbx_spec *spec, const char *path, struct sbx_error 
 {
 	_cleanup_free_ char *norm = NULL;
 	char **grown;
+	bool *walked;
 	int r;
 
 	if (!path || path[0] != '/')
@@ -439,6 +441,11 @@ int sbx_spec_add_hide(struct sbx_spec *spec, const char *path, struct sbx_error 
 	if (!grown)
 		return sbx_error_set(err, SBX_ERR_SETUP, ENOMEM, "out of memory");
 	spec->hide = grown;
+	walked = realloc(spec->hide_walked, (spec->n_hide + 1) * sizeof(*walked));
+	if (!walked)
+		return sbx_error_set(err, SBX_ERR_SETUP, ENOMEM, "out of memory");
+	spec->hide_walked = walked;
+	spec->hide_walked[spec->n_hide] = false;
 	spec->hide[spec->n_hide++] = TAKE_PTR(norm);
 	return 0;
 }
@@ -447,8 +454,13 @@ int sbx_spec_add_hides(struct sbx_spec *spec, char *const *paths, size_t n, stru
 {
 	int r = 0;
 
-	for (size_t i = 0; r >= 0 && i < n; i++)
+	for (size_t i = 0; r >= 0 && i < n; i++) {
+		size_t before = spec->n_hide;
+
 		r = sbx_spec_add_hide(spec, paths[i], err);
+		if (r >= 0 && spec->n_hide > before)
+			spec->hide_walked[before] = true; /* not an exact entry's own */
+	}
 	return r;
 }
 

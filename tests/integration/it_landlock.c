@@ -1030,6 +1030,50 @@ static void test_hide_and_links(void)
 	IT_EXPECT_CONTAINS(r.err, "a '..' after a name");
 }
 
+/* A path hidden by a name its folders give (an exact path, config/\*.key): those folders
+ * cannot be renamed in one run to unhide it in the next (namespaces: pinned, EBUSY;
+ * landlock: carved, EACCES). One matched by its last name anywhere (a ** folder, then .env)
+ * needs no pin: renamed, it is hidden again at the next launch. */
+static void test_hide_folders_kept(void)
+{
+	static const char *const backends[] = {"namespaces", "landlock"};
+	struct it_run r;
+
+	setup();
+	it_write_file(fmt("%s/config/x.key", ws), "KEY=secret\n");
+	it_write_file(fmt("%s/a/b/.env", ws), "ENV=secret\n");
+	for (size_t b = 0; b < 2; b++) {
+		const char *be = backends[b];
+		const char *const hides[] = {fmt("%s/config/x.key", ws),
+		                             fmt("%s/config/*.key", ws)};
+
+		for (size_t h = 0; h < 2; h++) {
+			it_run_in(&r,
+			          (const char *const[]){"--backend", be, "-v", ws, "--hide",
+			                                hides[h], NULL},
+			          (const char *const[]){
+			              "/bin/sh", "-c",
+			              "mv config cfg || mv config/.. up; echo done", NULL});
+			IT_EXPECT_INT(r.status, 0);
+			IT_EXPECT_CONTAINS(r.out, "done");
+			IT_EXPECT(access(fmt("%s/config/x.key", ws), F_OK) == 0);
+		}
+		it_run_in(
+		    &r,
+		    (const char *const[]){"--backend", be, "-v", ws, "--hide",
+		                          fmt("%s/**/.env", ws), NULL},
+		    (const char *const[]){"/bin/sh", "-c", "mv a a2 || mv a2 a; echo done", NULL});
+		IT_EXPECT_INT(r.status, 0);
+		it_run_in(&r,
+		          (const char *const[]){"--backend", be, "-v", ws, "--hide",
+		                                fmt("%s/**/.env", ws), NULL},
+		          (const char *const[]){"/bin/sh", "-c",
+		                                "cat a/b/.env a2/b/.env; echo done", NULL});
+		IT_EXPECT_CONTAINS(r.out, "done");
+		IT_EXPECT_NOT_CONTAINS(r.out, "secret");
+	}
+}
+
 /* A mount source that is a symbolic link (claude-agent's optional .claude and .mcp.json, a
  * -v of a planted link): refused under both backends, never followed to what it names. */
 static void test_mount_source_links(void)
@@ -1384,6 +1428,7 @@ int main(int argc, char **argv)
 	    IT_CASE(test_hide_glob_profile),
 	    IT_CASE(test_hide_and_links),
 	    IT_CASE(test_mount_source_links),
+	    IT_CASE(test_hide_folders_kept),
 	    IT_CASE(test_landlock_backend_reaches_no_host_process_ipc_or_socket),
 	    IT_CASE(test_landlock_backend_root_changes_no_mode_or_owner),
 	    IT_CASE(test_landlock_backend_ipc_keyring_and_log_mode),
