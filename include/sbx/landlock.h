@@ -91,6 +91,12 @@ struct sbx_ll_rule {
 	                    (sbx_ll_expand) */
 	size_t base_len; /* > 0: a rule carved from the rule on path[0..base_len): the rest is
 	                    opened beneath that one without following any symlink */
+	bool found;      /* hidden: the walk of the hide globs found it at this launch; absent
+	                    when carved, another process moved it meanwhile: refused */
+	bool present;    /* hidden, and there when carved: sbx_landlock_enforce checks that no
+	                    rule beside it is it or a folder above it by identity (a rename
+	                    between the listing and the rules could make one so) */
+	bool beside;     /* carved with its own rights beside a hidden path */
 	bool follow;     /* a system path or sbx's own (root's symlinks followed); every other
 	                    rule is opened with no symlink on its path (a worker may have
 	                    planted one in a mount's source) */
@@ -206,6 +212,8 @@ struct sbx_ll_host {
 };
 
 #define SBX_LL_MAX_RULES 20000 /* rules after carving, at most */
+/* hidden paths and the folders above them checked by identity at enforcing, at most */
+#define SBX_LL_MAX_HIDDEN_IDS 8192
 
 /* Carve every rule that lost rights to a path beneath it (see above); refuses (E2BIG, exit
  * 125) past max_rules, naming the count, the cap and what to do. */

@@ -99,17 +99,21 @@ enum {
 	SBX_PLAN_F_DEVICE = 1u << 3,   /* device access: no nodev */
 	SBX_PLAN_F_SYSTEM = 1u << 4,   /* one of the system mounts */
 	SBX_PLAN_F_NOEXEC = 1u << 5,
-	SBX_PLAN_F_IDMAP = 1u << 6, /* id-map the bind with the worker's mapping (root) */
-	SBX_PLAN_F_GUARD = 1u << 7, /* a guard (spec.h): a path of the bind above it bound onto
-	                               itself; decisions take that mount's policy */
-	SBX_PLAN_F_PIN = 1u << 8,   /* a MASK of sbx's own state: first bind every directory
-	                               above target onto itself, up to the mount that holds it,
-	                               so that none can be renamed or removed (spec->pin) */
-	SBX_PLAN_F_OWNER = 1u << 9, /* a TMPFS owned by the worker (inner uid and gid), mode
-	                               0700: its home */
-	SBX_PLAN_F_DATA = 1u << 10, /* a read-only BIND of a file sbx writes itself from
-	                               plan->etc_passwd or plan->etc_group (by target), in
-	                               place of the host's file at source */
+	SBX_PLAN_F_IDMAP = 1u << 6,  /* id-map the bind with the worker's mapping (root) */
+	SBX_PLAN_F_GUARD = 1u << 7,  /* a guard (spec.h): a path of the bind above it bound onto
+	                                itself; decisions take that mount's policy */
+	SBX_PLAN_F_PIN = 1u << 8,    /* a MASK of sbx's own state, or of a path hidden by a
+	                                name its folders give: first bind every directory above
+	                                target onto itself, up to the mount that holds it, so
+	                                that none can be renamed or removed (spec->pin) */
+	SBX_PLAN_F_OWNER = 1u << 9,  /* a TMPFS owned by the worker (inner uid and gid), mode
+	                                0700: its home */
+	SBX_PLAN_F_DATA = 1u << 10,  /* a read-only BIND of a file sbx writes itself from
+	                                plan->etc_passwd or plan->etc_group (by target), in
+	                                place of the host's file at source */
+	SBX_PLAN_F_FOUND = 1u << 11, /* a MASK of what the walk of the hide globs found: gone
+	                                when it is masked, it was moved during the launch (by
+	                                another process): refused, never skipped */
 };
 
 struct sbx_plan_op {

@@ -146,6 +146,9 @@ static int carve_dir(struct carve *c, const char *dir, unsigned depth)
 		r = carve_add(c, path,
 		              e[i].kind == SBX_LL_FILE ? c->full & SBX_LL_FS_FILE : c->full,
 		              "carved: its own rights, beside a hidden path");
+		if (r >= 0 && c->added && c->p->n_rules &&
+		    strcmp(c->p->rules[c->p->n_rules - 1].path, path) == 0)
+			c->p->rules[c->p->n_rules - 1].beside = true;
 	}
 	free(e);
 	return r;
@@ -303,10 +306,27 @@ int sbx_ll_expand(struct sbx_ll_plan *p, const struct sbx_ll_host *host, size_t 
 				enum sbx_ll_kind kind =
 				    host->kind(host->ctx, t->path, rel_of(t->path, o->path));
 
+				/* Found by the walk a moment ago, absent now: another process
+				 * moves the folders above it, and could move it back after the
+				 * carving. Refused, never skipped. */
+				if (kind != SBX_LL_DIR && kind != SBX_LL_FILE &&
+				    kind != SBX_LL_LINK && o->found) {
+					r = sbx_error_set(err, SBX_ERR_SETUP, ENOENT,
+					                  "%s, which a hide glob matched at this "
+					                  "launch, was moved or "
+					                  "removed before it could be denied",
+					                  o->path);
+					sbx_error_hint(
+					    err, "another process changes the folders above it "
+					         "(a sandbox running beside this one?); run "
+					         "again once it has stopped");
+					return r;
+				}
 				/* Absent now: nothing to carve around (as a mask, which needs
 				 * something to cover; see sbx-profile(5)). */
 				if (kind == SBX_LL_ABSENT)
 					continue;
+				p->rules[k].present = true;
 				contrib[c.n_own] = kind == SBX_LL_FILE || kind == SBX_LL_LINK
 				                       ? CARVE_KEEP_OVER_FILE
 				                       : 0;

@@ -115,6 +115,7 @@ struct cand {
 	const char *why;
 	bool hidden; /* landlock backend: denied whole, carved around (sbx_ll_expand) */
 	bool follow; /* a system path or sbx's own: its symlinks are root's (sbx_ll_rule) */
+	bool found;  /* hidden, found by the walk of the hide globs (sbx_ll_rule) */
 };
 
 struct ctx {
@@ -721,6 +722,7 @@ static int hidden_paths(struct ctx *x)
 		if (r < 0)
 			return r;
 		x->c[x->n - 1].hidden = true;
+		x->c[x->n - 1].found = spec->hide_walked && spec->hide_walked[i];
 	}
 	return 0;
 }
@@ -784,6 +786,7 @@ int sbx_ll_compile(const struct sbx_policy_view *view, const struct sbx_ll_opts 
 				out->rules[k].ops = sbx_ll_ops_from_fs(out->rules[k].access);
 				out->rules[k].hidden |= x.c[i].hidden;
 				out->rules[k].follow &= x.c[i].follow;
+				out->rules[k].found |= x.c[i].found;
 				if (x.c[i].hidden)
 					out->rules[k].why = x.c[i].why;
 				dup = true;
@@ -802,6 +805,7 @@ int sbx_ll_compile(const struct sbx_policy_view *view, const struct sbx_ll_opts 
 		rule->why = x.c[i].why;
 		rule->hidden = x.c[i].hidden;
 		rule->follow = x.c[i].follow;
+		rule->found = x.c[i].found;
 	}
 	/* What only Landlock denies of what the policies decide: without it, this much of
 	 * the profile would go unenforced. (Device nodes: nodev mounts and no CAP_MKNOD.) */

@@ -590,8 +590,10 @@ static int add_hide_masks(struct builder *b, const struct sbx_spec *spec, struct
 			          sbx_path_covers(b->plan->ops[j].target, path);
 		if (!visible)
 			continue;
-		r = add_op(b, SBX_PLAN_MASK, SBX_PLAN_F_READONLY | (pin ? SBX_PLAN_F_PIN : 0), NULL,
-		           path, 0, own ? "sbx's own state" : "hide", err);
+		r = add_op(b, SBX_PLAN_MASK,
+		           SBX_PLAN_F_READONLY | (pin ? SBX_PLAN_F_PIN : 0) |
+		               (spec->hide_walked && spec->hide_walked[i] ? SBX_PLAN_F_FOUND : 0),
+		           NULL, path, 0, own ? "sbx's own state" : "hide", err);
 		if (r < 0)
 			return r;
 	}

@@ -167,6 +167,20 @@ static int hide_whole(struct walk *w, char *sbx, size_t len)
 	return r < 0 ? sbx_error_set(w->err, SBX_ERR_SETUP, ENOMEM, "out of memory") : 0;
 }
 
+/* A folder listed a moment ago is gone, or no longer a folder: another process moves
+ * things beneath the walk (a sandbox beside this one renaming a folder back and forth), and
+ * what it moves could be missed. Refused, never skipped. */
+static int changed(struct walk *w, const char *sbx_path)
+{
+	int r = sbx_error_set(w->err, SBX_ERR_SETUP, EAGAIN,
+	                      "%s changed while sbx looked for what the hide globs match",
+	                      sbx_path[0] == '/' && sbx_path[1] == '/' ? sbx_path + 1 : sbx_path);
+
+	sbx_error_hint(w->err, "another process moves folders there (a sandbox running beside "
+	                       "this one?); run again once it has stopped");
+	return r;
+}
+
 /*
  * A symbolic link on a glob's literal folder (`config` of config/\*.key, or the folder
  * itself): the walk never follows it, so nothing beneath would be hidden, while the path as
@@ -277,7 +291,9 @@ static int walk_dir(struct walk *w, int fd, const char *name, unsigned depth, ch
 				if (sub >= 0)
 					r = walk_dir(w, sub, n, depth + 1, host, hlen + 1 + nl, sbx,
 					             slen + 1 + nl);
-				else if (errno != ENOENT)
+				else if (errno == ENOENT || errno == ENOTDIR || errno == ELOOP)
+					r = changed(w, sbx);
+				else
 					r = hide_whole(w, sbx, slen + 1 + nl);
 			}
 		}

@@ -111,6 +111,94 @@ static int open_carved(const struct sbx_ll_rule *rule, struct carved_base *cb, s
 	return fd;
 }
 
+/* What no rule carved beside a hidden path may be, by identity: each hidden path there at
+ * carving and every folder above it now. Carving lists names; another process renaming a
+ * folder between the listing and the rules (a above .env renamed b and back) would have its
+ * folder granted under the name it had. */
+struct hidden_ids {
+	dev_t dev[SBX_LL_MAX_HIDDEN_IDS];
+	ino_t ino[SBX_LL_MAX_HIDDEN_IDS];
+	size_t n;
+};
+
+static int hidden_ids_add(struct hidden_ids *h, const struct stat *st)
+{
+	for (size_t i = 0; i < h->n; i++)
+		if (h->dev[i] == st->st_dev && h->ino[i] == st->st_ino)
+			return 0;
+	if (h->n >= SBX_LL_MAX_HIDDEN_IDS)
+		return -E2BIG;
+	h->dev[h->n] = st->st_dev;
+	h->ino[h->n++] = st->st_ino;
+	return 0;
+}
+
+static bool hidden_ids_has(const struct hidden_ids *h, const struct stat *st)
+{
+	for (size_t i = 0; i < h->n; i++)
+		if (h->dev[i] == st->st_dev && h->ino[i] == st->st_ino)
+			return true;
+	return false;
+}
+
+static int changed_at(const char *path, struct sbx_error *err)
+{
+	int r = sbx_error_set(err, SBX_ERR_SETUP, EAGAIN,
+	                      "%s changed while sbx set up the rules around it", path);
+
+	sbx_error_hint(err, "another process moves the folders above it (a sandbox running "
+	                    "beside this one?); run again once it has stopped");
+	return r;
+}
+
+static int hidden_ids_collect(const struct sbx_ll_plan *p, struct hidden_ids *h,
+                              struct sbx_error *err)
+{
+	for (size_t i = 0; i < p->n_rules; i++) {
+		const struct sbx_ll_rule *rule = &p->rules[i];
+		_cleanup_close_ int fd = -1, dir = -1;
+		char parent[SBX_PATH_MAX];
+		const char *slash = strrchr(rule->path, '/');
+		struct stat st, at;
+
+		if (!rule->hidden || !rule->present || !slash || slash == rule->path)
+			continue;
+		snprintf(parent, sizeof(parent), "%.*s", (int)(slash - rule->path), rule->path);
+		dir = open_nofollow(parent);
+		if (dir < 0 || fstat(dir, &st) < 0 ||
+		    fstatat(dir, slash + 1, &at, AT_SYMLINK_NOFOLLOW) < 0)
+			return changed_at(rule->path, err);
+		if (hidden_ids_add(h, &at) < 0)
+			goto full;
+		/* up from the folder that holds it now, by "..", to the root */
+		for (unsigned depth = 0; depth < SBX_PATH_MAX / 2; depth++) {
+			int up;
+
+			if (hidden_ids_add(h, &st) < 0)
+				goto full;
+			up = openat(dir, "..", O_PATH | O_DIRECTORY | O_CLOEXEC);
+			if (up < 0)
+				return changed_at(rule->path, err);
+			close(dir);
+			dir = up;
+			{
+				struct stat ust;
+
+				if (fstat(dir, &ust) < 0)
+					return changed_at(rule->path, err);
+				if (ust.st_dev == st.st_dev && ust.st_ino == st.st_ino)
+					break; /* the root */
+				st = ust;
+			}
+		}
+	}
+	return 0;
+full:
+	return sbx_error_set(err, SBX_ERR_SETUP, E2BIG,
+	                     "more than %d hidden paths and folders above them to check",
+	                     SBX_LL_MAX_HIDDEN_IDS);
+}
+
 /* landlock_restrict_self's EAGAIN is never the kernel's: a supervising parent sandbox
  * refused it, its table of Landlock domains full (either of a sub-worker's two layers). */
 static int slots_full(struct sbx_error *err)
@@ -161,6 +249,7 @@ int sbx_landlock_enforce(const struct sbx_ll_plan *p, struct sbx_error *err)
 	 * a larger one (E2BIG) unless the extra fields are zero, so pass what the ABI has. */
 	size_t size = p->abi >= 6 ? sizeof(attr) : p->abi >= 4 ? 16 : 8;
 	struct carved_base cb = {.fd = -1, .of = NULL};
+	_cleanup_free_ struct hidden_ids *ids = NULL;
 	int fd, r = 0;
 
 	if (!p->enabled)
@@ -174,6 +263,12 @@ int sbx_landlock_enforce(const struct sbx_ll_plan *p, struct sbx_error *err)
 		                    "lacks");
 		return r;
 	}
+	ids = calloc(1, sizeof(*ids));
+	if (!ids) {
+		close(fd);
+		return sbx_error_set(err, SBX_ERR_SETUP, ENOMEM, "out of memory");
+	}
+	r = hidden_ids_collect(p, ids, err);
 	for (size_t i = 0; r >= 0 && i < p->n_rules; i++) {
 		const struct sbx_ll_rule *rule = &p->rules[i];
 		struct landlock_path_beneath_attr pb = {0};
@@ -207,6 +302,12 @@ int sbx_landlock_enforce(const struct sbx_ll_plan *p, struct sbx_error *err)
 			r = sbx_error_set(err, SBX_ERR_SETUP, errno,
 			                  "Landlock rule for %s: cannot open it: %s", rule->path,
 			                  strerror(errno));
+			break;
+		}
+		/* a rule beside a hidden path is neither it nor a folder above it */
+		if (rule->beside && ids->n && fstat(pfd, &st) == 0 && hidden_ids_has(ids, &st)) {
+			close(pfd);
+			r = changed_at(rule->path, err);
 			break;
 		}
 		pb.parent_fd = pfd;

@@ -871,6 +871,18 @@ static int do_mask(struct builder *b, const char *target, unsigned flags, struct
 
 	int r;
 
+	if (point == -ENOENT && (flags & SBX_PLAN_F_FOUND)) {
+		/* the walk found it moments ago: moved since, by another process (a sandbox
+		 * beside this one, renaming a folder above it back and forth) */
+		r = sbx_error_set(err, SBX_ERR_SETUP, ENOENT,
+		                  "%s, which a hide glob matched at this launch, was moved or "
+		                  "removed before it could be masked",
+		                  target);
+
+		sbx_error_hint(err, "another process changes the folders above it (a sandbox "
+		                    "running beside this one?); run again once it has stopped");
+		return r;
+	}
 	if (point == -ENOENT)
 		return 0; /* nothing there to hide */
 	if (point < 0)

@@ -10,6 +10,7 @@
 
 #include <fcntl.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdarg.h>
 #include <sys/ipc.h>
@@ -1074,6 +1075,42 @@ static void test_hide_folders_kept(void)
 	}
 }
 
+/* Another process renames a folder above a hidden file back and forth while sandboxes
+ * launch (a sandbox beside them could): each launch hides it or is refused, none shows it.
+ * Every run must hold, however the renames fall: no timing is assumed. */
+static void test_hide_concurrent_mover(void)
+{
+	static const char *const backends[] = {"namespaces", "landlock"};
+	struct it_run r;
+	pid_t mover;
+	int shown = 0;
+
+	setup();
+	it_write_file(fmt("%s/a/.env", ws), "ENV=secret\n");
+	mover = fork();
+	IT_EXPECT(mover >= 0);
+	if (mover == 0) {
+		const char *a = fmt("%s/a", ws), *b = fmt("%s/b", ws);
+
+		for (;;) {
+			if (rename(a, b) < 0 || rename(b, a) < 0)
+				_exit(1);
+		}
+	}
+	for (int i = 0; i < 24; i++) {
+		it_run_in(&r,
+		          (const char *const[]){"--backend", backends[i % 2], "-v", ws, "--hide",
+		                                fmt("%s/**/.env", ws), NULL},
+		          (const char *const[]){"/bin/sh", "-c",
+		                                "cat a/.env b/.env 2>/dev/null; echo end", NULL});
+		shown += strstr(r.out, "secret") != NULL;
+		IT_EXPECT(r.status == 0 || r.status == 125);
+	}
+	kill(mover, SIGKILL);
+	waitpid(mover, NULL, 0);
+	IT_EXPECT_INT(shown, 0);
+}
+
 /* A mount source that is a symbolic link (claude-agent's optional .claude and .mcp.json, a
  * -v of a planted link): refused under both backends, never followed to what it names. */
 static void test_mount_source_links(void)
@@ -1429,6 +1466,7 @@ int main(int argc, char **argv)
 	    IT_CASE(test_hide_and_links),
 	    IT_CASE(test_mount_source_links),
 	    IT_CASE(test_hide_folders_kept),
+	    IT_CASE(test_hide_concurrent_mover),
 	    IT_CASE(test_landlock_backend_reaches_no_host_process_ipc_or_socket),
 	    IT_CASE(test_landlock_backend_root_changes_no_mode_or_owner),
 	    IT_CASE(test_landlock_backend_ipc_keyring_and_log_mode),
