@@ -1248,6 +1248,78 @@ static int run_globwalk(struct sbx_cli_run *run, const struct sbx_host *host, st
 	return r;
 }
 
+/* One view of a hidden link's target (hide_link_targets). */
+struct link_views {
+	struct sbx_spec *spec;
+	const char *link, *target;
+	bool added;
+	struct sbx_error *err;
+};
+
+static int link_view(void *ctx, const char *view, bool readonly)
+{
+	struct link_views *v = ctx;
+	int r;
+
+	if (readonly) {
+		r = sbx_error_set(v->err, SBX_ERR_USAGE, EPERM,
+		                  "the hidden path %s is a symbolic link to %s, which the sandbox "
+		                  "shows read-only at %s: a secret written through the link would "
+		                  "be readable there, and hiding it could take what the sandbox "
+		                  "needs",
+		                  v->link, v->target, view);
+		sbx_error_hint(v->err, "remove the link (a sandbox may have planted it), or hide "
+		                       "its target yourself with --hide");
+		return r;
+	}
+	r = sbx_spec_add_hide(v->spec, view, v->err);
+	v->added = v->added || r >= 0;
+	return r;
+}
+
+/*
+ * A hidden path that is a symbolic link: masking (or denying) the link keeps it from being
+ * read through, but what the host writes to the hidden name goes where the link leads (a
+ * worker's `ln -s notes.txt .env` in one run; the user's `.env` written later; notes.txt
+ * read in the next). So what it leads to on the host is hidden too, at every view the
+ * sandbox has of it; one that only a read-only mount shows (a system file, a :ro mount) is
+ * refused rather than hidden. Not visible at all: nothing to hide. The plan is built again
+ * with what was added.
+ */
+static int hide_link_targets(struct sbx_cli_run *run, const struct sbx_host *host,
+                             struct sbx_plan **plan, struct sbx_error *err)
+{
+	struct link_views v = {.spec = run->spec, .err = err};
+	size_t n = run->spec->n_hide;
+	int r = 0;
+
+	for (size_t i = 0; r >= 0 && i < n; i++) {
+		char dir[SBX_PATH_MAX], hp[SBX_PATH_MAX], full[2 * SBX_PATH_MAX];
+		char target[SBX_PATH_MAX];
+		const char *name = strrchr(run->spec->hide[i], '/');
+		size_t op;
+
+		/* its folder's host path (the path itself resolves to its own mask) */
+		snprintf(dir, sizeof(dir), "%.*s",
+		         name == run->spec->hide[i] ? 1 : (int)(name - run->spec->hide[i]),
+		         run->spec->hide[i]);
+		if (sbx_plan_resolve(*plan, dir, &op, hp, sizeof(hp), NULL) < 0)
+			continue;
+		snprintf(full, sizeof(full), "%s/%s", strcmp(hp, "/") ? hp : "", name + 1);
+		if (sbx_fs_link_target(full, target, sizeof(target)) <= 0)
+			continue;
+		v.link = run->spec->hide[i];
+		v.target = target;
+		r = sbx_plan_host_views(*plan, target, link_view, &v);
+	}
+	if (r >= 0 && v.added) {
+		sbx_plan_free(*plan);
+		*plan = NULL;
+		r = sbx_plan_build(run->spec, host, plan, err);
+	}
+	return r < 0 ? r : 0;
+}
+
 /*
  * Finish the plan (sbx_plan_finish, core) with this host's facts: the Landlock ABI, whether sbx
  * runs as root, and what is known of user namespaces. With --backend auto a dry run or a
@@ -1571,6 +1643,8 @@ int sbx_cmd_run(int argc, char **argv)
 		SBX_TRACE("network spec, hide globs");
 		if (r >= 0)
 			r = sbx_plan_build(run.spec, &host, &plan, &err);
+		if (r >= 0 && run.spec->n_hide)
+			r = hide_link_targets(&run, &host, &plan, &err);
 		SBX_TRACE("plan built");
 		/* git's control surface guarded; guards the host lacks dropped */
 		if (r >= 0)

@@ -205,9 +205,6 @@ struct sbx_ll_host {
 	             struct sbx_ll_entry **out);
 	/* What base/rel is, without following a symlink beneath base. */
 	enum sbx_ll_kind (*kind)(void *ctx, const char *base, const char *rel);
-	/* What the absolute path names, every symbolic link followed as the kernel would
-	 * (a hidden link's target, sbx_ll_expand); -errno where nothing is there. NULL: none. */
-	int (*resolve)(void *ctx, const char *path, char *out, size_t size);
 	void *ctx;
 };
 

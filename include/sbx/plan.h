@@ -286,4 +286,13 @@ bool sbx_plan_is_scaffold_dir(const struct sbx_plan *plan, const char *path);
 int sbx_plan_resolve(const struct sbx_plan *plan, const char *path, size_t *op, char *host,
                      size_t size, struct sbx_error *err);
 
+/*
+ * Where the sandbox shows host path `host`: each bind (or the --root mirror) whose source
+ * covers it, at its target plus the rest, called back with that sandbox path and whether the
+ * mount is read-only (a system mount, or :ro). Returns how many views there are (0: not
+ * visible), or the callback's negative return.
+ */
+int sbx_plan_host_views(const struct sbx_plan *plan, const char *host,
+                        int (*cb)(void *ctx, const char *view, bool readonly), void *ctx);
+
 #endif

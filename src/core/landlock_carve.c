@@ -164,84 +164,26 @@ static size_t depth_of(const char *path)
 }
 
 /*
- * Hidden paths and symbolic links. Landlock decides on what a path resolves to, so a link
- * cannot be denied itself: what a hidden link names at launch is hidden in its place (more
- * than asked: the target is denied by its own path too; a target that holds a rule's tree
- * is not, what lies there being the sandbox's by its own paths anyway). A hidden path with a
- * link on the way is refused, as the namespaces backend refuses to mask through one.
+ * A hidden path with a symbolic link on the way is refused, as the namespaces backend
+ * refuses to mask through one (Landlock decides on what a path resolves to). A hidden link
+ * itself is kept from being read through by hiding what it leads to as well (sbx run,
+ * hide_link_targets), before the plan is made.
  */
 static int hidden_links(struct sbx_ll_plan *p, const struct sbx_ll_host *host,
                         struct sbx_error *err)
 {
-	size_t n = p->n_rules;
-	int r;
+	for (size_t i = 0; i < p->n_rules; i++) {
+		int r;
 
-	for (size_t i = 0; i < n; i++) {
-		char target[SBX_PATH_MAX];
-		enum sbx_ll_kind kind;
-		bool holds = false, granted = false, have = false;
-
-		if (!p->rules[i].hidden || p->rules[i].path[0] != '/')
+		if (!p->rules[i].hidden || p->rules[i].path[0] != '/' ||
+		    host->kind(host->ctx, "/", p->rules[i].path + 1) != SBX_LL_VIA_LINK)
 			continue;
-		kind = host->kind(host->ctx, "/", p->rules[i].path + 1);
-		if (kind == SBX_LL_VIA_LINK) {
-			r = sbx_error_set(err, SBX_ERR_USAGE, ELOOP,
-			                  "the hidden path %s passes through a symbolic link",
-			                  p->rules[i].path);
-			sbx_error_hint(err,
-			               "sbx never follows a link the worker could have planted: "
-			               "hide the real path, or remove the link");
-			return r;
-		}
-		if (kind != SBX_LL_LINK || !host->resolve ||
-		    host->resolve(host->ctx, p->rules[i].path, target, sizeof(target)) < 0)
-			continue; /* a dangling link names nothing to hide */
-		for (size_t k = 0; k < p->n_rules; k++) {
-			const struct sbx_ll_rule *o = &p->rules[k];
-
-			if (o->hidden) {
-				have = have || sbx_path_covers(o->path, target);
-				continue;
-			}
-			holds = holds || sbx_path_covers(target, o->path);
-			granted = granted || (o->full && sbx_path_covers(o->path, target));
-		}
-		if (holds) {
-			r = plan_note(
-			    p, err,
-			    "%s: a hidden symbolic link to %s, which holds what the sandbox "
-			    "sees by its own paths: Landlock cannot deny the link itself",
-			    p->rules[i].path, target);
-			if (r < 0)
-				return r;
-			continue;
-		}
-		if (have || !granted)
-			continue; /* hidden already, or nothing reaches it */
-		{
-			struct sbx_ll_rule *grown =
-			    realloc(p->rules, (p->n_rules + 1) * sizeof(*grown));
-
-			if (!grown)
-				return sbx_error_set(err, SBX_ERR_SETUP, ENOMEM, "out of memory");
-			p->rules = grown;
-			grown[p->n_rules] = (struct sbx_ll_rule){
-			    .path = strdup(target),
-			    .why = "hidden: what a hidden symbolic link names (denied, not masked)",
-			    .hidden = true,
-			};
-			if (!grown[p->n_rules].path)
-				return sbx_error_set(err, SBX_ERR_SETUP, ENOMEM, "out of memory");
-			p->n_rules++;
-		}
-		/* every rule above it now has a path beneath that must have less */
-		for (size_t k = 0; k + 1 < p->n_rules; k++)
-			if (!p->rules[k].hidden && sbx_path_covers(p->rules[k].path, target))
-				p->rules[k].access = 0;
-		r = plan_note(p, err, "%s: a hidden symbolic link: what it names, %s, is hidden",
-		              p->rules[i].path, target);
-		if (r < 0)
-			return r;
+		r = sbx_error_set(err, SBX_ERR_USAGE, ELOOP,
+		                  "the hidden path %s passes through a symbolic link",
+		                  p->rules[i].path);
+		sbx_error_hint(err, "sbx never follows a link the worker could have planted: hide "
+		                    "the real path, or remove the link");
+		return r;
 	}
 	return 0;
 }

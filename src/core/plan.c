@@ -1088,3 +1088,30 @@ size_t sbx_plan_id_extents(const struct sbx_plan *plan, bool gid, bool for_binds
 		out[k++] = (struct sbx_id_extent){n + 1, outer + n + 1, plan->map_count - n - 1};
 	return k;
 }
+
+int sbx_plan_host_views(const struct sbx_plan *plan, const char *host,
+                        int (*cb)(void *ctx, const char *view, bool readonly), void *ctx)
+{
+	int count = 0;
+
+	for (size_t i = 0; i < plan->n_ops; i++) {
+		const struct sbx_plan_op *o = &plan->ops[i];
+		char view[SBX_PATH_MAX];
+		const char *rest;
+		int n, r;
+
+		if ((o->kind != SBX_PLAN_BIND && o->kind != SBX_PLAN_MIRROR) || !o->source ||
+		    !sbx_path_covers(o->source, host))
+			continue;
+		rest = sbx_path_rest(o->source, host);
+		n = snprintf(view, sizeof(view), "%s%s%s", o->target,
+		             *rest && strcmp(o->target, "/") ? "/" : "", rest);
+		if (n < 0 || (size_t)n >= sizeof(view))
+			continue; /* no path that long can be opened there */
+		count++;
+		r = cb(ctx, view, (o->flags & (SBX_PLAN_F_READONLY | SBX_PLAN_F_SYSTEM)) != 0);
+		if (r < 0)
+			return r;
+	}
+	return count;
+}

@@ -185,3 +185,49 @@ int sbx_fs_remove_tree(const char *path)
 	remove_entries(dir, 0);
 	return rmdir(path) < 0 ? -errno : 0;
 }
+
+int sbx_fs_link_target(const char *path, char *out, size_t size)
+{
+	char cur[PATH_MAX], text[PATH_MAX], joined[2 * PATH_MAX + 2], dir[PATH_MAX];
+
+	if (snprintf(cur, sizeof(cur), "%s", path) >= (int)sizeof(cur))
+		return -ENAMETOOLONG;
+	for (int hops = 0; hops <= 8; hops++) {
+		struct stat st;
+		bool link = lstat(cur, &st) == 0 && S_ISLNK(st.st_mode);
+		ssize_t n;
+		char *slash;
+
+		if (!link && hops == 0)
+			return 0; /* not a link (or not there) */
+		if (!link)        /* where the links lead, there or not */
+			return snprintf(out, size, "%s", cur) >= (int)size ? -ENAMETOOLONG : 1;
+		if (hops == 8)
+			break;
+		n = readlink(cur, text, sizeof(text) - 1);
+		if (n < 0)
+			return -errno;
+		text[n] = '\0';
+		slash = strrchr(cur, '/');
+		if (text[0] == '/')
+			snprintf(joined, sizeof(joined), "%s", text);
+		else
+			snprintf(joined, sizeof(joined), "%.*s/%s", slash ? (int)(slash - cur) : 0,
+			         cur, text);
+		/* the folder resolved as the kernel would; the last name kept (it may be absent) */
+		slash = strrchr(joined, '/');
+		if (!slash || !slash[1] || !strcmp(slash + 1, ".") || !strcmp(slash + 1, "..")) {
+			if (!realpath(joined, dir))
+				return -errno;
+			snprintf(cur, sizeof(cur), "%s", dir);
+			continue;
+		}
+		*slash = '\0';
+		if (!realpath(joined[0] ? joined : "/", dir))
+			return -errno;
+		if (snprintf(cur, sizeof(cur), "%s/%s", strcmp(dir, "/") ? dir : "", slash + 1) >=
+		    (int)sizeof(cur))
+			return -ENAMETOOLONG;
+	}
+	return -ELOOP;
+}

@@ -30,4 +30,11 @@ char *sbx_fs_realpath(const char *path);
  * through a name swapped meanwhile; what cannot be removed stays. 0 or -errno (rmdir's). */
 int sbx_fs_remove_tree(const char *path);
 
+/* If path is a symbolic link, what the host's kernel would reach through it: the link's
+ * text joined to its folder, the folder above the last name resolved (realpath, every link
+ * followed, as a write through it would), up to 8 links in a row. 1 and the target in out
+ * (which need not exist); 0 for anything but a link; -errno where nothing could be there
+ * (its folder missing, a loop). */
+int sbx_fs_link_target(const char *path, char *out, size_t size);
+
 #endif

@@ -483,18 +483,4 @@ static long host_list(void *ctx, const char *base, const char *rel, size_t max,
 	return n;
 }
 
-static int host_resolve(void *ctx, const char *path, char *out, size_t size)
-{
-	char buf[PATH_MAX];
-
-	(void)ctx;
-	if (!realpath(path, buf))
-		return -errno;
-	if (strlen(buf) >= size)
-		return -ENAMETOOLONG;
-	memcpy(out, buf, strlen(buf) + 1);
-	return 0;
-}
-
-const struct sbx_ll_host sbx_landlock_host = {
-    .list = host_list, .kind = host_kind, .resolve = host_resolve};
+const struct sbx_ll_host sbx_landlock_host = {.list = host_list, .kind = host_kind};

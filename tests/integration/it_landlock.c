@@ -967,6 +967,7 @@ static void test_hide_and_links(void)
 	IT_EXPECT_INT(symlink("config2", fmt("%s/config", ws)), 0);
 	IT_EXPECT_INT(symlink("real/.env", fmt("%s/link.env", ws)), 0);
 	IT_EXPECT_INT(symlink("real", fmt("%s/lnk", ws)), 0);
+	IT_EXPECT_INT(symlink("/etc/hosts", fmt("%s/sys.env", ws)), 0);
 	it_write_file(fmt("%s/p [v1]/config2/x.key", ws), "KEY=secret\n");
 	IT_EXPECT_INT(symlink("config2", fmt("%s/p [v1]/config", ws)), 0);
 	for (size_t b = 0; b < 2; b++) {
@@ -1005,15 +1006,24 @@ static void test_hide_and_links(void)
 		          (const char *const[]){"/bin/cat", fmt("%s/lnk/.env", ws), NULL});
 		IT_EXPECT_INT(r.status, 125);
 		IT_EXPECT_NOT_CONTAINS(r.out, "secret");
-		/* a hidden link cannot be read through */
+		/* a hidden link cannot be read through, nor what it leads to (what the host
+		 * writes to the hidden name lands there) */
 		it_run_in(&r,
 		          (const char *const[]){"--backend", be, "-v", ws, "--hide",
 		                                fmt("%s/link.env", ws), NULL},
-		          (const char *const[]){"/bin/sh", "-c",
-		                                fmt("cat %s/link.env; echo done", ws), NULL});
+		          (const char *const[]){
+		              "/bin/sh", "-c",
+		              fmt("cat %s/link.env %s/real/.env; echo done", ws, ws), NULL});
 		IT_EXPECT_INT(r.status, 0);
 		IT_EXPECT_CONTAINS(r.out, "done");
 		IT_EXPECT_NOT_CONTAINS(r.out, "secret");
+		/* one that leads to what only a read-only mount shows is refused, not hidden */
+		it_run_in(&r,
+		          (const char *const[]){"--backend", be, "-v", ws, "--hide",
+		                                fmt("%s/sys.env", ws), NULL},
+		          (const char *const[]){"/bin/true", NULL});
+		IT_EXPECT_INT(r.status, 125);
+		IT_EXPECT_CONTAINS(r.err, "which the sandbox shows read-only");
 		/* a ".." after a name: the kernel would have followed lnk */
 		it_run_in(&r,
 		          (const char *const[]){"--backend", be, "-v", ws, "--hide",

@@ -671,57 +671,28 @@ static void test_carve_cap(void **state)
 	sbx_ll_plan_clear(&p);
 }
 
-/* Where the fake link /w/ln leads (ctx: the target). */
-static int fake_resolve(void *ctx, const char *path, char *out, size_t size)
-{
-	if (strcmp(path, "/w/ln") != 0)
-		return -ENOENT;
-	snprintf(out, size, "%s", (const char *)ctx);
-	return 0;
-}
-
-/* A hidden symbolic link: Landlock cannot deny the link, so what it names is hidden in its
- * place; a hidden path through a link is refused; a link to a tree the sandbox sees is noted,
- * not hidden. */
+/* A hidden path through a symbolic link is refused (what a hidden link itself leads to is
+ * hidden by sbx run before the plan: it_landlock test_hide_and_links). */
 static void test_carve_links(void **state)
 {
-	struct sbx_ll_host fake = {.list = fake_list, .kind = fake_kind, .resolve = fake_resolve};
+	const struct sbx_ll_host fake = {.list = fake_list, .kind = fake_kind};
 	struct sbx_ll_plan p = {0};
 	struct sbx_error err = {0};
-	bool target_hidden = false, noted = false;
 
 	(void)state;
-	fake.ctx = (void *)"/w/d/x";
-	add_plan_rule(&p, "/w", 0, ALLR, false);
-	add_plan_rule(&p, "/w/ln", 0, 0, true);
-	assert_int_equal(sbx_ll_expand(&p, &fake, 100, &err), 0);
-	for (size_t k = 0; k < p.n_rules; k++) {
-		if (p.rules[k].hidden && strcmp(p.rules[k].path, "/w/d/x") == 0)
-			target_hidden = true;
-		/* what a directory above keeps (list, make) never reaches a file's content */
-		if (!p.rules[k].hidden && (p.rules[k].access & SBX_LL_FS_FILE) &&
-		    sbx_path_covers(p.rules[k].path, "/w/d/x"))
-			fail_msg("%s grants the link's target", p.rules[k].path);
-	}
-	assert_true(target_hidden);
-	sbx_ll_plan_clear(&p);
-
 	add_plan_rule(&p, "/w", 0, ALLR, false);
 	add_plan_rule(&p, "/w/ln/y", 0, 0, true);
 	assert_int_equal(sbx_ll_expand(&p, &fake, 100, &err), -ELOOP);
 	assert_int_equal(sbx_error_exit_code(&err), 125);
 	assert_non_null(strstr(err.msg, "/w/ln/y passes through a symbolic link"));
 	sbx_ll_plan_clear(&p);
-
-	fake.ctx = (void *)"/";
+	/* the link itself hidden: no rule for it, nothing refused */
 	add_plan_rule(&p, "/w", 0, ALLR, false);
 	add_plan_rule(&p, "/w/ln", 0, 0, true);
 	assert_int_equal(sbx_ll_expand(&p, &fake, 100, &err), 0);
 	for (size_t k = 0; k < p.n_rules; k++)
-		assert_false(p.rules[k].hidden && strcmp(p.rules[k].path, "/") == 0);
-	for (size_t k = 0; k < p.n_inexact; k++)
-		noted = noted || strstr(p.inexact[k], "Landlock cannot deny the link itself");
-	assert_true(noted);
+		assert_false(!p.rules[k].hidden && p.rules[k].access &&
+		             strcmp(p.rules[k].path, "/w/ln") == 0);
 	sbx_ll_plan_clear(&p);
 }
 
