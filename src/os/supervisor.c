@@ -2089,8 +2089,11 @@ struct sbx_supervisor {
 		pid_t tgid;
 		int pidfd, sock;
 		int self; /* the sub-performer's own pidfd (-1: none): ended with the slot */
+		/* a slot kept free for the first domain stacked on this one (sub_room) */
+		bool spare;
 	} subs[MAX_SUBS];
 	size_t n_subs;
+	size_t n_spares; /* slots kept free: n_subs + n_spares <= MAX_SUBS */
 	/* What ends while nothing is asked: the recorded processes of the sub-performers
 	 * (their slots are dropped at once, and the sub-performers ended). epoll, one entry
 	 * in sbx's poll loop (sbx_supervisor_pollfd); -1 before the start. */
@@ -2958,7 +2961,9 @@ static void sub_end(struct sbx_supervisor *s, int k)
 static void sub_drop(struct sbx_supervisor *s, int k)
 {
 	sub_end(s, k);
-	s->subs[k] = (struct sub_perf){0, -1, -1, -1};
+	if (s->subs[k].spare)
+		s->n_spares--;
+	s->subs[k] = (struct sub_perf){0, -1, -1, -1, false};
 	s->n_subs--;
 }
 
@@ -3101,6 +3106,7 @@ static int sub_make(struct sbx_supervisor *s, pid_t tgid, int from, int slot)
 	static struct p_req sq;
 	_cleanup_close_ int pidfd = -1, copy = -1, pair0 = -1, pair1 = -1, self = -1;
 	int pair[2], fds[2], r;
+	bool spare;
 	size_t n0 = 1;
 	struct pollfd pf;
 	ssize_t len;
@@ -3143,23 +3149,54 @@ static int sub_make(struct sbx_supervisor *s, pid_t tgid, int from, int slot)
 			return -EPIPE;
 	}
 	if (slot >= 0) {
-		sub_end(s, slot); /* the narrower one replaces it */
+		sub_end(s, slot); /* the narrower one replaces it, and keeps its spare */
+		spare = s->subs[slot].spare;
 		s->n_subs--;
-	} else {
+	} else if (from >= 0 && s->subs[from].tgid && s->subs[from].spare) {
+		/* the slot its parent domain kept for it (sub_room) */
+		s->subs[from].spare = false;
+		s->n_spares--;
 		slot = sub_free_slot(s);
-		if (slot < 0)
-			return -EAGAIN;
+		spare = false;
+	} else {
+		slot = s->n_subs + s->n_spares + 2 <= MAX_SUBS ? sub_free_slot(s) : -1;
+		spare = true; /* and one kept for the domain stacked on it next */
 	}
+	if (slot < 0)
+		return -EAGAIN;
 	/* watched from now on: the slot goes (and its sub-performer ends) as soon as the
 	 * process that holds the domain ends, not when the table is full */
-	s->subs[slot] = (struct sub_perf){tgid, pidfd, pair0, self};
+	s->subs[slot] = (struct sub_perf){tgid, pidfd, pair0, self, spare};
 	s->n_subs++;
+	if (spare)
+		s->n_spares++;
 	pidfd = pair0 = self = -1;
 	if (ep_add(s, s->subs[slot].pidfd, EP_SUB, slot) < 0) {
 		sub_drop(s, slot);
 		return -ENOMEM;
 	}
 	return 0;
+}
+
+/*
+ * Is there room for a new domain stacked on `from` (a slot, or -1 the worker's)? A landlock
+ * sub-worker holds two (its reaper's layer, then its worker's, stacked on it), and one that
+ * got its first must get its second, or fewer than MAX_SUBS / 2 run when many start at once
+ * (each refused its second while holding its first): so every domain that does not take a
+ * spare keeps one for the first domain stacked on it, and needs two free slots. Slots of
+ * processes that exited are dropped first where that makes room.
+ */
+static bool sub_room(struct sbx_supervisor *s, int from)
+{
+	for (int pass = 0; pass < 2; pass++) {
+		if (from >= 0 && s->subs[from].tgid && s->subs[from].spare)
+			return true;
+		if (s->n_subs + s->n_spares + 2 <= MAX_SUBS)
+			return true;
+		if (pass == 0)
+			(void)sub_free_slot(s); /* drops the exited */
+	}
+	return false;
 }
 
 /*
@@ -3192,7 +3229,7 @@ static void serve_landlock(struct sbx_supervisor *s)
 		int slot = sub_find(s, tgid);
 		int from = same_ns && one_thread ? sub_lookup(s, tgid) : -2;
 
-		if (from != -2 && slot < 0 && s->n_subs >= MAX_SUBS && sub_free_slot(s) < 0) {
+		if (from != -2 && slot < 0 && !sub_room(s, from)) {
 			const char *nm = strstr(status, "Name:");
 			char comm[32] = "?";
 			struct sbx_sup_req req = {.call = "landlock_restrict_self",
@@ -3211,12 +3248,14 @@ static void serve_landlock(struct sbx_supervisor *s)
 					nm++;
 				snprintf(comm, sizeof(comm), "%.*s", (int)strcspn(nm, "\n"), nm);
 			}
-			snprintf(v.rule, sizeof(v.rule),
-			         "sub-performers: at most %d processes of the sandbox may hold a "
-			         "Landlock domain of their own at once (a sub-worker holds two, a "
-			         "tool that restricts itself one), and %d do; let a sub-worker end "
-			         "first, or start fewer at once",
-			         MAX_SUBS, MAX_SUBS);
+			snprintf(
+			    v.rule, sizeof(v.rule),
+			    "sub-performers: at most %d processes of the sandbox may hold a "
+			    "Landlock domain of their own at once (a sub-worker holds two, and a "
+			    "tool that restricts itself keeps room for a second), so %d "
+			    "sub-workers; all are taken; let a sub-worker end first, or start "
+			    "fewer at once",
+			    MAX_SUBS, MAX_SUBS / 2);
 			if (notif_valid(s) == 0) {
 				respond(s, EAGAIN, false);
 				report(s, &req, &v, "", EAGAIN, t0, true);
