@@ -2829,6 +2829,7 @@ static bool landlocked_in(const struct sbx_supervisor *s, pid_t pid)
 }
 
 static unsigned long long start_time(pid_t pid);
+static bool subreaper_in(const struct sbx_supervisor *s, pid_t pid);
 
 /* May `child`, a child of `parent`, have been made by clone(CLONE_PARENT) in a thread group
  * that restricted itself (serve_clone_parent)? Then its domain is not its line's: it started
@@ -2872,8 +2873,10 @@ static pid_t parent_of(pid_t pid)
  * some process called landlock_restrict_self, so ordinary runs pay nothing. The walk goes up
  * PPid to the worker: a caller whose line does not reach the worker (an orphan, reparented to
  * the sandbox's init: its landlocked parent may be gone) is narrower too, as is one whose
- * line cannot be read. A pid reused after a landlocked process ended makes an unrelated
- * process narrower: that fails closed.
+ * line cannot be read, one below a child subreaper (which adopts such orphans; the worker
+ * too, if it made itself one) and one its parent may have been given by clone(CLONE_PARENT)
+ * in a landlocked process (adopted). A pid reused after a landlocked process ended makes an
+ * unrelated process narrower: that fails closed.
  */
 static bool landlocked(const struct sbx_supervisor *s, pid_t tgid)
 {
@@ -2887,6 +2890,11 @@ static bool landlocked(const struct sbx_supervisor *s, pid_t tgid)
 		pid_t pp;
 
 		if (p <= 1 || landlocked_in(s, p))
+			return true;
+		/* a child subreaper on the way (the worker too) may have adopted the caller, an
+		 * orphan of a process that restricted itself and ended: its line skips that
+		 * record (as in sub_lookup) */
+		if (p != tgid && subreaper_in(s, p))
 			return true;
 		if (p == s->worker)
 			return false;

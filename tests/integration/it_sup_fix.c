@@ -125,6 +125,49 @@ static void ll_clone_parent(const char *mine, const char *kid)
 		;
 }
 
+/*
+ * This process makes itself a child subreaper; a child restricts itself (read-only
+ * everywhere), forks a grandchild and exits: the grandchild, an orphan, is adopted here, so
+ * its parent is this process, not the one that gave it its domain. Its create must fail
+ * (EACCES); it used to be made by the performer with the worker's rights.
+ */
+static void ll_orphan(const char *kid)
+{
+	pid_t pid;
+
+	if (prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) < 0) {
+		printf("ll-orphan %s => setup %s\n", kid, res(-1));
+		return;
+	}
+	fflush(stdout);
+	pid = fork();
+	if (pid == 0) {
+		pid_t me = getpid(), g;
+
+		if (landlock_read_only() < 0) {
+			printf("ll-orphan %s => restrict %s\n", kid, res(-1));
+			_exit(1);
+		}
+		g = fork();
+		if (g == 0) {
+			long long end = now_ms() + WAIT_MS;
+			struct timespec tick = {0, 1000000};
+
+			/* adopted: the parent that gave the domain has exited */
+			while (getppid() == me && now_ms() < end)
+				nanosleep(&tick, NULL);
+			printf("ll-orphan %s => %s\n", kid,
+			       getppid() == me ? "never adopted" : res(create(kid, O_WRONLY)));
+			fflush(stdout);
+			_exit(0);
+		}
+		_exit(g < 0 ? 1 : 0);
+	}
+	/* the child, then the adopted grandchild */
+	while (pid > 0 && waitpid(-1, NULL, 0) > 0)
+		;
+}
+
 /* Is a process named `comm` there (/proc)? Polled with a bound: a condition, not a time. */
 static bool wait_comm(const char *comm)
 {
@@ -231,6 +274,9 @@ static int in_main(int argc, char **argv)
 		} else if (!strcmp(op, "ll-clone-parent")) {
 			ll_clone_parent(a, b);
 			i += 2;
+		} else if (!strcmp(op, "ll-orphan")) {
+			ll_orphan(a);
+			i += 1;
 		} else if (!strcmp(op, "fifo-kill")) {
 			fifo_kill(a);
 			i += 1;
@@ -355,6 +401,37 @@ static void test_clone_parent_landlock(void)
 	clone_parent("landlock");
 }
 
+/* An orphan of a process that restricted itself, adopted by a child subreaper of the worker
+ * (the worker itself): narrower, its create in the writable workspace fails. */
+static void orphan(const char *backend)
+{
+	struct it_run r;
+	char kid[4200];
+	const char *extra[] = {"--backend", backend, NULL};
+
+	setup();
+	snprintf(kid, sizeof(kid), "%s/orphan", ws);
+	{
+		const char *ops[] = {"create", it_path(ws, "plain"), "ll-orphan", kid, NULL};
+
+		run_in(&r, extra, ops);
+	}
+	IT_EXPECT_INT(r.status, 0);
+	IT_EXPECT_PROBE(r.out, "create", it_path(ws, "plain"), "ok");
+	IT_EXPECT_PROBE(r.out, "ll-orphan", kid, "EACCES");
+	IT_EXPECT(!exists("orphan"));
+}
+
+static void test_orphan_namespaces(void)
+{
+	orphan("namespaces");
+}
+
+static void test_orphan_landlock(void)
+{
+	orphan("landlock");
+}
+
 /* The audit log's decision records for `resolved` (the sandbox path), one a line. */
 static char *records_for(const char *log, const char *resolved)
 {
@@ -421,9 +498,13 @@ static void test_fifo_audit_landlock(void)
 int main(int argc, char **argv)
 {
 	static const struct it_case cases[] = {
-	    IT_CASE(test_denied_create_leaves_nothing), IT_CASE(test_clone_parent_namespaces),
-	    IT_CASE(test_clone_parent_landlock),        IT_CASE(test_fifo_audit_namespaces),
+	    IT_CASE(test_denied_create_leaves_nothing),
+	    IT_CASE(test_clone_parent_namespaces),
+	    IT_CASE(test_clone_parent_landlock),
+	    IT_CASE(test_fifo_audit_namespaces),
 	    IT_CASE(test_fifo_audit_landlock),
+	    IT_CASE(test_orphan_namespaces),
+	    IT_CASE(test_orphan_landlock),
 	};
 
 	if (argc > 1 && strcmp(argv[1], "--in") == 0)
