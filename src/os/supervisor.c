@@ -1499,14 +1499,55 @@ static int create_allowed(const struct performer *p, const struct slot *s, int f
 	return errno == EACCES || errno == EPERM ? -errno : 0;
 }
 
+/*
+ * A FIFO on a read-only mount, opened to write: the kernel lets it be (a mount's read-only
+ * flag keeps the file system's contents, and a FIFO's data is in no file system), and a host
+ * process reading the FIFO (a read-only .git/hooks inside a writable workspace) would get
+ * what the worker writes. sbx's read-only mount refuses it as it refuses writing a file
+ * there: EROFS. `obj` is the object (O_PATH or not); 0 where it is no such FIFO.
+ */
+static int fifo_read_only(int obj, int flags)
+{
+	struct stat st;
+	struct statvfs sv;
+
+	if ((flags & O_ACCMODE) == O_RDONLY || (flags & O_PATH))
+		return 0;
+	if (fstat(obj, &st) < 0)
+		return -errno;
+	if (!S_ISFIFO(st.st_mode))
+		return 0;
+	if (fstatvfs(obj, &sv) < 0)
+		return -errno;
+	return (sv.f_flag & ST_RDONLY) ? -EROFS : 0;
+}
+
 static int perform_open(struct performer *p, int *fd_out)
 {
 	const struct p_req *q = &p->req;
 	struct slot *s = &p->side[0];
 	int flags = q->flags & ~O_CLOEXEC;
-	int fd;
+	int fd, e;
 
 	flags |= O_CLOEXEC | O_NOCTTY;
+	if (s->obj >= 0 && (e = fifo_read_only(s->obj, q->flags)) < 0)
+		return e;
+	if (s->obj < 0 && s->exists && s->ftype == S_IFIFO && (q->flags & O_ACCMODE) != O_RDONLY) {
+		/* the FIFO decided on (the mount over its name, if one is): checked before any
+		 * open, which a reader would see */
+		struct stat st;
+
+		fd = openat(s->dir, s->name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+		if (fd < 0)
+			return errno == ENOENT || errno == ELOOP ? P_RETRY : -errno;
+		e = fstat(fd, &st) < 0 ? -errno
+		    : st.st_dev != s->obj_dev || st.st_ino != s->obj_ino
+		        ? P_RETRY
+		        : fifo_read_only(fd, q->flags);
+		close(fd);
+		if (e != 0)
+			return e;
+	}
 	if (s->obj >= 0 && fifo_waits(q->flags)) {
 		/* a FIFO or a pipe through a magic link: it would wait too */
 		struct stat st;
@@ -1557,12 +1598,8 @@ static int perform_open(struct performer *p, int *fd_out)
 		else if (!(q->flags & O_EXCL))
 			flags &= ~O_CREAT; /* decided present: opened, never made */
 	}
-	if ((flags & O_CREAT) && !s->exists) {
-		int e = create_allowed(p, s, flags);
-
-		if (e < 0)
-			return e;
-	}
+	if ((flags & O_CREAT) && !s->exists && (e = create_allowed(p, s, flags)) < 0)
+		return e;
 	/* A FIFO or device would block the performer, which serves every call: opened without
 	 * blocking, then given the caller's blocking mode back. */
 	if (s->exists && s->ftype != S_IFREG && s->ftype != S_IFDIR)

@@ -258,6 +258,27 @@ static void fifo_pair(const char *path)
 	       c == 'w' && WIFEXITED(st) && WEXITSTATUS(st) == 0 ? "ok" : "failed");
 }
 
+/* A reader of the FIFO is there (this process, without blocking: reading is not
+ * supervised), then a writer opens it as a shell's `>` does (O_CREAT), blocking and not. */
+static void fifo_ro_write(const char *path)
+{
+	int rd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC), fd;
+
+	if (rd < 0) {
+		printf("fifo-ro-write %s => reader %s\n", path, res(-1));
+		return;
+	}
+	fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+	printf("fifo-ro-write %s => %s\n", path, res(fd));
+	if (fd >= 0)
+		close(fd);
+	fd = open(path, O_WRONLY | O_CREAT | O_NONBLOCK | O_CLOEXEC, 0644);
+	printf("fifo-ro-write-nb %s => %s\n", path, res(fd));
+	if (fd >= 0)
+		close(fd);
+	close(rd);
+}
+
 static int in_main(int argc, char **argv)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -276,6 +297,9 @@ static int in_main(int argc, char **argv)
 			i += 2;
 		} else if (!strcmp(op, "ll-orphan")) {
 			ll_orphan(a);
+			i += 1;
+		} else if (!strcmp(op, "fifo-ro-write")) {
+			fifo_ro_write(a);
 			i += 1;
 		} else if (!strcmp(op, "fifo-kill")) {
 			fifo_kill(a);
@@ -485,6 +509,40 @@ static void fifo_audit(const char *backend)
 	IT_EXPECT_CONTAINS(records_for(log, fp), "\"answer\":\"perform\",\"errno\":0,");
 }
 
+/*
+ * A FIFO in a read-only mount inside a writable one (claude-agent's .git/hooks): the kernel
+ * opens it for writing all the same, and a host reader would get the data. Where the
+ * supervisor makes the open (O_CREAT, as a shell's `>`), it is refused: EROFS, as for a file
+ * there; a FIFO in the writable part still opens.
+ */
+static void test_fifo_in_read_only_mount(void)
+{
+	struct it_run r;
+	char ro[4200], fifo[4200], rw[4200];
+	const char *extra[] = {"--backend", "namespaces", NULL};
+
+	setup();
+	snprintf(ro, sizeof(ro), "%s/ro", ws);
+	snprintf(fifo, sizeof(fifo), "%s/ro/fifo", ws);
+	snprintf(rw, sizeof(rw), "%s/fifo", ws);
+	it_write_file(it_path(ro, "f"), "f\n");
+	if (mkfifo(fifo, 0666) < 0 || mkfifo(rw, 0666) < 0)
+		it_fail(__FILE__, __LINE__, "mkfifo: %s", strerror(errno));
+	it_write_file(profile, "version: 1\nname: sup\nprotect_git: true\n"
+	                       "mounts:\n  - path: ${WORKSPACE}\n"
+	                       "  - path: ${WORKSPACE}/ro\n    readonly: true\n");
+	{
+		const char *ops[] = {"fifo-ro-write", fifo, "fifo-ro-write", rw, NULL};
+
+		run_in(&r, extra, ops);
+	}
+	IT_EXPECT_INT(r.status, 0);
+	IT_EXPECT_PROBE(r.out, "fifo-ro-write", fifo, "EROFS");
+	IT_EXPECT_PROBE(r.out, "fifo-ro-write-nb", fifo, "EROFS");
+	IT_EXPECT_PROBE(r.out, "fifo-ro-write", rw, "ok");
+	IT_EXPECT_PROBE(r.out, "fifo-ro-write-nb", rw, "ok");
+}
+
 static void test_fifo_audit_namespaces(void)
 {
 	fifo_audit("namespaces");
@@ -505,6 +563,7 @@ int main(int argc, char **argv)
 	    IT_CASE(test_fifo_audit_landlock),
 	    IT_CASE(test_orphan_namespaces),
 	    IT_CASE(test_orphan_landlock),
+	    IT_CASE(test_fifo_in_read_only_mount),
 	};
 
 	if (argc > 1 && strcmp(argv[1], "--in") == 0)
