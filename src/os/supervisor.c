@@ -3197,6 +3197,8 @@ static int sub_make(struct sbx_supervisor *s, pid_t tgid, int from, int slot)
 		sub_end(s, slot); /* the narrower one replaces it, and keeps its spare */
 		spare = s->subs[slot].spare;
 		s->n_subs--;
+		if (spare)
+			s->n_spares--; /* counted again below */
 	} else if (from >= 0 && s->subs[from].tgid && s->subs[from].spare) {
 		/* the slot its parent domain kept for it (sub_room) */
 		s->subs[from].spare = false;

@@ -258,6 +258,67 @@ static void fifo_pair(const char *path)
 	       c == 'w' && WIFEXITED(st) && WEXITSTATUS(st) == 0 ? "ok" : "failed");
 }
 
+/* A child stacks n layers on itself (each read-only everywhere), then exits. */
+static void ll_stack(int n)
+{
+	pid_t pid;
+	int st = 0;
+
+	fflush(stdout);
+	pid = fork();
+	if (pid == 0) {
+		for (int i = 0; i < n; i++) {
+			if (landlock_read_only() < 0) {
+				printf("ll-stack %d => layer %d %s\n", n, i + 1, res(-1));
+				_exit(1);
+			}
+		}
+		printf("ll-stack %d => ok\n", n);
+		_exit(0);
+	}
+	waitpid(pid, &st, 0);
+}
+
+/* k children each restrict themselves once, all at once, and hold their domain until every
+ * one has said how it went (a pipe each way, no timer): how many got one, how many EAGAIN. */
+static void ll_hold(int k)
+{
+	int res_pipe[2], go[2], ok = 0, again = 0, other = 0;
+
+	if (pipe(res_pipe) < 0 || pipe(go) < 0)
+		return;
+	fflush(stdout);
+	for (int i = 0; i < k; i++) {
+		if (fork() == 0) {
+			char c = landlock_read_only() == 0 ? 'o' : errno == EAGAIN ? 'a' : 'x';
+
+			close(res_pipe[0]);
+			close(go[1]);
+			if (write(res_pipe[1], &c, 1) != 1)
+				_exit(1);
+			if (read(go[0], &c, 1) < 0) /* EOF: every one has answered */
+				_exit(1);
+			_exit(0);
+		}
+	}
+	close(res_pipe[1]);
+	close(go[0]);
+	for (int i = 0; i < k; i++) {
+		char c;
+
+		if (read(res_pipe[0], &c, 1) != 1)
+			break;
+		ok += c == 'o';
+		again += c == 'a';
+		other += c == 'x';
+	}
+	close(go[1]);
+	close(res_pipe[0]);
+	while (waitpid(-1, NULL, 0) > 0)
+		;
+	printf("ll-hold %d => ok=%d again=%d other=%d\n", k, ok, again, other);
+}
+
 /* A reader of the FIFO is there (this process, without blocking: reading is not
  * supervised), then a writer opens it as a shell's `>` does (O_CREAT), blocking and not. */
 static void fifo_ro_write(const char *path)
@@ -297,6 +358,12 @@ static int in_main(int argc, char **argv)
 			i += 2;
 		} else if (!strcmp(op, "ll-orphan")) {
 			ll_orphan(a);
+			i += 1;
+		} else if (!strcmp(op, "ll-stack")) {
+			ll_stack(atoi(a));
+			i += 1;
+		} else if (!strcmp(op, "ll-hold")) {
+			ll_hold(atoi(a));
 			i += 1;
 		} else if (!strcmp(op, "fifo-ro-write")) {
 			fifo_ro_write(a);
@@ -456,6 +523,27 @@ static void test_orphan_landlock(void)
 	orphan("landlock");
 }
 
+/*
+ * A process that stacks 15 layers on itself, each replacing its sub-performer, then exits:
+ * its slot, and the slot it kept for a layer stacked on it, are free again. Then 33
+ * processes restrict themselves at once: 32 get a domain (each keeps room for one more, so 64
+ * slots), the 33rd is refused (EAGAIN). A replacement counted its spare twice before the fix,
+ * and 14 slots were lost for good.
+ */
+static void test_domain_slots(void)
+{
+	struct it_run r;
+	const char *extra[] = {"--backend", "namespaces", NULL};
+	const char *ops[] = {"ll-stack", "15", "ll-hold", "33", NULL};
+
+	setup();
+	run_in(&r, extra, ops);
+	IT_EXPECT_INT(r.status, 0);
+	IT_EXPECT_PROBE(r.out, "ll-stack", "15", "ok");
+	IT_EXPECT_PROBE(r.out, "ll-hold", "33", "ok=32 again=1 other=0");
+	IT_EXPECT_CONTAINS(r.err, "sub-performers: at most 64 processes of the sandbox");
+}
+
 /* The audit log's decision records for `resolved` (the sandbox path), one a line. */
 static char *records_for(const char *log, const char *resolved)
 {
@@ -564,6 +652,7 @@ int main(int argc, char **argv)
 	    IT_CASE(test_orphan_namespaces),
 	    IT_CASE(test_orphan_landlock),
 	    IT_CASE(test_fifo_in_read_only_mount),
+	    IT_CASE(test_domain_slots),
 	};
 
 	if (argc > 1 && strcmp(argv[1], "--in") == 0)
