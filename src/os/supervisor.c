@@ -4475,6 +4475,8 @@ static int answer_performed(struct sbx_supervisor *s, const struct asked *a,
 			r = r == -EAGAIN ? EAGAIN : ENXIO;
 			if (notif_valid(s) == 0)
 				respond(s, r, false);
+			else
+				r = EINTR; /* its caller ended first: no answer came */
 			report(s, req, v, asked, r, t0, v->rule[0] != '\0');
 		} else if (!note) {
 			/* no memory to keep it: recorded as it starts */
