@@ -1956,6 +1956,27 @@ static int perf_sub(struct performer *p, int *sock, int *fds, size_t *nfds, stru
 	return 0;
 }
 
+/*
+ * Can a directory let a file be made that cannot then be opened (create_allowed)? Rights add
+ * up along the path, so only if some rule grants MAKE_REG without both reading and writing
+ * files (the landlock backend's carved directories; a handled right that no rule grants
+ * is denied): every other plan makes no probe, and costs nothing.
+ */
+static bool makes_unopenable(const struct sbx_ll_plan *ll)
+{
+	uint64_t need = (SBX_LL_FS_READ_FILE | SBX_LL_FS_WRITE_FILE) & ll->handled_fs;
+
+	if (!ll->enabled || !(ll->handled_fs & SBX_LL_FS_MAKE_REG))
+		return false;
+	for (size_t i = 0; i < ll->n_rules; i++) {
+		const struct sbx_ll_rule *r = &ll->rules[i];
+
+		if (!r->hidden && (r->access & SBX_LL_FS_MAKE_REG) && (r->access & need) != need)
+			return true;
+	}
+	return false;
+}
+
 __attribute__((noreturn)) static void performer_main(int sock, const struct sbx_plan *plan,
                                                      const struct sbx_sup_plan *sp)
 {
@@ -1971,7 +1992,7 @@ __attribute__((noreturn)) static void performer_main(int sock, const struct sbx_
 	p.fd_obj = -1;
 	p.bind_sock = -1;
 	p.waiter = -1;
-	p.probe_create = plan->backend_landlock;
+	p.probe_create = plan->backend_landlock && makes_unopenable(&plan->landlock);
 	p.side[0].dir = p.side[0].obj = p.side[1].dir = p.side[1].obj = -1;
 	for (size_t i = 0; i < SBX_ARRAY_SIZE(ignored); i++)
 		signal(ignored[i], SIG_IGN);
