@@ -4428,8 +4428,6 @@ static void answer_plain(struct sbx_supervisor *s, const struct sbx_sup_req *req
 	report(s, req, v, asked, 0, t0, v->rule[0] != '\0');
 }
 
-/* PERFORM what the performer resolved; returns P_RETRY when the caller changed the names
- * under its own call (asked again from the start), -EPIPE when the performer is lost. */
 /* A copy of a decision that waits for its result (a FIFO's open), or NULL. */
 static struct fifo_note *fifo_note(const struct sbx_supervisor *s, const struct sbx_sup_req *req,
                                    const struct sbx_sup_verdict *v, const char *asked, uint64_t t0)
@@ -4455,6 +4453,8 @@ static struct fifo_note *fifo_note(const struct sbx_supervisor *s, const struct 
 	return n;
 }
 
+/* PERFORM what the performer resolved; returns P_RETRY when the caller changed the names
+ * under its own call (asked again from the start), -EPIPE when the performer is lost. */
 /* Answer with what the performer did (result, and the opened fd). Returns P_RETRY when the
  * caller changed the names under its own call (asked again from the start). */
 static int answer_performed(struct sbx_supervisor *s, const struct asked *a,
