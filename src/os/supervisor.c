@@ -105,6 +105,7 @@
 #define PERF_WAIT_S    30   /* a performer that does not answer in this long is lost */
 #define MAX_RETRY      8    /* a caller racing its own call is answered after this many tries */
 #define MAX_LANDLOCKED 4096 /* thread groups that gave themselves a Landlock domain */
+#define MAX_ADOPTERS   64   /* parents given a child by clone(CLONE_PARENT) of such a group */
 #define MAX_ANCESTRY   4096 /* PPid steps from a caller up to the worker */
 #define MAX_SUBS       SBX_SUP_MAX_SUBS /* sub-performers: Landlock domains of the worker's */
 #define MAX_SUBREAPERS 256              /* thread groups that made themselves child subreapers */
@@ -374,10 +375,11 @@ static void emit_diverge_tests(struct bpf_buf *b)
 	emit(b, BPF_JMP | BPF_JEQ | BPF_K, PR_SET_SECCOMP, 0, 1);
 	emit(b, BPF_RET | BPF_K, SECCOMP_RET_USER_NOTIF, 0, 0);
 	emit(b, BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr), 0, 0);
-	/* clone(flags, ...): the flags are its first argument on x86-64 and arm64 alike */
+	/* clone(flags, ...): the flags are its first argument on x86-64 and arm64 alike; a
+	 * CLONE_PARENT stops too, for the child's domain (serve_clone_parent) */
 	emit(b, BPF_JMP | BPF_JEQ | BPF_K, __NR_clone, 0, 4);
 	emit(b, BPF_LD | BPF_W | BPF_ABS, (uint32_t)ARG_LO(0), 0, 0);
-	emit(b, BPF_JMP | BPF_JSET | BPF_K, SUP_CLONE_NEW, 0, 1);
+	emit(b, BPF_JMP | BPF_JSET | BPF_K, SUP_CLONE_NEW | CLONE_PARENT, 0, 1);
 	emit(b, BPF_RET | BPF_K, SECCOMP_RET_USER_NOTIF, 0, 0);
 	emit(b, BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr), 0, 0);
 }
@@ -1187,6 +1189,15 @@ static void describe(struct slot *s, struct p_target *t,
 		t->err = -ENAMETOOLONG;
 }
 
+/* A waiting FIFO open's decision, kept until its result is known (fifo_start, fifo_report):
+ * the request's strings copied, its views dropped (the audit log does not name them). */
+struct fifo_note {
+	struct sbx_sup_req req;
+	struct sbx_sup_verdict v;
+	char comm[32], path[P_PATH], name[P_NAME], asked[P_PATH];
+	uint64_t t0, batch_uses;
+};
+
 /* The other views of a request's targets (views_fill), kept where the request is decided. */
 #define SUP_VIEWS 16
 struct views {
@@ -1206,6 +1217,9 @@ struct performer {
 	int bind_sock; /* C_BIND with a path: the caller's socket */
 	int waiter;    /* P_WAIT: the waiter's pidfd, sent with its socket */
 	bool resolved;
+	bool probe_create; /* its Landlock domain may let it make a file it may not open (the
+	                      landlock backend's carved directories; a sub-performer's layer):
+	                      every create is asked of the kernel first (create_allowed) */
 	struct p_target
 	    last; /* the object as resolved: a mkdir on sbx's word is watched here too */
 	struct views views;
@@ -1458,14 +1472,82 @@ static int perform_fifo(struct performer *p, int obj, int *fd_out)
 	return P_WAIT;
 }
 
+/*
+ * Landlock decides the open of a new file only after the kernel made it: in a directory whose
+ * rule lets the performer make files but not open them (the landlock backend carves the
+ * directories above a hidden path: sbx(1), BACKENDS), openat(O_CREAT) would leave an empty
+ * file behind its EACCES, a denied call with an effect. So the kernel is asked first, with a
+ * file of no name in that directory (O_TMPFILE, opened as the caller's open would be: the
+ * same Landlock check on the same directory's rights, and nothing left when it is closed).
+ * O_TMPFILE needs write access: a create for reading only is asked with O_RDWR (a directory
+ * that grants reading new files but not writing them is none sbx compiles). Where the file
+ * system has no O_TMPFILE (vfat, NFS, ...), the create goes on as before (sbx(1), SECURITY
+ * NOTES). 0, or the errno to answer without making anything.
+ */
+static int create_allowed(const struct performer *p, const struct slot *s, int flags)
+{
+	int acc = (flags & O_ACCMODE) == O_WRONLY ? O_WRONLY : O_RDWR;
+	int fd;
+
+	if (!p->probe_create)
+		return 0;
+	fd = openat(s->dir, ".", O_TMPFILE | acc | O_CLOEXEC, 0600);
+	if (fd >= 0) {
+		close(fd);
+		return 0;
+	}
+	return errno == EACCES || errno == EPERM ? -errno : 0;
+}
+
+/*
+ * A FIFO on a read-only mount, opened to write: the kernel lets it be (a mount's read-only
+ * flag keeps the file system's contents, and a FIFO's data is in no file system), and a host
+ * process reading the FIFO (a read-only .git/hooks inside a writable workspace) would get
+ * what the worker writes. sbx's read-only mount refuses it as it refuses writing a file
+ * there: EROFS. `obj` is the object (O_PATH or not); 0 where it is no such FIFO.
+ */
+static int fifo_read_only(int obj, int flags)
+{
+	struct stat st;
+	struct statvfs sv;
+
+	if ((flags & O_ACCMODE) == O_RDONLY || (flags & O_PATH))
+		return 0;
+	if (fstat(obj, &st) < 0)
+		return -errno;
+	if (!S_ISFIFO(st.st_mode))
+		return 0;
+	if (fstatvfs(obj, &sv) < 0)
+		return -errno;
+	return (sv.f_flag & ST_RDONLY) ? -EROFS : 0;
+}
+
 static int perform_open(struct performer *p, int *fd_out)
 {
 	const struct p_req *q = &p->req;
 	struct slot *s = &p->side[0];
 	int flags = q->flags & ~O_CLOEXEC;
-	int fd;
+	int fd, e;
 
 	flags |= O_CLOEXEC | O_NOCTTY;
+	if (s->obj >= 0 && (e = fifo_read_only(s->obj, q->flags)) < 0)
+		return e;
+	if (s->obj < 0 && s->exists && s->ftype == S_IFIFO && (q->flags & O_ACCMODE) != O_RDONLY) {
+		/* the FIFO decided on (the mount over its name, if one is): checked before any
+		 * open, which a reader would see */
+		struct stat st;
+
+		fd = openat(s->dir, s->name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+		if (fd < 0)
+			return errno == ENOENT || errno == ELOOP ? P_RETRY : -errno;
+		e = fstat(fd, &st) < 0 ? -errno
+		    : st.st_dev != s->obj_dev || st.st_ino != s->obj_ino
+		        ? P_RETRY
+		        : fifo_read_only(fd, q->flags);
+		close(fd);
+		if (e != 0)
+			return e;
+	}
 	if (s->obj >= 0 && fifo_waits(q->flags)) {
 		/* a FIFO or a pipe through a magic link: it would wait too */
 		struct stat st;
@@ -1516,6 +1598,8 @@ static int perform_open(struct performer *p, int *fd_out)
 		else if (!(q->flags & O_EXCL))
 			flags &= ~O_CREAT; /* decided present: opened, never made */
 	}
+	if ((flags & O_CREAT) && !s->exists && (e = create_allowed(p, s, flags)) < 0)
+		return e;
 	/* A FIFO or device would block the performer, which serves every call: opened without
 	 * blocking, then given the caller's blocking mode back. */
 	if (s->exists && s->ftype != S_IFREG && s->ftype != S_IFDIR)
@@ -1857,6 +1941,7 @@ static int perf_sub(struct performer *p, int *sock, int *fds, size_t *nfds, stru
 		*sock = fds[0];
 		*nfds = 0;
 		perf_reset(p);
+		p->probe_create = true; /* its layer may be carved (create_allowed) */
 		/* its name in ps(1) and /proc: told apart from the worker's own performer */
 		prctl(PR_SET_NAME, "sbx-subperf", 0, 0, 0);
 		memset(r, 0, sizeof(*r));
@@ -1869,6 +1954,27 @@ static int perf_sub(struct performer *p, int *sock, int *fds, size_t *nfds, stru
 		;
 	r->result = WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : -EAGAIN;
 	return 0;
+}
+
+/*
+ * Can a directory let a file be made that cannot then be opened (create_allowed)? Rights add
+ * up along the path, so only if some rule grants MAKE_REG without both reading and writing
+ * files (the landlock backend's carved directories; a handled right that no rule grants
+ * is denied): every other plan makes no probe, and costs nothing.
+ */
+static bool makes_unopenable(const struct sbx_ll_plan *ll)
+{
+	uint64_t need = (SBX_LL_FS_READ_FILE | SBX_LL_FS_WRITE_FILE) & ll->handled_fs;
+
+	if (!ll->enabled || !(ll->handled_fs & SBX_LL_FS_MAKE_REG))
+		return false;
+	for (size_t i = 0; i < ll->n_rules; i++) {
+		const struct sbx_ll_rule *r = &ll->rules[i];
+
+		if (!r->hidden && (r->access & SBX_LL_FS_MAKE_REG) && (r->access & need) != need)
+			return true;
+	}
+	return false;
 }
 
 __attribute__((noreturn)) static void performer_main(int sock, const struct sbx_plan *plan,
@@ -1886,6 +1992,7 @@ __attribute__((noreturn)) static void performer_main(int sock, const struct sbx_
 	p.fd_obj = -1;
 	p.bind_sock = -1;
 	p.waiter = -1;
+	p.probe_create = plan->backend_landlock && makes_unopenable(&plan->landlock);
 	p.side[0].dir = p.side[0].obj = p.side[1].dir = p.side[1].obj = -1;
 	for (size_t i = 0; i < SBX_ARRAY_SIZE(ignored); i++)
 		signal(ignored[i], SIG_IGN);
@@ -2040,8 +2147,11 @@ struct sbx_supervisor {
 		pid_t tgid;
 		int pidfd, sock;
 		int self; /* the sub-performer's own pidfd (-1: none): ended with the slot */
+		/* a slot kept free for the first domain stacked on this one (sub_room) */
+		bool spare;
 	} subs[MAX_SUBS];
 	size_t n_subs;
+	size_t n_spares; /* slots kept free: n_subs + n_spares <= MAX_SUBS */
 	/* What ends while nothing is asked: the recorded processes of the sub-performers
 	 * (their slots are dropped at once, and the sub-performers ended). epoll, one entry
 	 * in sbx's poll loop (sbx_supervisor_pollfd); -1 before the start. */
@@ -2056,6 +2166,7 @@ struct sbx_supervisor {
 		int waiter; /* the waiter's pidfd, watched: its exit brings the answer */
 		int caller; /* the calling thread's pidfd */
 		bool cloexec;
+		struct fifo_note *note; /* its decision, recorded with the result (NULL: none) */
 	} waits[MAX_WAITS];
 	size_t n_waits;
 	int extra_fd; /* a reply's second fd (P_WAIT: the waiter's pidfd); -1: none */
@@ -2065,6 +2176,16 @@ struct sbx_supervisor {
 	pid_t subreapers[MAX_SUBREAPERS];
 	size_t n_subreapers;
 	bool subreapers_full;
+	/* clone(CLONE_PARENT) (or clone3, whose flags sbx cannot trust) by a thread group that
+	 * restricted itself: the child's parent is its maker's parent, so its PPid line skips
+	 * the record of its domain. That parent's children started since (its `since`, clock
+	 * ticks after boot, as /proc/PID/stat's start times) are of unknown domain
+	 * (serve_clone_parent, adopted); past MAX_ADOPTERS live ones, every caller is. */
+	struct adopter {
+		pid_t pid;
+		unsigned long long start, since;
+	} adopters[MAX_ADOPTERS];
+	size_t n_adopters;
 	/* The landlock backend's allowlist (serve_connect): the proxy and its ports. */
 	struct sbx_netproxy *proxy;
 	unsigned net_ports[SBX_NETLL_MAX_PORTS];
@@ -2126,7 +2247,7 @@ int sbx_supervisor_new(const struct sbx_plan *plan, struct sbx_broker *broker,
 	s->chan[0] = s->chan[1] = s->perf[0] = s->perf[1] = s->notify = s->worker_pidfd = -1;
 	s->ep = s->extra_fd = -1;
 	for (size_t i = 0; i < MAX_WAITS; i++)
-		s->waits[i] = (struct fifo_wait){0, 0, -1, -1, -1, false};
+		s->waits[i] = (struct fifo_wait){0, 0, -1, -1, -1, false, NULL};
 	s->cancel.fd = -1;
 	s->via = -1;
 	/* The listener filter's flags need Linux 5.19 (WAIT_KILLABLE_RECV): refused before
@@ -2164,9 +2285,12 @@ void sbx_supervisor_free(struct sbx_supervisor *s)
 			sbx_closep(&s->subs[i].pidfd);
 			sbx_closep(&s->subs[i].self);
 		}
-	for (size_t i = 0; i < MAX_WAITS; i++)
+	for (size_t i = 0; i < MAX_WAITS; i++) {
+		free(s->waits[i].note); /* recorded by sbx_supervisor_flush, or never */
+		s->waits[i].note = NULL;
 		if (s->waits[i].sock >= 0)
 			fifo_end(s, (int)i);
+	}
 	sbx_closep(&s->extra_fd);
 	sbx_closep(&s->ep);
 	sbx_sup_guards_clear(&s->guards);
@@ -2762,6 +2886,24 @@ static bool landlocked_in(const struct sbx_supervisor *s, pid_t pid)
 	return false;
 }
 
+static unsigned long long start_time(pid_t pid);
+static bool subreaper_in(const struct sbx_supervisor *s, pid_t pid);
+
+/* May `child`, a child of `parent`, have been made by clone(CLONE_PARENT) in a thread group
+ * that restricted itself (serve_clone_parent)? Then its domain is not its line's: it started
+ * after such a clone stopped here (or its start time cannot be read). */
+static bool adopted(const struct sbx_supervisor *s, pid_t parent, pid_t child)
+{
+	for (size_t i = 0; i < s->n_adopters; i++) {
+		if (s->adopters[i].pid == parent) {
+			unsigned long long st = start_time(child);
+
+			return !st || st >= s->adopters[i].since;
+		}
+	}
+	return false;
+}
+
 /* A process's parent (sbx's pids), from /proc/PID/stat; -1 when it cannot be read. */
 static pid_t parent_of(pid_t pid)
 {
@@ -2789,8 +2931,10 @@ static pid_t parent_of(pid_t pid)
  * some process called landlock_restrict_self, so ordinary runs pay nothing. The walk goes up
  * PPid to the worker: a caller whose line does not reach the worker (an orphan, reparented to
  * the sandbox's init: its landlocked parent may be gone) is narrower too, as is one whose
- * line cannot be read. A pid reused after a landlocked process ended makes an unrelated
- * process narrower: that fails closed.
+ * line cannot be read, one below a child subreaper (which adopts such orphans; the worker
+ * too, if it made itself one) and one its parent may have been given by clone(CLONE_PARENT)
+ * in a landlocked process (adopted). A pid reused after a landlocked process ended makes an
+ * unrelated process narrower: that fails closed.
  */
 static bool landlocked(const struct sbx_supervisor *s, pid_t tgid)
 {
@@ -2801,11 +2945,21 @@ static bool landlocked(const struct sbx_supervisor *s, pid_t tgid)
 	if (s->n_landlocked == 0)
 		return false;
 	for (int i = 0; i < MAX_ANCESTRY; i++) {
+		pid_t pp;
+
 		if (p <= 1 || landlocked_in(s, p))
+			return true;
+		/* a child subreaper on the way (the worker too) may have adopted the caller, an
+		 * orphan of a process that restricted itself and ended: its line skips that
+		 * record (as in sub_lookup) */
+		if (p != tgid && subreaper_in(s, p))
 			return true;
 		if (p == s->worker)
 			return false;
-		p = parent_of(p);
+		pp = parent_of(p);
+		if (adopted(s, pp, p))
+			return true;
+		p = pp;
 	}
 	return true;
 }
@@ -2873,7 +3027,9 @@ static void sub_end(struct sbx_supervisor *s, int k)
 static void sub_drop(struct sbx_supervisor *s, int k)
 {
 	sub_end(s, k);
-	s->subs[k] = (struct sub_perf){0, -1, -1, -1};
+	if (s->subs[k].spare)
+		s->n_spares--;
+	s->subs[k] = (struct sub_perf){0, -1, -1, -1, false};
 	s->n_subs--;
 }
 
@@ -2934,7 +3090,13 @@ static int sub_lookup(struct sbx_supervisor *s, pid_t tgid)
 			return -2;
 		if (p == s->worker)
 			return -1;
-		p = parent_of(p);
+		{
+			pid_t pp = parent_of(p);
+
+			if (adopted(s, pp, p))
+				return -2;
+			p = pp;
+		}
 	}
 	return -2;
 }
@@ -3010,6 +3172,7 @@ static int sub_make(struct sbx_supervisor *s, pid_t tgid, int from, int slot)
 	static struct p_req sq;
 	_cleanup_close_ int pidfd = -1, copy = -1, pair0 = -1, pair1 = -1, self = -1;
 	int pair[2], fds[2], r;
+	bool spare;
 	size_t n0 = 1;
 	struct pollfd pf;
 	ssize_t len;
@@ -3052,23 +3215,56 @@ static int sub_make(struct sbx_supervisor *s, pid_t tgid, int from, int slot)
 			return -EPIPE;
 	}
 	if (slot >= 0) {
-		sub_end(s, slot); /* the narrower one replaces it */
+		sub_end(s, slot); /* the narrower one replaces it, and keeps its spare */
+		spare = s->subs[slot].spare;
 		s->n_subs--;
-	} else {
+		if (spare)
+			s->n_spares--; /* counted again below */
+	} else if (from >= 0 && s->subs[from].tgid && s->subs[from].spare) {
+		/* the slot its parent domain kept for it (sub_room) */
+		s->subs[from].spare = false;
+		s->n_spares--;
 		slot = sub_free_slot(s);
-		if (slot < 0)
-			return -EAGAIN;
+		spare = false;
+	} else {
+		slot = s->n_subs + s->n_spares + 2 <= MAX_SUBS ? sub_free_slot(s) : -1;
+		spare = true; /* and one kept for the domain stacked on it next */
 	}
+	if (slot < 0)
+		return -EAGAIN;
 	/* watched from now on: the slot goes (and its sub-performer ends) as soon as the
 	 * process that holds the domain ends, not when the table is full */
-	s->subs[slot] = (struct sub_perf){tgid, pidfd, pair0, self};
+	s->subs[slot] = (struct sub_perf){tgid, pidfd, pair0, self, spare};
 	s->n_subs++;
+	if (spare)
+		s->n_spares++;
 	pidfd = pair0 = self = -1;
 	if (ep_add(s, s->subs[slot].pidfd, EP_SUB, slot) < 0) {
 		sub_drop(s, slot);
 		return -ENOMEM;
 	}
 	return 0;
+}
+
+/*
+ * Is there room for a new domain stacked on `from` (a slot, or -1 the worker's)? A landlock
+ * sub-worker holds two (its reaper's layer, then its worker's, stacked on it), and one that
+ * got its first must get its second, or fewer than MAX_SUBS / 2 run when many start at once
+ * (each refused its second while holding its first): so every domain that does not take a
+ * spare keeps one for the first domain stacked on it, and needs two free slots. Slots of
+ * processes that exited are dropped first where that makes room.
+ */
+static bool sub_room(struct sbx_supervisor *s, int from)
+{
+	for (int pass = 0; pass < 2; pass++) {
+		if (from >= 0 && s->subs[from].tgid && s->subs[from].spare)
+			return true;
+		if (s->n_subs + s->n_spares + 2 <= MAX_SUBS)
+			return true;
+		if (pass == 0)
+			(void)sub_free_slot(s); /* drops the exited */
+	}
+	return false;
 }
 
 /*
@@ -3101,7 +3297,7 @@ static void serve_landlock(struct sbx_supervisor *s)
 		int slot = sub_find(s, tgid);
 		int from = same_ns && one_thread ? sub_lookup(s, tgid) : -2;
 
-		if (from != -2 && slot < 0 && s->n_subs >= MAX_SUBS && sub_free_slot(s) < 0) {
+		if (from != -2 && slot < 0 && !sub_room(s, from)) {
 			const char *nm = strstr(status, "Name:");
 			char comm[32] = "?";
 			struct sbx_sup_req req = {.call = "landlock_restrict_self",
@@ -3120,12 +3316,14 @@ static void serve_landlock(struct sbx_supervisor *s)
 					nm++;
 				snprintf(comm, sizeof(comm), "%.*s", (int)strcspn(nm, "\n"), nm);
 			}
-			snprintf(v.rule, sizeof(v.rule),
-			         "sub-performers: at most %d processes of the sandbox may hold a "
-			         "Landlock domain of their own at once (a sub-worker holds two, a "
-			         "tool that restricts itself one), and %d do; let a sub-worker end "
-			         "first, or start fewer at once",
-			         MAX_SUBS, MAX_SUBS);
+			snprintf(
+			    v.rule, sizeof(v.rule),
+			    "sub-performers: at most %d processes of the sandbox may hold a "
+			    "Landlock domain of their own at once (a sub-worker holds two, and a "
+			    "tool that restricts itself keeps room for a second), so %d "
+			    "sub-workers; all are taken; let a sub-worker end first, or start "
+			    "fewer at once",
+			    MAX_SUBS, MAX_SUBS / 2);
 			if (notif_valid(s) == 0) {
 				respond(s, EAGAIN, false);
 				report(s, &req, &v, "", EAGAIN, t0, true);
@@ -3153,6 +3351,79 @@ static void serve_landlock(struct sbx_supervisor *s)
 	if (notif_valid(s) < 0)
 		return;
 	respond(s, 0, true);
+}
+
+/* Clock ticks since boot now, as /proc/PID/stat counts a start time (rounded down). */
+static unsigned long long boot_ticks(void)
+{
+	struct timespec ts;
+	long hz = sysconf(_SC_CLK_TCK);
+
+	if (hz <= 0 || clock_gettime(CLOCK_BOOTTIME, &ts) < 0)
+		return 0;
+	return (unsigned long long)ts.tv_sec * (unsigned long long)hz +
+	       (unsigned long long)ts.tv_nsec / (1000000000ull / (unsigned long long)hz);
+}
+
+/*
+ * clone(CLONE_PARENT), or clone3 (its flags are in memory the caller can change after a
+ * read), by a thread group that restricted itself with Landlock: its child gets its domain
+ * but its parent's parent, so the child's PPid line would not pass the record of that domain
+ * and the child would be served with wider rights (the worker's, or an ancestor's
+ * sub-performer's). Recorded before the answer, so before the child exists: from now on the
+ * children of that parent are of unknown domain (adopted: narrower, never performed for), as
+ * its children forked later are too, since sbx cannot tell them apart (fail closed). Anything
+ * that cannot be read or recorded makes every caller narrower. Then CONTINUEd (or served as
+ * the diverging call it also is).
+ */
+static void serve_clone_parent(struct sbx_supervisor *s)
+{
+	char path[64], status[4096];
+	_cleanup_close_ int procdir = -1;
+	pid_t tgid, parent;
+	unsigned long long since;
+	size_t i;
+
+	if (s->landlocked_full || s->n_landlocked == 0)
+		return; /* nobody restricted itself, or everyone is narrower already */
+	since = boot_ticks();
+	snprintf(path, sizeof(path), "/proc/%d", (int)s->notif->pid);
+	procdir = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (notif_valid(s) < 0)
+		return; /* gone: no child will be */
+	if (procdir < 0 || read_at(procdir, "status", status, sizeof(status)) < 0 ||
+	    notif_valid(s) < 0 || (tgid = (pid_t)status_field(status, "\nTgid:")) <= 0 ||
+	    (parent = (pid_t)status_field(status, "\nPPid:")) < 0 || !since) {
+		s->landlocked_full = true;
+		return;
+	}
+	if (!landlocked_in(s, tgid) || parent <= 1)
+		return; /* its child's line passes the same record; or reaches no worker at all */
+	for (i = 0; i < s->n_adopters && s->adopters[i].pid != parent; i++)
+		;
+	if (i < s->n_adopters) {
+		/* the earliest stands (a later one's children are later still) */
+		if (start_time(parent) == s->adopters[i].start)
+			return;
+	} else if (s->n_adopters == MAX_ADOPTERS) {
+		/* drop those whose process ended (its pid may be another's now) */
+		size_t k = 0;
+
+		for (size_t j = 0; j < s->n_adopters; j++)
+			if (start_time(s->adopters[j].pid) == s->adopters[j].start)
+				s->adopters[k++] = s->adopters[j];
+		s->n_adopters = k;
+		if (k == MAX_ADOPTERS) {
+			s->landlocked_full = true;
+			return;
+		}
+		i = s->n_adopters++;
+	} else {
+		i = s->n_adopters++;
+	}
+	s->adopters[i] = (struct adopter){parent, start_time(parent), since};
+	if (!s->adopters[i].start)
+		s->landlocked_full = true; /* its parent is gone, or cannot be read */
 }
 
 /* prctl(PR_SET_CHILD_SUBREAPER): recorded before the answer (sub_lookup), then CONTINUEd. */
@@ -3728,10 +3999,29 @@ static int respond_fd(struct sbx_supervisor *s, int fd, bool cloexec)
 
 /* ---- opens of a FIFO that wait for their other end (perform_fifo) ---- */
 
+/* The waiting open's decision record, with its result (errnum: 0, or the errno the caller
+ * got; EINTR where the wait ended without an answer, its caller killed or the sandbox
+ * ending) and the time the decision and the wait took: written once the result is known
+ * (sbx(1), AUDIT LOG), never when the wait starts. */
+static void fifo_report(struct sbx_supervisor *s, int k, int errnum)
+{
+	struct fifo_note *n = s->waits[k].note;
+	uint64_t uses = s->batch_uses;
+
+	if (!n)
+		return;
+	s->waits[k].note = NULL;
+	s->batch_uses = n->batch_uses;
+	report(s, &n->req, &n->v, n->asked, errnum, n->t0, n->v.rule[0] != '\0');
+	s->batch_uses = uses;
+	free(n);
+}
+
 static void fifo_end(struct sbx_supervisor *s, int k)
 {
 	struct fifo_wait *w = &s->waits[k];
 
+	fifo_report(s, k, EINTR); /* none yet: no answer came */
 	ep_del(s, w->waiter);
 	ep_del(s, w->caller);
 	if (w->waiter >= 0)
@@ -3739,7 +4029,8 @@ static void fifo_end(struct sbx_supervisor *s, int k)
 	sbx_closep(&w->sock);
 	sbx_closep(&w->waiter);
 	sbx_closep(&w->caller);
-	*w = (struct fifo_wait){0, 0, -1, -1, -1, false};
+	free(w->note);
+	*w = (struct fifo_wait){0, 0, -1, -1, -1, false, NULL};
 	s->n_waits--;
 }
 
@@ -3749,7 +4040,7 @@ static void fifo_end(struct sbx_supervisor *s, int k)
  * later. 0, or -errno where it cannot be watched (the waiter is killed; the caller's answer
  * is the caller's to give).
  */
-static int fifo_start(struct sbx_supervisor *s, int sock, bool cloexec)
+static int fifo_start(struct sbx_supervisor *s, int sock, bool cloexec, struct fifo_note *note)
 {
 	int waiter = s->extra_fd, caller, k;
 
@@ -3768,12 +4059,13 @@ static int fifo_start(struct sbx_supervisor *s, int sock, bool cloexec)
 		return k == MAX_WAITS ? -EAGAIN : -ESRCH;
 	}
 	s->waits[k] =
-	    (struct fifo_wait){s->notif->id, s->notif->pid, sock, waiter, caller, cloexec};
+	    (struct fifo_wait){s->notif->id, s->notif->pid, sock, waiter, caller, cloexec, NULL};
 	s->n_waits++;
 	if (ep_add(s, waiter, EP_WAIT, k) < 0 || ep_add(s, caller, EP_WAIT_CALLER, k) < 0) {
 		fifo_end(s, k);
 		return -ENOMEM;
 	}
+	s->waits[k].note = note;
 	return 0;
 }
 
@@ -3804,12 +4096,16 @@ static void fifo_done(struct sbx_supervisor *s, int k)
 
 		close(fd);
 		n = 0;
-		if (nfd >= 0)
+		if (nfd >= 0) {
 			respond_val_id(s, w->id, nfd);
-		else if (e != ENOENT)
+			fifo_report(s, k, 0);
+		} else if (e != ENOENT) {
 			respond_id(s, w->id, e, false);
+			fifo_report(s, k, e);
+		}
 	} else {
 		respond_id(s, w->id, res < 0 ? -res : EIO, false);
+		fifo_report(s, k, res < 0 ? -res : EIO);
 	}
 	if (n == 1)
 		close(fd);
@@ -3885,7 +4181,12 @@ void sbx_supervisor_flush(struct sbx_supervisor *s)
 {
 	uint64_t n, now = now_us() / 1000;
 
-	if (!s || !s->audit)
+	if (!s)
+		return;
+	/* the waits that still stand end with the sandbox: recorded now, before its end */
+	for (int k = 0; s->n_waits && k < MAX_WAITS; k++)
+		fifo_report(s, k, EINTR);
+	if (!s->audit)
 		return;
 	n = sbx_audit_fold_end(&s->fold);
 	if (n)
@@ -4127,6 +4428,31 @@ static void answer_plain(struct sbx_supervisor *s, const struct sbx_sup_req *req
 	report(s, req, v, asked, 0, t0, v->rule[0] != '\0');
 }
 
+/* A copy of a decision that waits for its result (a FIFO's open), or NULL. */
+static struct fifo_note *fifo_note(const struct sbx_supervisor *s, const struct sbx_sup_req *req,
+                                   const struct sbx_sup_verdict *v, const char *asked, uint64_t t0)
+{
+	struct fifo_note *n = malloc(sizeof(*n));
+
+	if (!n)
+		return NULL;
+	n->req = *req;
+	n->v = *v;
+	n->t0 = t0;
+	n->batch_uses = s->batch_uses;
+	snprintf(n->comm, sizeof(n->comm), "%s", req->comm ? req->comm : "?");
+	snprintf(n->path, sizeof(n->path), "%s", req->t.path ? req->t.path : "");
+	snprintf(n->name, sizeof(n->name), "%s", req->t.name ? req->t.name : "");
+	snprintf(n->asked, sizeof(n->asked), "%s", asked ? asked : "");
+	n->req.comm = n->comm;
+	n->req.t.path = req->t.path ? n->path : NULL;
+	n->req.t.name = req->t.name ? n->name : NULL;
+	n->req.t.views = n->req.t2.views = NULL;
+	n->req.t.n_views = n->req.t2.n_views = 0;
+	n->req.t2.path = n->req.t2.name = NULL; /* an open has one side */
+	return n;
+}
+
 /* PERFORM what the performer resolved; returns P_RETRY when the caller changed the names
  * under its own call (asked again from the start), -EPIPE when the performer is lost. */
 /* Answer with what the performer did (result, and the opened fd). Returns P_RETRY when the
@@ -4158,12 +4484,25 @@ static int answer_performed(struct sbx_supervisor *s, const struct asked *a,
 		return 0;
 	}
 	if (r == P_WAIT) {
-		/* answered when the other end comes (fifo_done); decided and performed now */
-		r = fd >= 0 ? fifo_start(s, fd, (a->flags & O_CLOEXEC) != 0) : -EIO;
-		if (r < 0 && notif_valid(s) == 0)
-			respond(s, r == -EAGAIN ? EAGAIN : ENXIO, false);
+		/* answered when the other end comes (fifo_done); decided and performed now, and
+		 * recorded with the result (fifo_report) */
+		struct fifo_note *note;
+
 		v->answer = SBX_SUP_PERFORM;
-		report(s, req, v, asked, r < 0 ? -r : 0, t0, v->rule[0] != '\0');
+		note = fd >= 0 ? fifo_note(s, req, v, asked, t0) : NULL;
+		r = fd >= 0 ? fifo_start(s, fd, (a->flags & O_CLOEXEC) != 0, note) : -EIO;
+		if (r < 0) {
+			free(note);
+			r = r == -EAGAIN ? EAGAIN : ENXIO;
+			if (notif_valid(s) == 0)
+				respond(s, r, false);
+			else
+				r = EINTR; /* its caller ended first: no answer came */
+			report(s, req, v, asked, r, t0, v->rule[0] != '\0');
+		} else if (!note) {
+			/* no memory to keep it: recorded as it starts */
+			report(s, req, v, asked, 0, t0, v->rule[0] != '\0');
+		}
 		return 0;
 	}
 	if (r == 0 && fd >= 0) {
@@ -4345,6 +4684,20 @@ static bool diverge_call(const struct seccomp_notif *n)
 	       (nr == __NR_clone && ((uint32_t)d->args[0] & SUP_CLONE_NEW));
 }
 
+/* clone with CLONE_PARENT, or clone3 (serve_clone_parent). */
+static bool clone_parent_call(const struct seccomp_notif *n)
+{
+	const struct seccomp_data *d = &n->data;
+
+	if (d->arch != SUP_AUDIT_ARCH)
+		return false;
+#ifdef __NR_clone3
+	if ((int)d->nr == __NR_clone3)
+		return true;
+#endif
+	return (int)d->nr == __NR_clone && ((uint32_t)d->args[0] & CLONE_PARENT);
+}
+
 static void ep_serve(struct sbx_supervisor *s);
 
 /*
@@ -4492,6 +4845,14 @@ static int serve(struct sbx_supervisor *s)
 		s->diverged = true;
 		serve_landlock(s);
 		return 0;
+	}
+	if (clone_parent_call(s->notif)) {
+		serve_clone_parent(s);
+		if (!diverge_call(s->notif)) {
+			if (notif_valid(s) == 0)
+				respond(s, 0, true);
+			return 0;
+		}
 	}
 	if (diverge_call(s->notif)) {
 		serve_diverge(s);

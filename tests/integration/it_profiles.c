@@ -788,12 +788,15 @@ static void bracket_workspace(const char *backend)
 	ws_name = "proj [v1] *?";
 	setup();
 	it_write_file(it_path(ws, "sub/.env"), "API_KEY=deep-secret\n");
+	/* written in src/, beside the hidden names: under the landlock backend a folder that
+	 * holds one (sub/) is carved, and a file made there could not be opened */
+	it_write_file(it_path(ws, "src/a.c"), "int a;\n");
 	for (size_t i = 0; i < sizeof(profiles) / sizeof(profiles[0]); i++) {
 		const char *args[] = {
 		    "run",       "-q",        "--profile",
 		    profiles[i], "--backend", backend,
 		    "--net",     "host",      "--",
-		    "/bin/sh",   "-c",        "cat .env sub/.env; touch sub/made && echo made",
+		    "/bin/sh",   "-c",        "cat .env sub/.env; touch src/made && echo made",
 		    NULL};
 		const char *check[] = {"check", "--profile",         profiles[i],
 		                       "read",  it_path(ws, ".env"), NULL};

@@ -285,6 +285,88 @@ static void sub_cap(const char *backend)
 	IT_EXPECT_CONTAINS(err_text(&sp), "sub-performers: at most 64 processes of the sandbox");
 }
 
+/* How many lines of sbx's stdout so far are exactly `line`. */
+static size_t lines(const struct spawned *sp, const char *line)
+{
+	size_t n = 0, len = strlen(line);
+
+	for (const char *p = sp->buf; (p = strstr(p, line)); p += len)
+		if ((p == sp->buf || p[-1] == '\n') && p[len] == '\n')
+			n++;
+	return n;
+}
+
+/* Read until up + refused lines number `total` (or EOF, or WAIT_MS). */
+static void read_answers(struct spawned *sp, size_t total)
+{
+	long long end = now_ms() + WAIT_MS;
+
+	while (lines(sp, "up") + lines(sp, "rc=125") < total && now_ms() < end) {
+		struct pollfd p = {sp->out, POLLIN, 0};
+		long long left = end - now_ms();
+		ssize_t n;
+
+		if (sp->len + 1 >= sizeof(sp->buf) || poll(&p, 1, left > 0 ? (int)left : 0) <= 0)
+			break;
+		n = read(sp->out, sp->buf + sp->len, sizeof(sp->buf) - 1 - sp->len);
+		if (n <= 0)
+			break;
+		sp->len += (size_t)n;
+		sp->buf[sp->len] = '\0';
+	}
+}
+
+/*
+ * 34 --readonly sub-workers started at once: exactly 32 run (64 domains) and 2 are refused
+ * (exit 125, the message naming the cap). Each holds two domains, its reaper's then its
+ * worker's; before, one could get its first and be refused its second, so that 30 or 31 ran
+ * and more were refused. Every one says "up" or ends: the test waits for 34 such lines (a
+ * pipe, not a timer), then lets the 32 end.
+ */
+static void sub_burst(const char *backend)
+{
+	char *ws = make_ws();
+	const char *opts[] = {"-v", ws, "--backend", backend, NULL};
+	char script[8192];
+	struct spawned sp;
+	int pidfds[MAX_PERF];
+	size_t n;
+
+	snprintf(script, sizeof(script),
+	         "exec 7<&0; i=0; while [ $i -lt 34 ]; do "
+	         "{ %s run --restrict %s/src --readonly -- /bin/sh -c 'echo up; read x' <&7; "
+	         "echo rc=$?; } & i=$((i+1)); done; wait; echo all-done",
+	         it_sbx_path(), ws);
+	spawn(&sp, opts, script);
+	read_answers(&sp, 34);
+	IT_EXPECT_INT(lines(&sp, "up"), 32);
+	IT_EXPECT_INT(lines(&sp, "rc=125"), 2);
+	n = sub_performers(sp.pid, pidfds, MAX_PERF);
+	IT_EXPECT_INT(n, 64);
+	for (int i = 0; i < 32; i++)
+		IT_EXPECT_INT(write(sp.in, "\n", 1), 1);
+	if (!read_until(&sp, "all-done\n"))
+		it_fail(__FILE__, __LINE__, "the sub-workers did not end: %s\n%s", sp.buf,
+		        err_text(&sp));
+	IT_EXPECT_INT(lines(&sp, "rc=0"), 32);
+	IT_EXPECT_INT(still_alive(pidfds, n), 0);
+	IT_EXPECT_INT(finish(&sp), 0);
+	IT_EXPECT_CONTAINS(err_text(&sp),
+	                   "cannot start the sub-sandbox: the parent sandbox's supervisor holds "
+	                   "at most 64 Landlock domains");
+	IT_EXPECT_CONTAINS(err_text(&sp), "sub-performers: at most 64 processes of the sandbox");
+}
+
+static void test_sub_burst_namespaces(void)
+{
+	sub_burst("namespaces");
+}
+
+static void test_sub_burst_landlock(void)
+{
+	sub_burst("landlock");
+}
+
 static void test_sub_ends_namespaces(void)
 {
 	sub_ends("namespaces");
@@ -308,10 +390,9 @@ static void test_sub_cap_landlock(void)
 int main(int argc, char **argv)
 {
 	static const struct it_case cases[] = {
-	    IT_CASE(test_sub_ends_namespaces),
-	    IT_CASE(test_sub_ends_landlock),
-	    IT_CASE(test_sub_cap_namespaces),
-	    IT_CASE(test_sub_cap_landlock),
+	    IT_CASE(test_sub_ends_namespaces),  IT_CASE(test_sub_ends_landlock),
+	    IT_CASE(test_sub_cap_namespaces),   IT_CASE(test_sub_cap_landlock),
+	    IT_CASE(test_sub_burst_namespaces), IT_CASE(test_sub_burst_landlock),
 	};
 
 	return it_main(argc, argv, cases, sizeof(cases) / sizeof(cases[0]));
