@@ -55,6 +55,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "os/askq.h"
 #include "os/audit.h"
 #include "os/broker.h"
 #include "os/netproxy.h"
@@ -62,6 +63,7 @@
 #include "sbx/cleanup.h"
 #include "sbx/finish.h"
 #include "sbx/escape.h"
+#include "sbx/sup_pending.h"
 #include "sbx/netll.h"
 
 #ifndef SECCOMP_IOCTL_NOTIF_SET_FLAGS
@@ -108,8 +110,9 @@
 #define MAX_ANCESTRY   4096 /* PPid steps from a caller up to the worker */
 #define MAX_SUBS       SBX_SUP_MAX_SUBS /* sub-performers: Landlock domains of the worker's */
 #define MAX_SUBREAPERS 256              /* thread groups that made themselves child subreapers */
-#define MAX_WAITS      64 /* opens of a FIFO waiting for their other end (perform_fifo) */
-#define SUP_CONNECT_S  5  /* a worker's blocking connect to the proxy, made by sbx, at most */
+#define MAX_WAITS      64  /* opens of a FIFO waiting for their other end (perform_fifo) */
+#define SUP_CONNECT_S  5   /* a worker's blocking connect to the proxy, made by sbx, at most */
+#define MAX_KEPT       256 /* calls kept while their question is pending (questions_*) */
 
 /* ---- the calls, as sbx and the performer see them ---- */
 
@@ -2065,6 +2068,26 @@ struct sbx_supervisor {
 	pid_t subreapers[MAX_SUBREAPERS];
 	size_t n_subreapers;
 	bool subreapers_full;
+	/* Questions pending (os/askq.h): the broker's thread asks them one at a time while
+	 * this loop serves every other call; each question keeps the calls that wait for its
+	 * answer (the one that asked, and those that joined it: sbx_sup_qkey_joins), answered
+	 * when it comes (questions_answer). id 0: a free slot; q -1: a free kept call. */
+	struct sbx_askq *askq;
+	struct question {
+		uint64_t id;
+		struct sbx_sup_qkey key;
+		struct req_copy *rc; /* the request asked: its answer is recorded for it */
+		size_t n_kept;
+	} qs[SBX_SUP_PENDING_MAX];
+	struct kept {
+		int q;
+		bool first;  /* the call that asked (the others joined) */
+		pid_t tid;   /* its thread: a thread has one call at a time */
+		int pidfd;   /* the thread's, watched: its end frees the call */
+		uint64_t t0; /* when it came, for the latency */
+		struct seccomp_notif *notif;
+	} kept[MAX_KEPT];
+	size_t n_kept;
 	/* The landlock backend's allowlist (serve_connect): the proxy and its ports. */
 	struct sbx_netproxy *proxy;
 	unsigned net_ports[SBX_NETLL_MAX_PORTS];
@@ -2129,6 +2152,8 @@ int sbx_supervisor_new(const struct sbx_plan *plan, struct sbx_broker *broker,
 		s->waits[i] = (struct fifo_wait){0, 0, -1, -1, -1, false};
 	s->cancel.fd = -1;
 	s->via = -1;
+	for (size_t i = 0; i < MAX_KEPT; i++)
+		s->kept[i] = (struct kept){.q = -1, .pidfd = -1};
 	/* The listener filter's flags need Linux 5.19 (WAIT_KILLABLE_RECV): refused before
 	 * anything starts, so that --best-effort can still run without the supervisor. The
 	 * kernel's own answer comes when the worker installs it. */
@@ -2148,11 +2173,13 @@ int sbx_supervisor_new(const struct sbx_plan *plan, struct sbx_broker *broker,
 }
 
 static void fifo_end(struct sbx_supervisor *s, int k);
+static void questions_end(struct sbx_supervisor *s);
 
 void sbx_supervisor_free(struct sbx_supervisor *s)
 {
 	if (!s)
 		return;
+	questions_end(s);
 	for (int i = 0; i < 2; i++) {
 		sbx_closep(&s->chan[i]);
 		sbx_closep(&s->perf[i]);
@@ -2843,7 +2870,7 @@ static bool subreaper_in(const struct sbx_supervisor *s, pid_t pid)
 }
 
 /* What the epoll set holds: the kind in the high half of its data, a slot in the low. */
-enum ep_kind { EP_SUB = 1, EP_WAIT, EP_WAIT_CALLER };
+enum ep_kind { EP_SUB = 1, EP_WAIT, EP_WAIT_CALLER, EP_ANSWER, EP_KEPT_CALLER };
 
 static int ep_add(struct sbx_supervisor *s, int fd, enum ep_kind kind, int k)
 {
@@ -3885,6 +3912,8 @@ void sbx_supervisor_flush(struct sbx_supervisor *s)
 {
 	uint64_t n, now = now_us() / 1000;
 
+	if (s)
+		questions_end(s); /* the end record's counts hold them */
 	if (!s || !s->audit)
 		return;
 	n = sbx_audit_fold_end(&s->fold);
@@ -3956,35 +3985,22 @@ static void read_cmdline(int procdir, char *buf, size_t size, char **argv, size_
 	argv[n] = NULL;
 }
 
-/*
- * An `ask`: the broker answers (a person at the terminal, a program, a socket), within the
- * timeout and the session's limits (pending requests, a rate); its answer is recorded as a
- * grant exactly as narrow as the request, and the request decided again with it. Blocks sbx
- * while the broker thinks: one request at a time.
- */
-static void ask_broker(struct sbx_supervisor *s, int procdir, const struct sbx_sup_req *req,
-                       struct sbx_sup_verdict *v)
+/* The request line and the terminal's prompt of question `id` (-ENAMETOOLONG: the request
+ * does not fit a line). */
+static int ask_format(struct sbx_supervisor *s, int procdir, const struct sbx_sup_req *req,
+                      const struct sbx_sup_verdict *v, uint64_t id, unsigned timeout, char *json,
+                      size_t json_size, char *prompt, size_t prompt_size)
 {
-	static char json[SBX_AUDIT_LINE_MAX], cmdbuf[4096];
-	static char host[SBX_PATH_MAX];
-	char scope[SBX_SUP_SCOPE_MAX], prompt[1024], what[512], who[64];
+	static char cmdbuf[4096], host[SBX_PATH_MAX];
+	char scope[SBX_SUP_SCOPE_MAX], what[512], who[64];
 	char *argv[64];
-	unsigned timeout = s->sp->timeout_ms ? s->sp->timeout_ms : SBX_SUP_TIMEOUT_MS;
-	struct sbx_broker_answer ans;
 	struct sbx_sup_ask ask;
-	bool allow;
 
-	if (!s->broker || !sbx_sup_session_admit(&s->session, req->now_ms)) {
-		v->answer = SBX_SUP_DENY;
-		v->errnum = EACCES;
-		v->decider = s->broker ? SBX_SUP_BY_RATE_LIMIT : SBX_SUP_BY_NO_BROKER;
-		return;
-	}
 	if (sbx_sup_scope(s->sp, req, scope, sizeof(scope)) < 0)
 		snprintf(scope, sizeof(scope), "%s", req->t.path);
 	read_cmdline(procdir, cmdbuf, sizeof(cmdbuf), argv, SBX_ARRAY_SIZE(argv));
 	ask = (struct sbx_sup_ask){
-	    .id = ++s->ask_id,
+	    .id = id,
 	    .sandbox_id = s->sandbox_id,
 	    .label = s->sp->label,
 	    .req = req,
@@ -3994,27 +4010,262 @@ static void ask_broker(struct sbx_supervisor *s, int procdir, const struct sbx_s
 	    .cmdline = argv,
 	    .deadline_ms = realtime_ms() + timeout,
 	};
-	if (sbx_sup_ask_json(json, sizeof(json), &ask) >= sizeof(json)) {
+	if (sbx_sup_ask_json(json, json_size, &ask) >= json_size)
+		return -ENAMETOOLONG;
+	/* names from the worker: escaped for the terminal */
+	sbx_escape(what, sizeof(what), req->t.path, SBX_ESCAPE_TEXT);
+	sbx_escape(who, sizeof(who), req->comm ? req->comm : "?", SBX_ESCAPE_TEXT);
+	snprintf(prompt, prompt_size, "sbx: %s %s by %s[%d]? [y/N/a(lways)] ",
+	         sbx_sup_op_name(req->op), what, who, req->pid);
+	return 0;
+}
+
+/* The broker's answer to the call that asked (it is recorded already): a call that no grant
+ * answers (none could be kept) is answered as the broker said; who decided is the broker. */
+static void ask_apply(const struct sbx_broker_answer *ans, struct sbx_sup_verdict *v)
+{
+	if (v->answer == SBX_SUP_ASK) {
+		v->answer = ans->allow ? SBX_SUP_PERFORM : SBX_SUP_DENY;
+		v->errnum = ans->allow ? 0 : EACCES;
+	}
+	if (v->decider == SBX_SUP_BY_GRANT || v->answer == SBX_SUP_DENY)
+		v->decider = ans->decider;
+}
+
+/*
+ * An `ask` of a broker that answers at once (`allow`, `deny`: the policy, log only), or where
+ * no broker is: answered now, within the session's limits; the answer recorded as a grant
+ * exactly as narrow as the request, and the request decided again with it.
+ */
+static void ask_broker(struct sbx_supervisor *s, int procdir, const struct sbx_sup_req *req,
+                       struct sbx_sup_verdict *v)
+{
+	static char json[SBX_AUDIT_LINE_MAX];
+	char prompt[1024];
+	unsigned timeout = s->sp->timeout_ms ? s->sp->timeout_ms : SBX_SUP_TIMEOUT_MS;
+	struct sbx_broker_answer ans;
+
+	if (!s->broker || !sbx_sup_session_admit(&s->session, req->now_ms)) {
+		if (s->broker) {
+			sbx_sup_refuse_capped(&s->session, v);
+		} else {
+			v->answer = SBX_SUP_DENY;
+			v->errnum = EACCES;
+			v->decider = SBX_SUP_BY_NO_BROKER;
+		}
+		return;
+	}
+	if (ask_format(s, procdir, req, v, ++s->ask_id, timeout, json, sizeof(json), prompt,
+	               sizeof(prompt)) < 0) {
 		memset(&ans, 0, sizeof(ans));
 		ans.decider = SBX_SUP_BY_POLICY;
 	} else {
-		/* names from the worker: escaped for the terminal */
-		sbx_escape(what, sizeof(what), req->t.path, SBX_ESCAPE_TEXT);
-		sbx_escape(who, sizeof(who), req->comm ? req->comm : "?", SBX_ESCAPE_TEXT);
-		snprintf(prompt, sizeof(prompt), "sbx: %s %s by %s[%d]? [y/N/a(lways)] ",
-		         sbx_sup_op_name(req->op), what, who, req->pid);
 		sbx_broker_ask(s->broker, json, prompt, timeout, &s->cancel, &ans);
 	}
-	allow = ans.allow;
-	(void)sbx_sup_session_record(&s->session, s->sp, req, allow, ans.remember, NULL);
+	(void)sbx_sup_session_record(&s->session, s->sp, req, ans.allow, ans.remember, NULL);
 	sbx_sup_decide(s->sp, &s->guards, &s->session, req, v);
-	if (v->answer == SBX_SUP_ASK) {
-		/* no grant could be kept: this call is answered as the broker said */
-		v->answer = allow ? SBX_SUP_PERFORM : SBX_SUP_DENY;
-		v->errnum = allow ? 0 : EACCES;
+	ask_apply(&ans, v);
+}
+
+/* ---- questions pending: the call kept, the broker asked by its thread (os/askq.h) ---- */
+
+/* A request as asked, owning its strings: its answer is recorded for it when it comes,
+ * whatever became of the call that asked. */
+struct req_copy {
+	struct sbx_sup_req req;
+	char path[P_PATH], name[P_NAME], path2[P_PATH], name2[P_NAME], comm[32];
+};
+
+static struct req_copy *req_copy(const struct sbx_sup_req *req)
+{
+	struct req_copy *rc = calloc(1, sizeof(*rc));
+
+	if (!rc)
+		return NULL;
+	rc->req = *req;
+	rc->req.t.views = rc->req.t2.views = NULL;
+	rc->req.t.n_views = rc->req.t2.n_views = 0;
+	snprintf(rc->comm, sizeof(rc->comm), "%s", req->comm ? req->comm : "");
+	rc->req.comm = rc->comm;
+	if (req->t.path) {
+		snprintf(rc->path, sizeof(rc->path), "%s", req->t.path);
+		rc->req.t.path = rc->path;
 	}
-	if (v->decider == SBX_SUP_BY_GRANT || v->answer == SBX_SUP_DENY)
-		v->decider = ans.decider;
+	if (req->t.name) {
+		snprintf(rc->name, sizeof(rc->name), "%s", req->t.name);
+		rc->req.t.name = rc->name;
+	}
+	if (req->t2.path) {
+		snprintf(rc->path2, sizeof(rc->path2), "%s", req->t2.path);
+		rc->req.t2.path = rc->path2;
+	}
+	if (req->t2.name) {
+		snprintf(rc->name2, sizeof(rc->name2), "%s", req->t2.name);
+		rc->req.t2.name = rc->name2;
+	}
+	return rc;
+}
+
+/* The answer a re-served call that asked brings with it (serve_call). */
+struct prior {
+	const struct sbx_sup_qkey *key;
+	const struct sbx_broker_answer *ans;
+};
+
+/* Question q is over (answered, or nobody waits for it): its slot is free. */
+static void question_free(struct sbx_supervisor *s, int q)
+{
+	free(s->qs[q].rc);
+	s->qs[q] = (struct question){0};
+}
+
+static void kept_free(struct sbx_supervisor *s, int k)
+{
+	struct kept *w = &s->kept[k];
+
+	ep_del(s, w->pidfd);
+	sbx_closep(&w->pidfd);
+	free(w->notif);
+	*w = (struct kept){.q = -1, .pidfd = -1};
+	s->n_kept--;
+}
+
+/* Kept call k will never be answered (its thread ended, or issued another call): dropped,
+ * nothing performed; a question nobody waits for any more is cancelled at the broker (a cmd
+ * broker killed, a prompt withdrawn) and its slot freed now. */
+static void kept_drop(struct sbx_supervisor *s, int k)
+{
+	int q = s->kept[k].q;
+
+	kept_free(s, k);
+	if (q < 0 || !s->qs[q].id || --s->qs[q].n_kept)
+		return;
+	sbx_askq_cancel(s->askq, s->qs[q].id);
+	sbx_sup_session_release(&s->session);
+	question_free(s, q);
+}
+
+/* The calling thread issued another call: the one it kept is over (killed). */
+static void kept_stale(struct sbx_supervisor *s, pid_t tid)
+{
+	for (int k = 0; s->n_kept && k < MAX_KEPT; k++)
+		if (s->kept[k].q >= 0 && s->kept[k].tid == tid)
+			kept_drop(s, k);
+}
+
+/* Keep the notification being served for question q: 0, or -EAGAIN past MAX_KEPT. */
+static int kept_add(struct sbx_supervisor *s, int q, bool first, uint64_t t0)
+{
+	struct kept *w;
+	int k;
+
+	for (k = 0; k < MAX_KEPT && s->kept[k].q != -1; k++)
+		;
+	if (k == MAX_KEPT)
+		return -EAGAIN;
+	w = &s->kept[k];
+	w->notif = malloc(s->notif_size);
+	if (!w->notif)
+		return -ENOMEM;
+	memcpy(w->notif, s->notif, s->notif_size);
+	w->q = q;
+	w->first = first;
+	w->tid = (pid_t)s->notif->pid;
+	w->t0 = t0;
+	w->pidfd = (int)syscall(SYS_pidfd_open, s->notif->pid, PIDFD_THREAD);
+	if (w->pidfd < 0)
+		w->pidfd = (int)syscall(SYS_pidfd_open, s->notif->pid, 0);
+	s->n_kept++;
+	s->qs[q].n_kept++;
+	/* unwatched (no pidfd): dropped when its thread calls again or the answer comes */
+	if (w->pidfd >= 0 && ep_add(s, w->pidfd, EP_KEPT_CALLER, k) < 0)
+		sbx_closep(&w->pidfd);
+	return 0;
+}
+
+/* The broker's thread, started at the first question. */
+static int askq_start(struct sbx_supervisor *s)
+{
+	if (s->askq)
+		return 0;
+	if (sbx_askq_new(s->broker, &s->askq, NULL) < 0)
+		return -ENOMEM;
+	if (ep_add(s, sbx_askq_fd(s->askq), EP_ANSWER, 0) < 0) {
+		sbx_askq_free(s->askq);
+		s->askq = NULL;
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+/*
+ * An `ask` of a broker that thinks (tty, cmd:, socket:), for the notification being served:
+ * a call that joins a question pending waits for its answer; past the caps (questions
+ * pending, a minute's questions, calls kept) it is denied at once (v: DENY, the rule naming
+ * the cap); otherwise the question is queued for the broker's thread. Returns 1 when the
+ * call is kept (answered later: questions_answer), 0 with v decided.
+ */
+static int ask_async(struct sbx_supervisor *s, int procdir, const struct sbx_sup_req *req,
+                     struct sbx_sup_verdict *v, uint64_t t0)
+{
+	static char json[SBX_AUDIT_LINE_MAX];
+	static struct sbx_sup_qkey key;
+	char prompt[1024];
+	unsigned timeout = s->sp->timeout_ms ? s->sp->timeout_ms : SBX_SUP_TIMEOUT_MS;
+	bool keyed = sbx_sup_qkey_of(s->sp, req, v, &key) == 0;
+	int q;
+
+	for (q = 0; keyed && q < SBX_SUP_PENDING_MAX; q++) {
+		if (!s->qs[q].id || !sbx_sup_qkey_joins(&s->qs[q].key, &key))
+			continue;
+		if (kept_add(s, q, false, t0) == 0)
+			return 1;
+		goto full;
+	}
+	if (s->n_kept >= MAX_KEPT)
+		goto full;
+	if (!sbx_sup_session_admit(&s->session, req->now_ms)) {
+		sbx_sup_refuse_capped(&s->session, v);
+		return 0;
+	}
+	for (q = 0; q < SBX_SUP_PENDING_MAX && s->qs[q].id; q++)
+		;
+	if (q == SBX_SUP_PENDING_MAX || askq_start(s) < 0)
+		goto fail;
+	s->qs[q].id = ++s->ask_id;
+	s->qs[q].key = key;
+	if (!keyed)
+		s->qs[q].key.scope[0] = '\0'; /* joins nothing */
+	s->qs[q].rc = req_copy(req);
+	if (!s->qs[q].rc ||
+	    ask_format(s, procdir, req, v, s->qs[q].id, timeout, json, sizeof(json), prompt,
+	               sizeof(prompt)) < 0 ||
+	    sbx_askq_put(s->askq, s->qs[q].id, json, prompt, now_us() / 1000 + timeout) < 0) {
+		question_free(s, q);
+		goto fail;
+	}
+	if (kept_add(s, q, true, t0) < 0) {
+		sbx_askq_cancel(s->askq, s->qs[q].id);
+		question_free(s, q);
+		goto fail;
+	}
+	return 1;
+fail:
+	/* admitted, never asked: a refusal */
+	(void)sbx_sup_session_record(&s->session, s->sp, req, false, SBX_SUP_REMEMBER_ONCE, NULL);
+	v->answer = SBX_SUP_DENY;
+	v->errnum = EACCES;
+	v->decider = SBX_SUP_BY_POLICY;
+	return 0;
+full:
+	v->answer = SBX_SUP_DENY;
+	v->errnum = EACCES;
+	v->decider = SBX_SUP_BY_RATE_LIMIT;
+	snprintf(v->rule, sizeof(v->rule),
+	         "approvals: at most %d calls may wait for the answers to the questions pending, "
+	         "and %d do: denied without asking; answer the questions pending",
+	         MAX_KEPT, MAX_KEPT);
+	return 0;
 }
 
 static bool same_name(const char *a, const char *b, bool casefold)
@@ -4463,23 +4714,18 @@ static void serve_connect(struct sbx_supervisor *s)
 	respond(s, e, false);
 }
 
+static int serve_call(struct sbx_supervisor *s, uint64_t t0, const struct prior *pr);
+
 static int serve(struct sbx_supervisor *s)
 {
-	static struct p_target t[2];
-	struct caller c = {.procdir = -1, .pidfd = -1};
-	struct asked a;
-	struct p_req *q = &s->req;
-	struct sbx_sup_req req;
-	struct sbx_sup_verdict v;
 	uint64_t t0;
-	int fds[4], side_fd[2], nfds = 0, r, tries = 0, fast_fd = -1;
-	char asked[P_PATH];
-	bool full = s->audit || s->verbose; /* every decision is shown with its caller */
 
 	memset(s->notif, 0, s->notif_size);
 	if (ioctl(s->notify, SECCOMP_IOCTL_NOTIF_RECV, s->notif) < 0)
 		return errno == EINTR || errno == ENOENT ? 0 : -errno;
 	t0 = now_us();
+	if (s->n_kept)
+		kept_stale(s, (pid_t)s->notif->pid);
 	if (s->n_waits)
 		fifo_stale(s, (pid_t)s->notif->pid);
 	if (s->n_waits)
@@ -4505,7 +4751,29 @@ static int serve(struct sbx_supervisor *s)
 		serve_connect(s);
 		return 0;
 	}
+	return serve_call(s, t0, NULL);
+}
+
+/*
+ * The notification in s->notif, a call of the file families: resolved, decided, performed or
+ * denied, or kept while its question is pending (answered later: questions_answer, which
+ * serves it again from the start with `pr`, the broker's answer to it; NULL otherwise).
+ */
+static int serve_call(struct sbx_supervisor *s, uint64_t t0, const struct prior *pr)
+{
+	static struct p_target t[2];
+	struct caller c = {.procdir = -1, .pidfd = -1};
+	struct asked a;
+	struct p_req *q = &s->req;
+	struct sbx_sup_req req;
+	struct sbx_sup_verdict v;
+	int fds[4], side_fd[2], nfds = 0, r, tries = 0, fast_fd = -1;
+	char asked[P_PATH];
+	bool full = s->audit || s->verbose; /* every decision is shown with its caller */
+	bool answered;                      /* pr answers this very call */
+
 again:
+	answered = false;
 	s->via = -1;
 	s->batch_uses = 0;
 	memset(&req, 0, sizeof(req));
@@ -4655,19 +4923,42 @@ again:
 			goto unknown;
 		if (!pinned(s, &req, &v))
 			sbx_sup_decide(s->sp, &s->guards, &s->session, &req, &v);
-		/* a question and a denial name the caller */
-		if ((v.answer == SBX_SUP_ASK || v.answer == SBX_SUP_DENY) &&
+		/* a question and a denial name the caller, and so does an answer brought */
+		if ((v.answer == SBX_SUP_ASK || v.answer == SBX_SUP_DENY || pr) &&
 		    (r = caller_fill(s, &c, &req)) < 0)
 			goto unknown;
-		if (v.decider == SBX_SUP_BY_GRANT) {
+		if (pr && (v.decider == SBX_SUP_BY_GRANT || v.answer == SBX_SUP_ASK)) {
+			/* the call that asked, served again with its answer: the answer is
+			 * its own only while it still asks the same question (the worker may
+			 * have changed the names meanwhile: then it is asked anew) */
+			static struct sbx_sup_verdict as_asked;
+			static struct sbx_sup_qkey now;
+
+			as_asked = v;
+			if (v.answer != SBX_SUP_ASK) {
+				/* decided by the grant the answer made: as it was asked */
+				struct sbx_sup_session none = {0};
+
+				sbx_sup_decide(s->sp, &s->guards, &none, &req, &as_asked);
+			}
+			answered = sbx_sup_qkey_of(s->sp, &req, &as_asked, &now) == 0 &&
+			           sbx_sup_qkey_joins(pr->key, &now);
+		}
+		if (answered) {
+			ask_apply(pr->ans, &v);
+		} else if (v.decider == SBX_SUP_BY_GRANT) {
 			/* a grant answered: its batch goes on from this call (last_ms) */
 			const struct sbx_sup_grant *g =
 			    sbx_sup_session_find(&s->session, s->sp, &req, true);
 
 			s->batch_uses = g ? g->uses : 0;
 		}
-		if (v.answer == SBX_SUP_ASK)
+		if (v.answer == SBX_SUP_ASK && s->broker && sbx_broker_thinks(s->broker)) {
+			if (ask_async(s, c.procdir, &req, &v, t0) == 1)
+				goto out; /* kept: answered with the answer */
+		} else if (v.answer == SBX_SUP_ASK) {
 			ask_broker(s, c.procdir, &req, &v);
+		}
 		if (v.answer == SBX_SUP_PERFORM || v.answer == SBX_SUP_CONTINUE) {
 			if (c.narrower) {
 				/* never performed for a narrower caller: its own bounds hold */
@@ -4706,6 +4997,111 @@ out:
 	return 0;
 }
 
+/*
+ * The broker's answers: each recorded (a grant as narrow as the request asked, or a refusal
+ * remembered the same way), then the calls kept for it served again from the start, the one
+ * that asked first: each is checked valid (its caller may have gone), resolved, decided
+ * (by the grant: PERFORM to the performer, or DENY) and answered, as if it came now. A call
+ * that no longer asks the same question is asked anew. -EPIPE: the performer is lost.
+ */
+static int question_answered(struct sbx_supervisor *s, int q, const struct sbx_broker_answer *ans)
+{
+	static struct sbx_sup_qkey key;
+	int order[MAX_KEPT];
+	size_t n = 0;
+
+	s->qs[q].rc->req.now_ms = now_us() / 1000;
+	(void)sbx_sup_session_record(&s->session, s->sp, &s->qs[q].rc->req, ans->allow,
+	                             ans->remember, NULL);
+	key = s->qs[q].key;
+	for (int k = 0; k < MAX_KEPT; k++)
+		if (s->kept[k].q == q && s->kept[k].first)
+			order[n++] = k;
+	for (int k = 0; k < MAX_KEPT; k++)
+		if (s->kept[k].q == q && !s->kept[k].first)
+			order[n++] = k;
+	/* free before the calls are served: one that asks again asks anew */
+	for (size_t i = 0; i < n; i++)
+		s->kept[order[i]].q = -2;
+	question_free(s, q);
+	for (size_t i = 0; i < n; i++) {
+		struct kept *w = &s->kept[order[i]];
+		const struct prior pr = {&key, ans};
+		bool first = w->first;
+		uint64_t t0 = w->t0;
+		int r;
+
+		memcpy(s->notif, w->notif, s->notif_size);
+		kept_free(s, order[i]);
+		if (notif_valid(s) < 0)
+			continue; /* its caller is gone: nothing is performed */
+		s->via = -1;
+		r = serve_call(s, t0, first ? &pr : NULL);
+		s->via = -1;
+		if (r == -EPIPE) {
+			/* the rest are answered by the sandbox's end */
+			for (size_t j = i + 1; j < n; j++)
+				kept_free(s, order[j]);
+			return -EPIPE;
+		}
+	}
+	return 0;
+}
+
+static int questions_answer(struct sbx_supervisor *s)
+{
+	struct sbx_broker_answer ans;
+	uint64_t id;
+
+	while (s->askq && sbx_askq_take(s->askq, &id, &ans) == 1) {
+		int q;
+
+		for (q = 0; q < SBX_SUP_PENDING_MAX && s->qs[q].id != id; q++)
+			;
+		if (q < SBX_SUP_PENDING_MAX && question_answered(s, q, &ans) == -EPIPE)
+			return -EPIPE;
+	}
+	return 0;
+}
+
+/* sbx was told to end (SIGTERM, SIGINT, SIGHUP, SIGQUIT): every question pending is denied
+ * now (decider cancelled), before the signal reaches the worker, and the broker told to stop
+ * (its late answers find no question). */
+static int questions_cancel(struct sbx_supervisor *s)
+{
+	struct sbx_broker_answer ans = {.allow = false, .decider = SBX_SUP_BY_CANCELLED};
+
+	snprintf(ans.reason, sizeof(ans.reason), "sbx was told to end while it asked: denied");
+	sbx_askq_cancel_all(s->askq);
+	for (int q = 0; q < SBX_SUP_PENDING_MAX; q++)
+		if (s->qs[q].id && question_answered(s, q, &ans) == -EPIPE)
+			return -EPIPE;
+	return 0;
+}
+
+/*
+ * sbx ends (the sandbox is over, or ending): every question still pending is cancelled (the
+ * broker told to stop, a cmd broker's group killed, the thread joined) and counted as
+ * denied, and every call kept for one is answered EACCES (ignored where its caller is gone).
+ */
+static void questions_end(struct sbx_supervisor *s)
+{
+	sbx_askq_free(s->askq);
+	s->askq = NULL;
+	for (int k = 0; k < MAX_KEPT; k++) {
+		if (s->kept[k].q == -1)
+			continue;
+		if (s->notify >= 0 && s->kept[k].notif)
+			respond_id(s, s->kept[k].notif->id, EACCES, false);
+		kept_free(s, k);
+	}
+	for (int q = 0; q < SBX_SUP_PENDING_MAX; q++)
+		if (s->qs[q].id) {
+			sbx_sup_session_release(&s->session);
+			question_free(s, q);
+		}
+}
+
 /* What happened while nothing was asked: a sub-performer's process ended (its slot goes
  * now), a FIFO's waiter answered, the caller of a waiting open ended. */
 static void ep_serve(struct sbx_supervisor *s)
@@ -4723,6 +5119,9 @@ static void ep_serve(struct sbx_supervisor *s)
 			fifo_done(s, k);
 		else if (kind == EP_WAIT_CALLER && k >= 0 && k < MAX_WAITS && s->waits[k].sock >= 0)
 			fifo_end(s, k); /* the caller is gone: nobody to answer */
+		else if (kind == EP_KEPT_CALLER && k >= 0 && k < MAX_KEPT && s->kept[k].q >= 0)
+			kept_drop(s, k); /* its question's slot is free if nobody else waits */
+		/* EP_ANSWER: taken by questions_answer, outside any call being served */
 	}
 }
 
@@ -4746,6 +5145,18 @@ int sbx_supervisor_handle(struct sbx_supervisor *s, const struct pollfd *p, stru
 	/* first what ended: a wait or a slot freed is free for the calls that follow */
 	if (p[3].fd >= 0 && p[3].revents)
 		ep_serve(s);
+	if (s->askq) {
+		/* sbx told to end (SIGTERM, SIGINT, ...): the questions pending are denied at
+		 * once (decider cancelled), as sbx_broker_ask's own cancel says */
+		struct pollfd cp = {s->cancel.fd, POLLIN, 0};
+
+		if (s->session.pending && s->cancel.fd >= 0 && s->cancel.fn &&
+		    poll(&cp, 1, 0) > 0 && s->cancel.fn(s->cancel.ctx) &&
+		    questions_cancel(s) == -EPIPE)
+			goto lost;
+		if (questions_answer(s) == -EPIPE)
+			goto lost;
+	}
 	if (p[1].fd >= 0 && (p[1].revents & POLLIN)) {
 		int r = serve(s);
 

@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef SBX_SUP_PENDING_H
+#define SBX_SUP_PENDING_H
+
+/*
+ * Questions pending (sbx(1), APPROVALS): while a broker thinks, sbx keeps the call that asked
+ * and serves every other call. Pure: which call joins a question already pending, and what
+ * the caps say.
+ *
+ * A call joins a pending question when it would be answered by the grant that question's
+ * answer makes with `remember: once` (include/sbx/supervise.h, the session): the same scope
+ * (the subtree sbx_sup_scope names), the same approval class (verdict.asked), the same
+ * thread group (req->pid) and the same command name (req->comm). It then waits for that
+ * answer instead of asking again: `rm -rf build` asks one question however many of its
+ * calls arrive while it is pending.
+ */
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "sbx/supervise.h"
+
+struct sbx_sup_qkey {
+	char scope[SBX_SUP_SCOPE_MAX];
+	enum sbx_approval_class cls;
+	int pid;
+	char comm[16];
+};
+
+/* The key of a call that asks (verdict->answer SBX_SUP_ASK); 0, or -EINVAL/-ENAMETOOLONG
+ * (then it joins nothing and is asked on its own). */
+int sbx_sup_qkey_of(const struct sbx_sup_plan *plan, const struct sbx_sup_req *req,
+                    const struct sbx_sup_verdict *verdict, struct sbx_sup_qkey *out);
+
+/* Does a call with key `call` wait for the question with key `pending`? */
+bool sbx_sup_qkey_joins(const struct sbx_sup_qkey *pending, const struct sbx_sup_qkey *call);
+
+/* A question admitted (sbx_sup_session_admit) that nobody waits for any more (its caller
+ * ended, sbx ends): released from pending without a grant, counted as denied. */
+void sbx_sup_session_release(struct sbx_sup_session *s);
+
+/* Past SBX_SUP_PENDING_MAX questions pending, or SBX_SUP_RATE_PER_MIN a minute: the
+ * refusal's rule, naming the cap and what to do (verdict: DENY EACCES, RATE_LIMIT). */
+void sbx_sup_refuse_capped(const struct sbx_sup_session *s, struct sbx_sup_verdict *v);
+
+#endif
