@@ -61,3 +61,34 @@ void sbx_sup_refuse_capped(const struct sbx_sup_session *s, struct sbx_sup_verdi
 		         "asking (%s); answer with remember: session, or allow it in the profile",
 		         SBX_SUP_RATE_PER_MIN, was[0] ? was : "ask");
 }
+
+bool sbx_sup_provisional_ok(const struct sbx_sup_plan *plan, const struct sbx_sup_req *req,
+                            const struct sbx_sup_verdict *verdict)
+{
+	const struct sbx_sup_area *a;
+
+	if (!req || !verdict || verdict->answer != SBX_SUP_ASK || verdict->asked != SBX_AC_WRITE)
+		return false;
+	if (req->op != SBX_SUP_OP_CREATE || !req->excl || req->narrower || req->t2.path ||
+	    req->t.exists || req->t_provisional || !req->t.path || req->t.path[0] != '/')
+		return false;
+	a = sbx_sup_area_for(plan, req->t.path);
+	return a && a->approvals.op[SBX_AC_WRITE] == SBX_APPROVE_ASK &&
+	       a->approvals.op[SBX_AC_OVERWRITE] != SBX_APPROVE_DENY;
+}
+
+void sbx_sup_provisional_verdict(struct sbx_sup_verdict *v)
+{
+	char was[256];
+	size_t n = strnlen(v->rule, sizeof(was) - 1);
+
+	memcpy(was, v->rule, n);
+	was[n] = '\0';
+	v->answer = SBX_SUP_PERFORM;
+	v->errnum = 0;
+	v->decider = SBX_SUP_BY_POLICY;
+	snprintf(v->rule, sizeof(v->rule),
+	         "%s: provisional (a temporary file: asked for in %u s unless it replaces a file "
+	         "by a rename first, removed if refused)",
+	         was[0] ? was : "approvals: write ask", SBX_SUP_PROVISIONAL_MS / 1000);
+}

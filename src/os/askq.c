@@ -213,6 +213,8 @@ void sbx_askq_cancel(struct sbx_askq *q, uint64_t id)
 {
 	bool wake = false;
 
+	if (!q)
+		return;
 	pthread_mutex_lock(&q->lock);
 	for (struct item *it = q->queued; it; it = it->next)
 		if (it->id == id)
@@ -228,6 +230,8 @@ void sbx_askq_cancel(struct sbx_askq *q, uint64_t id)
 
 void sbx_askq_cancel_all(struct sbx_askq *q)
 {
+	if (!q)
+		return;
 	pthread_mutex_lock(&q->lock);
 	for (struct item *it = q->queued; it; it = it->next)
 		it->cancelled = true;

@@ -40,10 +40,10 @@ int sbx_askq_take(struct sbx_askq *q, uint64_t *id, struct sbx_broker_answer *an
 
 /* Cancel question `id` (nobody waits for its answer any more): skipped if it still waits in
  * the queue, the broker told to stop if it is being asked (a cmd broker's group killed); its
- * answer (decider CANCELLED) still comes back. */
+ * answer (decider CANCELLED) still comes back. Accepts NULL. */
 void sbx_askq_cancel(struct sbx_askq *q, uint64_t id);
 
-/* Cancel every question queued or being asked now (sbx was told to end). */
+/* Cancel every question queued or being asked now (sbx was told to end). Accepts NULL. */
 void sbx_askq_cancel_all(struct sbx_askq *q);
 
 /* Cancel everything, join the thread, free. Accepts NULL. */

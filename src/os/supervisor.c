@@ -34,6 +34,7 @@
 #include <linux/openat2.h>
 #include <linux/seccomp.h>
 #include <netinet/in.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -42,11 +43,13 @@
 #include <sys/epoll.h>
 #include <sys/ioctl.h>
 #include <sys/prctl.h>
+#include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <sys/statvfs.h>
 #include <sys/syscall.h>
+#include <sys/timerfd.h>
 #include <sys/uio.h>
 #include <sys/un.h>
 #include <sys/utsname.h>
@@ -2078,7 +2081,27 @@ struct sbx_supervisor {
 		struct sbx_sup_qkey key;
 		struct req_copy *rc; /* the request asked: its answer is recorded for it */
 		size_t n_kept;
+		int prov1; /* a provisional file's held question: its slot + 1; 0: none */
 	} qs[SBX_SUP_PENDING_MAX];
+	/* Provisional files (include/sbx/sup_pending.h): made without a question, asked for
+	 * when their time is up unless a rename or unlink ended them first. */
+	struct prov {
+		bool used, made;
+		int dfd;                  /* its directory, opened by sbx on the host's side */
+		int procdir;              /* its creator's /proc entry, for the question */
+		uint64_t ddev, dino;      /* the directory's identity (the sandbox's view) */
+		uint64_t fdev, fino;      /* the file's */
+		uint64_t due_ms;          /* monotonic: its question is asked then */
+		uint64_t qid;             /* its question once asked; 0: held */
+		uint64_t t0;              /* the create's time, for the latency */
+		struct req_copy *rc;      /* the create as it asked */
+		struct sbx_sup_verdict v; /* its verdict as it asked (ASK) */
+		char name[P_NAME];
+	} prov[SBX_SUP_PROVISIONAL_MAX];
+	size_t n_prov;
+	int prov_timer; /* timerfd: the next due (-1 before the first) */
+	int prov_next;  /* the slot reserved for the create being served; -1: none */
+	int prov_hit;   /* the slot the call being served names at t; -1: none */
 	struct kept {
 		int q;
 		bool first;  /* the call that asked (the others joined) */
@@ -2154,6 +2177,9 @@ int sbx_supervisor_new(const struct sbx_plan *plan, struct sbx_broker *broker,
 	s->via = -1;
 	for (size_t i = 0; i < MAX_KEPT; i++)
 		s->kept[i] = (struct kept){.q = -1, .pidfd = -1};
+	for (size_t i = 0; i < SBX_SUP_PROVISIONAL_MAX; i++)
+		s->prov[i].dfd = s->prov[i].procdir = -1;
+	s->prov_timer = s->prov_next = s->prov_hit = -1;
 	/* The listener filter's flags need Linux 5.19 (WAIT_KILLABLE_RECV): refused before
 	 * anything starts, so that --best-effort can still run without the supervisor. The
 	 * kernel's own answer comes when the worker installs it. */
@@ -2870,7 +2896,7 @@ static bool subreaper_in(const struct sbx_supervisor *s, pid_t pid)
 }
 
 /* What the epoll set holds: the kind in the high half of its data, a slot in the low. */
-enum ep_kind { EP_SUB = 1, EP_WAIT, EP_WAIT_CALLER, EP_ANSWER, EP_KEPT_CALLER };
+enum ep_kind { EP_SUB = 1, EP_WAIT, EP_WAIT_CALLER, EP_ANSWER, EP_KEPT_CALLER, EP_PROV };
 
 static int ep_add(struct sbx_supervisor *s, int fd, enum ep_kind kind, int k)
 {
@@ -3988,8 +4014,9 @@ static void read_cmdline(int procdir, char *buf, size_t size, char **argv, size_
 /* The request line and the terminal's prompt of question `id` (-ENAMETOOLONG: the request
  * does not fit a line). */
 static int ask_format(struct sbx_supervisor *s, int procdir, const struct sbx_sup_req *req,
-                      const struct sbx_sup_verdict *v, uint64_t id, unsigned timeout, char *json,
-                      size_t json_size, char *prompt, size_t prompt_size)
+                      const struct sbx_sup_verdict *v, uint64_t id, unsigned timeout,
+                      bool provisional, char *json, size_t json_size, char *prompt,
+                      size_t prompt_size)
 {
 	static char cmdbuf[4096], host[SBX_PATH_MAX];
 	char scope[SBX_SUP_SCOPE_MAX], what[512], who[64];
@@ -4009,14 +4036,21 @@ static int ask_format(struct sbx_supervisor *s, int procdir, const struct sbx_su
 	    .host_path = host_path_of(s, req->t.path, host, sizeof(host)),
 	    .cmdline = argv,
 	    .deadline_ms = realtime_ms() + timeout,
+	    .provisional = provisional,
 	};
 	if (sbx_sup_ask_json(json, json_size, &ask) >= json_size)
 		return -ENAMETOOLONG;
 	/* names from the worker: escaped for the terminal */
 	sbx_escape(what, sizeof(what), req->t.path, SBX_ESCAPE_TEXT);
 	sbx_escape(who, sizeof(who), req->comm ? req->comm : "?", SBX_ESCAPE_TEXT);
-	snprintf(prompt, prompt_size, "sbx: %s %s by %s[%d]? [y/N/a(lways)] ",
-	         sbx_sup_op_name(req->op), what, who, req->pid);
+	if (provisional)
+		snprintf(prompt, prompt_size,
+		         "sbx: keep %s, made by %s[%d] a moment ago (no: it is removed)? "
+		         "[y/N/a(lways)] ",
+		         what, who, req->pid);
+	else
+		snprintf(prompt, prompt_size, "sbx: %s %s by %s[%d]? [y/N/a(lways)] ",
+		         sbx_sup_op_name(req->op), what, who, req->pid);
 	return 0;
 }
 
@@ -4055,7 +4089,7 @@ static void ask_broker(struct sbx_supervisor *s, int procdir, const struct sbx_s
 		}
 		return;
 	}
-	if (ask_format(s, procdir, req, v, ++s->ask_id, timeout, json, sizeof(json), prompt,
+	if (ask_format(s, procdir, req, v, ++s->ask_id, timeout, false, json, sizeof(json), prompt,
 	               sizeof(prompt)) < 0) {
 		memset(&ans, 0, sizeof(ans));
 		ans.decider = SBX_SUP_BY_POLICY;
@@ -4238,7 +4272,7 @@ static int ask_async(struct sbx_supervisor *s, int procdir, const struct sbx_sup
 		s->qs[q].key.scope[0] = '\0'; /* joins nothing */
 	s->qs[q].rc = req_copy(req);
 	if (!s->qs[q].rc ||
-	    ask_format(s, procdir, req, v, s->qs[q].id, timeout, json, sizeof(json), prompt,
+	    ask_format(s, procdir, req, v, s->qs[q].id, timeout, false, json, sizeof(json), prompt,
 	               sizeof(prompt)) < 0 ||
 	    sbx_askq_put(s->askq, s->qs[q].id, json, prompt, now_us() / 1000 + timeout) < 0) {
 		question_free(s, q);
@@ -4266,6 +4300,285 @@ full:
 	         "and %d do: denied without asking; answer the questions pending",
 	         MAX_KEPT, MAX_KEPT);
 	return 0;
+}
+
+/* ---- provisional files: an editor's save is one question (sbx/sup_pending.h) ---- */
+
+/* Is slot k's file still at its name (the same inode)? */
+static bool prov_there(const struct prov *p)
+{
+	struct stat st;
+
+	return p->dfd >= 0 &&
+	       fstatat(p->dfd, p->name, &st, AT_SYMLINK_NOFOLLOW | AT_NO_AUTOMOUNT) == 0 &&
+	       (uint64_t)st.st_dev == p->fdev && (uint64_t)st.st_ino == p->fino;
+}
+
+/* Slot k is over (its file replaced a file, was renamed, removed, or answered for): a held
+ * question never asked is dropped, one asked is withdrawn. */
+static void prov_free(struct sbx_supervisor *s, int k)
+{
+	struct prov *p = &s->prov[k];
+
+	if (p->qid) {
+		for (int q = 0; q < SBX_SUP_PENDING_MAX; q++)
+			if (s->qs[q].id == p->qid) {
+				sbx_askq_cancel(s->askq, p->qid);
+				sbx_sup_session_release(&s->session);
+				question_free(s, q);
+			}
+	}
+	if (p->made)
+		s->n_prov--;
+	sbx_closep(&p->dfd);
+	sbx_closep(&p->procdir);
+	free(p->rc);
+	*p = (struct prov){.dfd = -1, .procdir = -1};
+}
+
+/* The timer at the next held question's time (nothing held: disarmed). */
+static void prov_arm(struct sbx_supervisor *s)
+{
+	struct itimerspec its = {0};
+	uint64_t next = 0, now = now_us() / 1000;
+
+	for (int k = 0; k < SBX_SUP_PROVISIONAL_MAX; k++)
+		if (s->prov[k].made && !s->prov[k].qid && (!next || s->prov[k].due_ms < next))
+			next = s->prov[k].due_ms;
+	if (s->prov_timer < 0) {
+		if (!next)
+			return;
+		s->prov_timer = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
+		if (s->prov_timer < 0 || ep_add(s, s->prov_timer, EP_PROV, 0) < 0)
+			return; /* asked at the latest at the sandbox's end (questions_end) */
+	}
+	if (next) {
+		uint64_t in = next > now ? next - now : 1;
+
+		its.it_value.tv_sec = (time_t)(in / 1000);
+		its.it_value.tv_nsec = (long)(in % 1000) * 1000000L;
+	}
+	(void)timerfd_settime(s->prov_timer, 0, &its, NULL);
+}
+
+/* The slot t names (its directory, name and inode: still that file), or -1. */
+static int prov_find(struct sbx_supervisor *s, const struct sbx_sup_target *t)
+{
+	for (int k = 0; s->n_prov && k < SBX_SUP_PROVISIONAL_MAX; k++) {
+		const struct prov *p = &s->prov[k];
+
+		if (p->made && t->name && t->dev == p->ddev && t->ino == p->dino &&
+		    strcmp(t->name, p->name) == 0 && prov_there(p))
+			return k;
+	}
+	return -1;
+}
+
+/*
+ * A create that asks (v: ASK) made provisional where it may be (core's
+ * sbx_sup_provisional_ok, a broker that thinks, a free slot, and a directory sbx can hold
+ * on the host's side, checked to be the one the performer resolved): v becomes PERFORM and
+ * the slot is reserved (s->prov_next) until the performer has made the file. 0, or -1 (asked
+ * as any create).
+ */
+static int prov_start(struct sbx_supervisor *s, int procdir, const struct sbx_sup_req *req,
+                      struct sbx_sup_verdict *v)
+{
+	static char parent[P_PATH], host[SBX_PATH_MAX];
+	struct open_how how = {.flags = O_PATH | O_DIRECTORY | O_CLOEXEC,
+	                       .resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS};
+	struct stat st;
+	struct prov *p;
+	char *slash;
+	int k, dfd;
+
+	if (!s->broker || !sbx_broker_thinks(s->broker) || !sbx_sup_provisional_ok(s->sp, req, v) ||
+	    strlen(req->t.name) >= P_NAME)
+		return -1;
+	for (k = 0; k < SBX_SUP_PROVISIONAL_MAX && s->prov[k].used; k++)
+		;
+	if (k == SBX_SUP_PROVISIONAL_MAX)
+		return -1;
+	snprintf(parent, sizeof(parent), "%s", req->t.path);
+	slash = strrchr(parent, '/');
+	if (!slash)
+		return -1;
+	slash[slash == parent ? 1 : 0] = '\0';
+	if (!host_path_of(s, parent, host, sizeof(host)))
+		return -1;
+	dfd = (int)syscall(SYS_openat2, AT_FDCWD, host, &how, sizeof(how));
+	if (dfd < 0)
+		return -1;
+	if (fstat(dfd, &st) < 0 || (uint64_t)st.st_dev != req->t.dev ||
+	    (uint64_t)st.st_ino != req->t.ino) {
+		close(dfd);
+		return -1;
+	}
+	p = &s->prov[k];
+	*p = (struct prov){.used = true, .dfd = dfd, .procdir = -1};
+	p->rc = req_copy(req);
+	p->procdir = procdir >= 0 ? fcntl(procdir, F_DUPFD_CLOEXEC, 3) : -1;
+	if (!p->rc) {
+		prov_free(s, k);
+		return -1;
+	}
+	p->ddev = req->t.dev;
+	p->dino = req->t.ino;
+	p->v = *v;
+	p->t0 = now_us();
+	snprintf(p->name, sizeof(p->name), "%s", req->t.name);
+	s->prov_next = k;
+	sbx_sup_provisional_verdict(v);
+	return 0;
+}
+
+/* The performer made slot k's file (fd: the caller's, about to be handed over), or not. */
+static void prov_made(struct sbx_supervisor *s, int k, int r, int fd)
+{
+	struct prov *p = &s->prov[k];
+	struct stat st;
+
+	if (r != 0 || fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		prov_free(s, k);
+		return;
+	}
+	p->fdev = (uint64_t)st.st_dev;
+	p->fino = (uint64_t)st.st_ino;
+	if (!prov_there(p)) {
+		/* sbx's view of the directory is not the performer's: held nowhere, so asked
+		 * now rather than never (the question comes at once: due now) */
+		p->fdev = p->fino = 0;
+	}
+	p->made = true;
+	s->n_prov++;
+	p->due_ms = now_us() / 1000 + (p->fino ? SBX_SUP_PROVISIONAL_MS : 0);
+	prov_arm(s);
+}
+
+/* Ask slot k's held question now (its time is up, or the sandbox ends): 0, or -EAGAIN past
+ * the caps (asked again a second later), -1 when it cannot be asked (removed: refused). */
+static int prov_ask(struct sbx_supervisor *s, int k, bool force)
+{
+	static char json[SBX_AUDIT_LINE_MAX];
+	struct prov *p = &s->prov[k];
+	char prompt[1024];
+	unsigned timeout = s->sp->timeout_ms ? s->sp->timeout_ms : SBX_SUP_TIMEOUT_MS;
+	int q;
+
+	if (!sbx_sup_session_admit(&s->session, now_us() / 1000)) {
+		if (!force)
+			return -EAGAIN;
+		s->session.pending++; /* the end: asked all the same, released by its answer */
+		s->session.n_asked++;
+	}
+	for (q = 0; q < SBX_SUP_PENDING_MAX && s->qs[q].id; q++)
+		;
+	if (q == SBX_SUP_PENDING_MAX || askq_start(s) < 0)
+		goto fail;
+	s->qs[q].id = ++s->ask_id;
+	s->qs[q].prov1 = k + 1;
+	s->qs[q].rc = req_copy(&p->rc->req);
+	if (!s->qs[q].rc ||
+	    ask_format(s, p->procdir, &p->rc->req, &p->v, s->qs[q].id, timeout, true, json,
+	               sizeof(json), prompt, sizeof(prompt)) < 0 ||
+	    sbx_askq_put(s->askq, s->qs[q].id, json, prompt, now_us() / 1000 + timeout) < 0) {
+		question_free(s, q);
+		goto fail;
+	}
+	p->qid = s->qs[q].id;
+	return 0;
+fail:
+	sbx_sup_session_release(&s->session);
+	return -1;
+}
+
+/* Slot k's file is refused (by the broker, or it could not be asked): removed, if it is
+ * still that file at that name, and said. */
+static void prov_refused(struct sbx_supervisor *s, int k, enum sbx_sup_decider by, const char *why)
+{
+	struct prov *p = &s->prov[k];
+	struct sbx_sup_verdict v = p->v;
+	bool gone = prov_there(p) && unlinkat(p->dfd, p->name, 0) == 0;
+
+	v.answer = SBX_SUP_DENY;
+	v.errnum = EACCES;
+	v.decider = by;
+	snprintf(v.rule + strnlen(v.rule, 256), sizeof(v.rule) - strnlen(v.rule, 256),
+	         ": the provisional file %s (%s)", gone ? "was removed" : "is gone", why);
+	p->rc->req.now_ms = now_us() / 1000;
+	report(s, &p->rc->req, &v, p->rc->req.t.path, EACCES, p->t0, true);
+}
+
+/* The held questions whose time is up: asked (a file gone meanwhile is forgotten). */
+static void prov_due(struct sbx_supervisor *s)
+{
+	uint64_t now = now_us() / 1000;
+
+	for (int k = 0; s->n_prov && k < SBX_SUP_PROVISIONAL_MAX; k++) {
+		struct prov *p = &s->prov[k];
+		int r;
+
+		if (!p->made || p->qid || p->due_ms > now)
+			continue;
+		if (p->fino && !prov_there(p)) {
+			prov_free(s, k); /* unlinked or moved where sbx did not see */
+			continue;
+		}
+		r = prov_ask(s, k, false);
+		if (r == -EAGAIN) {
+			p->due_ms = now + 1000;
+		} else if (r < 0) {
+			prov_refused(s, k, SBX_SUP_BY_POLICY, "its question could not be asked");
+			prov_free(s, k);
+		}
+	}
+	prov_arm(s);
+}
+
+/* The broker answered slot k's question: kept, or removed. */
+static void prov_answered(struct sbx_supervisor *s, int k, const struct sbx_broker_answer *ans)
+{
+	struct prov *p = &s->prov[k];
+
+	p->qid = 0; /* its question is being freed by the caller */
+	if (!ans->allow) {
+		prov_refused(s, k, ans->decider, "refused");
+	} else {
+		struct sbx_sup_verdict v = p->v;
+
+		v.answer = SBX_SUP_PERFORM;
+		v.decider = ans->decider;
+		p->rc->req.now_ms = now_us() / 1000;
+		report(s, &p->rc->req, &v, p->rc->req.t.path, 0, p->t0, true);
+	}
+	prov_free(s, k);
+}
+
+/* The call being served is over (result r): the slot it reserved is made or freed, the slot
+ * it named is ended by a rename or unlink performed. */
+static void prov_after(struct sbx_supervisor *s, const struct asked *a, int r, int fd)
+{
+	int k;
+
+	if (s->prov_next >= 0) {
+		k = s->prov_next;
+		s->prov_next = -1;
+		prov_made(s, k, r, fd);
+	}
+	if (s->prov_hit >= 0) {
+		k = s->prov_hit;
+		s->prov_hit = -1;
+		if (r == 0 && (a->row->kind == C_RENAME || a->row->kind == C_UNLINK))
+			prov_free(s, k);
+	}
+}
+
+/* A call served again from the start (or lost): what it reserved is not its any more. */
+static void prov_forget_call(struct sbx_supervisor *s)
+{
+	if (s->prov_next >= 0)
+		prov_free(s, s->prov_next);
+	s->prov_next = s->prov_hit = -1;
 }
 
 static bool same_name(const char *a, const char *b, bool casefold)
@@ -4386,6 +4699,8 @@ static int answer_performed(struct sbx_supervisor *s, const struct asked *a,
                             const struct sbx_sup_req *req, struct sbx_sup_verdict *v,
                             const char *asked, uint64_t t0, bool last_try, int r, int fd)
 {
+	if (s->prov_next >= 0 || s->prov_hit >= 0)
+		prov_after(s, a, r, fd);
 	if (r == P_RETRY) {
 		if (fd >= 0)
 			close(fd);
@@ -4774,6 +5089,7 @@ static int serve_call(struct sbx_supervisor *s, uint64_t t0, const struct prior 
 
 again:
 	answered = false;
+	prov_forget_call(s);
 	s->via = -1;
 	s->batch_uses = 0;
 	memset(&req, 0, sizeof(req));
@@ -4883,10 +5199,14 @@ again:
 	}
 	req.op = op_for(a.row->kind, a.flags, &t[0], &t[1]);
 	req_flags(&req, a.row->kind, a.flags);
+	req.excl = a.row->kind == C_OPEN && (a.flags & (O_CREAT | O_EXCL)) == (O_CREAT | O_EXCL) &&
+	           !(a.flags & SBX_O_TMPFILE_BIT);
 	fill_target(&req.t, &t[0]);
 	if (q->nsides == 2)
 		fill_target(&req.t2, &t[1]);
 	views_fill(s->plan, s->sp, &req, &s->views);
+	if (!c.narrower && s->n_prov && !a.fd_based && (s->prov_hit = prov_find(s, &req.t)) >= 0)
+		req.t_provisional = true; /* its sides ask nothing: sbx/sup_pending.h */
 
 	if (!c.narrower && s->rep.performed) {
 		/* the performer decided and performed: sbx decides the same, or the two disagree
@@ -4953,6 +5273,8 @@ again:
 
 			s->batch_uses = g ? g->uses : 0;
 		}
+		if (v.answer == SBX_SUP_ASK && !answered && !c.narrower)
+			(void)prov_start(s, c.procdir, &req, &v); /* then PERFORM */
 		if (v.answer == SBX_SUP_ASK && s->broker && sbx_broker_thinks(s->broker)) {
 			if (ask_async(s, c.procdir, &req, &v, t0) == 1)
 				goto out; /* kept: answered with the answer */
@@ -5013,6 +5335,8 @@ static int question_answered(struct sbx_supervisor *s, int q, const struct sbx_b
 	s->qs[q].rc->req.now_ms = now_us() / 1000;
 	(void)sbx_sup_session_record(&s->session, s->sp, &s->qs[q].rc->req, ans->allow,
 	                             ans->remember, NULL);
+	if (s->qs[q].prov1)
+		prov_answered(s, s->qs[q].prov1 - 1, ans);
 	key = s->qs[q].key;
 	for (int k = 0; k < MAX_KEPT; k++)
 		if (s->kept[k].q == q && s->kept[k].first)
@@ -5080,14 +5404,77 @@ static int questions_cancel(struct sbx_supervisor *s)
 }
 
 /*
- * sbx ends (the sandbox is over, or ending): every question still pending is cancelled (the
- * broker told to stop, a cmd broker's group killed, the thread joined) and counted as
- * denied, and every call kept for one is answered EACCES (ignored where its caller is gone).
+ * The sandbox has ended with provisional files still held: each is asked for now (its creator
+ * is gone, the question is what it would have been), and sbx waits for the answers here,
+ * each within the timeout, a SIGTERM or ^C denying what is left; a refusal removes the file.
+ */
+static void prov_finish(struct sbx_supervisor *s)
+{
+	static const int end_sigs[] = {SIGTERM, SIGINT, SIGHUP, SIGQUIT};
+	unsigned timeout = s->sp->timeout_ms ? s->sp->timeout_ms : SBX_SUP_TIMEOUT_MS;
+	sigset_t blocked, ends;
+	_cleanup_close_ int sigfd = -1;
+	uint64_t end;
+	size_t waiting = 0;
+
+	for (int k = 0; k < SBX_SUP_PROVISIONAL_MAX; k++) {
+		struct prov *p = &s->prov[k];
+
+		if (!p->made)
+			continue;
+		if (p->fino && !prov_there(p))
+			prov_free(s, k);
+		else if (!p->qid && prov_ask(s, k, true) < 0) {
+			prov_refused(s, k, SBX_SUP_BY_POLICY, "its question could not be asked");
+			prov_free(s, k);
+		}
+	}
+	for (int k = 0; k < SBX_SUP_PROVISIONAL_MAX; k++)
+		waiting += s->prov[k].qid != 0;
+	if (!waiting || !s->askq)
+		return;
+	/* sbx's loop and its signalfd are gone: the signals that end sbx, where they are
+	 * blocked (taken by a signalfd), cancel the questions here */
+	sigemptyset(&ends);
+	if (pthread_sigmask(SIG_BLOCK, NULL, &blocked) == 0)
+		for (size_t i = 0; i < SBX_ARRAY_SIZE(end_sigs); i++)
+			if (sigismember(&blocked, end_sigs[i]) == 1)
+				sigaddset(&ends, end_sigs[i]);
+	sigfd = signalfd(-1, &ends, SFD_CLOEXEC | SFD_NONBLOCK);
+	/* one at a time, each within its timeout, and a margin */
+	end = now_us() / 1000 + (uint64_t)timeout * (waiting + 1) + 1000;
+	while (waiting && s->askq) {
+		struct pollfd p[2] = {{sbx_askq_fd(s->askq), POLLIN, 0}, {sigfd, POLLIN, 0}};
+		uint64_t now = now_us() / 1000;
+
+		if (now >= end) {
+			sbx_askq_cancel_all(s->askq);
+			end = now + 5000; /* the cancelled answers come back at once */
+		}
+		if (poll(p, 2, 1000) < 0 && errno != EINTR)
+			break;
+		if (p[1].revents & POLLIN) {
+			struct signalfd_siginfo si;
+
+			while (read(sigfd, &si, sizeof(si)) == (ssize_t)sizeof(si))
+				;
+			sbx_askq_cancel_all(s->askq);
+		}
+		(void)questions_answer(s);
+		waiting = 0;
+		for (int k = 0; k < SBX_SUP_PROVISIONAL_MAX; k++)
+			waiting += s->prov[k].qid != 0;
+	}
+}
+
+/*
+ * sbx ends (the sandbox is over, or ending): the calls still kept for a question are
+ * answered EACCES (ignored where their caller is gone) and their questions withdrawn (the
+ * broker told to stop, a cmd broker's group killed) and counted as denied; the provisional
+ * files still held are asked for (prov_finish); then the broker's thread is joined.
  */
 static void questions_end(struct sbx_supervisor *s)
 {
-	sbx_askq_free(s->askq);
-	s->askq = NULL;
 	for (int k = 0; k < MAX_KEPT; k++) {
 		if (s->kept[k].q == -1)
 			continue;
@@ -5096,10 +5483,24 @@ static void questions_end(struct sbx_supervisor *s)
 		kept_free(s, k);
 	}
 	for (int q = 0; q < SBX_SUP_PENDING_MAX; q++)
+		if (s->qs[q].id && !s->qs[q].prov1) {
+			sbx_askq_cancel(s->askq, s->qs[q].id);
+			sbx_sup_session_release(&s->session);
+			question_free(s, q);
+		}
+	if (s->n_prov)
+		prov_finish(s);
+	sbx_askq_free(s->askq);
+	s->askq = NULL;
+	for (int k = 0; k < SBX_SUP_PROVISIONAL_MAX; k++)
+		if (s->prov[k].used)
+			prov_free(s, k); /* withdraws a question still pending */
+	for (int q = 0; q < SBX_SUP_PENDING_MAX; q++)
 		if (s->qs[q].id) {
 			sbx_sup_session_release(&s->session);
 			question_free(s, q);
 		}
+	sbx_closep(&s->prov_timer);
 }
 
 /* What happened while nothing was asked: a sub-performer's process ended (its slot goes
@@ -5121,6 +5522,12 @@ static void ep_serve(struct sbx_supervisor *s)
 			fifo_end(s, k); /* the caller is gone: nobody to answer */
 		else if (kind == EP_KEPT_CALLER && k >= 0 && k < MAX_KEPT && s->kept[k].q >= 0)
 			kept_drop(s, k); /* its question's slot is free if nobody else waits */
+		else if (kind == EP_PROV) {
+			uint64_t ticks;
+
+			if (read(s->prov_timer, &ticks, sizeof(ticks)) < 0)
+				ticks = 0; /* prov_due looks at the clock itself */
+		}
 		/* EP_ANSWER: taken by questions_answer, outside any call being served */
 	}
 }
@@ -5145,6 +5552,8 @@ int sbx_supervisor_handle(struct sbx_supervisor *s, const struct pollfd *p, stru
 	/* first what ended: a wait or a slot freed is free for the calls that follow */
 	if (p[3].fd >= 0 && p[3].revents)
 		ep_serve(s);
+	if (s->n_prov)
+		prov_due(s);
 	if (s->askq) {
 		/* sbx told to end (SIGTERM, SIGINT, ...): the questions pending are denied at
 		 * once (decider cancelled), as sbx_broker_ask's own cancel says */

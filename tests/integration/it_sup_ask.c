@@ -500,6 +500,213 @@ static void killed(const char *backend)
 	IT_EXPECT_INT(b.lines, 2);
 }
 
+/* ---- an editor's save is one question (provisional files) ---- */
+
+/* A workspace with doc.txt and doc2.txt under {write: ask, overwrite: ask}, and a cmd broker
+ * that appends each request to req.log and answers with exit status `status`. */
+static void editor_ws(char **ws, char **prof, char **log, char *spec, size_t size, int status)
+{
+	char *broker = it_path(it_tmpdir(), "broker.sh"), *text = NULL;
+
+	*ws = it_path(it_tmpdir(), "ws");
+	*prof = it_path(it_tmpdir(), "ed.yaml");
+	*log = it_path(it_tmpdir(), "req.log");
+	it_write_file(it_path(*ws, "doc.txt"), "old\n");
+	it_write_file(it_path(*ws, "doc2.txt"), "aaa\n");
+	IT_EXPECT(asprintf(&text,
+	                   "version: 1\nname: ed\nmounts:\n  - path: %s\n"
+	                   "    approvals: {write: ask, overwrite: ask}\n",
+	                   *ws) > 0);
+	it_write_file(*prof, text);
+	free(text);
+	IT_EXPECT(asprintf(&text, "#!/bin/sh\ncat >>'%s'; echo >>'%s'; exit %d\n", *log, *log,
+	                   status) > 0);
+	it_write_file(broker, text);
+	IT_EXPECT_INT(chmod(broker, 0755), 0);
+	snprintf(spec, size, "cmd:%s", broker);
+	if (access("/usr/bin/python3", X_OK) != 0)
+		it_skip("python3 is not installed (scripts/setup.sh installs it)");
+}
+
+/* The requests the broker got: how many, and the text. */
+static size_t requests(const char *log, char *text, size_t size)
+{
+	int fd = open(log, O_RDONLY | O_CLOEXEC);
+	ssize_t n = fd >= 0 ? read(fd, text, size - 1) : 0;
+	size_t count = 0;
+
+	if (fd >= 0)
+		close(fd);
+	text[n > 0 ? n : 0] = '\0';
+	for (const char *p = text; (p = strstr(p, "\"type\":\"approval\"")); p++)
+		count++;
+	return count;
+}
+
+static void sbx_in(struct it_run *r, const char *prof, const char *backend, const char *spec,
+                   const char *const *cmd)
+{
+	const char *args[32] = {"run", "-p", prof, "--backend", backend, "--approve", spec, "--"};
+	size_t n = 8;
+
+	for (; *cmd && n < 31; cmd++)
+		args[n++] = *cmd;
+	args[n] = NULL;
+	it_sbx(r, args);
+	if (r->status == 125 &&
+	    (strstr(r->err, "supervisor needs") || strstr(r->err, "user notification")))
+		it_skip("no supervisor here: %s", r->err);
+}
+
+/* python3's tempfile + os.replace, and sed -i: one question each (the overwrite), the file
+ * replaced, no temporary left. (Before: two, the temporary's create and the overwrite.) */
+static void editor_save(const char *backend)
+{
+	static char text[65536], code[8192];
+	char spec[4200], *ws, *prof, *log;
+	struct it_run r;
+	const char *py[] = {"/usr/bin/python3", "-c", code, NULL};
+	const char *sed[] = {"sed", "-i", "s/a/b/", NULL, NULL};
+
+	editor_ws(&ws, &prof, &log, spec, sizeof(spec), 0);
+	snprintf(code, sizeof(code),
+	         "import tempfile, os\n"
+	         "f = tempfile.NamedTemporaryFile('w', dir='%s', delete=False)\n"
+	         "f.write('new\\n'); f.close()\n"
+	         "os.replace(f.name, '%s/doc.txt')\n",
+	         ws, ws);
+	sbx_in(&r, prof, backend, spec, py);
+	IT_EXPECT_INT(r.status, 0);
+	IT_EXPECT_INT(requests(log, text, sizeof(text)), 1);
+	IT_EXPECT_CONTAINS(text, "\"class\":\"overwrite\"");
+	IT_EXPECT_CONTAINS(text, "/doc.txt\"");
+	IT_EXPECT_NOT_CONTAINS(text, "\"op\":\"create\"");
+	{
+		char *got = NULL;
+		size_t len = 0;
+		FILE *f = fopen(it_path(ws, "doc.txt"), "r");
+
+		IT_EXPECT(f != NULL);
+		IT_EXPECT(getline(&got, &len, f) > 0);
+		fclose(f);
+		IT_EXPECT(strcmp(got, "new\n") == 0);
+	}
+	unlink(log);
+	sed[3] = it_path(ws, "doc2.txt");
+	sbx_in(&r, prof, backend, spec, sed);
+	IT_EXPECT_INT(r.status, 0);
+	IT_EXPECT_INT(requests(log, text, sizeof(text)), 1);
+	IT_EXPECT_CONTAINS(text, "\"class\":\"overwrite\"");
+	IT_EXPECT_CONTAINS(text, "/doc2.txt\"");
+	/* nothing else in the folder: no temporary left behind */
+	{
+		struct it_run ls;
+		const char *argv[] = {"/bin/ls", "-A", ws, NULL};
+
+		it_exec(&ls, argv);
+		IT_EXPECT(strcmp(ls.out, "doc.txt\ndoc2.txt\n") == 0);
+	}
+}
+
+/* Every other new name still asks: a create with O_EXCL that is never renamed over a file
+ * is asked for (kept when allowed, removed when refused), a create without O_EXCL asks at
+ * once, a temporary renamed to a new name asks for that name. */
+static void new_names_ask(const char *backend)
+{
+	static char text[65536], code[8192];
+	char spec[4200], *ws, *prof, *log;
+	struct it_run r;
+	const char *py[] = {"/usr/bin/python3", "-c", code, NULL};
+
+	editor_ws(&ws, &prof, &log, spec, sizeof(spec), 0);
+	snprintf(code, sizeof(code),
+	         "open('%s/x.txt', 'x').write('x')\n"
+	         "open('%s/y.txt', 'w').write('y')\n"
+	         "import tempfile, os\n"
+	         "f = tempfile.NamedTemporaryFile('w', dir='%s', delete=False)\n"
+	         "f.write('z'); f.close()\n"
+	         "os.rename(f.name, '%s/z.txt')\n",
+	         ws, ws, ws, ws);
+	sbx_in(&r, prof, backend, spec, py);
+	IT_EXPECT_INT(r.status, 0);
+	IT_EXPECT_INT(requests(log, text, sizeof(text)), 3);
+	IT_EXPECT_CONTAINS(text, "/x.txt\"");
+	IT_EXPECT_CONTAINS(text, "/y.txt\"");
+	IT_EXPECT_CONTAINS(text, "/z.txt\"");
+	IT_EXPECT_NOT_CONTAINS(text, "\"class\":\"overwrite\"");
+	/* x.txt's question says the file exists already (a refusal removes it); y.txt's not */
+	IT_EXPECT_CONTAINS(text, "/x.txt\",\"path2\":null");
+	IT_EXPECT_CONTAINS(strstr(text, "/x.txt\",\"path2\":null"), "\"provisional\":true}");
+	IT_EXPECT_CONTAINS(strstr(text, "/y.txt\",\"path2\":null"), "\"provisional\":false}");
+	IT_EXPECT(access(it_path(ws, "x.txt"), F_OK) == 0);
+	IT_EXPECT(access(it_path(ws, "y.txt"), F_OK) == 0);
+	IT_EXPECT(access(it_path(ws, "z.txt"), F_OK) == 0);
+}
+
+/* A broker that refuses: the O_EXCL create that was made provisionally is removed once it is
+ * refused (here at the sandbox's end: the worker is gone within its time), and the line says
+ * so; a temporary renamed over a file is refused with the overwrite and removed too. */
+static void new_name_refused(const char *backend)
+{
+	static char text[65536], code[8192];
+	char spec[4200], *ws, *prof, *log;
+	struct it_run r;
+	const char *py[] = {"/usr/bin/python3", "-c", code, NULL};
+
+	editor_ws(&ws, &prof, &log, spec, sizeof(spec), 1);
+	snprintf(code, sizeof(code),
+	         "open('%s/x.txt', 'x').write('x')\n"
+	         "import tempfile, os\n"
+	         "f = tempfile.NamedTemporaryFile('w', dir='%s', delete=False)\n"
+	         "f.write('new'); f.close()\n"
+	         "try:\n    os.replace(f.name, '%s/doc.txt')\n"
+	         "except PermissionError:\n    print('replace refused')\n",
+	         ws, ws, ws);
+	sbx_in(&r, prof, backend, spec, py);
+	IT_EXPECT_INT(r.status, 0);
+	IT_EXPECT_CONTAINS(r.out, "replace refused");
+	/* the overwrite, then the two provisional files' own questions */
+	IT_EXPECT_INT(requests(log, text, sizeof(text)), 3);
+	IT_EXPECT(access(it_path(ws, "x.txt"), F_OK) != 0);
+	IT_EXPECT_CONTAINS(r.err, "the provisional file was removed");
+	{
+		struct it_run ls;
+		const char *argv[] = {"/bin/ls", "-A", ws, NULL};
+
+		it_exec(&ls, argv);
+		IT_EXPECT(strcmp(ls.out, "doc.txt\ndoc2.txt\n") == 0);
+	}
+}
+
+/* A worker that goes on: its provisional file's question comes when its time is up (5 s),
+ * during the run, and the refusal removes the file while the worker watches. */
+static void held_then_asked(const char *backend)
+{
+	static char text[65536], code[8192];
+	char spec[4200], *ws, *prof, *log;
+	struct it_run r;
+	const char *py[] = {"/usr/bin/python3", "-c", code, NULL};
+
+	editor_ws(&ws, &prof, &log, spec, sizeof(spec), 1);
+	snprintf(code, sizeof(code),
+	         "import os, time\n"
+	         "open('%s/x.txt', 'x').write('x')\n"
+	         "t0 = time.monotonic()\n"
+	         "while os.path.exists('%s/x.txt') and time.monotonic() - t0 < 30: "
+	         "time.sleep(0.01)\n"
+	         "print('gone' if not os.path.exists('%s/x.txt') else 'kept', "
+	         "'after', int(time.monotonic() - t0))\n",
+	         ws, ws, ws);
+	sbx_in(&r, prof, backend, spec, py);
+	IT_EXPECT_INT(r.status, 0);
+	IT_EXPECT_CONTAINS(r.out, "gone after ");
+	/* held its time, not asked at once */
+	IT_EXPECT(atoi(strstr(r.out, "gone after ") + 11) >= 4);
+	IT_EXPECT_INT(requests(log, text, sizeof(text)), 1);
+	IT_EXPECT_CONTAINS(text, "\"provisional\":true}");
+	IT_EXPECT_CONTAINS(r.err, "the provisional file was removed");
+}
+
 #define BOTH_BACKENDS(name)                                                                        \
 	static void test_##name##_namespaces(void)                                                 \
 	{                                                                                          \
@@ -514,14 +721,30 @@ BOTH_BACKENDS(meanwhile)
 BOTH_BACKENDS(cap)
 BOTH_BACKENDS(join)
 BOTH_BACKENDS(killed)
+BOTH_BACKENDS(editor_save)
+BOTH_BACKENDS(new_names_ask)
+BOTH_BACKENDS(new_name_refused)
+BOTH_BACKENDS(held_then_asked)
 
 int main(int argc, char **argv)
 {
 	static const struct it_case cases[] = {
-	    IT_CASE(test_meanwhile_namespaces), IT_CASE(test_meanwhile_landlock),
-	    IT_CASE(test_cap_namespaces),       IT_CASE(test_cap_landlock),
-	    IT_CASE(test_join_namespaces),      IT_CASE(test_join_landlock),
-	    IT_CASE(test_killed_namespaces),    IT_CASE(test_killed_landlock),
+	    IT_CASE(test_meanwhile_namespaces),
+	    IT_CASE(test_meanwhile_landlock),
+	    IT_CASE(test_cap_namespaces),
+	    IT_CASE(test_cap_landlock),
+	    IT_CASE(test_join_namespaces),
+	    IT_CASE(test_join_landlock),
+	    IT_CASE(test_killed_namespaces),
+	    IT_CASE(test_killed_landlock),
+	    IT_CASE(test_editor_save_namespaces),
+	    IT_CASE(test_editor_save_landlock),
+	    IT_CASE(test_new_names_ask_namespaces),
+	    IT_CASE(test_new_names_ask_landlock),
+	    IT_CASE(test_new_name_refused_namespaces),
+	    IT_CASE(test_new_name_refused_landlock),
+	    IT_CASE(test_held_then_asked_namespaces),
+	    IT_CASE(test_held_then_asked_landlock),
 	};
 
 	if (argc > 1 && strcmp(argv[1], "--in") == 0)
