@@ -4043,7 +4043,16 @@ static int ask_format(struct sbx_supervisor *s, int procdir, const struct sbx_su
 	/* names from the worker: escaped for the terminal */
 	sbx_escape(what, sizeof(what), req->t.path, SBX_ESCAPE_TEXT);
 	sbx_escape(who, sizeof(who), req->comm ? req->comm : "?", SBX_ESCAPE_TEXT);
-	if (provisional)
+	if (req->t2.path && v && v->asked == SBX_AC_OVERWRITE && req->op == SBX_SUP_OP_RENAME &&
+	    !req->exchange) {
+		/* an editor's save: the file it replaces is what the person is asked about */
+		char onto[256];
+
+		sbx_escape(onto, sizeof(onto), req->t2.path, SBX_ESCAPE_TEXT);
+		snprintf(prompt, prompt_size,
+		         "sbx: overwrite %s (a rename of %s over it) by %s[%d]? [y/N/a(lways)] ",
+		         onto, what, who, req->pid);
+	} else if (provisional)
 		snprintf(prompt, prompt_size,
 		         "sbx: keep %s, made by %s[%d] a moment ago (no: it is removed)? "
 		         "[y/N/a(lways)] ",
@@ -4075,7 +4084,7 @@ static void ask_broker(struct sbx_supervisor *s, int procdir, const struct sbx_s
                        struct sbx_sup_verdict *v)
 {
 	static char json[SBX_AUDIT_LINE_MAX];
-	char prompt[1024];
+	char prompt[2048];
 	unsigned timeout = s->sp->timeout_ms ? s->sp->timeout_ms : SBX_SUP_TIMEOUT_MS;
 	struct sbx_broker_answer ans;
 
@@ -4244,7 +4253,7 @@ static int ask_async(struct sbx_supervisor *s, int procdir, const struct sbx_sup
 {
 	static char json[SBX_AUDIT_LINE_MAX];
 	static struct sbx_sup_qkey key;
-	char prompt[1024];
+	char prompt[2048];
 	unsigned timeout = s->sp->timeout_ms ? s->sp->timeout_ms : SBX_SUP_TIMEOUT_MS;
 	bool keyed = sbx_sup_qkey_of(s->sp, req, v, &key) == 0;
 	int q;
@@ -4461,7 +4470,7 @@ static int prov_ask(struct sbx_supervisor *s, int k, bool force)
 {
 	static char json[SBX_AUDIT_LINE_MAX];
 	struct prov *p = &s->prov[k];
-	char prompt[1024];
+	char prompt[2048];
 	unsigned timeout = s->sp->timeout_ms ? s->sp->timeout_ms : SBX_SUP_TIMEOUT_MS;
 	int q;
 
