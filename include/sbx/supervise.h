@@ -98,6 +98,9 @@ struct sbx_sup_req {
 	bool noreplace;           /* renameat2 RENAME_NOREPLACE: the new name is only made */
 	bool whiteout;            /* renameat2 RENAME_WHITEOUT: a whiteout is made at the old
 	                             name */
+	bool excl;                /* an open with O_CREAT|O_EXCL (sbx_sup_provisional_ok) */
+	bool t_provisional;       /* t names a provisional file (include/sbx/sup_pending.h):
+	                             its sides ask nothing (it is asked for on its own) */
 	int pid;                  /* the caller's thread group, in sbx's pid namespace */
 	const char *comm;         /* its command name */
 	uint64_t now_ms;          /* a monotonic clock, for batching, grants and rate limits */
@@ -387,7 +390,7 @@ int sbx_sup_session_record(struct sbx_sup_session *s, const struct sbx_sup_plan 
  *   {"v":1,"type":"approval","id":N,"sandbox":ID,"label":L|null,"op":"delete",
  *    "class":"delete","call":"unlinkat","path":SANDBOX_PATH,"host_path":HOST|null,
  *    "path2":NEW|null,"scope":SCOPE,"rule":RULE,"pid":P,"comm":C,"cmdline":[ARGS...],
- *    "deadline_ms":EPOCH_MS}
+ *    "deadline_ms":EPOCH_MS,"provisional":false|true}
  * The answer, one JSON object on one line: {"v":1,"id":N,"allow":true|false,
  *   "remember":"once"|"session","reason":"..."} (remember and reason optional; a missing
  *   or malformed answer is a deny).
@@ -405,6 +408,8 @@ struct sbx_sup_ask {
 	const char *host_path; /* NULL: none (a tmpfs) */
 	char *const *cmdline;  /* NULL-terminated, may be NULL */
 	uint64_t deadline_ms;  /* CLOCK_REALTIME, ms */
+	bool provisional;      /* the file exists already, made provisionally (sup_pending.h):
+	                          a refusal removes it */
 };
 /* Format as snprintf does (returns the length needed). */
 size_t sbx_sup_ask_json(char *out, size_t size, const struct sbx_sup_ask *ask);

@@ -166,6 +166,15 @@ static size_t sides_of(const struct sbx_sup_plan *plan, const struct sbx_sup_req
 		out[n].t = &req->t;
 		out[n++].cls = sbx_sup_op_class(req->op);
 	}
+	if (req->t_provisional) {
+		/* a provisional file's own name is asked for on its own (sup_pending.h) */
+		size_t k = 0;
+
+		for (size_t i = 0; i < n; i++)
+			if (out[i].t != &req->t)
+				out[k++] = out[i];
+		n = k;
+	}
 	for (size_t i = 0; i < n; i++) {
 		out[i].area = sbx_sup_area_for(plan, out[i].t->path);
 		out[i].approval =
@@ -1013,6 +1022,9 @@ size_t sbx_sup_ask_json(char *out, size_t size, const struct sbx_sup_ask *ask)
 	sbx_jw_raw(&w, "]");
 	sbx_jw_key(&w, "deadline_ms");
 	sbx_jw_u64(&w, ask->deadline_ms);
+	/* added in version 1 (fields are only ever added): a provisional file's question */
+	sbx_jw_key(&w, "provisional");
+	sbx_jw_raw(&w, ask->provisional ? "true" : "false");
 	sbx_jw_raw(&w, "}");
 	return sbx_jw_end(&w);
 }

@@ -709,6 +709,11 @@ void sbx_broker_ask(struct sbx_broker *b, const char *json, const char *prompt, 
 	answer_set(ans, false, SBX_SUP_BY_NO_BROKER, "unknown broker");
 }
 
+bool sbx_broker_thinks(const struct sbx_broker *b)
+{
+	return b && (b->kind == BROKER_TTY || b->kind == BROKER_CMD || b->kind == BROKER_SOCKET);
+}
+
 const char *sbx_broker_kind(const struct sbx_broker *b)
 {
 	return b ? kind_names[b->kind] : "none";

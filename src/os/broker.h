@@ -56,6 +56,10 @@ struct sbx_broker_cancel {
 void sbx_broker_ask(struct sbx_broker *b, const char *json, const char *prompt, unsigned timeout_ms,
                     const struct sbx_broker_cancel *cancel, struct sbx_broker_answer *ans);
 
+/* Does b take its time to answer (tty, cmd, socket: a thread asks it, os/askq.h), rather than
+ * answering at once (deny, allow)? */
+bool sbx_broker_thinks(const struct sbx_broker *b);
+
 /* The spec's kind for messages and the audit log: "tty", "cmd", "socket", "deny", "allow". */
 const char *sbx_broker_kind(const struct sbx_broker *b);
 

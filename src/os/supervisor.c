@@ -34,6 +34,7 @@
 #include <linux/openat2.h>
 #include <linux/seccomp.h>
 #include <netinet/in.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -42,11 +43,13 @@
 #include <sys/epoll.h>
 #include <sys/ioctl.h>
 #include <sys/prctl.h>
+#include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <sys/statvfs.h>
 #include <sys/syscall.h>
+#include <sys/timerfd.h>
 #include <sys/uio.h>
 #include <sys/un.h>
 #include <sys/utsname.h>
@@ -55,6 +58,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "os/askq.h"
 #include "os/audit.h"
 #include "os/broker.h"
 #include "os/netproxy.h"
@@ -62,6 +66,7 @@
 #include "sbx/cleanup.h"
 #include "sbx/finish.h"
 #include "sbx/escape.h"
+#include "sbx/sup_pending.h"
 #include "sbx/netll.h"
 
 #ifndef SECCOMP_IOCTL_NOTIF_SET_FLAGS
@@ -109,8 +114,9 @@
 #define MAX_ANCESTRY   4096 /* PPid steps from a caller up to the worker */
 #define MAX_SUBS       SBX_SUP_MAX_SUBS /* sub-performers: Landlock domains of the worker's */
 #define MAX_SUBREAPERS 256              /* thread groups that made themselves child subreapers */
-#define MAX_WAITS      64 /* opens of a FIFO waiting for their other end (perform_fifo) */
-#define SUP_CONNECT_S  5  /* a worker's blocking connect to the proxy, made by sbx, at most */
+#define MAX_WAITS      64  /* opens of a FIFO waiting for their other end (perform_fifo) */
+#define SUP_CONNECT_S  5   /* a worker's blocking connect to the proxy, made by sbx, at most */
+#define MAX_KEPT       256 /* calls kept while their question is pending (questions_*) */
 
 /* ---- the calls, as sbx and the performer see them ---- */
 
@@ -2186,6 +2192,46 @@ struct sbx_supervisor {
 		unsigned long long start, since;
 	} adopters[MAX_ADOPTERS];
 	size_t n_adopters;
+	/* Questions pending (os/askq.h): the broker's thread asks them one at a time while
+	 * this loop serves every other call; each question keeps the calls that wait for its
+	 * answer (the one that asked, and those that joined it: sbx_sup_qkey_joins), answered
+	 * when it comes (questions_answer). id 0: a free slot; q -1: a free kept call. */
+	struct sbx_askq *askq;
+	struct question {
+		uint64_t id;
+		struct sbx_sup_qkey key;
+		struct req_copy *rc; /* the request asked: its answer is recorded for it */
+		size_t n_kept;
+		int prov1; /* a provisional file's held question: its slot + 1; 0: none */
+	} qs[SBX_SUP_PENDING_MAX];
+	/* Provisional files (include/sbx/sup_pending.h): made without a question, asked for
+	 * when their time is up unless a rename or unlink ended them first. */
+	struct prov {
+		bool used, made;
+		int dfd;                  /* its directory, opened by sbx on the host's side */
+		int procdir;              /* its creator's /proc entry, for the question */
+		uint64_t ddev, dino;      /* the directory's identity (the sandbox's view) */
+		uint64_t fdev, fino;      /* the file's */
+		uint64_t due_ms;          /* monotonic: its question is asked then */
+		uint64_t qid;             /* its question once asked; 0: held */
+		uint64_t t0;              /* the create's time, for the latency */
+		struct req_copy *rc;      /* the create as it asked */
+		struct sbx_sup_verdict v; /* its verdict as it asked (ASK) */
+		char name[P_NAME];
+	} prov[SBX_SUP_PROVISIONAL_MAX];
+	size_t n_prov;
+	int prov_timer; /* timerfd: the next due (-1 before the first) */
+	int prov_next;  /* the slot reserved for the create being served; -1: none */
+	int prov_hit;   /* the slot the call being served names at t; -1: none */
+	struct kept {
+		int q;
+		bool first;  /* the call that asked (the others joined) */
+		pid_t tid;   /* its thread: a thread has one call at a time */
+		int pidfd;   /* the thread's, watched: its end frees the call */
+		uint64_t t0; /* when it came, for the latency */
+		struct seccomp_notif *notif;
+	} kept[MAX_KEPT];
+	size_t n_kept;
 	/* The landlock backend's allowlist (serve_connect): the proxy and its ports. */
 	struct sbx_netproxy *proxy;
 	unsigned net_ports[SBX_NETLL_MAX_PORTS];
@@ -2250,6 +2296,11 @@ int sbx_supervisor_new(const struct sbx_plan *plan, struct sbx_broker *broker,
 		s->waits[i] = (struct fifo_wait){0, 0, -1, -1, -1, false, NULL};
 	s->cancel.fd = -1;
 	s->via = -1;
+	for (size_t i = 0; i < MAX_KEPT; i++)
+		s->kept[i] = (struct kept){.q = -1, .pidfd = -1};
+	for (size_t i = 0; i < SBX_SUP_PROVISIONAL_MAX; i++)
+		s->prov[i].dfd = s->prov[i].procdir = -1;
+	s->prov_timer = s->prov_next = s->prov_hit = -1;
 	/* The listener filter's flags need Linux 5.19 (WAIT_KILLABLE_RECV): refused before
 	 * anything starts, so that --best-effort can still run without the supervisor. The
 	 * kernel's own answer comes when the worker installs it. */
@@ -2269,11 +2320,13 @@ int sbx_supervisor_new(const struct sbx_plan *plan, struct sbx_broker *broker,
 }
 
 static void fifo_end(struct sbx_supervisor *s, int k);
+static void questions_end(struct sbx_supervisor *s);
 
 void sbx_supervisor_free(struct sbx_supervisor *s)
 {
 	if (!s)
 		return;
+	questions_end(s);
 	for (int i = 0; i < 2; i++) {
 		sbx_closep(&s->chan[i]);
 		sbx_closep(&s->perf[i]);
@@ -2997,7 +3050,7 @@ static bool subreaper_in(const struct sbx_supervisor *s, pid_t pid)
 }
 
 /* What the epoll set holds: the kind in the high half of its data, a slot in the low. */
-enum ep_kind { EP_SUB = 1, EP_WAIT, EP_WAIT_CALLER };
+enum ep_kind { EP_SUB = 1, EP_WAIT, EP_WAIT_CALLER, EP_ANSWER, EP_KEPT_CALLER, EP_PROV };
 
 static int ep_add(struct sbx_supervisor *s, int fd, enum ep_kind kind, int k)
 {
@@ -4183,6 +4236,7 @@ void sbx_supervisor_flush(struct sbx_supervisor *s)
 
 	if (!s)
 		return;
+	questions_end(s); /* the end record's counts hold them */
 	/* the waits that still stand end with the sandbox: recorded now, before its end */
 	for (int k = 0; s->n_waits && k < MAX_WAITS; k++)
 		fifo_report(s, k, EINTR);
@@ -4257,35 +4311,23 @@ static void read_cmdline(int procdir, char *buf, size_t size, char **argv, size_
 	argv[n] = NULL;
 }
 
-/*
- * An `ask`: the broker answers (a person at the terminal, a program, a socket), within the
- * timeout and the session's limits (pending requests, a rate); its answer is recorded as a
- * grant exactly as narrow as the request, and the request decided again with it. Blocks sbx
- * while the broker thinks: one request at a time.
- */
-static void ask_broker(struct sbx_supervisor *s, int procdir, const struct sbx_sup_req *req,
-                       struct sbx_sup_verdict *v)
+/* The request line and the terminal's prompt of question `id` (-ENAMETOOLONG: the request
+ * does not fit a line). */
+static int ask_format(struct sbx_supervisor *s, int procdir, const struct sbx_sup_req *req,
+                      const struct sbx_sup_verdict *v, uint64_t id, unsigned timeout,
+                      bool provisional, char *json, size_t json_size, char *prompt,
+                      size_t prompt_size)
 {
-	static char json[SBX_AUDIT_LINE_MAX], cmdbuf[4096];
-	static char host[SBX_PATH_MAX];
-	char scope[SBX_SUP_SCOPE_MAX], prompt[1024], what[512], who[64];
+	static char cmdbuf[4096], host[SBX_PATH_MAX];
+	char scope[SBX_SUP_SCOPE_MAX], what[512], who[64];
 	char *argv[64];
-	unsigned timeout = s->sp->timeout_ms ? s->sp->timeout_ms : SBX_SUP_TIMEOUT_MS;
-	struct sbx_broker_answer ans;
 	struct sbx_sup_ask ask;
-	bool allow;
 
-	if (!s->broker || !sbx_sup_session_admit(&s->session, req->now_ms)) {
-		v->answer = SBX_SUP_DENY;
-		v->errnum = EACCES;
-		v->decider = s->broker ? SBX_SUP_BY_RATE_LIMIT : SBX_SUP_BY_NO_BROKER;
-		return;
-	}
 	if (sbx_sup_scope(s->sp, req, scope, sizeof(scope)) < 0)
 		snprintf(scope, sizeof(scope), "%s", req->t.path);
 	read_cmdline(procdir, cmdbuf, sizeof(cmdbuf), argv, SBX_ARRAY_SIZE(argv));
 	ask = (struct sbx_sup_ask){
-	    .id = ++s->ask_id,
+	    .id = id,
 	    .sandbox_id = s->sandbox_id,
 	    .label = s->sp->label,
 	    .req = req,
@@ -4294,28 +4336,558 @@ static void ask_broker(struct sbx_supervisor *s, int procdir, const struct sbx_s
 	    .host_path = host_path_of(s, req->t.path, host, sizeof(host)),
 	    .cmdline = argv,
 	    .deadline_ms = realtime_ms() + timeout,
+	    .provisional = provisional,
 	};
-	if (sbx_sup_ask_json(json, sizeof(json), &ask) >= sizeof(json)) {
+	if (sbx_sup_ask_json(json, json_size, &ask) >= json_size)
+		return -ENAMETOOLONG;
+	/* names from the worker: escaped for the terminal */
+	sbx_escape(what, sizeof(what), req->t.path, SBX_ESCAPE_TEXT);
+	sbx_escape(who, sizeof(who), req->comm ? req->comm : "?", SBX_ESCAPE_TEXT);
+	if (req->t2.path && v && v->asked == SBX_AC_OVERWRITE && req->op == SBX_SUP_OP_RENAME &&
+	    !req->exchange) {
+		/* an editor's save: the file it replaces is what the person is asked about */
+		char onto[256];
+
+		sbx_escape(onto, sizeof(onto), req->t2.path, SBX_ESCAPE_TEXT);
+		snprintf(prompt, prompt_size,
+		         "sbx: overwrite %s (a rename of %s over it) by %s[%d]? [y/N/a(lways)] ",
+		         onto, what, who, req->pid);
+	} else if (provisional)
+		snprintf(prompt, prompt_size,
+		         "sbx: keep %s, made by %s[%d] a moment ago (no: it is removed)? "
+		         "[y/N/a(lways)] ",
+		         what, who, req->pid);
+	else
+		snprintf(prompt, prompt_size, "sbx: %s %s by %s[%d]? [y/N/a(lways)] ",
+		         sbx_sup_op_name(req->op), what, who, req->pid);
+	return 0;
+}
+
+/* The broker's answer to the call that asked (it is recorded already): a call that no grant
+ * answers (none could be kept) is answered as the broker said; who decided is the broker. */
+static void ask_apply(const struct sbx_broker_answer *ans, struct sbx_sup_verdict *v)
+{
+	if (v->answer == SBX_SUP_ASK) {
+		v->answer = ans->allow ? SBX_SUP_PERFORM : SBX_SUP_DENY;
+		v->errnum = ans->allow ? 0 : EACCES;
+	}
+	if (v->decider == SBX_SUP_BY_GRANT || v->answer == SBX_SUP_DENY)
+		v->decider = ans->decider;
+}
+
+/*
+ * An `ask` of a broker that answers at once (`allow`, `deny`: the policy, log only), or where
+ * no broker is: answered now, within the session's limits; the answer recorded as a grant
+ * exactly as narrow as the request, and the request decided again with it.
+ */
+static void ask_broker(struct sbx_supervisor *s, int procdir, const struct sbx_sup_req *req,
+                       struct sbx_sup_verdict *v)
+{
+	static char json[SBX_AUDIT_LINE_MAX];
+	char prompt[2048];
+	unsigned timeout = s->sp->timeout_ms ? s->sp->timeout_ms : SBX_SUP_TIMEOUT_MS;
+	struct sbx_broker_answer ans;
+
+	if (!s->broker || !sbx_sup_session_admit(&s->session, req->now_ms)) {
+		if (s->broker) {
+			sbx_sup_refuse_capped(&s->session, v);
+		} else {
+			v->answer = SBX_SUP_DENY;
+			v->errnum = EACCES;
+			v->decider = SBX_SUP_BY_NO_BROKER;
+		}
+		return;
+	}
+	if (ask_format(s, procdir, req, v, ++s->ask_id, timeout, false, json, sizeof(json), prompt,
+	               sizeof(prompt)) < 0) {
 		memset(&ans, 0, sizeof(ans));
 		ans.decider = SBX_SUP_BY_POLICY;
 	} else {
-		/* names from the worker: escaped for the terminal */
-		sbx_escape(what, sizeof(what), req->t.path, SBX_ESCAPE_TEXT);
-		sbx_escape(who, sizeof(who), req->comm ? req->comm : "?", SBX_ESCAPE_TEXT);
-		snprintf(prompt, sizeof(prompt), "sbx: %s %s by %s[%d]? [y/N/a(lways)] ",
-		         sbx_sup_op_name(req->op), what, who, req->pid);
 		sbx_broker_ask(s->broker, json, prompt, timeout, &s->cancel, &ans);
 	}
-	allow = ans.allow;
-	(void)sbx_sup_session_record(&s->session, s->sp, req, allow, ans.remember, NULL);
+	(void)sbx_sup_session_record(&s->session, s->sp, req, ans.allow, ans.remember, NULL);
 	sbx_sup_decide(s->sp, &s->guards, &s->session, req, v);
-	if (v->answer == SBX_SUP_ASK) {
-		/* no grant could be kept: this call is answered as the broker said */
-		v->answer = allow ? SBX_SUP_PERFORM : SBX_SUP_DENY;
-		v->errnum = allow ? 0 : EACCES;
+	ask_apply(&ans, v);
+}
+
+/* ---- questions pending: the call kept, the broker asked by its thread (os/askq.h) ---- */
+
+/* A request as asked, owning its strings: its answer is recorded for it when it comes,
+ * whatever became of the call that asked. */
+struct req_copy {
+	struct sbx_sup_req req;
+	char path[P_PATH], name[P_NAME], path2[P_PATH], name2[P_NAME], comm[32];
+};
+
+static struct req_copy *req_copy(const struct sbx_sup_req *req)
+{
+	struct req_copy *rc = calloc(1, sizeof(*rc));
+
+	if (!rc)
+		return NULL;
+	rc->req = *req;
+	rc->req.t.views = rc->req.t2.views = NULL;
+	rc->req.t.n_views = rc->req.t2.n_views = 0;
+	snprintf(rc->comm, sizeof(rc->comm), "%s", req->comm ? req->comm : "");
+	rc->req.comm = rc->comm;
+	if (req->t.path) {
+		snprintf(rc->path, sizeof(rc->path), "%s", req->t.path);
+		rc->req.t.path = rc->path;
 	}
-	if (v->decider == SBX_SUP_BY_GRANT || v->answer == SBX_SUP_DENY)
-		v->decider = ans.decider;
+	if (req->t.name) {
+		snprintf(rc->name, sizeof(rc->name), "%s", req->t.name);
+		rc->req.t.name = rc->name;
+	}
+	if (req->t2.path) {
+		snprintf(rc->path2, sizeof(rc->path2), "%s", req->t2.path);
+		rc->req.t2.path = rc->path2;
+	}
+	if (req->t2.name) {
+		snprintf(rc->name2, sizeof(rc->name2), "%s", req->t2.name);
+		rc->req.t2.name = rc->name2;
+	}
+	return rc;
+}
+
+/* The answer a re-served call that asked brings with it (serve_call). */
+struct prior {
+	const struct sbx_sup_qkey *key;
+	const struct sbx_broker_answer *ans;
+};
+
+/* Question q is over (answered, or nobody waits for it): its slot is free. */
+static void question_free(struct sbx_supervisor *s, int q)
+{
+	free(s->qs[q].rc);
+	s->qs[q] = (struct question){0};
+}
+
+static void kept_free(struct sbx_supervisor *s, int k)
+{
+	struct kept *w = &s->kept[k];
+
+	ep_del(s, w->pidfd);
+	sbx_closep(&w->pidfd);
+	free(w->notif);
+	*w = (struct kept){.q = -1, .pidfd = -1};
+	s->n_kept--;
+}
+
+/* Kept call k will never be answered (its thread ended, or issued another call): dropped,
+ * nothing performed; a question nobody waits for any more is cancelled at the broker (a cmd
+ * broker killed, a prompt withdrawn) and its slot freed now. */
+static void kept_drop(struct sbx_supervisor *s, int k)
+{
+	int q = s->kept[k].q;
+
+	kept_free(s, k);
+	if (q < 0 || !s->qs[q].id || --s->qs[q].n_kept)
+		return;
+	sbx_askq_cancel(s->askq, s->qs[q].id);
+	sbx_sup_session_release(&s->session);
+	question_free(s, q);
+}
+
+/* The calling thread issued another call: the one it kept is over (killed). */
+static void kept_stale(struct sbx_supervisor *s, pid_t tid)
+{
+	for (int k = 0; s->n_kept && k < MAX_KEPT; k++)
+		if (s->kept[k].q >= 0 && s->kept[k].tid == tid)
+			kept_drop(s, k);
+}
+
+/* Keep the notification being served for question q: 0, or -EAGAIN past MAX_KEPT. */
+static int kept_add(struct sbx_supervisor *s, int q, bool first, uint64_t t0)
+{
+	struct kept *w;
+	int k;
+
+	for (k = 0; k < MAX_KEPT && s->kept[k].q != -1; k++)
+		;
+	if (k == MAX_KEPT)
+		return -EAGAIN;
+	w = &s->kept[k];
+	w->notif = malloc(s->notif_size);
+	if (!w->notif)
+		return -ENOMEM;
+	memcpy(w->notif, s->notif, s->notif_size);
+	w->q = q;
+	w->first = first;
+	w->tid = (pid_t)s->notif->pid;
+	w->t0 = t0;
+	w->pidfd = (int)syscall(SYS_pidfd_open, s->notif->pid, PIDFD_THREAD);
+	if (w->pidfd < 0)
+		w->pidfd = (int)syscall(SYS_pidfd_open, s->notif->pid, 0);
+	s->n_kept++;
+	s->qs[q].n_kept++;
+	/* unwatched (no pidfd): dropped when its thread calls again or the answer comes */
+	if (w->pidfd >= 0 && ep_add(s, w->pidfd, EP_KEPT_CALLER, k) < 0)
+		sbx_closep(&w->pidfd);
+	return 0;
+}
+
+/* The broker's thread, started at the first question. */
+static int askq_start(struct sbx_supervisor *s)
+{
+	if (s->askq)
+		return 0;
+	if (sbx_askq_new(s->broker, &s->askq, NULL) < 0)
+		return -ENOMEM;
+	if (ep_add(s, sbx_askq_fd(s->askq), EP_ANSWER, 0) < 0) {
+		sbx_askq_free(s->askq);
+		s->askq = NULL;
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+/*
+ * An `ask` of a broker that thinks (tty, cmd:, socket:), for the notification being served:
+ * a call that joins a question pending waits for its answer; past the caps (questions
+ * pending, a minute's questions, calls kept) it is denied at once (v: DENY, the rule naming
+ * the cap); otherwise the question is queued for the broker's thread. Returns 1 when the
+ * call is kept (answered later: questions_answer), 0 with v decided.
+ */
+static int ask_async(struct sbx_supervisor *s, int procdir, const struct sbx_sup_req *req,
+                     struct sbx_sup_verdict *v, uint64_t t0)
+{
+	static char json[SBX_AUDIT_LINE_MAX];
+	static struct sbx_sup_qkey key;
+	char prompt[2048];
+	unsigned timeout = s->sp->timeout_ms ? s->sp->timeout_ms : SBX_SUP_TIMEOUT_MS;
+	bool keyed = sbx_sup_qkey_of(s->sp, req, v, &key) == 0;
+	int q;
+
+	for (q = 0; keyed && q < SBX_SUP_PENDING_MAX; q++) {
+		if (!s->qs[q].id || !sbx_sup_qkey_joins(&s->qs[q].key, &key))
+			continue;
+		if (kept_add(s, q, false, t0) == 0)
+			return 1;
+		goto full;
+	}
+	if (s->n_kept >= MAX_KEPT)
+		goto full;
+	if (!sbx_sup_session_admit(&s->session, req->now_ms)) {
+		sbx_sup_refuse_capped(&s->session, v);
+		return 0;
+	}
+	for (q = 0; q < SBX_SUP_PENDING_MAX && s->qs[q].id; q++)
+		;
+	if (q == SBX_SUP_PENDING_MAX || askq_start(s) < 0)
+		goto fail;
+	s->qs[q].id = ++s->ask_id;
+	s->qs[q].key = key;
+	if (!keyed)
+		s->qs[q].key.scope[0] = '\0'; /* joins nothing */
+	s->qs[q].rc = req_copy(req);
+	if (!s->qs[q].rc ||
+	    ask_format(s, procdir, req, v, s->qs[q].id, timeout, false, json, sizeof(json), prompt,
+	               sizeof(prompt)) < 0 ||
+	    sbx_askq_put(s->askq, s->qs[q].id, json, prompt, now_us() / 1000 + timeout) < 0) {
+		question_free(s, q);
+		goto fail;
+	}
+	if (kept_add(s, q, true, t0) < 0) {
+		sbx_askq_cancel(s->askq, s->qs[q].id);
+		question_free(s, q);
+		goto fail;
+	}
+	return 1;
+fail:
+	/* admitted, never asked: a refusal */
+	(void)sbx_sup_session_record(&s->session, s->sp, req, false, SBX_SUP_REMEMBER_ONCE, NULL);
+	v->answer = SBX_SUP_DENY;
+	v->errnum = EACCES;
+	v->decider = SBX_SUP_BY_POLICY;
+	return 0;
+full:
+	v->answer = SBX_SUP_DENY;
+	v->errnum = EACCES;
+	v->decider = SBX_SUP_BY_RATE_LIMIT;
+	snprintf(v->rule, sizeof(v->rule),
+	         "approvals: at most %d calls may wait for the answers to the questions pending, "
+	         "and %d do: denied without asking; answer the questions pending",
+	         MAX_KEPT, MAX_KEPT);
+	return 0;
+}
+
+/* ---- provisional files: an editor's save is one question (sbx/sup_pending.h) ---- */
+
+/* Is slot k's file still at its name (the same inode)? */
+static bool prov_there(const struct prov *p)
+{
+	struct stat st;
+
+	return p->dfd >= 0 &&
+	       fstatat(p->dfd, p->name, &st, AT_SYMLINK_NOFOLLOW | AT_NO_AUTOMOUNT) == 0 &&
+	       (uint64_t)st.st_dev == p->fdev && (uint64_t)st.st_ino == p->fino;
+}
+
+/* Slot k is over (its file replaced a file, was renamed, removed, or answered for): a held
+ * question never asked is dropped, one asked is withdrawn. */
+static void prov_free(struct sbx_supervisor *s, int k)
+{
+	struct prov *p = &s->prov[k];
+
+	if (p->qid) {
+		for (int q = 0; q < SBX_SUP_PENDING_MAX; q++)
+			if (s->qs[q].id == p->qid) {
+				sbx_askq_cancel(s->askq, p->qid);
+				sbx_sup_session_release(&s->session);
+				question_free(s, q);
+			}
+	}
+	if (p->made)
+		s->n_prov--;
+	sbx_closep(&p->dfd);
+	sbx_closep(&p->procdir);
+	free(p->rc);
+	*p = (struct prov){.dfd = -1, .procdir = -1};
+}
+
+/* The timer at the next held question's time (nothing held: disarmed). */
+static void prov_arm(struct sbx_supervisor *s)
+{
+	struct itimerspec its = {0};
+	uint64_t next = 0, now = now_us() / 1000;
+
+	for (int k = 0; k < SBX_SUP_PROVISIONAL_MAX; k++)
+		if (s->prov[k].made && !s->prov[k].qid && (!next || s->prov[k].due_ms < next))
+			next = s->prov[k].due_ms;
+	if (s->prov_timer < 0) {
+		if (!next)
+			return;
+		s->prov_timer = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
+		if (s->prov_timer < 0 || ep_add(s, s->prov_timer, EP_PROV, 0) < 0)
+			return; /* asked at the latest at the sandbox's end (questions_end) */
+	}
+	if (next) {
+		uint64_t in = next > now ? next - now : 1;
+
+		its.it_value.tv_sec = (time_t)(in / 1000);
+		its.it_value.tv_nsec = (long)(in % 1000) * 1000000L;
+	}
+	(void)timerfd_settime(s->prov_timer, 0, &its, NULL);
+}
+
+/* The slot t names (its directory, name and inode: still that file), or -1. */
+static int prov_find(struct sbx_supervisor *s, const struct sbx_sup_target *t)
+{
+	for (int k = 0; s->n_prov && k < SBX_SUP_PROVISIONAL_MAX; k++) {
+		const struct prov *p = &s->prov[k];
+
+		if (p->made && t->name && t->dev == p->ddev && t->ino == p->dino &&
+		    strcmp(t->name, p->name) == 0 && prov_there(p))
+			return k;
+	}
+	return -1;
+}
+
+/*
+ * A create that asks (v: ASK) made provisional where it may be (core's
+ * sbx_sup_provisional_ok, a broker that thinks, a free slot, and a directory sbx can hold
+ * on the host's side, checked to be the one the performer resolved): v becomes PERFORM and
+ * the slot is reserved (s->prov_next) until the performer has made the file. 0, or -1 (asked
+ * as any create).
+ */
+static int prov_start(struct sbx_supervisor *s, int procdir, const struct sbx_sup_req *req,
+                      struct sbx_sup_verdict *v)
+{
+	static char parent[P_PATH], host[SBX_PATH_MAX];
+	struct open_how how = {.flags = O_PATH | O_DIRECTORY | O_CLOEXEC,
+	                       .resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS};
+	struct stat st;
+	struct prov *p;
+	char *slash;
+	int k, dfd;
+
+	if (!s->broker || !sbx_broker_thinks(s->broker) || !sbx_sup_provisional_ok(s->sp, req, v) ||
+	    strlen(req->t.name) >= P_NAME)
+		return -1;
+	for (k = 0; k < SBX_SUP_PROVISIONAL_MAX && s->prov[k].used; k++)
+		;
+	if (k == SBX_SUP_PROVISIONAL_MAX)
+		return -1;
+	snprintf(parent, sizeof(parent), "%s", req->t.path);
+	slash = strrchr(parent, '/');
+	if (!slash)
+		return -1;
+	slash[slash == parent ? 1 : 0] = '\0';
+	if (!host_path_of(s, parent, host, sizeof(host)))
+		return -1;
+	dfd = (int)syscall(SYS_openat2, AT_FDCWD, host, &how, sizeof(how));
+	if (dfd < 0)
+		return -1;
+	if (fstat(dfd, &st) < 0 || (uint64_t)st.st_dev != req->t.dev ||
+	    (uint64_t)st.st_ino != req->t.ino) {
+		close(dfd);
+		return -1;
+	}
+	p = &s->prov[k];
+	*p = (struct prov){.used = true, .dfd = dfd, .procdir = -1};
+	p->rc = req_copy(req);
+	p->procdir = procdir >= 0 ? fcntl(procdir, F_DUPFD_CLOEXEC, 3) : -1;
+	if (!p->rc) {
+		prov_free(s, k);
+		return -1;
+	}
+	p->ddev = req->t.dev;
+	p->dino = req->t.ino;
+	p->v = *v;
+	p->t0 = now_us();
+	snprintf(p->name, sizeof(p->name), "%s", req->t.name);
+	s->prov_next = k;
+	sbx_sup_provisional_verdict(v);
+	return 0;
+}
+
+/* The performer made slot k's file (fd: the caller's, about to be handed over), or not. */
+static void prov_made(struct sbx_supervisor *s, int k, int r, int fd)
+{
+	struct prov *p = &s->prov[k];
+	struct stat st;
+
+	if (r != 0 || fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		prov_free(s, k);
+		return;
+	}
+	p->fdev = (uint64_t)st.st_dev;
+	p->fino = (uint64_t)st.st_ino;
+	if (!prov_there(p)) {
+		/* sbx's view of the directory is not the performer's: held nowhere, so asked
+		 * now rather than never (the question comes at once: due now) */
+		p->fdev = p->fino = 0;
+	}
+	p->made = true;
+	s->n_prov++;
+	p->due_ms = now_us() / 1000 + (p->fino ? SBX_SUP_PROVISIONAL_MS : 0);
+	prov_arm(s);
+}
+
+/* Ask slot k's held question now (its time is up, or the sandbox ends): 0, or -EAGAIN past
+ * the caps (asked again a second later), -1 when it cannot be asked (removed: refused). */
+static int prov_ask(struct sbx_supervisor *s, int k, bool force)
+{
+	static char json[SBX_AUDIT_LINE_MAX];
+	struct prov *p = &s->prov[k];
+	char prompt[2048];
+	unsigned timeout = s->sp->timeout_ms ? s->sp->timeout_ms : SBX_SUP_TIMEOUT_MS;
+	int q;
+
+	if (!sbx_sup_session_admit(&s->session, now_us() / 1000)) {
+		if (!force)
+			return -EAGAIN;
+		s->session.pending++; /* the end: asked all the same, released by its answer */
+		s->session.n_asked++;
+	}
+	for (q = 0; q < SBX_SUP_PENDING_MAX && s->qs[q].id; q++)
+		;
+	if (q == SBX_SUP_PENDING_MAX || askq_start(s) < 0)
+		goto fail;
+	s->qs[q].id = ++s->ask_id;
+	s->qs[q].prov1 = k + 1;
+	s->qs[q].rc = req_copy(&p->rc->req);
+	if (!s->qs[q].rc ||
+	    ask_format(s, p->procdir, &p->rc->req, &p->v, s->qs[q].id, timeout, true, json,
+	               sizeof(json), prompt, sizeof(prompt)) < 0 ||
+	    sbx_askq_put(s->askq, s->qs[q].id, json, prompt, now_us() / 1000 + timeout) < 0) {
+		question_free(s, q);
+		goto fail;
+	}
+	p->qid = s->qs[q].id;
+	return 0;
+fail:
+	sbx_sup_session_release(&s->session);
+	return -1;
+}
+
+/* Slot k's file is refused (by the broker, or it could not be asked): removed, if it is
+ * still that file at that name, and said. */
+static void prov_refused(struct sbx_supervisor *s, int k, enum sbx_sup_decider by, const char *why)
+{
+	struct prov *p = &s->prov[k];
+	struct sbx_sup_verdict v = p->v;
+	bool gone = prov_there(p) && unlinkat(p->dfd, p->name, 0) == 0;
+
+	v.answer = SBX_SUP_DENY;
+	v.errnum = EACCES;
+	v.decider = by;
+	snprintf(v.rule + strnlen(v.rule, 256), sizeof(v.rule) - strnlen(v.rule, 256),
+	         ": the provisional file %s (%s)", gone ? "was removed" : "is gone", why);
+	p->rc->req.now_ms = now_us() / 1000;
+	report(s, &p->rc->req, &v, p->rc->req.t.path, EACCES, p->t0, true);
+}
+
+/* The held questions whose time is up: asked (a file gone meanwhile is forgotten). */
+static void prov_due(struct sbx_supervisor *s)
+{
+	uint64_t now = now_us() / 1000;
+
+	for (int k = 0; s->n_prov && k < SBX_SUP_PROVISIONAL_MAX; k++) {
+		struct prov *p = &s->prov[k];
+		int r;
+
+		if (!p->made || p->qid || p->due_ms > now)
+			continue;
+		if (p->fino && !prov_there(p)) {
+			prov_free(s, k); /* unlinked or moved where sbx did not see */
+			continue;
+		}
+		r = prov_ask(s, k, false);
+		if (r == -EAGAIN) {
+			p->due_ms = now + 1000;
+		} else if (r < 0) {
+			prov_refused(s, k, SBX_SUP_BY_POLICY, "its question could not be asked");
+			prov_free(s, k);
+		}
+	}
+	prov_arm(s);
+}
+
+/* The broker answered slot k's question: kept, or removed. */
+static void prov_answered(struct sbx_supervisor *s, int k, const struct sbx_broker_answer *ans)
+{
+	struct prov *p = &s->prov[k];
+
+	p->qid = 0; /* its question is being freed by the caller */
+	if (!ans->allow) {
+		prov_refused(s, k, ans->decider, "refused");
+	} else {
+		struct sbx_sup_verdict v = p->v;
+
+		v.answer = SBX_SUP_PERFORM;
+		v.decider = ans->decider;
+		p->rc->req.now_ms = now_us() / 1000;
+		report(s, &p->rc->req, &v, p->rc->req.t.path, 0, p->t0, true);
+	}
+	prov_free(s, k);
+}
+
+/* The call being served is over (result r): the slot it reserved is made or freed, the slot
+ * it named is ended by a rename or unlink performed. */
+static void prov_after(struct sbx_supervisor *s, const struct asked *a, int r, int fd)
+{
+	int k;
+
+	if (s->prov_next >= 0) {
+		k = s->prov_next;
+		s->prov_next = -1;
+		prov_made(s, k, r, fd);
+	}
+	if (s->prov_hit >= 0) {
+		k = s->prov_hit;
+		s->prov_hit = -1;
+		if (r == 0 && (a->row->kind == C_RENAME || a->row->kind == C_UNLINK))
+			prov_free(s, k);
+	}
+}
+
+/* A call served again from the start (or lost): what it reserved is not its any more. */
+static void prov_forget_call(struct sbx_supervisor *s)
+{
+	if (s->prov_next >= 0)
+		prov_free(s, s->prov_next);
+	s->prov_next = s->prov_hit = -1;
 }
 
 static bool same_name(const char *a, const char *b, bool casefold)
@@ -4461,6 +5033,8 @@ static int answer_performed(struct sbx_supervisor *s, const struct asked *a,
                             const struct sbx_sup_req *req, struct sbx_sup_verdict *v,
                             const char *asked, uint64_t t0, bool last_try, int r, int fd)
 {
+	if (s->prov_next >= 0 || s->prov_hit >= 0)
+		prov_after(s, a, r, fd);
 	if (r == P_RETRY) {
 		if (fd >= 0)
 			close(fd);
@@ -4816,23 +5390,18 @@ static void serve_connect(struct sbx_supervisor *s)
 	respond(s, e, false);
 }
 
+static int serve_call(struct sbx_supervisor *s, uint64_t t0, const struct prior *pr);
+
 static int serve(struct sbx_supervisor *s)
 {
-	static struct p_target t[2];
-	struct caller c = {.procdir = -1, .pidfd = -1};
-	struct asked a;
-	struct p_req *q = &s->req;
-	struct sbx_sup_req req;
-	struct sbx_sup_verdict v;
 	uint64_t t0;
-	int fds[4], side_fd[2], nfds = 0, r, tries = 0, fast_fd = -1;
-	char asked[P_PATH];
-	bool full = s->audit || s->verbose; /* every decision is shown with its caller */
 
 	memset(s->notif, 0, s->notif_size);
 	if (ioctl(s->notify, SECCOMP_IOCTL_NOTIF_RECV, s->notif) < 0)
 		return errno == EINTR || errno == ENOENT ? 0 : -errno;
 	t0 = now_us();
+	if (s->n_kept)
+		kept_stale(s, (pid_t)s->notif->pid);
 	if (s->n_waits)
 		fifo_stale(s, (pid_t)s->notif->pid);
 	if (s->n_waits)
@@ -4866,7 +5435,30 @@ static int serve(struct sbx_supervisor *s)
 		serve_connect(s);
 		return 0;
 	}
+	return serve_call(s, t0, NULL);
+}
+
+/*
+ * The notification in s->notif, a call of the file families: resolved, decided, performed or
+ * denied, or kept while its question is pending (answered later: questions_answer, which
+ * serves it again from the start with `pr`, the broker's answer to it; NULL otherwise).
+ */
+static int serve_call(struct sbx_supervisor *s, uint64_t t0, const struct prior *pr)
+{
+	static struct p_target t[2];
+	struct caller c = {.procdir = -1, .pidfd = -1};
+	struct asked a;
+	struct p_req *q = &s->req;
+	struct sbx_sup_req req;
+	struct sbx_sup_verdict v;
+	int fds[4], side_fd[2], nfds = 0, r, tries = 0, fast_fd = -1;
+	char asked[P_PATH];
+	bool full = s->audit || s->verbose; /* every decision is shown with its caller */
+	bool answered;                      /* pr answers this very call */
+
 again:
+	answered = false;
+	prov_forget_call(s);
 	s->via = -1;
 	s->batch_uses = 0;
 	memset(&req, 0, sizeof(req));
@@ -4976,10 +5568,14 @@ again:
 	}
 	req.op = op_for(a.row->kind, a.flags, &t[0], &t[1]);
 	req_flags(&req, a.row->kind, a.flags);
+	req.excl = a.row->kind == C_OPEN && (a.flags & (O_CREAT | O_EXCL)) == (O_CREAT | O_EXCL) &&
+	           !(a.flags & SBX_O_TMPFILE_BIT);
 	fill_target(&req.t, &t[0]);
 	if (q->nsides == 2)
 		fill_target(&req.t2, &t[1]);
 	views_fill(s->plan, s->sp, &req, &s->views);
+	if (!c.narrower && s->n_prov && !a.fd_based && (s->prov_hit = prov_find(s, &req.t)) >= 0)
+		req.t_provisional = true; /* its sides ask nothing: sbx/sup_pending.h */
 
 	if (!c.narrower && s->rep.performed) {
 		/* the performer decided and performed: sbx decides the same, or the two disagree
@@ -5016,19 +5612,44 @@ again:
 			goto unknown;
 		if (!pinned(s, &req, &v))
 			sbx_sup_decide(s->sp, &s->guards, &s->session, &req, &v);
-		/* a question and a denial name the caller */
-		if ((v.answer == SBX_SUP_ASK || v.answer == SBX_SUP_DENY) &&
+		/* a question and a denial name the caller, and so does an answer brought */
+		if ((v.answer == SBX_SUP_ASK || v.answer == SBX_SUP_DENY || pr) &&
 		    (r = caller_fill(s, &c, &req)) < 0)
 			goto unknown;
-		if (v.decider == SBX_SUP_BY_GRANT) {
+		if (pr && (v.decider == SBX_SUP_BY_GRANT || v.answer == SBX_SUP_ASK)) {
+			/* the call that asked, served again with its answer: the answer is
+			 * its own only while it still asks the same question (the worker may
+			 * have changed the names meanwhile: then it is asked anew) */
+			static struct sbx_sup_verdict as_asked;
+			static struct sbx_sup_qkey now;
+
+			as_asked = v;
+			if (v.answer != SBX_SUP_ASK) {
+				/* decided by the grant the answer made: as it was asked */
+				struct sbx_sup_session none = {0};
+
+				sbx_sup_decide(s->sp, &s->guards, &none, &req, &as_asked);
+			}
+			answered = sbx_sup_qkey_of(s->sp, &req, &as_asked, &now) == 0 &&
+			           sbx_sup_qkey_joins(pr->key, &now);
+		}
+		if (answered) {
+			ask_apply(pr->ans, &v);
+		} else if (v.decider == SBX_SUP_BY_GRANT) {
 			/* a grant answered: its batch goes on from this call (last_ms) */
 			const struct sbx_sup_grant *g =
 			    sbx_sup_session_find(&s->session, s->sp, &req, true);
 
 			s->batch_uses = g ? g->uses : 0;
 		}
-		if (v.answer == SBX_SUP_ASK)
+		if (v.answer == SBX_SUP_ASK && !answered && !c.narrower)
+			(void)prov_start(s, c.procdir, &req, &v); /* then PERFORM */
+		if (v.answer == SBX_SUP_ASK && s->broker && sbx_broker_thinks(s->broker)) {
+			if (ask_async(s, c.procdir, &req, &v, t0) == 1)
+				goto out; /* kept: answered with the answer */
+		} else if (v.answer == SBX_SUP_ASK) {
 			ask_broker(s, c.procdir, &req, &v);
+		}
 		if (v.answer == SBX_SUP_PERFORM || v.answer == SBX_SUP_CONTINUE) {
 			if (c.narrower) {
 				/* never performed for a narrower caller: its own bounds hold */
@@ -5067,6 +5688,190 @@ out:
 	return 0;
 }
 
+/*
+ * The broker's answers: each recorded (a grant as narrow as the request asked, or a refusal
+ * remembered the same way), then the calls kept for it served again from the start, the one
+ * that asked first: each is checked valid (its caller may have gone), resolved, decided
+ * (by the grant: PERFORM to the performer, or DENY) and answered, as if it came now. A call
+ * that no longer asks the same question is asked anew. -EPIPE: the performer is lost.
+ */
+static int question_answered(struct sbx_supervisor *s, int q, const struct sbx_broker_answer *ans)
+{
+	static struct sbx_sup_qkey key;
+	int order[MAX_KEPT];
+	size_t n = 0;
+
+	s->qs[q].rc->req.now_ms = now_us() / 1000;
+	(void)sbx_sup_session_record(&s->session, s->sp, &s->qs[q].rc->req, ans->allow,
+	                             ans->remember, NULL);
+	if (s->qs[q].prov1)
+		prov_answered(s, s->qs[q].prov1 - 1, ans);
+	key = s->qs[q].key;
+	for (int k = 0; k < MAX_KEPT; k++)
+		if (s->kept[k].q == q && s->kept[k].first)
+			order[n++] = k;
+	for (int k = 0; k < MAX_KEPT; k++)
+		if (s->kept[k].q == q && !s->kept[k].first)
+			order[n++] = k;
+	/* free before the calls are served: one that asks again asks anew */
+	for (size_t i = 0; i < n; i++)
+		s->kept[order[i]].q = -2;
+	question_free(s, q);
+	for (size_t i = 0; i < n; i++) {
+		struct kept *w = &s->kept[order[i]];
+		const struct prior pr = {&key, ans};
+		bool first = w->first;
+		uint64_t t0 = w->t0;
+		int r;
+
+		memcpy(s->notif, w->notif, s->notif_size);
+		kept_free(s, order[i]);
+		if (notif_valid(s) < 0)
+			continue; /* its caller is gone: nothing is performed */
+		s->via = -1;
+		r = serve_call(s, t0, first ? &pr : NULL);
+		s->via = -1;
+		if (r == -EPIPE) {
+			/* the rest are answered by the sandbox's end */
+			for (size_t j = i + 1; j < n; j++)
+				kept_free(s, order[j]);
+			return -EPIPE;
+		}
+	}
+	return 0;
+}
+
+static int questions_answer(struct sbx_supervisor *s)
+{
+	struct sbx_broker_answer ans;
+	uint64_t id;
+
+	while (s->askq && sbx_askq_take(s->askq, &id, &ans) == 1) {
+		int q;
+
+		for (q = 0; q < SBX_SUP_PENDING_MAX && s->qs[q].id != id; q++)
+			;
+		if (q < SBX_SUP_PENDING_MAX && question_answered(s, q, &ans) == -EPIPE)
+			return -EPIPE;
+	}
+	return 0;
+}
+
+/* sbx was told to end (SIGTERM, SIGINT, SIGHUP, SIGQUIT): every question pending is denied
+ * now (decider cancelled), before the signal reaches the worker, and the broker told to stop
+ * (its late answers find no question). */
+static int questions_cancel(struct sbx_supervisor *s)
+{
+	struct sbx_broker_answer ans = {.allow = false, .decider = SBX_SUP_BY_CANCELLED};
+
+	snprintf(ans.reason, sizeof(ans.reason), "sbx was told to end while it asked: denied");
+	sbx_askq_cancel_all(s->askq);
+	for (int q = 0; q < SBX_SUP_PENDING_MAX; q++)
+		if (s->qs[q].id && question_answered(s, q, &ans) == -EPIPE)
+			return -EPIPE;
+	return 0;
+}
+
+/*
+ * The sandbox has ended with provisional files still held: each is asked for now (its creator
+ * is gone, the question is what it would have been), and sbx waits for the answers here,
+ * each within the timeout, a SIGTERM or ^C denying what is left; a refusal removes the file.
+ */
+static void prov_finish(struct sbx_supervisor *s)
+{
+	static const int end_sigs[] = {SIGTERM, SIGINT, SIGHUP, SIGQUIT};
+	unsigned timeout = s->sp->timeout_ms ? s->sp->timeout_ms : SBX_SUP_TIMEOUT_MS;
+	sigset_t blocked, ends;
+	_cleanup_close_ int sigfd = -1;
+	uint64_t end;
+	size_t waiting = 0;
+
+	for (int k = 0; k < SBX_SUP_PROVISIONAL_MAX; k++) {
+		struct prov *p = &s->prov[k];
+
+		if (!p->made)
+			continue;
+		if (p->fino && !prov_there(p))
+			prov_free(s, k);
+		else if (!p->qid && prov_ask(s, k, true) < 0) {
+			prov_refused(s, k, SBX_SUP_BY_POLICY, "its question could not be asked");
+			prov_free(s, k);
+		}
+	}
+	for (int k = 0; k < SBX_SUP_PROVISIONAL_MAX; k++)
+		waiting += s->prov[k].qid != 0;
+	if (!waiting || !s->askq)
+		return;
+	/* sbx's loop and its signalfd are gone: the signals that end sbx, where they are
+	 * blocked (taken by a signalfd), cancel the questions here */
+	sigemptyset(&ends);
+	if (pthread_sigmask(SIG_BLOCK, NULL, &blocked) == 0)
+		for (size_t i = 0; i < SBX_ARRAY_SIZE(end_sigs); i++)
+			if (sigismember(&blocked, end_sigs[i]) == 1)
+				sigaddset(&ends, end_sigs[i]);
+	sigfd = signalfd(-1, &ends, SFD_CLOEXEC | SFD_NONBLOCK);
+	/* one at a time, each within its timeout, and a margin */
+	end = now_us() / 1000 + (uint64_t)timeout * (waiting + 1) + 1000;
+	while (waiting && s->askq) {
+		struct pollfd p[2] = {{sbx_askq_fd(s->askq), POLLIN, 0}, {sigfd, POLLIN, 0}};
+		uint64_t now = now_us() / 1000;
+
+		if (now >= end) {
+			sbx_askq_cancel_all(s->askq);
+			end = now + 5000; /* the cancelled answers come back at once */
+		}
+		if (poll(p, 2, 1000) < 0 && errno != EINTR)
+			break;
+		if (p[1].revents & POLLIN) {
+			struct signalfd_siginfo si;
+
+			while (read(sigfd, &si, sizeof(si)) == (ssize_t)sizeof(si))
+				;
+			sbx_askq_cancel_all(s->askq);
+		}
+		(void)questions_answer(s);
+		waiting = 0;
+		for (int k = 0; k < SBX_SUP_PROVISIONAL_MAX; k++)
+			waiting += s->prov[k].qid != 0;
+	}
+}
+
+/*
+ * sbx ends (the sandbox is over, or ending): the calls still kept for a question are
+ * answered EACCES (ignored where their caller is gone) and their questions withdrawn (the
+ * broker told to stop, a cmd broker's group killed) and counted as denied; the provisional
+ * files still held are asked for (prov_finish); then the broker's thread is joined.
+ */
+static void questions_end(struct sbx_supervisor *s)
+{
+	for (int k = 0; k < MAX_KEPT; k++) {
+		if (s->kept[k].q == -1)
+			continue;
+		if (s->notify >= 0 && s->kept[k].notif)
+			respond_id(s, s->kept[k].notif->id, EACCES, false);
+		kept_free(s, k);
+	}
+	for (int q = 0; q < SBX_SUP_PENDING_MAX; q++)
+		if (s->qs[q].id && !s->qs[q].prov1) {
+			sbx_askq_cancel(s->askq, s->qs[q].id);
+			sbx_sup_session_release(&s->session);
+			question_free(s, q);
+		}
+	if (s->n_prov)
+		prov_finish(s);
+	sbx_askq_free(s->askq);
+	s->askq = NULL;
+	for (int k = 0; k < SBX_SUP_PROVISIONAL_MAX; k++)
+		if (s->prov[k].used)
+			prov_free(s, k); /* withdraws a question still pending */
+	for (int q = 0; q < SBX_SUP_PENDING_MAX; q++)
+		if (s->qs[q].id) {
+			sbx_sup_session_release(&s->session);
+			question_free(s, q);
+		}
+	sbx_closep(&s->prov_timer);
+}
+
 /* What happened while nothing was asked: a sub-performer's process ended (its slot goes
  * now), a FIFO's waiter answered, the caller of a waiting open ended. */
 static void ep_serve(struct sbx_supervisor *s)
@@ -5084,6 +5889,15 @@ static void ep_serve(struct sbx_supervisor *s)
 			fifo_done(s, k);
 		else if (kind == EP_WAIT_CALLER && k >= 0 && k < MAX_WAITS && s->waits[k].sock >= 0)
 			fifo_end(s, k); /* the caller is gone: nobody to answer */
+		else if (kind == EP_KEPT_CALLER && k >= 0 && k < MAX_KEPT && s->kept[k].q >= 0)
+			kept_drop(s, k); /* its question's slot is free if nobody else waits */
+		else if (kind == EP_PROV) {
+			uint64_t ticks;
+
+			if (read(s->prov_timer, &ticks, sizeof(ticks)) < 0)
+				ticks = 0; /* prov_due looks at the clock itself */
+		}
+		/* EP_ANSWER: taken by questions_answer, outside any call being served */
 	}
 }
 
@@ -5107,6 +5921,20 @@ int sbx_supervisor_handle(struct sbx_supervisor *s, const struct pollfd *p, stru
 	/* first what ended: a wait or a slot freed is free for the calls that follow */
 	if (p[3].fd >= 0 && p[3].revents)
 		ep_serve(s);
+	if (s->n_prov)
+		prov_due(s);
+	if (s->askq) {
+		/* sbx told to end (SIGTERM, SIGINT, ...): the questions pending are denied at
+		 * once (decider cancelled), as sbx_broker_ask's own cancel says */
+		struct pollfd cp = {s->cancel.fd, POLLIN, 0};
+
+		if (s->session.pending && s->cancel.fd >= 0 && s->cancel.fn &&
+		    poll(&cp, 1, 0) > 0 && s->cancel.fn(s->cancel.ctx) &&
+		    questions_cancel(s) == -EPIPE)
+			goto lost;
+		if (questions_answer(s) == -EPIPE)
+			goto lost;
+	}
 	if (p[1].fd >= 0 && (p[1].revents & POLLIN)) {
 		int r = serve(s);
 
