@@ -1296,7 +1296,7 @@ static int hide_link_targets(struct sbx_cli_run *run, const struct sbx_host *hos
 	for (size_t i = 0; r >= 0 && i < n; i++) {
 		char dir[SBX_PATH_MAX], hp[SBX_PATH_MAX], full[2 * SBX_PATH_MAX];
 		char target[SBX_PATH_MAX];
-		const char *name = strrchr(run->spec->hide[i], '/');
+		const char *name = strrchr(run->spec->hide[i], '/'), *why = NULL;
 		size_t op;
 
 		/* its folder's host path (the path itself resolves to its own mask) */
@@ -1306,8 +1306,20 @@ static int hide_link_targets(struct sbx_cli_run *run, const struct sbx_host *hos
 		if (sbx_plan_resolve(*plan, dir, &op, hp, sizeof(hp), NULL) < 0)
 			continue;
 		snprintf(full, sizeof(full), "%s/%s", strcmp(hp, "/") ? hp : "", name + 1);
-		if (sbx_fs_link_target(full, target, sizeof(target)) <= 0)
+		r = sbx_fs_hidden_name(full, target, sizeof(target), &why);
+		if (r < 0 && why) {
+			r = sbx_error_set(err, SBX_ERR_USAGE, -r,
+			                  "the hidden path %s is %s; sbx cannot hide what the host "
+			                  "writes to it",
+			                  run->spec->hide[i], why);
+			sbx_error_hint(err, "remove it or its other names (a sandbox may have made "
+			                    "them), then start again");
+			break;
+		}
+		if (r <= 0) {
+			r = 0;
 			continue;
+		}
 		v.link = run->spec->hide[i];
 		v.target = target;
 		r = sbx_plan_host_views(*plan, target, link_view, &v);

@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "sbx/cleanup.h"
+#include "sbx/path.h"
 
 /*
  * openat2 answers ENOSYS inside every sbx sandbox (its mode is out of seccomp's reach, see
@@ -186,48 +187,70 @@ int sbx_fs_remove_tree(const char *path)
 	return rmdir(path) < 0 ? -errno : 0;
 }
 
-int sbx_fs_link_target(const char *path, char *out, size_t size)
+int sbx_fs_hidden_name(const char *path, char *out, size_t size, const char **why)
 {
-	char cur[PATH_MAX], text[PATH_MAX], joined[2 * PATH_MAX + 2], dir[PATH_MAX];
+	char text[PATH_MAX], joined[2 * PATH_MAX + 2], norm[PATH_MAX], up[PATH_MAX];
+	const char *slash = strrchr(path, '/');
+	struct stat st;
+	ssize_t n;
 
-	if (snprintf(cur, sizeof(cur), "%s", path) >= (int)sizeof(cur))
-		return -ENAMETOOLONG;
-	for (int hops = 0; hops <= 8; hops++) {
-		struct stat st;
-		bool link = lstat(cur, &st) == 0 && S_ISLNK(st.st_mode);
-		ssize_t n;
-		char *slash;
-
-		if (!link && hops == 0)
-			return 0; /* not a link (or not there) */
-		if (!link)        /* where the links lead, there or not */
-			return snprintf(out, size, "%s", cur) >= (int)size ? -ENAMETOOLONG : 1;
-		if (hops == 8)
-			break;
-		n = readlink(cur, text, sizeof(text) - 1);
-		if (n < 0)
-			return -errno;
-		text[n] = '\0';
-		slash = strrchr(cur, '/');
-		if (text[0] == '/')
-			snprintf(joined, sizeof(joined), "%s", text);
-		else
-			snprintf(joined, sizeof(joined), "%.*s/%s", slash ? (int)(slash - cur) : 0,
-			         cur, text);
-		/* the folder resolved as the kernel would; the last name kept (it may be absent) */
-		slash = strrchr(joined, '/');
-		if (!slash || !slash[1] || !strcmp(slash + 1, ".") || !strcmp(slash + 1, "..")) {
-			if (!realpath(joined, dir))
-				return -errno;
-			snprintf(cur, sizeof(cur), "%s", dir);
-			continue;
+	*why = NULL;
+	if (lstat(path, &st) < 0 || S_ISDIR(st.st_mode))
+		return 0;
+	if (!S_ISLNK(st.st_mode)) {
+		if (S_ISREG(st.st_mode) && st.st_nlink > 1) {
+			*why = "a file with more than one hard link: what is written to it can be "
+			       "read under its other names";
+			return -EMLINK;
 		}
-		*slash = '\0';
-		if (!realpath(joined[0] ? joined : "/", dir))
-			return -errno;
-		if (snprintf(cur, sizeof(cur), "%s/%s", strcmp(dir, "/") ? dir : "", slash + 1) >=
-		    (int)sizeof(cur))
-			return -ENAMETOOLONG;
+		return 0;
 	}
-	return -ELOOP;
+	n = readlink(path, text, sizeof(text) - 1);
+	if (n < 0)
+		return -errno;
+	text[n] = '\0';
+	if (sbx_path_backtracks(text)) {
+		*why = "a symbolic link whose text has a '..' after a name";
+		return -ELOOP;
+	}
+	if (text[0] == '/')
+		snprintf(joined, sizeof(joined), "%s", text);
+	else
+		snprintf(joined, sizeof(joined), "%.*s/%s", slash ? (int)(slash - path) : 0, path,
+		         text);
+	if (sbx_path_normalize(joined, norm, sizeof(norm), NULL) < 0 || !strcmp(norm, "/")) {
+		*why = "a symbolic link that leads nowhere sbx can name";
+		return -EINVAL;
+	}
+	/* the deepest folder on its way that exists, reached with no link at all */
+	snprintf(up, sizeof(up), "%s", norm);
+	for (;;) {
+		char *cut = strrchr(up, '/');
+		int fd;
+
+		if (cut == up)
+			up[1] = '\0';
+		else
+			*cut = '\0';
+		fd = sbx_openat2(AT_FDCWD, up, O_PATH | O_DIRECTORY | O_CLOEXEC,
+		                 RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS);
+		if (fd >= 0) {
+			close(fd);
+			break;
+		}
+		if (fd != -ENOENT || !strcmp(up, "/")) {
+			*why = "a symbolic link with a link, /proc or a file on its way";
+			return -ELOOP;
+		}
+	}
+	if (lstat(norm, &st) == 0 && (!S_ISREG(st.st_mode) || st.st_nlink > 1)) {
+		*why = S_ISLNK(st.st_mode) ? "a symbolic link to another link"
+		       : S_ISREG(st.st_mode)
+		           ? "a symbolic link to a file with more than one hard link"
+		           : "a symbolic link to something other than a file";
+		return -ELOOP;
+	}
+	if (snprintf(out, size, "%s", norm) >= (int)size)
+		return -ENAMETOOLONG;
+	return 1;
 }

@@ -30,11 +30,16 @@ char *sbx_fs_realpath(const char *path);
  * through a name swapped meanwhile; what cannot be removed stays. 0 or -errno (rmdir's). */
 int sbx_fs_remove_tree(const char *path);
 
-/* If path is a symbolic link, what the host's kernel would reach through it: the link's
- * text joined to its folder, the folder above the last name resolved (realpath, every link
- * followed, as a write through it would), up to 8 links in a row. 1 and the target in out
- * (which need not exist); 0 for anything but a link; -errno where nothing could be there
- * (its folder missing, a loop). */
-int sbx_fs_link_target(const char *path, char *out, size_t size);
+/*
+ * What the host's write to a hidden name (host path `path`) fills, where that is not the
+ * hidden file alone. 0: nothing else (no such name, a folder, a file with one link). 1: a
+ * symbolic link, and out the path it leads to (which need not exist): its text joined to
+ * its folder, normalised, with no symbolic link on the way (leading ".." of a relative text
+ * taken from the folder, which has none). < 0: what sbx refuses to hide, *why saying it: a
+ * link to a link, with a link or /proc on its way, a ".." after a name, to anything but a
+ * file that may be absent; or a file with more than one hard link (its other names show what
+ * is written to it).
+ */
+int sbx_fs_hidden_name(const char *path, char *out, size_t size, const char **why);
 
 #endif

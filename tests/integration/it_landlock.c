@@ -968,6 +968,10 @@ static void test_hide_and_links(void)
 	IT_EXPECT_INT(symlink("real/.env", fmt("%s/link.env", ws)), 0);
 	IT_EXPECT_INT(symlink("real", fmt("%s/lnk", ws)), 0);
 	IT_EXPECT_INT(symlink("/etc/hosts", fmt("%s/sys.env", ws)), 0);
+	IT_EXPECT_INT(symlink("link.env", fmt("%s/chain.env", ws)), 0);
+	IT_EXPECT_INT(symlink(".", fmt("%s/dot.env", ws)), 0);
+	IT_EXPECT_INT(symlink("/proc/self/cwd/real/.env", fmt("%s/proc.env", ws)), 0);
+	IT_EXPECT_INT(link(fmt("%s/r.txt", ws), fmt("%s/hard.env", ws)), 0);
 	it_write_file(fmt("%s/p [v1]/config2/x.key", ws), "KEY=secret\n");
 	IT_EXPECT_INT(symlink("config2", fmt("%s/p [v1]/config", ws)), 0);
 	for (size_t b = 0; b < 2; b++) {
@@ -1024,6 +1028,21 @@ static void test_hide_and_links(void)
 		          (const char *const[]){"/bin/true", NULL});
 		IT_EXPECT_INT(r.status, 125);
 		IT_EXPECT_CONTAINS(r.err, "which the sandbox shows read-only");
+		/* what sbx cannot follow safely to hide what the host writes there: a link to a
+		 * link, to a folder, through /proc; a file with another hard link */
+		{
+			const char *const bad[] = {"chain.env", "dot.env", "proc.env", "hard.env"};
+
+			for (size_t k = 0; k < 4; k++) {
+				it_run_in(&r,
+				          (const char *const[]){"--backend", be, "-v", ws, "--hide",
+				                                fmt("%s/%s", ws, bad[k]), NULL},
+				          (const char *const[]){"/bin/true", NULL});
+				IT_EXPECT_INT(r.status, 125);
+				IT_EXPECT_CONTAINS(r.err,
+				                   "sbx cannot hide what the host writes to it");
+			}
+		}
 		/* a ".." after a name: the kernel would have followed lnk */
 		it_run_in(&r,
 		          (const char *const[]){"--backend", be, "-v", ws, "--hide",
