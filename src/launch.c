@@ -697,8 +697,11 @@ static int supervise(pid_t *child, int sigfd, int err_fd, int status_fd, struct 
 		size_t np = 2 + SBX_TTY_POLLFDS, lim_at;
 		bool ended = false, sup_polled = false;
 
-		/* the worker's terminal: its bytes both ways (fds -1 without one) */
+		/* the worker's terminal: its bytes both ways (fds -1 without one); none of the
+		 * caller's keys while the terminal's broker asks (they are its answer) */
 		sbx_tty_pollfds(tty, tp);
+		if (sbx_supervisor_asks_tty(sup))
+			tp[1].fd = -1;
 		if (sup && !sup_failed) {
 			sbx_supervisor_pollfd(sup, p + np);
 			np += SBX_SUP_POLLFDS;

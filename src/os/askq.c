@@ -34,8 +34,9 @@ struct sbx_askq {
 	struct item *queued, *done; /* FIFO each (head first) */
 	struct item *asking;        /* the one at the broker now, NULL: none */
 	bool stop;
-	int done_fd; /* eventfd: answers wait */
-	int wake_fd; /* eventfd: the cancel fd the broker polls */
+	size_t outstanding; /* put and not yet taken (the loop's thread only) */
+	int done_fd;        /* eventfd: answers wait */
+	int wake_fd;        /* eventfd: the cancel fd the broker polls */
 };
 
 static uint64_t mono_ms(void)
@@ -180,6 +181,7 @@ int sbx_askq_put(struct sbx_askq *q, uint64_t id, const char *json, const char *
 	push(&q->queued, it);
 	pthread_cond_signal(&q->more);
 	pthread_mutex_unlock(&q->lock);
+	q->outstanding++;
 	return 0;
 }
 
@@ -203,10 +205,17 @@ int sbx_askq_take(struct sbx_askq *q, uint64_t *id, struct sbx_broker_answer *an
 	pthread_mutex_unlock(&q->lock);
 	if (!it)
 		return 0;
+	if (q->outstanding)
+		q->outstanding--;
 	*id = it->id;
 	*ans = it->ans;
 	item_free(it);
 	return 1;
+}
+
+bool sbx_askq_busy(const struct sbx_askq *q)
+{
+	return q && q->outstanding;
 }
 
 void sbx_askq_cancel(struct sbx_askq *q, uint64_t id)

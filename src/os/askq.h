@@ -38,6 +38,10 @@ int sbx_askq_put(struct sbx_askq *q, uint64_t id, const char *json, const char *
 /* Take one answer: 1 with *id and *ans filled, 0 when none waits. */
 int sbx_askq_take(struct sbx_askq *q, uint64_t *id, struct sbx_broker_answer *ans);
 
+/* True from a question's sbx_askq_put until its answer is taken: a question queued, being
+ * asked, or answered and not yet taken (the caller's thread only, as put and take). */
+bool sbx_askq_busy(const struct sbx_askq *q);
+
 /* Cancel question `id` (nobody waits for its answer any more): skipped if it still waits in
  * the queue, the broker told to stop if it is being asked (a cmd broker's group killed); its
  * answer (decider CANCELLED) still comes back. Accepts NULL. */

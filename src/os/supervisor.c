@@ -4230,6 +4230,12 @@ static void audit_emit(struct sbx_supervisor *s, const char *record, uint64_t de
 	(void)sbx_audit_write(s->audit, record);
 }
 
+bool sbx_supervisor_asks_tty(const struct sbx_supervisor *s)
+{
+	return s && s->askq && s->broker && strcmp(sbx_broker_kind(s->broker), "tty") == 0 &&
+	       sbx_askq_busy(s->askq);
+}
+
 void sbx_supervisor_flush(struct sbx_supervisor *s)
 {
 	uint64_t n, now = now_us() / 1000;

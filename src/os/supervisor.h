@@ -103,6 +103,11 @@ int sbx_supervisor_arm(struct sbx_supervisor *s, struct sbx_error *err);
 /* sbx's poll loop: the supervisor's fds (at most SBX_SUP_POLLFDS entries; unused ones -1). */
 #define SBX_SUP_POLLFDS 4
 void sbx_supervisor_pollfd(const struct sbx_supervisor *s, struct pollfd *p);
+
+/* True while a question is with the terminal's broker (--approve tty): the loop then reads
+ * nothing of the terminal for the worker's pseudo-terminal, so that the answer typed there
+ * reaches the question, not the worker. Accepts NULL. */
+bool sbx_supervisor_asks_tty(const struct sbx_supervisor *s);
 /*
  * Serve what poll found. Returns 0; 1 when the sandbox must end now because the supervisor
  * cannot serve it any more (the performer died while the worker lives: *err says so, the
