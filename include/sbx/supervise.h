@@ -374,6 +374,12 @@ const struct sbx_sup_grant *sbx_sup_session_find(struct sbx_sup_session *s,
  * counts it (n_asked, pending, the minute's count): every admitted request is then
  * recorded, a timeout or a broker's failure as a denial, which releases it from pending. */
 bool sbx_sup_session_admit(struct sbx_sup_session *s, uint64_t now_ms);
+
+/* Would `n` more questions be admitted now (the pending cap and the rate both leave room)?
+ * Changes nothing. A file made provisionally (sup_pending.h) only where its question, and
+ * those of the files held already, could be asked when due: a worker that filled the caps
+ * first would otherwise keep it unasked for as long as it kept them full. */
+bool sbx_sup_session_room(const struct sbx_sup_session *s, uint64_t now_ms, size_t n);
 /* Record a broker's answer for req (a grant as narrow as the request: one per side of the
  * call that asks, each its class and scope; it replaces what was remembered for the same
  * scope and class; a refusal is not remembered for a side an allowance already covers).

@@ -390,6 +390,18 @@ bool sbx_sup_session_admit(struct sbx_sup_session *s, uint64_t now_ms)
 	return true;
 }
 
+bool sbx_sup_session_room(const struct sbx_sup_session *s, uint64_t now_ms, size_t n)
+{
+	size_t in_window = s->asked_in_window;
+
+	if (!s || s->pending + n > SBX_SUP_PENDING_MAX)
+		return false;
+	if (s->asked_in_window == 0 || now_ms < s->window_start_ms ||
+	    now_ms - s->window_start_ms >= RATE_WINDOW_MS)
+		in_window = 0;
+	return in_window + n <= SBX_SUP_RATE_PER_MIN;
+}
+
 static void grant_drop(struct sbx_sup_session *s, size_t i)
 {
 	free(s->grants[i].scope);

@@ -4708,7 +4708,8 @@ static int prov_start(struct sbx_supervisor *s, int procdir, const struct sbx_su
 	int k, dfd;
 
 	if (!s->broker || !sbx_broker_thinks(s->broker) || !sbx_sup_provisional_ok(s->sp, req, v) ||
-	    strlen(req->t.name) >= P_NAME)
+	    strlen(req->t.name) >= P_NAME ||
+	    !sbx_sup_session_room(&s->session, now_us() / 1000, s->n_prov + 1))
 		return -1;
 	for (k = 0; k < SBX_SUP_PROVISIONAL_MAX && s->prov[k].used; k++)
 		;
@@ -4988,6 +4989,26 @@ static bool pinned(struct sbx_supervisor *s, const struct sbx_sup_req *req,
                    struct sbx_sup_verdict *v)
 {
 	return pinned_in(&s->pinned, s->sp, req, v);
+}
+
+/* A provisional file (sup_pending.h) is renamed only plainly, to end its question or to be
+ * asked under its new name: exchanged with another (RENAME_EXCHANGE), replaced by a whiteout
+ * (RENAME_WHITEOUT), or itself the new name of a rename or link, its held question would no
+ * longer name what is there. Refused: an editor's save does none of these. */
+static bool prov_misused(const struct sbx_sup_req *req, bool onto, struct sbx_sup_verdict *v)
+{
+	if (!onto && !(req->t_provisional && (req->exchange || req->whiteout)))
+		return false;
+	memset(v, 0, sizeof(*v));
+	v->answer = SBX_SUP_DENY;
+	v->errnum = EACCES;
+	v->decider = SBX_SUP_BY_POLICY;
+	v->asked = SBX_AC_COUNT;
+	snprintf(v->rule, sizeof(v->rule),
+	         "provisional: %s is a file made without its question yet (an editor's save): "
+	         "it is renamed plainly or not at all",
+	         onto ? req->t2.path : req->t.path);
+	return true;
 }
 
 /* Answer with a verdict that is no PERFORM, and report it. */
@@ -5461,9 +5482,11 @@ static int serve_call(struct sbx_supervisor *s, uint64_t t0, const struct prior 
 	char asked[P_PATH];
 	bool full = s->audit || s->verbose; /* every decision is shown with its caller */
 	bool answered;                      /* pr answers this very call */
+	bool prov_onto;                     /* t2 names a provisional file */
 
 again:
 	answered = false;
+	prov_onto = false;
 	prov_forget_call(s);
 	s->via = -1;
 	s->batch_uses = 0;
@@ -5543,7 +5566,9 @@ again:
 	} else {
 		/* RESOLVE: the performer, with the worker's rights, in the worker's view; it
 		 * performs at once where it decides so (perf_fast) */
-		q->fast = 1;
+		/* while files are provisional, a call with two names is decided by sbx alone:
+		 * the performer knows nothing of them (prov_misused) */
+		q->fast = !(s->n_prov && q->nsides == 2);
 		q->may_wait = s->n_waits < MAX_WAITS;
 		snprintf(q->call_name, sizeof(q->call_name), "%s", a.row->name);
 		r = perf_call(s, q, fds, (size_t)nfds, &fast_fd);
@@ -5582,11 +5607,15 @@ again:
 	views_fill(s->plan, s->sp, &req, &s->views);
 	if (!c.narrower && s->n_prov && !a.fd_based && (s->prov_hit = prov_find(s, &req.t)) >= 0)
 		req.t_provisional = true; /* its sides ask nothing: sbx/sup_pending.h */
+	/* a provisional file exchanged, whited out, or the new name of a call: its held
+	 * question would no longer name what is there (refused, prov_misused) */
+	prov_onto = s->n_prov && req.t2.path && prov_find(s, &req.t2) >= 0;
 
 	if (!c.narrower && s->rep.performed) {
 		/* the performer decided and performed: sbx decides the same, or the two disagree
 		 * and nothing can be trusted any more (the sandbox ends) */
-		if (!(t[0].is_object && t[0].path[0] != '/') && !pinned(s, &req, &v))
+		if (!(t[0].is_object && t[0].path[0] != '/') && !pinned(s, &req, &v) &&
+		    !prov_misused(&req, prov_onto, &v))
 			sbx_sup_decide(s->sp, &s->guards, &s->session, &req, &v);
 		if (!(t[0].is_object && t[0].path[0] != '/') && v.answer != SBX_SUP_PERFORM &&
 		    v.answer != SBX_SUP_CONTINUE) {
@@ -5616,7 +5645,7 @@ again:
 		/* a once-grant is one thread group's: who asks must be known */
 		if (s->session.n_grants && (r = caller_fill(s, &c, &req)) < 0)
 			goto unknown;
-		if (!pinned(s, &req, &v))
+		if (!pinned(s, &req, &v) && !prov_misused(&req, prov_onto, &v))
 			sbx_sup_decide(s->sp, &s->guards, &s->session, &req, &v);
 		/* a question and a denial name the caller, and so does an answer brought */
 		if ((v.answer == SBX_SUP_ASK || v.answer == SBX_SUP_DENY || pr) &&

@@ -643,6 +643,44 @@ static void new_names_ask(const char *backend)
 	IT_EXPECT(access(it_path(ws, "z.txt"), F_OK) == 0);
 }
 
+/* A provisional file is renamed plainly or not at all: exchanged (RENAME_EXCHANGE) with
+ * another, or the new name of a rename, its held question would no longer name what is
+ * there, and both files would stay unasked (attack J). Refused; each create is still asked
+ * and, refused, removed. */
+static void provisional_misused(const char *backend)
+{
+	static char text[65536], code[8192];
+	char spec[4200], *ws, *prof, *log;
+	struct it_run r;
+	const char *py[] = {"/usr/bin/python3", "-c", code, NULL};
+
+	editor_ws(&ws, &prof, &log, spec, sizeof(spec), 1);
+	snprintf(code, sizeof(code),
+	         "import ctypes, os\n"
+	         "libc = ctypes.CDLL(None, use_errno=True)\n"
+	         "d = '%s'\n"
+	         "for n in ('a1', 'a2', 'c1', 'c2'):\n"
+	         "    os.close(os.open(d + '/' + n, os.O_CREAT | os.O_EXCL | os.O_WRONLY))\n"
+	         "r = libc.renameat2(-100, (d + '/a1').encode(), -100, (d + '/a2').encode(), 2)\n"
+	         "print('exchange', r, ctypes.get_errno())\n"
+	         "try:\n"
+	         "    os.replace(d + '/c1', d + '/c2'); print('onto ok')\n"
+	         "except OSError as e:\n"
+	         "    print('onto', e.errno)\n",
+	         ws);
+	sbx_in(&r, prof, backend, spec, py);
+	IT_EXPECT_INT(r.status, 0);
+	IT_EXPECT_CONTAINS(r.out, "exchange -1 13");
+	IT_EXPECT_CONTAINS(r.out, "onto 13");
+	IT_EXPECT_CONTAINS(r.err, "it is renamed plainly or not at all");
+	IT_EXPECT_INT(requests(log, text, sizeof(text)), 4);
+	for (const char *n = "a1"; n; n = !strcmp(n, "a1")   ? "a2"
+	                                  : !strcmp(n, "a2") ? "c1"
+	                                  : !strcmp(n, "c1") ? "c2"
+	                                                     : NULL)
+		IT_EXPECT(access(it_path(ws, n), F_OK) != 0);
+}
+
 /* A broker that refuses: the O_EXCL create that was made provisionally is removed once it is
  * refused (here at the sandbox's end: the worker is gone within its time), and the line says
  * so; a temporary renamed over a file is refused with the overwrite and removed too. */
@@ -723,6 +761,7 @@ BOTH_BACKENDS(join)
 BOTH_BACKENDS(killed)
 BOTH_BACKENDS(editor_save)
 BOTH_BACKENDS(new_names_ask)
+BOTH_BACKENDS(provisional_misused)
 BOTH_BACKENDS(new_name_refused)
 BOTH_BACKENDS(held_then_asked)
 
@@ -741,6 +780,8 @@ int main(int argc, char **argv)
 	    IT_CASE(test_editor_save_landlock),
 	    IT_CASE(test_new_names_ask_namespaces),
 	    IT_CASE(test_new_names_ask_landlock),
+	    IT_CASE(test_provisional_misused_namespaces),
+	    IT_CASE(test_provisional_misused_landlock),
 	    IT_CASE(test_new_name_refused_namespaces),
 	    IT_CASE(test_new_name_refused_landlock),
 	    IT_CASE(test_held_then_asked_namespaces),

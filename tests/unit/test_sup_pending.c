@@ -387,13 +387,34 @@ static void test_provisional_json(void **state)
 	assert_non_null(strstr(json, "\"op\":\"create\",\"class\":\"write\""));
 }
 
+/* Room for n more questions: the pending cap and the rate, without changing either. */
+static void test_session_room(void **state)
+{
+	struct sbx_sup_session s = {0};
+
+	(void)state;
+	assert_true(sbx_sup_session_room(&s, 1000, SBX_SUP_PENDING_MAX));
+	assert_false(sbx_sup_session_room(&s, 1000, SBX_SUP_PENDING_MAX + 1));
+	for (int i = 0; i < SBX_SUP_PENDING_MAX - 1; i++)
+		assert_true(sbx_sup_session_admit(&s, 1000));
+	assert_true(sbx_sup_session_room(&s, 1000, 1));
+	assert_false(sbx_sup_session_room(&s, 1000, 2));
+	assert_int_equal(s.pending, SBX_SUP_PENDING_MAX - 1); /* unchanged by the question */
+	/* the rate: a window spent leaves no room until it passes */
+	s.pending = 0;
+	s.asked_in_window = SBX_SUP_RATE_PER_MIN;
+	s.window_start_ms = 1000;
+	assert_false(sbx_sup_session_room(&s, 2000, 1));
+	assert_true(sbx_sup_session_room(&s, 1000 + 60000, 1));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_joins_table),       cmocka_unit_test(test_no_key),
 	    cmocka_unit_test(test_release_and_caps),  cmocka_unit_test(test_provisional_ok_table),
 	    cmocka_unit_test(test_provisional_sides), cmocka_unit_test(test_provisional_verdict),
-	    cmocka_unit_test(test_provisional_json),
+	    cmocka_unit_test(test_provisional_json),  cmocka_unit_test(test_session_room),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
