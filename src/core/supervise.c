@@ -392,10 +392,11 @@ bool sbx_sup_session_admit(struct sbx_sup_session *s, uint64_t now_ms)
 
 bool sbx_sup_session_room(const struct sbx_sup_session *s, uint64_t now_ms, size_t n)
 {
-	size_t in_window = s->asked_in_window;
+	size_t in_window;
 
 	if (!s || s->pending + n > SBX_SUP_PENDING_MAX)
 		return false;
+	in_window = s->asked_in_window;
 	if (s->asked_in_window == 0 || now_ms < s->window_start_ms ||
 	    now_ms - s->window_start_ms >= RATE_WINDOW_MS)
 		in_window = 0;
