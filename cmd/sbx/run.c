@@ -1312,8 +1312,10 @@ static int hide_link_targets(struct sbx_cli_run *run, const struct sbx_host *hos
 			                  "the hidden path %s is %s; sbx cannot hide what the host "
 			                  "writes to it",
 			                  run->spec->hide[i], why);
-			sbx_error_hint(err, "remove it or its other names (a sandbox may have made "
-			                    "them), then start again");
+			sbx_error_hint(err,
+			               "remove it or its other names (a sandbox may have made "
+			               "them), or, if it holds no secret (a package's file hard-"
+			               "linked from a store), give it back with --unhide PATH");
 			break;
 		}
 		if (r <= 0) {
