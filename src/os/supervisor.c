@@ -4953,6 +4953,16 @@ static void guard_mkdir(struct sbx_supervisor *s, const struct sbx_sup_req *req,
 /* A directory that existed on the way to a protected path at launch, moved away, replaced,
  * or (once removed) made again as anything but a directory: refused. Made again as a
  * directory, it is watched as a directory on the way (guard_mkdir). */
+/* A denial sbx decides itself (EACCES, by policy, no class asked); the caller writes the rule. */
+static void policy_denial(struct sbx_sup_verdict *v)
+{
+	memset(v, 0, sizeof(*v));
+	v->answer = SBX_SUP_DENY;
+	v->errnum = EACCES;
+	v->decider = SBX_SUP_BY_POLICY;
+	v->asked = SBX_AC_COUNT;
+}
+
 static bool pinned_in(const struct sbx_sup_guards *pinned, const struct sbx_sup_plan *sp,
                       const struct sbx_sup_req *req, struct sbx_sup_verdict *v)
 {
@@ -4973,11 +4983,7 @@ static bool pinned_in(const struct sbx_sup_guards *pinned, const struct sbx_sup_
 		                        req->t2.casefold);
 	if (!g)
 		return false;
-	memset(v, 0, sizeof(*v));
-	v->answer = SBX_SUP_DENY;
-	v->errnum = EACCES;
-	v->decider = SBX_SUP_BY_POLICY;
-	v->asked = SBX_AC_COUNT;
+	policy_denial(v);
 	snprintf(v->rule, sizeof(v->rule),
 	         "protected: %s (a directory on the way to it cannot be moved, replaced or made "
 	         "as anything else)",
@@ -4999,11 +5005,7 @@ static bool prov_misused(const struct sbx_sup_req *req, bool onto, struct sbx_su
 {
 	if (!onto && !(req->t_provisional && (req->exchange || req->whiteout)))
 		return false;
-	memset(v, 0, sizeof(*v));
-	v->answer = SBX_SUP_DENY;
-	v->errnum = EACCES;
-	v->decider = SBX_SUP_BY_POLICY;
-	v->asked = SBX_AC_COUNT;
+	policy_denial(v);
 	snprintf(v->rule, sizeof(v->rule),
 	         "provisional: %s is a file made without its question yet (an editor's save): "
 	         "it is renamed plainly or not at all",

@@ -687,3 +687,28 @@ int it_main(int argc, char **argv, const struct it_case *cases, size_t n)
 		return IT_EXIT_SKIP;
 	return 0;
 }
+
+const char *it_errno_word(int r)
+{
+	if (r >= 0)
+		return "ok";
+	return strerrorname_np(errno) ? strerrorname_np(errno) : "error";
+}
+
+long long it_mono_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+char *it_at(const char *dir, const char *name)
+{
+	static char buf[8][4200];
+	static int i;
+
+	i = (i + 1) % 8;
+	snprintf(buf[i], sizeof(buf[i]), "%s/%s", dir, name);
+	return buf[i];
+}

@@ -136,4 +136,11 @@ const char *it_sbx_path(void);
 /* True when the test runs as root. */
 bool it_is_root(void);
 
+/* "ok" for r >= 0, else errno's name (EACCES), for a probe's line. */
+const char *it_errno_word(int r);
+/* CLOCK_MONOTONIC in ms. */
+long long it_mono_ms(void);
+/* dir/name in one of 8 rotating static buffers (no free). */
+char *it_at(const char *dir, const char *name);
+
 #endif

@@ -35,30 +35,10 @@
 #define WAIT_MS 30000 /* every wait's upper bound */
 #define PENDING 16    /* the supervisor's cap on questions pending */
 
-static const char *res(int r)
-{
-	if (r >= 0)
-		return "ok";
-	return strerrorname_np(errno) ? strerrorname_np(errno) : "error";
-}
-
-static long long now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-static char *at(const char *dir, const char *name)
-{
-	static char buf[8][4200];
-	static int i;
-
-	i = (i + 1) % 8;
-	snprintf(buf[i], sizeof(buf[i]), "%s/%s", dir, name);
-	return buf[i];
-}
+/* the harness's (it_errno_word, it_mono_ms, it_at) under this file's short names */
+#define res    it_errno_word
+#define now_ms it_mono_ms
+#define at     it_at
 
 static void tick(void)
 {
