@@ -115,28 +115,40 @@ static int open_carved(const struct sbx_ll_rule *rule, struct carved_base *cb, s
  * carving and every folder above it now. Carving lists names; another process renaming a
  * folder between the listing and the rules (a above .env renamed b and back) would have its
  * folder granted under the name it had. */
+struct hidden_id {
+	dev_t dev;
+	ino_t ino;
+};
+
 struct hidden_ids {
-	dev_t dev[SBX_LL_MAX_HIDDEN_IDS];
-	ino_t ino[SBX_LL_MAX_HIDDEN_IDS];
-	size_t n;
+	struct hidden_id *v; /* grown as needed: a launch that hides nothing allocates nothing */
+	size_t n, cap;
 };
 
 static int hidden_ids_add(struct hidden_ids *h, const struct stat *st)
 {
 	for (size_t i = 0; i < h->n; i++)
-		if (h->dev[i] == st->st_dev && h->ino[i] == st->st_ino)
+		if (h->v[i].dev == st->st_dev && h->v[i].ino == st->st_ino)
 			return 0;
 	if (h->n >= SBX_LL_MAX_HIDDEN_IDS)
 		return -E2BIG;
-	h->dev[h->n] = st->st_dev;
-	h->ino[h->n++] = st->st_ino;
+	if (h->n == h->cap) {
+		size_t cap = h->cap ? h->cap * 2 : 16;
+		struct hidden_id *g = realloc(h->v, cap * sizeof(*g));
+
+		if (!g)
+			return -ENOMEM;
+		h->v = g;
+		h->cap = cap;
+	}
+	h->v[h->n++] = (struct hidden_id){st->st_dev, st->st_ino};
 	return 0;
 }
 
 static bool hidden_ids_has(const struct hidden_ids *h, const struct stat *st)
 {
 	for (size_t i = 0; i < h->n; i++)
-		if (h->dev[i] == st->st_dev && h->ino[i] == st->st_ino)
+		if (h->v[i].dev == st->st_dev && h->v[i].ino == st->st_ino)
 			return true;
 	return false;
 }
@@ -249,7 +261,7 @@ int sbx_landlock_enforce(const struct sbx_ll_plan *p, struct sbx_error *err)
 	 * a larger one (E2BIG) unless the extra fields are zero, so pass what the ABI has. */
 	size_t size = p->abi >= 6 ? sizeof(attr) : p->abi >= 4 ? 16 : 8;
 	struct carved_base cb = {.fd = -1, .of = NULL};
-	_cleanup_free_ struct hidden_ids *ids = NULL;
+	struct hidden_ids ids_store = {0}, *ids = &ids_store;
 	int fd, r = 0;
 
 	if (!p->enabled)
@@ -262,11 +274,6 @@ int sbx_landlock_enforce(const struct sbx_ll_plan *p, struct sbx_error *err)
 		sbx_error_hint(err, "see 'sbx doctor'; --best-effort runs without what the kernel "
 		                    "lacks");
 		return r;
-	}
-	ids = calloc(1, sizeof(*ids));
-	if (!ids) {
-		close(fd);
-		return sbx_error_set(err, SBX_ERR_SETUP, ENOMEM, "out of memory");
 	}
 	r = hidden_ids_collect(p, ids, err);
 	for (size_t i = 0; r >= 0 && i < p->n_rules; i++) {
@@ -351,6 +358,7 @@ int sbx_landlock_enforce(const struct sbx_ll_plan *p, struct sbx_error *err)
 		}
 	}
 	close(fd);
+	free(ids->v);
 	return r < 0 ? r : 0;
 }
 
