@@ -538,6 +538,16 @@ static void sbx_in(struct it_run *r, const char *prof, const char *backend, cons
 		it_skip("no supervisor here: %s", r->err);
 }
 
+/* The editor workspace holds its two files and nothing else: no temporary left behind. */
+static void only_originals(const char *ws)
+{
+	struct it_run ls;
+	const char *argv[] = {"/bin/ls", "-A", ws, NULL};
+
+	it_exec(&ls, argv);
+	IT_EXPECT(strcmp(ls.out, "doc.txt\ndoc2.txt\n") == 0);
+}
+
 /* python3's tempfile + os.replace, and sed -i: one question each (the overwrite), the file
  * replaced, no temporary left. (Before: two, the temporary's create and the overwrite.) */
 static void editor_save(const char *backend)
@@ -579,13 +589,7 @@ static void editor_save(const char *backend)
 	IT_EXPECT_CONTAINS(text, "\"class\":\"overwrite\"");
 	IT_EXPECT_CONTAINS(text, "/doc2.txt\"");
 	/* nothing else in the folder: no temporary left behind */
-	{
-		struct it_run ls;
-		const char *argv[] = {"/bin/ls", "-A", ws, NULL};
-
-		it_exec(&ls, argv);
-		IT_EXPECT(strcmp(ls.out, "doc.txt\ndoc2.txt\n") == 0);
-	}
+	only_originals(ws);
 }
 
 /* Every other new name still asks: a create with O_EXCL that is never renamed over a file
@@ -687,13 +691,7 @@ static void new_name_refused(const char *backend)
 	IT_EXPECT_INT(requests(log, text, sizeof(text)), 3);
 	IT_EXPECT(access(it_path(ws, "x.txt"), F_OK) != 0);
 	IT_EXPECT_CONTAINS(r.err, "the provisional file was removed");
-	{
-		struct it_run ls;
-		const char *argv[] = {"/bin/ls", "-A", ws, NULL};
-
-		it_exec(&ls, argv);
-		IT_EXPECT(strcmp(ls.out, "doc.txt\ndoc2.txt\n") == 0);
-	}
+	only_originals(ws);
 }
 
 /* A worker that goes on: its provisional file's question comes when its time is up (5 s),
