@@ -412,7 +412,7 @@ struct builder {
 	 * directory the mount covers. */
 	struct {
 		char *path;
-		int fd;
+		int fd; /* a directory of a tmpfs of sbx's own */
 	} dirs[DIR_CACHE];
 	size_t n_dirs, next_dir;
 };
@@ -571,6 +571,16 @@ static int new_tmpfs(struct builder *b, unsigned mode, unsigned flags, uint64_t 
 	return new_tmpfs_with(b, mode, flags, size, false, 0, 0, what, err);
 }
 
+/* A device number of a tmpfs sbx made: unique while that tmpfs is mounted, as all of them are
+ * until the build ends. */
+static bool own_dev(const struct builder *b, dev_t dev)
+{
+	for (size_t i = 0; i < b->n_own; i++)
+		if (b->own[i] == dev)
+			return true;
+	return false;
+}
+
 static bool is_own(const struct builder *b, int fd)
 {
 	struct statfs sfs;
@@ -578,10 +588,7 @@ static bool is_own(const struct builder *b, int fd)
 
 	if (fstatfs(fd, &sfs) < 0 || sfs.f_type != TMPFS_MAGIC || fstat(fd, &st) < 0)
 		return false;
-	for (size_t i = 0; i < b->n_own; i++)
-		if (b->own[i] == st.st_dev)
-			return true;
-	return false;
+	return own_dev(b, st.st_dev);
 }
 
 enum point_kind { POINT_DIR, POINT_FILE, POINT_PARENT };
@@ -590,21 +597,25 @@ enum point_kind { POINT_DIR, POINT_FILE, POINT_PARENT };
  * Find (or, inside sbx's own tmpfs mounts, create) the mount point for target, walking one
  * component at a time from the new root with openat2(RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS):
  * O(depth) per target, and no symlink is ever followed. POINT_PARENT returns the parent
- * directory and leaves the last component to the caller (for symlinks).
+ * directory and leaves the last component to the caller (for symlinks); *own (may be NULL):
+ * whether what is returned lies in a tmpfs of sbx's own. Whether a directory is sbx's own is
+ * told by the device number its fstat gives (every walked component is stat'ed anyway, for
+ * symlinks): the walk starts in sbx's own root or a cached directory of it.
  */
-static int mount_point(struct builder *b, const char *target, enum point_kind kind,
-                       const char *what, struct sbx_error *err)
+static int mount_point_own(struct builder *b, const char *target, enum point_kind kind,
+                           const char *what, bool *own, struct sbx_error *err)
 {
 	char path[SBX_PATH_MAX];
-	_cleanup_close_ int cur = -1;
+	_cleanup_close_ int held = -1; /* cur, when the walk opened it */
+	int cur;
+	bool cur_own = true; /* the root and the cached directories are sbx's own */
+	struct stat st = {.st_mode = S_IFDIR};
 	char *comp, *next;
 	size_t start = 0;
 	int from = dir_cache_find(b, target, &start);
 
 	snprintf(path, sizeof(path), "%s", target);
-	cur = fcntl(from >= 0 ? from : b->rootfd, F_DUPFD_CLOEXEC, 3);
-	if (cur < 0)
-		return sbx_error_set(err, SBX_ERR_SETUP, errno, "dup: %s", strerror(errno));
+	cur = from >= 0 ? from : b->rootfd;
 	for (comp = path + start + 1; *comp; comp = next) {
 		bool last;
 		int fd;
@@ -619,7 +630,7 @@ static int mount_point(struct builder *b, const char *target, enum point_kind ki
 			break;
 
 		fd = sbx_openat2(cur, comp, O_PATH | O_CLOEXEC | O_NOFOLLOW, resolve_beneath);
-		if (fd == -ENOENT && is_own(b, cur)) {
+		if (fd == -ENOENT && cur_own) {
 			int r;
 
 			if (!last || kind == POINT_DIR)
@@ -638,8 +649,6 @@ static int mount_point(struct builder *b, const char *target, enum point_kind ki
 			                 resolve_beneath);
 		}
 		if (fd >= 0) {
-			struct stat st;
-
 			/* O_PATH|O_NOFOLLOW hands back a final symlink rather than failing. */
 			if (fstat(fd, &st) < 0 || S_ISLNK(st.st_mode)) {
 				close(fd);
@@ -683,30 +692,38 @@ static int mount_point(struct builder *b, const char *target, enum point_kind ki
 			}
 			return r;
 		}
-		close(cur);
-		cur = fd;
+		if (held >= 0)
+			close(held);
+		held = cur = fd;
+		cur_own = own_dev(b, st.st_dev);
 		/* a directory on the way, in a tmpfs of sbx's own (which nothing outside this
 		 * process can change, unlike a host directory a bind shows): later targets
 		 * beneath it start here */
-		if (!last && is_own(b, cur))
+		if (!last && cur_own)
 			dir_cache_add(b, target, (size_t)(comp - path) + strlen(comp), cur);
 	}
-	if (kind != POINT_PARENT) {
-		struct stat st;
-
-		if (fstat(cur, &st) < 0)
-			return sbx_error_set(err, SBX_ERR_SETUP, errno, "stat %s: %s", target,
-			                     strerror(errno));
-		if (kind == POINT_DIR && !S_ISDIR(st.st_mode))
-			return sbx_error_set(err, SBX_ERR_SETUP, ENOTDIR,
-			                     "cannot mount the directory %s at %s: a file is there",
-			                     what, target);
-		if (kind == POINT_FILE && S_ISDIR(st.st_mode))
-			return sbx_error_set(err, SBX_ERR_SETUP, EISDIR,
-			                     "cannot mount the file %s at %s: a directory is there",
-			                     what, target);
+	if (kind == POINT_DIR && !S_ISDIR(st.st_mode))
+		return sbx_error_set(err, SBX_ERR_SETUP, ENOTDIR,
+		                     "cannot mount the directory %s at %s: a file is there", what,
+		                     target);
+	if (kind == POINT_FILE && S_ISDIR(st.st_mode))
+		return sbx_error_set(err, SBX_ERR_SETUP, EISDIR,
+		                     "cannot mount the file %s at %s: a directory is there", what,
+		                     target);
+	if (own)
+		*own = cur_own;
+	if (held < 0) {
+		held = fcntl(cur, F_DUPFD_CLOEXEC, 3);
+		if (held < 0)
+			return sbx_error_set(err, SBX_ERR_SETUP, errno, "dup: %s", strerror(errno));
 	}
-	return TAKE_FD(cur);
+	return TAKE_FD(held);
+}
+
+static int mount_point(struct builder *b, const char *target, enum point_kind kind,
+                       const char *what, struct sbx_error *err)
+{
+	return mount_point_own(b, target, kind, what, NULL, err);
 }
 
 static int attach(struct builder *b, int mfd, int pointfd, const char *target,
@@ -736,12 +753,14 @@ static int attach_at(struct builder *b, int mfd, const char *target, const char 
 static int do_symlink(struct builder *b, const char *text, const char *target,
                       struct sbx_error *err)
 {
-	_cleanup_close_ int parent = mount_point(b, target, POINT_PARENT, "a symlink", err);
+	bool own = false;
+	_cleanup_close_ int parent =
+	    mount_point_own(b, target, POINT_PARENT, "a symlink", &own, err);
 	const char *name = strrchr(target, '/') + 1;
 
 	if (parent < 0)
 		return parent;
-	if (!is_own(b, parent)) {
+	if (!own) {
 		int r = sbx_error_set(err, SBX_ERR_SETUP, ENOENT,
 		                      "the symlink %s would have to be made in a host directory, "
 		                      "and sbx never creates anything on the host",
@@ -749,15 +768,11 @@ static int do_symlink(struct builder *b, const char *text, const char *target,
 		sbx_error_hint(err, "mount something else at its parent, or leave it out");
 		return r;
 	}
-	{
-		/* O_PATH fds cannot be used with symlinkat; reopen the directory. */
-		_cleanup_close_ int dir = openat(parent, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-
-		if (dir < 0 || symlinkat(text, dir, name) < 0)
-			return sbx_error_set(err, SBX_ERR_SETUP, errno,
-			                     "cannot make the symlink %s -> %s: %s", target, text,
-			                     strerror(errno));
-	}
+	/* an O_PATH directory serves as the *at calls' directory */
+	if (symlinkat(text, parent, name) < 0)
+		return sbx_error_set(err, SBX_ERR_SETUP, errno,
+		                     "cannot make the symlink %s -> %s: %s", target, text,
+		                     strerror(errno));
 	return 0;
 }
 
