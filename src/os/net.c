@@ -24,6 +24,8 @@ int sbx_net_loopback_up(struct sbx_error *err)
 		return sbx_error_set(err, SBX_ERR_SETUP, errno,
 		                     "cannot read the loopback interface's flags: %s",
 		                     strerror(errno));
+	if ((ifr.ifr_flags & (IFF_UP | IFF_RUNNING)) == (IFF_UP | IFF_RUNNING))
+		return 0; /* up already (sbx's filter builder brought it up from outside) */
 	ifr.ifr_flags |= IFF_UP | IFF_RUNNING;
 	if (ioctl(s, SIOCSIFFLAGS, &ifr) < 0)
 		return sbx_error_set(err, SBX_ERR_SETUP, errno,
