@@ -7,11 +7,12 @@ cd "$(dirname "$0")/.."
 packages="build-essential cmake pkg-config libseccomp-dev libcap-dev libyaml-dev libcmocka-dev
 util-linux procps bubblewrap hyperfine python3 git clang clang-format cppcheck curl nodejs
 valgrind golang-go debhelper dpkg-dev fakeroot lintian zsh fish iproute2 openssh-client
-python3-yaml"
+python3-yaml lld"
 # zsh and fish: the test suite checks that their completions (completions/) parse.
 # iproute2: it_net's stand-in internet (a veth pair); openssh-client: git over ssh through
 # sbx's proxy (it_net); python3-yaml: it_examples parses the CI examples (git and python3
-# do not pull either in with --no-install-recommends).
+# do not pull either in with --no-install-recommends); lld: links sbx with its launch path's
+# functions together (CMakeLists.txt, SBX_LINK_ORDER; ld's link, unordered, without it).
 # Debian's nodejs comes without npm (images with NodeSource's nodejs bring their own).
 command -v npm >/dev/null 2>&1 || packages="$packages npm"
 missing=""
