@@ -1596,6 +1596,11 @@ int sbx_cmd_run(int argc, char **argv)
 		goto fail;
 	SBX_TRACE("host probed");
 	r = sbx_cli_parse_run(argc, argv, host.cwd, &run, &err);
+	/* A top-level launch of the namespaces backend: its user and network namespaces made
+	 * beside the planning (os/launch.h); a launch that does not use them ends them. */
+	if (r >= 0 && !run.help && !run.dry_run && !run.nest_flags && !getenv(SBX_SPEC_FD_ENV) &&
+	    run.backend != SBX_ASK_LANDLOCK)
+		sbx_launch_prestart(run.spec->net != SBX_NET_HOST);
 	SBX_TRACE("options and profile parsed");
 	sbx_cli_notes = run.quiet ? SBX_NOTES_QUIET : run.verbose ? SBX_NOTES_ALL : SBX_NOTES_SHORT;
 	if (r >= 0 && run.help) {
@@ -1794,6 +1799,7 @@ fail:
 	sbx_cli_report(stderr, &err);
 	status = sbx_error_exit_code(&err);
 out:
+	sbx_launch_prestart_end();
 	sbx_cli_limits_end(&lims, 0);
 	sbx_cli_audit_end(&audit, -1, status, NULL); /* a refusal after the start record */
 	sbx_cli_fleet_end(&fleet);

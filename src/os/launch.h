@@ -60,6 +60,20 @@ void sbx_launch_guard_xfsz(void);
 void sbx_launch_reap(void);
 
 /*
+ * The namespaces of the next launch made early, beside the planning: a child of sbx makes a
+ * user namespace and, with net, a network namespace with loopback up (the kernel's set-up of
+ * a network namespace is ~0.5 ms, which then runs on the other CPU while sbx plans). The
+ * namespaces backend's sbx_launch then writes that user namespace's id maps and starts init
+ * in them (init's own mount, pid, ipc, uts and cgroup namespaces are made then, from
+ * inside); a launch that cannot use them (another backend, another network, a child that
+ * could not make them) starts init as before. Only an optimisation: nothing of the sandbox
+ * runs in them before init. sbx_launch_prestart_end ends the child and reaps it, also on
+ * every way out of sbx that did not launch; both are safe to call more than once.
+ */
+void sbx_launch_prestart(bool net);
+void sbx_launch_prestart_end(void);
+
+/*
  * The limits of the next sbx_launch (NULL: none), borrowed until it returns: the sandbox's
  * processes start in lim->cg (sbx moves itself in around clone or fork, so that the worker
  * never runs outside it); a v1 oom event kills the whole cgroup; lim->timeout_ms after the
