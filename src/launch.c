@@ -185,13 +185,18 @@ void sbx_launch_on_start(void (*fn)(pid_t child, void *arg), void *arg)
 	on_start_arg = arg;
 }
 
-/* The namespaces made early (sbx_launch_prestart): the child that holds them, and sbx's end
- * of the socket on which it says 'r' (made) or 'x' (not), and whose close ends it. */
-static struct {
+/* A namespace made early (sbx_launch_prestart): the child that holds it, and sbx's end of the
+ * socket on which it says 'r' (made) or 'x' (not), and whose close ends it. Two: the
+ * sandbox's user namespace (with net, its network namespace too, loopback up), and, as root,
+ * the user namespace that id-maps the binds (sbx_userns_idmap_fd). */
+struct early_child {
 	pid_t pid; /* 0: none */
 	int fd;
+	int fds[2]; /* while it starts: sbx's end, the child's */
 	bool net;
-} early = {0, -1, false};
+	char stack[16384] __attribute__((aligned(16)));
+};
+static struct early_child early = {.fd = -1}, early_idmap = {.fd = -1};
 
 /*
  * The child shares sbx's memory (CLONE_VM): a fork would make every page sbx writes while it
@@ -241,24 +246,24 @@ static long early_raw(long nr, long a, long b, long c, long d)
 #endif
 
 #ifdef EARLY_RAW
-static char early_stack[16384] __attribute__((aligned(16)));
-
-static int early_fds[2]; /* the socket pair: sbx's end, the child's */
-
 static int early_main(void *arg)
 {
-	long fd = early_fds[1], s;
+	const struct early_child *e = arg;
+	long fd = e->fds[1], s;
 	uint64_t all = ~(uint64_t)0;
 	struct ifreq ifr;
 	char c = 'x';
 	long ok;
 
-	(void)arg;
 	early_raw(SYS_rt_sigprocmask, SIG_BLOCK, (long)&all, 0, sizeof(all));
-	early_raw(SYS_close, early_fds[0], 0, 0, 0); /* its copy of sbx's end: EOF must mean sbx */
-	ok = early_raw(SYS_unshare, CLONE_NEWUSER | (early.net ? CLONE_NEWNET : 0), 0, 0, 0) == 0;
+	/* nothing of sbx's descriptors but its own end: EOF must mean sbx, and no other early
+	 * child's end (nor a pipe of the caller's) may be held open by this one */
+	if (fd > 0)
+		early_raw(SYS_close_range, 0, fd - 1, 0, 0);
+	early_raw(SYS_close_range, fd + 1, ~0U, 0, 0);
+	ok = early_raw(SYS_unshare, CLONE_NEWUSER | (e->net ? CLONE_NEWNET : 0), 0, 0, 0) == 0;
 	/* loopback up, as sbx_net_loopback_up does it */
-	if (ok && early.net) {
+	if (ok && e->net) {
 		s = early_raw(SYS_socket, AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0, 0);
 		memset(&ifr, 0, sizeof(ifr));
 		memcpy(ifr.ifr_name, "lo", 3);
@@ -270,69 +275,105 @@ static int early_main(void *arg)
 	}
 	if (ok)
 		c = 'r';
-	/* held until sbx has the namespaces (or is gone: EOF) */
+	/* held until sbx has the namespace and says so (a byte), or is gone (EOF) */
 	if (early_raw(SYS_write, fd, (long)&c, 1, 0) == 1) {
 		long n;
 
 		do
 			n = early_raw(SYS_read, fd, (long)&c, 1, 0);
-		while (n > 0 || n == -EINTR);
+		while (n == -EINTR);
 	}
 	return 0;
+}
+
+/* On another CPU than sbx's, which the scheduler would often give it: it would then hold sbx
+ * off its planning for as long as it works (~0.5 ms). */
+static void early_elsewhere(pid_t pid)
+{
+	cpu_set_t set;
+	int cpu = sched_getcpu();
+
+	if (cpu >= 0 && sched_getaffinity(0, sizeof(set), &set) == 0 && CPU_ISSET(cpu, &set) &&
+	    CPU_COUNT(&set) > 1) {
+		CPU_CLR(cpu, &set);
+		(void)sched_setaffinity(pid, sizeof(set), &set);
+	}
+}
+
+static void early_start(struct early_child *e, bool net)
+{
+	pid_t pid;
+
+	if (e->pid || socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, e->fds) < 0)
+		return;
+	e->net = net;
+	/* no CLONE_FILES: its descriptors are a copy, closed when it ends */
+	pid = clone(early_main, e->stack + sizeof(e->stack), CLONE_VM | SIGCHLD, e);
+	close(e->fds[1]);
+	if (pid < 0) {
+		close(e->fds[0]);
+		return;
+	}
+	e->pid = pid;
+	e->fd = e->fds[0];
+	early_elsewhere(pid);
 }
 #endif
 
 void sbx_launch_prestart(bool net)
 {
 #ifdef EARLY_RAW
-	pid_t pid;
-
-	if (early.pid || EARLY_UNDER_VALGRIND() ||
-	    socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, early_fds) < 0)
+	if (EARLY_UNDER_VALGRIND())
 		return;
-	early.net = net;
-	/* no CLONE_FILES: its descriptors are a copy, closed when it ends */
-	pid = clone(early_main, early_stack + sizeof(early_stack), CLONE_VM | SIGCHLD, NULL);
-	close(early_fds[1]);
-	if (pid < 0) {
-		close(early_fds[0]);
-		return;
-	}
-	early.pid = pid;
-	early.fd = early_fds[0];
-	/* On another CPU than sbx's, which the scheduler would often give it: it would then
-	 * hold sbx off its planning for as long as it works (~0.5 ms). */
-	{
-		cpu_set_t set;
-		int cpu = sched_getcpu();
-
-		if (cpu >= 0 && sched_getaffinity(0, sizeof(set), &set) == 0 &&
-		    CPU_ISSET(cpu, &set) && CPU_COUNT(&set) > 1) {
-			CPU_CLR(cpu, &set);
-			(void)sched_setaffinity(pid, sizeof(set), &set);
-		}
-	}
+	early_start(&early, net);
+	if (geteuid() == 0)
+		early_start(&early_idmap, false);
 #else
 	(void)net;
 #endif
 }
 
-/* The child told to end (it reads EOF), reaped later (sbx_launch_prestart_end): the launch
- * need not wait for its exit. */
-static void early_release(void)
+/* The child told to end (a byte: a copy of sbx's end that another child of sbx's holds, a
+ * terminal keeper say, would keep EOF from it), reaped later (early_end): the launch need not
+ * wait for its exit. */
+static void early_release(struct early_child *e)
 {
-	if (early.fd >= 0)
-		close(early.fd);
-	early.fd = -1;
+	if (e->fd >= 0) {
+		ssize_t n = write(e->fd, "e", 1);
+
+		(void)n; /* gone already: nothing to tell */
+		close(e->fd);
+	}
+	e->fd = -1;
+}
+
+static void early_end(struct early_child *e)
+{
+	early_release(e);
+	if (e->pid)
+		while (waitpid(e->pid, NULL, 0) < 0 && errno == EINTR)
+			;
+	e->pid = 0;
+}
+
+/* Its 'r', or false: not made (or not at all: no child). */
+static bool early_made(struct early_child *e)
+{
+	char c = 0;
+	ssize_t n;
+
+	if (!e->pid || e->fd < 0)
+		return false;
+	do
+		n = read(e->fd, &c, 1);
+	while (n < 0 && errno == EINTR);
+	return n == 1 && c == 'r';
 }
 
 void sbx_launch_prestart_end(void)
 {
-	early_release();
-	if (early.pid)
-		while (waitpid(early.pid, NULL, 0) < 0 && errno == EINTR)
-			;
-	early.pid = 0;
+	early_end(&early);
+	early_end(&early_idmap);
 }
 
 /* Shared with the vfork child of clone_early (CLONE_VM): init's pid, or the errno of what
@@ -383,24 +424,22 @@ static pid_t clone_early(const struct sbx_plan *plan, unsigned long flags)
 {
 	struct sbx_error e = {0};
 	_cleanup_close_ int procfd = -1, userfd = -1, netfd = -1;
-	char path[64], c = 0;
-	ssize_t n;
+	char path[64];
+	bool made;
 
-	if (!early.pid || early.fd < 0)
+	if (!early.pid)
 		return -1;
-	do
-		n = read(early.fd, &c, 1);
-	while (n < 0 && errno == EINTR);
+	made = early_made(&early);
 	SBX_TRACE("sbx: early namespaces ready");
 	snprintf(path, sizeof(path), "/proc/%d", (int)early.pid);
-	if (early.net == plan->new_net && n == 1 && c == 'r' &&
+	if (early.net == plan->new_net && made &&
 	    (procfd = open(path, O_DIRECTORY | O_PATH | O_CLOEXEC)) >= 0 &&
 	    sbx_userns_write_maps(early.pid, plan, &e) >= 0) {
 		userfd = openat(procfd, "ns/user", O_RDONLY | O_CLOEXEC);
 		if (plan->new_net)
 			netfd = openat(procfd, "ns/net", O_RDONLY | O_CLOEXEC);
 	}
-	early_release();
+	early_release(&early);
 	SBX_TRACE("sbx: early namespaces mapped, opened");
 	if (userfd < 0 || (plan->new_net && netfd < 0))
 		return -1;
@@ -440,7 +479,8 @@ int sbx_launch(const struct sbx_plan *plan, char *const argv[], struct sbx_super
 		return r;
 	SBX_TRACE("terminal decided");
 	if (plan->backend_landlock) {
-		early_release();
+		early_release(&early);
+		early_release(&early_idmap);
 		return launch_landlock(plan, argv, sup, &tty, status, err);
 	}
 	if (plan->new_net)
@@ -467,8 +507,19 @@ int sbx_launch(const struct sbx_plan *plan, char *const argv[], struct sbx_super
 	for (size_t i = 0; i < plan->n_ops; i++)
 		if (plan->ops[i].kind == SBX_PLAN_MIRROR)
 			prep_late = false;
-	if (plan->idmap_binds && !prep_late) {
+	/* the id-mapping namespace made early, as root (sbx_launch_prestart): mapped and opened
+	 * here, which is quick; its child ended before clone */
+	if (plan->idmap_binds && early_made(&early_idmap)) {
+		sbx_userns_idmap_early(early_idmap.pid);
 		userns_fd = sbx_userns_idmap_fd(plan, err);
+		sbx_userns_idmap_early(0);
+		if (userns_fd < 0)
+			return userns_fd;
+	}
+	early_release(&early_idmap);
+	if (plan->idmap_binds && !prep_late) {
+		if (userns_fd < 0)
+			userns_fd = sbx_userns_idmap_fd(plan, err);
 		if (userns_fd < 0)
 			return userns_fd;
 		r = sbx_mounts_prepare(plan, userns_fd, &prep, err);
@@ -587,8 +638,8 @@ int sbx_launch(const struct sbx_plan *plan, char *const argv[], struct sbx_super
 	if (r < 0)
 		return r;
 	SBX_TRACE("sbx: id maps written");
-	/* The early namespaces' child, told to end before init was started, reaped before init
-	 * goes on: no child of sbx's but init (and the filter's builder) once the sandbox runs. */
+	/* The early children, told to end before init was started, reaped before init goes on:
+	 * no child of sbx's but init (and the filter's builder) once the sandbox runs. */
 	sbx_launch_prestart_end();
 	if (write(sync_pipe[1], "g", 1) != 1)
 		return sbx_error_set(err, SBX_ERR_SETUP, errno, "cannot start the sandbox: %s",
@@ -596,11 +647,9 @@ int sbx_launch(const struct sbx_plan *plan, char *const argv[], struct sbx_super
 	/* as root, the sources while init takes its ids; an init that is gone already
 	 * reports why */
 	if (prep_late) {
-		userns_fd = sbx_userns_idmap_fd(plan, err);
-		if (userns_fd < 0)
-			return userns_fd;
-		/* each sent as soon as it is made: init builds meanwhile */
-		r = sbx_mounts_prepare_send(plan, userns_fd, filter_pipe[1], err);
+		/* each sent as soon as it is made: init builds meanwhile (the id-mapping
+		 * namespace made when the first id-mapped bind comes, after the system mounts) */
+		r = sbx_mounts_prepare_send(plan, &userns_fd, filter_pipe[1], err);
 		if (r < 0 && err->errnum != EPIPE && err->errnum != ECONNRESET)
 			return r;
 		SBX_TRACE("sbx: sources cloned, id-mapped and sent (root)");

@@ -9,6 +9,7 @@
  * mounts that sbx made: nothing is ever written to the host.
  */
 #include "os/mounts.h"
+#include "os/userns.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -27,6 +28,7 @@
 #include <unistd.h>
 
 #include "sbx/cleanup.h"
+#include "sbx/trace.h"
 #include "sbx/path.h"
 #include "os/fs.h"
 
@@ -312,8 +314,8 @@ int sbx_prepared_stream(struct sbx_prepared *p, const struct sbx_plan *plan, int
 	return 0;
 }
 
-static int prepare(const struct sbx_plan *plan, int userns_fd, struct sbx_prepared *p, int sock,
-                   struct sbx_error *err)
+static int prepare(const struct sbx_plan *plan, int userns_fd, int *lazy_userns,
+                   struct sbx_prepared *p, int sock, struct sbx_error *err)
 {
 	memset(p, 0, sizeof(*p));
 	p->fds = malloc(plan->n_ops * sizeof(*p->fds));
@@ -367,6 +369,15 @@ static int prepare(const struct sbx_plan *plan, int userns_fd, struct sbx_prepar
 		if (fd < 0)
 			return fd;
 		p->fds[i] = fd;
+		/* the id-mapping namespace, made when first needed (sbx_mounts_prepare_send) */
+		if (lazy_userns && (op->flags & SBX_PLAN_F_IDMAP) && plan->idmap_binds &&
+		    *lazy_userns < 0) {
+			*lazy_userns = sbx_userns_idmap_fd(plan, err);
+			if (*lazy_userns < 0)
+				return *lazy_userns;
+		}
+		if (lazy_userns)
+			userns_fd = *lazy_userns;
 		r = set_attrs(fd, op->source, op->flags, userns_fd, true, err);
 		if (r < 0)
 			return r;
@@ -383,10 +394,10 @@ static int prepare(const struct sbx_plan *plan, int userns_fd, struct sbx_prepar
 int sbx_mounts_prepare(const struct sbx_plan *plan, int userns_fd, struct sbx_prepared *p,
                        struct sbx_error *err)
 {
-	return prepare(plan, userns_fd, p, -1, err);
+	return prepare(plan, userns_fd, NULL, p, -1, err);
 }
 
-int sbx_mounts_prepare_send(const struct sbx_plan *plan, int userns_fd, int sock,
+int sbx_mounts_prepare_send(const struct sbx_plan *plan, int *userns_fd, int sock,
                             struct sbx_error *err)
 {
 	_cleanup_(sbx_prepared_clear) struct sbx_prepared p = {0};
@@ -395,7 +406,7 @@ int sbx_mounts_prepare_send(const struct sbx_plan *plan, int userns_fd, int sock
 		if (plan->ops[i].kind == SBX_PLAN_MIRROR)
 			return sbx_error_set(err, SBX_ERR_SETUP, EINVAL,
 			                     "internal: a --root's sources are not streamed");
-	return prepare(plan, userns_fd, &p, sock, err);
+	return prepare(plan, -1, userns_fd, &p, sock, err);
 }
 
 /* ---- building the tree ---- */
@@ -1173,9 +1184,10 @@ int sbx_mounts_build(const struct sbx_plan *plan, struct sbx_prepared *p, struct
 
 	/* pivot_root(".", "."): the old root ends up stacked under the new one, and is then
 	 * detached with everything mounted beneath it. */
+	SBX_TRACE("init: mounts built");
 	if ((oldroot >= 0 && (fchdir(oldroot) < 0 || chroot(".") < 0)) || fchdir(b.rootfd) < 0 ||
-	    syscall(SYS_pivot_root, ".", ".") < 0 || umount2(".", MNT_DETACH) < 0 ||
-	    chdir("/") < 0) {
+	    syscall(SYS_pivot_root, ".", ".") < 0 || (SBX_TRACE("init: pivot_root"), 0) ||
+	    umount2(".", MNT_DETACH) < 0 || chdir("/") < 0) {
 		r = sbx_error_set(err, SBX_ERR_SETUP, errno, "cannot switch to the new root: %s",
 		                  strerror(errno));
 		goto out;

@@ -44,8 +44,10 @@ void sbx_prepared_clear(struct sbx_prepared *p);
 
 /* sbx_mounts_prepare, each bind's source sent on sock (SCM_RIGHTS, in plan order) as soon as
  * it is made, for an init that builds meanwhile (sbx_prepared_stream); not for a --root
- * (SBX_PLAN_MIRROR: refused). sbx keeps none of them. */
-int sbx_mounts_prepare_send(const struct sbx_plan *plan, int userns_fd, int sock,
+ * (SBX_PLAN_MIRROR: refused). sbx keeps none of them. With plan->idmap_binds, the id-mapping
+ * user namespace is made when the first source that is id-mapped comes (the system mounts
+ * before it are sent meanwhile) and left in *userns_fd (the caller's to close). */
+int sbx_mounts_prepare_send(const struct sbx_plan *plan, int *userns_fd, int sock,
                             struct sbx_error *err);
 /* init: the sources will come on sock, as sbx_mounts_prepare_send sends them; sbx_mounts_build
  * takes each when its bind comes. */
