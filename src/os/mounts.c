@@ -1186,8 +1186,8 @@ int sbx_mounts_build(const struct sbx_plan *plan, struct sbx_prepared *p, struct
 	 * detached with everything mounted beneath it. */
 	SBX_TRACE("init: mounts built");
 	if ((oldroot >= 0 && (fchdir(oldroot) < 0 || chroot(".") < 0)) || fchdir(b.rootfd) < 0 ||
-	    syscall(SYS_pivot_root, ".", ".") < 0 || (SBX_TRACE("init: pivot_root"), 0) ||
-	    umount2(".", MNT_DETACH) < 0 || chdir("/") < 0) {
+	    syscall(SYS_pivot_root, ".", ".") < 0 || umount2(".", MNT_DETACH) < 0 ||
+	    chdir("/") < 0) {
 		r = sbx_error_set(err, SBX_ERR_SETUP, errno, "cannot switch to the new root: %s",
 		                  strerror(errno));
 		goto out;
