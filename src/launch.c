@@ -257,11 +257,22 @@ static int early_main(void *arg)
 
 	early_raw(SYS_rt_sigprocmask, SIG_BLOCK, (long)&all, 0, sizeof(all));
 	/* nothing of sbx's descriptors but its own end: EOF must mean sbx, and no other early
-	 * child's end (nor a pipe of the caller's) may be held open by this one */
-	if (fd > 0)
-		early_raw(SYS_close_range, 0, fd - 1, 0, 0);
-	early_raw(SYS_close_range, fd + 1, ~0U, 0, 0);
-	ok = early_raw(SYS_unshare, CLONE_NEWUSER | (e->net ? CLONE_NEWNET : 0), 0, 0, 0) == 0;
+	 * child's end (nor a pipe of the caller's) may be held open by this one; where that
+	 * cannot be done (a filter that denies close_range), it says 'x' and ends at once */
+	ok = early_raw(SYS_close, e->fds[0], 0, 0, 0) == 0 &&
+	     (fd == 0 || early_raw(SYS_close_range, 0, fd - 1, 0, 0) == 0) &&
+	     early_raw(SYS_close_range, fd + 1, ~0U, 0, 0) == 0;
+	if (!ok) {
+		early_raw(SYS_write, fd, (long)&c, 1, 0);
+		return 0;
+	}
+	/* The namespaces, and proof that it holds every capability in them: where an LSM
+	 * lets an unprivileged process make a user namespace but not use it (AppArmor's
+	 * apparmor_restrict_unprivileged_userns), the capability it would be denied here is
+	 * one that init, joining with setns, might not be, so the launch makes them itself
+	 * then, with clone, and meets the refusal sbx explains. */
+	ok = early_raw(SYS_unshare, CLONE_NEWUSER | (e->net ? CLONE_NEWNET : 0), 0, 0, 0) == 0 &&
+	     early_raw(SYS_unshare, CLONE_NEWUTS, 0, 0, 0) == 0;
 	/* loopback up, as sbx_net_loopback_up does it */
 	if (ok && e->net) {
 		s = early_raw(SYS_socket, AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0, 0);
@@ -356,6 +367,24 @@ static void early_end(struct early_child *e)
 	e->pid = 0;
 }
 
+/* Its /proc directory, once it said 'r', opened while it is still there: it ends only when
+ * sbx tells it to (or when sbx is gone), so a hang-up on its socket after the open means that
+ * its pid may name another process by then. -1: none. */
+static int early_procfd(const struct early_child *e)
+{
+	char path[64];
+	struct pollfd pf = {.fd = e->fd, .events = POLLIN};
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d", (int)e->pid);
+	fd = open(path, O_DIRECTORY | O_PATH | O_CLOEXEC);
+	if (fd >= 0 && (poll(&pf, 1, 0) != 0 || pf.revents)) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
 /* Its 'r', or false: not made (or not at all: no child). */
 static bool early_made(struct early_child *e)
 {
@@ -424,17 +453,14 @@ static pid_t clone_early(const struct sbx_plan *plan, unsigned long flags)
 {
 	struct sbx_error e = {0};
 	_cleanup_close_ int procfd = -1, userfd = -1, netfd = -1;
-	char path[64];
 	bool made;
 
 	if (!early.pid)
 		return -1;
 	made = early_made(&early);
 	SBX_TRACE("sbx: early namespaces ready");
-	snprintf(path, sizeof(path), "/proc/%d", (int)early.pid);
-	if (early.net == plan->new_net && made &&
-	    (procfd = open(path, O_DIRECTORY | O_PATH | O_CLOEXEC)) >= 0 &&
-	    sbx_userns_write_maps(early.pid, plan, &e) >= 0) {
+	if (early.net == plan->new_net && made && (procfd = early_procfd(&early)) >= 0 &&
+	    sbx_userns_write_maps_at(procfd, plan, &e) >= 0) {
 		userfd = openat(procfd, "ns/user", O_RDONLY | O_CLOEXEC);
 		if (plan->new_net)
 			netfd = openat(procfd, "ns/net", O_RDONLY | O_CLOEXEC);
@@ -479,8 +505,7 @@ int sbx_launch(const struct sbx_plan *plan, char *const argv[], struct sbx_super
 		return r;
 	SBX_TRACE("terminal decided");
 	if (plan->backend_landlock) {
-		early_release(&early);
-		early_release(&early_idmap);
+		sbx_launch_prestart_end(); /* no child of sbx's but the worker while it runs */
 		return launch_landlock(plan, argv, sup, &tty, status, err);
 	}
 	if (plan->new_net)
@@ -510,11 +535,15 @@ int sbx_launch(const struct sbx_plan *plan, char *const argv[], struct sbx_super
 	/* the id-mapping namespace made early, as root (sbx_launch_prestart): mapped and opened
 	 * here, which is quick; its child ended before clone */
 	if (plan->idmap_binds && early_made(&early_idmap)) {
-		sbx_userns_idmap_early(early_idmap.pid);
-		userns_fd = sbx_userns_idmap_fd(plan, err);
-		sbx_userns_idmap_early(0);
-		if (userns_fd < 0)
-			return userns_fd;
+		_cleanup_close_ int procfd = early_procfd(&early_idmap);
+
+		if (procfd >= 0) {
+			sbx_userns_idmap_early(procfd);
+			userns_fd = sbx_userns_idmap_fd(plan, err);
+			sbx_userns_idmap_early(-1);
+			if (userns_fd < 0)
+				return userns_fd;
+		}
 	}
 	early_release(&early_idmap);
 	if (plan->idmap_binds && !prep_late) {
@@ -592,6 +621,9 @@ int sbx_launch(const struct sbx_plan *plan, char *const argv[], struct sbx_super
 		 * terminal's signals reach sbx alone, which passes them on once (a second
 		 * SIGINT pending here would swallow the one sbx sends) */
 		SBX_TRACE("init: cloned");
+		/* the id-mapping namespace is sbx's to use, not init's to hold */
+		if (userns_fd >= 0)
+			close(TAKE_FD(userns_fd));
 		setpgid(0, 0);
 		/* init keeps only its ends: the sync pipe's EOF must mean that sbx is gone, and
 		 * sbx's signals are sbx's to read. */

@@ -369,7 +369,8 @@ static int prepare(const struct sbx_plan *plan, int userns_fd, int *lazy_userns,
 		if (fd < 0)
 			return fd;
 		p->fds[i] = fd;
-		/* the id-mapping namespace, made when first needed (sbx_mounts_prepare_send) */
+		/* the id-mapping namespace, made when first needed (sbx_mounts_prepare_send); a
+		 * bind the plan id-maps is never mounted without */
 		if (lazy_userns && (op->flags & SBX_PLAN_F_IDMAP) && plan->idmap_binds &&
 		    *lazy_userns < 0) {
 			*lazy_userns = sbx_userns_idmap_fd(plan, err);
@@ -378,6 +379,10 @@ static int prepare(const struct sbx_plan *plan, int userns_fd, int *lazy_userns,
 		}
 		if (lazy_userns)
 			userns_fd = *lazy_userns;
+		if ((op->flags & SBX_PLAN_F_IDMAP) && plan->idmap_binds && userns_fd < 0)
+			return sbx_error_set(err, SBX_ERR_SETUP, EINVAL,
+			                     "internal: no id-mapping namespace for %s",
+			                     op->source);
 		r = set_attrs(fd, op->source, op->flags, userns_fd, true, err);
 		if (r < 0)
 			return r;
@@ -502,6 +507,17 @@ static void dir_cache_clear(struct builder *b)
 	b->n_dirs = 0;
 }
 
+/* A tmpfs of sbx's own, once attached (or the new root, attached at once): its device
+ * number, which no other superblock can have while it is mounted, as it is till the build
+ * ends. One that is not attached is never listed: its number is free again once it closes. */
+static void own_add(struct builder *b, int fd)
+{
+	struct stat st;
+
+	if (fstat(fd, &st) == 0 && b->n_own < MAX_OWN_TMPFS)
+		b->own[b->n_own++] = st.st_dev;
+}
+
 static int new_fs(const char *type, const char *const *opts, unsigned attrs, const char *what,
                   struct sbx_error *err)
 {
@@ -545,7 +561,6 @@ static int new_tmpfs_with(struct builder *b, unsigned mode, unsigned flags, uint
 	const char *opts[12] = {"mode", m};
 	size_t n = 2;
 	unsigned attrs = MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV;
-	struct stat st;
 	int fd;
 
 	snprintf(m, sizeof(m), "%o", mode);
@@ -571,8 +586,8 @@ static int new_tmpfs_with(struct builder *b, unsigned mode, unsigned flags, uint
 	fd = new_fs("tmpfs", opts, attrs, what, err);
 	if (fd < 0)
 		return fd;
-	if (b && fstat(fd, &st) == 0 && b->n_own < MAX_OWN_TMPFS)
-		b->own[b->n_own++] = st.st_dev;
+	if (b)
+		own_add(b, fd);
 	return fd;
 }
 
@@ -1067,12 +1082,18 @@ static int do_op(struct builder *b, const struct sbx_plan_op *op, size_t i, stru
 	case SBX_PLAN_TMPFS:
 		/* A read-only tmpfs is sealed by its own SEAL operation, after the mount points
 		 * beneath it are made. */
-		mfd = new_tmpfs_with(b, op->mode, op->flags, op->size,
+		mfd = new_tmpfs_with(NULL, op->mode, op->flags, op->size,
 		                     (op->flags & SBX_PLAN_F_OWNER) != 0, b->plan->inner_uid,
 		                     b->plan->inner_gid, op->target, err);
 		if (mfd < 0)
 			return mfd;
-		return attach_at(b, mfd, op->target, "a tmpfs", err);
+		{
+			int r = attach_at(b, mfd, op->target, "a tmpfs", err);
+
+			if (r >= 0)
+				own_add(b, mfd);
+			return r;
+		}
 	case SBX_PLAN_PROC: {
 		static const char *const opts[] = {NULL};
 

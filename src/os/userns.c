@@ -95,27 +95,28 @@ int sbx_userns_write_maps(pid_t pid, const struct sbx_plan *plan, struct sbx_err
 	return write_maps_at(procfd, plan, false, err);
 }
 
-static pid_t idmap_early;
+static int idmap_early = -1;
 
-void sbx_userns_idmap_early(pid_t pid)
+void sbx_userns_idmap_early(int procfd)
 {
-	idmap_early = pid;
+	idmap_early = procfd;
 }
 
 /* The early child's namespace, mapped; -1 if it cannot be had. */
 static int idmap_fd_of_early(const struct sbx_plan *plan)
 {
 	struct sbx_error e = {0};
-	_cleanup_close_ int procfd = -1;
-	char path[64];
-	pid_t pid = idmap_early;
+	int procfd = idmap_early;
 
-	idmap_early = 0;
-	snprintf(path, sizeof(path), "/proc/%d", (int)pid);
-	procfd = open(path, O_DIRECTORY | O_PATH | O_CLOEXEC);
-	if (procfd < 0 || write_maps_at(procfd, plan, true, &e) < 0)
+	idmap_early = -1;
+	if (write_maps_at(procfd, plan, true, &e) < 0)
 		return -1;
 	return openat(procfd, "ns/user", O_RDONLY | O_CLOEXEC);
+}
+
+int sbx_userns_write_maps_at(int procfd, const struct sbx_plan *plan, struct sbx_error *err)
+{
+	return write_maps_at(procfd, plan, false, err);
 }
 
 int sbx_userns_idmap_fd(const struct sbx_plan *plan, struct sbx_error *err)
@@ -126,7 +127,7 @@ int sbx_userns_idmap_fd(const struct sbx_plan *plan, struct sbx_error *err)
 	char path[64];
 	int fd, r;
 
-	if (idmap_early > 0 && (fd = idmap_fd_of_early(plan)) >= 0)
+	if (idmap_early >= 0 && (fd = idmap_fd_of_early(plan)) >= 0)
 		return fd;
 	/* A throwaway process in a new user namespace carries the mapping; the namespace
 	 * outlives it through the fd. */

@@ -16,13 +16,16 @@
 
 /* Write uid_map, gid_map (and setgroups) of process pid per the plan's identity. */
 int sbx_userns_write_maps(pid_t pid, const struct sbx_plan *plan, struct sbx_error *err);
+/* The same, of the process whose /proc directory procfd is (O_PATH). */
+int sbx_userns_write_maps_at(int procfd, const struct sbx_plan *plan, struct sbx_error *err);
 
 /* A user namespace fd carrying the plan's mapping, for id-mapped mounts (root only). */
 int sbx_userns_idmap_fd(const struct sbx_plan *plan, struct sbx_error *err);
-/* A child of sbx's that made a user namespace of its own early (os/launch.h), whose
- * namespace the next sbx_userns_idmap_fd maps and returns rather than making one (it makes
- * one as before if that fails); 0: none. The child is the caller's to end. */
-void sbx_userns_idmap_early(pid_t pid);
+/* A child of sbx's that made a user namespace of its own early (os/launch.h), by its /proc
+ * directory (O_PATH, borrowed; the caller made sure it is that child's), whose namespace the
+ * next sbx_userns_idmap_fd maps and returns rather than making one (it makes one as before if
+ * that fails); -1: none. The child is the caller's to end. */
+void sbx_userns_idmap_early(int procfd);
 
 /* In the new user namespace, after the maps are written: become the plan's inner ids. */
 int sbx_userns_become(const struct sbx_plan *plan, struct sbx_error *err);
