@@ -49,23 +49,28 @@ struct carved_base {
 };
 
 /* A rule's path with no symbolic link on it, the last component included (-1, errno ELOOP
- * for one). */
-static int open_nofollow(const char *path)
+ * for one); *st (may be NULL): what it is. */
+static int open_nofollow_st(const char *path, struct stat *out)
 {
 	int fd = sbx_openat2(AT_FDCWD, path, O_PATH | O_CLOEXEC | O_NOFOLLOW,
 	                     RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS);
-	struct stat st;
+	struct stat mine, *st = out ? out : &mine;
 
 	if (fd < 0) {
 		errno = -fd;
 		return -1;
 	}
-	if (fstat(fd, &st) < 0 || S_ISLNK(st.st_mode)) {
+	if (fstat(fd, st) < 0 || S_ISLNK(st->st_mode)) {
 		close(fd);
 		errno = ELOOP;
 		return -1;
 	}
 	return fd;
+}
+
+static int open_nofollow(const char *path)
+{
+	return open_nofollow_st(path, NULL);
 }
 
 /* A carved rule's path, opened beneath the rule it was carved from without following any
@@ -280,14 +285,17 @@ int sbx_landlock_enforce(const struct sbx_ll_plan *p, struct sbx_error *err)
 		const struct sbx_ll_rule *rule = &p->rules[i];
 		struct landlock_path_beneath_attr pb = {0};
 		struct stat st;
+		bool have_st;
 		int pfd;
 
 		/* A hidden path has no rule: denied, and carved around (sbx_ll_expand). */
 		if (rule->hidden || !(rule->access & p->handled_fs))
 			continue;
+		/* st: what the open found, where it looked (carved and no-follow rules) */
+		have_st = !rule->follow;
 		pfd = rule->base_len ? open_carved(rule, &cb, &st)
 		      : rule->follow ? open(rule->path, O_PATH | O_CLOEXEC)
-		                     : open_nofollow(rule->path);
+		                     : open_nofollow_st(rule->path, &st);
 		if (pfd < 0 && !rule->base_len && !rule->follow && errno == ELOOP) {
 			/* as the namespaces backend refuses such a mount source */
 			r = sbx_error_set(err, SBX_ERR_SETUP, ELOOP,
@@ -312,7 +320,9 @@ int sbx_landlock_enforce(const struct sbx_ll_plan *p, struct sbx_error *err)
 			break;
 		}
 		/* a rule beside a hidden path is neither it nor a folder above it */
-		if (rule->beside && ids->n && fstat(pfd, &st) == 0 && hidden_ids_has(ids, &st)) {
+		if (!have_st)
+			have_st = fstat(pfd, &st) == 0;
+		if (rule->beside && ids->n && have_st && hidden_ids_has(ids, &st)) {
 			close(pfd);
 			r = changed_at(rule->path, err);
 			break;
@@ -321,7 +331,7 @@ int sbx_landlock_enforce(const struct sbx_ll_plan *p, struct sbx_error *err)
 		pb.allowed_access = rule->access & p->handled_fs;
 		/* A rule on anything but a directory takes only the rights that apply to a
 		 * file; the others are about entries of a directory. */
-		if ((rule->base_len || fstat(pfd, &st) == 0) && !S_ISDIR(st.st_mode))
+		if (have_st && !S_ISDIR(st.st_mode))
 			pb.allowed_access &= SBX_LL_FS_FILE;
 		if (pb.allowed_access &&
 		    syscall(__NR_landlock_add_rule, fd, SBX_LANDLOCK_RULE_PATH_BENEATH, &pb, 0) < 0)
