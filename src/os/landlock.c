@@ -54,7 +54,7 @@ static int open_nofollow_st(const char *path, struct stat *out)
 {
 	int fd = sbx_openat2(AT_FDCWD, path, O_PATH | O_CLOEXEC | O_NOFOLLOW,
 	                     RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS);
-	struct stat mine, *st = out ? out : &mine;
+	struct stat mine = {0}, *st = out ? out : &mine;
 
 	if (fd < 0) {
 		errno = -fd;
