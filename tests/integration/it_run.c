@@ -6,6 +6,7 @@
  */
 #include <fcntl.h>
 #include <sched.h>
+#include <seccomp.h>
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
@@ -761,6 +762,56 @@ static void test_planted_names_are_escaped_and_hidden_landlock(void)
 }
 
 /* A hide glob under --root is walked in the root too (it was walked in bind mounts only). */
+/*
+ * The early namespaces (os/launch.h) are an optimisation only: where a step of them cannot be
+ * taken, the launch clones as before and the sandbox is the same. Each case stops one step
+ * with a seccomp filter on this process, which sbx inherits (EPERM): the early child's proof of
+ * its capabilities (an unshare of a uts namespace, as under AppArmor's restriction), the
+ * vfork child's setns, and its clone of init (after init's go byte is in the pipe, which sbx
+ * must take back for the init that clone then makes).
+ */
+static void early_step_denied(int nr, unsigned arg, uint64_t mask)
+{
+	scmp_filter_ctx f = seccomp_init(SCMP_ACT_ALLOW);
+	struct it_run r;
+
+	IT_EXPECT(f != NULL);
+	if (mask)
+		IT_EXPECT_INT(seccomp_rule_add(f, SCMP_ACT_ERRNO(EPERM), nr, 1,
+		                               SCMP_CMP(arg, SCMP_CMP_MASKED_EQ, mask, mask)),
+		              0);
+	else
+		IT_EXPECT_INT(seccomp_rule_add(f, SCMP_ACT_ERRNO(EPERM), nr, 0), 0);
+	IT_EXPECT_INT(seccomp_load(f), 0);
+	seccomp_release(f);
+	it_sbxv(&r, "run", "--", "/bin/sh", "-c",
+	        "id -u; cat /proc/self/uid_map; cat /proc/net/if_inet6; echo pid $$", NULL);
+	IT_EXPECT_INT(r.status, 0);
+	IT_EXPECT_CONTAINS(r.out, "pid 2\n");
+	IT_EXPECT_CONTAINS(r.out, " lo\n"); /* loopback up */
+	if (it_is_root())
+		IT_EXPECT_CONTAINS(r.out, "0\n"); /* root inside, a range outside */
+	/* and with --net host (a user namespace only, early) */
+	it_sbxv(&r, "run", "--net", "host", "--", "/bin/sh", "-c", "echo pid $$", NULL);
+	IT_EXPECT_INT(r.status, 0);
+	IT_EXPECT_CONTAINS(r.out, "pid 2\n");
+}
+
+static void test_early_namespaces_fall_back_proof(void)
+{
+	early_step_denied(SCMP_SYS(unshare), 0, CLONE_NEWUTS);
+}
+
+static void test_early_namespaces_fall_back_setns(void)
+{
+	early_step_denied(SCMP_SYS(setns), 0, 0);
+}
+
+static void test_early_namespaces_fall_back_clone(void)
+{
+	early_step_denied(SCMP_SYS(clone), 0, CLONE_PARENT);
+}
+
 static void test_hide_glob_in_root(void)
 {
 	const char *t = it_tmpdir();
@@ -797,6 +848,9 @@ int main(int argc, char **argv)
 	    IT_CASE(test_planted_names_are_escaped_and_hidden),
 	    IT_CASE(test_planted_names_are_escaped_and_hidden_landlock),
 	    IT_CASE(test_hide_glob_in_root),
+	    IT_CASE(test_early_namespaces_fall_back_proof),
+	    IT_CASE(test_early_namespaces_fall_back_setns),
+	    IT_CASE(test_early_namespaces_fall_back_clone),
 	};
 
 	return it_main(argc, argv, cases, sizeof(cases) / sizeof(cases[0]));
