@@ -66,9 +66,11 @@ void sbx_launch_reap(void);
  * namespaces backend's sbx_launch then writes that user namespace's id maps and starts init
  * in them (init's own mount, pid, ipc, uts and cgroup namespaces are made then, from
  * inside); a launch that cannot use them (another backend, another network, a child that
- * could not make them) starts init as before. Only an optimisation: nothing of the sandbox
- * runs in them before init. sbx_launch_prestart_end ends the child and reaps it, also on
- * every way out of sbx that did not launch; both are safe to call more than once.
+ * could not make them) starts init as before. As root a second child makes the user
+ * namespace that id-maps the binds (sbx_userns_idmap_early). Only an optimisation: nothing of
+ * the sandbox runs in them before init. sbx_launch_prestart_end ends the children and reaps
+ * them, also on every way out of sbx that did not launch; both are safe to call more than
+ * once.
  */
 void sbx_launch_prestart(bool net);
 void sbx_launch_prestart_end(void);
