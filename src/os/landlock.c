@@ -48,14 +48,11 @@ struct carved_base {
 	const struct sbx_ll_rule *of; /* the rule whose path[0..base_len) fd is */
 };
 
-/* A rule's path with no symbolic link on it, the last component included (-1, errno ELOOP
- * for one); *st (may be NULL): what it is. */
-static int open_nofollow_st(const char *path, struct stat *out)
+/* What sbx_openat2 (O_PATH | O_NOFOLLOW) gave, checked: -1 with errno for a failure, and
+ * ELOOP for a final symlink, which O_NOFOLLOW opens itself rather than refusing; *st: what
+ * the descriptor is. */
+static int nofollow_checked(int fd, struct stat *st)
 {
-	int fd = sbx_openat2(AT_FDCWD, path, O_PATH | O_CLOEXEC | O_NOFOLLOW,
-	                     RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS);
-	struct stat mine = {0}, *st = out ? out : &mine;
-
 	if (fd < 0) {
 		errno = -fd;
 		return -1;
@@ -66,6 +63,17 @@ static int open_nofollow_st(const char *path, struct stat *out)
 		return -1;
 	}
 	return fd;
+}
+
+/* A rule's path with no symbolic link on it, the last component included (-1, errno ELOOP
+ * for one); *out (may be NULL): what it is. */
+static int open_nofollow_st(const char *path, struct stat *out)
+{
+	struct stat mine = {0};
+
+	return nofollow_checked(sbx_openat2(AT_FDCWD, path, O_PATH | O_CLOEXEC | O_NOFOLLOW,
+	                                    RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS),
+	                        out ? out : &mine);
 }
 
 static int open_nofollow(const char *path)
@@ -80,7 +88,6 @@ static int open_carved(const struct sbx_ll_rule *rule, struct carved_base *cb, s
 {
 	char base[SBX_PATH_MAX];
 	const char *rest = rule->path + rule->base_len;
-	int fd;
 
 	if (!cb->of || cb->of->base_len != rule->base_len ||
 	    memcmp(cb->of->path, rule->path, rule->base_len) != 0) {
@@ -101,19 +108,11 @@ static int open_carved(const struct sbx_ll_rule *rule, struct carved_base *cb, s
 	}
 	while (*rest == '/')
 		rest++;
-	fd = sbx_openat2(cb->fd, *rest ? rest : ".", O_PATH | O_CLOEXEC | O_NOFOLLOW,
-	                 RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS);
-	if (fd < 0) {
-		errno = -fd;
-		return -1;
-	}
-	/* O_PATH | O_NOFOLLOW opens a final symlink itself: no rule for it. */
-	if (fstat(fd, st) < 0 || S_ISLNK(st->st_mode)) {
-		close(fd);
-		errno = ELOOP;
-		return -1;
-	}
-	return fd;
+	/* a final symlink: no rule for it */
+	return nofollow_checked(
+	    sbx_openat2(cb->fd, *rest ? rest : ".", O_PATH | O_CLOEXEC | O_NOFOLLOW,
+	                RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS),
+	    st);
 }
 
 /* What no rule carved beside a hidden path may be, by identity: each hidden path there at
