@@ -643,7 +643,7 @@ static int mount_point_own(struct builder *b, const char *target, enum point_kin
 	snprintf(path, sizeof(path), "%s", target);
 	cur = from >= 0 ? from : b->rootfd;
 	for (comp = path + start + 1; *comp; comp = next) {
-		bool last;
+		bool last, made;
 		int fd;
 
 		next = strchr(comp, '/');
@@ -655,26 +655,36 @@ static int mount_point_own(struct builder *b, const char *target, enum point_kin
 		if (last && kind == POINT_PARENT)
 			break;
 
-		fd = sbx_openat2(cur, comp, O_PATH | O_CLOEXEC | O_NOFOLLOW, resolve_beneath);
-		if (fd == -ENOENT && cur_own) {
+		fd = -ENOENT;
+		made = false;
+		if (cur_own) {
+			/* In sbx's own tmpfs, where nothing but this build makes anything, the
+			 * mount point is made first, and opened after only where it was there
+			 * already; a file's O_EXCL creation hands back the file itself (read-only:
+			 * no writer may hold the scaffold when it is sealed). */
 			int r;
 
-			if (!last || kind == POINT_DIR)
+			if (!last || kind == POINT_DIR) {
 				r = mkdirat(cur, comp, 0755);
-			else
+			} else {
 				r = openat(cur, comp,
-				           O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC | O_NOFOLLOW,
+				           O_CREAT | O_EXCL | O_RDONLY | O_CLOEXEC | O_NOFOLLOW,
 				           0444);
+				made = r >= 0;
+				if (made)
+					fd = r;
+			}
 			if (r < 0 && errno != EEXIST)
 				return sbx_error_set(err, SBX_ERR_SETUP, errno,
 				                     "cannot make the mount point %s for %s: %s",
 				                     target, what, strerror(errno));
-			if (r >= 0 && last && kind == POINT_FILE)
-				close(r);
+		}
+		if (made)
+			st.st_mode = S_IFREG; /* the file just made, in sbx's own tmpfs */
+		else
 			fd = sbx_openat2(cur, comp, O_PATH | O_CLOEXEC | O_NOFOLLOW,
 			                 resolve_beneath);
-		}
-		if (fd >= 0) {
+		if (fd >= 0 && !made) {
 			/* O_PATH|O_NOFOLLOW hands back a final symlink rather than failing. */
 			if (fstat(fd, &st) < 0 || S_ISLNK(st.st_mode)) {
 				close(fd);
@@ -721,7 +731,7 @@ static int mount_point_own(struct builder *b, const char *target, enum point_kin
 		if (held >= 0)
 			close(held);
 		held = cur = fd;
-		cur_own = own_dev(b, st.st_dev);
+		cur_own = made || own_dev(b, st.st_dev);
 		/* a directory on the way, in a tmpfs of sbx's own (which nothing outside this
 		 * process can change, unlike a host directory a bind shows): later targets
 		 * beneath it start here */
