@@ -1319,6 +1319,12 @@ __attribute__((noreturn)) static void init_main(struct child_ctx *c)
 	 * worker only makes system calls and writes its own stack frame before exec/_exit. */
 	/* Supervised, fork: the worker forks the performer before it execs, and a fork from
 	 * inside a vfork child (which shares init's memory) does not mix. */
+	/* The detached trees the build left (the masks' source, a data file's tmpfs): the last
+	 * close of one waits for an RCU grace period, which the worker need not wait for. After
+	 * a vfork, init is back once the worker has exec'd; a forked worker would hold copies
+	 * of them until its exec, and pay that wait there: closed first then. */
+	if (c->sup)
+		sbx_mounts_close_deferred();
 	worker = c->sup ? fork() : vfork();
 	if (worker < 0) {
 		sbx_error_set(&err, SBX_ERR_SETUP, errno, "cannot start the worker: %s",
@@ -1329,6 +1335,7 @@ __attribute__((noreturn)) static void init_main(struct child_ctx *c)
 		close(sigfd); /* init's: the worker reads no signalfd */
 		worker_main(c);
 	}
+	sbx_mounts_close_deferred();
 	/* the supervisor's sockets are the worker's and the performer's, never init's; the
 	 * terminal is the worker's (the master's EIO then means the sandbox let go of it) */
 	if (c->sup)

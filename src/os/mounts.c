@@ -1063,6 +1063,7 @@ static int do_data(struct builder *b, const struct sbx_plan_op *op, struct sbx_e
 		return sbx_error_set(err, SBX_ERR_SETUP, errno, "cannot seal %s: %s", op->target,
 		                     strerror(errno));
 	mfd = clone_tree(fs, "f", op->target, 0, err);
+	sbx_mounts_defer_close(TAKE_FD(fs));
 	if (mfd < 0)
 		return mfd;
 	return attach_at(b, mfd, op->target, "the worker's name", err);
@@ -1131,6 +1132,25 @@ static int do_op(struct builder *b, const struct sbx_plan_op *op, size_t i, stru
 		return do_nest_proc(b, op->target, err);
 	}
 	return sbx_error_set(err, SBX_ERR_SETUP, EINVAL, "unknown plan operation %d", op->kind);
+}
+
+static int deferred[8];
+static size_t n_deferred;
+
+void sbx_mounts_defer_close(int fd)
+{
+	if (fd < 0)
+		return;
+	if (n_deferred < sizeof(deferred) / sizeof(deferred[0]))
+		deferred[n_deferred++] = fd;
+	else
+		close(fd);
+}
+
+void sbx_mounts_close_deferred(void)
+{
+	while (n_deferred)
+		close(deferred[--n_deferred]);
 }
 
 int sbx_mounts_build(const struct sbx_plan *plan, struct sbx_prepared *p, struct sbx_error *err)
@@ -1227,7 +1247,6 @@ out:
 	dir_cache_clear(&b);
 	if (b.rootfd >= 0)
 		close(b.rootfd);
-	if (b.maskfd >= 0)
-		close(b.maskfd);
+	sbx_mounts_defer_close(b.maskfd);
 	return r;
 }

@@ -61,4 +61,14 @@ int sbx_prepared_stream(struct sbx_prepared *p, const struct sbx_plan *plan, int
  */
 int sbx_mounts_build(const struct sbx_plan *plan, struct sbx_prepared *prep, struct sbx_error *err);
 
+/*
+ * A detached mount (a tmpfs that was only a source of clones: the masks', a data file's),
+ * kept open till sbx_mounts_close_deferred. The last reference to a detached tree dissolves
+ * it, and the kernel waits for an RCU grace period there (50-250 us on the VMs sbx is
+ * measured on): init closes them once the worker has started, not on the way to it. fd is
+ * close-on-exec; where no room is left it is closed at once.
+ */
+void sbx_mounts_defer_close(int fd);
+void sbx_mounts_close_deferred(void);
+
 #endif

@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "os/mounts.h"
 #include "os/netproxy.h"
 #include "os/netproxy_priv.h"
 #include "sbx/cleanup.h"
@@ -162,6 +163,7 @@ int sbx_netns_resolv_conf(struct sbx_error *err)
 	                  sizeof(struct mount_attr)) < 0 ||
 	    move_mount(tree, "", target, "", MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) < 0)
 		goto fail;
+	sbx_mounts_defer_close(TAKE_FD(mnt)); /* a detached tree: dissolved off the way */
 	return 0;
 fail:
 	/* Not fatal: the host's resolver named there is out of reach of this namespace anyway
