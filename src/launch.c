@@ -194,6 +194,7 @@ struct early_child {
 	int fd;
 	int fds[2]; /* while it starts: sbx's end, the child's */
 	bool net;
+	bool sandbox; /* the sandbox's: its mount, ipc and uts namespaces made too */
 	char stack[16384] __attribute__((aligned(16)));
 };
 static struct early_child early = {.fd = -1}, early_idmap = {.fd = -1};
@@ -270,9 +271,13 @@ static int early_main(void *arg)
 	 * lets an unprivileged process make a user namespace but not use it (AppArmor's
 	 * apparmor_restrict_unprivileged_userns), the capability it would be denied here is
 	 * one that init, joining with setns, might not be, so the launch makes them itself
-	 * then, with clone, and meets the refusal sbx explains. */
+	 * then, with clone, and meets the refusal sbx explains. The sandbox's mount, ipc and
+	 * uts namespaces are that proof (each asks CAP_SYS_ADMIN there), made here, off the
+	 * launch's way (a mount namespace's copy of the host's table and an ipc namespace's
+	 * mqueue are ~25 us each); the id-mapping child's is a uts namespace it drops. */
 	ok = early_raw(SYS_unshare, CLONE_NEWUSER | (e->net ? CLONE_NEWNET : 0), 0, 0, 0) == 0 &&
-	     early_raw(SYS_unshare, CLONE_NEWUTS, 0, 0, 0) == 0;
+	     early_raw(SYS_unshare, CLONE_NEWUTS | (e->sandbox ? CLONE_NEWNS | CLONE_NEWIPC : 0), 0,
+	               0, 0) == 0;
 	/* loopback up, as sbx_net_loopback_up does it */
 	if (ok && e->net) {
 		s = early_raw(SYS_socket, AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0, 0);
@@ -318,6 +323,7 @@ static void early_start(struct early_child *e, bool net)
 	if (e->pid || socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, e->fds) < 0)
 		return;
 	e->net = net;
+	e->sandbox = e == &early;
 	/* no CLONE_FILES: its descriptors are a copy, closed when it ends */
 	pid = clone(early_main, e->stack + sizeof(e->stack), CLONE_VM | SIGCHLD, e);
 	close(e->fds[1]);
@@ -405,15 +411,24 @@ void sbx_launch_prestart_end(void)
 	early_end(&early_idmap);
 }
 
+/* The namespaces init joins from the early child (user, net, mnt, ipc, uts: the order they
+ * are joined in); pid and cgroup are made at clone, the cgroup one in a --limit's cgroup. */
+#define EARLY_NS 5
+
 /* Shared with the vfork child of clone_early (CLONE_VM): init's pid, or the errno of what
  * failed. */
 static volatile pid_t early_init;
 static volatile int early_errno;
 static volatile bool early_go; /* init's go byte written (clone_early_into) */
 
-/* clone_early's vfork child: into the namespaces (userfd, netfd: -1 for none), the others
- * made, init started; its pid in sbx, 0 in init, -1 if a step failed (early_errno). */
-__attribute__((noinline)) static pid_t clone_early_into(int userfd, int netfd, unsigned long flags,
+/* clone_early's vfork child: into the namespaces nsfd names (EARLY_NS, in types' order; -1:
+ * none), the others made, init started; its pid in sbx, 0 in init, -1 if a step failed
+ * (early_errno). */
+static const int early_types[EARLY_NS] = {CLONE_NEWUSER, CLONE_NEWNET, CLONE_NEWNS, CLONE_NEWIPC,
+                                          CLONE_NEWUTS};
+
+/* `rest`: the namespaces made here, those no descriptor names */
+__attribute__((noinline)) static pid_t clone_early_into(const int nsfd[], unsigned long rest,
                                                         int go_fd)
 {
 	pid_t v;
@@ -425,9 +440,14 @@ __attribute__((noinline)) static pid_t clone_early_into(int userfd, int netfd, u
 	if (v == 0) {
 		pid_t p;
 
-		if (setns(userfd, CLONE_NEWUSER) < 0 ||
-		    (netfd >= 0 && setns(netfd, CLONE_NEWNET) < 0) ||
-		    unshare((int)(flags & ~(unsigned long)(CLONE_NEWUSER | CLONE_NEWNET))) < 0) {
+		/* the user namespace first: it gives the capabilities the others ask */
+		for (size_t i = 0; i < EARLY_NS; i++) {
+			if (nsfd[i] >= 0 && setns(nsfd[i], early_types[i]) < 0) {
+				early_errno = errno;
+				_exit(1);
+			}
+		}
+		if (unshare((int)rest) < 0) {
 			early_errno = errno;
 			_exit(1);
 		}
@@ -453,44 +473,57 @@ __attribute__((noinline)) static pid_t clone_early_into(int userfd, int netfd, u
 
 /*
  * init, in the namespaces sbx_launch_prestart made: their id maps written (as for an init
- * cloned here), then a vfork child that joins the user and network namespaces, makes the
- * others (owned by that user namespace, as clone would make them), and starts init with
+ * cloned here), then a vfork child that joins the user, network, mount, ipc and uts
+ * namespaces, makes the pid and cgroup ones (owned by that user namespace, as clone would
+ * make them; the cgroup one where sbx_cgroup_enter put sbx for a --limit), and starts init with
  * CLONE_PARENT: sbx's child, pid 1 of the new pid namespace, a copy of sbx's memory as it is
  * here. Returns init's pid in sbx and 0 in init; -1 where they cannot be used (nothing was
  * made: the caller clones as usual).
  */
 static pid_t clone_early(const struct sbx_plan *plan, unsigned long flags, const int sync[2])
 {
+	static const char *const names[EARLY_NS] = {"ns/user", "ns/net", "ns/mnt", "ns/ipc",
+	                                            "ns/uts"};
 	struct sbx_error e = {0};
-	_cleanup_close_ int procfd = -1, userfd = -1, netfd = -1;
-	bool made;
+	_cleanup_close_ int procfd = -1;
+	int nsfd[EARLY_NS] = {-1, -1, -1, -1, -1};
+	bool made, all = false;
+	pid_t pid;
 
 	if (!early.pid)
 		return -1;
 	made = early_made(&early);
 	SBX_TRACE("sbx: early namespaces ready");
-	if (early.net == plan->new_net && made && (procfd = early_procfd(&early)) >= 0 &&
+	if (made && (procfd = early_procfd(&early)) >= 0 &&
 	    sbx_userns_write_maps_at(procfd, plan, &e) >= 0) {
-		userfd = openat(procfd, "ns/user", O_RDONLY | O_CLOEXEC);
-		if (plan->new_net)
-			netfd = openat(procfd, "ns/net", O_RDONLY | O_CLOEXEC);
+		all = true;
+		for (size_t i = 0; i < EARLY_NS; i++) {
+			/* the host's network (--net host: one made early is left unused), or one
+			 * the child did not make (it started before the plan said): made at clone
+			 */
+			if (i == 1 && !(plan->new_net && early.net))
+				continue;
+			nsfd[i] = openat(procfd, names[i], O_RDONLY | O_CLOEXEC);
+			all = all && nsfd[i] >= 0;
+		}
 	}
 	early_release(&early);
 	SBX_TRACE("sbx: early namespaces mapped, opened");
-	if (userfd < 0 || (plan->new_net && netfd < 0))
-		return -1;
-	{
-		pid_t pid = clone_early_into(userfd, netfd, flags, sync[1]);
+	for (size_t i = 0; i < EARLY_NS; i++)
+		if (nsfd[i] >= 0)
+			flags &= ~(unsigned long)early_types[i];
+	pid = all ? clone_early_into(nsfd, flags, sync[1]) : -1;
+	for (size_t i = 0; i < EARLY_NS; i++)
+		if (nsfd[i] >= 0)
+			close(nsfd[i]);
+	/* no init: the go byte taken back, for the init that clone makes next */
+	if (pid < 0 && early_go) {
+		char g;
 
-		/* no init: the go byte taken back, for the init that clone makes next */
-		if (pid < 0 && early_go) {
-			char g;
-
-			while (read(sync[0], &g, 1) < 0 && errno == EINTR)
-				;
-		}
-		return pid;
+		while (read(sync[0], &g, 1) < 0 && errno == EINTR)
+			;
 	}
+	return pid;
 }
 
 int sbx_launch(const struct sbx_plan *plan, char *const argv[], struct sbx_supervisor *sup,

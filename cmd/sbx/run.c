@@ -1571,6 +1571,31 @@ static int nested_net(const struct sbx_nest *parent, struct sbx_cli_run *run, st
 	return sbx_cli_net_plan_env(plan, err);
 }
 
+/* The options before the command (up to "--"; a command after no "--" is glanced at too,
+ * which only costs the early namespaces), glanced at for sbx_launch_prestart: false where they ask
+ * for help, a dry run or a backend (getopt's abbreviations of them pass: the parse ends what they
+ * made). */
+static bool early_wanted(int argc, char **argv)
+{
+	for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++)
+		if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0 ||
+		    strcmp(argv[i], "--dry-run") == 0 || strncmp(argv[i], "--backend", 9) == 0)
+			return false;
+	return true;
+}
+
+/* --net host among the options: no network namespace made early (a profile that asks for
+ * the host's network leaves the one made unused). */
+static bool early_net_host(int argc, char **argv)
+{
+	for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++)
+		if ((strcmp(argv[i], "--net") == 0 && i + 1 < argc &&
+		     strcmp(argv[i + 1], "host") == 0) ||
+		    strcmp(argv[i], "--net=host") == 0)
+			return true;
+	return false;
+}
+
 int sbx_cmd_run(int argc, char **argv)
 {
 	struct sbx_supervisor *sup = NULL;
@@ -1595,12 +1620,18 @@ int sbx_cmd_run(int argc, char **argv)
 	if (r < 0)
 		goto fail;
 	SBX_TRACE("host probed");
+	/* A top-level launch of the namespaces backend: its namespaces made beside the planning
+	 * (os/launch.h), from here, before the profile is read (not before the host is probed:
+	 * a network namespace's sysctls, registered meanwhile, would hold up its reads of
+	 * /proc/sys/user); the options glanced at only to leave out what surely makes none
+	 * (--help, --dry-run, --backend: the parse below decides, and ends the children of a
+	 * launch that makes none) and to leave the network out for --net host. */
+	if (!getenv(SBX_SPEC_FD_ENV) && early_wanted(argc, argv))
+		sbx_launch_prestart(!early_net_host(argc, argv));
 	r = sbx_cli_parse_run(argc, argv, host.cwd, &run, &err);
-	/* A top-level launch of the namespaces backend: its user and network namespaces made
-	 * beside the planning (os/launch.h); a launch that does not use them ends them. */
-	if (r >= 0 && !run.help && !run.dry_run && !run.nest_flags && !getenv(SBX_SPEC_FD_ENV) &&
-	    run.backend != SBX_ASK_LANDLOCK)
-		sbx_launch_prestart(run.spec->net != SBX_NET_HOST);
+	if (r < 0 || run.help || run.dry_run || run.nest_flags || getenv(SBX_SPEC_FD_ENV) ||
+	    run.backend == SBX_ASK_LANDLOCK)
+		sbx_launch_prestart_end();
 	SBX_TRACE("options and profile parsed");
 	sbx_cli_notes = run.quiet ? SBX_NOTES_QUIET : run.verbose ? SBX_NOTES_ALL : SBX_NOTES_SHORT;
 	if (r >= 0 && run.help) {

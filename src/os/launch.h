@@ -62,13 +62,14 @@ void sbx_launch_reap(void);
 /*
  * The namespaces of the next launch made early, beside the planning: a child of sbx makes a
  * user namespace and, with net, a network namespace with loopback up (the kernel's set-up of
- * a network namespace is ~0.5 ms, which then runs on the other CPU while sbx plans). The
- * namespaces backend's sbx_launch then writes that user namespace's id maps and starts init
- * in them (init's own mount, pid, ipc, uts and cgroup namespaces are made then, from
- * inside); a launch that cannot use them (another backend, another network, a child that
- * could not make them) starts init as before. As root a second child makes the user
- * namespace that id-maps the binds (sbx_userns_idmap_early). Only an optimisation: nothing of
- * the sandbox runs in them before init. sbx_launch_prestart_end ends the children and reaps
+ * a network namespace is ~0.5 ms, which then runs on the other CPU while sbx plans), and the
+ * mount, ipc and uts namespaces. The namespaces backend's sbx_launch then writes that user
+ * namespace's id maps and starts init in them (its pid and cgroup namespaces made then, from
+ * inside; a network namespace made early that the plan does not want is not joined, one it
+ * wants and the child did not make is made then); a launch that cannot use them (another
+ * backend, a child that could not make them) starts init as before. As root a second child makes
+ * the user namespace that id-maps the binds (sbx_userns_idmap_early). Only an optimisation: nothing
+ * of the sandbox runs in them before init. sbx_launch_prestart_end ends the children and reaps
  * them, also on every way out of sbx that did not launch; both are safe to call more than
  * once.
  */
