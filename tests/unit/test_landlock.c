@@ -696,6 +696,115 @@ static void test_carve_links(void **state)
 	sbx_ll_plan_clear(&p);
 }
 
+/*
+ * A directory sbx made and sealed takes the rights every entry in it has, and the entries'
+ * rules that add nothing go (fold_sealed): never a right to make or remove, never over an
+ * entry without a rule (a mask), never in a root that is not sealed, nor under the landlock
+ * backend, where the directories are the host's.
+ */
+static const struct {
+	const char *name;
+	bool b_rw;           /* /s/b read-write (else read-only, as /s/a is) */
+	bool b_denied;       /* /s/b's policy denies everything: no rule on it */
+	bool unseal;         /* the plan's "seal /" taken out */
+	bool same_ns;        /* the landlock backend */
+	uint64_t s_want;     /* the rule on /s; 0: none */
+	bool a_rule, b_rule; /* rules left on /s/a, /s/b */
+} fold_cases[] = {
+    {"same rights: one rule", false, false, false, false, R | L | X, false, false},
+    {"more beneath: the common part", true, false, false, false, R | L | X, false, true},
+    {"an entry without a rule: nothing folded", false, true, false, false, 0, true, false},
+    {"root not sealed: nothing folded", false, false, true, false, L, true, true},
+    {"landlock backend: nothing folded", false, false, false, true, 0, true, true},
+};
+
+static void test_fold_sealed(void **state)
+{
+	(void)state;
+	for (size_t c = 0; c < sizeof(fold_cases) / sizeof(fold_cases[0]); c++) {
+		struct sbx_spec *spec = sbx_spec_new();
+		struct sbx_plan *plan = NULL;
+		struct sbx_error err = {0};
+		struct sbx_ll_plan ll;
+		struct sbx_policy_set set = {0};
+		struct sbx_mount a = {.kind = SBX_MOUNT_BIND,
+		                      .source = "/h/a",
+		                      .target = "/s/a",
+		                      .readonly = true,
+		                      .origin = SBX_ORIGIN_FLAG};
+		struct sbx_mount b = {.kind = SBX_MOUNT_BIND,
+		                      .source = "/h/b",
+		                      .target = "/s/b",
+		                      .readonly = !fold_cases[c].b_rw,
+		                      .origin = SBX_ORIGIN_FLAG,
+		                      .policy = fold_cases[c].b_denied ? "deny" : NULL};
+		struct sbx_ll_opts opts = {.same_ns = fold_cases[c].same_ns};
+		struct sbx_policy_view view;
+		const struct sbx_ll_rule *rule;
+
+		print_message("fold: %s\n", fold_cases[c].name);
+		spec->explicit_mounts = true;
+		assert_int_equal(sbx_spec_add_mount(spec, &a, false, &err), 0);
+		assert_int_equal(sbx_spec_add_mount(spec, &b, false, &err), 0);
+		if (fold_cases[c].b_denied) {
+			static const char deny[] =
+			    "version: 1\nrules:\n  - {name: d, paths: [\"**\"], "
+			    "operations: [all], decision: deny}\n";
+			struct sbx_policy *p = NULL;
+
+			assert_int_equal(sbx_policy_load_buffer(deny, strlen(deny), "deny.yaml",
+			                                        "deny", &p, &err),
+			                 0);
+			assert_int_equal(sbx_policy_set_add(&set, p, &err), 0);
+			assert_int_equal(sbx_policy_compile(spec, &set, &err), 0);
+		}
+		assert_int_equal(sbx_spec_finish(spec, &err), 0);
+		assert_int_equal(sbx_plan_build(spec, &host, &plan, &err), 0);
+		if (fold_cases[c].unseal) {
+			bool found = false;
+
+			for (size_t i = 0; i < plan->n_ops; i++)
+				if (plan->ops[i].kind == SBX_PLAN_SEAL &&
+				    strcmp(plan->ops[i].target, "/") == 0) {
+					/* another seal: the root's taken out */
+					free(plan->ops[i].target);
+					plan->ops[i].target = strdup("/s/a");
+					assert_non_null(plan->ops[i].target);
+					found = true;
+				}
+			assert_true(found);
+		}
+		view = (struct sbx_policy_view){.plan = plan, .spec = spec, .policies = &set};
+		assert_int_equal(sbx_ll_compile(&view, &opts, &ll, &err), 0);
+		rule = find_rule(&ll, "/s");
+		if (!fold_cases[c].s_want) {
+			/* the host's /s under the landlock backend; a directory above one that
+			 * grants nothing grants nothing itself */
+			assert_null(rule);
+		} else {
+			assert_non_null(rule);
+			assert_int_equal(rule->access & (R | L | W | X | MK | RM),
+			                 fold_cases[c].s_want);
+		}
+		assert_int_equal(find_rule(&ll, "/s/a") != NULL, fold_cases[c].a_rule);
+		assert_int_equal(find_rule(&ll, "/s/b") != NULL, fold_cases[c].b_rule);
+		/* never a right to make, remove or move on the directory sbx made */
+		if (rule && !fold_cases[c].same_ns)
+			assert_int_equal(rule->access & (MK | RM | SBX_LL_FS_REFER), 0);
+		/* and nothing beneath /s lost a right it had */
+		if (fold_cases[c].b_rw && !fold_cases[c].same_ns) {
+			const struct sbx_ll_rule *rb = find_rule(&ll, "/s/b");
+
+			assert_non_null(rb);
+			assert_true((rb->access & (W | MK | RM)) == (W | MK | RM));
+		}
+		sbx_ll_plan_clear(&ll);
+		sbx_plan_free(plan);
+		sbx_spec_free(spec);
+		sbx_policy_set_clear(&set);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -704,7 +813,7 @@ int main(void)
 	    cmocka_unit_test(test_compile_table), cmocka_unit_test(test_ancestor_never_widens),
 	    cmocka_unit_test(test_needed),        cmocka_unit_test(test_compile_hidden),
 	    cmocka_unit_test(test_carve_table),   cmocka_unit_test(test_carve_cap),
-	    cmocka_unit_test(test_carve_links),
+	    cmocka_unit_test(test_carve_links),   cmocka_unit_test(test_fold_sealed),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
