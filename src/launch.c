@@ -526,6 +526,29 @@ static pid_t clone_early(const struct sbx_plan *plan, unsigned long flags, const
 	return pid;
 }
 
+/* The id-mapping user namespace made early (as root: sbx_launch_prestart), mapped and opened
+ * into *userns_fd (-1: none made; sbx_mounts_prepare_send makes one when its first id-mapped
+ * bind comes), and its child told to end. Where the sources are streamed to init, after
+ * clone, beside init's first mounts: the maps' writes are off the way to init. */
+static int idmap_from_early(const struct sbx_plan *plan, int *userns_fd, struct sbx_error *err)
+{
+	if (plan->idmap_binds && *userns_fd < 0 && early_made(&early_idmap)) {
+		_cleanup_close_ int procfd = early_procfd(&early_idmap);
+
+		if (procfd >= 0) {
+			sbx_userns_idmap_early(procfd);
+			*userns_fd = sbx_userns_idmap_fd(plan, err);
+			sbx_userns_idmap_early(-1);
+			if (*userns_fd < 0) {
+				early_release(&early_idmap);
+				return *userns_fd;
+			}
+		}
+	}
+	early_release(&early_idmap);
+	return 0;
+}
+
 int sbx_launch(const struct sbx_plan *plan, char *const argv[], struct sbx_supervisor *sup,
                int *status, struct sbx_error *err)
 {
@@ -586,20 +609,10 @@ int sbx_launch(const struct sbx_plan *plan, char *const argv[], struct sbx_super
 	for (size_t i = 0; i < plan->n_ops; i++)
 		if (plan->ops[i].kind == SBX_PLAN_MIRROR)
 			prep_late = false;
-	/* the id-mapping namespace made early, as root (sbx_launch_prestart): mapped and opened
-	 * here, which is quick; its child ended before clone */
-	if (plan->idmap_binds && early_made(&early_idmap)) {
-		_cleanup_close_ int procfd = early_procfd(&early_idmap);
-
-		if (procfd >= 0) {
-			sbx_userns_idmap_early(procfd);
-			userns_fd = sbx_userns_idmap_fd(plan, err);
-			sbx_userns_idmap_early(-1);
-			if (userns_fd < 0)
-				return userns_fd;
-		}
-	}
-	early_release(&early_idmap);
+	/* the id-mapping namespace made early, as root (sbx_launch_prestart): mapped here for a
+	 * --root's sources, cloned before clone; else after clone, where sbx streams them */
+	if (!prep_late && (r = idmap_from_early(plan, &userns_fd, err)) < 0)
+		return r;
 	if (plan->idmap_binds && !prep_late) {
 		if (userns_fd < 0)
 			userns_fd = sbx_userns_idmap_fd(plan, err);
@@ -675,9 +688,12 @@ int sbx_launch(const struct sbx_plan *plan, char *const argv[], struct sbx_super
 		 * terminal's signals reach sbx alone, which passes them on once (a second
 		 * SIGINT pending here would swallow the one sbx sends) */
 		SBX_TRACE("init: cloned");
-		/* the id-mapping namespace is sbx's to use, not init's to hold */
+		/* the id-mapping namespace is sbx's to use, not init's to hold, nor the socket
+		 * of the child that made it, which sbx tells to end once it is mapped */
 		if (userns_fd >= 0)
 			close(TAKE_FD(userns_fd));
+		if (early_idmap.fd >= 0)
+			close(early_idmap.fd);
 		setpgid(0, 0);
 		/* init keeps only its ends: the sync pipe's EOF must mean that sbx is gone, and
 		 * sbx's signals are sbx's to read. */
@@ -733,7 +749,9 @@ int sbx_launch(const struct sbx_plan *plan, char *const argv[], struct sbx_super
 	if (prep_late) {
 		/* each sent as soon as it is made: init builds meanwhile (the id-mapping
 		 * namespace made when the first id-mapped bind comes, after the system mounts) */
-		r = sbx_mounts_prepare_send(plan, &userns_fd, filter_pipe[1], err);
+		r = idmap_from_early(plan, &userns_fd, err);
+		if (r >= 0)
+			r = sbx_mounts_prepare_send(plan, &userns_fd, filter_pipe[1], err);
 		if (r < 0 && err->errnum != EPIPE && err->errnum != ECONNRESET)
 			return r;
 		SBX_TRACE("sbx: sources cloned, id-mapped and sent (root)");
