@@ -654,6 +654,8 @@ static int one_op(struct ctx *x, const struct sbx_plan_op *o)
 	return r;
 }
 
+static const char scaffold_why[] = "directory made by sbx to hold mount points";
+
 /* The directories sbx makes in its sealed root to hold mount points: listable (sbx(1): they
  * hold nothing of the host). Not under the landlock backend, where they are the host's. */
 static int scaffold_dirs(struct ctx *x)
@@ -661,9 +663,10 @@ static int scaffold_dirs(struct ctx *x)
 	const struct sbx_plan *plan = x->view->plan;
 	char dir[SBX_PATH_MAX];
 	/* the parents the ops share (/etc, /proc, /dev), asked about once: the question walks
-	 * every op */
+	 * every op (a scaffold directory is added once, as a candidate; the others are kept
+	 * here) */
 	char *not_scaffold[64];
-	size_t n_not = 0;
+	size_t n_not = 0, first = x->n;
 	int r = 0;
 
 	if (x->opts->same_ns)
@@ -677,7 +680,7 @@ static int scaffold_dirs(struct ctx *x)
 			if (!slash || strcmp(dir, "/") == 0)
 				break;
 			slash[slash == dir ? 1 : 0] = '\0';
-			for (size_t k = 0; k < x->n && !seen; k++)
+			for (size_t k = first; k < x->n && !seen; k++)
 				seen = strcmp(x->c[k].path, dir) == 0;
 			for (size_t k = 0; k < n_not && !seen; k++)
 				seen = strcmp(not_scaffold[k], dir) == 0;
@@ -690,8 +693,7 @@ static int scaffold_dirs(struct ctx *x)
 				continue;
 			}
 			r = add_cand(x, dir, SBX_OP_LIST | SBX_OP_STAT, 0,
-			             FS_MODIFY | SBX_LL_FS_EXECUTE,
-			             "directory made by sbx to hold mount points");
+			             FS_MODIFY | SBX_LL_FS_EXECUTE, scaffold_why);
 			if (r < 0)
 				goto out;
 		}
@@ -792,12 +794,19 @@ static void fold_sealed(const struct sbx_plan *plan, struct sbx_ll_plan *out)
 				d += *c == '/';
 			if (d != depth)
 				continue;
-			for (size_t i = 0; i < plan->n_ops; i++)
-				own_tmpfs |= plan->ops[i].kind == SBX_PLAN_TMPFS &&
-				             strcmp(plan->ops[i].target, dir->path) == 0;
-			if (!(own_tmpfs ? is_sealed(plan, dir->path)
-			                : root_sealed && sbx_plan_is_scaffold_dir(plan, dir->path)))
+			/* a scaffold directory's rule is scaffold_dirs' (which asked
+			 * sbx_plan_is_scaffold_dir); a tmpfs of sbx's own, one that is sealed */
+			if (dir->why != scaffold_why) {
+				if (!is_sealed(plan, dir->path))
+					continue;
+				for (size_t i = 0; i < plan->n_ops && !own_tmpfs; i++)
+					own_tmpfs = plan->ops[i].kind == SBX_PLAN_TMPFS &&
+					            strcmp(plan->ops[i].target, dir->path) == 0;
+				if (!own_tmpfs)
+					continue;
+			} else if (!root_sealed) {
 				continue;
+			}
 			for (size_t i = 0; i < plan->n_ops && (x & ~dir->access); i++) {
 				const struct sbx_plan_op *o = &plan->ops[i];
 				const struct sbx_ll_rule *r;
@@ -852,6 +861,8 @@ int sbx_ll_compile(const struct sbx_policy_view *view, const struct sbx_ll_opts 
 {
 	static const struct sbx_ll_opts none = {0};
 	struct ctx x = {.view = view, .opts = opts ? opts : &none, .out = out, .err = err};
+	size_t *len = NULL;    /* each candidate's path's */
+	size_t *out_of = NULL; /* each rule's candidate */
 	char a[256];
 	int r = 0;
 
@@ -864,13 +875,19 @@ int sbx_ll_compile(const struct sbx_policy_view *view, const struct sbx_ll_opts 
 		r = hidden_paths(&x);
 
 	/* Rights on a path reach everything beneath it: a rule may not give a path beneath it
-	 * more than that path's own rule (less what its mount flags stop already). */
+	 * more than that path's own rule (less what its mount flags stop already). (A path
+	 * covers only longer ones: the lengths, taken once, spare most comparisons.) */
+	len = calloc(x.n ? x.n : 1, sizeof(*len));
+	out_of = calloc(x.n ? x.n : 1, sizeof(*out_of));
+	if (!len || !out_of)
+		r = sbx_error_set(err, SBX_ERR_SETUP, ENOMEM, "out of memory");
+	for (size_t i = 0; r >= 0 && i < x.n; i++)
+		len[i] = strlen(x.c[i].path);
 	for (size_t i = 0; r >= 0 && i < x.n; i++) {
 		for (size_t j = 0; r >= 0 && j < x.n; j++) {
 			uint64_t more;
 
-			if (i == j || strcmp(x.c[i].path, x.c[j].path) == 0 ||
-			    !sbx_path_covers(x.c[i].path, x.c[j].path))
+			if (len[i] >= len[j] || !sbx_path_covers(x.c[i].path, x.c[j].path))
 				continue;
 			more = x.c[i].access & ~x.c[j].access & ~x.c[j].blocked;
 			if (!more)
@@ -900,7 +917,8 @@ int sbx_ll_compile(const struct sbx_policy_view *view, const struct sbx_ll_opts 
 		/* The same path twice (a subtree rule on a mount's own target): one rule with
 		 * the rights both allow. */
 		for (size_t k = 0; k < out->n_rules; k++)
-			if (strcmp(out->rules[k].path, x.c[i].path) == 0) {
+			if (len[out_of[k]] == len[i] &&
+			    strcmp(out->rules[k].path, x.c[i].path) == 0) {
 				out->rules[k].access &= x.c[i].access;
 				out->rules[k].full &= x.c[i].full;
 				out->rules[k].ops = sbx_ll_ops_from_fs(out->rules[k].access);
@@ -916,7 +934,9 @@ int sbx_ll_compile(const struct sbx_policy_view *view, const struct sbx_ll_opts 
 		if (dup || (x.c[i].access == 0 &&
 		            !(x.opts->same_ns && (x.c[i].hidden || x.c[i].full != 0))))
 			continue;
-		struct sbx_ll_rule *rule = &out->rules[out->n_rules++];
+		struct sbx_ll_rule *rule = &out->rules[out->n_rules];
+
+		out_of[out->n_rules++] = i;
 
 		rule->path = TAKE_PTR(x.c[i].path);
 		rule->access = x.c[i].access;
@@ -948,6 +968,8 @@ out:
 	for (size_t i = 0; i < x.n; i++)
 		free(x.c[i].path);
 	free(x.c);
+	free(len);
+	free(out_of);
 	if (r < 0)
 		sbx_ll_plan_clear(out);
 	return r < 0 ? r : 0;
