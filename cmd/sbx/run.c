@@ -1584,16 +1584,26 @@ static bool early_wanted(int argc, char **argv)
 	return true;
 }
 
-/* --net host among the options: no network namespace made early (a profile that asks for
- * the host's network leaves the one made unused). */
+/* --net host (or --network host) among the options: no network namespace made early (a
+ * profile that asks for the host's network leaves the one made unused). The last one
+ * counts, as in the parse. */
 static bool early_net_host(int argc, char **argv)
 {
-	for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++)
-		if ((strcmp(argv[i], "--net") == 0 && i + 1 < argc &&
-		     strcmp(argv[i + 1], "host") == 0) ||
-		    strcmp(argv[i], "--net=host") == 0)
-			return true;
-	return false;
+	bool host = false;
+
+	for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++) {
+		const char *a = argv[i], *v = NULL;
+
+		if ((strcmp(a, "--net") == 0 || strcmp(a, "--network") == 0) && i + 1 < argc)
+			v = argv[++i];
+		else if (strncmp(a, "--net=", 6) == 0)
+			v = a + 6;
+		else if (strncmp(a, "--network=", 10) == 0)
+			v = a + 10;
+		if (v)
+			host = strcmp(v, "host") == 0;
+	}
+	return host;
 }
 
 int sbx_cmd_run(int argc, char **argv)

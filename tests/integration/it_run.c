@@ -812,6 +812,74 @@ static void test_early_namespaces_fall_back_clone(void)
 	early_step_denied(SCMP_SYS(clone), 0, CLONE_PARENT);
 }
 
+/* The early namespaces follow the plan's network however it was asked for: one made before
+ * the profile was read is left unused where the profile (or the last --net) asks for the
+ * host's, and one is made at clone where the options said host and then none. */
+static void test_early_namespaces_follow_the_network(void)
+{
+	const char *t = it_tmpdir();
+	static const char *const hosts[][2] = {{"--net", "host"},
+	                                       {"--network", "host"},
+	                                       {"--net=host", NULL},
+	                                       {"--network=host", NULL}};
+	char host_ns[64] = "";
+	struct it_run r;
+	ssize_t n = readlink("/proc/self/ns/net", host_ns, sizeof(host_ns) - 1);
+
+	IT_EXPECT(n > 0);
+	it_write_file(it_path(t, "hostnet.yaml"), "version: 1\nnetwork: host\n");
+	/* the profile asks for the host's network, which nothing on the command line says */
+	it_sbxv(&r, "run", "--profile", it_path(t, "hostnet.yaml"), "--", "readlink",
+	        "/proc/self/ns/net", NULL);
+	IT_EXPECT_INT(r.status, 0);
+	IT_EXPECT_CONTAINS(r.out, host_ns);
+	/* ... and the last --net outweighs it: a namespace of its own */
+	it_sbxv(&r, "run", "--profile", it_path(t, "hostnet.yaml"), "--net", "none", "--",
+	        "readlink", "/proc/self/ns/net", NULL);
+	IT_EXPECT_INT(r.status, 0);
+	IT_EXPECT(strstr(r.out, "net:[") && !strstr(r.out, host_ns));
+	/* every spelling of host; each then followed by --net none is none (made at clone, as
+	 * the early child did not, with loopback up) */
+	for (size_t i = 0; i < sizeof(hosts) / sizeof(hosts[0]); i++) {
+		for (int then_none = 0; then_none < 2; then_none++) {
+			const char *argv[16] = {"run"};
+			size_t k = 1;
+
+			for (size_t j = 0; j < 2 && hosts[i][j]; j++)
+				argv[k++] = hosts[i][j];
+			if (then_none) {
+				argv[k++] = "--net";
+				argv[k++] = "none";
+			}
+			argv[k++] = "--";
+			argv[k++] = "/bin/sh";
+			argv[k++] = "-c";
+			argv[k++] =
+			    "readlink /proc/self/ns/net; tail -n +3 /proc/net/dev | cut -d: -f1; "
+			    "cat /proc/net/if_inet6 2>/dev/null | grep -c '^0*1 .* lo$'";
+			argv[k] = NULL;
+			it_sbx(&r, argv);
+			IT_EXPECT_INT(r.status, 0);
+			if (then_none)
+				IT_EXPECT_NOT_CONTAINS(r.out, host_ns);
+			else
+				IT_EXPECT_CONTAINS(r.out, host_ns);
+			if (then_none) {
+				/* the namespace's line, loopback's alone, and loopback up (::1 is
+				 * on it; where the host has IPv6) */
+				int lines = 0;
+
+				for (const char *c = r.out; *c; c++)
+					lines += *c == '\n';
+				IT_EXPECT_INT(lines, 3);
+				IT_EXPECT_CONTAINS(r.out, " lo\n");
+				if (access("/proc/net/if_inet6", R_OK) == 0)
+					IT_EXPECT_CONTAINS(r.out, " lo\n1\n");
+			}
+		}
+	}
+}
+
 static void test_hide_glob_in_root(void)
 {
 	const char *t = it_tmpdir();
@@ -850,6 +918,7 @@ int main(int argc, char **argv)
 	    IT_CASE(test_hide_glob_in_root),
 	    IT_CASE(test_early_namespaces_fall_back_proof),
 	    IT_CASE(test_early_namespaces_fall_back_setns),
+	    IT_CASE(test_early_namespaces_follow_the_network),
 	    IT_CASE(test_early_namespaces_fall_back_clone),
 	};
 
