@@ -527,9 +527,9 @@ static pid_t clone_early(const struct sbx_plan *plan, unsigned long flags, const
 }
 
 /* The id-mapping user namespace made early (as root: sbx_launch_prestart), mapped and opened
- * into *userns_fd (-1: none made; sbx_mounts_prepare_send makes one when its first id-mapped
- * bind comes), and its child told to end. Where the sources are streamed to init, after
- * clone, beside init's first mounts: the maps' writes are off the way to init. */
+ * into *userns_fd (-1: none made: sbx_userns_idmap_fd makes one), and its child told to end;
+ * for a --root, whose sources are cloned before clone. (Where they are streamed to init
+ * after clone, sbx_mounts_prepare_send maps it when its first id-mapped bind comes.) */
 static int idmap_from_early(const struct sbx_plan *plan, int *userns_fd, struct sbx_error *err)
 {
 	if (plan->idmap_binds && *userns_fd < 0 && early_made(&early_idmap)) {
@@ -748,17 +748,22 @@ int sbx_launch(const struct sbx_plan *plan, char *const argv[], struct sbx_super
 	 * reports why */
 	if (prep_late) {
 		/* each sent as soon as it is made: init builds meanwhile (the id-mapping
-		 * namespace made when the first id-mapped bind comes, after the system mounts) */
-		r = idmap_from_early(plan, &userns_fd, err);
-		if (r >= 0)
-			r = sbx_mounts_prepare_send(plan, &userns_fd, filter_pipe[1], err);
+		 * namespace, the one made early, mapped when the first id-mapped bind comes,
+		 * after the system mounts) */
+		_cleanup_close_ int procfd =
+		    early_made(&early_idmap) ? early_procfd(&early_idmap) : -1;
+
+		sbx_userns_idmap_early(procfd);
+		r = sbx_mounts_prepare_send(plan, &userns_fd, filter_pipe[1], err);
+		sbx_userns_idmap_early(-1);
+		early_release(&early_idmap);
 		if (r < 0 && err->errnum != EPIPE && err->errnum != ECONNRESET)
 			return r;
 		SBX_TRACE("sbx: sources cloned, id-mapped and sent (root)");
 	}
-	/* The early children, told to end before init was started, reaped before init may
-	 * start the worker (it waits for the filter): no child of sbx's but init (and the
-	 * filter's builder) once the sandbox runs. */
+	/* The early children, told to end by now, reaped before init may start the worker (it
+	 * waits for the filter): no child of sbx's but init (and the filter's builder) once the
+	 * sandbox runs. */
 	sbx_launch_prestart_end();
 	/* while init builds the mounts */
 	r = send_filter(builder, builder_fd, filter_pipe[1], err);
