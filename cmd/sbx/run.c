@@ -1606,6 +1606,19 @@ static bool early_net_host(int argc, char **argv)
 	return host;
 }
 
+struct early_args {
+	int argc;
+	char **argv;
+};
+
+static void early_start_here(void *arg)
+{
+	const struct early_args *ea = arg;
+
+	if (!getenv(SBX_SPEC_FD_ENV) && early_wanted(ea->argc, ea->argv))
+		sbx_launch_prestart(!early_net_host(ea->argc, ea->argv));
+}
+
 int sbx_cmd_run(int argc, char **argv)
 {
 	struct sbx_supervisor *sup = NULL;
@@ -1626,18 +1639,20 @@ int sbx_cmd_run(int argc, char **argv)
 	int status = 125;
 	int r;
 
-	r = sbx_probe_host(&host, environ, &err);
-	if (r < 0)
-		goto fail;
-	SBX_TRACE("host probed");
 	/* A top-level launch of the namespaces backend: its namespaces made beside the planning
-	 * (os/launch.h), from here, before the profile is read (not before the host is probed:
-	 * a network namespace's sysctls, registered meanwhile, would hold up its reads of
+	 * (os/launch.h), from the host's probe on, once it read the per-user counts (a network
+	 * namespace's sysctls, registered meanwhile, would hold up those reads of
 	 * /proc/sys/user); the options glanced at only to leave out what surely makes none
 	 * (--help, --dry-run, --backend: the parse below decides, and ends the children of a
 	 * launch that makes none) and to leave the network out for --net host. */
-	if (!getenv(SBX_SPEC_FD_ENV) && early_wanted(argc, argv))
-		sbx_launch_prestart(!early_net_host(argc, argv));
+	{
+		struct early_args ea = {argc, argv};
+
+		r = sbx_probe_host_then(&host, environ, early_start_here, &ea, &err);
+	}
+	if (r < 0)
+		goto fail;
+	SBX_TRACE("host probed");
 	r = sbx_cli_parse_run(argc, argv, host.cwd, &run, &err);
 	if (r < 0 || run.help || run.dry_run || run.nest_flags || getenv(SBX_SPEC_FD_ENV) ||
 	    run.backend == SBX_ASK_LANDLOCK)

@@ -104,6 +104,12 @@ static char *read_small(const char *path)
 
 int sbx_probe_host(struct sbx_host *host, char *const *envp, struct sbx_error *err)
 {
+	return sbx_probe_host_then(host, envp, NULL, NULL, err);
+}
+
+int sbx_probe_host_then(struct sbx_host *host, char *const *envp, void (*after_counts)(void *),
+                        void *arg, struct sbx_error *err)
+{
 	struct sbx_host_entry *entries;
 	size_t n = 0;
 	char *cwd;
@@ -125,6 +131,8 @@ int sbx_probe_host(struct sbx_host *host, char *const *envp, struct sbx_error *e
 		for (size_t i = 0; i < SBX_N_UCOUNTS; i++)
 			host->ucount[i] = read_ucount(dir, sbx_ucount_shares[i].name);
 	}
+	if (after_counts)
+		after_counts(arg);
 
 	cwd = getcwd(NULL, 0);
 	if (!cwd)

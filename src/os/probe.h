@@ -15,6 +15,11 @@
  * The strings are owned by the probe; release them with sbx_probe_host_clear().
  */
 int sbx_probe_host(struct sbx_host *host, char *const *envp, struct sbx_error *err);
+/* The same, calling after_counts(arg) once the per-user counts are read (/proc/sys/user),
+ * before the rest: sbx run starts its early namespaces there (a network namespace's sysctls,
+ * registered meanwhile, would hold up those reads). */
+int sbx_probe_host_then(struct sbx_host *host, char *const *envp, void (*after_counts)(void *),
+                        void *arg, struct sbx_error *err);
 void sbx_probe_host_clear(struct sbx_host *host);
 
 /* What id `id` of this process's user namespace is in its parent user namespace (read from
