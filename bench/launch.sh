@@ -25,6 +25,8 @@ exec of /bin/true; then with extra read-only mounts; then the launchers' peak RS
 Options:
   --quick            few runs, to check that the script works (figures are noisy)
   --runs N           timed runs per benchmark (default 100; 1000-mount rows: N/5, at least 10)
+  --round N          runs of each command in a round (default 10): the commands compared
+                     with each other take turns, a round each, till all their runs are done
   --warmup N         untimed runs before each benchmark (default 5)
   --mounts "A B C"   extra mount counts to measure (default "10 100 1000")
   --rss-runs N       launches per peak-RSS figure (default 20)
@@ -45,6 +47,7 @@ die() {
 
 RUNS=100
 WARMUP=5
+ROUND=10
 MOUNTS="10 100 1000"
 RSS_RUNS=20
 AS_USER=
@@ -59,6 +62,7 @@ while [ $# -gt 0 ]; do
 	case $1 in
 	--quick) QUICK=1 ;;
 	--runs) RUNS=${2:?--runs needs a number}; RUNS_SET=1; shift ;;
+	--round) ROUND=${2:?--round needs a number}; shift ;;
 	--warmup) WARMUP=${2:?--warmup needs a number}; WARMUP_SET=1; shift ;;
 	--mounts) MOUNTS=${2:?--mounts needs a list}; shift ;;
 	--rss-runs) RSS_RUNS=${2:?--rss-runs needs a number}; RSS_SET=1; shift ;;
@@ -75,10 +79,11 @@ if [ "$QUICK" = 1 ]; then
 	[ "$WARMUP_SET" = 1 ] || WARMUP=1
 	[ "$RSS_SET" = 1 ] || RSS_RUNS=3
 fi
-for n in "$RUNS" "$WARMUP" "$RSS_RUNS" $MOUNTS; do
+for n in "$RUNS" "$WARMUP" "$RSS_RUNS" "$ROUND" $MOUNTS; do
 	case $n in '' | *[!0-9]*) die "'$n' is not a number" ;; esac
 done
 [ "$RUNS" -ge 2 ] || die "--runs must be at least 2"
+[ "$ROUND" -ge 1 ] || die "--round must be at least 1"
 [ "$RSS_RUNS" -ge 1 ] || die "--rss-runs must be at least 1"
 for n in $MOUNTS; do [ "$n" -ge 1 ] || die "--mounts counts must be at least 1"; done
 [ -z "$EXPORT" ] || EXPORT=$(realpath -m -- "$EXPORT") # measure() changes directory
@@ -133,17 +138,6 @@ trap 'exit 129' HUP
 
 # ---- helpers ----
 
-# median FILE: the median of hyperfine's per-run times, in seconds.
-median() {
-	if [ "$JSON" = jq ]; then
-		jq '.results[0].times | sort | length as $n |
-		    if $n % 2 == 1 then .[($n - 1) / 2] else (.[$n / 2 - 1] + .[$n / 2]) / 2 end' "$1"
-	else
-		python3 -c 'import json,statistics,sys
-print(statistics.median(json.load(open(sys.argv[1]))["results"][0]["times"]))' "$1"
-	fi
-}
-
 # calc STATEMENT: run one awk statement (print or printf) on floating-point figures.
 calc() {
 	awk "BEGIN { $1; }"
@@ -155,23 +149,57 @@ ms() { awk -v s="$1" 'BEGIN { printf "%.2f", s * 1000 }'; }
 # ratio A B: A/B to two places, or n/a
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b <= 0) print "n/a"; else printf "%.2f", a / b }'; }
 
-# bench NAME RUNS CMD...: hyperfine one command, store its median (s) in MED[NAME].
 declare -A MED
-bench() {
-	local name=$1 runs=$2 out
-	shift 2
-	out=$TMP/json/$name.json
-	printf '  %-28s %3s runs ... ' "$name" "$runs" >&2
-	# hyperfine -N splits its command string on whitespace: no argument here has any
-	# (paths are checked below).
-	if ! hyperfine -N --style none --warmup "$WARMUP" --runs "$runs" \
-		--export-json "$out" -- "$*" >"$TMP/hyperfine.log" 2>&1; then
-		echo "failed" >&2
-		cat "$TMP/hyperfine.log" >&2
-		die "hyperfine failed for $name"
+
+# bench_set RUNS NAME CMD [NAME CMD]...: commands that are compared with each other (each CMD
+# one string: hyperfine -N splits it on whitespace) timed in rounds, ROUND runs of each in
+# turn, till each has RUNS: the host's speed drifts by tens of percent within minutes on a VM,
+# and a command timed in one block and its rival in the next would carry that drift into
+# their ratio. MED[NAME]: the median of all of a command's runs.
+bench_set() {
+	local runs=$1 k rounds per idx
+	shift
+	local -a names=() cmds=()
+	while [ $# -ge 2 ]; do
+		names+=("$1")
+		cmds+=("$2")
+		shift 2
+	done
+	per=$ROUND
+	[ "$per" -le "$runs" ] || per=$runs
+	rounds=$(((runs + per - 1) / per))
+	printf '  %-28s %3s runs each, %s rounds of %s ... ' "${#names[@]} commands in turn" \
+		"$((rounds * per))" "$rounds" "$per" >&2
+	for ((k = 0; k < rounds; k++)); do
+		if ! hyperfine -N --style none --warmup "$([ "$k" = 0 ] && echo "$WARMUP" || echo 1)" \
+			--runs "$per" --export-json "$TMP/json/${names[0]}.round$k.json" -- "${cmds[@]}" \
+			>"$TMP/hyperfine.log" 2>&1; then
+			echo "failed" >&2
+			cat "$TMP/hyperfine.log" >&2
+			die "hyperfine failed for ${names[*]}"
+		fi
+	done
+	for idx in "${!names[@]}"; do
+		MED[${names[$idx]}]=$(median_of "$idx" "$TMP/json/${names[0]}".round*.json)
+	done
+	echo "done" >&2
+	for idx in "${!names[@]}"; do
+		printf '    %-26s %s ms\n' "${names[$idx]}" "$(ms "${MED[${names[$idx]}]}")" >&2
+	done
+}
+
+# median_of IDX FILE...: the median of the IDX-th command's runs over hyperfine's exports.
+median_of() {
+	local idx=$1
+	shift
+	if [ "$JSON" = jq ]; then
+		jq -s --argjson i "$idx" '[.[].results[$i].times[]] | sort | length as $n |
+		    if $n % 2 == 1 then .[($n - 1) / 2] else (.[$n / 2 - 1] + .[$n / 2]) / 2 end' "$@"
+	else
+		python3 -c 'import json,statistics,sys
+i = int(sys.argv[1])
+print(statistics.median(t for f in sys.argv[2:] for t in json.load(open(f))["results"][i]["times"]))' "$idx" "$@"
 	fi
-	MED[$name]=$(median "$out")
-	echo "$(ms "${MED[$name]}") ms" >&2
 }
 
 # peak_rss CMD...: the median over RSS_RUNS launches of the peak RSS (KiB) that wait4
@@ -247,13 +275,8 @@ measure() {
 	cc -O2 -static -o "$TMP/floor" "$floor_dir/floor.c" 2>/dev/null ||
 		cc -O2 -o "$TMP/floor" "$floor_dir/floor.c" || die "cannot build floor.c"
 	"$TMP/floor" || die "the raw floor does not run here (unprivileged user namespaces?)"
-	bench floor "$RUNS" "$TMP/floor"
-	bench bare "$RUNS" "$TRUE"
-	bench unshare "$RUNS" "$UNSHARE" -Urmpf --mount-proc "$TRUE"
-	bench sbx "$RUNS" "${sbx_cmd[@]}" -- "$TRUE"
-	bench bwrap "$RUNS" "${bwrap_cmd[@]}" -- "$TRUE"
-	# What each feature of sbx costs a launch that uses it, and that the plain launch above
-	# does not pay for it: no network namespace at all; the proxy of an allowlist; the
+	# What each feature of sbx costs a launch that uses it, and that the plain launch does
+	# not pay for it: no network namespace at all; the proxy of an allowlist; the
 	# supervisor (a git repository in the workspace turns it on, for git's control files, as
 	# does a folder with no .git at all, whose creation it refuses; the agent-like project's
 	# .git names no commit, so neither holds there and the plain row has no supervisor);
@@ -262,20 +285,27 @@ measure() {
 	mkdir -p "$repo"
 	git -C "$repo" init -q 2>/dev/null || die "git init failed (git is needed for the supervisor row)"
 	"${sbx_cmd[@]}" --net host -- /bin/true || die "sbx --net host does not run"
-	bench "feat:net-host" "$RUNS" "${sbx_cmd[@]}" --net host -- "$TRUE"
 	"${sbx_cmd[@]}" --net allow:example.test -- /bin/true || die "sbx --net allow does not run"
-	bench "feat:net-allow" "$RUNS" "${sbx_cmd[@]}" --net allow:example.test -- "$TRUE"
 	local dry
 	dry=$("$SBX" run -v "$repo" --chdir "$repo" --dry-run -- /bin/true)
 	case $dry in *"supervisor: on"*) ;; *)
 		die "a git repository in the workspace did not turn the supervisor on" ;;
 	esac
-	bench "feat:supervisor" "$RUNS" "$SBX" run -v "$repo" --chdir "$repo" -- "$TRUE"
+	local -a rows=(
+		floor "$TMP/floor"
+		bare "$TRUE"
+		unshare "$UNSHARE -Urmpf --mount-proc $TRUE"
+		sbx "${sbx_cmd[*]} -- $TRUE"
+		bwrap "${bwrap_cmd[*]} -- $TRUE"
+		"feat:net-host" "${sbx_cmd[*]} --net host -- $TRUE"
+		"feat:net-allow" "${sbx_cmd[*]} --net allow:example.test -- $TRUE"
+		"feat:supervisor" "$SBX run -v $repo --chdir $repo -- $TRUE")
+	MED[feat:cgroup]=
 	if "${sbx_cmd[@]}" --limit memory=1G -- /bin/true 2>/dev/null; then
-		bench "feat:cgroup" "$RUNS" "${sbx_cmd[@]}" --limit memory=1G -- "$TRUE"
-	else
-		MED[feat:cgroup]=
+		rows+=("feat:cgroup" "${sbx_cmd[*]} --limit memory=1G -- $TRUE")
 	fi
+	# The raw floor (floor.c), bubblewrap, sbx and each feature row take turns (bench_set).
+	bench_set "$RUNS" "${rows[@]}"
 	for n in $MOUNTS; do
 		local runs=$RUNS
 		[ "$n" -lt 1000 ] || runs=$HEAVY_RUNS
@@ -289,8 +319,8 @@ measure() {
 			die "sbx with $n extra mounts does not pass the sanity probe"
 		"${bwrap_cmd[@]}" "${bwrap_extra[@]}" -- /bin/sh -c "test -d $mnt/$n && ! (: >$mnt/$n/x) 2>/dev/null" ||
 			die "bubblewrap with $n extra mounts does not pass the sanity probe"
-		bench "sbx+$n" "$runs" "${sbx_cmd[@]}" "${sbx_extra[@]}" -- "$TRUE"
-		bench "bwrap+$n" "$runs" "${bwrap_cmd[@]}" "${bwrap_extra[@]}" -- "$TRUE"
+		bench_set "$runs" "sbx+$n" "${sbx_cmd[*]} ${sbx_extra[*]} -- $TRUE" \
+			"bwrap+$n" "${bwrap_cmd[*]} ${bwrap_extra[*]} -- $TRUE"
 	done
 
 	local rss_sbx=n/a rss_bwrap=n/a own_sbx=n/a own_bwrap=n/a
