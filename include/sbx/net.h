@@ -27,6 +27,13 @@
 #define SBX_NET_SOCKS_PORT 1080u
 #define SBX_NET_DNS_PORT   53u
 
+/* The sandbox's /etc/resolv.conf where sbx's resolver answers in it (every mode but host):
+ * a file of sbx's own in place of the host's (plan->etc_resolv, SBX_PLAN_F_DATA). */
+#define SBX_NET_RESOLV_CONF                                                                        \
+	"# sbx: the sandbox's resolver (sbx(1), NETWORK)\n"                                        \
+	"nameserver 127.0.0.1\n"                                                                   \
+	"options timeout:2 attempts:1\n"
+
 enum sbx_net_mode {
 	SBX_NET_NONE = 0, /* a new network namespace with loopback up */
 	SBX_NET_HOST,     /* the host's network namespace */

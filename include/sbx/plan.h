@@ -109,8 +109,8 @@ enum {
 	SBX_PLAN_F_OWNER = 1u << 9,  /* a TMPFS owned by the worker (inner uid and gid), mode
 	                                0700: its home */
 	SBX_PLAN_F_DATA = 1u << 10,  /* a read-only BIND of a file sbx writes itself from
-	                                plan->etc_passwd or plan->etc_group (by target), in
-	                                place of the host's file at source */
+	                                plan->etc_passwd, etc_group or etc_resolv (by target),
+	                                in place of the host's file at source */
 	SBX_PLAN_F_FOUND = 1u << 11, /* a MASK of what the walk of the hide globs found: gone
 	                                when it is masked, it was moved during the launch (by
 	                                another process): refused, never skipped */
@@ -164,6 +164,9 @@ struct sbx_plan {
 	 * the host's entries plus the worker's, or NULL where the host's name it already. */
 	char *user_name, *caller_name;
 	char *etc_passwd, *etc_group;
+	/* /etc/resolv.conf naming sbx's resolver (SBX_NET_RESOLV_CONF) where the sandbox has
+	 * one (every network mode but host); NULL: the host's file, bound as it is */
+	char *etc_resolv;
 	char **envp; /* NULL-terminated */
 	size_t n_env;
 	char *profile; /* for messages */

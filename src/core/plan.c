@@ -9,6 +9,7 @@
 #include "sbx/cleanup.h"
 #include "sbx/identity.h"
 #include "sbx/nest.h"
+#include "sbx/net.h"
 #include "sbx/path.h"
 #include "sbx/policy.h"
 
@@ -132,6 +133,7 @@ void sbx_plan_free(struct sbx_plan *plan)
 	free(plan->caller_name);
 	free(plan->etc_passwd);
 	free(plan->etc_group);
+	free(plan->etc_resolv);
 	free(plan->profile);
 	free(plan->spec_blob);
 	sbx_seccomp_conf_clear(&plan->seccomp);
@@ -298,6 +300,8 @@ static const char *data_for(const struct sbx_plan *p, const char *path)
 		return p->etc_passwd;
 	if (strcmp(path, "/etc/group") == 0)
 		return p->etc_group;
+	if (strcmp(path, "/etc/resolv.conf") == 0)
+		return p->etc_resolv;
 	return NULL;
 }
 
@@ -326,7 +330,10 @@ static int add_system_mounts(struct builder *b, const struct sbx_spec *spec,
 			r = add_op(b, SBX_PLAN_BIND,
 			           SBX_PLAN_F_READONLY | SBX_PLAN_F_SYSTEM | SBX_PLAN_F_FOLLOW |
 			               SBX_PLAN_F_DATA,
-			           e->path, e->path, 0, "system, with the worker's name added",
+			           e->path, e->path, 0,
+			           strcmp(e->path, "/etc/resolv.conf") == 0
+			               ? "system, naming sbx's resolver"
+			               : "system, with the worker's name added",
 			           err);
 		else
 			/* Never id-mapped: as root, an id-mapped system mount would make the
@@ -878,6 +885,10 @@ int sbx_plan_build(const struct sbx_spec *spec, const struct sbx_host *host, str
 
 	p->new_net = spec->net != SBX_NET_HOST;
 	p->net = spec->net;
+	/* sbx's resolver answers on the sandbox's loopback: its /etc/resolv.conf names it (a
+	 * file of sbx's own, in place of the host's, where the host has one) */
+	if (spec->net != SBX_NET_HOST && !(p->etc_resolv = strdup(SBX_NET_RESOLV_CONF)))
+		return sbx_error_set(err, SBX_ERR_SETUP, ENOMEM, "out of memory");
 	if (spec->net >= SBX_NET_ALLOW &&
 	    (r = sbx_netpolicy_copy(&p->netpol, &spec->netpol, err)) < 0)
 		return r;

@@ -1023,21 +1023,62 @@ static int do_nest_proc(struct builder *b, const char *target, struct sbx_error 
 
 /*
  * A file of sbx's own in place of a system file (SBX_PLAN_F_DATA: /etc/passwd and /etc/group
- * with the worker's entry added, src/core/identity.c): written to a small tmpfs made for it,
+ * with the worker's entry added, src/core/identity.c; /etc/resolv.conf naming sbx's
+ * resolver). Where its directory is a tmpfs of sbx's own (the scaffold's /etc, sealed
+ * read-only once built), the file is made there, its content written and its mode 0444:
+ * no mount at all. Elsewhere (a --root's /etc) it is written to a small tmpfs made for it,
  * made read-only, and that one file bound at target. The host's file is never written.
  */
+static int write_all(int f, const char *text, size_t len)
+{
+	size_t off = 0;
+
+	while (off < len) {
+		ssize_t n = write(f, text + off, len - off);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return n < 0 ? -errno : -EIO;
+		off += (size_t)n;
+	}
+	return 0;
+}
+
 static int do_data(struct builder *b, const struct sbx_plan_op *op, struct sbx_error *err)
 {
-	const char *text = strcmp(op->target, "/etc/passwd") == 0  ? b->plan->etc_passwd
-	                   : strcmp(op->target, "/etc/group") == 0 ? b->plan->etc_group
-	                                                           : NULL;
+	const char *text = strcmp(op->target, "/etc/passwd") == 0        ? b->plan->etc_passwd
+	                   : strcmp(op->target, "/etc/group") == 0       ? b->plan->etc_group
+	                   : strcmp(op->target, "/etc/resolv.conf") == 0 ? b->plan->etc_resolv
+	                                                                 : NULL;
 	struct mount_attr ro = {.attr_set = MOUNT_ATTR_RDONLY};
 	_cleanup_close_ int fs = -1, f = -1, mfd = -1;
-	size_t len, off = 0;
+	size_t len;
+	int r;
 
 	if (!text)
 		return sbx_error_set(err, SBX_ERR_SETUP, EINVAL, "no content for %s", op->target);
 	len = strlen(text);
+	{
+		bool own = false;
+		_cleanup_close_ int dir =
+		    mount_point_own(b, op->target, POINT_PARENT, op->target, &own, err);
+
+		if (dir < 0)
+			return dir;
+		/* the scaffold: the file itself, new (O_EXCL: nothing there to follow) */
+		if (own &&
+		    (f = openat(dir, strrchr(op->target, '/') + 1,
+		                O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC | O_NOFOLLOW, 0444)) >= 0) {
+			r = write_all(f, text, len);
+			if (r >= 0 && fchmod(f, 0444) < 0)
+				r = -errno;
+			if (r < 0)
+				return sbx_error_set(err, SBX_ERR_SETUP, -r, "cannot write %s: %s",
+				                     op->target, strerror(-r));
+			return 0;
+		}
+	}
 	fs = new_tmpfs_with(NULL, 0555, SBX_PLAN_F_NOEXEC, len + 65536, false, 0, 0, op->target,
 	                    err);
 	if (fs < 0)
@@ -1046,17 +1087,10 @@ static int do_data(struct builder *b, const struct sbx_plan_op *op, struct sbx_e
 	if (f < 0)
 		return sbx_error_set(err, SBX_ERR_SETUP, errno, "cannot write %s: %s", op->target,
 		                     strerror(errno));
-	while (off < len) {
-		ssize_t n = write(f, text + off, len - off);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return sbx_error_set(err, SBX_ERR_SETUP, n < 0 ? errno : EIO,
-			                     "cannot write %s: %s", op->target,
-			                     strerror(n < 0 ? errno : EIO));
-		off += (size_t)n;
-	}
+	r = write_all(f, text, len);
+	if (r < 0)
+		return sbx_error_set(err, SBX_ERR_SETUP, -r, "cannot write %s: %s", op->target,
+		                     strerror(-r));
 	/* closed first: a tmpfs with a file open for writing cannot be made read-only */
 	if (fchmod(f, 0444) < 0 || close(TAKE_FD(f)) < 0 ||
 	    mount_setattr(fs, "", AT_EMPTY_PATH, &ro, sizeof(ro)) < 0)

@@ -125,9 +125,7 @@ int sbx_netns_sockets(int fd, bool proxy, struct sbx_error *err)
 
 int sbx_netns_resolv_conf(struct sbx_error *err)
 {
-	static const char text[] = "# sbx: the sandbox's resolver (sbx(1), NETWORK)\n"
-	                           "nameserver 127.0.0.1\n"
-	                           "options timeout:2 attempts:1\n";
+	static const char text[] = SBX_NET_RESOLV_CONF;
 	_cleanup_close_ int target = open("/etc/resolv.conf", O_PATH | O_NOFOLLOW | O_CLOEXEC);
 	_cleanup_close_ int fs = -1, mnt = -1, file = -1, tree = -1;
 	struct stat st;

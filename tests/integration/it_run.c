@@ -880,6 +880,62 @@ static void test_early_namespaces_follow_the_network(void)
 	}
 }
 
+/* The sandbox's /etc/resolv.conf names sbx's resolver where it has one (a file sbx writes in
+ * its sealed scaffold, or binds from a tmpfs of its own over a --root's): read-only whoever
+ * the worker is; under --net host, the host's. */
+static void test_resolv_conf(void)
+{
+	const char *t = it_tmpdir();
+	const char *probe =
+	    "cat /etc/resolv.conf; echo x >>/etc/resolv.conf && echo WROTE; "
+	    "chmod 666 /etc/resolv.conf 2>/dev/null && echo CHMOD; "
+	    "mv /etc/resolv.conf /etc/r 2>/dev/null && echo MOVED; "
+	    "rm -f /etc/resolv.conf 2>/dev/null; test -e /etc/resolv.conf && echo KEPT";
+	char host[4096] = "";
+	struct it_run r;
+	FILE *f = fopen("/etc/resolv.conf", "r");
+
+	if (!f)
+		it_fail(__FILE__, __LINE__, "this host has no /etc/resolv.conf to replace");
+	IT_EXPECT(fread(host, 1, sizeof(host) - 1, f) > 0);
+	fclose(f);
+	for (int allow = 0; allow < 2; allow++) {
+		it_sbxv(&r, "run", "--net", allow ? "allow:example.test" : "none", "--", "/bin/sh",
+		        "-c", probe, NULL);
+		IT_EXPECT_INT(r.status, 0);
+		IT_EXPECT_CONTAINS(r.out,
+		                   "# sbx: the sandbox's resolver (sbx(1), NETWORK)\n"
+		                   "nameserver 127.0.0.1\noptions timeout:2 attempts:1\nKEPT\n");
+		IT_EXPECT_NOT_CONTAINS(r.out, "WROTE");
+		IT_EXPECT_NOT_CONTAINS(r.out, "CHMOD");
+		IT_EXPECT_NOT_CONTAINS(r.out, "MOVED");
+	}
+	it_sbxv(&r, "run", "--net", "host", "--", "cat", "/etc/resolv.conf", NULL);
+	IT_EXPECT_INT(r.status, 0);
+	IT_EXPECT(strcmp(r.out, host) == 0);
+	/* a --root's own /etc/resolv.conf: sbx's file bound over it, read-only; the root's
+	 * file untouched */
+	it_write_file(it_path(t, "root/etc/resolv.conf"), "nameserver 192.0.2.1\n");
+	it_sbxv(&r, "run", "--root", it_path(t, "root"), "-v", "/usr:ro", "--", "/usr/bin/sh", "-c",
+	        probe, NULL);
+	IT_EXPECT_INT(r.status, 0);
+	IT_EXPECT_CONTAINS(r.out, "nameserver 127.0.0.1\n");
+	IT_EXPECT_NOT_CONTAINS(r.out, "192.0.2.1");
+	IT_EXPECT_NOT_CONTAINS(r.out, "WROTE");
+	IT_EXPECT_NOT_CONTAINS(r.out, "CHMOD");
+	{
+		char kept[64] = "";
+		FILE *rf = fopen(it_path(t, "root/etc/resolv.conf"), "r");
+
+		IT_EXPECT(rf != NULL);
+		if (rf) {
+			IT_EXPECT(fread(kept, 1, sizeof(kept) - 1, rf) > 0);
+			fclose(rf);
+		}
+		IT_EXPECT(strcmp(kept, "nameserver 192.0.2.1\n") == 0);
+	}
+}
+
 static void test_hide_glob_in_root(void)
 {
 	const char *t = it_tmpdir();
@@ -919,6 +975,7 @@ int main(int argc, char **argv)
 	    IT_CASE(test_early_namespaces_fall_back_proof),
 	    IT_CASE(test_early_namespaces_fall_back_setns),
 	    IT_CASE(test_early_namespaces_follow_the_network),
+	    IT_CASE(test_resolv_conf),
 	    IT_CASE(test_early_namespaces_fall_back_clone),
 	};
 
