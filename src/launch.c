@@ -356,7 +356,8 @@ void sbx_launch_prestart(bool net)
 static void early_release(struct early_child *e)
 {
 	if (e->fd >= 0) {
-		ssize_t n = write(e->fd, "e", 1);
+		/* MSG_NOSIGNAL: a child that is gone (it said 'x' and ended) is no SIGPIPE */
+		ssize_t n = send(e->fd, "e", 1, MSG_NOSIGNAL);
 
 		(void)n; /* gone already: nothing to tell */
 		close(e->fd);
