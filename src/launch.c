@@ -1331,7 +1331,7 @@ __attribute__((noreturn)) static void init_main(struct child_ctx *c)
 	if (c->net_fd >= 0) {
 		close(c->net_parent_fd);
 		if (sbx_netns_sockets(c->net_fd, c->plan->net >= SBX_NET_ALLOW, &err) < 0 ||
-		    sbx_netns_resolv_conf(&err) < 0)
+		    (c->plan->resolv_overlay && sbx_netns_resolv_conf(&err) < 0))
 			child_fail(c->err_fd, &err);
 	}
 

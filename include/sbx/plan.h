@@ -167,6 +167,11 @@ struct sbx_plan {
 	/* /etc/resolv.conf naming sbx's resolver (SBX_NET_RESOLV_CONF) where the sandbox has
 	 * one (every network mode but host); NULL: the host's file, bound as it is */
 	char *etc_resolv;
+	/* init binds sbx's resolv.conf over the one the sandbox shows, once the mounts are
+	 * built: sbx's resolver answers there, and the plan writes no file of its own at
+	 * /etc/resolv.conf (a mount the user named covers /etc; system mounts off), which is
+	 * neither hidden nor a mount the user named at that very path */
+	bool resolv_overlay;
 	char **envp; /* NULL-terminated */
 	size_t n_env;
 	char *profile; /* for messages */

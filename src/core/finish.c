@@ -73,6 +73,15 @@ static int landlock_backend(const struct sbx_finish_in *in, const struct sbx_fin
 	int r;
 
 	plan->backend_landlock = true;
+	/* No network namespace, no resolver of sbx's in it: the worker reads the host's
+	 * /etc/resolv.conf, as the plan then says (plan.c wrote it as sbx's own file). */
+	for (size_t i = 0; i < plan->n_ops; i++)
+		if ((plan->ops[i].flags & SBX_PLAN_F_DATA) &&
+		    strcmp(plan->ops[i].target, "/etc/resolv.conf") == 0) {
+			plan->ops[i].flags &= ~SBX_PLAN_F_DATA;
+			plan->ops[i].why = "system";
+		}
+	plan->resolv_overlay = false;
 	/* An allowlist without a network namespace (sbx(1), NETWORK): sbx's proxy listens on
 	 * the host's loopback, and every connect(2) stops at the supervisor, which lets only
 	 * the proxy's ports on 127.0.0.1 through (a Landlock TCP rule names a port, never an

@@ -305,6 +305,26 @@ static const char *data_for(const struct sbx_plan *p, const char *path)
 	return NULL;
 }
 
+/* sbx_plan.resolv_overlay: sbx's resolver, and no file at /etc/resolv.conf that the plan
+ * writes (SBX_PLAN_F_DATA), hides, or that a mount the user named puts there. */
+static bool resolv_overlay(const struct sbx_plan *p, const struct sbx_spec *spec)
+{
+	static const char path[] = "/etc/resolv.conf";
+
+	if (spec->net == SBX_NET_HOST)
+		return false;
+	for (size_t i = 0; i < p->n_ops; i++) {
+		const struct sbx_plan_op *o = &p->ops[i];
+
+		if (o->kind == SBX_PLAN_MASK && sbx_path_covers(o->target, path))
+			return false;
+		if (strcmp(o->target, path) == 0 &&
+		    ((o->flags & SBX_PLAN_F_DATA) || !(o->flags & SBX_PLAN_F_SYSTEM)))
+			return false;
+	}
+	return true;
+}
+
 static int add_system_mounts(struct builder *b, const struct sbx_spec *spec,
                              const struct sbx_host *host, struct sbx_error *err)
 {
@@ -951,6 +971,8 @@ int sbx_plan_build(const struct sbx_spec *spec, const struct sbx_host *host, str
 		plan_resources(p, spec, host);
 	if (r >= 0)
 		r = sort_ops(p, err);
+	if (r >= 0)
+		p->resolv_overlay = resolv_overlay(p, spec);
 	if (r >= 0)
 		r = build_env(p, spec, host, err);
 	if (r >= 0)

@@ -913,6 +913,23 @@ static void test_resolv_conf(void)
 	it_sbxv(&r, "run", "--net", "host", "--", "cat", "/etc/resolv.conf", NULL);
 	IT_EXPECT_INT(r.status, 0);
 	IT_EXPECT(strcmp(r.out, host) == 0);
+	/* hidden, it cannot be opened: no file of sbx's shows through the mask (an attack's
+	 * finding: sbx's resolver file was bound over it) */
+	it_sbxv(&r, "run", "--hide", "/etc/resolv.conf", "--", "/bin/sh", "-c",
+	        "cat /etc/resolv.conf || echo DENIED", NULL);
+	IT_EXPECT_INT(r.status, 0);
+	IT_EXPECT_CONTAINS(r.out, "DENIED\n");
+	IT_EXPECT_NOT_CONTAINS(r.out, "nameserver");
+	/* a file the user mounts there is theirs */
+	it_write_file(it_path(t, "mine.conf"), "nameserver 192.0.2.7\n");
+	it_sbxv(&r, "run", "-v", fmt("%s:/etc/resolv.conf:ro", it_path(t, "mine.conf")), "--",
+	        "cat", "/etc/resolv.conf", NULL);
+	IT_EXPECT_INT(r.status, 0);
+	IT_EXPECT(strcmp(r.out, "nameserver 192.0.2.7\n") == 0);
+	/* the landlock backend has no resolver of sbx's: its plan says the host's file */
+	it_sbxv(&r, "run", "--backend", "landlock", "--dry-run", "--", "/bin/true", NULL);
+	IT_EXPECT_INT(r.status, 0);
+	IT_EXPECT_NOT_CONTAINS(r.out, "naming sbx's resolver");
 	/* a --root's own /etc/resolv.conf: sbx's file bound over it, read-only; the root's
 	 * file untouched */
 	it_write_file(it_path(t, "root/etc/resolv.conf"), "nameserver 192.0.2.1\n");
