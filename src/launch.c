@@ -254,7 +254,7 @@ static int early_main(void *arg)
 	uint64_t all = ~(uint64_t)0;
 	struct ifreq ifr;
 	char c = 'x';
-	long ok;
+	long ok, up;
 
 	early_raw(SYS_rt_sigprocmask, SIG_BLOCK, (long)&all, 0, sizeof(all));
 	/* nothing of sbx's descriptors but its own end: EOF must mean sbx, and no other early
@@ -278,21 +278,27 @@ static int early_main(void *arg)
 	ok = early_raw(SYS_unshare, CLONE_NEWUSER | (e->net ? CLONE_NEWNET : 0), 0, 0, 0) == 0 &&
 	     early_raw(SYS_unshare, CLONE_NEWUTS | (e->sandbox ? CLONE_NEWNS | CLONE_NEWIPC : 0), 0,
 	               0, 0) == 0;
-	/* loopback up, as sbx_net_loopback_up does it */
+	if (ok)
+		c = 'r';
+	/* said: sbx may go on */
+	if (early_raw(SYS_write, fd, (long)&c, 1, 0) != 1)
+		return 0;
+	/* loopback up, as sbx_net_loopback_up does it, once sbx may go on: ~70 us of the kernel's
+	 * that sbx need not wait for (init brings it up itself where this is not done by then,
+	 * or failed) */
 	if (ok && e->net) {
 		s = early_raw(SYS_socket, AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0, 0);
 		memset(&ifr, 0, sizeof(ifr));
 		memcpy(ifr.ifr_name, "lo", 3);
-		ok = s >= 0 && early_raw(SYS_ioctl, s, SIOCGIFFLAGS, (long)&ifr, 0) == 0;
+		up = s >= 0 && early_raw(SYS_ioctl, s, SIOCGIFFLAGS, (long)&ifr, 0) == 0;
 		ifr.ifr_flags |= IFF_UP | IFF_RUNNING;
-		ok = ok && early_raw(SYS_ioctl, s, SIOCSIFFLAGS, (long)&ifr, 0) == 0;
+		if (up)
+			early_raw(SYS_ioctl, s, SIOCSIFFLAGS, (long)&ifr, 0);
 		if (s >= 0)
 			early_raw(SYS_close, s, 0, 0, 0);
 	}
-	if (ok)
-		c = 'r';
 	/* held until sbx has the namespace and says so (a byte), or is gone (EOF) */
-	if (early_raw(SYS_write, fd, (long)&c, 1, 0) == 1) {
+	{
 		long n;
 
 		do
