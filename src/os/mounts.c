@@ -298,8 +298,29 @@ static int stream_wait(struct sbx_prepared *p, size_t i, struct sbx_error *err)
 	return 0;
 }
 
+/* Which binds' sources prepare clones: all; only the id-mapped ones (sbx's stream, as root:
+ * only sbx may id-map a host file system); all but those (init's own, beside the stream). */
+enum prep_which { PREP_ALL, PREP_IDMAPPED, PREP_LOCAL };
+
+static int prepare_init(const struct sbx_plan *plan, struct sbx_prepared *p, struct sbx_error *err);
+static int prepare(const struct sbx_plan *plan, int userns_fd, int *lazy_userns,
+                   struct sbx_prepared *p, int sock, enum prep_which which, struct sbx_error *err);
+
 int sbx_prepared_stream(struct sbx_prepared *p, const struct sbx_plan *plan, int sock,
                         struct sbx_error *err)
+{
+	int r = prepare_init(plan, p, err);
+
+	if (r < 0)
+		return r;
+	p->streaming = true;
+	p->stream_fd = sock;
+	/* the sources no id map is set on: cloned here, while sbx streams the id-mapped ones
+	 * (init clones them faster than they come over the socket) */
+	return prepare(plan, -1, NULL, p, -1, PREP_LOCAL, err);
+}
+
+static int prepare_init(const struct sbx_plan *plan, struct sbx_prepared *p, struct sbx_error *err)
 {
 	memset(p, 0, sizeof(*p));
 	p->fds = malloc((plan->n_ops ? plan->n_ops : 1) * sizeof(*p->fds));
@@ -307,27 +328,17 @@ int sbx_prepared_stream(struct sbx_prepared *p, const struct sbx_plan *plan, int
 	if (!p->fds || !p->absent)
 		return sbx_error_set(err, SBX_ERR_SETUP, ENOMEM, "out of memory");
 	p->n = plan->n_ops;
-	for (size_t i = 0; i < p->n; i++)
+	for (size_t i = 0; i < plan->n_ops; i++)
 		p->fds[i] = -1;
-	p->streaming = true;
-	p->stream_fd = sock;
 	return 0;
 }
 
 static int prepare(const struct sbx_plan *plan, int userns_fd, int *lazy_userns,
-                   struct sbx_prepared *p, int sock, struct sbx_error *err)
+                   struct sbx_prepared *p, int sock, enum prep_which which, struct sbx_error *err)
 {
-	memset(p, 0, sizeof(*p));
-	p->fds = malloc(plan->n_ops * sizeof(*p->fds));
-	p->absent = calloc(plan->n_ops, sizeof(*p->absent));
-	if (!p->fds || !p->absent)
-		return sbx_error_set(err, SBX_ERR_SETUP, ENOMEM, "out of memory");
-	p->n = plan->n_ops;
-	for (size_t i = 0; i < plan->n_ops; i++)
-		p->fds[i] = -1;
-
 	for (size_t i = 0; i < plan->n_ops; i++) {
 		const struct sbx_plan_op *op = &plan->ops[i];
+		bool idmapped = (op->flags & SBX_PLAN_F_IDMAP) && plan->idmap_binds;
 		_cleanup_close_ int src = -1;
 		int fd, r;
 
@@ -337,7 +348,9 @@ static int prepare(const struct sbx_plan *plan, int userns_fd, int *lazy_userns,
 				return r;
 			continue;
 		}
-		if (op->kind != SBX_PLAN_BIND)
+		/* a data file is sbx's own (do_data): nothing of the host's to clone */
+		if (op->kind != SBX_PLAN_BIND || (op->flags & SBX_PLAN_F_DATA) ||
+		    (which == PREP_IDMAPPED && !idmapped) || (which == PREP_LOCAL && idmapped))
 			continue;
 		src = open_source(op->source, op->flags, err);
 		if (src < 0) {
@@ -399,19 +412,23 @@ static int prepare(const struct sbx_plan *plan, int userns_fd, int *lazy_userns,
 int sbx_mounts_prepare(const struct sbx_plan *plan, int userns_fd, struct sbx_prepared *p,
                        struct sbx_error *err)
 {
-	return prepare(plan, userns_fd, NULL, p, -1, err);
+	int r = prepare_init(plan, p, err);
+
+	return r < 0 ? r : prepare(plan, userns_fd, NULL, p, -1, PREP_ALL, err);
 }
 
 int sbx_mounts_prepare_send(const struct sbx_plan *plan, int *userns_fd, int sock,
                             struct sbx_error *err)
 {
 	_cleanup_(sbx_prepared_clear) struct sbx_prepared p = {0};
+	int r;
 
 	for (size_t i = 0; i < plan->n_ops; i++)
 		if (plan->ops[i].kind == SBX_PLAN_MIRROR)
 			return sbx_error_set(err, SBX_ERR_SETUP, EINVAL,
 			                     "internal: a --root's sources are not streamed");
-	return prepare(plan, -1, userns_fd, &p, sock, err);
+	r = prepare_init(plan, &p, err);
+	return r < 0 ? r : prepare(plan, -1, userns_fd, &p, sock, PREP_IDMAPPED, err);
 }
 
 /* ---- building the tree ---- */
@@ -1114,7 +1131,11 @@ static int do_op(struct builder *b, const struct sbx_plan_op *op, size_t i, stru
 	case SBX_PLAN_MIRROR:
 		return do_mirror(b, op, p, err);
 	case SBX_PLAN_BIND: {
-		int r = p->streaming ? stream_wait(p, i, err) : 0;
+		/* sbx streams the id-mapped sources; the others are init's own clones */
+		int r = p->streaming && (op->flags & SBX_PLAN_F_IDMAP) && b->plan->idmap_binds &&
+		                !(op->flags & SBX_PLAN_F_DATA)
+		            ? stream_wait(p, i, err)
+		            : 0;
 
 		if (r < 0)
 			return r;
