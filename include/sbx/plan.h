@@ -114,6 +114,8 @@ enum {
 	SBX_PLAN_F_FOUND = 1u << 11, /* a MASK of what the walk of the hide globs found: gone
 	                                when it is masked, it was moved during the launch (by
 	                                another process): refused, never skipped */
+	SBX_PLAN_F_SELF = 1u << 12,  /* the system mount of sbx itself, at the path it was run
+	                                from (anywhere on the host: a 0750 home, say) */
 };
 
 struct sbx_plan_op {

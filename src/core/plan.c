@@ -362,7 +362,8 @@ static int add_system_mounts(struct builder *b, const struct sbx_spec *spec,
 			 * bits, as in an ordinary user's sandbox. */
 			r = add_op(b, SBX_PLAN_BIND,
 			           SBX_PLAN_F_READONLY | SBX_PLAN_F_SYSTEM |
-			               (follow ? SBX_PLAN_F_FOLLOW : 0),
+			               (follow ? SBX_PLAN_F_FOLLOW : 0) |
+			               (self ? SBX_PLAN_F_SELF : 0),
 			           e->path, e->path, 0,
 			           self ? "system: sbx itself, for sub-workers" : "system", err);
 		if (r < 0)

@@ -298,9 +298,23 @@ static int stream_wait(struct sbx_prepared *p, size_t i, struct sbx_error *err)
 	return 0;
 }
 
-/* Which binds' sources prepare clones: all; only the id-mapped ones (sbx's stream, as root:
- * only sbx may id-map a host file system); all but those (init's own, beside the stream). */
-enum prep_which { PREP_ALL, PREP_IDMAPPED, PREP_LOCAL };
+/* Which binds' sources prepare clones: all; those sbx streams to init as root; those init
+ * clones itself beside that stream (init_clones). */
+enum prep_which { PREP_ALL, PREP_STREAMED, PREP_LOCAL };
+
+/*
+ * As root, the binds whose sources init clones itself, beside sbx's stream of the others:
+ * the system mounts' (/usr, /etc's files: beneath directories everyone may search, which
+ * init, an unprivileged id on the host, reaches as sbx does). Not sbx's own binary (run
+ * from anywhere: a 0750 home), not a device (a --device anywhere), not a guard, nor a bind
+ * the plan id-maps (only sbx may id-map a host file system): sbx clones and sends those.
+ */
+static bool init_clones(const struct sbx_plan_op *op)
+{
+	return (op->flags & SBX_PLAN_F_SYSTEM) &&
+	       !(op->flags &
+	         (SBX_PLAN_F_SELF | SBX_PLAN_F_DEVICE | SBX_PLAN_F_GUARD | SBX_PLAN_F_IDMAP));
+}
 
 static int prepare_init(const struct sbx_plan *plan, struct sbx_prepared *p, struct sbx_error *err);
 static int prepare(const struct sbx_plan *plan, int userns_fd, int *lazy_userns,
@@ -315,8 +329,8 @@ int sbx_prepared_stream(struct sbx_prepared *p, const struct sbx_plan *plan, int
 		return r;
 	p->streaming = true;
 	p->stream_fd = sock;
-	/* the sources no id map is set on: cloned here, while sbx streams the id-mapped ones
-	 * (init clones them faster than they come over the socket) */
+	/* the system mounts' sources: cloned here, while sbx streams the others (init clones
+	 * them faster than they come over the socket) */
 	return prepare(plan, -1, NULL, p, -1, PREP_LOCAL, err);
 }
 
@@ -338,7 +352,7 @@ static int prepare(const struct sbx_plan *plan, int userns_fd, int *lazy_userns,
 {
 	for (size_t i = 0; i < plan->n_ops; i++) {
 		const struct sbx_plan_op *op = &plan->ops[i];
-		bool idmapped = (op->flags & SBX_PLAN_F_IDMAP) && plan->idmap_binds;
+		bool local = init_clones(op);
 		_cleanup_close_ int src = -1;
 		int fd, r;
 
@@ -350,7 +364,7 @@ static int prepare(const struct sbx_plan *plan, int userns_fd, int *lazy_userns,
 		}
 		/* a data file is sbx's own (do_data): nothing of the host's to clone */
 		if (op->kind != SBX_PLAN_BIND || (op->flags & SBX_PLAN_F_DATA) ||
-		    (which == PREP_IDMAPPED && !idmapped) || (which == PREP_LOCAL && idmapped))
+		    (which == PREP_STREAMED && local) || (which == PREP_LOCAL && !local))
 			continue;
 		src = open_source(op->source, op->flags, err);
 		if (src < 0) {
@@ -428,7 +442,7 @@ int sbx_mounts_prepare_send(const struct sbx_plan *plan, int *userns_fd, int soc
 			return sbx_error_set(err, SBX_ERR_SETUP, EINVAL,
 			                     "internal: a --root's sources are not streamed");
 	r = prepare_init(plan, &p, err);
-	return r < 0 ? r : prepare(plan, -1, userns_fd, &p, sock, PREP_IDMAPPED, err);
+	return r < 0 ? r : prepare(plan, -1, userns_fd, &p, sock, PREP_STREAMED, err);
 }
 
 /* ---- building the tree ---- */
@@ -1131,9 +1145,8 @@ static int do_op(struct builder *b, const struct sbx_plan_op *op, size_t i, stru
 	case SBX_PLAN_MIRROR:
 		return do_mirror(b, op, p, err);
 	case SBX_PLAN_BIND: {
-		/* sbx streams the id-mapped sources; the others are init's own clones */
-		int r = p->streaming && (op->flags & SBX_PLAN_F_IDMAP) && b->plan->idmap_binds &&
-		                !(op->flags & SBX_PLAN_F_DATA)
+		/* sbx streams the sources init does not clone itself (init_clones) */
+		int r = p->streaming && !init_clones(op) && !(op->flags & SBX_PLAN_F_DATA)
 		            ? stream_wait(p, i, err)
 		            : 0;
 

@@ -42,17 +42,19 @@ int sbx_mounts_prepare(const struct sbx_plan *plan, int userns_fd, struct sbx_pr
                        struct sbx_error *err);
 void sbx_prepared_clear(struct sbx_prepared *p);
 
-/* As root (plan->idmap_binds): the sources of the binds the plan id-maps (only sbx may
- * id-map a host file system) cloned, id-mapped and sent on sock (SCM_RIGHTS, in plan order)
- * as soon as each is made, for an init that builds meanwhile (sbx_prepared_stream); not for
- * a --root (SBX_PLAN_MIRROR: refused). sbx keeps none of them. The id-mapping user namespace
- * is made when the first comes, and left in *userns_fd (the caller's to close). */
+/* As root (plan->idmap_binds): the sources init does not clone itself (those the plan
+ * id-maps, which only sbx may; sbx's own binary; devices; guards) cloned, their attributes
+ * set and sent on sock (SCM_RIGHTS, in plan order) as soon as each is made, for an init that
+ * builds meanwhile (sbx_prepared_stream); not for a --root (SBX_PLAN_MIRROR: refused). sbx
+ * keeps none of them. The id-mapping user namespace is made when the first id-mapped one
+ * comes, and left in *userns_fd (the caller's to close). */
 int sbx_mounts_prepare_send(const struct sbx_plan *plan, int *userns_fd, int sock,
                             struct sbx_error *err);
-/* init: the id-mapped sources will come on sock, as sbx_mounts_prepare_send sends them, and
- * sbx_mounts_build takes each when its bind comes; the others are cloned here, now (init
- * clones them faster than they would come over the socket). A data file's bind
- * (SBX_PLAN_F_DATA) has no source to clone, here or in sbx_mounts_prepare. */
+/* init: the system mounts' sources are cloned here, now (init clones them faster than they
+ * would come over the socket, from directories everyone may search); the others will come
+ * on sock, as sbx_mounts_prepare_send sends them, and sbx_mounts_build takes each when its
+ * bind comes. A data file's bind (SBX_PLAN_F_DATA) has no source to clone, here or in
+ * sbx_mounts_prepare. */
 int sbx_prepared_stream(struct sbx_prepared *p, const struct sbx_plan *plan, int sock,
                         struct sbx_error *err);
 

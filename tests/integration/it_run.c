@@ -953,6 +953,50 @@ static void test_resolv_conf(void)
 	}
 }
 
+/* sbx's own binary and a --device may sit beneath a directory only their owner may search (a
+ * 0750 home, a 0700 /dev subdirectory): as root, sbx clones those sources itself, init (an
+ * unprivileged id on the host) only the system mounts' (an attack's finding: a root launch
+ * from such a directory was refused, "cannot open mount source ... Permission denied"). */
+static void test_sources_beneath_private_dirs(void)
+{
+	const char *t = it_tmpdir();
+	const char *dir = it_path(t, "priv");
+	const char *copy = it_path(dir, "sbx");
+	char cmd[8192];
+	struct it_run r;
+
+	IT_EXPECT_INT(mkdir(dir, 0700), 0);
+	snprintf(cmd, sizeof(cmd), "cp '%s' '%s' && chmod 700 '%s'", it_sbx_path(), copy, copy);
+	IT_EXPECT_INT(system(cmd), 0);
+	{
+		const char *argv[] = {copy, "run", "--", "/bin/sh", "-c", "echo ran", NULL};
+
+		it_exec(&r, argv);
+	}
+	IT_EXPECT_INT(r.status, 0);
+	IT_EXPECT_CONTAINS(r.out, "ran\n");
+	if (geteuid() != 0)
+		return; /* a device node to bind needs root to make */
+	{
+		/* --device takes a path under /dev: a directory of the test's own there, removed
+		 * at the end */
+		char ddir[] = "/dev/sbx-it.XXXXXX";
+		char node[64];
+
+		IT_EXPECT(mkdtemp(ddir) != NULL);
+		snprintf(node, sizeof(node), "%s/null", ddir);
+		IT_EXPECT_INT(chmod(ddir, 0700), 0);
+		IT_EXPECT_INT(mknod(node, S_IFCHR | 0666, makedev(1, 3)), 0);
+		IT_EXPECT_INT(chmod(node, 0666), 0);
+		it_sbxv(&r, "run", "--device", node, "--", "/bin/sh", "-c",
+		        fmt("echo x >'%s' && echo wrote", node), NULL);
+		unlink(node);
+		rmdir(ddir);
+		IT_EXPECT_INT(r.status, 0);
+		IT_EXPECT_CONTAINS(r.out, "wrote\n");
+	}
+}
+
 static void test_hide_glob_in_root(void)
 {
 	const char *t = it_tmpdir();
@@ -993,6 +1037,7 @@ int main(int argc, char **argv)
 	    IT_CASE(test_early_namespaces_fall_back_setns),
 	    IT_CASE(test_early_namespaces_follow_the_network),
 	    IT_CASE(test_resolv_conf),
+	    IT_CASE(test_sources_beneath_private_dirs),
 	    IT_CASE(test_early_namespaces_fall_back_clone),
 	};
 
