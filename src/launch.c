@@ -246,7 +246,39 @@ static long early_raw(long nr, long a, long b, long c, long d)
 #define EARLY_UNDER_VALGRIND() 0
 #endif
 
+/* The caller's per-user counts (/proc/sys/user, the host's user namespace's), read by the
+ * sandbox's early child before it makes its namespaces, beside sbx's probe: host->ucount
+ * (sbx_launch_prestart_ucounts). early_ucounts_ready is set (release) once they are all read. */
+static long long early_ucounts[SBX_N_UCOUNTS];
+static int early_ucounts_ready;
+
 #ifdef EARLY_RAW
+/* In the early child: /proc/sys/user/NAME, a decimal, by raw calls; -1 where it cannot be
+ * read. */
+static long long early_read_count(const char *name)
+{
+	char path[96] = "/proc/sys/user/", buf[32];
+	size_t p = sizeof("/proc/sys/user/") - 1;
+	long long v = 0;
+	long f, n;
+
+	for (; *name && p + 1 < sizeof(path); name++)
+		path[p++] = *name;
+	if (*name)
+		return -1;
+	path[p] = '\0';
+	f = early_raw(SYS_openat, AT_FDCWD, (long)path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW, 0);
+	if (f < 0)
+		return -1;
+	n = early_raw(SYS_read, f, (long)buf, sizeof(buf) - 1, 0);
+	early_raw(SYS_close, f, 0, 0, 0);
+	if (n <= 0 || buf[0] < '0' || buf[0] > '9')
+		return -1;
+	for (long i = 0; i < n && buf[i] >= '0' && buf[i] <= '9'; i++)
+		v = v * 10 + (buf[i] - '0');
+	return v;
+}
+
 static int early_main(void *arg)
 {
 	const struct early_child *e = arg;
@@ -266,6 +298,13 @@ static int early_main(void *arg)
 	if (!ok) {
 		early_raw(SYS_write, fd, (long)&c, 1, 0);
 		return 0;
+	}
+	/* the host's per-user counts, for sbx's plan, before this child's namespaces exist (the
+	 * files answer for the reader's user namespace) */
+	if (e->sandbox) {
+		for (size_t i = 0; i < SBX_N_UCOUNTS; i++)
+			early_ucounts[i] = early_read_count(sbx_ucount_shares[i].name);
+		__atomic_store_n(&early_ucounts_ready, 1, __ATOMIC_RELEASE);
 	}
 	/* The namespaces, and proof that it holds every capability in them: where an LSM
 	 * lets an unprivileged process make a user namespace but not use it (AppArmor's
@@ -343,16 +382,18 @@ static void early_start(struct early_child *e, bool net)
 }
 #endif
 
-void sbx_launch_prestart(bool net)
+bool sbx_launch_prestart(bool net)
 {
 #ifdef EARLY_RAW
 	if (EARLY_UNDER_VALGRIND())
-		return;
+		return false;
 	early_start(&early, net);
 	if (geteuid() == 0)
 		early_start(&early_idmap, false);
+	return early.pid != 0;
 #else
 	(void)net;
+	return false;
 #endif
 }
 
@@ -410,6 +451,14 @@ static bool early_made(struct early_child *e)
 		n = read(e->fd, &c, 1);
 	while (n < 0 && errno == EINTR);
 	return n == 1 && c == 'r';
+}
+
+bool sbx_launch_prestart_ucounts(long long *ucount)
+{
+	if (!early.pid || !__atomic_load_n(&early_ucounts_ready, __ATOMIC_ACQUIRE))
+		return false;
+	memcpy(ucount, early_ucounts, sizeof(early_ucounts));
+	return true;
 }
 
 void sbx_launch_prestart_end(void)

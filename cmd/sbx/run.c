@@ -1609,14 +1609,25 @@ static bool early_net_host(int argc, char **argv)
 struct early_args {
 	int argc;
 	char **argv;
+	bool started; /* the early child started, and reads the per-user counts */
 };
 
-static void early_start_here(void *arg)
+/* sbx_probe_host_then's before: true where the early child started, which reads the
+ * per-user counts for the plan (filled in before it is built: counts_in). */
+static bool early_start_here(void *arg)
 {
-	const struct early_args *ea = arg;
+	struct early_args *ea = arg;
 
-	if (!getenv(SBX_SPEC_FD_ENV) && early_wanted(ea->argc, ea->argv))
-		sbx_launch_prestart(!early_net_host(ea->argc, ea->argv));
+	ea->started = !getenv(SBX_SPEC_FD_ENV) && early_wanted(ea->argc, ea->argv) &&
+	              sbx_launch_prestart(!early_net_host(ea->argc, ea->argv));
+	return ea->started;
+}
+
+/* The per-user counts the probe left to the early child: its, or read now. */
+static void counts_in(struct sbx_host *host, bool from_child)
+{
+	if (from_child && !sbx_launch_prestart_ucounts(host->ucount))
+		sbx_probe_ucounts(host);
 }
 
 int sbx_cmd_run(int argc, char **argv)
@@ -1635,7 +1646,7 @@ int sbx_cmd_run(int argc, char **argv)
 	struct sbx_cli_audit_counts counts = {0};
 	struct sbx_cli_limits lims = {0};
 	_cleanup_close_ int root_ids_fd = -1;
-	bool parent_unknown = false;
+	bool parent_unknown = false, counts_from_child = false;
 	int status = 125;
 	int r;
 
@@ -1646,9 +1657,10 @@ int sbx_cmd_run(int argc, char **argv)
 	 * (--help, --dry-run, --backend: the parse below decides, and ends the children of a
 	 * launch that makes none) and to leave the network out for --net host. */
 	{
-		struct early_args ea = {argc, argv};
+		struct early_args ea = {argc, argv, false};
 
 		r = sbx_probe_host_then(&host, environ, early_start_here, &ea, &err);
+		counts_from_child = ea.started;
 	}
 	if (r < 0)
 		goto fail;
@@ -1716,6 +1728,7 @@ int sbx_cmd_run(int argc, char **argv)
 		if (r >= 0)
 			r = run_globwalk(&run, &host, &err);
 		SBX_TRACE("network spec, hide globs");
+		counts_in(&host, counts_from_child);
 		if (r >= 0)
 			r = sbx_plan_build(run.spec, &host, &plan, &err);
 		if (r >= 0 && run.spec->n_hide)

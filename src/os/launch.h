@@ -73,7 +73,11 @@ void sbx_launch_reap(void);
  * them, also on every way out of sbx that did not launch; both are safe to call more than
  * once.
  */
-void sbx_launch_prestart(bool net);
+bool sbx_launch_prestart(bool net); /* true: the sandbox's child started */
+/* The caller's per-user counts (/proc/sys/user), as the sandbox's early child read them before
+ * it made its namespaces, into ucount[SBX_N_UCOUNTS]; false: not read (yet), or no child: the
+ * caller reads them itself (sbx_probe_ucounts). */
+bool sbx_launch_prestart_ucounts(long long *ucount);
 void sbx_launch_prestart_end(void);
 
 /*

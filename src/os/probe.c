@@ -107,8 +107,17 @@ int sbx_probe_host(struct sbx_host *host, char *const *envp, struct sbx_error *e
 	return sbx_probe_host_then(host, envp, NULL, NULL, err);
 }
 
-int sbx_probe_host_then(struct sbx_host *host, char *const *envp, void (*after_counts)(void *),
-                        void *arg, struct sbx_error *err)
+void sbx_probe_ucounts(struct sbx_host *host)
+{
+	_cleanup_close_ int dir =
+	    open("/proc/sys/user", O_PATH | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+
+	for (size_t i = 0; i < SBX_N_UCOUNTS; i++)
+		host->ucount[i] = read_ucount(dir, sbx_ucount_shares[i].name);
+}
+
+int sbx_probe_host_then(struct sbx_host *host, char *const *envp, bool (*before)(void *), void *arg,
+                        struct sbx_error *err)
 {
 	struct sbx_host_entry *entries;
 	size_t n = 0;
@@ -121,18 +130,16 @@ int sbx_probe_host_then(struct sbx_host *host, char *const *envp, void (*after_c
 	host->environ = envp;
 	{
 		/* the limits' facts: RAM sizes the tmpfs defaults, the per-user counts give the
-		 * sandbox's user namespace its share (include/sbx/limits.h) */
+		 * sandbox's user namespace its share (include/sbx/limits.h); those read by another
+		 * where before says so (sbx run's early namespaces' child: the caller fills them in
+		 * before the plan is built) */
 		struct sysinfo si;
-		_cleanup_close_ int dir =
-		    open("/proc/sys/user", O_PATH | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
 
 		if (sysinfo(&si) == 0)
 			host->mem_total = (uint64_t)si.totalram * si.mem_unit;
-		for (size_t i = 0; i < SBX_N_UCOUNTS; i++)
-			host->ucount[i] = read_ucount(dir, sbx_ucount_shares[i].name);
+		if (!before || !before(arg))
+			sbx_probe_ucounts(host);
 	}
-	if (after_counts)
-		after_counts(arg);
 
 	cwd = getcwd(NULL, 0);
 	if (!cwd)

@@ -15,11 +15,13 @@
  * The strings are owned by the probe; release them with sbx_probe_host_clear().
  */
 int sbx_probe_host(struct sbx_host *host, char *const *envp, struct sbx_error *err);
-/* The same, calling after_counts(arg) once the per-user counts are read (/proc/sys/user),
- * before the rest: sbx run starts its early namespaces there (a network namespace's sysctls,
- * registered meanwhile, would hold up those reads). */
-int sbx_probe_host_then(struct sbx_host *host, char *const *envp, void (*after_counts)(void *),
-                        void *arg, struct sbx_error *err);
+/* The same, calling before(arg) first: where it returns true, the per-user counts
+ * (/proc/sys/user) are left unread, for the caller to fill in (sbx run's early namespaces'
+ * child reads them, beside the probe) or to read with sbx_probe_ucounts. */
+int sbx_probe_host_then(struct sbx_host *host, char *const *envp, bool (*before)(void *), void *arg,
+                        struct sbx_error *err);
+/* host->ucount: the caller's per-user counts, from /proc/sys/user (-1: unknown). */
+void sbx_probe_ucounts(struct sbx_host *host);
 void sbx_probe_host_clear(struct sbx_host *host);
 
 /* What id `id` of this process's user namespace is in its parent user namespace (read from
