@@ -1651,11 +1651,11 @@ int sbx_cmd_run(int argc, char **argv)
 	int r;
 
 	/* A top-level launch of the namespaces backend: its namespaces made beside the planning
-	 * (os/launch.h), from the host's probe on, once it read the per-user counts (a network
-	 * namespace's sysctls, registered meanwhile, would hold up those reads of
-	 * /proc/sys/user); the options glanced at only to leave out what surely makes none
-	 * (--help, --dry-run, --backend: the parse below decides, and ends the children of a
-	 * launch that makes none) and to leave the network out for --net host. */
+	 * (os/launch.h), from the start of the host's probe, whose per-user counts their child
+	 * reads before it makes them (sbx reading /proc/sys/user while a network namespace's
+	 * sysctls are registered would be held up); the options glanced at only to leave out
+	 * what surely makes none (--help, --dry-run, --backend: the parse below decides, and ends
+	 * the children of a launch that makes none) and to leave the network out for --net host. */
 	{
 		struct early_args ea = {argc, argv, false};
 
