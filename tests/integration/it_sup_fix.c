@@ -157,7 +157,28 @@ static void ll_orphan(const char *kid)
 		;
 }
 
-/* Is a process named `comm` there (/proc)? Polled with a bound: a condition, not a time. */
+/* Does process `pid` (a /proc entry's name) run with this process's real uid? Another test of
+ * the suite, running beside this one as the other user, has waiters of its own (the landlock
+ * backend's probe sees the host's processes): a waiter of theirs is not this open's. */
+static bool same_uid(const char *pid)
+{
+	char path[300], buf[4096];
+	const char *line;
+	int fd;
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/proc/%s/status", pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	n = fd >= 0 ? read(fd, buf, sizeof(buf) - 1) : -1;
+	if (fd >= 0)
+		close(fd);
+	buf[n > 0 ? n : 0] = '\0';
+	line = strstr(buf, "\nUid:");
+	return line && strtol(line + 5, NULL, 10) == (long)getuid();
+}
+
+/* Is a process named `comm` there (/proc), of this uid? Polled with a bound: a condition, not
+ * a time. */
 static bool wait_comm(const char *comm)
 {
 	long long end = now_ms() + WAIT_MS;
@@ -181,7 +202,8 @@ static bool wait_comm(const char *comm)
 			if (fd >= 0)
 				close(fd);
 			buf[n > 0 ? n : 0] = '\0';
-			found = strncmp(buf, comm, strlen(comm)) == 0 && buf[strlen(comm)] == '\n';
+			found = strncmp(buf, comm, strlen(comm)) == 0 &&
+			        buf[strlen(comm)] == '\n' && same_uid(de->d_name);
 		}
 		if (d)
 			closedir(d);
