@@ -72,6 +72,8 @@ void sbx_cli_guard_warn(FILE *f, const struct sbx_plan *plan, const struct sbx_g
 		      "above it takes no new entries; a profile with 'protect_git: false' leaves "
 		      "them writable\n",
 		      f);
+	if (!again && plan->sup.no_new_git && !plan->sup.enabled)
+		fprintf(f, "sbx: warning: %s\n", SBX_NO_NEW_GIT_LIMIT);
 	/* What those lines name is what the supervisor keeps from being created, where it runs
 	 * (plan->sup.protected_paths; without a listener it warns for itself) */
 	if (plan->sup.enabled && plan->sup.n_protected)

@@ -92,6 +92,8 @@ struct sbx_sup_req {
 	                             holds a protected name, so a call that names none may be
 	                             CONTINUEd; false (the default) where it can, or where
 	                             nobody looked: its creations are then denied */
+	bool own_namespaces;      /* narrower only: in a mount or user namespace of its own (a
+	                             sub-sandbox), not only under a filter of its own */
 	bool reads;               /* an open with read access (O_RDONLY or O_RDWR, not O_PATH),
 	                             whatever its op: read caps and hide globs hold for it */
 	bool exchange;            /* renameat2 RENAME_EXCHANGE: both names are renamed */
@@ -175,9 +177,23 @@ enum {
 	SBX_SUP_F_CONNECT = 1u << 5,
 };
 
+/* A mount of the plan, for the rule on new git repositories: made beneath it, is a name
+ * kept by the host after the run (a writable bind of a host directory) or not (a tmpfs,
+ * a read-only bind)? The longest target that covers a path wins; none: sbx's scaffold. */
+struct sbx_sup_place {
+	char *target; /* absolute sandbox path */
+	bool kept;
+};
+
 struct sbx_sup_plan {
 	bool enabled;      /* the worker gets a listener and sbx supervises */
 	unsigned families; /* SBX_SUP_F_* */
+	/* protect_git: no ".git" is made, by any call, where the host keeps it (a repository the
+	 * worker makes there, or one it registers as a submodule of the workspace, would run its
+	 * config and hooks at the user's next git command on the host) */
+	bool no_new_git;
+	struct sbx_sup_place *places;
+	size_t n_places;
 	struct sbx_sup_protected *protected_paths;
 	size_t n_protected;
 	struct sbx_sup_area *areas;
@@ -217,6 +233,11 @@ struct sbx_sup_session;
  *     or a non-final guard by any op but mkdir) -> DENY EACCES, rule "protected: PATH (WHY;
  *     FIX)"; mkdir of a non-final guard name -> PERFORM (the listener then adds the new
  *     directory's identity with the next component, sbx_sup_guards_add);
+ *  1b. plan->no_new_git: a call that makes or replaces a name ".git" (any case, trailing dots
+ *     and spaces ignored) at t, or at t2 for rename and link, or that exchanges one, in a
+ *     directory a kept place covers -> DENY EACCES (rule "protected: DIR/.git (a new git
+ *     repository ...)"); a narrower caller's call that may make a name, unless it is in
+ *     namespaces of its own (req->own_namespaces: then as below) -> DENY EACCES;
  *  2. SBX_SUP_OP_METADATA with plan->meta_writable_only and the target outside every writable
  *     area -> DENY EACCES (rule "read-only: PATH (the landlock backend)");
  *  3. an open with read access (SBX_SUP_OP_READ, or req->reads: O_RDWR is read too): a hide
@@ -268,6 +289,21 @@ void sbx_sup_decide(const struct sbx_sup_plan *plan, const struct sbx_sup_guards
 
 /* The area (longest target covering `path`) or NULL. */
 const struct sbx_sup_area *sbx_sup_area_for(const struct sbx_sup_plan *plan, const char *path);
+
+/* Would the supervisor refuse to make `path` (an absolute sandbox path whose final name is
+ * ".git", in any case) as a new git repository where the host keeps files? (sbx check) */
+bool sbx_sup_no_new_git_at(const struct sbx_sup_plan *plan, const char *path);
+
+/* The plan's limit where no supervisor can run (a parent sandbox supervises, an old kernel). */
+#define SBX_NO_NEW_GIT_LIMIT                                                                       \
+	"git: a new repository (.git) in a writable mount cannot be refused here: the supervisor " \
+	"cannot run (a parent sandbox supervises, or the kernel lacks user notification); one "    \
+	"the worker registers as a submodule is named when the run ends"
+
+#define SBX_SUP_NEW_GIT_WHY "a new git repository where the host keeps files"
+#define SBX_SUP_NEW_GIT_FIX                                                                        \
+	"make it under /tmp, or run git init, clone, worktree add or submodule add outside the "   \
+	"sandbox"
 
 /* The approval class of an op (SBX_AC_COUNT for METADATA and READ). */
 enum sbx_approval_class sbx_sup_op_class(enum sbx_sup_op op);

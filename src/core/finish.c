@@ -378,6 +378,9 @@ int sbx_plan_finish(const struct sbx_finish_in *in, const struct sbx_finish_fact
 			r = sbx_plan_add_limit(
 			    plan, in->git_warning[plan->backend_landlock ? 1 : 0], err);
 	}
+	/* no new .git where the host keeps files: the supervisor's alone */
+	if (r >= 0 && plan->sup.no_new_git && !plan->sup.enabled)
+		r = sbx_plan_add_limit(plan, SBX_NO_NEW_GIT_LIMIT, err);
 	/* the backend's groups are settled: the rules the filter is built from */
 	if (r >= 0)
 		r = sbx_plan_resolve_seccomp(plan, err);

@@ -340,6 +340,16 @@ int sbx_policy_decide(const struct sbx_policy_view *view, unsigned op, const cha
 			    (!pp || strlen(q->path) < strlen(pp->path)))
 				pp = q;
 		}
+		/* a new .git where the host keeps files: refused by name, at any depth */
+		if (!pp && op == SBX_OP_CREATE && sbx_sup_no_new_git_at(view->sup, out->path)) {
+			out->by = SBX_BY_PROTECTED;
+			out->mount_what = "protected";
+			snprintf(out->mount, sizeof(out->mount), "%s", out->path);
+			snprintf(out->rule, sizeof(out->rule), "absent at launch");
+			out->protect_why = SBX_SUP_NEW_GIT_WHY;
+			out->protect_fix = SBX_SUP_NEW_GIT_FIX;
+			return 0;
+		}
 		if (pp) {
 			out->by = SBX_BY_PROTECTED;
 			out->mount_what = "protected";

@@ -317,9 +317,60 @@ static int areas(const struct sbx_finish_in *in, const struct sbx_plan *plan, bo
 	return 0;
 }
 
+/*
+ * protect_git: where a name ".git" made by the worker would be kept by the host. Every bind
+ * and mirror of a host directory is a place, kept where it is writable; a tmpfs, a mask and
+ * a read-only rebind are places that keep nothing. Nothing is refused where nothing is kept.
+ */
+static int places(const struct sbx_finish_in *in, const struct sbx_plan *plan,
+                  struct sbx_sup_plan *sup, struct sbx_error *err)
+{
+	bool any_kept = false;
+
+	if (!in->spec->protect_git)
+		return 0;
+	sup->places = calloc(plan->n_ops ? plan->n_ops : 1, sizeof(*sup->places));
+	if (!sup->places)
+		return sbx_error_set(err, SBX_ERR_SETUP, ENOMEM, "out of memory");
+	for (size_t i = 0; i < plan->n_ops; i++) {
+		const struct sbx_plan_op *o = &plan->ops[i];
+		struct sbx_sup_place *p = &sup->places[sup->n_places];
+
+		switch (o->kind) {
+		case SBX_PLAN_BIND:
+		case SBX_PLAN_MIRROR:
+			p->kept = !(o->flags & (SBX_PLAN_F_READONLY | SBX_PLAN_F_DATA));
+			break;
+		case SBX_PLAN_TMPFS:
+		case SBX_PLAN_MASK:
+		case SBX_PLAN_REBIND_RO:
+		case SBX_PLAN_PROC:
+		case SBX_PLAN_DEVPTS:
+		case SBX_PLAN_NEST_PROC:
+			p->kept = false;
+			break;
+		default:
+			continue;
+		}
+		if (!o->target || o->target[0] != '/')
+			continue;
+		p->target = strdup(o->target);
+		if (!p->target)
+			return sbx_error_set(err, SBX_ERR_SETUP, ENOMEM, "out of memory");
+		sup->n_places++;
+		any_kept = any_kept || p->kept;
+	}
+	sup->no_new_git = any_kept;
+	return 0;
+}
+
 static unsigned families(const struct sbx_sup_plan *sup)
 {
 	unsigned f = 0;
+
+	/* protect_git: every call that makes a name is looked at for ".git" */
+	if (sup->no_new_git)
+		f |= SBX_SUP_F_CREATE;
 
 	/* Hide globs alone stop nothing at launch's cost: a file the worker makes is its own,
 	 * and one the host makes during the run is opened by reads, which only read caps and
@@ -382,6 +433,8 @@ int sbx_sup_finish(const struct sbx_finish_in *in, const struct sbx_finish_facts
 		r = protect(in, plan, sup, err);
 	if (r >= 0)
 		r = areas(in, plan, !listener, sup, err);
+	if (r >= 0)
+		r = places(in, plan, sup, err);
 	if (r >= 0)
 		r = strv_copy(&sup->hide_globs, &sup->n_hide_globs, spec->hide_globs,
 		              spec->n_hide_globs, err);

@@ -20,6 +20,9 @@ void sbx_sup_plan_clear(struct sbx_sup_plan *p)
 		free(p->areas[i].suffixes);
 	}
 	free(p->areas);
+	for (size_t i = 0; i < p->n_places; i++)
+		free(p->places[i].target);
+	free(p->places);
 	for (size_t i = 0; i < p->n_hide_globs; i++)
 		free(p->hide_globs[i]);
 	free(p->hide_globs);

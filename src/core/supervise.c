@@ -754,6 +754,102 @@ static bool may_create(const struct sbx_sup_req *req)
 	       req->op == SBX_SUP_OP_OVERWRITE || req->op == SBX_SUP_OP_RENAME || req->t2.path;
 }
 
+/* ---- no new git repository where the host keeps it ---- */
+
+/*
+ * ".git" as a lookup on the host may find it: in any case, with trailing dots and spaces
+ * dropped (vfat drops trailing dots), and in a directory that folds names, with the bytes
+ * outside ASCII left out (a code point its folding might ignore).
+ */
+static bool is_dotgit(const char *name, bool casefold)
+{
+	static const char want[] = ".git";
+	size_t k = 0, end = strlen(name);
+
+	while (end > 0 && (name[end - 1] == '.' || name[end - 1] == ' '))
+		end--;
+	for (size_t i = 0; i < end; i++) {
+		unsigned char c = (unsigned char)name[i];
+
+		if (c >= 0x80 && casefold)
+			continue;
+		if (c >= 'A' && c <= 'Z')
+			c = (unsigned char)(c - 'A' + 'a');
+		if (k >= sizeof(want) - 1 || c != (unsigned char)want[k])
+			return false;
+		k++;
+	}
+	return k == sizeof(want) - 1;
+}
+
+/* Is a name made at `path` kept by the host after the run? The longest place that covers
+ * its directory decides; none is sbx's scaffold. A path too long to cut is kept (fail
+ * closed). */
+static bool kept_at(const struct sbx_sup_plan *plan, const char *path)
+{
+	const struct sbx_sup_place *best = NULL;
+	const char *slash = strrchr(path, '/');
+	size_t dir_len = slash && slash != path ? (size_t)(slash - path) : 1, best_len = 0;
+	char dir[SBX_PATH_MAX];
+
+	if (dir_len >= sizeof(dir))
+		return true;
+	memcpy(dir, path, dir_len);
+	dir[dir_len] = '\0';
+	for (size_t i = 0; i < plan->n_places; i++) {
+		const struct sbx_sup_place *p = &plan->places[i];
+		size_t n;
+
+		if (!p->target || !covers(p->target, dir))
+			continue;
+		n = strlen(p->target);
+		if (!best || n > best_len) {
+			best = p;
+			best_len = n;
+		}
+	}
+	return best && best->kept;
+}
+
+bool sbx_sup_no_new_git_at(const struct sbx_sup_plan *plan, const char *path)
+{
+	const char *slash = path ? strrchr(path, '/') : NULL;
+
+	return plan && plan->no_new_git && slash && is_dotgit(slash + 1, false) &&
+	       kept_at(plan, path);
+}
+
+/*
+ * The side of a call that makes or replaces a name ".git" where the host keeps it: t2 for a
+ * rename or a link (and t too for an exchange), t for a call that makes its own name. A
+ * name that exists is only replaced by a rename without RENAME_NOREPLACE or an exchange;
+ * any other call the kernel answers EEXIST (mkdir -p .git/x), opens what is there, or
+ * fails on the directory, and is left to it.
+ */
+static const struct sbx_sup_target *new_git(const struct sbx_sup_plan *plan,
+                                            const struct sbx_sup_req *req)
+{
+	const struct sbx_sup_target *t = &req->t, *t2 = &req->t2;
+
+	if (t2->path) {
+		bool replaces = req->op == SBX_SUP_OP_RENAME && !req->noreplace;
+
+		if ((!t2->exists || replaces || req->exchange) &&
+		    is_dotgit(final_name(t2), t2->casefold) && kept_at(plan, t2->path))
+			return t2;
+		if (req->exchange && is_dotgit(final_name(t), t->casefold) &&
+		    kept_at(plan, t->path))
+			return t;
+		return NULL;
+	}
+	if (!t->exists &&
+	    (req->op == SBX_SUP_OP_CREATE || req->op == SBX_SUP_OP_WRITE ||
+	     req->op == SBX_SUP_OP_OVERWRITE) &&
+	    is_dotgit(final_name(t), t->casefold) && kept_at(plan, t->path))
+		return t;
+	return NULL;
+}
+
 void sbx_sup_decide(const struct sbx_sup_plan *plan, const struct sbx_sup_guards *guards,
                     const struct sbx_sup_session *session, const struct sbx_sup_req *req,
                     struct sbx_sup_verdict *out)
@@ -791,6 +887,36 @@ void sbx_sup_decide(const struct sbx_sup_plan *plan, const struct sbx_sup_guards
 	if ((g = guard_of(guards, &req->t2))) {
 		rule_protected(out, plan, g, &req->t2, "");
 		return;
+	}
+	/* 1b. a new git repository where the host keeps it: git on the host would run its
+	 * config and hooks, at the user's next command there or, registered as a submodule
+	 * (a gitlink in the index, which the worker may write), at the next `git status` in the
+	 * repository above */
+	if (plan->no_new_git) {
+		const struct sbx_sup_target *made = new_git(plan, req);
+
+		if (made) {
+			set_rule(
+			    out,
+			    "protected: %s (" SBX_SUP_NEW_GIT_WHY
+			    ": git on the host would run its config and hooks; " SBX_SUP_NEW_GIT_FIX
+			    ")",
+			    made->path);
+			return;
+		}
+		/* a narrower caller is CONTINUEd, and the kernel reads its names again after this
+		 * check: a process of the worker's that gave itself a filter, which sees what the
+		 * worker sees, makes no name (a sub-sandbox, in namespaces of its own, is held to
+		 * the protected names as below) */
+		if (req->narrower && !req->own_namespaces && may_create(req)) {
+			set_rule(
+			    out,
+			    "protected: no new .git where the host keeps files, and this caller, "
+			    "narrower than the worker (a process with a seccomp filter of its "
+			    "own), cannot be performed for; run it without its own filter, or set "
+			    "protect_git: false");
+			return;
+		}
 	}
 
 	/* 2. the landlock backend's metadata gap */

@@ -5542,6 +5542,7 @@ again:
 	req.pid = c.tgid > 0 ? c.tgid : c.pid;
 	req.comm = c.comm;
 	req.narrower = c.narrower;
+	req.own_namespaces = c.narrower && c.other_ns;
 	req.now_ms = t0 / 1000;
 
 	if (c.narrower && a.row->kind == C_BIND && a.fd_based) {
@@ -5549,7 +5550,7 @@ again:
 		 * named gap: it could change the address into a protected name after this), and
 		 * refused to a process of the worker's that only narrowed itself while protected
 		 * names are watched, as its creations are (core's rule) */
-		if (!c.other_ns && s->guards.n)
+		if (!c.other_ns && (s->guards.n || s->sp->no_new_git))
 			respond(s, EACCES, false);
 		else
 			respond(s, 0, true);

@@ -12,6 +12,7 @@
  * As root and as the user.
  */
 #include <stdarg.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -96,7 +97,9 @@ static char *probes(void)
 static void expect_probes(const struct it_run *r, const char *ro, const char *busy)
 {
 	IT_EXPECT_CONTAINS(r->out, fmt("rename %s/.git => %s", ws, busy));
-	IT_EXPECT_CONTAINS(r->out, fmt("rename %s/decoy => %s", ws, busy));
+	/* a folder renamed over .git: refused before the kernel's EBUSY (no new .git where the
+	 * host keeps it) */
+	IT_EXPECT_CONTAINS(r->out, fmt("rename %s/decoy => EACCES", ws));
 	IT_EXPECT_CONTAINS(r->out, fmt("create %s/.git/hooks/pre-commit => %s", ws, ro));
 	IT_EXPECT_CONTAINS(r->out, fmt("write %s/.git/config => %s", ws, ro));
 	IT_EXPECT_CONTAINS(r->out,
@@ -364,8 +367,7 @@ static void test_second_view_keeps_protection(void)
 static void test_split_or_linked_index_named(void)
 {
 	static const char *const scripts[] = {
-	    "git init -q sub && git -C sub commit -q --allow-empty -m s && "
-	    "git update-index --add --cacheinfo 160000,$(git -C sub rev-parse HEAD),sub && "
+	    "git update-index --add --cacheinfo 160000,$(git rev-parse HEAD),sub && "
 	    "git update-index --split-index",
 	    "cp .git/index .git/idx2 && rm .git/index && ln -s idx2 .git/index",
 	};
@@ -427,6 +429,102 @@ static void test_root_repo_guarded(void)
 	}
 }
 
+/*
+ * No new repository where the host keeps files (an outside attack: a git dir the worker made,
+ * .git/modules/b or b/.git with core.fsmonitor in its config, registered as a submodule by a
+ * gitlink in the index, which the worker may write: the host's next `git status` ran it).
+ * The worker cannot make a .git by any call in a writable mount of a host directory; it can
+ * in its private /tmp, and inside the .git that exists. protect_git: false allows it.
+ */
+static void no_new_repository(const char *backend)
+{
+	bool ns = strcmp(backend, "namespaces") == 0;
+	const char *opts[] = {"-v", t, "--workspace", ws, "--backend", backend, NULL};
+	char *script, *marker = fmt("%s/FSMONITOR-RAN", t), *deep;
+	struct it_run r;
+	struct stat st;
+
+	setup();
+	/* the landlock backend: ws is read-only whole (setup's hook link pins it), so beside it */
+	deep = fmt("%s/deep", ns ? ws : t);
+	IT_EXPECT_INT(mkdir(deep, 0755), 0);
+	script = fmt(
+	    "export GIT_CONFIG_NOSYSTEM=1; g='%s'; cd %s;"
+	    " $g init -q r 2>/dev/null; echo init=$?;"
+	    " mkdir b; printf 'gitdir: %s/.git/modules/sub\\n' > b/.git; echo file=$?;"
+	    " mkdir -p c/x; mv c/x c/.git 2>/dev/null; echo rename=$?;"
+	    " ln -s . .GIT. 2>/dev/null; echo symlink=$?;"
+	    " $g worktree add -q wt2 2>/dev/null; echo worktree=$?;"
+	    " $g clone -q %s /tmp/cl && $g -C /tmp/cl log --oneline | wc -l | sed 's/^/tmp=/';"
+	    " cd %s; mkdir -p .git/sbx-scratch; echo inside=$?;"
+	    " $g update-index --add --cacheinfo 160000,$($g rev-parse HEAD),deep/b; echo link=$?;"
+	    " true",
+	    git, deep, ws, up, ws);
+	{
+		const char *cmd[] = {"/bin/sh", "-c", script, NULL};
+
+		it_run_in(&r, opts, cmd);
+	}
+	IT_EXPECT_INT(r.status, 0);
+	IT_EXPECT_NOT_CONTAINS(r.out, "init=0");
+	IT_EXPECT_NOT_CONTAINS(r.out, "file=0");
+	IT_EXPECT_NOT_CONTAINS(r.out, "rename=0");
+	IT_EXPECT_NOT_CONTAINS(r.out, "symlink=0");
+	IT_EXPECT_NOT_CONTAINS(r.out, "worktree=0");
+	if (ns) /* a private /tmp (the landlock backend denies the host's) */
+		IT_EXPECT_CONTAINS(r.out, "tmp=1\n");
+	IT_EXPECT_CONTAINS(r.err, fmt("protected: %s/r/.git (a new git repository where the host "
+	                              "keeps files",
+	                              deep));
+	IT_EXPECT_CONTAINS(r.err, fmt("protected: %s/b/.git", deep));
+	IT_EXPECT_CONTAINS(r.err, fmt("protected: %s/c/.git", deep));
+	IT_EXPECT_CONTAINS(r.err, fmt("protected: %s/.GIT.", deep));
+	if (ns) {
+		/* inside the .git that exists, and the index, git must write */
+		IT_EXPECT_CONTAINS(r.out, "inside=0");
+		IT_EXPECT_CONTAINS(r.out, "link=0");
+		IT_EXPECT_CONTAINS(r.err, fmt("%s/deep/b was made a submodule during the run", ws));
+	}
+	IT_EXPECT(lstat(fmt("%s/r/.git", deep), &st) < 0);
+	IT_EXPECT(lstat(fmt("%s/b/.git", deep), &st) < 0);
+	IT_EXPECT(lstat(fmt("%s/c/.git", deep), &st) < 0);
+	IT_EXPECT(lstat(fmt("%s/.GIT.", deep), &st) < 0);
+	IT_EXPECT(lstat(fmt("%s/wt2/.git", deep), &st) < 0);
+	/* the host's git status runs no program of the worker's (the registered submodule has
+	 * no git dir) */
+	host_sh(fmt("cd %s && GIT_CONFIG_NOSYSTEM=1 git -c core.fsmonitor='touch %s; false' "
+	            "status >/dev/null 2>&1; rm -f %s; GIT_CONFIG_NOSYSTEM=1 git status "
+	            ">/dev/null 2>&1; true",
+	            ws, marker, marker));
+	IT_EXPECT(lstat(marker, &st) < 0);
+
+	/* the profile's opt-out */
+	{
+		char *prof = fmt("%s/open.yaml", it_tmpdir());
+		const char *open_opts[] = {"-p",        prof,    "--workspace", ns ? ws : t,
+		                           "--backend", backend, NULL};
+		/* mkdir, not git init: as root the landlock backend denies chmod, which git init
+		 * does */
+		const char *cmd[] = {"/bin/mkdir", "-p", fmt("%s/r2/.git", deep), NULL};
+
+		it_write_file(prof, "version: 1\nname: open\nprotect_git: false\nmounts:\n"
+		                    "  - path: ${WORKSPACE}\n");
+		it_run_in(&r, open_opts, cmd);
+		IT_EXPECT_INT(r.status, 0);
+		IT_EXPECT(lstat(fmt("%s/r2/.git", deep), &st) == 0);
+	}
+}
+
+static void test_no_new_repository_namespaces(void)
+{
+	no_new_repository("namespaces");
+}
+
+static void test_no_new_repository_landlock(void)
+{
+	no_new_repository("landlock");
+}
+
 int main(int argc, char **argv)
 {
 	static const struct it_case cases[] = {
@@ -439,6 +537,8 @@ int main(int argc, char **argv)
 	    IT_CASE(test_second_view_keeps_protection),
 	    IT_CASE(test_split_or_linked_index_named),
 	    IT_CASE(test_root_repo_guarded),
+	    IT_CASE(test_no_new_repository_namespaces),
+	    IT_CASE(test_no_new_repository_landlock),
 	};
 
 	return it_main(argc, argv, cases, sizeof(cases) / sizeof(cases[0]));

@@ -62,12 +62,14 @@ static const struct row rows[] = {
         "EOF",
      "threads True\npool 6\nsubprocess 42\nasyncio aio PING\n", NULL},
     {"git", "git",
+     /* in a private /tmp: no new repository is made where the host keeps files */
      "set -e; export GIT_CONFIG_NOSYSTEM=1 HOME=$PWD; g='git -c user.name=sbx"
-     " -c user.email=sbx@example.invalid -c init.defaultBranch=main';"
+     " -c user.email=sbx@example.invalid -c init.defaultBranch=main'; d=$(mktemp -d); cd $d;"
      " $g init -q repo; cd repo; echo one > f; $g add f; $g commit -qm first;"
      " echo two >> f; $g commit -qam second; $g log --format=%s | tr '\\n' ' '; echo;"
      " cd ..; $g clone -q \"$PWD/repo\" copy; cat copy/f | tr '\\n' ' '; echo;"
-     " $g -C copy log --oneline | wc -l; $g -C copy fsck --no-progress 2>&1 && echo fsck-ok",
+     " $g -C copy log --oneline | wc -l; $g -C copy fsck --no-progress 2>&1 && echo fsck-ok;"
+     " cd /; rm -rf $d",
      "second first \none two \n2\nfsck-ok\n", NULL},
     {"gcc_make", "gcc make",
      "set -e; mkdir -p src; printf '#include \"lib.h\"\\nint twice(int x) { return 2 * x; }\\n'"

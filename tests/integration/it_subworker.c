@@ -73,7 +73,7 @@ static int layer(const char *dir)
 }
 
 /* Two threads: one flips what the path names (the bytes of the path in memory between
- * DIR/sub/.git and DIR/./.git, or a symlink DIR/p between "sub" and "."), the other creates
+ * DIR/sub/.gix and DIR/./.git, or a symlink DIR/p between "sub" and "."), the other creates
  * through it, n times; prints how many creates succeeded. */
 static volatile int stop_flag;
 static char race_buf[4096];
@@ -98,7 +98,7 @@ static void *flip_memory(void *arg)
 {
 	(void)arg;
 	for (unsigned i = 0; !stop_flag; i++)
-		memcpy(race_buf + strlen(race_dir), i % 2 ? "/sub/.git" : "/./.git\0", 9);
+		memcpy(race_buf + strlen(race_dir), i % 2 ? "/sub/.gix" : "/./.git\0", 9);
 	return NULL;
 }
 
@@ -109,9 +109,9 @@ static void race(const char *dir, int n, bool memory)
 	char target[4200], sub[4200];
 
 	snprintf(target, sizeof(target), "%s/p/.git", dir);
-	snprintf(sub, sizeof(sub), "%s/sub/.git", dir);
+	snprintf(sub, sizeof(sub), memory ? "%s/sub/.gix" : "%s/sub/.git", dir);
 	race_dir = dir;
-	snprintf(race_buf, sizeof(race_buf), "%s/sub/.git", dir);
+	snprintf(race_buf, sizeof(race_buf), "%s/sub/.gix", dir);
 	stop_flag = 0;
 	pthread_create(&th, NULL, memory ? flip_memory : flip_link, NULL);
 	for (int i = 0; i < n; i++) {
@@ -534,10 +534,10 @@ static void test_depth_three(void)
 }
 
 /* A sub-worker that can write beside a protected name (restricted to a fresh workspace's top)
- * races its own calls: a thread flips the path in memory between "sub/.git" and "./.git", or
+ * races its own calls: a thread flips the path in memory between "sub/.gix" and "./.git", or
  * a symlink on the way between "sub" and "."; the sub-performer creates what it decided on, a
- * directory and a name, so sub/.git is made and WS/.git never is (it_supervise's racer, for a
- * sub-worker). */
+ * directory and a name, so sub/.gix is made and WS/.git never is, nor sub/.git (no new .git
+ * where the host keeps it: it_supervise's racer, for a sub-worker). */
 static void test_race(void)
 {
 	const char *t = it_tmpdir();
@@ -561,6 +561,7 @@ static void test_race(void)
 	/* the test can fail: the sub-worker made something in sub at all */
 	IT_EXPECT_NOT_CONTAINS(r.out, "race memory => made 0\n");
 	IT_EXPECT(!exists(it_path(ws, ".git")));
+	IT_EXPECT(!exists(it_path(ws, "sub/.git")));
 }
 
 /* Thousands of processes that restricted themselves and exited (sub-workers started one

@@ -120,7 +120,7 @@ static void *flip_memory(void *arg)
 {
 	(void)arg;
 	for (unsigned i = 0; !stop_flag; i++)
-		memcpy(race_buf + strlen(race_dir), i % 2 ? "/sub/.git" : "/./.git\0", 9);
+		memcpy(race_buf + strlen(race_dir), i % 2 ? "/sub/.gix" : "/./.git\0", 9);
 	return NULL;
 }
 
@@ -128,10 +128,11 @@ static void race(const char *dir, int n, bool memory)
 {
 	pthread_t th;
 	int made = 0;
-	char *target = fmt("%s/p/.git", dir), *sub = fmt("%s/sub/.git", dir);
+	char *target = fmt("%s/p/.git", dir);
+	char *sub = fmt(memory ? "%s/sub/.gix" : "%s/sub/.git", dir);
 
 	race_dir = dir;
-	snprintf(race_buf, sizeof(race_buf), "%s/sub/.git", dir);
+	snprintf(race_buf, sizeof(race_buf), "%s/sub/.gix", dir);
 	stop_flag = 0;
 	pthread_create(&th, NULL, memory ? flip_memory : flip_link, NULL);
 	for (int i = 0; i < n; i++) {
@@ -153,14 +154,14 @@ static void race(const char *dir, int n, bool memory)
 }
 
 /* The same race on a directory descriptor (the caller's FD): the path flips between
- * "./sub/.git" and "././.git" relative to it. */
+ * "./sub/.gix" and "././.git" relative to it. */
 static void race_at(int dfd, int n)
 {
 	pthread_t th;
 	int made = 0;
 
 	race_dir = ".";
-	snprintf(race_buf, sizeof(race_buf), "./sub/.git");
+	snprintf(race_buf, sizeof(race_buf), "./sub/.gix");
 	stop_flag = 0;
 	pthread_create(&th, NULL, flip_memory, NULL);
 	for (int i = 0; i < n; i++) {
@@ -169,11 +170,11 @@ static void race_at(int dfd, int n)
 		if (fd >= 0) {
 			made++;
 			close(fd);
-			unlinkat(dfd, "sub/.git", 0);
+			unlinkat(dfd, "sub/.gix", 0);
 		}
 		if (mkdirat(dfd, race_buf, 0755) == 0) {
 			made++;
-			unlinkat(dfd, "sub/.git", AT_REMOVEDIR);
+			unlinkat(dfd, "sub/.gix", AT_REMOVEDIR);
 		}
 	}
 	stop_flag = 1;
@@ -846,25 +847,29 @@ static void test_asked(void)
 }
 
 /* A thread flips a symlink on the way, or the path's bytes in memory, while the other creates
- * through it: sub/.git is made sometimes, ws/.git never. */
+ * through it: sub/.git (on a private tmpfs, which the host does not keep) and sub/.gix are
+ * made sometimes, ws/.git never. */
 static void test_race(void)
 {
 	struct it_run r;
-	char *dir;
-	const char *ops[] = {"race-link", NULL, "3000", "race-memory", NULL, "3000", NULL};
+	const char *opts[] = {"-p",         profile,   "--workspace", ws,  "--backend",
+	                      "namespaces", "--tmpfs", NULL,          NULL};
+	const char *cmd[] = {it_self(),     "--in", "race-link", NULL, "3000",
+	                     "race-memory", NULL,   "3000",      NULL};
 
 	setup();
-	dir = ws;
-	ops[1] = dir;
-	ops[4] = dir;
+	opts[7] = fmt("%s/sub", ws);
+	cmd[3] = ws;
+	cmd[6] = ws;
 	IT_EXPECT_INT(symlink("sub", it_path(ws, "p")), 0);
-	run_in(&r, "namespaces", ops);
+	it_run_in(&r, opts, cmd);
 	if (r.status != 0)
 		it_fail(__FILE__, __LINE__, "status %d:\n%s%s", r.status, r.out, r.err);
 	IT_EXPECT_CONTAINS(r.out, "race link => made ");
 	IT_EXPECT_CONTAINS(r.out, "race memory => made ");
 	/* the test can fail: it made something in sub at all */
 	IT_EXPECT_NOT_CONTAINS(r.out, "race link => made 0\n");
+	IT_EXPECT_NOT_CONTAINS(r.out, "race memory => made 0\n");
 	IT_EXPECT(!exists(it_path(ws, ".git")));
 }
 
@@ -1241,7 +1246,7 @@ static void test_nested_unrestricted(void)
  * A restricted child handed a descriptor of the workspace (its standard input) from outside
  * its root: the parent's supervisor, which finds no protected name's directory in the
  * child's root, lets its creations through, and a thread flipping the path relative to
- * that descriptor between "sub/.git" and ".git" would land WS/.git. The child's own
+ * that descriptor between "sub/.gix" and ".git" would land WS/.git. The child's own
  * Landlock layer, kept whole under a parent's supervisor, refuses it.
  */
 static void test_nested_descriptor(void)
@@ -1253,7 +1258,7 @@ static void test_nested_descriptor(void)
 	                   "create %s/sub/child-made < %s",
 	                   it_sbx_path(), ws, it_self_dir(), it_self(), ws, ws));
 	IT_EXPECT(!exists(it_path(ws, ".git")));
-	/* it raced at all: its creations of sub/.git, where it may create, went through */
+	/* it raced at all: its creations of sub/.gix, where it may create, went through */
 	IT_EXPECT_CONTAINS(r.out, "race at => made ");
 	IT_EXPECT_NOT_CONTAINS(r.out, "race at => made 0\n");
 	IT_EXPECT_PROBE(r.out, "create", fmt("%s/sub/child-made", ws), "ok");

@@ -1289,6 +1289,236 @@ static void test_narrower_never_performed(void **state)
 	sbx_sup_plan_clear(&plan);
 }
 
+/* ---- protect_git: no new .git where the host keeps it ---- */
+
+static void add_place(struct sbx_sup_plan *p, const char *target, bool kept)
+{
+	p->places = realloc(p->places, (p->n_places + 1) * sizeof(*p->places));
+	assert_non_null(p->places);
+	p->places[p->n_places++] = (struct sbx_sup_place){xstrdup(target), kept};
+}
+
+static const struct gcase {
+	const char *what;
+	enum sbx_sup_op op;
+	const char *call;
+	struct sbx_sup_target t, t2;
+	bool refused;     /* by the .git rule (DENY EACCES, "protected: ...") */
+	const char *rule; /* refused: a substring of the rule */
+	bool exchange, noreplace, narrower, own_ns, casefold;
+} gcases[] = {
+    {"mkdir of a repository's .git",
+     SBX_SUP_OP_CREATE,
+     "mkdirat",
+     TN("/ws/b/.git", ".git", 70),
+     {},
+     true,
+     "protected: /ws/b/.git (a new git repository where the host keeps files"},
+    {"a .git file (gitdir: line)",
+     SBX_SUP_OP_CREATE,
+     "openat",
+     TN("/ws/b/.git", ".git", 70),
+     {},
+     true,
+     "make it under /tmp"},
+    {"a symbolic link .git",
+     SBX_SUP_OP_CREATE,
+     "symlinkat",
+     TN("/ws/.git", ".git", INO_WS),
+     {},
+     true,
+     "/ws/.git"},
+    {"a unix socket's bind",
+     SBX_SUP_OP_CREATE,
+     "bind",
+     TN("/ws/.git", ".git", INO_WS),
+     {},
+     true,
+     "/ws/.git"},
+    {"in any case",
+     SBX_SUP_OP_CREATE,
+     "mkdirat",
+     TN("/ws/.GiT", ".GiT", INO_WS),
+     {},
+     true,
+     "/ws/.GiT"},
+    {"trailing dots and spaces (vfat drops them)",
+     SBX_SUP_OP_CREATE,
+     "mkdirat",
+     TN("/ws/.git. .", ".git. .", INO_WS),
+     {},
+     true,
+     "/ws/.git. ."},
+    {"folding: a byte outside ASCII left out",
+     SBX_SUP_OP_CREATE,
+     "mkdirat",
+     TN("/ws/.g\xe2\x80\x8dit", ".g\xe2\x80\x8dit", INO_WS),
+     {},
+     true,
+     "protected",
+     false,
+     false,
+     false,
+     false,
+     true},
+    {"not folding: another name",
+     SBX_SUP_OP_CREATE,
+     "mkdirat",
+     TN("/ws/.g\xe2\x80\x8dit", ".g\xe2\x80\x8dit", INO_WS),
+     {},
+     false},
+    {"deep in the workspace",
+     SBX_SUP_OP_CREATE,
+     "mkdirat",
+     TN("/ws/a/b/c/.git", ".git", 71),
+     {},
+     true,
+     "/ws/a/b/c/.git"},
+    {"a folder renamed to .git", SBX_SUP_OP_RENAME, "renameat2", TF("/ws/d/x", "x", 72),
+     TN("/ws/d/.git", ".git", 72), true, "/ws/d/.git"},
+    {"a hard link named .git", SBX_SUP_OP_CREATE, "linkat", TF("/ws/f", "f", INO_WS),
+     TN("/ws/d/.git", ".git", 72), true, "/ws/d/.git"},
+    {"renamed over an existing .git", SBX_SUP_OP_RENAME, "renameat2", TF("/ws/d/x", "x", 72),
+     TF("/ws/.git", ".git", INO_WS), true, "/ws/.git"},
+    {"an exchange with a .git", SBX_SUP_OP_RENAME, "renameat2", TF("/ws/v/.git", ".git", 73),
+     TF("/ws/y", "y", INO_WS), true, "/ws/v/.git", true},
+    {"renamed onto an existing .git without replacing: EEXIST", SBX_SUP_OP_RENAME, "renameat2",
+     TF("/ws/d/x", "x", 72), TF("/ws/.git", ".git", INO_WS), false, NULL, false, true},
+    {"mkdir -p through an existing .git: EEXIST",
+     SBX_SUP_OP_CREATE,
+     "mkdirat",
+     TF("/ws/.git", ".git", INO_WS),
+     {},
+     false},
+    {"a .git moved away", SBX_SUP_OP_RENAME, "renameat2", TF("/ws/v/.git", ".git", 73),
+     TN("/ws/v/old", "old", 73), false},
+    {"in a private tmpfs beneath the workspace",
+     SBX_SUP_OP_CREATE,
+     "mkdirat",
+     TN("/ws/tmp/r/.git", ".git", 74),
+     {},
+     false},
+    {"the tmpfs's own top",
+     SBX_SUP_OP_CREATE,
+     "mkdirat",
+     TN("/ws/tmp/.git", ".git", 75),
+     {},
+     false},
+    {"a writable mount inside the tmpfs",
+     SBX_SUP_OP_CREATE,
+     "mkdirat",
+     TN("/ws/tmp/kept/.git", ".git", 76),
+     {},
+     true,
+     "/ws/tmp/kept/.git"},
+    {"sbx's scaffold", SBX_SUP_OP_CREATE, "mkdirat", TN("/.git", ".git", 2), {}, false},
+    {"a read-only mount (the kernel's EROFS)",
+     SBX_SUP_OP_CREATE,
+     "mkdirat",
+     TN("/ro/.git", ".git", 77),
+     {},
+     false},
+    {"other names",
+     SBX_SUP_OP_CREATE,
+     "mkdirat",
+     TN("/ws/.gitignore", ".gitignore", INO_WS),
+     {},
+     false},
+    {"a name with .git inside",
+     SBX_SUP_OP_CREATE,
+     "openat",
+     TN("/ws/x.git", "x.git", INO_WS),
+     {},
+     false},
+    {".gi", SBX_SUP_OP_CREATE, "openat", TN("/ws/.gi", ".gi", INO_WS), {}, false},
+    {"read", SBX_SUP_OP_READ, "openat", TF("/ws/.git", ".git", INO_WS), {}, false},
+    {"a narrower process of the worker's: nothing made",
+     SBX_SUP_OP_CREATE,
+     "openat",
+     TN("/ws/plain", "plain", INO_WS),
+     {},
+     true,
+     "narrower than the worker",
+     false,
+     false,
+     true},
+    {"a narrower one in a private tmpfs too (its path is read again)",
+     SBX_SUP_OP_CREATE,
+     "openat",
+     TN("/ws/tmp/plain", "plain", 74),
+     {},
+     true,
+     "narrower",
+     false,
+     false,
+     true},
+    {"a sub-sandbox: .git by name",
+     SBX_SUP_OP_CREATE,
+     "mkdirat",
+     TN("/ws/b/.git", ".git", 70),
+     {},
+     true,
+     "a new git repository",
+     false,
+     false,
+     true,
+     true},
+    {"a sub-sandbox: another name, as the protected names decide",
+     SBX_SUP_OP_CREATE,
+     "openat",
+     TN("/ws/plain", "plain", INO_WS),
+     {},
+     false,
+     NULL,
+     false,
+     false,
+     true,
+     true},
+};
+
+static void test_no_new_git(void **state)
+{
+	struct sbx_sup_plan plan;
+
+	(void)state;
+	memset(&plan, 0, sizeof(plan));
+	plan.enabled = true;
+	add_area(&plan, "/ws", true, ALLOW, ALLOW, ALLOW, ALLOW);
+	add_place(&plan, "/ws", true);
+	add_place(&plan, "/ws/tmp", false);
+	add_place(&plan, "/ws/tmp/kept", true);
+	add_place(&plan, "/ro", false);
+	for (int on = 0; on < 2; on++) {
+		plan.no_new_git = on;
+		for (size_t i = 0; i < sizeof(gcases) / sizeof(gcases[0]); i++) {
+			const struct gcase *c = &gcases[i];
+			struct sbx_sup_req req = {.op = c->op,
+			                          .call = c->call,
+			                          .t = c->t,
+			                          .t2 = c->t2,
+			                          .exchange = c->exchange,
+			                          .noreplace = c->noreplace,
+			                          .narrower = c->narrower,
+			                          .own_namespaces = c->own_ns,
+			                          .comm = "sh",
+			                          .now_ms = 1};
+			struct sbx_sup_verdict v;
+			bool refused;
+
+			req.t.casefold = c->casefold;
+			sbx_sup_decide(&plan, NULL, NULL, &req, &v);
+			refused = v.answer == SBX_SUP_DENY && strstr(v.rule, "protected") != NULL;
+			if (refused != (on && c->refused) || (refused && v.errnum != EACCES) ||
+			    (refused && c->rule && !strstr(v.rule, c->rule))) {
+				print_error("%s (rule %s): answer %d errno %d rule \"%s\"\n",
+				            c->what, on ? "on" : "off", v.answer, v.errnum, v.rule);
+				fail();
+			}
+		}
+	}
+	sbx_sup_plan_clear(&plan);
+}
+
 /* An approval that is not a value we know denies (fail closed). */
 static void test_unknown_approval_denies(void **state)
 {
@@ -2160,6 +2390,7 @@ int main(void)
 	    cmocka_unit_test(test_decide_table),
 	    cmocka_unit_test(test_hide_later_table),
 	    cmocka_unit_test(test_narrower_never_performed),
+	    cmocka_unit_test(test_no_new_git),
 	    cmocka_unit_test(test_unknown_approval_denies),
 	    cmocka_unit_test(test_rule_long_path),
 	    cmocka_unit_test(test_names),
