@@ -252,7 +252,12 @@ measure() {
 	local plan=$TMP/plan.json
 	bench_system_args "$SBX" "$proj" "$plan" sys_args || die "cannot derive bubblewrap's system mounts"
 
-	sbx_cmd=("$SBX" run -v "$proj" -v "$proj/.git:ro" --chdir "$proj")
+	# The plain launch protects no git (bubblewrap protects none): with protect_git, a writable
+	# mount of a host directory starts the supervisor (no new .git may be made there), which
+	# the feature row below measures. Otherwise the built-in default, to the letter (the same
+	# plan but the supervisor: --dry-run says so).
+	printf 'version: 1\nname: plain\nprotect_git: false\nhome: tmpfs\n' >"$TMP/plain.yaml"
+	sbx_cmd=("$SBX" run -p "$TMP/plain.yaml" -v "$proj" -v "$proj/.git:ro" --chdir "$proj")
 	bwrap_cmd=("$BWRAP" --unshare-all --die-with-parent --new-session "${sys_args[@]}"
 		--proc /proc --dev /dev --tmpfs /tmp
 		--bind "$proj" "$proj" --ro-bind "$proj/.git" "$proj/.git" --chdir "$proj")
@@ -277,9 +282,8 @@ measure() {
 	"$TMP/floor" || die "the raw floor does not run here (unprivileged user namespaces?)"
 	# What each feature of sbx costs a launch that uses it, and that the plain launch does
 	# not pay for it: no network namespace at all; the proxy of an allowlist; the
-	# supervisor (a git repository in the workspace turns it on, for git's control files, as
-	# does a folder with no .git at all, whose creation it refuses; the agent-like project's
-	# .git names no commit, so neither holds there and the plain row has no supervisor);
+	# supervisor (the built-in default on a git repository: protect_git, whose absent names
+	# and any new .git in a writable mount it refuses; the plain row says protect_git: false);
 	# a cgroup (a memory limit: root only on this kind of host, where a user gets none).
 	local repo=$TMP/repo
 	mkdir -p "$repo"

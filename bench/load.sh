@@ -118,7 +118,9 @@ measure() {
 	mkdir -p "$proj/.git" "$proj/src"
 	cd "$proj"
 	bench_system_args "$SBX" "$proj" "$TMP/plan.json" sys_args
-	sbx_cmd=("$SBX" run -v "$proj" -v "$proj/.git:ro" --chdir "$proj" -- /bin/true)
+	# launch.sh's plain launch: no git protection (bubblewrap has none), so no supervisor
+	printf 'version: 1\nname: plain\nprotect_git: false\nhome: tmpfs\n' >"$TMP/plain.yaml"
+	sbx_cmd=("$SBX" run -p "$TMP/plain.yaml" -v "$proj" -v "$proj/.git:ro" --chdir "$proj" -- /bin/true)
 	bwrap_cmd=("$BWRAP" --unshare-all --die-with-parent --new-session "${sys_args[@]}"
 		--proc /proc --dev /dev --tmpfs /tmp
 		--bind "$proj" "$proj" --ro-bind "$proj/.git" "$proj/.git" --chdir "$proj" -- /bin/true)

@@ -50,9 +50,11 @@ trap 'rm -rf -- "$tmp"' EXIT
 mkdir -p "$tmp/project/.git/objects" "$tmp/project/src"
 echo 'ref: refs/heads/main' >"$tmp/project/.git/HEAD"
 cd "$tmp/project"
+# launch.sh's plain launch: no git protection, so no supervisor
+printf 'version: 1\nname: plain\nprotect_git: false\nhome: tmpfs\n' >"$tmp/plain.yaml"
 echo "as $(id -un), load $(cut -d' ' -f1-3 /proc/loadavg):"
-python3 "$1/phases.py" "$2" "$1/sbx" run -v "$tmp/project" -v "$tmp/project/.git:ro" \
-	--chdir "$tmp/project" -- /bin/true
+python3 "$1/phases.py" "$2" "$1/sbx" run -p "$tmp/plain.yaml" -v "$tmp/project" \
+	-v "$tmp/project/.git:ro" --chdir "$tmp/project" -- /bin/true
 EOF2
 echo "sbx launch phases, $(date -u '+%Y-%m-%d %H:%M:%S UTC'), $(uname -r), $(nproc) CPUs"
 bash "$STAGE/run.sh" "$STAGE" "$RUNS"
