@@ -67,6 +67,7 @@
 #include "sbx/finish.h"
 #include "sbx/escape.h"
 #include "sbx/sup_pending.h"
+#include "sbx/trace.h"
 #include "sbx/netll.h"
 
 #ifndef SECCOMP_IOCTL_NOTIF_SET_FLAGS
@@ -2400,29 +2401,26 @@ int sbx_supervisor_arm(struct sbx_supervisor *s, struct sbx_error *err)
 	r = build_filter(s->sp->families, &b, err);
 	if (r < 0)
 		return r;
+	SBX_TRACE("worker: listener filter built");
 	sbx_closep(&s->chan[0]);
 	sbx_closep(&s->perf[0]);
 	s->chan[0] = s->perf[0] = -1;
 
 	/* The performer: after Landlock and the main filter (the worker's rights exactly),
 	 * before the listener filter (its own calls are never sent to sbx). */
-	/* Twice: the worker must not have a child it did not make (a program that waits for
-	 * every child of its own would wait for the performer forever); the performer is
-	 * init's (or, under the landlock backend, the host's reaper's), and ends when sbx's
-	 * end of its socket closes. */
-	/* The first child only forks and ends: vfork spares it a copy of the worker's page
-	 * tables (the dearest part of a fork on VMs); the performer itself is a real fork. */
-	perf = vfork();
+	/* The worker's sibling, not its child (CLONE_PARENT): the worker must not have a child
+	 * it did not make (a program that waits for every child of its own would wait for the
+	 * performer forever); the performer is init's (or, under the landlock backend, the
+	 * host's reaper's), which reaps it, and ends when sbx's end of its socket closes. One
+	 * clone, where a vfork'd child that forked and ended took a second process and a wait. */
+	perf = (pid_t)syscall(SYS_clone, CLONE_PARENT | SIGCHLD, NULL, NULL, NULL, NULL);
 	if (perf < 0)
 		return sbx_error_set(err, SBX_ERR_SETUP, errno,
 		                     "cannot start the supervisor's performer: %s",
 		                     strerror(errno));
 	if (perf == 0) {
 		int sock = s->perf[1];
-		pid_t p = fork();
 
-		if (p != 0)
-			_exit(p < 0 ? 1 : 0);
 		/* nothing of the worker's: only its socket to sbx */
 		if (sock != 3) {
 			if (dup2(sock, 3) < 0)
@@ -2437,20 +2435,9 @@ int sbx_supervisor_arm(struct sbx_supervisor *s, struct sbx_error *err)
 		fcntl(sock, F_SETFD, FD_CLOEXEC);
 		performer_main(sock, s->plan, s->sp);
 	}
-	{
-		int st;
-
-		while (waitpid(perf, &st, 0) < 0)
-			if (errno != EINTR)
-				return sbx_error_set(err, SBX_ERR_SETUP, errno,
-				                     "cannot start the supervisor's performer: %s",
-				                     strerror(errno));
-		if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
-			return sbx_error_set(err, SBX_ERR_SETUP, EAGAIN,
-			                     "cannot start the supervisor's performer");
-	}
 	sbx_closep(&s->perf[1]);
 	s->perf[1] = -1;
+	SBX_TRACE("worker: performer forked");
 
 	prog.len = (unsigned short)b.n;
 	prog.filter = b.insn;
@@ -2476,6 +2463,7 @@ int sbx_supervisor_arm(struct sbx_supervisor *s, struct sbx_error *err)
 		                    "supervisor");
 		return -e;
 	}
+	SBX_TRACE("worker: listener installed");
 	/* to sbx, which is outside everything; then no copy of it stays here */
 	r = send_fds(s->chan[1], "L", 1, &listener, 1);
 	close(listener);
@@ -2483,8 +2471,10 @@ int sbx_supervisor_arm(struct sbx_supervisor *s, struct sbx_error *err)
 		return sbx_error_set(err, SBX_ERR_SETUP, -r,
 		                     "cannot hand the supervisor its listener: %s", strerror(-r));
 	}
-	/* sbx fills its table of protected names before the worker may run: EOF means sbx
-	 * refused (it has the report) or is gone */
+	/* sbx learns what the worker is (its pidfd, filters, umask and namespaces) before the
+	 * worker runs on: EOF means sbx refused (it has the report) or is gone. The table of
+	 * protected names is filled after the word, before sbx serves the first call: every
+	 * call the filter sends waits in the listener till then. */
 	do
 		r = (int)read(s->chan[1], &go, 1);
 	while (r < 0 && errno == EINTR);
@@ -2670,9 +2660,7 @@ static int fill_guards(struct sbx_supervisor *s, struct sbx_error *err)
 			    snprintf(s->req.path[0], P_PATH, "%s", path) >= P_PATH)
 				continue;
 			if (perf_send(s, &s->req, NULL, 0) < 0)
-				return sbx_error_set(err, SBX_ERR_SETUP, EPIPE,
-				                     "the supervisor's performer did not answer at "
-				                     "start");
+				return -EPIPE; /* gone: start() says so */
 			sent[i - base] = true;
 		}
 		for (size_t i = base; i < end; i++) {
@@ -2682,9 +2670,7 @@ static int fill_guards(struct sbx_supervisor *s, struct sbx_error *err)
 				continue;
 			r = perf_recv(s, NULL);
 			if (r < 0)
-				return sbx_error_set(err, SBX_ERR_SETUP, -r,
-				                     "the supervisor's performer did not answer at "
-				                     "start");
+				return -EPIPE; /* gone or stopped: start() says so */
 			r = guards_apply(&s->guards, &s->pinned, s->sp->protected_paths[i].path, i,
 			                 &s->rep, err);
 			if (r < 0)
@@ -2764,7 +2750,10 @@ static long ns_field(const char *status, const char *key, int idx)
 	}
 }
 
-/* The worker sent its listener fd: learn its baseline, fill the guard table, let it go. */
+#define START_LOST 1 /* the performer gone after the worker was let go */
+
+/* The worker sent its listener fd: learn its baseline, let it go, fill the guard table.
+ * Returns 0, START_LOST, or a negative errno with err set. */
 static int start(struct sbx_supervisor *s, struct sbx_error *err)
 {
 	int fds[1];
@@ -2833,7 +2822,17 @@ static int start(struct sbx_supervisor *s, struct sbx_error *err)
 		return sbx_error_set(err, SBX_ERR_SETUP, EINVAL,
 		                     "the supervisor cannot learn the worker's namespaces and "
 		                     "filters");
-	/* the performer said hello first, before anything else could be sent */
+	/* The worker may go on now: what it is was read while it waited, and no call of its
+	 * that the filter sends is served before the table below is whole (this function
+	 * returns first; a failure ends the sandbox). Its exec no longer waits for the
+	 * performer's hello and the table's exchange. */
+	if (write(s->chan[0], "g", 1) != 1)
+		return sbx_error_set(err, SBX_ERR_SETUP, errno,
+		                     "cannot start the supervised worker: %s", strerror(errno));
+	sbx_closep(&s->chan[0]);
+	s->chan[0] = -1;
+	/* the performer said hello first, before anything else could be sent; the worker runs
+	 * meanwhile, and may have killed or stopped it: then it is lost, as later */
 	{
 		static char wire[sizeof(struct p_reply)];
 		struct pollfd p = {s->perf[0], POLLIN, 0};
@@ -2843,18 +2842,14 @@ static int start(struct sbx_supervisor *s, struct sbx_error *err)
 		if (poll(&p, 1, PERF_WAIT_S * 1000) <= 0 ||
 		    (got = recv_fds(s->perf[0], wire, sizeof(wire), NULL, &n, &perf)) <= 0 ||
 		    !unpack_reply(wire, (size_t)got, &s->rep))
-			return sbx_error_set(err, SBX_ERR_SETUP, EPIPE,
-			                     "the supervisor's performer did not start");
+			return START_LOST;
 		s->performer = perf;
 	}
 	r = fill_guards(s, err);
+	if (r == -EPIPE)
+		return START_LOST;
 	if (r < 0)
 		return r;
-	if (write(s->chan[0], "g", 1) != 1)
-		return sbx_error_set(err, SBX_ERR_SETUP, errno,
-		                     "cannot start the supervised worker: %s", strerror(errno));
-	sbx_closep(&s->chan[0]);
-	s->chan[0] = -1;
 	s->started = true;
 	return 0;
 }
@@ -5955,6 +5950,8 @@ int sbx_supervisor_handle(struct sbx_supervisor *s, const struct pollfd *p, stru
 
 		if (r < 0)
 			return r;
+		if (r == START_LOST)
+			goto lost;
 	}
 	/* first what ended: a wait or a slot freed is free for the calls that follow */
 	if (p[3].fd >= 0 && p[3].revents)
