@@ -1428,16 +1428,13 @@ __attribute__((noreturn)) static void init_main(struct child_ctx *c)
 	SBX_TRACE("init: bounding set dropped");
 	/* vfork: the worker borrows init's memory until it execs (init is suspended till
 	 * then), which spares copying page tables, the dearest part of a launch on VMs. The
-	 * worker only makes system calls and writes its own stack frame before exec/_exit. */
-	/* Supervised, fork: the worker forks the performer before it execs, and a fork from
-	 * inside a vfork child (which shares init's memory) does not mix. */
+	 * worker only makes system calls and writes its own stack frame before exec/_exit.
+	 * Supervised too: the worker makes the performer with a raw clone (no glibc fork, whose
+	 * handlers would write init's memory), which copies the memory it borrows. */
 	/* The detached trees the build left (the masks' source, a data file's tmpfs): the last
-	 * close of one waits for an RCU grace period, which the worker need not wait for. After
-	 * a vfork, init is back once the worker has exec'd; a forked worker would hold copies
-	 * of them until its exec, and pay that wait there: closed first then. */
-	if (c->sup)
-		sbx_mounts_close_deferred();
-	worker = c->sup ? fork() : vfork();
+	 * close of one waits for an RCU grace period, which the worker need not wait for: init
+	 * is back once the worker has exec'd, and closes them then. */
+	worker = vfork();
 	if (worker < 0) {
 		sbx_error_set(&err, SBX_ERR_SETUP, errno, "cannot start the worker: %s",
 		              strerror(errno));

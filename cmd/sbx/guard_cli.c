@@ -72,8 +72,17 @@ void sbx_cli_guard_warn(FILE *f, const struct sbx_plan *plan, const struct sbx_g
 		      "above it takes no new entries; a profile with 'protect_git: false' leaves "
 		      "them writable\n",
 		      f);
-	if (!again && plan->sup.no_new_git && !plan->sup.enabled)
-		fprintf(f, "sbx: warning: %s\n", SBX_NO_NEW_GIT_LIMIT);
+	/* no new repository where nothing supervises: a warning; a parent's supervisor holds
+	 * it where its profile protects git: a note */
+	for (size_t i = 0; !again && i < plan->n_limits; i++) {
+		bool parent = strstr(plan->limits[i], "parent sandbox") != NULL;
+
+		if (strncmp(plan->limits[i], SBX_NO_NEW_GIT_PREFIX,
+		            strlen(SBX_NO_NEW_GIT_PREFIX)) ||
+		    (parent && sbx_cli_notes == SBX_NOTES_QUIET))
+			continue;
+		fprintf(f, "sbx: %s: %s\n", parent ? "note" : "warning", plan->limits[i]);
+	}
 	/* What those lines name is what the supervisor keeps from being created, where it runs
 	 * (plan->sup.protected_paths; without a listener it warns for itself) */
 	if (plan->sup.enabled && plan->sup.n_protected)

@@ -227,6 +227,11 @@ struct sbx_plan {
 int sbx_plan_resolve_seccomp(struct sbx_plan *plan, struct sbx_error *err);
 
 /* Add a line to plan->limits (a copy; a repeat is ignored). */
+/* The worker's environment: set NAME=VALUE (replacing it), or look NAME up (NULL: unset). */
+int sbx_plan_set_env(struct sbx_plan *p, const char *name, const char *value,
+                     struct sbx_error *err);
+const char *sbx_plan_env(const struct sbx_plan *p, const char *name);
+
 int sbx_plan_add_limit(struct sbx_plan *plan, const char *line, struct sbx_error *err);
 
 void sbx_plan_free(struct sbx_plan *plan);

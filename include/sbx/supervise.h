@@ -70,8 +70,10 @@ struct sbx_sup_target {
 	uint64_t dev, ino; /* identity of the directory that holds `name` */
 	bool exists;       /* `name` exists there */
 	bool is_dir;
-	bool casefold; /* the directory compares names folded (ext4 casefold, vfat, exfat, ...) */
-	uint64_t size; /* SBX_SUP_OP_READ: the file's size */
+	bool casefold;   /* the directory compares names folded (ext4 casefold, vfat, exfat, ...) */
+	bool private_fs; /* the directory is on a tmpfs sbx made for this sandbox (its /tmp,
+	                    home, --tmpfs, scaffold): gone after the run (no_new_git) */
+	uint64_t size;   /* SBX_SUP_OP_READ: the file's size */
 	/* Other sandbox paths at which the same host file shows (another mount of its
 	 * folder, a --root over the workspace): hide globs are matched at each (may be NULL). */
 	const char *const *views;
@@ -188,9 +190,10 @@ struct sbx_sup_place {
 struct sbx_sup_plan {
 	bool enabled;      /* the worker gets a listener and sbx supervises */
 	unsigned families; /* SBX_SUP_F_* */
-	/* protect_git: no ".git" is made, by any call, where the host keeps it (a repository the
-	 * worker makes there, or one it registers as a submodule of the workspace, would run its
-	 * config and hooks at the user's next git command on the host) */
+	/* protect_git: no ".git" and no git dir's HEAD is made, by any call, where the host keeps
+	 * it (a repository the worker makes there, or one it registers as a submodule of the
+	 * workspace, would run its config and hooks at the user's next git command on the host);
+	 * places: what sbx check says of a path (the supervisor goes by private_fs) */
 	bool no_new_git;
 	struct sbx_sup_place *places;
 	size_t n_places;
@@ -233,11 +236,12 @@ struct sbx_sup_session;
  *     or a non-final guard by any op but mkdir) -> DENY EACCES, rule "protected: PATH (WHY;
  *     FIX)"; mkdir of a non-final guard name -> PERFORM (the listener then adds the new
  *     directory's identity with the next component, sbx_sup_guards_add);
- *  1b. plan->no_new_git: a call that makes or replaces a name ".git" (any case, trailing dots
- *     and spaces ignored) at t, or at t2 for rename and link, or that exchanges one, in a
- *     directory a kept place covers -> DENY EACCES (rule "protected: DIR/.git (a new git
- *     repository ...)"); a narrower caller's call that may make a name, unless it is in
- *     namespaces of its own (req->own_namespaces: then as below) -> DENY EACCES;
+ *  1b. plan->no_new_git: a call that makes a name ".git" (any case, trailing dots and spaces
+ *     ignored) or "HEAD" (but in a .git's refs/ and logs/), or renames onto a ".git", at t,
+ *     or at t2 for rename and link, or that exchanges one, in a directory not on a tmpfs sbx
+ *     made (!private_fs) -> DENY EACCES (rule "protected: DIR/NAME (a new git repository
+ *     ...)"); a narrower caller's call that may make a name, unless it is in namespaces of
+ *     its own (req->own_namespaces: then as below) -> DENY EACCES;
  *  2. SBX_SUP_OP_METADATA with plan->meta_writable_only and the target outside every writable
  *     area -> DENY EACCES (rule "read-only: PATH (the landlock backend)");
  *  3. an open with read access (SBX_SUP_OP_READ, or req->reads: O_RDWR is read too): a hide
@@ -294,11 +298,19 @@ const struct sbx_sup_area *sbx_sup_area_for(const struct sbx_sup_plan *plan, con
  * ".git", in any case) as a new git repository where the host keeps files? (sbx check) */
 bool sbx_sup_no_new_git_at(const struct sbx_sup_plan *plan, const char *path);
 
-/* The plan's limit where no supervisor can run (a parent sandbox supervises, an old kernel). */
+/* The plan's limit where no supervisor can run here: a parent sandbox supervises (which
+ * refuses them itself where its own profile protects git), or the kernel lacks it. */
+#define SBX_NO_NEW_GIT_PREFIX                                                                      \
+	"git: a new repository (.git, or a git dir's HEAD) in a writable mount"
+#define SBX_NO_NEW_GIT_LIMIT_PARENT                                                                \
+	SBX_NO_NEW_GIT_PREFIX                                                                      \
+	" is not refused by this sbx: a parent sandbox supervises, and "                           \
+	"refuses it only where its own profile protects git; one the worker registers as a "       \
+	"submodule is named when the run ends"
 #define SBX_NO_NEW_GIT_LIMIT                                                                       \
-	"git: a new repository (.git) in a writable mount cannot be refused here: the supervisor " \
-	"cannot run (a parent sandbox supervises, or the kernel lacks user notification); one "    \
-	"the worker registers as a submodule is named when the run ends"
+	SBX_NO_NEW_GIT_PREFIX                                                                      \
+	" cannot be refused here: the kernel lacks seccomp user "                                  \
+	"notification; one the worker registers as a submodule is named when the run ends"
 
 #define SBX_SUP_NEW_GIT_WHY "a new git repository where the host keeps files"
 #define SBX_SUP_NEW_GIT_FIX                                                                        \

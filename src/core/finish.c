@@ -82,6 +82,33 @@ static int landlock_backend(const struct sbx_finish_in *in, const struct sbx_fin
 			plan->ops[i].why = "system";
 		}
 	plan->resolv_overlay = false;
+	/* A private home is denied here, as every private tmpfs is, and git dies on a global
+	 * config it may not read (EACCES, not ENOENT): it reads the caller's ~/.gitconfig where
+	 * the plan binds it (home: tmpfs), nothing otherwise, unless told already. */
+	{
+		const char *home = sbx_plan_env(plan, "HOME");
+
+		for (size_t i = 0;
+		     home && !sbx_plan_env(plan, "GIT_CONFIG_GLOBAL") && i < plan->n_ops; i++) {
+			const struct sbx_plan_op *o = &plan->ops[i];
+			char gitconfig[SBX_PATH_MAX];
+			bool bound = false;
+
+			if (o->kind != SBX_PLAN_TMPFS || !(o->flags & SBX_PLAN_F_OWNER) ||
+			    strcmp(o->target, home) != 0)
+				continue;
+			if (snprintf(gitconfig, sizeof(gitconfig), "%s/.gitconfig", home) <
+			    (int)sizeof(gitconfig))
+				for (size_t k = 0; k < plan->n_ops && !bound; k++)
+					bound = plan->ops[k].kind == SBX_PLAN_BIND &&
+					        strcmp(plan->ops[k].target, gitconfig) == 0;
+			r = sbx_plan_set_env(plan, "GIT_CONFIG_GLOBAL",
+			                     bound ? gitconfig : "/dev/null", err);
+			if (r < 0)
+				return r;
+			break;
+		}
+	}
 	/* An allowlist without a network namespace (sbx(1), NETWORK): sbx's proxy listens on
 	 * the host's loopback, and every connect(2) stops at the supervisor, which lets only
 	 * the proxy's ports on 127.0.0.1 through (a Landlock TCP rule names a port, never an
@@ -380,7 +407,10 @@ int sbx_plan_finish(const struct sbx_finish_in *in, const struct sbx_finish_fact
 	}
 	/* no new .git where the host keeps files: the supervisor's alone */
 	if (r >= 0 && plan->sup.no_new_git && !plan->sup.enabled)
-		r = sbx_plan_add_limit(plan, SBX_NO_NEW_GIT_LIMIT, err);
+		r = sbx_plan_add_limit(plan,
+		                       facts->sup_listener == -EBUSY ? SBX_NO_NEW_GIT_LIMIT_PARENT
+		                                                     : SBX_NO_NEW_GIT_LIMIT,
+		                       err);
 	/* the backend's groups are settled: the rules the filter is built from */
 	if (r >= 0)
 		r = sbx_plan_resolve_seccomp(plan, err);

@@ -733,6 +733,18 @@ static int env_put(struct sbx_plan *p, size_t *cap, const char *name, const char
 	return 0;
 }
 
+int sbx_plan_set_env(struct sbx_plan *p, const char *name, const char *value, struct sbx_error *err)
+{
+	size_t cap = p->n_env + 1; /* as allocated, or less: env_put grows it when full */
+
+	return env_put(p, &cap, name, value, err);
+}
+
+const char *sbx_plan_env(const struct sbx_plan *p, const char *name)
+{
+	return env_lookup(p->envp, name);
+}
+
 static int build_env(struct sbx_plan *p, const struct sbx_spec *spec, const struct sbx_host *host,
                      struct sbx_error *err)
 {

@@ -345,7 +345,7 @@ int sbx_policy_decide(const struct sbx_policy_view *view, unsigned op, const cha
 			out->by = SBX_BY_PROTECTED;
 			out->mount_what = "protected";
 			snprintf(out->mount, sizeof(out->mount), "%s", out->path);
-			snprintf(out->rule, sizeof(out->rule), "absent at launch");
+			snprintf(out->rule, sizeof(out->rule), "a new repository");
 			out->protect_why = SBX_SUP_NEW_GIT_WHY;
 			out->protect_fix = SBX_SUP_NEW_GIT_FIX;
 			return 0;
@@ -456,11 +456,16 @@ const char *sbx_decision_format(const struct sbx_decision *d, char *buf, size_t 
 		         d->mount);
 		break;
 	case SBX_BY_PROTECTED:
-		snprintf(buf, size,
-		         "protected: %s does not exist at launch and cannot be created "
-		         "(%s; %s)",
-		         d->mount, d->protect_why ? d->protect_why : "",
-		         d->protect_fix ? d->protect_fix : "");
+		if (d->protect_why && strcmp(d->protect_why, SBX_SUP_NEW_GIT_WHY) == 0)
+			snprintf(buf, size,
+			         "protected: %s is not made where it does not exist (%s; %s)",
+			         d->mount, d->protect_why, d->protect_fix ? d->protect_fix : "");
+		else
+			snprintf(buf, size,
+			         "protected: %s does not exist at launch and cannot be created "
+			         "(%s; %s)",
+			         d->mount, d->protect_why ? d->protect_why : "",
+			         d->protect_fix ? d->protect_fix : "");
 		break;
 	case SBX_BY_APPROVAL:
 		snprintf(buf, size, "approvals: %s (%s %s)", d->rule, what, d->mount);

@@ -757,34 +757,59 @@ static bool may_create(const struct sbx_sup_req *req)
 /* ---- no new git repository where the host keeps it ---- */
 
 /*
- * ".git" as a lookup on the host may find it: in any case, with trailing dots and spaces
- * dropped (vfat drops trailing dots), and in a directory that folds names, with the bytes
- * outside ASCII left out (a code point its folding might ignore).
+ * `name` as a lookup on the host may find `want` (".git", "HEAD"): with trailing dots and
+ * spaces dropped (vfat drops trailing dots); in any case where `any_case` (".git": git's own
+ * checks fold it) or the directory folds names, where bytes outside ASCII are also left out
+ * (a code point its folding might ignore).
  */
-static bool is_dotgit(const char *name, bool casefold)
+static bool name_is(const char *name, const char *want, bool casefold, bool any_case)
 {
-	static const char want[] = ".git";
-	size_t k = 0, end = strlen(name);
+	size_t k = 0, end = strlen(name), len = strlen(want);
 
 	while (end > 0 && (name[end - 1] == '.' || name[end - 1] == ' '))
 		end--;
 	for (size_t i = 0; i < end; i++) {
-		unsigned char c = (unsigned char)name[i];
+		unsigned char c = (unsigned char)name[i], w;
 
 		if (c >= 0x80 && casefold)
 			continue;
-		if (c >= 'A' && c <= 'Z')
-			c = (unsigned char)(c - 'A' + 'a');
-		if (k >= sizeof(want) - 1 || c != (unsigned char)want[k])
+		if (k >= len)
+			return false;
+		w = (unsigned char)want[k];
+		if (casefold || any_case) {
+			if (c >= 'A' && c <= 'Z')
+				c = (unsigned char)(c - 'A' + 'a');
+			if (w >= 'A' && w <= 'Z')
+				w = (unsigned char)(w - 'A' + 'a');
+		}
+		if (c != w)
 			return false;
 		k++;
 	}
-	return k == sizeof(want) - 1;
+	return k == len;
+}
+
+/*
+ * What makes a folder a git repository to the host's git: a ".git" in it (a folder, a
+ * "gitdir:" file, a link), or the folder itself holding HEAD with objects/ and refs/ (git
+ * takes it for a bare repository, at the user's next command there or beneath, and as a
+ * submodule's git dir under .git/modules/, which fetch and submodule update use with no
+ * checkout at all). HEAD is the one every git dir has: a new one is refused but in the refs
+ * and logs of a .git (refs/remotes/origin/HEAD, logs/HEAD), which git makes itself.
+ */
+static bool repo_name(const char *name, const char *path, bool casefold)
+{
+	if (name_is(name, ".git", casefold, true))
+		return true;
+	if (!name_is(name, "HEAD", casefold, false))
+		return false;
+	return !path || !(strstr(path, "/.git/refs/") || strstr(path, "/.git/logs/"));
 }
 
 /* Is a name made at `path` kept by the host after the run? The longest place that covers
  * its directory decides; none is sbx's scaffold. A path too long to cut is kept (fail
- * closed). */
+ * closed). What sbx check says; the supervisor goes by the directory's file system
+ * (sbx_sup_target.private_fs), which a rename above a mount does not change. */
 static bool kept_at(const struct sbx_sup_plan *plan, const char *path)
 {
 	const struct sbx_sup_place *best = NULL;
@@ -815,37 +840,42 @@ bool sbx_sup_no_new_git_at(const struct sbx_sup_plan *plan, const char *path)
 {
 	const char *slash = path ? strrchr(path, '/') : NULL;
 
-	return plan && plan->no_new_git && slash && is_dotgit(slash + 1, false) &&
+	return plan && plan->no_new_git && slash && repo_name(slash + 1, path, false) &&
 	       kept_at(plan, path);
 }
 
+/* A name of a repository's made at t where the host keeps it. */
+static bool kept_repo_name(const struct sbx_sup_target *t)
+{
+	return !t->private_fs && repo_name(final_name(t), t->path, t->casefold);
+}
+
 /*
- * The side of a call that makes or replaces a name ".git" where the host keeps it: t2 for a
- * rename or a link (and t too for an exchange), t for a call that makes its own name. A
- * name that exists is only replaced by a rename without RENAME_NOREPLACE or an exchange;
- * any other call the kernel answers EEXIST (mkdir -p .git/x), opens what is there, or
- * fails on the directory, and is left to it.
+ * The side of a call that makes or replaces such a name: t2 for a rename or a link (and t
+ * too for an exchange), t for a call that makes its own name. A name that exists is only
+ * replaced by a rename without RENAME_NOREPLACE (git's HEAD.lock onto HEAD: allowed for
+ * HEAD, which a repository already had) or an exchange; any other call the kernel answers
+ * EEXIST (mkdir -p .git/x), opens what is there, or fails on the directory, and is left to
+ * it.
  */
-static const struct sbx_sup_target *new_git(const struct sbx_sup_plan *plan,
-                                            const struct sbx_sup_req *req)
+static const struct sbx_sup_target *new_git(const struct sbx_sup_req *req)
 {
 	const struct sbx_sup_target *t = &req->t, *t2 = &req->t2;
 
 	if (t2->path) {
 		bool replaces = req->op == SBX_SUP_OP_RENAME && !req->noreplace;
+		bool dotgit = name_is(final_name(t2), ".git", t2->casefold, true);
 
-		if ((!t2->exists || replaces || req->exchange) &&
-		    is_dotgit(final_name(t2), t2->casefold) && kept_at(plan, t2->path))
+		if ((!t2->exists || req->exchange || (replaces && dotgit)) && kept_repo_name(t2))
 			return t2;
-		if (req->exchange && is_dotgit(final_name(t), t->casefold) &&
-		    kept_at(plan, t->path))
+		if (req->exchange && kept_repo_name(t))
 			return t;
 		return NULL;
 	}
 	if (!t->exists &&
 	    (req->op == SBX_SUP_OP_CREATE || req->op == SBX_SUP_OP_WRITE ||
 	     req->op == SBX_SUP_OP_OVERWRITE) &&
-	    is_dotgit(final_name(t), t->casefold) && kept_at(plan, t->path))
+	    kept_repo_name(t))
 		return t;
 	return NULL;
 }
@@ -893,7 +923,7 @@ void sbx_sup_decide(const struct sbx_sup_plan *plan, const struct sbx_sup_guards
 	 * (a gitlink in the index, which the worker may write), at the next `git status` in the
 	 * repository above */
 	if (plan->no_new_git) {
-		const struct sbx_sup_target *made = new_git(plan, req);
+		const struct sbx_sup_target *made = new_git(req);
 
 		if (made) {
 			set_rule(

@@ -47,6 +47,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
+#include <sys/sysmacros.h>
 #include <sys/statvfs.h>
 #include <sys/syscall.h>
 #include <sys/timerfd.h>
@@ -711,6 +712,58 @@ static void req_flags(struct sbx_sup_req *req, uint32_t kind, int flags)
 }
 
 static void fill_target(struct sbx_sup_target *out, const struct p_target *t);
+
+/*
+ * The file systems of the tmpfs mounts sbx made for this sandbox (its /tmp, home, --tmpfs,
+ * the scaffold at /): what is made there is gone after the run, and a ".git" or HEAD may be
+ * made there (no_new_git). Learnt by the worker before it execs, from the plan's tmpfs
+ * targets, each kept only if it is a tmpfs mount's root there; the performer inherits the
+ * table and sbx gets it with the listener. Every other device is the host's (fail closed).
+ */
+#define MAX_PRIVATE_DEVS 32
+static uint64_t private_devs[MAX_PRIVATE_DEVS];
+static uint32_t n_private_devs;
+
+/* worker -> sbx, once, with the listener fd */
+struct listen_msg {
+	char tag; /* 'L' */
+	uint32_t n_devs;
+	uint64_t devs[MAX_PRIVATE_DEVS];
+};
+
+static bool on_private_fs(uint64_t dev)
+{
+	for (uint32_t i = 0; i < n_private_devs && i < MAX_PRIVATE_DEVS; i++)
+		if (private_devs[i] == dev)
+			return true;
+	return false;
+}
+
+static void private_add(const char *path)
+{
+	struct statx sx;
+	struct statfs fs;
+
+	if (n_private_devs >= MAX_PRIVATE_DEVS ||
+	    statx(AT_FDCWD, path, AT_SYMLINK_NOFOLLOW, STATX_TYPE, &sx) < 0 ||
+	    !(sx.stx_attributes_mask & STATX_ATTR_MOUNT_ROOT) ||
+	    !(sx.stx_attributes & STATX_ATTR_MOUNT_ROOT) || !S_ISDIR(sx.stx_mode) ||
+	    statfs(path, &fs) < 0 || fs.f_type != TMPFS_MAGIC)
+		return;
+	private_devs[n_private_devs++] = makedev(sx.stx_dev_major, sx.stx_dev_minor);
+}
+
+/* In the worker, after the build and before anything of the caller's runs. */
+static void private_learn(const struct sbx_plan *plan)
+{
+	n_private_devs = 0;
+	if (plan->backend_landlock) /* no mounts: every tmpfs of the plan is the host's dir */
+		return;
+	private_add("/");
+	for (size_t i = 0; i < plan->n_ops; i++)
+		if (plan->ops[i].kind == SBX_PLAN_TMPFS && plan->ops[i].target)
+			private_add(plan->ops[i].target);
+}
 static bool pinned_in(const struct sbx_sup_guards *pinned, const struct sbx_sup_plan *sp,
                       const struct sbx_sup_req *req, struct sbx_sup_verdict *v);
 static void guard_mkdir_in(struct sbx_sup_guards *guards, const struct sbx_sup_guards *pinned,
@@ -2390,6 +2443,31 @@ void sbx_supervisor_child_close(struct sbx_supervisor *s)
 
 /* ---- the worker's part ---- */
 
+/* fork(2) without glibc's handlers: the worker may be a vfork child, sharing init's memory */
+static pid_t raw_fork(unsigned long flags)
+{
+	return (pid_t)syscall(SYS_clone, flags | SIGCHLD, NULL, NULL, NULL, NULL);
+}
+
+/* The performer's start, in the child: nothing of the worker's but its socket to sbx. */
+__attribute__((noreturn)) static void performer_child(struct sbx_supervisor *s)
+{
+	int sock = s->perf[1];
+
+	if (sock != 3) {
+		if (dup2(sock, 3) < 0)
+			_exit(1);
+		sock = 3;
+	}
+	if (syscall(SYS_close_range, 4, ~0U, 0) < 0)
+		for (int fd = 4; fd < 1024; fd++)
+			close(fd);
+	for (int fd = 0; fd < 3; fd++)
+		close(fd);
+	fcntl(sock, F_SETFD, FD_CLOEXEC);
+	performer_main(sock, s->plan, s->sp);
+}
+
 int sbx_supervisor_arm(struct sbx_supervisor *s, struct sbx_error *err)
 {
 	struct bpf_buf b;
@@ -2401,6 +2479,7 @@ int sbx_supervisor_arm(struct sbx_supervisor *s, struct sbx_error *err)
 	r = build_filter(s->sp->families, &b, err);
 	if (r < 0)
 		return r;
+	private_learn(s->plan);
 	SBX_TRACE("worker: listener filter built");
 	sbx_closep(&s->chan[0]);
 	sbx_closep(&s->perf[0]);
@@ -2412,29 +2491,36 @@ int sbx_supervisor_arm(struct sbx_supervisor *s, struct sbx_error *err)
 	 * it did not make (a program that waits for every child of its own would wait for the
 	 * performer forever); the performer is init's (or, under the landlock backend, the
 	 * host's reaper's), which reaps it, and ends when sbx's end of its socket closes. One
-	 * clone, where a vfork'd child that forked and ended took a second process and a wait. */
-	perf = (pid_t)syscall(SYS_clone, CLONE_PARENT | SIGCHLD, NULL, NULL, NULL, NULL);
+	 * raw clone: the worker may be a vfork child, whose glibc fork would write init's
+	 * memory. Where a filter above sbx refuses CLONE_PARENT, a child that makes the
+	 * performer and ends, as before. */
+	perf = raw_fork(CLONE_PARENT);
+	if (perf < 0 && (errno == EPERM || errno == EINVAL || errno == ENOSYS)) {
+		int st;
+
+		perf = raw_fork(0);
+		if (perf == 0) {
+			pid_t p = raw_fork(0);
+
+			if (p != 0)
+				_exit(p < 0 ? 1 : 0);
+			performer_child(s);
+		}
+		while (perf > 0 && waitpid(perf, &st, 0) < 0)
+			if (errno != EINTR)
+				return sbx_error_set(err, SBX_ERR_SETUP, errno,
+				                     "cannot start the supervisor's performer: %s",
+				                     strerror(errno));
+		if (perf > 0 && (!WIFEXITED(st) || WEXITSTATUS(st) != 0))
+			return sbx_error_set(err, SBX_ERR_SETUP, EAGAIN,
+			                     "cannot start the supervisor's performer");
+	}
 	if (perf < 0)
 		return sbx_error_set(err, SBX_ERR_SETUP, errno,
 		                     "cannot start the supervisor's performer: %s",
 		                     strerror(errno));
-	if (perf == 0) {
-		int sock = s->perf[1];
-
-		/* nothing of the worker's: only its socket to sbx */
-		if (sock != 3) {
-			if (dup2(sock, 3) < 0)
-				_exit(1);
-			sock = 3;
-		}
-		if (syscall(SYS_close_range, 4, ~0U, 0) < 0)
-			for (int fd = 4; fd < 1024; fd++)
-				close(fd);
-		for (int fd = 0; fd < 3; fd++)
-			close(fd);
-		fcntl(sock, F_SETFD, FD_CLOEXEC);
-		performer_main(sock, s->plan, s->sp);
-	}
+	if (perf == 0)
+		performer_child(s);
 	sbx_closep(&s->perf[1]);
 	s->perf[1] = -1;
 	SBX_TRACE("worker: performer forked");
@@ -2465,7 +2551,12 @@ int sbx_supervisor_arm(struct sbx_supervisor *s, struct sbx_error *err)
 	}
 	SBX_TRACE("worker: listener installed");
 	/* to sbx, which is outside everything; then no copy of it stays here */
-	r = send_fds(s->chan[1], "L", 1, &listener, 1);
+	{
+		struct listen_msg m = {'L', n_private_devs, {0}};
+
+		memcpy(m.devs, private_devs, sizeof(m.devs));
+		r = send_fds(s->chan[1], &m, sizeof(m), &listener, 1);
+	}
 	close(listener);
 	if (r < 0) {
 		return sbx_error_set(err, SBX_ERR_SETUP, -r,
@@ -2758,9 +2849,10 @@ static int start(struct sbx_supervisor *s, struct sbx_error *err)
 {
 	int fds[1];
 	size_t n = 1;
-	char c = 0, path[64], status[4096];
+	char path[64], status[4096];
+	struct listen_msg m = {0};
 	pid_t worker = 0, perf = 0;
-	ssize_t len = recv_fds(s->chan[0], &c, 1, fds, &n, &worker);
+	ssize_t len = recv_fds(s->chan[0], &m, sizeof(m), fds, &n, &worker);
 	_cleanup_close_ int procdir = -1;
 	__u64 sync_flags = SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP;
 	int r;
@@ -2775,6 +2867,12 @@ static int start(struct sbx_supervisor *s, struct sbx_error *err)
 	}
 	s->notify = fds[0];
 	s->worker = worker;
+	/* what the worker learnt before it ran anything of the caller's (private_learn) */
+	if ((size_t)len != sizeof(m) || m.tag != 'L' || m.n_devs > MAX_PRIVATE_DEVS)
+		return sbx_error_set(err, SBX_ERR_SETUP, EPROTO,
+		                     "the supervisor got a malformed word from the worker");
+	memcpy(private_devs, m.devs, sizeof(private_devs));
+	n_private_devs = m.n_devs;
 	s->ep = epoll_create1(EPOLL_CLOEXEC);
 	if (s->ep < 0)
 		return sbx_error_set(err, SBX_ERR_SETUP, errno, "the supervisor's epoll: %s",
@@ -3911,6 +4009,7 @@ static void fill_target(struct sbx_sup_target *out, const struct p_target *t)
 	out->exists = t->exists;
 	out->is_dir = t->is_dir;
 	out->casefold = t->casefold;
+	out->private_fs = on_private_fs(t->dev);
 	out->size = t->size;
 }
 

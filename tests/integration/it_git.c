@@ -458,8 +458,18 @@ static void no_new_repository(const char *backend)
 	    " $g clone -q %s /tmp/cl && $g -C /tmp/cl log --oneline | wc -l | sed 's/^/tmp=/';"
 	    " cd %s; mkdir -p .git/sbx-scratch; echo inside=$?;"
 	    " $g update-index --add --cacheinfo 160000,$($g rev-parse HEAD),deep/b; echo link=$?;"
+	    /* a bare repository's shape in a folder (git takes it for one, in it and beneath) */
+	    " cd %s; mkdir -p bare/objects bare/refs/heads;"
+	    " echo 'ref: refs/heads/main' > bare/HEAD 2>/dev/null; echo bare=$?;"
+	    /* a submodule's git dir, which fetch and submodule update use with no checkout */
+	    " cd %s; mkdir -p .git/modules/x/objects .git/modules/x/refs/heads;"
+	    " echo 'ref: refs/heads/main' > .git/modules/x/HEAD 2>/dev/null; echo modhead=$?;"
+	    /* git itself still replaces HEAD, and makes a remote's HEAD in refs */
+	    " $g symbolic-ref HEAD refs/heads/main; echo headlock=$?;"
+	    " $g symbolic-ref refs/remotes/origin/HEAD refs/remotes/origin/main; echo "
+	    "remotehead=$?;"
 	    " true",
-	    git, deep, ws, up, ws);
+	    git, deep, ws, up, ws, deep, ws);
 	{
 		const char *cmd[] = {"/bin/sh", "-c", script, NULL};
 
@@ -479,8 +489,16 @@ static void no_new_repository(const char *backend)
 	IT_EXPECT_CONTAINS(r.err, fmt("protected: %s/b/.git", deep));
 	IT_EXPECT_CONTAINS(r.err, fmt("protected: %s/c/.git", deep));
 	IT_EXPECT_CONTAINS(r.err, fmt("protected: %s/.GIT.", deep));
+	IT_EXPECT_NOT_CONTAINS(r.out, "bare=0");
+	IT_EXPECT_CONTAINS(r.err, fmt("protected: %s/bare/HEAD (a new git repository", deep));
+	IT_EXPECT(lstat(fmt("%s/bare/HEAD", deep), &st) < 0);
 	if (ns) {
-		/* inside the .git that exists, and the index, git must write */
+		/* inside the .git that exists, and the index, git must write; but no git dir of
+		 * a new submodule */
+		IT_EXPECT_NOT_CONTAINS(r.out, "modhead=0");
+		IT_EXPECT(lstat(fmt("%s/.git/modules/x/HEAD", ws), &st) < 0);
+		IT_EXPECT_CONTAINS(r.out, "headlock=0");
+		IT_EXPECT_CONTAINS(r.out, "remotehead=0");
 		IT_EXPECT_CONTAINS(r.out, "inside=0");
 		IT_EXPECT_CONTAINS(r.out, "link=0");
 		IT_EXPECT_CONTAINS(r.err, fmt("%s/deep/b was made a submodule during the run", ws));
@@ -515,6 +533,55 @@ static void no_new_repository(const char *backend)
 	}
 }
 
+/*
+ * Where the host keeps files is the directory's file system, not its path: a folder above a
+ * tmpfs or a hidden folder inside the workspace, renamed away and made again, is the host's
+ * (an outside attack: the plan's path still read "tmpfs", and git init went through).
+ */
+static void test_no_new_repository_after_rename(void)
+{
+	char *w = it_path(it_tmpdir(), "rn"), *prof = it_path(it_tmpdir(), "hide.yaml");
+	struct it_run r;
+	struct stat st;
+
+	host_sh(fmt("set -e; %s init -q %s; mkdir -p %s/web/node_modules %s/backend/.env/bin", git,
+	            w, w, w));
+	it_write_file(prof, "version: 1\nname: hide\nhide: ['${WORKSPACE}/**/.env']\nmounts:\n"
+	                    "  - path: ${WORKSPACE}\n");
+	it_sbxv(&r, "run", "-p", prof, "--workspace", w, "--tmpfs", fmt("%s/web/node_modules", w),
+	        "--", "/bin/sh", "-c",
+	        fmt("cd %s; mkdir web/node_modules/.git && echo private=ok;"
+	            " mv web web.old && mkdir -p web/node_modules && mkdir web/node_modules/.git;"
+	            " echo tmpfs=$?; mv backend backend.old && mkdir -p backend/.env &&"
+	            " %s init -q backend/.env; echo hidden=$?; true",
+	            w, git),
+	        NULL);
+	IT_EXPECT_INT(r.status, 0);
+	IT_EXPECT_CONTAINS(r.out, "private=ok"); /* on the tmpfs itself, gone after the run */
+	IT_EXPECT_NOT_CONTAINS(r.out, "tmpfs=0");
+	IT_EXPECT_NOT_CONTAINS(r.out, "hidden=0");
+	IT_EXPECT(lstat(fmt("%s/web/node_modules/.git", w), &st) < 0);
+	IT_EXPECT(lstat(fmt("%s/backend/.env/.git", w), &st) < 0);
+}
+
+/* Under the landlock backend a private home is denied; git, which stops on a global config
+ * it may not read, still reads the history (GIT_CONFIG_GLOBAL), with a home of each kind. */
+static void test_landlock_git_reads(void)
+{
+	char *w = it_path(it_tmpdir(), "ll");
+	const char *homes[] = {"empty", "tmpfs"};
+	struct it_run r;
+
+	host_sh(fmt("set -e; %s init -q %s; %s -C %s commit -q --allow-empty -m first", git, w, git,
+	            w));
+	for (size_t i = 0; i < 2; i++) {
+		it_sbxv(&r, "run", "--backend", "landlock", "--home", homes[i], "-v", w, "-w", w,
+		        "--", "git", "log", "--format=%s", NULL);
+		IT_EXPECT_INT(r.status, 0);
+		IT_EXPECT_CONTAINS(r.out, "first\n");
+	}
+}
+
 static void test_no_new_repository_namespaces(void)
 {
 	no_new_repository("namespaces");
@@ -539,6 +606,8 @@ int main(int argc, char **argv)
 	    IT_CASE(test_root_repo_guarded),
 	    IT_CASE(test_no_new_repository_namespaces),
 	    IT_CASE(test_no_new_repository_landlock),
+	    IT_CASE(test_no_new_repository_after_rename),
+	    IT_CASE(test_landlock_git_reads),
 	};
 
 	return it_main(argc, argv, cases, sizeof(cases) / sizeof(cases[0]));
