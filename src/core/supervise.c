@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "json_priv.h"
 #include "sbx/escape.h"
@@ -789,13 +790,34 @@ static bool name_is(const char *name, const char *want, bool casefold, bool any_
 	return k == len;
 }
 
+/* Inside a .git's modules/ or worktrees/ (or that folder itself): where git takes a folder
+ * for a submodule's or a linked worktree's git dir. A .git cannot be made, renamed or
+ * replaced, so such a path is one of a .git that was there at launch. */
+static bool in_gitdirs(const char *path)
+{
+	static const char *const dirs[] = {"/.git/modules", "/.git/worktrees"};
+
+	for (size_t i = 0; path && i < sizeof(dirs) / sizeof(dirs[0]); i++) {
+		const char *p = strstr(path, dirs[i]);
+		size_t n = strlen(dirs[i]);
+
+		for (; p; p = strstr(p + 1, dirs[i]))
+			if (p[n] == '\0' || p[n] == '/')
+				return true;
+	}
+	return false;
+}
+
 /*
  * What makes a folder a git repository to the host's git: a ".git" in it (a folder, a
  * "gitdir:" file, a link), or the folder itself holding HEAD with objects/ and refs/ (git
  * takes it for a bare repository, at the user's next command there or beneath, and as a
  * submodule's git dir under .git/modules/, which fetch and submodule update use with no
- * checkout at all). HEAD is the one every git dir has: a new one is refused but in the refs
- * and logs of a .git (refs/remotes/origin/HEAD, logs/HEAD), which git makes itself.
+ * checkout at all). HEAD is the one every git dir has: a new one is refused, but inside a
+ * .git that was there at launch and out of its modules/ and worktrees/ (logs/HEAD,
+ * refs/remotes/origin/HEAD, sequencer/head), where git makes them itself and no git looks
+ * for a repository: the .git is a mount of its own, so nothing moves out of it (EXDEV), and
+ * nothing but a file is moved or linked into its modules/ and worktrees/ (below).
  */
 static bool repo_name(const char *name, const char *path, bool casefold)
 {
@@ -803,7 +825,7 @@ static bool repo_name(const char *name, const char *path, bool casefold)
 		return true;
 	if (!name_is(name, "HEAD", casefold, false))
 		return false;
-	return !path || !(strstr(path, "/.git/refs/") || strstr(path, "/.git/logs/"));
+	return !path || !strstr(path, "/.git/") || in_gitdirs(path);
 }
 
 /* Is a name made at `path` kept by the host after the run? The longest place that covers
@@ -862,6 +884,17 @@ static const struct sbx_sup_target *new_git(const struct sbx_sup_req *req)
 {
 	const struct sbx_sup_target *t = &req->t, *t2 = &req->t2;
 
+	/* into a .git's modules/ or worktrees/, nothing but a file is moved or linked (a folder
+	 * that holds a HEAD at any depth would become a git dir there), and no symbolic link
+	 * is made there (one to such a folder would do the same) */
+	if (t2->path && in_gitdirs(t2->path) && !t2->private_fs && t->ftype != S_IFREG)
+		return t2;
+	if (req->exchange && t->path && in_gitdirs(t->path) && !t->private_fs &&
+	    t2->ftype != S_IFREG)
+		return t;
+	if (!t2->path && req->call && strstr(req->call, "symlink") && in_gitdirs(t->path) &&
+	    !t->private_fs)
+		return t;
 	if (t2->path) {
 		bool replaces = req->op == SBX_SUP_OP_RENAME && !req->noreplace;
 		bool dotgit = name_is(final_name(t2), ".git", t2->casefold, true);

@@ -1173,6 +1173,30 @@ static int dir_path(int dir, char *out, size_t size)
 	return ok ? 0 : fd_path(dir, out, size);
 }
 
+/* A name whose ASCII letters spell "head" or ".git" in another case, or with other bytes,
+ * trailing dots or spaces: the directory's folding decides (src/core/supervise.c). */
+static bool may_fold_to_repo_name(const char *name)
+{
+	char ascii[8];
+	size_t n = 0, end = strlen(name);
+
+	if (strcmp(name, "HEAD") == 0)
+		return false;
+	while (end > 0 && (name[end - 1] == '.' || name[end - 1] == ' '))
+		end--;
+	for (size_t i = 0; i < end; i++) {
+		unsigned char c = (unsigned char)name[i];
+
+		if (c >= 0x80)
+			continue;
+		if (n + 1 >= sizeof(ascii))
+			return false;
+		ascii[n++] = (char)(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
+	}
+	ascii[n] = '\0';
+	return strcmp(ascii, "head") == 0 || strcmp(ascii, ".git") == 0;
+}
+
 static void describe(struct slot *s, struct p_target *t,
                      const struct sbx_sup_guards *const *watched)
 {
@@ -1238,6 +1262,9 @@ static void describe(struct slot *s, struct p_target *t,
 				t->casefold = dir_casefold(s->dir);
 				break;
 			}
+	/* and where a folded name could be a repository's (no_new_git: "head", ".GIT") */
+	if (!t->casefold && may_fold_to_repo_name(s->name))
+		t->casefold = dir_casefold(s->dir);
 	if (dir_path(s->dir, dir, sizeof(dir)) < 0) {
 		t->err = -EACCES; /* a directory sbx cannot name is not decided on */
 		return;
@@ -4009,6 +4036,7 @@ static void fill_target(struct sbx_sup_target *out, const struct p_target *t)
 	out->exists = t->exists;
 	out->is_dir = t->is_dir;
 	out->casefold = t->casefold;
+	out->ftype = t->ftype;
 	out->private_fs = on_private_fs(t->dev);
 	out->size = t->size;
 }

@@ -468,6 +468,10 @@ static void no_new_repository(const char *backend)
 	    " $g symbolic-ref HEAD refs/heads/main; echo headlock=$?;"
 	    " $g symbolic-ref refs/remotes/origin/HEAD refs/remotes/origin/main; echo "
 	    "remotehead=$?;"
+	    /* a folder that holds a HEAD, moved where git looks for git dirs */
+	    " mkdir -p .git/modules; mv .git/refs/remotes .git/modules/m 2>/dev/null;"
+	    " echo movein=$?; ln -s ../refs/remotes/origin .git/modules/l 2>/dev/null;"
+	    " echo linkin=$?;"
 	    " true",
 	    git, deep, ws, up, ws, deep, ws);
 	{
@@ -497,6 +501,9 @@ static void no_new_repository(const char *backend)
 		 * a new submodule */
 		IT_EXPECT_NOT_CONTAINS(r.out, "modhead=0");
 		IT_EXPECT(lstat(fmt("%s/.git/modules/x/HEAD", ws), &st) < 0);
+		IT_EXPECT_NOT_CONTAINS(r.out, "movein=0");
+		IT_EXPECT_NOT_CONTAINS(r.out, "linkin=0");
+		IT_EXPECT(lstat(fmt("%s/.git/modules/m", ws), &st) < 0);
 		IT_EXPECT_CONTAINS(r.out, "headlock=0");
 		IT_EXPECT_CONTAINS(r.out, "remotehead=0");
 		IT_EXPECT_CONTAINS(r.out, "inside=0");

@@ -107,7 +107,15 @@ static void world(struct sbx_sup_plan *p, struct sbx_sup_guards *g)
 		.path = path_, .name = name_, .dev = 1, .ino = ino_, .exists = exists_,            \
 		.is_dir = dir_                                                                     \
 	}
-#define TF(path_, name_, ino_) T(path_, name_, ino_, true, false)  /* an existing file */
+#define TF(path_, name_, ino_) T(path_, name_, ino_, true, false) /* an existing file */
+#define TFT(path_, name_, ino_, type_, dir_)                                                       \
+	{                                                                                          \
+		.path = path_, .name = name_, .dev = 1, .ino = ino_, .exists = true,               \
+		.is_dir = dir_, .ftype = type_                                                     \
+	}
+#define TD(p, n, i)            TFT(p, n, i, 0040000, true)  /* an existing folder (S_IFDIR) */
+#define TR(p, n, i)            TFT(p, n, i, 0100000, false) /* an existing regular file (S_IFREG) */
+#define TL(p, n, i)            TFT(p, n, i, 0120000, false) /* an existing symbolic link (S_IFLNK) */
 #define TN(path_, name_, ino_) T(path_, name_, ino_, false, false) /* an absent name */
 #define TS(path_, name_, ino_, size_)                                                              \
 	{                                                                                          \
@@ -1531,6 +1539,48 @@ static const struct gcase {
      false,
      false,
      true},
+    {"HEAD inside a .git, out of modules/ and worktrees/",
+     SBX_SUP_OP_CREATE,
+     "openat",
+     TN("/ws/.git/rebase-merge/HEAD", "HEAD", 85),
+     {},
+     false},
+    /* into modules/ and worktrees/ of a .git: nothing but a file moved or linked */
+    {"a folder moved into modules/ (a HEAD somewhere beneath it)", SBX_SUP_OP_RENAME, "renameat2",
+     TD("/ws/.git/refs/remotes", "remotes", 86), TN("/ws/.git/modules/m", "m", 87), true,
+     "/ws/.git/modules/m"},
+    {"a folder moved as modules/ itself", SBX_SUP_OP_RENAME, "renameat2",
+     TD("/ws/.git/logs", "logs", 82), TN("/ws/.git/modules", "modules", 82), true,
+     "/ws/.git/modules"},
+    {"a folder moved into worktrees/", SBX_SUP_OP_RENAME, "renameat2",
+     TD("/ws/.git/logs", "logs", 82), TN("/ws/.git/worktrees/w", "w", 88), true,
+     "/ws/.git/worktrees/w"},
+    {"a symbolic link made in modules/",
+     SBX_SUP_OP_CREATE,
+     "symlinkat",
+     TN("/ws/.git/modules/x", "x", 87),
+     {},
+     true,
+     "/ws/.git/modules/x"},
+    {"a hard link of a symbolic link into modules/", SBX_SUP_OP_CREATE, "linkat",
+     TL("/ws/.git/refs/l", "l", 89), TN("/ws/.git/modules/x", "x", 87), true, "/ws/.git/modules/x"},
+    {"git's lock file onto a submodule's index", SBX_SUP_OP_RENAME, "renameat2",
+     TR("/ws/.git/modules/a/index.lock", "index.lock", 90),
+     TR("/ws/.git/modules/a/index", "index", 90), false},
+    {"a folder made in modules/",
+     SBX_SUP_OP_CREATE,
+     "mkdirat",
+     TN("/ws/.git/modules/x", "x", 87),
+     {},
+     false},
+    {"a folder moved within a submodule's git dir... still into modules/", SBX_SUP_OP_RENAME,
+     "renameat2", TD("/ws/.git/modules/a/x", "x", 90), TN("/ws/.git/modules/a/y", "y", 90), true,
+     "/ws/.git/modules/a/y"},
+    {"a folder moved elsewhere in a .git", SBX_SUP_OP_RENAME, "renameat2",
+     TD("/ws/.git/refs/x", "x", 91), TN("/ws/.git/refs/y", "y", 91), false},
+    {"an exchange with a folder in worktrees/", SBX_SUP_OP_RENAME, "renameat2",
+     TR("/ws/.git/worktrees/w/f", "f", 92), TD("/ws/.git/refs/d", "d", 91), true,
+     "/ws/.git/worktrees/w/f", true},
     /* callers sbx cannot perform for */
     {"a narrower process of the worker's: nothing made",
      SBX_SUP_OP_CREATE,
