@@ -72,6 +72,8 @@ struct sbx_sup_target {
 	bool is_dir;
 	bool casefold;   /* the directory compares names folded (ext4 casefold, vfat, exfat, ...) */
 	unsigned ftype;  /* S_IFMT of what is at the name, where it exists; 0: unknown */
+	bool git_other;  /* the directory holds what the name would complete a git dir with: HEAD
+	                    (for "objects", "commondir"), objects or commondir (for "HEAD") */
 	bool private_fs; /* the directory is on a tmpfs sbx made for this sandbox (its /tmp,
 	                    home, --tmpfs, scaffold): gone after the run (no_new_git) */
 	uint64_t size;   /* SBX_SUP_OP_READ: the file's size */

@@ -82,31 +82,37 @@ static int landlock_backend(const struct sbx_finish_in *in, const struct sbx_fin
 			plan->ops[i].why = "system";
 		}
 	plan->resolv_overlay = false;
-	/* A private home is denied here, as every private tmpfs is, and git dies on a global
-	 * config it may not read (EACCES, not ENOENT): it reads the caller's ~/.gitconfig where
-	 * the plan binds it (home: tmpfs), nothing otherwise, unless told already. */
+	/* A home no mount shows, or a private one, is denied here (as every private tmpfs is),
+	 * and git dies on a global config it may not read (EACCES, not ENOENT): it reads the
+	 * caller's ~/.gitconfig where the plan binds it (home: tmpfs), nothing otherwise, unless
+	 * told already (code-reviewer's home: none, ci-job's empty one). */
 	{
 		const char *home = sbx_plan_env(plan, "HOME");
+		char gitconfig[SBX_PATH_MAX];
+		const struct sbx_plan_op *at_home = NULL, *at_config = NULL;
 
-		for (size_t i = 0;
-		     home && !sbx_plan_env(plan, "GIT_CONFIG_GLOBAL") && i < plan->n_ops; i++) {
-			const struct sbx_plan_op *o = &plan->ops[i];
-			char gitconfig[SBX_PATH_MAX];
-			bool bound = false;
+		if (home && home[0] == '/' && !sbx_plan_env(plan, "GIT_CONFIG_GLOBAL") &&
+		    snprintf(gitconfig, sizeof(gitconfig), "%s/.gitconfig", home) <
+		        (int)sizeof(gitconfig)) {
+			for (size_t i = 0; i < plan->n_ops; i++) {
+				const struct sbx_plan_op *o = &plan->ops[i];
 
-			if (o->kind != SBX_PLAN_TMPFS || !(o->flags & SBX_PLAN_F_OWNER) ||
-			    strcmp(o->target, home) != 0)
-				continue;
-			if (snprintf(gitconfig, sizeof(gitconfig), "%s/.gitconfig", home) <
-			    (int)sizeof(gitconfig))
-				for (size_t k = 0; k < plan->n_ops && !bound; k++)
-					bound = plan->ops[k].kind == SBX_PLAN_BIND &&
-					        strcmp(plan->ops[k].target, gitconfig) == 0;
-			r = sbx_plan_set_env(plan, "GIT_CONFIG_GLOBAL",
-			                     bound ? gitconfig : "/dev/null", err);
-			if (r < 0)
+				if (o->kind != SBX_PLAN_BIND && o->kind != SBX_PLAN_TMPFS)
+					continue;
+				if (strcmp(o->target, gitconfig) == 0)
+					at_config = o;
+				else if (sbx_path_covers(o->target, home) &&
+				         (!at_home || strlen(o->target) > strlen(at_home->target)))
+					at_home = o;
+			}
+			/* the home shown by a bind (a workspace that is the home): git reads it */
+			if ((!at_home || at_home->kind == SBX_PLAN_TMPFS) &&
+			    (r = sbx_plan_set_env(plan, "GIT_CONFIG_GLOBAL",
+			                          at_config && at_config->kind == SBX_PLAN_BIND
+			                              ? gitconfig
+			                              : "/dev/null",
+			                          err)) < 0)
 				return r;
-			break;
 		}
 	}
 	/* An allowlist without a network namespace (sbx(1), NETWORK): sbx's proxy listens on

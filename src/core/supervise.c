@@ -866,10 +866,21 @@ bool sbx_sup_no_new_git_at(const struct sbx_sup_plan *plan, const char *path)
 	       kept_at(plan, path);
 }
 
-/* A name of a repository's made at t where the host keeps it. */
+/* A name of a repository's made at t where the host keeps it: .git or HEAD as above, or any
+ * name that would complete a git dir in its directory (HEAD beside objects/ or commondir,
+ * objects/ or commondir beside a HEAD: git's own folders hold HEAD files, logs/HEAD and
+ * refs/remotes/origin/HEAD, which a symbolic link from the workspace would let git find). */
 static bool kept_repo_name(const struct sbx_sup_target *t)
 {
-	return !t->private_fs && repo_name(final_name(t), t->path, t->casefold);
+	const char *name = final_name(t);
+
+	if (t->private_fs)
+		return false;
+	if (repo_name(name, t->path, t->casefold))
+		return true;
+	return t->git_other && (name_is(name, "HEAD", t->casefold, false) ||
+	                        name_is(name, "objects", t->casefold, false) ||
+	                        name_is(name, "commondir", t->casefold, false));
 }
 
 /*

@@ -40,6 +40,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/epoll.h>
 #include <sys/ioctl.h>
 #include <sys/prctl.h>
@@ -610,6 +611,8 @@ struct p_target {
 	uint32_t casefold;
 	uint32_t is_object; /* the final is an object without a (dir, name): a magic link */
 	uint32_t ftype;     /* S_IFMT of what exists */
+	uint32_t git_other; /* the directory holds what the name would complete a git dir with
+	                       (HEAD for objects and commondir; objects or commondir for HEAD) */
 	uint64_t dev, ino;  /* the directory holding `name` */
 	uint64_t size;
 	char name[P_NAME];
@@ -1197,6 +1200,32 @@ static bool may_fold_to_repo_name(const char *name)
 	return strcmp(ascii, "head") == 0 || strcmp(ascii, ".git") == 0;
 }
 
+/* Does `dir` hold what a name made there would complete a git dir with (HEAD beside objects/
+ * and refs/, or commondir)? Asked only for those names, in any case (no_new_git). */
+static bool git_other(int dir, const char *name)
+{
+	static const char *const head[] = {"HEAD", NULL};
+	static const char *const store[] = {"objects", "commondir", NULL};
+	char bare[16];
+	size_t n = strlen(name);
+	const char *const *look;
+
+	while (n > 0 && (name[n - 1] == '.' || name[n - 1] == ' '))
+		n--; /* vfat drops them */
+	if (n >= sizeof(bare))
+		return false;
+	memcpy(bare, name, n);
+	bare[n] = '\0';
+	look = strcasecmp(bare, "HEAD") == 0                                            ? store
+	       : strcasecmp(bare, "objects") == 0 || strcasecmp(bare, "commondir") == 0 ? head
+	                                                                                : NULL;
+
+	for (; look && *look; look++)
+		if (faccessat(dir, *look, F_OK, AT_SYMLINK_NOFOLLOW) == 0)
+			return true;
+	return false;
+}
+
 static void describe(struct slot *s, struct p_target *t,
                      const struct sbx_sup_guards *const *watched)
 {
@@ -1265,6 +1294,7 @@ static void describe(struct slot *s, struct p_target *t,
 	/* and where a folded name could be a repository's (no_new_git: "head", ".GIT") */
 	if (!t->casefold && may_fold_to_repo_name(s->name))
 		t->casefold = dir_casefold(s->dir);
+	t->git_other = git_other(s->dir, s->name);
 	if (dir_path(s->dir, dir, sizeof(dir)) < 0) {
 		t->err = -EACCES; /* a directory sbx cannot name is not decided on */
 		return;
@@ -4037,6 +4067,7 @@ static void fill_target(struct sbx_sup_target *out, const struct p_target *t)
 	out->is_dir = t->is_dir;
 	out->casefold = t->casefold;
 	out->ftype = t->ftype;
+	out->git_other = t->git_other;
 	out->private_fs = on_private_fs(t->dev);
 	out->size = t->size;
 }

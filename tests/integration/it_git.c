@@ -468,6 +468,12 @@ static void no_new_repository(const char *backend)
 	    " $g symbolic-ref HEAD refs/heads/main; echo headlock=$?;"
 	    " $g symbolic-ref refs/remotes/origin/HEAD refs/remotes/origin/main; echo "
 	    "remotehead=$?;"
+	    /* a git dir grown beside a HEAD inside .git, which a link from the workspace reaches
+	     * (git takes the link's real path for a bare repository) */
+	    " mkdir -p .git/logs/x/objects .git/logs/x/refs 2>/dev/null;"
+	    " echo 'ref: refs/heads/main' > .git/logs/x/HEAD 2>/dev/null; echo grownhead=$?;"
+	    " mkdir -p .git/logs/refs; mkdir .git/logs/objects 2>/dev/null; echo logsobjects=$?;"
+	    " echo ../.. > .git/logs/commondir 2>/dev/null; echo logscommondir=$?;"
 	    /* a folder that holds a HEAD, moved where git looks for git dirs */
 	    " mkdir -p .git/modules; mv .git/refs/remotes .git/modules/m 2>/dev/null;"
 	    " echo movein=$?; ln -s ../refs/remotes/origin .git/modules/l 2>/dev/null;"
@@ -501,6 +507,10 @@ static void no_new_repository(const char *backend)
 		 * a new submodule */
 		IT_EXPECT_NOT_CONTAINS(r.out, "modhead=0");
 		IT_EXPECT(lstat(fmt("%s/.git/modules/x/HEAD", ws), &st) < 0);
+		IT_EXPECT_NOT_CONTAINS(r.out, "grownhead=0");
+		IT_EXPECT_NOT_CONTAINS(r.out, "logsobjects=0");
+		IT_EXPECT_NOT_CONTAINS(r.out, "logscommondir=0");
+		IT_EXPECT(lstat(fmt("%s/.git/logs/x/HEAD", ws), &st) < 0);
 		IT_EXPECT_NOT_CONTAINS(r.out, "movein=0");
 		IT_EXPECT_NOT_CONTAINS(r.out, "linkin=0");
 		IT_EXPECT(lstat(fmt("%s/.git/modules/m", ws), &st) < 0);
@@ -571,17 +581,19 @@ static void test_no_new_repository_after_rename(void)
 	IT_EXPECT(lstat(fmt("%s/backend/.env/.git", w), &st) < 0);
 }
 
-/* Under the landlock backend a private home is denied; git, which stops on a global config
- * it may not read, still reads the history (GIT_CONFIG_GLOBAL), with a home of each kind. */
+/* Under the landlock backend a private home, or one no mount shows, is denied; git, which
+ * stops on a global config it may not read, still reads the history (GIT_CONFIG_GLOBAL), with
+ * a home of each kind. */
 static void test_landlock_git_reads(void)
 {
 	char *w = it_path(it_tmpdir(), "ll");
-	const char *homes[] = {"empty", "tmpfs"};
+	const char *homes[] = {"empty", "tmpfs",
+	                       "none"}; /* ci-job's, the default's, code-reviewer's */
 	struct it_run r;
 
 	host_sh(fmt("set -e; %s init -q %s; %s -C %s commit -q --allow-empty -m first", git, w, git,
 	            w));
-	for (size_t i = 0; i < 2; i++) {
+	for (size_t i = 0; i < sizeof(homes) / sizeof(homes[0]); i++) {
 		it_sbxv(&r, "run", "--backend", "landlock", "--home", homes[i], "-v", w, "-w", w,
 		        "--", "git", "log", "--format=%s", NULL);
 		IT_EXPECT_INT(r.status, 0);

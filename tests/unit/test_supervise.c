@@ -1313,7 +1313,7 @@ static const struct gcase {
 	struct sbx_sup_target t, t2;
 	bool refused;     /* by the .git rule (DENY EACCES, "protected: ...") */
 	const char *rule; /* refused: a substring of the rule */
-	bool exchange, noreplace, narrower, own_ns, casefold, private_fs;
+	bool exchange, noreplace, narrower, own_ns, casefold, private_fs, git_other;
 } gcases[] = {
     {"mkdir of a repository's .git",
      SBX_SUP_OP_CREATE,
@@ -1581,6 +1581,72 @@ static const struct gcase {
     {"an exchange with a folder in worktrees/", SBX_SUP_OP_RENAME, "renameat2",
      TR("/ws/.git/worktrees/w/f", "f", 92), TD("/ws/.git/refs/d", "d", 91), true,
      "/ws/.git/worktrees/w/f", true},
+    /* what would complete a git dir where a HEAD (or objects/) already is */
+    {"objects/ beside a HEAD (.git/logs: a link from the workspace would reach it)",
+     SBX_SUP_OP_CREATE,
+     "mkdirat",
+     TN("/ws/.git/logs/objects", "objects", 93),
+     {},
+     true,
+     "/ws/.git/logs/objects",
+     false,
+     false,
+     false,
+     false,
+     false,
+     false,
+     true},
+    {"commondir beside a HEAD",
+     SBX_SUP_OP_CREATE,
+     "openat",
+     TN("/ws/.git/refs/remotes/origin/commondir", "commondir", 94),
+     {},
+     true,
+     "commondir",
+     false,
+     false,
+     false,
+     false,
+     false,
+     false,
+     true},
+    {"objects/ moved beside a HEAD", SBX_SUP_OP_RENAME, "renameat2",
+     TD("/ws/.git/x/objects", "objects", 95), TN("/ws/.git/logs/objects", "objects", 93), true,
+     "/ws/.git/logs/objects", false, false, false, false, false, false, true},
+    {"a HEAD beside objects/, even inside a .git",
+     SBX_SUP_OP_CREATE,
+     "openat",
+     TN("/ws/.git/logs/x/HEAD", "HEAD", 96),
+     {},
+     true,
+     "/ws/.git/logs/x/HEAD",
+     false,
+     false,
+     false,
+     false,
+     false,
+     false,
+     true},
+    {"objects/ where no HEAD is",
+     SBX_SUP_OP_CREATE,
+     "mkdirat",
+     TN("/ws/src/objects", "objects", 78),
+     {},
+     false},
+    {"objects/ beside a HEAD in the private /tmp",
+     SBX_SUP_OP_CREATE,
+     "mkdirat",
+     TN("/tmp/r/objects", "objects", 74),
+     {},
+     false,
+     NULL,
+     false,
+     false,
+     false,
+     false,
+     false,
+     true,
+     true},
     /* callers sbx cannot perform for */
     {"a narrower process of the worker's: nothing made",
      SBX_SUP_OP_CREATE,
@@ -1660,6 +1726,7 @@ static void test_no_new_git(void **state)
 
 			req.t.casefold = req.t2.casefold = c->casefold;
 			req.t.private_fs = req.t2.private_fs = c->private_fs;
+			req.t.git_other = req.t2.git_other = c->git_other;
 			sbx_sup_decide(&plan, NULL, NULL, &req, &v);
 			refused = v.answer == SBX_SUP_DENY && strstr(v.rule, "protected") != NULL;
 			if (refused != (on && c->refused) || (refused && v.errnum != EACCES) ||
