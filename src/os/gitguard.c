@@ -376,11 +376,16 @@ static int survey_modules(struct survey *s, int dir, const char *sandbox, const 
 		sub = openat(dir, de->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 		if (sub < 0)
 			continue;
-		/* a git dir has HEAD; anything else is a folder of module names */
-		if (faccessat(sub, "HEAD", F_OK, AT_SYMLINK_NOFOLLOW) == 0)
+		/* a git dir has HEAD; anything else is a folder of module names, whose new
+		 * entries are named after the run as those of modules/ itself are (a git dir
+		 * made at .git/modules/vendor/evil is module "vendor/evil") */
+		if (faccessat(sub, "HEAD", F_OK, AT_SYMLINK_NOFOLLOW) == 0) {
 			r = survey_gitdir(s, sb, hb, GITDIR_MODULE, pinned, depth + 1);
-		else
-			r = survey_modules(s, sub, sb, hb, pinned, depth + 1);
+		} else {
+			r = watch_dir(s, sub, hb);
+			if (r >= 0)
+				r = survey_modules(s, sub, sb, hb, pinned, depth + 1);
+		}
 		close(sub);
 	}
 	closedir(d);
