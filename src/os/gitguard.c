@@ -1017,6 +1017,16 @@ static bool inside_repo(const char *host)
 }
 
 /* One top: the workspace, a writable bind's target, or a submodule's checkout. */
+/* git's own test for a git dir (is_git_directory): HEAD, and objects/ and refs/ or a
+ * commondir naming where they are. */
+static bool is_gitdir(int dir)
+{
+	return faccessat(dir, "HEAD", F_OK, AT_SYMLINK_NOFOLLOW) == 0 &&
+	       (faccessat(dir, "commondir", F_OK, AT_SYMLINK_NOFOLLOW) == 0 ||
+	        (faccessat(dir, "objects", F_OK, AT_SYMLINK_NOFOLLOW) == 0 &&
+	         faccessat(dir, "refs", F_OK, AT_SYMLINK_NOFOLLOW) == 0));
+}
+
 static int survey_top(struct survey *s, const char *sandbox, bool workspace)
 {
 	const struct sbx_plan_op *cov = sbx_plan_guarded_by(s->plan, sandbox);
@@ -1043,6 +1053,18 @@ static int survey_top(struct survey *s, const char *sandbox, bool workspace)
 
 		if (errno != ENOENT)
 			return 0;
+		/* the top is itself a git dir (a bare repository: a local remote passed with -v, or
+		 * run from inside one): its config and hooks as a .git's (a hook the worker wrote
+		 * there ran at the user's next git push: an outside attack) */
+		if (is_gitdir(dir)) {
+			s->out->n_repos++;
+			r = survey_gitdir(s, sandbox, host, GITDIR_MAIN, true, 0);
+			if (r >= 0)
+				r = survey_config(s, dir, "config", host, host);
+			if (r >= 0)
+				r = survey_global_configs(s, host);
+			return r;
+		}
 		/* no .git at a top (not a submodule's checkout, which git itself fills): the
 		 * supervisor keeps one from being made */
 		if (s->top_depth == 0)

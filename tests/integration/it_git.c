@@ -601,6 +601,43 @@ static void test_landlock_git_reads(void)
 	}
 }
 
+/* A bare repository at the top of a writable mount (a local remote passed with -v): its hooks
+ * and config are guarded as a .git's, and a push into it still works (an outside attack
+ * wrote hooks/pre-receive there, which ran at the user's next git push). */
+static void bare_top(const char *backend)
+{
+	char *b = it_path(it_tmpdir(), "bare"), *o = fmt("%s/origin.git", b), *w = fmt("%s/w", b);
+	bool ns = strcmp(backend, "namespaces") == 0;
+	struct it_run r;
+	struct stat st;
+
+	host_sh(fmt("set -e; mkdir -p %s; %s init -q --bare %s; %s init -q %s; cd %s; echo a > f;"
+	            " %s add f; %s commit -qm one; %s remote add origin %s; %s push -q origin main",
+	            b, git, o, git, w, w, git, git, git, o, git));
+	it_sbxv(&r, "run", "--backend", backend, "-v", o, "-v", w, "-w", w, "--", "/bin/sh", "-c",
+	        fmt("g='%s'; $g commit -q --allow-empty -m two && $g push -q origin main &&"
+	            " echo pushed; echo x > %s/hooks/pre-receive; echo hook=$?;"
+	            " echo '[alias]' >> %s/config; echo config=$?; true",
+	            git, o, o),
+	        NULL);
+	IT_EXPECT_INT(r.status, 0);
+	IT_EXPECT_NOT_CONTAINS(r.out, "hook=0");
+	IT_EXPECT_NOT_CONTAINS(r.out, "config=0");
+	IT_EXPECT(lstat(fmt("%s/hooks/pre-receive", o), &st) < 0);
+	if (ns) /* the landlock backend keeps a git dir read-only whole */
+		IT_EXPECT_CONTAINS(r.out, "pushed\n");
+}
+
+static void test_bare_top_namespaces(void)
+{
+	bare_top("namespaces");
+}
+
+static void test_bare_top_landlock(void)
+{
+	bare_top("landlock");
+}
+
 static void test_no_new_repository_namespaces(void)
 {
 	no_new_repository("namespaces");
@@ -627,6 +664,8 @@ int main(int argc, char **argv)
 	    IT_CASE(test_no_new_repository_landlock),
 	    IT_CASE(test_no_new_repository_after_rename),
 	    IT_CASE(test_landlock_git_reads),
+	    IT_CASE(test_bare_top_namespaces),
+	    IT_CASE(test_bare_top_landlock),
 	};
 
 	return it_main(argc, argv, cases, sizeof(cases) / sizeof(cases[0]));
