@@ -33,9 +33,14 @@ install -m 755 -- "$SBX" "$TMP/sbx"
 mkdir -p "$TMP/project/.git/objects" "$TMP/project/src"
 echo 'ref: refs/heads/main' >"$TMP/project/.git/HEAD"
 chmod -R a+rwX "$TMP/project"
+# launch.sh's plain launch (a profile file: no git protection) and the built-in default (the
+# supervisor on, for the writable project), and a plan
+printf 'version: 1\nname: plain\nprotect_git: false\nhome: tmpfs\n' >"$TMP/plain.yaml"
+chmod 644 "$TMP/plain.yaml"
 cat >"$TMP/loop.sh" <<EOF2
 cd "$TMP/project"
 for i in \$(seq $RUNS); do
+	"$TMP/sbx" run -p "$TMP/plain.yaml" -v "$TMP/project" -v "$TMP/project/.git:ro" --chdir "$TMP/project" -- /bin/true
 	"$TMP/sbx" run -v "$TMP/project" -v "$TMP/project/.git:ro" --chdir "$TMP/project" -- /bin/true
 	"$TMP/sbx" run --dry-run -v "$TMP/project" -- /bin/true >/dev/null
 done
