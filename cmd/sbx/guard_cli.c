@@ -66,6 +66,12 @@ void sbx_cli_guard_warn(FILE *f, const struct sbx_plan *plan, const struct sbx_g
 {
 	char line[8192];
 
+	if (!again && git && git->unseen && sbx_cli_notes != SBX_NOTES_QUIET)
+		fprintf(f,
+		        "sbx: note: git: the workspace's .git names %s, which no mount shows (a "
+		        "linked worktree of a repository outside it): git fails there; mount the "
+		        "repository too (-v REPO), which is guarded as the workspace's would be\n",
+		        sbx_cli_esc(git->unseen));
 	if (git && git->n_repos && plan->backend_landlock && sbx_cli_notes != SBX_NOTES_QUIET)
 		fputs("sbx: note: git: the landlock backend cannot make .git a mount point of its "
 		      "own, so it is read-only whole (git can read, not commit) and the folder "

@@ -54,6 +54,7 @@ struct survey {
 
 void sbx_gitguard_clear(struct sbx_gitguard *g)
 {
+	free(g->unseen);
 	for (size_t i = 0; i < g->n_absent; i++)
 		free(g->absent[i]);
 	free(g->absent);
@@ -1017,6 +1018,25 @@ static bool inside_repo(const char *host)
 }
 
 /* One top: the workspace, a writable bind's target, or a submodule's checkout. */
+/* Does any mount show the git dir a .git file in `base` names (`text`, relative to it)? */
+static bool shown(const struct sbx_plan *plan, const char *base, const char *text)
+{
+	char joined[SBX_PATH_MAX * 2], h[SBX_PATH_MAX];
+
+	snprintf(joined, sizeof(joined), "%s%s%s", text[0] == '/' ? "" : base,
+	         text[0] == '/' ? "" : "/", text);
+	if (sbx_path_normalize(joined, h, sizeof(h), NULL) < 0)
+		return true; /* nothing to say of what cannot be named */
+	for (size_t i = 0; i < plan->n_ops; i++) {
+		const struct sbx_plan_op *o = &plan->ops[i];
+
+		if ((o->kind == SBX_PLAN_BIND || o->kind == SBX_PLAN_MIRROR) && o->source &&
+		    sbx_path_covers(o->source, h))
+			return true;
+	}
+	return false;
+}
+
 /* git's own test for a git dir (is_git_directory): HEAD, and objects/ and refs/ or a
  * commondir naming where they are. */
 static bool is_gitdir(int dir)
@@ -1142,6 +1162,9 @@ static int survey_top(struct survey *s, const char *sandbox, bool workspace)
 
 			while (*p == ' ' || *p == '\t')
 				p++;
+			if (workspace && !s->out->unseen && !shown(s->plan, host, p))
+				s->out->unseen =
+				    strdup(p); /* a note only: nothing to guard there */
 			r = follow(s, host, p, GITDIR_WORKTREE, 0);
 		}
 		return r;

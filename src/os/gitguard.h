@@ -63,6 +63,8 @@ struct sbx_gitguard {
 	                 (sbx_finish_in.git_fresh) */
 	size_t n_fresh;
 	size_t n_repos; /* repositories found */
+	char *unseen;   /* the workspace's .git names a git dir that no mount shows (a linked
+	                   worktree of a repository outside it): git fails there (a note) */
 	struct sbx_gitguard_bind {
 		char *path;      /* sandbox path: bound onto itself */
 		bool readonly;   /* else only pinned (a mount point cannot be renamed) */

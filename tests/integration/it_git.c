@@ -638,6 +638,28 @@ static void test_bare_top_landlock(void)
 	bare_top("landlock");
 }
 
+/* A workspace that is a linked worktree of a repository outside it: git cannot find its git
+ * dir, and sbx says so at launch; with the repository mounted too, git works there. */
+static void test_linked_worktree_workspace(void)
+{
+	char *b = it_path(it_tmpdir(), "lw"), *repo = fmt("%s/r", b), *lwt = fmt("%s/wt", b);
+	struct it_run r;
+
+	host_sh(fmt("set -e; mkdir -p %s; %s init -q %s; %s -C %s commit -q --allow-empty -m first;"
+	            " %s -C %s worktree add -q %s",
+	            b, git, repo, git, repo, git, repo, lwt));
+	it_sbxv(&r, "run", "--workspace", lwt, "-w", lwt, "--", "git", "log", "--format=%s", NULL);
+	IT_EXPECT_CONTAINS(r.err,
+	                   fmt("sbx: note: git: the workspace's .git names %s/.git/worktrees/"
+	                       "wt, which no mount shows",
+	                       repo));
+	it_sbxv(&r, "run", "-v", repo, "-v", lwt, "-w", lwt, "--", "git", "log", "--format=%s",
+	        NULL);
+	IT_EXPECT_INT(r.status, 0);
+	IT_EXPECT_CONTAINS(r.out, "first\n");
+	IT_EXPECT_NOT_CONTAINS(r.err, "which no mount shows");
+}
+
 static void test_no_new_repository_namespaces(void)
 {
 	no_new_repository("namespaces");
@@ -666,6 +688,7 @@ int main(int argc, char **argv)
 	    IT_CASE(test_landlock_git_reads),
 	    IT_CASE(test_bare_top_namespaces),
 	    IT_CASE(test_bare_top_landlock),
+	    IT_CASE(test_linked_worktree_workspace),
 	};
 
 	return it_main(argc, argv, cases, sizeof(cases) / sizeof(cases[0]));
