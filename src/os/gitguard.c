@@ -21,6 +21,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <linux/openat2.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -49,6 +50,8 @@ struct survey {
 	const struct sbx_plan *plan;
 	struct sbx_gitguard *out;
 	bool *absent_pinned; /* parallel to out->absent: inside a pinned git dir */
+	int include_depth;   /* config files included within one another (git stops at 10) */
+	bool globals_seen;   /* the user's and the system's configs were read */
 	struct sbx_error *err;
 };
 
@@ -654,22 +657,32 @@ static int pin_above(struct survey *s, const char *sandbox)
 	return r;
 }
 
-static int config_path(struct survey *s, const char *value, const char *base)
+/* A path a config names (~/, absolute, or relative to `base`), normalized. */
+static bool config_resolve(const char *value, const char *base, char *host, size_t size)
 {
-	char joined[SBX_PATH_MAX * 2], host[SBX_PATH_MAX], sandbox[SBX_PATH_MAX];
+	char joined[SBX_PATH_MAX * 2];
 	const char *home = getenv("HOME");
-	struct stat st;
 
 	if (value[0] == '~' && value[1] == '/') {
 		if (!home || home[0] != '/')
-			return 0;
+			return false;
 		snprintf(joined, sizeof(joined), "%s/%s", home, value + 2);
 	} else if (value[0] == '/') {
 		snprintf(joined, sizeof(joined), "%s", value);
-	} else {
+	} else if (base) {
 		snprintf(joined, sizeof(joined), "%s/%s", base, value);
+	} else {
+		return false;
 	}
-	if (sbx_path_normalize(joined, host, sizeof(host), NULL) < 0 ||
+	return sbx_path_normalize(joined, host, size, NULL) >= 0;
+}
+
+static int config_path(struct survey *s, const char *value, const char *base)
+{
+	char host[SBX_PATH_MAX], sandbox[SBX_PATH_MAX];
+	struct stat st;
+
+	if (!config_resolve(value, base, host, sizeof(host)) ||
 	    !host_to_sandbox(s->plan, host, sandbox, sizeof(sandbox)))
 		return 0; /* not in view, or read-only there */
 	if (lstat(host, &st) == 0 && (S_ISREG(st.st_mode) || S_ISDIR(st.st_mode))) {
@@ -678,6 +691,19 @@ static int config_path(struct survey *s, const char *value, const char *base)
 		return r < 0 ? r : pin_above(s, sandbox);
 	}
 	return add_absent(s, host, false);
+}
+
+/* A config file git reads, by a path that may pass through symbolic links (a dotfiles
+ * manager's ~/.gitconfig -> dotfiles/gitconfig): guarded where a writable mount shows the
+ * path, and where one shows the file it leads to. */
+static int config_file_guard(struct survey *s, const char *file)
+{
+	char real[PATH_MAX];
+	int r = config_path(s, file, "/");
+
+	if (r >= 0 && realpath(file, real) && strcmp(real, file) != 0)
+		r = config_path(s, real, "/");
+	return r;
 }
 
 /* One value of a config line, unquoted, its comment dropped. */
@@ -703,6 +729,9 @@ static void config_value(const char *in, char *out, size_t size)
 		n--;
 	out[n] = '\0';
 }
+
+static int survey_include(struct survey *s, const char *value, const char *base,
+                          const char *worktree_host);
 
 /* A config file (name in dir; dir AT_FDCWD and a path for the user's own, which may be a
  * symlink a dotfiles manager made), its include paths relative to base. */
@@ -760,8 +789,30 @@ static int survey_config(struct survey *s, int dir, const char *name, const char
 			r = config_path(s, value, worktree_host);
 		else if ((strcmp(section, "include") == 0 || strcmp(section, "includeif") == 0) &&
 		         strcmp(key, "path") == 0)
-			r = config_path(s, value, base);
+			r = survey_include(s, value, base, worktree_host);
 	}
+	return r;
+}
+
+/* An included config: guarded, and read in its turn (its hooksPath, its own includes),
+ * relative to its own folder; git stops at a depth of 10. */
+static int survey_include(struct survey *s, const char *value, const char *base,
+                          const char *worktree_host)
+{
+	char host[SBX_PATH_MAX], dir[SBX_PATH_MAX];
+	char *slash;
+	int r = config_path(s, value, base);
+
+	if (r < 0 || s->include_depth >= 10 || !config_resolve(value, base, host, sizeof(host)))
+		return r;
+	snprintf(dir, sizeof(dir), "%s", host);
+	slash = strrchr(dir, '/');
+	if (!slash)
+		return r;
+	*(slash == dir ? slash + 1 : slash) = '\0';
+	s->include_depth++;
+	r = survey_config(s, AT_FDCWD, host, dir, worktree_host);
+	s->include_depth--;
 	return r;
 }
 
@@ -770,26 +821,55 @@ static int survey_config(struct survey *s, int dir, const char *name, const char
  * is relative (".githooks") names a folder in each working tree. Read where git reads them
  * (git-config(1), FILES), as the caller.
  */
-static int survey_global_configs(struct survey *s, const char *worktree_host)
+/* The user's and the system's config files, where git reads them: GIT_CONFIG_GLOBAL in place
+ * of the XDG file and ~/.gitconfig, GIT_CONFIG_SYSTEM in place of /etc/gitconfig, none of the
+ * system's with GIT_CONFIG_NOSYSTEM. Returns how many were put in files[]. */
+static size_t global_config_files(char files[3][SBX_PATH_MAX + 16], bool *system)
 {
 	const char *home = getenv("HOME"), *xdg = getenv("XDG_CONFIG_HOME");
-	char file[SBX_PATH_MAX + 16], dir[SBX_PATH_MAX];
+	const char *global = getenv("GIT_CONFIG_GLOBAL"), *sys = getenv("GIT_CONFIG_SYSTEM");
+	size_t n = 0;
+
+	*system = false;
+	if (getenv("GIT_CONFIG_NOSYSTEM") == NULL) {
+		snprintf(files[n++], SBX_PATH_MAX + 16, "%s",
+		         sys && sys[0] == '/' ? sys : "/etc/gitconfig");
+		*system = true;
+	}
+	if (global) {
+		if (global[0] == '/')
+			snprintf(files[n++], SBX_PATH_MAX + 16, "%s", global);
+		return n;
+	}
+	if (xdg && xdg[0] == '/')
+		snprintf(files[n++], SBX_PATH_MAX + 16, "%s/git/config", xdg);
+	else if (home && home[0] == '/')
+		snprintf(files[n++], SBX_PATH_MAX + 16, "%s/.config/git/config", home);
+	if (home && home[0] == '/')
+		snprintf(files[n++], SBX_PATH_MAX + 16, "%s/.gitconfig", home);
+	return n;
+}
+
+static int survey_global_configs(struct survey *s, const char *worktree_host)
+{
+	char files[3][SBX_PATH_MAX + 16], dir[SBX_PATH_MAX + 16];
+	bool system;
+	size_t n = global_config_files(files, &system);
 	int r = 0;
 
-	if (getenv("GIT_CONFIG_NOSYSTEM") == NULL)
-		r = survey_config(s, AT_FDCWD, "/etc/gitconfig", "/etc", worktree_host);
-	if (r >= 0 && xdg && xdg[0] == '/') {
-		snprintf(dir, sizeof(dir), "%s/git", xdg);
-		snprintf(file, sizeof(file), "%s/config", dir);
-		r = survey_config(s, AT_FDCWD, file, dir, worktree_host);
-	} else if (r >= 0 && home && home[0] == '/') {
-		snprintf(dir, sizeof(dir), "%s/.config/git", home);
-		snprintf(file, sizeof(file), "%s/config", dir);
-		r = survey_config(s, AT_FDCWD, file, dir, worktree_host);
-	}
-	if (r >= 0 && home && home[0] == '/') {
-		snprintf(file, sizeof(file), "%s/.gitconfig", home);
-		r = survey_config(s, AT_FDCWD, file, home, worktree_host);
+	s->globals_seen = true;
+	for (size_t i = 0; r >= 0 && i < n; i++) {
+		char *slash;
+
+		size_t len = strnlen(files[i], sizeof(files[i]) - 1);
+
+		memcpy(dir, files[i], len);
+		dir[len] = '\0';
+		slash = strrchr(dir, '/');
+		if (!slash)
+			continue;
+		*(slash == dir ? slash + 1 : slash) = '\0';
+		r = survey_config(s, AT_FDCWD, files[i], dir, worktree_host);
 	}
 	return r;
 }
@@ -998,7 +1078,7 @@ static int watch_index(struct survey *s, int gitdir, const char *gitdir_host)
 
 /* A host directory with no .git of its own: is it inside a repository? Then a .git made in
  * it is the one git finds there first. */
-static bool inside_repo(const char *host)
+static bool inside_repo(const char *host, char *top, size_t size)
 {
 	char dir[SBX_PATH_MAX];
 
@@ -1012,12 +1092,83 @@ static bool inside_repo(const char *host)
 			return false;
 		*slash = '\0';
 		snprintf(probe, sizeof(probe), "%s/.git", dir);
-		if (lstat(probe, &st) == 0)
+		if (lstat(probe, &st) == 0) {
+			snprintf(top, size, "%s", dir);
 			return true;
+		}
 	}
 }
 
+/*
+ * The configs git reads in a checkout at `top` (its .git a folder, or a file naming a git dir
+ * and, through that git dir's commondir, a common one), with `worktree` as the working tree
+ * a relative core.hooksPath names a folder in: the common dir's config, the git dir's
+ * config.worktree, and the user's and the system's. What they name that a writable mount
+ * shows is guarded (a husky hooks folder in the workspace, a tracked file they include).
+ */
+static int survey_checkout_configs(struct survey *s, const char *top, const char *worktree)
+{
+	char dotgit[SBX_PATH_MAX + 8], gitdir[SBX_PATH_MAX], common[SBX_PATH_MAX];
+	char text[SBX_PATH_MAX], joined[SBX_PATH_MAX * 2 + 8];
+	struct stat st;
+	int r;
+
+	snprintf(dotgit, sizeof(dotgit), "%s/.git", top);
+	if (lstat(dotgit, &st) < 0)
+		return 0;
+	if (S_ISDIR(st.st_mode)) {
+		if (sbx_path_normalize(dotgit, gitdir, sizeof(gitdir), NULL) < 0)
+			return 0;
+	} else {
+		_cleanup_close_ int d = open_dir(top);
+		const char *p = text + 7;
+
+		if (d < 0 || !read_line(d, ".git", text, sizeof(text)) ||
+		    strncmp(text, "gitdir:", 7) != 0)
+			return 0;
+		while (*p == ' ' || *p == '\t')
+			p++;
+		snprintf(joined, sizeof(joined), "%s%s%s", p[0] == '/' ? "" : top,
+		         p[0] == '/' ? "" : "/", p);
+		if (sbx_path_normalize(joined, gitdir, sizeof(gitdir), NULL) < 0)
+			return 0;
+	}
+	snprintf(common, sizeof(common), "%s", gitdir);
+	{
+		_cleanup_close_ int g = open_dir(gitdir);
+
+		if (g >= 0 && read_line(g, "commondir", text, sizeof(text))) {
+			snprintf(joined, sizeof(joined), "%s%s%s", text[0] == '/' ? "" : gitdir,
+			         text[0] == '/' ? "" : "/", text);
+			if (sbx_path_normalize(joined, common, sizeof(common), NULL) < 0)
+				return 0;
+		}
+		r = g >= 0 ? survey_config(s, g, "config.worktree", gitdir, worktree) : 0;
+	}
+	if (r >= 0) {
+		_cleanup_close_ int c = open_dir(common);
+
+		if (c >= 0)
+			r = survey_config(s, c, "config", common, worktree);
+	}
+	return r >= 0 ? survey_global_configs(s, worktree) : r;
+}
+
 /* One top: the workspace, a writable bind's target, or a submodule's checkout. */
+/* Has the git dir a .git file in `base` names (`text`, relative to it) a commondir? */
+static bool has_commondir(const char *base, const char *text)
+{
+	char joined[SBX_PATH_MAX * 2], h[SBX_PATH_MAX];
+	_cleanup_close_ int d = -1;
+
+	snprintf(joined, sizeof(joined), "%s%s%s", text[0] == '/' ? "" : base,
+	         text[0] == '/' ? "" : "/", text);
+	if (sbx_path_normalize(joined, h, sizeof(h), NULL) < 0)
+		return true; /* as before: a worktree's */
+	d = open_dir(h);
+	return d < 0 || faccessat(d, "commondir", F_OK, AT_SYMLINK_NOFOLLOW) == 0;
+}
+
 /* Does any mount show the git dir a .git file in `base` names (`text`, relative to it)? */
 static bool shown(const struct sbx_plan *plan, const char *base, const char *text)
 {
@@ -1092,8 +1243,13 @@ static int survey_top(struct survey *s, const char *sandbox, bool workspace)
 		/* a workspace inside a repository (a subfolder of a checkout): a .git made in
 		 * it is the one git finds there first. Named after the run if it appears (not
 		 * warned of at launch: every run in a subfolder would say it). */
-		if (r >= 0 && workspace && inside_repo(host))
+		if (r >= 0 && workspace && inside_repo(host, text, sizeof(text))) {
 			r = add_later(s, &s->out->appear, &s->out->n_appear, hb);
+			/* the enclosing repository's configs: a core.hooksPath there may name a
+			 * folder in this workspace (husky in a monorepo's package) */
+			if (r >= 0)
+				r = survey_checkout_configs(s, text, text);
+		}
 		return r;
 	}
 	s->out->n_repos++;
@@ -1165,7 +1321,15 @@ static int survey_top(struct survey *s, const char *sandbox, bool workspace)
 			if (workspace && !s->out->unseen && !shown(s->plan, host, p))
 				s->out->unseen =
 				    strdup(p); /* a note only: nothing to guard there */
-			r = follow(s, host, p, GITDIR_WORKTREE, 0);
+			/* a linked worktree's git dir has a commondir; one without is a main git
+			 * dir kept apart (--separate-git-dir, a "gitdir: ./.bare" layout), whose
+			 * modules/ and worktrees/ git looks in as a .git's */
+			r = follow(s, host, p,
+			           has_commondir(host, p) ? GITDIR_WORKTREE : GITDIR_MAIN, 0);
+			/* and the configs git reads in this checkout: a relative core.hooksPath
+			 * names a folder in it */
+			if (r >= 0)
+				r = survey_checkout_configs(s, host, host);
 		}
 		return r;
 	}
@@ -1253,23 +1417,21 @@ int sbx_gitguard_survey(const struct sbx_spec *spec, const struct sbx_plan *plan
 		    (!spec->workspace || strcmp(m->target, spec->workspace) != 0))
 			r = survey_top(&s, m->target, false);
 	}
-	/* The user's own git config applies to every repository: where a writable mount shows
-	 * it (a sandbox of the home folder), it is read-only, or named if absent. */
+	/* The user's and the system's git config apply to every repository, and what they
+	 * include and name too, even where no repository is in view (an include into the
+	 * workspace): read once here if no repository's survey read them. */
+	if (r >= 0 && !s.globals_seen)
+		r = survey_global_configs(&s, spec->workspace);
+	/* Where a writable mount shows those files (a sandbox of the home folder, a dotfiles
+	 * folder a symbolic link leads to, GIT_CONFIG_GLOBAL naming one), they are read-only,
+	 * or named if absent. */
 	if (r >= 0) {
-		const char *home = getenv("HOME"), *xdg = getenv("XDG_CONFIG_HOME");
-		char file[SBX_PATH_MAX + 16];
+		char files[3][SBX_PATH_MAX + 16];
+		bool system;
+		size_t n = global_config_files(files, &system);
 
-		if (home && home[0] == '/') {
-			snprintf(file, sizeof(file), "%s/.gitconfig", home);
-			r = config_path(&s, file, "/");
-		}
-		if (r >= 0 && ((xdg && xdg[0] == '/') || (home && home[0] == '/'))) {
-			if (xdg && xdg[0] == '/')
-				snprintf(file, sizeof(file), "%s/git/config", xdg);
-			else
-				snprintf(file, sizeof(file), "%s/.config/git/config", home);
-			r = config_path(&s, file, "/");
-		}
+		for (size_t i = 0; r >= 0 && i < n; i++)
+			r = config_file_guard(&s, files[i]);
 	}
 	for (size_t i = 0; i < s.n_visited; i++)
 		free(s.visited[i]);

@@ -660,6 +660,80 @@ static void test_linked_worktree_workspace(void)
 	IT_EXPECT_NOT_CONTAINS(r.err, "which no mount shows");
 }
 
+/*
+ * What git's configs name is guarded wherever it lies (a fourth attack): a hooks folder an
+ * included config names, and an include of an include; the hooks folder the enclosing
+ * repository names when the workspace is a folder of it (husky in a monorepo's package); a
+ * relative core.hooksPath in a workspace that is a linked worktree; a separate git dir's
+ * worktrees (a "gitdir: ./.bare" layout); the user's config reached through a symbolic link
+ * or named by GIT_CONFIG_GLOBAL, and a file it includes, with no repository in view.
+ * Each write below must fail: the files are read-only in the sandbox.
+ */
+static void test_configs_followed(void)
+{
+	char *b = it_path(it_tmpdir(), "cf");
+	struct it_run r;
+	struct stat st;
+
+	host_sh(fmt(
+	    "set -e; mkdir -p %s; cd %s;"
+	    /* an include chain in a repository */
+	    " %s init -q inc; cd inc; mkdir -p .githooks tools;"
+	    " printf '[core]\\n\\thooksPath = .githooks\\n[include]\\n\\tpath = tools/x.inc\\n' > "
+	    ".gitcfg;"
+	    " printf '[core]\\n' > tools/x.inc; %s config include.path ../.gitcfg; cd ..;"
+	    /* a monorepo whose hooksPath names a folder in its package */
+	    " %s init -q mono; mkdir -p mono/pkg/.husky/_; echo h > mono/pkg/.husky/_/pre-commit;"
+	    " %s -C mono config core.hooksPath pkg/.husky/_;"
+	    /* a linked worktree with a relative hooksPath */
+	    " %s init -q app; mkdir app/.githooks; echo h > app/.githooks/pre-commit;"
+	    " %s -C app add -A; %s -C app commit -qm one; %s -C app config core.hooksPath "
+	    ".githooks;"
+	    " %s -C app worktree add -q ../feat;"
+	    /* a separate git dir at .bare, with a worktree */
+	    " %s clone -q --bare app proj/.bare; echo 'gitdir: ./.bare' > proj/.git;"
+	    " %s -C proj worktree add -q wt1 main; %s -C proj worktree prune;"
+	    /* dotfiles: ~/.gitconfig a link into them, and an include there */
+	    " mkdir -p home/dotfiles; printf '[include]\\n\\tpath = ~/dotfiles/more.inc\\n' >"
+	    " home/dotfiles/gitconfig; printf '[core]\\n' > home/dotfiles/more.inc;"
+	    " ln -s dotfiles/gitconfig home/.gitconfig; printf '[core]\\n' > "
+	    "home/dotfiles/global.cfg",
+	    b, b, git, git, git, git, git, git, git, git, git, git, git, git));
+	it_sbxv(&r, "run", "-v", fmt("%s/inc", b), "-w", fmt("%s/inc", b), "--", "/bin/sh", "-c",
+	        "echo x > .githooks/pre-commit; echo a=$?; echo x >> tools/x.inc; echo b=$?; true",
+	        NULL);
+	IT_EXPECT_CONTAINS(r.out, "a=");
+	IT_EXPECT_NOT_CONTAINS(r.out, "a=0");
+	IT_EXPECT_NOT_CONTAINS(r.out, "b=0");
+	it_sbxv(&r, "run", "--workspace", fmt("%s/mono/pkg", b), "-w", fmt("%s/mono/pkg", b), "--",
+	        "/bin/sh", "-c", "echo x > .husky/_/pre-commit; echo c=$?; true", NULL);
+	IT_EXPECT_CONTAINS(r.out, "c=");
+	IT_EXPECT_NOT_CONTAINS(r.out, "c=0");
+	it_sbxv(&r, "run", "-v", fmt("%s/app", b), "-v", fmt("%s/feat", b), "-w", fmt("%s/feat", b),
+	        "--", "/bin/sh", "-c", "echo x > .githooks/pre-commit; echo d=$?; true", NULL);
+	IT_EXPECT_CONTAINS(r.out, "d=");
+	IT_EXPECT_NOT_CONTAINS(r.out, "d=0");
+	it_sbxv(&r, "run", "-v", fmt("%s/proj", b), "-w", fmt("%s/proj", b), "--", "/bin/sh", "-c",
+	        "echo ../../../x > .bare/worktrees/wt1/commondir; echo e=$?; true", NULL);
+	IT_EXPECT_CONTAINS(r.out, "e=");
+	IT_EXPECT_NOT_CONTAINS(r.out, "e=0");
+	setenv("HOME", fmt("%s/home", b), 1);
+	it_sbxv(&r, "run", "--home", "none", "-v", fmt("%s/home/dotfiles", b), "-w",
+	        fmt("%s/home/dotfiles", b), "--", "/bin/sh", "-c",
+	        "echo x >> gitconfig; echo f=$?; echo x >> more.inc; echo g=$?; true", NULL);
+	IT_EXPECT_CONTAINS(r.out, "f=");
+	IT_EXPECT_NOT_CONTAINS(r.out, "f=0");
+	IT_EXPECT_NOT_CONTAINS(r.out, "g=0");
+	setenv("GIT_CONFIG_GLOBAL", fmt("%s/home/dotfiles/global.cfg", b), 1);
+	it_sbxv(&r, "run", "--home", "none", "-v", fmt("%s/home/dotfiles", b), "-w",
+	        fmt("%s/home/dotfiles", b), "--", "/bin/sh", "-c",
+	        "echo x >> global.cfg; echo h=$?; true", NULL);
+	unsetenv("GIT_CONFIG_GLOBAL");
+	IT_EXPECT_CONTAINS(r.out, "h=");
+	IT_EXPECT_NOT_CONTAINS(r.out, "h=0");
+	IT_EXPECT(stat(fmt("%s/home/dotfiles/global.cfg", b), &st) == 0 && st.st_size == 7);
+}
+
 static void test_no_new_repository_namespaces(void)
 {
 	no_new_repository("namespaces");
@@ -689,6 +763,7 @@ int main(int argc, char **argv)
 	    IT_CASE(test_bare_top_namespaces),
 	    IT_CASE(test_bare_top_landlock),
 	    IT_CASE(test_linked_worktree_workspace),
+	    IT_CASE(test_configs_followed),
 	};
 
 	return it_main(argc, argv, cases, sizeof(cases) / sizeof(cases[0]));
