@@ -27,6 +27,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -34,14 +35,25 @@
 #include "sbx/path.h"
 #include "os/fs.h"
 
-#define GIT_MAX_DEPTH   4   /* git dirs within git dirs (submodules of submodules) */
-#define GIT_MAX_ENTRIES 256 /* entries of modules/ or worktrees/ looked at */
-#define GIT_MAX_GUARDS  512 /* guards one survey adds */
+/* What one survey looks at; past any of these it refuses (fail closed: an entry it did not
+ * look at would be an unguarded git dir), and says so (surveyed_too_much). */
+#define GIT_MAX_DEPTH   8    /* git dirs within git dirs (submodules of submodules) */
+#define GIT_MAX_ENTRIES 4096 /* entries of modules/ or worktrees/, links in hooks/ */
+#define GIT_MAX_GUARDS  4096 /* guards one survey adds (each a mount) */
 
 static const char why_pin[] = "git directory, pinned: it cannot be renamed or replaced";
 static const char why_ro[] = "git control file";
 
-#define GIT_MAX_VISITED 64 /* git dirs surveyed by one survey */
+#define GIT_MAX_VISITED 1024 /* git dirs surveyed by one survey */
+
+static int too_much(struct sbx_error *err, const char *what, const char *where, int limit)
+{
+	sbx_error_set(err, SBX_ERR_UNSUPPORTED, E2BIG,
+	              "git: %s %s: more than %d, which sbx cannot all guard", what, where, limit);
+	sbx_error_hint(err, "run with a profile that says protect_git: false (then nothing of "
+	                    "git's is guarded), or mount less of the repository");
+	return -E2BIG;
+}
 
 struct survey {
 	int top_depth;                  /* submodules' checkouts surveyed within one another */
@@ -146,7 +158,8 @@ static int guard(struct survey *s, const char *sandbox, bool readonly)
 	char *copy;
 
 	if (g->n_guarded >= GIT_MAX_GUARDS)
-		return 0;
+		return too_much(s->err, "files and folders of git's to guard, at", sandbox,
+		                GIT_MAX_GUARDS);
 	copy = strdup(sandbox);
 	grown = copy ? realloc(g->guards, (g->n_guarded + 1) * sizeof(*grown)) : NULL;
 	if (!grown) {
@@ -360,11 +373,16 @@ static int survey_modules(struct survey *s, int dir, const char *sandbox, const 
 	int r = 0;
 
 	if (depth > GIT_MAX_DEPTH)
-		return 0;
+		return too_much(s->err, "git dirs nested within one another, at", host,
+		                GIT_MAX_DEPTH);
 	d = list_dir(dir);
 	if (!d)
 		return 0;
-	while (r >= 0 && (de = readdir(d)) && n++ < GIT_MAX_ENTRIES) {
+	while (r >= 0 && (de = readdir(d))) {
+		if (n++ >= GIT_MAX_ENTRIES) {
+			r = too_much(s->err, "entries in", host, GIT_MAX_ENTRIES);
+			break;
+		}
 		char sb[SBX_PATH_MAX], hb[SBX_PATH_MAX];
 		struct stat st;
 		int sub;
@@ -406,10 +424,14 @@ static int survey_worktrees(struct survey *s, int dir, const char *sandbox, cons
 
 	if (!d)
 		return 0;
-	while (r >= 0 && (de = readdir(d)) && n++ < GIT_MAX_ENTRIES) {
+	while (r >= 0 && (de = readdir(d))) {
 		char sb[SBX_PATH_MAX], hb[SBX_PATH_MAX];
 		struct stat st;
 
+		if (n++ >= GIT_MAX_ENTRIES) {
+			r = too_much(s->err, "entries in", host, GIT_MAX_ENTRIES);
+			break;
+		}
 		if (de->d_name[0] == '.' &&
 		    (!de->d_name[1] || (de->d_name[1] == '.' && !de->d_name[2])))
 			continue;
@@ -475,11 +497,15 @@ static int survey_hook_links(struct survey *s, int gitdir, const char *host)
 	if (!d)
 		return 0;
 	hooks = -1; /* the DIR owns it now */
-	while (r >= 0 && n < GIT_MAX_VISITED && (e = readdir(d))) {
+	while (r >= 0 && (e = readdir(d))) {
 		ssize_t len;
 
 		if (e->d_type != DT_LNK && e->d_type != DT_UNKNOWN)
 			continue;
+		if (n >= GIT_MAX_ENTRIES) {
+			r = too_much(s->err, "symbolic links in", base, GIT_MAX_ENTRIES);
+			break;
+		}
 		len = readlinkat(dirfd(d), e->d_name, text, sizeof(text) - 1);
 		if (len <= 0)
 			continue;
@@ -507,8 +533,12 @@ static int survey_gitdir(struct survey *s, const char *sandbox, const char *host
 	char text[SBX_PATH_MAX];
 	int r = 0;
 
-	if (depth > GIT_MAX_DEPTH || s->n_visited == GIT_MAX_VISITED)
-		return 0;
+	if (depth > GIT_MAX_DEPTH)
+		return too_much(s->err, "git dirs nested within one another, at", host,
+		                GIT_MAX_DEPTH);
+	if (s->n_visited == GIT_MAX_VISITED)
+		return too_much(s->err, "git dirs (submodules, worktrees) in view, up to", host,
+		                GIT_MAX_VISITED);
 	/* once a view: a git dir shown at two sandbox paths (two binds of one repository,
 	 * --root beside the workspace's own bind) is guarded at both */
 	{
@@ -536,10 +566,18 @@ static int survey_gitdir(struct survey *s, const char *sandbox, const char *host
 		    !join(hb, sizeof(hb), host, names[i]))
 			continue;
 		if (fstatat(dir, names[i], &st, AT_SYMLINK_NOFOLLOW) == 0) {
-			if (S_ISREG(st.st_mode) || S_ISDIR(st.st_mode))
+			if (S_ISREG(st.st_mode) || S_ISDIR(st.st_mode)) {
 				r = guard(s, sb, true);
-			else /* a symlink (hooks -> elsewhere) cannot be bound: it can be swapped */
+			} else {
+				/* a symlink (hooks -> ../githooks, config -> ../repo.gitconfig)
+				 * cannot be bound, it can be swapped: named; and what it leads to
+				 * is git's, guarded where a writable mount shows it */
+				char real[PATH_MAX];
+
 				r = add_absent(s, hb, pinned);
+				if (r >= 0 && realpath(hb, real))
+					r = config_path(s, real, "/");
+			}
 			continue;
 		}
 		/* what git would read if a worker made it */
@@ -657,7 +695,32 @@ static int pin_above(struct survey *s, const char *sandbox)
 	return r;
 }
 
-/* A path a config names (~/, absolute, or relative to `base`), normalized. */
+/* A user's home in /etc/passwd, read here (getpwnam would drag NSS into a static sbx). */
+static bool passwd_home(const char *name, char *out, size_t size)
+{
+	FILE *f = fopen("/etc/passwd", "re");
+	char line[4096];
+	size_t n = strlen(name);
+	bool found = false;
+
+	while (f && !found && fgets(line, sizeof(line), f)) {
+		char *p = line;
+
+		if (strncmp(line, name, n) != 0 || line[n] != ':')
+			continue;
+		for (int field = 0; p && field < 5; field++)
+			p = strchr(p, ':') ? strchr(p, ':') + 1 : NULL;
+		if (!p || *p != '/')
+			continue;
+		p[strcspn(p, ":\n")] = '\0';
+		found = snprintf(out, size, "%s", p) < (int)size;
+	}
+	if (f)
+		fclose(f);
+	return found;
+}
+
+/* A path a config names (~/, ~user/, absolute, or relative to `base`), normalized. */
 static bool config_resolve(const char *value, const char *base, char *host, size_t size)
 {
 	char joined[SBX_PATH_MAX * 2];
@@ -667,6 +730,18 @@ static bool config_resolve(const char *value, const char *base, char *host, size
 		if (!home || home[0] != '/')
 			return false;
 		snprintf(joined, sizeof(joined), "%s/%s", home, value + 2);
+	} else if (value[0] == '~') {
+		/* ~user/...: that user's home, as git reads it */
+		char name[256], dir[SBX_PATH_MAX];
+		size_t n = strcspn(value + 1, "/");
+
+		if (n == 0 || n >= sizeof(name))
+			return false;
+		memcpy(name, value + 1, n);
+		name[n] = '\0';
+		if (!passwd_home(name, dir, sizeof(dir)))
+			return false;
+		snprintf(joined, sizeof(joined), "%s%s", dir, value + 1 + n);
 	} else if (value[0] == '/') {
 		snprintf(joined, sizeof(joined), "%s", value);
 	} else if (base) {
@@ -677,13 +752,13 @@ static bool config_resolve(const char *value, const char *base, char *host, size
 	return sbx_path_normalize(joined, host, size, NULL) >= 0;
 }
 
-static int config_path(struct survey *s, const char *value, const char *base)
+/* Guard one resolved host path a config names, where a writable mount shows it. */
+static int config_host(struct survey *s, const char *host)
 {
-	char host[SBX_PATH_MAX], sandbox[SBX_PATH_MAX];
+	char sandbox[SBX_PATH_MAX];
 	struct stat st;
 
-	if (!config_resolve(value, base, host, sizeof(host)) ||
-	    !host_to_sandbox(s->plan, host, sandbox, sizeof(sandbox)))
+	if (!host_to_sandbox(s->plan, host, sandbox, sizeof(sandbox)))
 		return 0; /* not in view, or read-only there */
 	if (lstat(host, &st) == 0 && (S_ISREG(st.st_mode) || S_ISDIR(st.st_mode))) {
 		int r = guard(s, sandbox, true);
@@ -693,17 +768,46 @@ static int config_path(struct survey *s, const char *value, const char *base)
 	return add_absent(s, host, false);
 }
 
+/* Where a path leads through symbolic links (a stow-made ~/.gitconfig.local, a linked
+ * folder on the way): the real path of what exists, or of the folder an absent name would
+ * be made in. */
+static bool real_of(const char *host, char *out)
+{
+	char dir[SBX_PATH_MAX], real[PATH_MAX];
+	const char *slash;
+
+	if (realpath(host, out))
+		return true;
+	slash = strrchr(host, '/');
+	if (!slash || slash == host || (size_t)(slash - host) >= sizeof(dir))
+		return false;
+	memcpy(dir, host, (size_t)(slash - host));
+	dir[slash - host] = '\0';
+	if (!realpath(dir, real))
+		return false;
+	return snprintf(out, PATH_MAX, "%s%s", real, slash) < PATH_MAX;
+}
+
+/* A path a config names: guarded at its own path and where it leads. */
+static int config_path(struct survey *s, const char *value, const char *base)
+{
+	char host[SBX_PATH_MAX], real[PATH_MAX];
+	int r;
+
+	if (!config_resolve(value, base, host, sizeof(host)))
+		return 0;
+	r = config_host(s, host);
+	if (r >= 0 && real_of(host, real) && strcmp(real, host) != 0)
+		r = config_host(s, real);
+	return r;
+}
+
 /* A config file git reads, by a path that may pass through symbolic links (a dotfiles
  * manager's ~/.gitconfig -> dotfiles/gitconfig): guarded where a writable mount shows the
  * path, and where one shows the file it leads to. */
 static int config_file_guard(struct survey *s, const char *file)
 {
-	char real[PATH_MAX];
-	int r = config_path(s, file, "/");
-
-	if (r >= 0 && realpath(file, real) && strcmp(real, file) != 0)
-		r = config_path(s, real, "/");
-	return r;
+	return config_path(s, file, "/");
 }
 
 /* One value of a config line, unquoted, its comment dropped. */
@@ -733,24 +837,80 @@ static void config_value(const char *in, char *out, size_t size)
 static int survey_include(struct survey *s, const char *value, const char *base,
                           const char *worktree_host);
 
+#define CONFIG_MAX (16u << 20) /* a git config larger than this is refused, not half read */
+
+/*
+ * A config file's text as git's parser takes it: whole (not a prefix), a UTF-8 BOM dropped,
+ * CRLF taken as LF, a backslash at a line's end joining the next line. 1 and *out (to free)
+ * when read, 0 when there is none (or it is not a regular file), or a refusal.
+ */
+static int config_read(struct survey *s, int dir, const char *name, const char *where, char **out,
+                       size_t *len)
+{
+	int fd = openat(dir, name, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	struct stat st;
+	char *buf, *w;
+	size_t n = 0;
+
+	*out = NULL;
+	if (fd < 0)
+		return 0;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return 0;
+	}
+	if ((uint64_t)st.st_size > CONFIG_MAX) {
+		close(fd);
+		return too_much(s->err, "bytes in a git config in", where, (int)CONFIG_MAX);
+	}
+	buf = malloc((size_t)st.st_size + 1);
+	if (!buf) {
+		close(fd);
+		return sbx_error_set(s->err, SBX_ERR_SETUP, ENOMEM, "out of memory");
+	}
+	while (n < (size_t)st.st_size) {
+		ssize_t got = read(fd, buf + n, (size_t)st.st_size - n);
+
+		if (got <= 0)
+			break;
+		n += (size_t)got;
+	}
+	close(fd);
+	buf[n] = '\0';
+	w = buf;
+	for (size_t i = (n >= 3 && memcmp(buf, "\xef\xbb\xbf", 3) == 0) ? 3 : 0; i < n; i++) {
+		if (buf[i] == '\r' && i + 1 < n && buf[i + 1] == '\n')
+			continue;
+		if (buf[i] == '\\' && i + 1 < n &&
+		    (buf[i + 1] == '\n' ||
+		     (buf[i + 1] == '\r' && i + 2 < n && buf[i + 2] == '\n'))) {
+			i += buf[i + 1] == '\r' ? 2 : 1;
+			continue;
+		}
+		if (buf[i] == '\0')
+			buf[i] = ' '; /* a NUL would cut the text short */
+		*w++ = buf[i];
+	}
+	*w = '\0';
+	*out = buf;
+	*len = (size_t)(w - buf);
+	return 1;
+}
+
 /* A config file (name in dir; dir AT_FDCWD and a path for the user's own, which may be a
  * symlink a dotfiles manager made), its include paths relative to base. */
 static int survey_config(struct survey *s, int dir, const char *name, const char *base,
                          const char *worktree_host)
 {
-	char buf[65536], section[128] = "";
-	int fd = openat(dir, name,
-	                O_RDONLY | O_NONBLOCK | O_CLOEXEC | (dir == AT_FDCWD ? 0 : O_NOFOLLOW));
-	ssize_t n;
+	char section[128] = "", *buf;
+	size_t n;
 	int r = 0;
 
-	if (fd < 0)
-		return 0;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return 0;
-	buf[n] = '\0';
+	/* whole, as git reads it (a link too: what it leads to is git's config) */
+	r = config_read(s, dir, name, base, &buf, &n);
+	if (r <= 0)
+		return r;
+	r = 0;
 	for (char *line = strtok(buf, "\n"); r >= 0 && line; line = strtok(NULL, "\n")) {
 		char key[64], value[SBX_PATH_MAX];
 		size_t k = 0;
@@ -791,6 +951,7 @@ static int survey_config(struct survey *s, int dir, const char *name, const char
 		         strcmp(key, "path") == 0)
 			r = survey_include(s, value, base, worktree_host);
 	}
+	free(buf);
 	return r;
 }
 
@@ -821,6 +982,34 @@ static int survey_include(struct survey *s, const char *value, const char *base,
  * is relative (".githooks") names a folder in each working tree. Read where git reads them
  * (git-config(1), FILES), as the caller.
  */
+/* An environment variable's path (GIT_CONFIG_GLOBAL, XDG_CONFIG_HOME) with `tail`: git takes a
+ * relative one from its working directory, which sbx can only take to be its own. */
+static void env_path(char out[SBX_PATH_MAX + 16], const char *value, const char *tail)
+{
+	char cwd[SBX_PATH_MAX];
+
+	if (value[0] == '/' || !getcwd(cwd, sizeof(cwd)))
+		snprintf(out, SBX_PATH_MAX + 16, "%s%s", value, tail);
+	else
+		snprintf(out, SBX_PATH_MAX + 16, "%s/%s%s", cwd, value, tail);
+}
+
+static int survey_include(struct survey *s, const char *value, const char *base,
+                          const char *worktree_host);
+
+/* One key of git's environment config: a hooks folder or an include. */
+static int env_config_entry(struct survey *s, const char *key, const char *value, const char *cwd,
+                            const char *worktree_host)
+{
+	if (strcasecmp(key, "core.hooksPath") == 0)
+		return config_path(s, value, worktree_host ? worktree_host : cwd);
+	if (strcasecmp(key, "include.path") == 0 ||
+	    (strncasecmp(key, "includeIf.", 10) == 0 && strlen(key) > 15 &&
+	     strcasecmp(key + strlen(key) - 5, ".path") == 0))
+		return survey_include(s, value, cwd, worktree_host);
+	return 0;
+}
+
 /* The user's and the system's config files, where git reads them: GIT_CONFIG_GLOBAL in place
  * of the XDG file and ~/.gitconfig, GIT_CONFIG_SYSTEM in place of /etc/gitconfig, none of the
  * system's with GIT_CONFIG_NOSYSTEM. Returns how many were put in files[]. */
@@ -828,26 +1017,77 @@ static size_t global_config_files(char files[3][SBX_PATH_MAX + 16], bool *system
 {
 	const char *home = getenv("HOME"), *xdg = getenv("XDG_CONFIG_HOME");
 	const char *global = getenv("GIT_CONFIG_GLOBAL"), *sys = getenv("GIT_CONFIG_SYSTEM");
+	const char *nosys = getenv("GIT_CONFIG_NOSYSTEM");
 	size_t n = 0;
 
 	*system = false;
-	if (getenv("GIT_CONFIG_NOSYSTEM") == NULL) {
-		snprintf(files[n++], SBX_PATH_MAX + 16, "%s",
-		         sys && sys[0] == '/' ? sys : "/etc/gitconfig");
+	/* git's boolean: only a true value turns the system's off */
+	if (!nosys || !(strcasecmp(nosys, "1") == 0 || strcasecmp(nosys, "true") == 0 ||
+	                strcasecmp(nosys, "yes") == 0 || strcasecmp(nosys, "on") == 0)) {
+		env_path(files[n++], sys && sys[0] ? sys : "/etc/gitconfig", "");
 		*system = true;
 	}
 	if (global) {
-		if (global[0] == '/')
-			snprintf(files[n++], SBX_PATH_MAX + 16, "%s", global);
+		if (global[0])
+			env_path(files[n++], global, "");
 		return n;
 	}
-	if (xdg && xdg[0] == '/')
-		snprintf(files[n++], SBX_PATH_MAX + 16, "%s/git/config", xdg);
+	if (xdg && xdg[0])
+		env_path(files[n++], xdg, "/git/config");
 	else if (home && home[0] == '/')
 		snprintf(files[n++], SBX_PATH_MAX + 16, "%s/.config/git/config", home);
 	if (home && home[0] == '/')
 		snprintf(files[n++], SBX_PATH_MAX + 16, "%s/.gitconfig", home);
 	return n;
+}
+
+/* git's config from its environment (GIT_CONFIG_COUNT with GIT_CONFIG_KEY_n and _VALUE_n,
+ * and GIT_CONFIG_PARAMETERS, 'key'='value' pairs): what its hooksPath and includes name. */
+static int survey_env_config(struct survey *s, const char *worktree_host)
+{
+	const char *count = getenv("GIT_CONFIG_COUNT"), *params = getenv("GIT_CONFIG_PARAMETERS");
+	char cwd[SBX_PATH_MAX];
+	long n = count ? strtol(count, NULL, 10) : 0;
+	int r = 0;
+
+	if (!getcwd(cwd, sizeof(cwd)))
+		snprintf(cwd, sizeof(cwd), "/");
+	for (long i = 0; r >= 0 && i < n && i < 1000; i++) {
+		char kname[64], vname[64];
+		const char *k, *v;
+
+		snprintf(kname, sizeof(kname), "GIT_CONFIG_KEY_%ld", i);
+		snprintf(vname, sizeof(vname), "GIT_CONFIG_VALUE_%ld", i);
+		k = getenv(kname);
+		v = getenv(vname);
+		if (k && v && v[0])
+			r = env_config_entry(s, k, v, cwd, worktree_host);
+	}
+	/* 'key'='value' 'key2'='value2', each single-quoted as git's sq_quote writes them */
+	for (const char *p = params; r >= 0 && p && *p;) {
+		char key[256], value[SBX_PATH_MAX];
+		size_t kn = 0, vn = 0;
+
+		while (*p == ' ')
+			p++;
+		if (*p != '\'')
+			break;
+		for (p++; *p && *p != '\'' && kn + 1 < sizeof(key); p++)
+			key[kn++] = *p;
+		key[kn] = '\0';
+		if (*p == '\'')
+			p++;
+		if (*p == '=' && p[1] == '\'') {
+			for (p += 2; *p && *p != '\'' && vn + 1 < sizeof(value); p++)
+				value[vn++] = *p;
+			if (*p == '\'')
+				p++;
+		}
+		value[vn] = '\0';
+		if (value[0])
+			r = env_config_entry(s, key, value, cwd, worktree_host);
+	}
+	return r;
 }
 
 static int survey_global_configs(struct survey *s, const char *worktree_host)
@@ -858,6 +1098,7 @@ static int survey_global_configs(struct survey *s, const char *worktree_host)
 	int r = 0;
 
 	s->globals_seen = true;
+	r = survey_env_config(s, worktree_host);
 	for (size_t i = 0; r >= 0 && i < n; i++) {
 		char *slash;
 

@@ -734,6 +734,61 @@ static void test_configs_followed(void)
 	IT_EXPECT(stat(fmt("%s/home/dotfiles/global.cfg", b), &st) == 0 && st.st_size == 7);
 }
 
+/*
+ * git's config as git reads it (a fifth attack): CRLF line ends, a UTF-8 BOM, a value
+ * continued by a backslash, a config past 64 KiB, a hooks folder that is a symbolic link to
+ * a tracked folder, and core.hooksPath given in the environment (GIT_CONFIG_COUNT): the hooks
+ * folder each names is read-only in the sandbox.
+ */
+static void test_config_syntax_followed(void)
+{
+	static const char *const kinds[] = {"crlf", "bom", "cont", "big", "link", "env"};
+	char *b = it_path(it_tmpdir(), "cs");
+
+	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
+		char *repo = fmt("%s/%s", b, kinds[i]);
+		struct it_run r;
+
+		host_sh(fmt("set -e; mkdir -p %s; %s init -q %s; mkdir %s/githooks", b, git, repo,
+		            repo));
+		if (strcmp(kinds[i], "crlf") == 0)
+			host_sh(fmt(
+			    "printf '[core]\\r\\n\\thooksPath = githooks\\r\\n' >> %s/.git/config",
+			    repo));
+		else if (strcmp(kinds[i], "bom") == 0)
+			host_sh(
+			    fmt("cd %s/.git && { printf '\\357\\273\\277[core]\\n\\thooksPath = "
+			        "githooks\\n'; cat config; } > c && mv c config",
+			        repo));
+		else if (strcmp(kinds[i], "cont") == 0)
+			host_sh(fmt(
+			    "printf '[core]\\n\\thooksPath = git\\\\\\nhooks\\n' >> %s/.git/config",
+			    repo));
+		else if (strcmp(kinds[i], "big") == 0)
+			host_sh(
+			    fmt("cd %s && for i in $(seq 3000); do printf '[branch \"b%%s\"]\\n\\t"
+			        "remote = origin-with-a-long-name\\n' $i; done >> .git/config && "
+			        "printf '[core]\\n\\thooksPath = githooks\\n' >> .git/config",
+			        repo));
+		else if (strcmp(kinds[i], "link") == 0)
+			host_sh(fmt("cd %s && rm -rf .git/hooks && ln -s ../githooks .git/hooks",
+			            repo));
+		if (strcmp(kinds[i], "env") == 0) {
+			setenv("GIT_CONFIG_COUNT", "1", 1);
+			setenv("GIT_CONFIG_KEY_0", "core.hooksPath", 1);
+			setenv("GIT_CONFIG_VALUE_0", fmt("%s/githooks", repo), 1);
+		}
+		it_sbxv(&r, "run", "-v", repo, "-w", repo, "--", "/bin/sh", "-c",
+		        "echo x > githooks/pre-commit; echo w=$?; true", NULL);
+		unsetenv("GIT_CONFIG_COUNT");
+		unsetenv("GIT_CONFIG_KEY_0");
+		unsetenv("GIT_CONFIG_VALUE_0");
+		if (!strstr(r.out, "w=") || strstr(r.out, "w=0"))
+			it_fail(__FILE__, __LINE__, "%s: the hooks folder was writable:\n%s%s",
+			        kinds[i], r.out, r.err);
+	}
+}
+
 static void test_no_new_repository_namespaces(void)
 {
 	no_new_repository("namespaces");
@@ -764,6 +819,7 @@ int main(int argc, char **argv)
 	    IT_CASE(test_bare_top_landlock),
 	    IT_CASE(test_linked_worktree_workspace),
 	    IT_CASE(test_configs_followed),
+	    IT_CASE(test_config_syntax_followed),
 	};
 
 	return it_main(argc, argv, cases, sizeof(cases) / sizeof(cases[0]));
