@@ -70,8 +70,12 @@ struct survey {
 void sbx_gitguard_clear(struct sbx_gitguard *g)
 {
 	free(g->unseen);
-	for (size_t i = 0; i < g->n_absent; i++)
+	for (size_t i = 0; i < g->n_absent; i++) {
 		free(g->absent[i]);
+		if (g->absent_link)
+			free(g->absent_link[i]);
+	}
+	free(g->absent_link);
 	free(g->absent);
 	free(g->absent_pinned);
 	for (size_t i = 0; i < g->n_appear; i++)
@@ -133,6 +137,25 @@ static int add_absent(struct survey *s, const char *host, bool pinned)
 		g->absent_pinned = grown;
 	else
 		free(copy);
+	if (grown) {
+		char **links = realloc(g->absent_link, (g->n_absent + 1) * sizeof(*links));
+
+		if (!links) {
+			free(copy);
+			return sbx_error_set(s->err, SBX_ERR_SETUP, ENOMEM, "out of memory");
+		}
+		g->absent_link = links;
+		g->absent_link[g->n_absent] = NULL;
+		{
+			char text[SBX_PATH_MAX];
+			ssize_t n = readlink(host, text, sizeof(text) - 1);
+
+			if (n > 0) {
+				text[n] = '\0';
+				g->absent_link[g->n_absent] = strdup(text);
+			}
+		}
+	}
 	if (!grown || push(&g->absent, g->n_absent, copy) < 0)
 		return sbx_error_set(s->err, SBX_ERR_SETUP, ENOMEM, "out of memory");
 	g->absent_pinned[g->n_absent++] = pinned;
@@ -720,16 +743,17 @@ static bool passwd_home(const char *name, char *out, size_t size)
 	return found;
 }
 
-/* A path a config names (~/, ~user/, absolute, or relative to `base`), normalized. */
-static bool config_resolve(const char *value, const char *base, char *host, size_t size)
+/* A path a config names (~/, ~user/, absolute, or relative to `base`): as joined (`raw`,
+ * which the kernel resolves, a ".." after a symbolic link included) and normalized. */
+static bool config_resolve_raw(const char *value, const char *base, char *raw, size_t rawsize,
+                               char *host, size_t size)
 {
-	char joined[SBX_PATH_MAX * 2];
 	const char *home = getenv("HOME");
 
 	if (value[0] == '~' && value[1] == '/') {
 		if (!home || home[0] != '/')
 			return false;
-		snprintf(joined, sizeof(joined), "%s/%s", home, value + 2);
+		snprintf(raw, rawsize, "%s/%s", home, value + 2);
 	} else if (value[0] == '~') {
 		/* ~user/...: that user's home, as git reads it */
 		char name[256], dir[SBX_PATH_MAX];
@@ -741,15 +765,45 @@ static bool config_resolve(const char *value, const char *base, char *host, size
 		name[n] = '\0';
 		if (!passwd_home(name, dir, sizeof(dir)))
 			return false;
-		snprintf(joined, sizeof(joined), "%s%s", dir, value + 1 + n);
+		snprintf(raw, rawsize, "%s%s", dir, value + 1 + n);
 	} else if (value[0] == '/') {
-		snprintf(joined, sizeof(joined), "%s", value);
+		snprintf(raw, rawsize, "%s", value);
 	} else if (base) {
-		snprintf(joined, sizeof(joined), "%s/%s", base, value);
+		snprintf(raw, rawsize, "%s/%s", base, value);
 	} else {
 		return false;
 	}
-	return sbx_path_normalize(joined, host, size, NULL) >= 0;
+	return sbx_path_normalize(raw, host, size, NULL) >= 0;
+}
+
+/*
+ * A symbolic link on the way to a path a config names, where a writable mount shows it
+ * (core.hooksPath = tools/hooks, tools a link): a mount holds files and folders, not links,
+ * and the worker could replace it (a link to a folder of its own). Each is a protected name,
+ * as a linked control file is: removed, it is not made again, nor renamed over; where no
+ * supervisor runs, it is named after the run. What it leads to is guarded (config_path).
+ */
+static int config_links(struct survey *s, const char *host)
+{
+	char at[SBX_PATH_MAX], sandbox[SBX_PATH_MAX];
+	size_t n = strlen(host);
+	int r = 0;
+
+	if (n >= sizeof(at))
+		return 0;
+	for (size_t i = 1; r >= 0 && i <= n; i++) {
+		struct stat st;
+
+		if (host[i] != '/' && host[i] != '\0')
+			continue;
+		memcpy(at, host, i);
+		at[i] = '\0';
+		if (lstat(at, &st) < 0)
+			break; /* absent from here on: named as absent */
+		if (S_ISLNK(st.st_mode) && host_to_sandbox(s->plan, at, sandbox, sizeof(sandbox)))
+			r = add_absent(s, at, false);
+	}
+	return r;
 }
 
 /* Guard one resolved host path a config names, where a writable mount shows it. */
@@ -791,13 +845,17 @@ static bool real_of(const char *host, char *out)
 /* A path a config names: guarded at its own path and where it leads. */
 static int config_path(struct survey *s, const char *value, const char *base)
 {
-	char host[SBX_PATH_MAX], real[PATH_MAX];
+	char raw[SBX_PATH_MAX * 2], host[SBX_PATH_MAX], real[PATH_MAX];
 	int r;
 
-	if (!config_resolve(value, base, host, sizeof(host)))
+	if (!config_resolve_raw(value, base, raw, sizeof(raw), host, sizeof(host)))
 		return 0;
-	r = config_host(s, host);
-	if (r >= 0 && real_of(host, real) && strcmp(real, host) != 0)
+	r = config_links(s, host);
+	if (r >= 0)
+		r = config_host(s, host);
+	/* where the kernel takes it: links followed, a ".." after a link from the link's
+	 * target (a dotfiles folder a linked ~/.gitconfig.d leads into) */
+	if (r >= 0 && real_of(raw, real) && strcmp(real, host) != 0)
 		r = config_host(s, real);
 	return r;
 }
@@ -810,46 +868,20 @@ static int config_file_guard(struct survey *s, const char *file)
 	return config_path(s, file, "/");
 }
 
-/* One value of a config line, unquoted, its comment dropped. */
-static void config_value(const char *in, char *out, size_t size)
-{
-	size_t n = 0;
-	bool quoted = false;
-
-	while (*in == ' ' || *in == '\t')
-		in++;
-	for (; *in && n + 1 < size; in++) {
-		if (*in == '"') {
-			quoted = !quoted;
-			continue;
-		}
-		if (!quoted && (*in == '#' || *in == ';'))
-			break;
-		if (*in == '\\' && in[1])
-			in++;
-		out[n++] = *in;
-	}
-	while (n > 0 && (out[n - 1] == ' ' || out[n - 1] == '\t'))
-		n--;
-	out[n] = '\0';
-}
-
 static int survey_include(struct survey *s, const char *value, const char *base,
                           const char *worktree_host);
 
 #define CONFIG_MAX (16u << 20) /* a git config larger than this is refused, not half read */
 
-/*
- * A config file's text as git's parser takes it: whole (not a prefix), a UTF-8 BOM dropped,
- * CRLF taken as LF, a backslash at a line's end joining the next line. 1 and *out (to free)
- * when read, 0 when there is none (or it is not a regular file), or a refusal.
- */
+/* A config file's bytes, whole (git reads it whole: not a prefix), up to CONFIG_MAX, past
+ * which it is refused. 1 and *out (to free) when read, 0 when there is none (or it is not a
+ * regular file, which git does not read either), or a refusal. */
 static int config_read(struct survey *s, int dir, const char *name, const char *where, char **out,
                        size_t *len)
 {
 	int fd = openat(dir, name, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 	struct stat st;
-	char *buf, *w;
+	char *buf;
 	size_t n = 0;
 
 	*out = NULL;
@@ -877,24 +909,151 @@ static int config_read(struct survey *s, int dir, const char *name, const char *
 	}
 	close(fd);
 	buf[n] = '\0';
-	w = buf;
-	for (size_t i = (n >= 3 && memcmp(buf, "\xef\xbb\xbf", 3) == 0) ? 3 : 0; i < n; i++) {
-		if (buf[i] == '\r' && i + 1 < n && buf[i + 1] == '\n')
+	*out = buf;
+	*len = n;
+	return 1;
+}
+
+/*
+ * git's config parser (config.c: git_parse_source, get_base_var, get_value, parse_value),
+ * followed step by step so that sbx reads each key's value as git will: a BOM skipped,
+ * "\r\n" read as "\n" (a lone "\r" is whitespace), several headers and a key on one line,
+ * a subsection in quotes after any whitespace, comments from '#' or ';' outside quotes, a
+ * backslash-newline joining a value (only a value) to the next line and dropped at the end
+ * of the file, the escapes \t \n \b \\ \", a value cut at a NUL. A line git would
+ * reject ends the parse, as git's error does.
+ */
+struct cfg_parse {
+	const unsigned char *p, *end;
+	bool eof;
+};
+
+static int cfg_next(struct cfg_parse *c)
+{
+	int ch;
+
+	if (c->p >= c->end) {
+		c->eof = true;
+		return '\n';
+	}
+	ch = *c->p++;
+	if (ch == '\r' && c->p < c->end && *c->p == '\n')
+		ch = *c->p++;
+	return ch;
+}
+
+static bool cfg_keychar(int ch)
+{
+	return isalnum(ch) || ch == '-';
+}
+
+/* [section] or [section "sub"]: the section lower-cased into `sec`, whether it had a
+ * subsection; false where git would stop. */
+static bool cfg_header(struct cfg_parse *c, char *sec, size_t size, bool *sub)
+{
+	size_t n = 0;
+	int ch;
+
+	*sub = false;
+	for (;;) {
+		ch = cfg_next(c);
+		if (c->eof)
+			return false;
+		if (ch == ']')
+			break;
+		if (isspace(ch)) {
+			/* the extended form: whitespace, "subsection", ']' */
+			do
+				ch = cfg_next(c);
+			while (!c->eof && isspace(ch));
+			if (ch != '"')
+				return false;
+			for (;;) {
+				ch = cfg_next(c);
+				if (c->eof || ch == '\n')
+					return false;
+				if (ch == '"')
+					break;
+				if (ch == '\\') {
+					ch = cfg_next(c);
+					if (c->eof || ch == '\n')
+						return false;
+				}
+			}
+			if (cfg_next(c) != ']')
+				return false;
+			*sub = true;
+			break;
+		}
+		if (!cfg_keychar(ch) && ch != '.')
+			return false;
+		if (n + 1 < size)
+			sec[n++] = (char)tolower(ch);
+	}
+	sec[n] = '\0';
+	return true;
+}
+
+/* The value after '=': false where git would stop (an open quote at the line's end, a bad
+ * escape). */
+static bool cfg_value(struct cfg_parse *c, char *out, size_t size)
+{
+	size_t n = 0, space = 0;
+	bool quote = false, comment = false, cut = false;
+
+	for (;;) {
+		int ch = cfg_next(c);
+
+		if (ch == '\n') {
+			if (quote)
+				return false;
+			break;
+		}
+		if (comment)
 			continue;
-		if (buf[i] == '\\' && i + 1 < n &&
-		    (buf[i + 1] == '\n' ||
-		     (buf[i + 1] == '\r' && i + 2 < n && buf[i + 2] == '\n'))) {
-			i += buf[i + 1] == '\r' ? 2 : 1;
+		if (isspace(ch) && !quote) {
+			if (n)
+				space++;
 			continue;
 		}
-		if (buf[i] == '\0')
-			buf[i] = ' '; /* a NUL would cut the text short */
-		*w++ = buf[i];
+		if (!quote && (ch == ';' || ch == '#')) {
+			comment = true;
+			continue;
+		}
+		for (; space; space--)
+			if (!cut && n + 1 < size)
+				out[n++] = ' ';
+		if (ch == '\\') {
+			ch = cfg_next(c);
+			switch (ch) {
+			case '\n':
+				continue; /* joins the next line; at the end of the file, nothing */
+			case 't':
+				ch = '\t';
+				break;
+			case 'b':
+				ch = '\b';
+				break;
+			case 'n':
+				ch = '\n';
+				break;
+			case '\\':
+			case '"':
+				break;
+			default:
+				return false;
+			}
+		} else if (ch == '"') {
+			quote = !quote;
+			continue;
+		}
+		if (ch == '\0')
+			cut = true; /* git's value is a C string: it ends here */
+		if (!cut && n + 1 < size)
+			out[n++] = (char)ch;
 	}
-	*w = '\0';
-	*out = buf;
-	*len = (size_t)(w - buf);
-	return 1;
+	out[n] = '\0';
+	return true;
 }
 
 /* A config file (name in dir; dir AT_FDCWD and a path for the user's own, which may be a
@@ -903,49 +1062,59 @@ static int survey_config(struct survey *s, int dir, const char *name, const char
                          const char *worktree_host)
 {
 	char section[128] = "", *buf;
-	size_t n;
-	int r = 0;
+	bool sub = false;
+	size_t n = 0;
+	struct cfg_parse c;
+	int r;
 
 	/* whole, as git reads it (a link too: what it leads to is git's config) */
 	r = config_read(s, dir, name, base, &buf, &n);
 	if (r <= 0)
 		return r;
 	r = 0;
-	for (char *line = strtok(buf, "\n"); r >= 0 && line; line = strtok(NULL, "\n")) {
+	c = (struct cfg_parse){(const unsigned char *)buf, (const unsigned char *)buf + n, false};
+	if (n >= 3 && memcmp(buf, "\xef\xbb\xbf", 3) == 0)
+		c.p += 3;
+	for (bool comment = false; r >= 0;) {
 		char key[64], value[SBX_PATH_MAX];
 		size_t k = 0;
+		int ch = cfg_next(&c);
 
-		while (*line == ' ' || *line == '\t')
-			line++;
-		if (*line == '[') {
-			/* [core], [include], [includeIf "gitdir:..."]: the name, lower-cased */
-			size_t i = 0;
-
-			for (line++; *line && *line != ']' && *line != ' ' && *line != '"' &&
-			             *line != '.' && i + 1 < sizeof(section);
-			     line++)
-				section[i++] = (char)tolower((unsigned char)*line);
-			section[i] = '\0';
-			line = strchr(line, ']');
-			if (!line)
-				continue;
-			line++;
-			while (*line == ' ' || *line == '\t')
-				line++;
-			if (!*line)
-				continue; /* a key may follow the header on its line */
-		}
-		while ((isalnum((unsigned char)*line) || *line == '-') && k + 1 < sizeof(key))
-			key[k++] = (char)tolower((unsigned char)*line++);
-		key[k] = '\0';
-		while (*line == ' ' || *line == '\t')
-			line++;
-		if (*line != '=')
+		if (ch == '\n') {
+			if (c.eof)
+				break;
+			comment = false;
 			continue;
-		config_value(line + 1, value, sizeof(value));
+		}
+		if (comment || isspace(ch))
+			continue;
+		if (ch == '#' || ch == ';') {
+			comment = true;
+			continue;
+		}
+		if (ch == '[') {
+			if (!cfg_header(&c, section, sizeof(section), &sub))
+				break;
+			continue;
+		}
+		if (!isalpha(ch))
+			break; /* git stops here: a bad config line */
+		for (; !c.eof && cfg_keychar(ch); ch = cfg_next(&c))
+			if (k + 1 < sizeof(key))
+				key[k++] = (char)tolower(ch);
+		key[k] = '\0';
+		while (ch == ' ' || ch == '\t')
+			ch = cfg_next(&c);
+		if (ch == '\n') {
+			if (c.eof)
+				break;
+			continue; /* a key without a value: a boolean */
+		}
+		if (ch != '=' || !cfg_value(&c, value, sizeof(value)))
+			break;
 		if (!value[0])
 			continue;
-		if (strcmp(section, "core") == 0 && strcmp(key, "hookspath") == 0)
+		if (strcmp(section, "core") == 0 && !sub && strcmp(key, "hookspath") == 0)
 			r = config_path(s, value, worktree_host);
 		else if ((strcmp(section, "include") == 0 || strcmp(section, "includeif") == 0) &&
 		         strcmp(key, "path") == 0)
@@ -960,19 +1129,22 @@ static int survey_config(struct survey *s, int dir, const char *name, const char
 static int survey_include(struct survey *s, const char *value, const char *base,
                           const char *worktree_host)
 {
-	char host[SBX_PATH_MAX], dir[SBX_PATH_MAX];
+	char raw[SBX_PATH_MAX * 2], host[SBX_PATH_MAX], dir[SBX_PATH_MAX * 2];
 	char *slash;
 	int r = config_path(s, value, base);
 
-	if (r < 0 || s->include_depth >= 10 || !config_resolve(value, base, host, sizeof(host)))
+	if (r < 0 || s->include_depth >= 10 ||
+	    !config_resolve_raw(value, base, raw, sizeof(raw), host, sizeof(host)))
 		return r;
-	snprintf(dir, sizeof(dir), "%s", host);
+	/* read where the kernel leads (a ".." after a link), its includes relative to the path
+	 * as joined, as git takes them */
+	snprintf(dir, sizeof(dir), "%s", raw);
 	slash = strrchr(dir, '/');
 	if (!slash)
 		return r;
 	*(slash == dir ? slash + 1 : slash) = '\0';
 	s->include_depth++;
-	r = survey_config(s, AT_FDCWD, host, dir, worktree_host);
+	r = survey_config(s, AT_FDCWD, raw, dir, worktree_host);
 	s->include_depth--;
 	return r;
 }
@@ -996,6 +1168,15 @@ static void env_path(char out[SBX_PATH_MAX + 16], const char *value, const char 
 
 static int survey_include(struct survey *s, const char *value, const char *base,
                           const char *worktree_host);
+
+static int bad_params(struct sbx_error *err)
+{
+	sbx_error_set(err, SBX_ERR_UNSUPPORTED, EINVAL,
+	              "git: GIT_CONFIG_PARAMETERS is not in the form git writes ('key'='value' "
+	              "...): sbx cannot tell what it sets for git");
+	sbx_error_hint(err, "unset it, or use a profile with protect_git: false");
+	return -EINVAL;
+}
 
 /* One key of git's environment config: a hooks folder or an include. */
 static int env_config_entry(struct survey *s, const char *key, const char *value, const char *cwd,
@@ -1052,7 +1233,9 @@ static int survey_env_config(struct survey *s, const char *worktree_host)
 
 	if (!getcwd(cwd, sizeof(cwd)))
 		snprintf(cwd, sizeof(cwd), "/");
-	for (long i = 0; r >= 0 && i < n && i < 1000; i++) {
+	if (n > 1000)
+		return too_much(s->err, "entries of GIT_CONFIG_COUNT in", "the environment", 1000);
+	for (long i = 0; r >= 0 && i < n; i++) {
 		char kname[64], vname[64];
 		const char *k, *v;
 
@@ -1063,29 +1246,54 @@ static int survey_env_config(struct survey *s, const char *worktree_host)
 		if (k && v && v[0])
 			r = env_config_entry(s, k, v, cwd, worktree_host);
 	}
-	/* 'key'='value' 'key2'='value2', each single-quoted as git's sq_quote writes them */
+	/* 'key'='value' pairs, or the older 'key=value', each quoted as git's sq_quote writes
+	 * them ('\'' for a quote inside), separated by spaces */
 	for (const char *p = params; r >= 0 && p && *p;) {
-		char key[256], value[SBX_PATH_MAX];
-		size_t kn = 0, vn = 0;
+		char word[2][SBX_PATH_MAX];
+		size_t w = 0;
 
 		while (*p == ' ')
 			p++;
-		if (*p != '\'')
+		if (!*p)
 			break;
-		for (p++; *p && *p != '\'' && kn + 1 < sizeof(key); p++)
-			key[kn++] = *p;
-		key[kn] = '\0';
-		if (*p == '\'')
-			p++;
-		if (*p == '=' && p[1] == '\'') {
-			for (p += 2; *p && *p != '\'' && vn + 1 < sizeof(value); p++)
-				value[vn++] = *p;
-			if (*p == '\'')
+		for (; w < 2; w++) {
+			size_t len = 0;
+
+			if (*p != '\'')
+				return bad_params(s->err);
+			for (p++;;) {
+				if (!*p)
+					return bad_params(s->err);
+				if (*p == '\'') {
+					if (strncmp(p, "'\\''", 4) == 0) {
+						if (len + 1 < sizeof(word[w]))
+							word[w][len++] = '\'';
+						p += 4;
+						continue;
+					}
+					p++;
+					break;
+				}
+				if (len + 1 < sizeof(word[w]))
+					word[w][len++] = *p;
 				p++;
+			}
+			word[w][len] = '\0';
+			if (*p != '=')
+				break;
+			p++;
 		}
-		value[vn] = '\0';
-		if (value[0])
-			r = env_config_entry(s, key, value, cwd, worktree_host);
+		if (w == 0) {
+			/* 'key=value' */
+			char *eq = strchr(word[0], '=');
+
+			if (eq) {
+				*eq = '\0';
+				r = env_config_entry(s, word[0], eq + 1, cwd, worktree_host);
+			}
+		} else {
+			r = env_config_entry(s, word[0], word[1], cwd, worktree_host);
+		}
 	}
 	return r;
 }
@@ -1714,8 +1922,8 @@ const char *sbx_gitguard_warning(const struct sbx_gitguard *g, bool landlock_bac
 }
 
 /* Call report once for each path of list that exists now (it did not at launch). */
-static size_t name_appeared(char *const *list, size_t n, const char *prefix, const char *why,
-                            void (*report)(const char *line, void *ctx), void *ctx)
+static size_t name_appeared(char *const *list, char *const *links, size_t n, const char *prefix,
+                            const char *why, void (*report)(const char *line, void *ctx), void *ctx)
 {
 	char line[SBX_PATH_MAX * 2 + 256];
 	size_t found = 0;
@@ -1725,6 +1933,17 @@ static size_t name_appeared(char *const *list, size_t n, const char *prefix, con
 
 		if (lstat(list[i], &st) < 0)
 			continue;
+		/* a symbolic link there at launch, still the same: nothing appeared */
+		if (links && links[i] && S_ISLNK(st.st_mode)) {
+			char text[SBX_PATH_MAX];
+			ssize_t len = readlink(list[i], text, sizeof(text) - 1);
+
+			if (len > 0) {
+				text[len] = '\0';
+				if (strcmp(text, links[i]) == 0)
+					continue;
+			}
+		}
 		snprintf(line, sizeof(line), "%s%s appeared during the run (%s", prefix, list[i],
 		         why);
 		report(line, ctx);
@@ -1739,16 +1958,16 @@ size_t sbx_gitguard_after(const struct sbx_gitguard *g, void (*report)(const cha
 	char line[SBX_PATH_MAX * 2 + 256];
 	size_t found = 0;
 
-	found += name_appeared(g->unprotected, g->n_unprotected, "",
+	found += name_appeared(g->unprotected, NULL, g->n_unprotected, "",
 	                       "it did not exist at launch, and the profile makes it read-only): "
 	                       "look at what the sandbox wrote there before a program outside "
 	                       "trusts it",
 	                       report, ctx);
-	found += name_appeared(g->absent, g->n_absent, "git: ",
+	found += name_appeared(g->absent, g->absent_link, g->n_absent, "git: ",
 	                       "it did not exist at launch); git reads it to find its config and "
 	                       "hooks: look at it before running git there",
 	                       report, ctx);
-	found += name_appeared(g->appear, g->n_appear, "git: ",
+	found += name_appeared(g->appear, NULL, g->n_appear, "git: ",
 	                       "it did not exist at launch): git may read a config, hooks, a "
 	                       "repository or a rebase's exec lines there: look at it before "
 	                       "running git there",

@@ -34,6 +34,8 @@
 struct sbx_gitguard {
 	char **absent;       /* host paths git would read that do not exist and cannot be guarded */
 	bool *absent_pinned; /* each in a pinned git dir (read-only whole under landlock) */
+	char **absent_link;  /* each that is a symbolic link at launch: its text (NULL: absent);
+	                        the same link after the run is not named as appeared */
 	size_t n_absent;
 	char **appear; /* host paths that do not exist at launch, named after the run if they
 	                  appear, but not warned of at launch: a workspace's own HEAD, config,

@@ -1917,6 +1917,21 @@ static void perf_guard(const char *path, struct p_reply *r)
 		r->guard[r->n_guard].dev = st.st_dev;
 		r->guard[r->n_guard].ino = st.st_ino;
 		r->guard[r->n_guard].depth = depth++;
+		/* a protected path that is itself a symbolic link (a linked .git/hooks, a link on
+		 * the way to a hooks folder a config names): its name is watched as if absent,
+		 * so that, removed, it is not made or renamed over again (a mount cannot hold a
+		 * link) */
+		while (*path == '/')
+			path++;
+		if (!*path) {
+			struct stat ls;
+
+			if (fstatat(cur, comp, &ls, AT_SYMLINK_NOFOLLOW) == 0 &&
+			    S_ISLNK(ls.st_mode)) {
+				r->guard[r->n_guard++].exists = 0;
+				break;
+			}
+		}
 		/* the next directory as the kernel would reach it (symlinks followed) */
 		e = walk(-1, cur, comp, true, getpid(), getpid(), &s);
 		if (e < 0) {

@@ -742,7 +742,8 @@ static void test_configs_followed(void)
  */
 static void test_config_syntax_followed(void)
 {
-	static const char *const kinds[] = {"crlf", "bom", "cont", "big", "link", "env"};
+	static const char *const kinds[] = {"crlf",   "bom",    "cont",  "big",   "link",  "env",
+	                                    "twohdr", "lonecr", "combs", "eofbs", "params"};
 	char *b = it_path(it_tmpdir(), "cs");
 
 	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
@@ -773,19 +774,52 @@ static void test_config_syntax_followed(void)
 		else if (strcmp(kinds[i], "link") == 0)
 			host_sh(fmt("cd %s && rm -rf .git/hooks && ln -s ../githooks .git/hooks",
 			            repo));
+		else if (strcmp(kinds[i], "twohdr") == 0) /* several headers on a line */
+			host_sh(fmt("printf '[x][core]hooksPath = githooks\\n' >> %s/.git/config",
+			            repo));
+		else if (strcmp(kinds[i], "lonecr") == 0) /* a lone CR is whitespace */
+			host_sh(fmt("printf '[core]\\rhooksPath = githooks\\n' >> %s/.git/config",
+			            repo));
+		else if (strcmp(kinds[i], "combs") == 0) /* a comment's backslash joins nothing */
+			host_sh(fmt("printf '[core]\\n# c\\\\\\n\\thooksPath = githooks\\n' >> "
+			            "%s/.git/config",
+			            repo));
+		else if (strcmp(kinds[i], "eofbs") == 0) /* a backslash at the end: dropped */
+			host_sh(
+			    fmt("printf '[core]\\n\\thooksPath = githooks\\\\' >> %s/.git/config",
+			        repo));
 		if (strcmp(kinds[i], "env") == 0) {
 			setenv("GIT_CONFIG_COUNT", "1", 1);
 			setenv("GIT_CONFIG_KEY_0", "core.hooksPath", 1);
 			setenv("GIT_CONFIG_VALUE_0", fmt("%s/githooks", repo), 1);
 		}
+		if (strcmp(kinds[i], "params") == 0) /* a quote escaped before the pair */
+			setenv(
+			    "GIT_CONFIG_PARAMETERS",
+			    fmt("'alias.x'='!echo it'\\''s' 'core.hooksPath'='%s/githooks'", repo),
+			    1);
 		it_sbxv(&r, "run", "-v", repo, "-w", repo, "--", "/bin/sh", "-c",
 		        "echo x > githooks/pre-commit; echo w=$?; true", NULL);
+		unsetenv("GIT_CONFIG_PARAMETERS");
 		unsetenv("GIT_CONFIG_COUNT");
 		unsetenv("GIT_CONFIG_KEY_0");
 		unsetenv("GIT_CONFIG_VALUE_0");
 		if (!strstr(r.out, "w=") || strstr(r.out, "w=0"))
 			it_fail(__FILE__, __LINE__, "%s: the hooks folder was writable:\n%s%s",
 			        kinds[i], r.out, r.err);
+	}
+	/* a link on the way to the hooks folder (tools -> build-tools) is not replaced */
+	{
+		char *repo = fmt("%s/midlink", b);
+		struct it_run r;
+
+		host_sh(fmt("set -e; %s init -q %s; cd %s; mkdir -p build-tools/hooks;"
+		            " ln -s build-tools tools; %s config core.hooksPath tools/hooks",
+		            git, repo, repo, git));
+		it_sbxv(&r, "run", "-v", repo, "-w", repo, "--", "/bin/sh", "-c",
+		        "rm tools; mkdir -p evil/hooks; ln -s evil tools; echo l=$?; true", NULL);
+		IT_EXPECT_CONTAINS(r.out, "l=");
+		IT_EXPECT_NOT_CONTAINS(r.out, "l=0");
 	}
 }
 
