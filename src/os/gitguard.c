@@ -1058,13 +1058,22 @@ static bool cfg_value(struct cfg_parse *c, char *out, size_t size)
 
 /* A config file (name in dir; dir AT_FDCWD and a path for the user's own, which may be a
  * symlink a dotfiles manager made), its include paths relative to base. */
+/* What one config says that sbx follows, in the order it says it. */
+struct cfg_entry {
+	enum { CFG_HOOKS, CFG_FSMONITOR, CFG_INCLUDE, CFG_WORKTREE } kind;
+	char *value;
+};
+
+#define CFG_MAX_ENTRIES 4096
+
 static int survey_config(struct survey *s, int dir, const char *name, const char *base,
                          const char *worktree_host)
 {
-	char section[128] = "", *buf;
+	char section[128] = "", *buf, worktree[SBX_PATH_MAX];
 	bool sub = false;
-	size_t n = 0;
+	size_t n = 0, n_entries = 0;
 	struct cfg_parse c;
+	struct cfg_entry *entries = NULL;
 	int r;
 
 	/* whole, as git reads it (a link too: what it leads to is git's config) */
@@ -1078,7 +1087,7 @@ static int survey_config(struct survey *s, int dir, const char *name, const char
 	for (bool comment = false; r >= 0;) {
 		char key[64], value[SBX_PATH_MAX];
 		size_t k = 0;
-		int ch = cfg_next(&c);
+		int ch = cfg_next(&c), kind = -1;
 
 		if (ch == '\n') {
 			if (c.eof)
@@ -1115,12 +1124,87 @@ static int survey_config(struct survey *s, int dir, const char *name, const char
 		if (!value[0])
 			continue;
 		if (strcmp(section, "core") == 0 && !sub && strcmp(key, "hookspath") == 0)
-			r = config_path(s, value, worktree_host);
+			kind = CFG_HOOKS;
+		else if (strcmp(section, "core") == 0 && !sub && strcmp(key, "fsmonitor") == 0)
+			kind = CFG_FSMONITOR;
+		else if (strcmp(section, "core") == 0 && !sub && strcmp(key, "worktree") == 0)
+			kind = CFG_WORKTREE;
 		else if ((strcmp(section, "include") == 0 || strcmp(section, "includeif") == 0) &&
 		         strcmp(key, "path") == 0)
-			r = survey_include(s, value, base, worktree_host);
+			kind = CFG_INCLUDE;
+		if (kind < 0)
+			continue;
+		if (n_entries >= CFG_MAX_ENTRIES) {
+			r = too_much(s->err, "hooks paths and includes in the git config", base,
+			             CFG_MAX_ENTRIES);
+			break;
+		}
+		{
+			struct cfg_entry *grown =
+			    realloc(entries, (n_entries + 1) * sizeof(*grown));
+			char *copy = strdup(value);
+
+			if (!grown || !copy) {
+				free(copy);
+				if (grown)
+					entries = grown;
+				r = sbx_error_set(s->err, SBX_ERR_SETUP, ENOMEM, "out of memory");
+				break;
+			}
+			entries = grown;
+			entries[n_entries++] = (struct cfg_entry){kind, copy};
+		}
 	}
 	free(buf);
+	/* core.worktree moves the working tree a relative hooks path or fsmonitor names a file
+	 * in (relative to the git dir, as git takes it); both places are guarded */
+	worktree[0] = '\0';
+	for (size_t i = 0; i < n_entries; i++)
+		if (entries[i].kind == CFG_WORKTREE) {
+			char raw[SBX_PATH_MAX * 2];
+
+			if (!config_resolve_raw(entries[i].value, base, raw, sizeof(raw), worktree,
+			                        sizeof(worktree)))
+				worktree[0] = '\0';
+		}
+	for (size_t i = 0; r >= 0 && i < n_entries; i++) {
+		const char *v = entries[i].value;
+
+		switch (entries[i].kind) {
+		case CFG_HOOKS:
+			r = config_path(s, v, worktree_host);
+			if (r >= 0 && worktree[0])
+				r = config_path(s, v, worktree);
+			break;
+		case CFG_FSMONITOR:
+			/* a boolean is git's own daemon; anything else is a program git runs at
+			 * every status, by a path from the working tree's top */
+			if (strcasecmp(v, "true") == 0 || strcasecmp(v, "false") == 0 ||
+			    strcasecmp(v, "yes") == 0 || strcasecmp(v, "no") == 0 ||
+			    strcasecmp(v, "on") == 0 || strcasecmp(v, "off") == 0 ||
+			    strcmp(v, "1") == 0 || strcmp(v, "0") == 0)
+				break;
+			{
+				/* run by the shell: its first word is the program */
+				char prog[SBX_PATH_MAX];
+				size_t len = strcspn(v, " \t");
+
+				snprintf(prog, sizeof(prog), "%.*s", (int)len, v);
+				r = config_path(s, prog, worktree_host);
+				if (r >= 0 && worktree[0])
+					r = config_path(s, prog, worktree);
+			}
+			break;
+		case CFG_INCLUDE:
+			r = survey_include(s, v, base, worktree_host);
+			break;
+		case CFG_WORKTREE:
+			break;
+		}
+	}
+	for (size_t i = 0; i < n_entries; i++)
+		free(entries[i].value);
+	free(entries);
 	return r;
 }
 
@@ -1782,7 +1866,22 @@ static int survey_top(struct survey *s, const char *sandbox, bool workspace)
 		}
 		return r;
 	}
-	return add_absent(s, hb, false); /* a symlink: cannot be bound, can be swapped */
+	/* a symlink: cannot be bound, can be swapped (its name is protected); the git dir it
+	 * leads to is git's, surveyed as a .git wherever a writable mount shows it, and so are
+	 * the configs git reads in this checkout */
+	{
+		char real[PATH_MAX];
+		int r = add_absent(s, hb, false);
+
+		if (r >= 0 && realpath(hb, real)) {
+			s->out->n_repos++;
+			r = follow(s, host, real,
+			           has_commondir(host, real) ? GITDIR_WORKTREE : GITDIR_MAIN, 0);
+			if (r >= 0)
+				r = survey_checkout_configs(s, host, host);
+		}
+		return r;
+	}
 }
 
 /*

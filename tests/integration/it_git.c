@@ -823,6 +823,56 @@ static void test_config_syntax_followed(void)
 	}
 }
 
+/*
+ * A seventh attack: a .git that is a symbolic link at launch (its git dir's hooks and config
+ * are guarded as a .git's); core.fsmonitor naming a program by a path (in .git, existing or
+ * not, or in the working tree: git runs it at every status); a relative core.hooksPath under
+ * a core.worktree elsewhere. Each write below must fail.
+ */
+static void test_gitdir_link_and_fsmonitor(void)
+{
+	char *b = it_path(it_tmpdir(), "gl");
+	struct it_run r;
+
+	host_sh(
+	    fmt("set -e; mkdir -p %s; cd %s;"
+	        " %s init -q lk; cd lk; mkdir meta; mv .git meta/lk.git; ln -s meta/lk.git .git;"
+	        " cd ..;"
+	        " %s init -q fm; echo '#!/bin/sh' > fm/.git/fsmon; mkdir fm/tools;"
+	        " echo '#!/bin/sh' > fm/tools/fsmon;"
+	        " %s -C fm config core.fsmonitor .git/fsmon;"
+	        " %s init -q fw; mkdir fw/tools; echo '#!/bin/sh' > fw/tools/fsmon;"
+	        " %s -C fw config core.fsmonitor 'tools/fsmon --quiet';"
+	        " %s init -q fn; %s -C fn config core.fsmonitor .git/query-watchman;"
+	        " %s init -q cw; mkdir -p cw/tree/.githooks; %s -C cw config core.worktree"
+	        " %s/cw/tree; %s -C cw config core.hooksPath .githooks",
+	        b, b, git, git, git, git, git, git, git, git, git, b, git));
+	{
+		static const struct {
+			const char *repo, *script, *var;
+		} cases[] = {
+		    {"lk",
+		     "echo x > meta/lk.git/hooks/pre-commit; echo a=$?; echo x >> "
+		     "meta/lk.git/config; echo b=$?",
+		     "a="},
+		    {"fm", "echo x > .git/fsmon; echo c=$?", "c="},
+		    {"fw", "echo x > tools/fsmon; echo d=$?", "d="},
+		    {"fn", "echo x > .git/query-watchman; echo e=$?", "e="},
+		    {"cw", "echo x > tree/.githooks/pre-commit; echo f=$?", "f="},
+		};
+
+		for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+			char *repo = fmt("%s/%s", b, cases[i].repo);
+
+			it_sbxv(&r, "run", "-v", repo, "-w", repo, "--", "/bin/sh", "-c",
+			        fmt("%s; true", cases[i].script), NULL);
+			if (!strstr(r.out, cases[i].var) || strstr(r.out, "=0\n"))
+				it_fail(__FILE__, __LINE__, "%s: written:\n%s%s", cases[i].repo,
+				        r.out, r.err);
+		}
+	}
+}
+
 static void test_no_new_repository_namespaces(void)
 {
 	no_new_repository("namespaces");
@@ -854,6 +904,7 @@ int main(int argc, char **argv)
 	    IT_CASE(test_linked_worktree_workspace),
 	    IT_CASE(test_configs_followed),
 	    IT_CASE(test_config_syntax_followed),
+	    IT_CASE(test_gitdir_link_and_fsmonitor),
 	};
 
 	return it_main(argc, argv, cases, sizeof(cases) / sizeof(cases[0]));
