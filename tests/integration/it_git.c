@@ -461,9 +461,12 @@ static void no_new_repository(const char *backend)
 	    /* a bare repository's shape in a folder (git takes it for one, in it and beneath) */
 	    " cd %s; mkdir -p bare/objects bare/refs/heads;"
 	    " echo 'ref: refs/heads/main' > bare/HEAD 2>/dev/null; echo bare=$?;"
+	    " printf '[core]\\n\\tfsmonitor = \"touch %s; false\"\\n' > bare/config;"
+	    " cp bare/config b/config 2>/dev/null;"
 	    /* a submodule's git dir, which fetch and submodule update use with no checkout */
 	    " cd %s; mkdir -p .git/modules/x/objects .git/modules/x/refs/heads;"
 	    " echo 'ref: refs/heads/main' > .git/modules/x/HEAD 2>/dev/null; echo modhead=$?;"
+	    " cp %s/bare/config .git/modules/x/config 2>/dev/null;"
 	    /* git itself still replaces HEAD, and makes a remote's HEAD in refs */
 	    " $g symbolic-ref HEAD refs/heads/main; echo headlock=$?;"
 	    " $g symbolic-ref refs/remotes/origin/HEAD refs/remotes/origin/main; echo "
@@ -479,7 +482,7 @@ static void no_new_repository(const char *backend)
 	    " echo movein=$?; ln -s ../refs/remotes/origin .git/modules/l 2>/dev/null;"
 	    " echo linkin=$?;"
 	    " true",
-	    git, deep, ws, up, ws, deep, ws);
+	    git, deep, ws, up, ws, deep, marker, ws, deep);
 	{
 		const char *cmd[] = {"/bin/sh", "-c", script, NULL};
 
@@ -525,12 +528,12 @@ static void no_new_repository(const char *backend)
 	IT_EXPECT(lstat(fmt("%s/c/.git", deep), &st) < 0);
 	IT_EXPECT(lstat(fmt("%s/.GIT.", deep), &st) < 0);
 	IT_EXPECT(lstat(fmt("%s/wt2/.git", deep), &st) < 0);
-	/* the host's git status runs no program of the worker's (the registered submodule has
-	 * no git dir) */
-	host_sh(fmt("cd %s && GIT_CONFIG_NOSYSTEM=1 git -c core.fsmonitor='touch %s; false' "
-	            "status >/dev/null 2>&1; rm -f %s; GIT_CONFIG_NOSYSTEM=1 git status "
-	            ">/dev/null 2>&1; true",
-	            ws, marker, marker));
+	/* the host's git status, in the workspace and in the folders the worker shaped, runs
+	 * no program of the worker's: its configs are there, but no git dir to read them (the
+	 * registered submodule has none) */
+	host_sh(fmt("for d in %s %s/bare %s/b %s/.git/modules/x; do [ -d $d ] || continue;"
+	            " (cd $d && GIT_CONFIG_NOSYSTEM=1 git status >/dev/null 2>&1); done; true",
+	            ws, deep, deep, ws));
 	IT_EXPECT(lstat(marker, &st) < 0);
 
 	/* the profile's opt-out */

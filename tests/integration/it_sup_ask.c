@@ -348,7 +348,8 @@ static void *broker_main(void *arg)
 		unsigned second;
 
 		say_go(b);
-		second = next_line(b, WAIT_MS / 3);
+		/* the second caller asks once the first is killed: waited for, not timed */
+		second = next_line(b, WAIT_MS * 2);
 
 		b->second_came = second != 0;
 		if (second)
