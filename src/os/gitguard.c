@@ -2117,6 +2117,51 @@ size_t sbx_gitguard_after(const struct sbx_gitguard *g, void (*report)(const cha
 		report(line, ctx);
 		found++;
 	}
+	/* A rebase's step counters, which git's own prompt script (git-sh-prompt, called from
+	 * PROMPT_COMMAND) pastes into PS1, where bash expands them when it draws the next
+	 * prompt: the worker may start a rebase, so they cannot be refused; text that is not a
+	 * number there would run at the user's next prompt. Said, loudly. */
+	for (size_t i = 0; i < g->n_heads; i++) {
+		static const char *const counters[] = {"rebase-merge/msgnum", "rebase-merge/end",
+		                                       "rebase-apply/next", "rebase-apply/last"};
+		char gitdir[SBX_PATH_MAX];
+		const char *slash = strrchr(g->heads[i], '/');
+		_cleanup_close_ int gd = -1;
+
+		if (!slash || (size_t)(slash - g->heads[i]) >= sizeof(gitdir))
+			continue;
+		memcpy(gitdir, g->heads[i], (size_t)(slash - g->heads[i]));
+		gitdir[slash - g->heads[i]] = '\0';
+		gd = open_dir(gitdir);
+		for (size_t k = 0; gd >= 0 && k < SBX_ARRAY_SIZE(counters); k++) {
+			char text[64];
+			int fd = sbx_openat2(gd, counters[k], O_RDONLY | O_NONBLOCK | O_CLOEXEC,
+			                     RESOLVE_NO_SYMLINKS | RESOLVE_BENEATH);
+			ssize_t n = fd < 0 ? -1 : read(fd, text, sizeof(text) - 1);
+			bool number = true;
+
+			if (fd >= 0)
+				close(fd);
+			if (n <= 0)
+				continue;
+			for (ssize_t j = 0; j < n; j++)
+				number =
+				    number && (isdigit((unsigned char)text[j]) || text[j] == '\n');
+			if (number)
+				continue;
+			snprintf(
+			    line, sizeof(line),
+			    "git: %s/%s holds text that is not a number: git's prompt script "
+			    "(git-sh-prompt, in PROMPT_COMMAND mode) runs it at a shell's next "
+			    "prompt in this repository, this shell's too if it uses that script: "
+			    "look at it, and remove %s/%s",
+			    gitdir, counters[k], gitdir,
+			    strncmp(counters[k], "rebase-merge", 12) == 0 ? "rebase-merge"
+			                                                  : "rebase-apply");
+			report(line, ctx);
+			found++;
+		}
+	}
 	for (size_t i = 0; i < g->n_indexes; i++) {
 		char *dir = strdup(g->indexes[i]), *slash;
 		_cleanup_free_ char *now = NULL;

@@ -876,6 +876,31 @@ static void test_gitdir_link_and_fsmonitor(void)
 	}
 }
 
+/* A rebase's step counters that are not numbers (an eighth attack: git's prompt script
+ * pastes them into PS1, where bash expands them) are named after the run; numbers, as a
+ * rebase inside the sandbox leaves them, are not. */
+static void test_rebase_counters_named(void)
+{
+	char *repo = it_path(it_tmpdir(), "rc"), *repo2 = it_path(it_tmpdir(), "rc2");
+	struct it_run r;
+
+	host_sh(fmt("%s init -q %s && %s -C %s commit -q --allow-empty -m i && %s init -q %s", git,
+	            repo, git, repo, git, repo2));
+	it_sbxv(&r, "run", "-v", repo, "-w", repo, "--", "/bin/sh", "-c",
+	        "mkdir -p .git/rebase-merge && echo 2 > .git/rebase-merge/msgnum &&"
+	        " echo 3 > .git/rebase-merge/end",
+	        NULL);
+	IT_EXPECT_INT(r.status, 0);
+	IT_EXPECT_NOT_CONTAINS(r.err, "holds text that is not a number");
+	/* (in another repository: a rebase's state left at launch is read-only) */
+	it_sbxv(&r, "run", "-v", repo2, "-w", repo2, "--", "/bin/sh", "-c",
+	        "mkdir -p .git/rebase-merge && echo '$(id)' > .git/rebase-merge/msgnum", NULL);
+	IT_EXPECT_INT(r.status, 0);
+	IT_EXPECT_CONTAINS(r.err, fmt("git: %s/.git/rebase-merge/msgnum holds text that is not a "
+	                              "number",
+	                              repo2));
+}
+
 static void test_no_new_repository_namespaces(void)
 {
 	no_new_repository("namespaces");
@@ -908,6 +933,7 @@ int main(int argc, char **argv)
 	    IT_CASE(test_configs_followed),
 	    IT_CASE(test_config_syntax_followed),
 	    IT_CASE(test_gitdir_link_and_fsmonitor),
+	    IT_CASE(test_rebase_counters_named),
 	};
 
 	return it_main(argc, argv, cases, sizeof(cases) / sizeof(cases[0]));
