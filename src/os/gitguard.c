@@ -860,14 +860,6 @@ static int config_path(struct survey *s, const char *value, const char *base)
 	return r;
 }
 
-/* A config file git reads, by a path that may pass through symbolic links (a dotfiles
- * manager's ~/.gitconfig -> dotfiles/gitconfig): guarded where a writable mount shows the
- * path, and where one shows the file it leads to. */
-static int config_file_guard(struct survey *s, const char *file)
-{
-	return config_path(s, file, "/");
-}
-
 static int survey_include(struct survey *s, const char *value, const char *base,
                           const char *worktree_host);
 
@@ -1250,9 +1242,6 @@ static void env_path(char out[SBX_PATH_MAX + 16], const char *value, const char 
 		snprintf(out, SBX_PATH_MAX + 16, "%s/%s%s", cwd, value, tail);
 }
 
-static int survey_include(struct survey *s, const char *value, const char *base,
-                          const char *worktree_host);
-
 static int bad_params(struct sbx_error *err)
 {
 	sbx_error_set(err, SBX_ERR_UNSUPPORTED, EINVAL,
@@ -1278,19 +1267,17 @@ static int env_config_entry(struct survey *s, const char *key, const char *value
 /* The user's and the system's config files, where git reads them: GIT_CONFIG_GLOBAL in place
  * of the XDG file and ~/.gitconfig, GIT_CONFIG_SYSTEM in place of /etc/gitconfig, none of the
  * system's with GIT_CONFIG_NOSYSTEM. Returns how many were put in files[]. */
-static size_t global_config_files(char files[3][SBX_PATH_MAX + 16], bool *system)
+static size_t global_config_files(char files[3][SBX_PATH_MAX + 16])
 {
 	const char *home = getenv("HOME"), *xdg = getenv("XDG_CONFIG_HOME");
 	const char *global = getenv("GIT_CONFIG_GLOBAL"), *sys = getenv("GIT_CONFIG_SYSTEM");
 	const char *nosys = getenv("GIT_CONFIG_NOSYSTEM");
 	size_t n = 0;
 
-	*system = false;
 	/* git's boolean: only a true value turns the system's off */
 	if (!nosys || !(strcasecmp(nosys, "1") == 0 || strcasecmp(nosys, "true") == 0 ||
 	                strcasecmp(nosys, "yes") == 0 || strcasecmp(nosys, "on") == 0)) {
 		env_path(files[n++], sys && sys[0] ? sys : "/etc/gitconfig", "");
-		*system = true;
 	}
 	if (global) {
 		if (global[0])
@@ -1385,8 +1372,7 @@ static int survey_env_config(struct survey *s, const char *worktree_host)
 static int survey_global_configs(struct survey *s, const char *worktree_host)
 {
 	char files[3][SBX_PATH_MAX + 16], dir[SBX_PATH_MAX + 16];
-	bool system;
-	size_t n = global_config_files(files, &system);
+	size_t n = global_config_files(files);
 	int r = 0;
 
 	s->globals_seen = true;
@@ -1975,11 +1961,10 @@ int sbx_gitguard_survey(const struct sbx_spec *spec, const struct sbx_plan *plan
 	 * or named if absent. */
 	if (r >= 0) {
 		char files[3][SBX_PATH_MAX + 16];
-		bool system;
-		size_t n = global_config_files(files, &system);
+		size_t n = global_config_files(files);
 
 		for (size_t i = 0; r >= 0 && i < n; i++)
-			r = config_file_guard(&s, files[i]);
+			r = config_path(&s, files[i], "/"); /* and where its links lead */
 	}
 	for (size_t i = 0; i < s.n_visited; i++)
 		free(s.visited[i]);
