@@ -44,14 +44,17 @@
 static const char why_pin[] = "git directory, pinned: it cannot be renamed or replaced";
 static const char why_ro[] = "git control file";
 
-#define GIT_MAX_VISITED 1024 /* git dirs surveyed by one survey */
+#define GIT_MAX_VISITED    1024  /* git dirs surveyed by one survey */
+#define GIT_MAX_NAME_DEPTH 64    /* folders of module names within one another */
+#define GIT_MAX_NAME_DIRS  65536 /* folders of module names in all */
 
 static int too_much(struct sbx_error *err, const char *what, const char *where, int limit)
 {
 	sbx_error_set(err, SBX_ERR_UNSUPPORTED, E2BIG,
 	              "git: %s %s: more than %d, which sbx cannot all guard", what, where, limit);
-	sbx_error_hint(err, "run with a profile that says protect_git: false (then nothing of "
-	                    "git's is guarded), or mount less of the repository");
+	sbx_error_hint(err, "if a sandbox made them (sbx names what appeared after a run), remove "
+	                    "them; else mount less of the repository, or, knowing that nothing of "
+	                    "git's is guarded then, use a profile with protect_git: false");
 	return -E2BIG;
 }
 
@@ -64,6 +67,8 @@ struct survey {
 	bool *absent_pinned; /* parallel to out->absent: inside a pinned git dir */
 	int include_depth;   /* config files included within one another (git stops at 10) */
 	bool globals_seen;   /* the user's and the system's configs were read */
+	size_t n_checked;    /* files and folders looked at for hard links (check_links) */
+	size_t n_name_dirs;  /* folders of module names looked in (survey_modules) */
 	struct sbx_error *err;
 };
 
@@ -105,6 +110,12 @@ void sbx_gitguard_clear(struct sbx_gitguard *g)
 	for (size_t i = 0; i < g->n_guarded; i++)
 		free(g->guards[i].path);
 	free(g->guards);
+	for (size_t i = 0; i < g->n_reviews; i++) {
+		free(g->reviews[i].gitdir);
+		for (size_t k = 0; k < SBX_GIT_REVIEW; k++)
+			free(g->reviews[i].part[k]);
+	}
+	free(g->reviews);
 	memset(g, 0, sizeof(*g));
 }
 
@@ -277,6 +288,7 @@ enum gitdir_kind { GITDIR_MAIN, GITDIR_MODULE, GITDIR_WORKTREE };
 
 static int survey_gitdir(struct survey *s, const char *sandbox, const char *host,
                          enum gitdir_kind kind, bool pinned, int depth);
+static int review_add(struct survey *s, int gitdir, const char *host);
 
 /* A stream over a directory descriptor that stays ours; dup shares the offset, so rewind. */
 static DIR *list_dir(int dir)
@@ -388,7 +400,7 @@ static int follow(struct survey *s, const char *base, const char *text, enum git
 
 /* The git dirs in a modules/ folder (names may hold '/': modules/a/b is module "a/b"). */
 static int survey_modules(struct survey *s, int dir, const char *sandbox, const char *host,
-                          bool pinned, int depth)
+                          bool pinned, int depth, int names)
 {
 	DIR *d;
 	struct dirent *de;
@@ -398,6 +410,14 @@ static int survey_modules(struct survey *s, int dir, const char *sandbox, const 
 	if (depth > GIT_MAX_DEPTH)
 		return too_much(s->err, "git dirs nested within one another, at", host,
 		                GIT_MAX_DEPTH);
+	/* folders of module names ("vendor/lib" is modules/vendor/lib) are not git dirs: they
+	 * count apart, so that empty folders a worker nests do not pass for git dirs nested
+	 * 8 deep (an outside attack made every later launch refuse that way) */
+	if (names > GIT_MAX_NAME_DEPTH)
+		return too_much(s->err, "folders of module names nested within one another, at",
+		                host, GIT_MAX_NAME_DEPTH);
+	if (++s->n_name_dirs > GIT_MAX_NAME_DIRS)
+		return too_much(s->err, "folders of module names, up to", host, GIT_MAX_NAME_DIRS);
 	d = list_dir(dir);
 	if (!d)
 		return 0;
@@ -429,7 +449,7 @@ static int survey_modules(struct survey *s, int dir, const char *sandbox, const 
 		} else {
 			r = watch_dir(s, sub, hb);
 			if (r >= 0)
-				r = survey_modules(s, sub, sb, hb, pinned, depth + 1);
+				r = survey_modules(s, sub, sb, hb, pinned, depth, names + 1);
 		}
 		close(sub);
 	}
@@ -502,24 +522,81 @@ static int hook_chain(struct survey *s, const char *name, const char *text, cons
 	return r;
 }
 
-/* The symlinks in a git dir's hooks/: each target is guarded (read-only where a writable
- * mount shows it) as a file the config names would be; at most GIT_MAX_VISITED of them. */
-static int survey_hook_links(struct survey *s, int gitdir, const char *host)
+/*
+ * A guarded file that has another name (a hard link: tools/pre-commit and .git/hooks/pre-commit
+ * one file): a mount holds a path read-only, not the file, which stays as writable through its
+ * other name as that name's folder is, and sbx cannot find that name. Fail closed: refuse the
+ * launch, naming the file. A guarded folder's files are looked at too, LINKS_DEPTH folders
+ * deep, LINKS_MAX in all (an outside attack: a hook linked into the working tree was rewritten
+ * there, then ran at the user's next commit).
+ */
+#define LINKS_DEPTH 4
+#define LINKS_MAX   65536
+
+static int check_links(struct survey *s, int dir, const char *name, const char *host, int depth)
 {
-	_cleanup_close_ int hooks =
-	    openat(gitdir, "hooks", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	char base[SBX_PATH_MAX], text[SBX_PATH_MAX];
+	struct stat st;
+	struct dirent *e;
+	DIR *d;
+	int sub, r = 0;
+
+	if (++s->n_checked > LINKS_MAX)
+		return too_much(s->err, "files of git's to look at for hard links, up to", host,
+		                LINKS_MAX);
+	if (fstatat(dir, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		return 0;
+	if (S_ISREG(st.st_mode) && st.st_nlink > 1) {
+		r = sbx_error_set(
+		    s->err, SBX_ERR_UNSUPPORTED, EMLINK,
+		    "git: %s has %ju names (hard links): sbx makes it read-only by its "
+		    "path, and the sandbox could rewrite it through another name in a "
+		    "writable folder, for git to run or read outside",
+		    host, (uintmax_t)st.st_nlink);
+		sbx_error_hint(s->err,
+		               "make it a file of its own (cp -p %s %s.new && mv %s.new %s), or a "
+		               "symbolic link to its program",
+		               host, host, host, host);
+		return r;
+	}
+	if (!S_ISDIR(st.st_mode) || depth >= LINKS_DEPTH)
+		return 0;
+	sub = openat(dir, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	d = sub >= 0 ? fdopendir(sub) : NULL;
+	if (!d) {
+		if (sub >= 0)
+			close(sub);
+		return 0;
+	}
+	while (r >= 0 && (e = readdir(d))) {
+		char p[SBX_PATH_MAX];
+
+		if (e->d_name[0] == '.' &&
+		    (!e->d_name[1] || (e->d_name[1] == '.' && !e->d_name[2])))
+			continue;
+		if (join(p, sizeof(p), host, e->d_name))
+			r = check_links(s, dirfd(d), e->d_name, p, depth + 1);
+	}
+	closedir(d);
+	return r;
+}
+
+/* The symlinks in a folder of hooks (a git dir's hooks/, the folder core.hooksPath names, a
+ * template's hooks/), `base` its host path: each target is guarded (read-only where a
+ * writable mount shows it) as a file the config names would be; at most GIT_MAX_ENTRIES of
+ * them. Takes `fd`. */
+static int survey_links_in(struct survey *s, int fd, const char *base)
+{
+	char text[SBX_PATH_MAX];
 	struct dirent *e;
 	size_t n = 0;
-	DIR *d;
+	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
 	int r = 0;
 
-	if (hooks < 0 || !join(base, sizeof(base), host, "hooks"))
+	if (!d) {
+		if (fd >= 0)
+			close(fd);
 		return 0;
-	d = fdopendir(hooks);
-	if (!d)
-		return 0;
-	hooks = -1; /* the DIR owns it now */
+	}
 	while (r >= 0 && (e = readdir(d))) {
 		ssize_t len;
 
@@ -540,6 +617,16 @@ static int survey_hook_links(struct survey *s, int gitdir, const char *host)
 	}
 	closedir(d);
 	return r;
+}
+
+static int survey_hook_links(struct survey *s, int gitdir, const char *host)
+{
+	char base[SBX_PATH_MAX];
+
+	if (!join(base, sizeof(base), host, "hooks"))
+		return 0;
+	return survey_links_in(
+	    s, openat(gitdir, "hooks", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC), base);
 }
 
 /*
@@ -591,6 +678,8 @@ static int survey_gitdir(struct survey *s, const char *sandbox, const char *host
 		if (fstatat(dir, names[i], &st, AT_SYMLINK_NOFOLLOW) == 0) {
 			if (S_ISREG(st.st_mode) || S_ISDIR(st.st_mode)) {
 				r = guard(s, sb, true);
+				if (r >= 0)
+					r = check_links(s, dir, names[i], hb, 0);
 			} else {
 				/* a symlink (hooks -> ../githooks, config -> ../repo.gitconfig)
 				 * cannot be bound, it can be swapped: named; and what it leads to
@@ -651,7 +740,7 @@ static int survey_gitdir(struct survey *s, const char *sandbox, const char *host
 		    join(hb, sizeof(hb), host, "modules")) {
 			r = watch_dir(s, mod, hb);
 			if (r >= 0)
-				r = survey_modules(s, mod, sb, hb, pinned, depth);
+				r = survey_modules(s, mod, sb, hb, pinned, depth, 0);
 		}
 		if (r >= 0 && wt >= 0 && join(sb, sizeof(sb), sandbox, "worktrees") &&
 		    join(hb, sizeof(hb), host, "worktrees")) {
@@ -664,22 +753,30 @@ static int survey_gitdir(struct survey *s, const char *sandbox, const char *host
 			r = add_later(s, &s->out->appear, &s->out->n_appear, hb);
 		if (r >= 0 && wt < 0 && join(hb, sizeof(hb), host, "worktrees"))
 			r = add_later(s, &s->out->appear, &s->out->n_appear, hb);
-		/* a rebase or cherry-pick left half-done: its todo list holds `exec` lines that run
-		 * at the user's `git rebase --continue` */
-		for (size_t i = 0; r >= 0 && i < SBX_ARRAY_SIZE(sequencers); i++) {
-			struct stat st;
+	}
+	/* a rebase or cherry-pick left half-done, in any git dir (a linked worktree keeps its
+	 * own): its todo list holds `exec` lines that run at the user's `git rebase --continue` */
+	for (size_t i = 0; r >= 0 && i < SBX_ARRAY_SIZE(sequencers); i++) {
+		char sb[SBX_PATH_MAX], hb[SBX_PATH_MAX];
+		struct stat st;
 
-			if (!join(hb, sizeof(hb), host, sequencers[i]) ||
-			    !join(sb, sizeof(sb), sandbox, sequencers[i]))
-				continue;
-			if (lstat(hb, &st) < 0)
-				r = add_later(s, &s->out->appear, &s->out->n_appear, hb);
-			else if (S_ISDIR(st.st_mode))
-				/* one the user left half-done: its todo is read-only here (the
-				 * rebase cannot go on in the sandbox; finish it outside) */
-				r = guard(s, sb, true);
+		if (!join(hb, sizeof(hb), host, sequencers[i]) ||
+		    !join(sb, sizeof(sb), sandbox, sequencers[i]))
+			continue;
+		if (lstat(hb, &st) < 0)
+			r = add_later(s, &s->out->appear, &s->out->n_appear, hb);
+		else if (S_ISDIR(st.st_mode)) {
+			/* one the user left half-done: its todo is read-only here (the rebase
+			 * cannot go on in the sandbox; finish it outside) */
+			r = guard(s, sb, true);
+			if (r >= 0)
+				r = check_links(s, dir, sequencers[i], hb, 0);
 		}
 	}
+	/* what makes git show other content or hide changes, compared after the run; its rebase
+	 * counters are read then too */
+	if (r >= 0)
+		r = review_add(s, dir, host);
 	return r;
 }
 
@@ -817,6 +914,8 @@ static int config_host(struct survey *s, const char *host)
 	if (lstat(host, &st) == 0 && (S_ISREG(st.st_mode) || S_ISDIR(st.st_mode))) {
 		int r = guard(s, sandbox, true);
 
+		if (r >= 0)
+			r = check_links(s, AT_FDCWD, host, host, 0);
 		return r < 0 ? r : pin_above(s, sandbox);
 	}
 	return add_absent(s, host, false);
@@ -1048,11 +1147,112 @@ static bool cfg_value(struct cfg_parse *c, char *out, size_t size)
 	return true;
 }
 
+/*
+ * A folder git runs hooks from: core.hooksPath, or a template folder (init.templateDir,
+ * GIT_TEMPLATE_DIR), whose every file git copies into each repository it makes, its hooks/
+ * among them, and `git clone` runs post-checkout at once. Guarded read-only whole, as a path a
+ * config names; and the symbolic links in it, as those of .git/hooks: each leads to a program
+ * git runs (an outside attack rewrote a hooksPath link's target in the working tree). husky 9
+ * sets core.hooksPath to .husky/_, whose stubs (each sourcing `h`) run the hook of the same name
+ * in the folder above: that folder is guarded too (an outside attack edited .husky/pre-commit
+ * and added .husky/post-checkout).
+ */
+static int hooks_folder(struct survey *s, const char *value, const char *base, bool tmpl)
+{
+	char raw[SBX_PATH_MAX * 2], host[SBX_PATH_MAX], real[PATH_MAX], sub[SBX_PATH_MAX];
+	int r = config_path(s, value, base), fd;
+	const char *slash;
+
+	if (r < 0 || !config_resolve_raw(value, base, raw, sizeof(raw), host, sizeof(host)))
+		return r;
+	if (!real_of(raw, real))
+		snprintf(real, sizeof(real), "%s", host);
+	fd = open_dir(real);
+	if (fd < 0)
+		return 0;
+	if (tmpl) {
+		/* the template's own links (a linked hooks/ or config), then its hooks/ */
+		r = survey_links_in(s, dup(fd), host);
+		if (r >= 0 && join(sub, sizeof(sub), host, "hooks"))
+			r = survey_links_in(
+			    s, openat(fd, "hooks", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC),
+			    sub);
+		close(fd);
+		return r;
+	}
+	slash = strrchr(host, '/');
+	if (slash && strcmp(slash, "/_") == 0 && slash != host &&
+	    (faccessat(fd, "h", F_OK, AT_SYMLINK_NOFOLLOW) == 0 ||
+	     faccessat(fd, "husky.sh", F_OK, AT_SYMLINK_NOFOLLOW) == 0)) {
+		char parent[SBX_PATH_MAX];
+
+		snprintf(parent, sizeof(parent), "%.*s", (int)(slash - host), host);
+		r = config_path(s, parent, "/");
+	}
+	if (r >= 0)
+		r = survey_links_in(s, fd, host);
+	else
+		close(fd);
+	return r;
+}
+
+/*
+ * core.fsmonitor: a boolean is git's own daemon; anything else is a program git runs at every
+ * status, in the working tree's top. git runs the value itself where it holds none of the
+ * shell's special characters, else `sh -c VALUE` (run-command.c, prepare_shell_cmd): then each
+ * word that names a file is guarded (`sh tools/fsmon.sh`: an outside attack rewrote the
+ * script, which sbx had taken for an argument). A value the shell would expand or chain (a
+ * quote, $, ;, |, a glob) cannot be followed: refused.
+ */
+static int fsmonitor_program(struct survey *s, const char *v, const char *base)
+{
+	static const char git_meta[] = "|&;<>()$`\\\"' \t\n*?[#~=%";
+	char word[SBX_PATH_MAX];
+	int r = 0;
+
+	if (strcasecmp(v, "true") == 0 || strcasecmp(v, "false") == 0 ||
+	    strcasecmp(v, "yes") == 0 || strcasecmp(v, "no") == 0 || strcasecmp(v, "on") == 0 ||
+	    strcasecmp(v, "off") == 0 || strcmp(v, "1") == 0 || strcmp(v, "0") == 0)
+		return 0;
+	if (!v[strcspn(v, git_meta)])
+		return config_path(s, v, base); /* run as it is */
+	if (v[strcspn(v, "|&;<>()$`\\\"'*?[\n")]) {
+		r = sbx_error_set(
+		    s->err, SBX_ERR_UNSUPPORTED, EINVAL,
+		    "git: core.fsmonitor is a shell command (%s), which git runs with "
+		    "sh -c at every git status: sbx cannot tell which files of the "
+		    "working tree it runs, to keep the sandbox from rewriting them",
+		    v);
+		sbx_error_hint(s->err,
+		               "name the program by its path (git config core.fsmonitor "
+		               "tools/fsmonitor), or use a profile with protect_git: false");
+		return r;
+	}
+	/* words: the shell's program, its arguments, an assignment; each that names a file (a
+	 * path, or a name in the working tree's top) is as much the program */
+	for (const char *p = v; r >= 0 && *p;) {
+		size_t len;
+		char raw[SBX_PATH_MAX * 2], host[SBX_PATH_MAX];
+
+		p += strspn(p, " \t");
+		len = strcspn(p, " \t");
+		if (!len)
+			break;
+		snprintf(word, sizeof(word), "%.*s", (int)len, p);
+		p += len;
+		if (strchr(word, '/') ||
+		    (config_resolve_raw(word, base, raw, sizeof(raw), host, sizeof(host)) &&
+		     access(host, F_OK) == 0))
+			r = config_path(s, word, base);
+	}
+	return r;
+}
+
 /* A config file (name in dir; dir AT_FDCWD and a path for the user's own, which may be a
  * symlink a dotfiles manager made), its include paths relative to base. */
 /* What one config says that sbx follows, in the order it says it. */
 struct cfg_entry {
-	enum { CFG_HOOKS, CFG_FSMONITOR, CFG_INCLUDE, CFG_WORKTREE } kind;
+	enum { CFG_HOOKS, CFG_FSMONITOR, CFG_INCLUDE, CFG_WORKTREE, CFG_TEMPLATE } kind;
 	char *value;
 };
 
@@ -1121,6 +1321,8 @@ static int survey_config(struct survey *s, int dir, const char *name, const char
 			kind = CFG_FSMONITOR;
 		else if (strcmp(section, "core") == 0 && !sub && strcmp(key, "worktree") == 0)
 			kind = CFG_WORKTREE;
+		else if (strcmp(section, "init") == 0 && !sub && strcmp(key, "templatedir") == 0)
+			kind = CFG_TEMPLATE;
 		else if ((strcmp(section, "include") == 0 || strcmp(section, "includeif") == 0) &&
 		         strcmp(key, "path") == 0)
 			kind = CFG_INCLUDE;
@@ -1164,28 +1366,15 @@ static int survey_config(struct survey *s, int dir, const char *name, const char
 
 		switch (entries[i].kind) {
 		case CFG_HOOKS:
-			r = config_path(s, v, worktree_host);
+		case CFG_TEMPLATE:
+			r = hooks_folder(s, v, worktree_host, entries[i].kind == CFG_TEMPLATE);
 			if (r >= 0 && worktree[0])
-				r = config_path(s, v, worktree);
+				r = hooks_folder(s, v, worktree, entries[i].kind == CFG_TEMPLATE);
 			break;
 		case CFG_FSMONITOR:
-			/* a boolean is git's own daemon; anything else is a program git runs at
-			 * every status, by a path from the working tree's top */
-			if (strcasecmp(v, "true") == 0 || strcasecmp(v, "false") == 0 ||
-			    strcasecmp(v, "yes") == 0 || strcasecmp(v, "no") == 0 ||
-			    strcasecmp(v, "on") == 0 || strcasecmp(v, "off") == 0 ||
-			    strcmp(v, "1") == 0 || strcmp(v, "0") == 0)
-				break;
-			{
-				/* run by the shell: its first word is the program */
-				char prog[SBX_PATH_MAX];
-				size_t len = strcspn(v, " \t");
-
-				snprintf(prog, sizeof(prog), "%.*s", (int)len, v);
-				r = config_path(s, prog, worktree_host);
-				if (r >= 0 && worktree[0])
-					r = config_path(s, prog, worktree);
-			}
+			r = fsmonitor_program(s, v, worktree_host);
+			if (r >= 0 && worktree[0])
+				r = fsmonitor_program(s, v, worktree);
 			break;
 		case CFG_INCLUDE:
 			r = survey_include(s, v, base, worktree_host);
@@ -1255,8 +1444,11 @@ static int bad_params(struct sbx_error *err)
 static int env_config_entry(struct survey *s, const char *key, const char *value, const char *cwd,
                             const char *worktree_host)
 {
-	if (strcasecmp(key, "core.hooksPath") == 0)
-		return config_path(s, value, worktree_host ? worktree_host : cwd);
+	if (strcasecmp(key, "core.hooksPath") == 0 || strcasecmp(key, "init.templateDir") == 0)
+		return hooks_folder(s, value, worktree_host ? worktree_host : cwd,
+		                    strcasecmp(key, "init.templateDir") == 0);
+	if (strcasecmp(key, "core.fsmonitor") == 0)
+		return fsmonitor_program(s, value, worktree_host ? worktree_host : cwd);
 	if (strcasecmp(key, "include.path") == 0 ||
 	    (strncasecmp(key, "includeIf.", 10) == 0 && strlen(key) > 15 &&
 	     strcasecmp(key + strlen(key) - 5, ".path") == 0))
@@ -1304,6 +1496,11 @@ static int survey_env_config(struct survey *s, const char *worktree_host)
 
 	if (!getcwd(cwd, sizeof(cwd)))
 		snprintf(cwd, sizeof(cwd), "/");
+	/* the template folder git init and clone copy from, from the environment */
+	if (getenv("GIT_TEMPLATE_DIR") && getenv("GIT_TEMPLATE_DIR")[0])
+		r = hooks_folder(s, getenv("GIT_TEMPLATE_DIR"), cwd, true);
+	if (r < 0)
+		return r;
 	if (n > 1000)
 		return too_much(s->err, "entries of GIT_CONFIG_COUNT in", "the environment", 1000);
 	for (long i = 0; r >= 0 && i < n; i++) {
@@ -1408,11 +1605,12 @@ static uint32_t be32(const unsigned char *p)
  * path: NUL-terminated and padded to a multiple of 8 in versions 2 and 3, prefix-compressed
  * against the previous path in version 4.
  */
-static char *index_gitlinks_depth(const char *file, size_t hashsz, int depth);
+static char *index_scan(const char *file, size_t hashsz, int depth, bool hidden);
 
 /* The gitlinks of a split index's shared part (`link` extension: .git/sharedindex.<hash>, in
  * the index's own folder), or NULL. */
-static char *shared_gitlinks(const char *file, const unsigned char *hash, size_t hashsz, int depth)
+static char *shared_gitlinks(const char *file, const unsigned char *hash, size_t hashsz, int depth,
+                             bool hidden)
 {
 	char shared[SBX_PATH_MAX + 128];
 	const char *slash = strrchr(file, '/');
@@ -1421,18 +1619,20 @@ static char *shared_gitlinks(const char *file, const unsigned char *hash, size_t
 
 	for (size_t i = 0; i < hashsz && n > 0 && (size_t)n + 3 < sizeof(shared); i++)
 		n += snprintf(shared + n, sizeof(shared) - (size_t)n, "%02x", hash[i]);
-	return index_gitlinks_depth(shared, hashsz, depth + 1);
+	return index_scan(shared, hashsz, depth + 1, hidden);
 }
 
 static char *index_gitlinks(const char *file, size_t hashsz)
 {
-	return index_gitlinks_depth(file, hashsz, 0);
+	return index_scan(file, hashsz, 0, false);
 }
 
-/* As index_gitlinks; a split index's shared part followed once (depth). Its gitlinks are
- * added to the split part's, whatever the split part's bitmaps delete or replace: a superset,
- * computed the same way before and after a run, so that a new one always shows. */
-static char *index_gitlinks_depth(const char *file, size_t hashsz, int depth)
+/* As index_gitlinks, the gitlinks, or with `hidden` the entries git status and diff pass over
+ * (marked assume-unchanged, or skip-worktree: version 3's extended flags); a split index's
+ * shared part followed once (depth). Its entries are added to the split part's, whatever the
+ * split part's bitmaps delete or replace: a superset, computed the same way before and after a
+ * run, so that a new one always shows. */
+static char *index_scan(const char *file, size_t hashsz, int depth, bool hidden)
 {
 	_cleanup_free_ unsigned char *buf = NULL;
 	_cleanup_free_ char *out = NULL;
@@ -1473,15 +1673,19 @@ static char *index_gitlinks_depth(const char *file, size_t hashsz, int depth)
 	for (uint32_t e = 0; e < count; e++) {
 		size_t start = pos, fixed = 40 + hashsz + 2, nlen;
 		uint32_t mode;
-		uint16_t flags;
+		uint16_t flags, ext = 0;
 
 		if (pos + fixed > len)
 			return NULL;
 		mode = be32(buf + pos + 24);
 		flags = (uint16_t)(buf[pos + 40 + hashsz] << 8 | buf[pos + 41 + hashsz]);
 		pos += fixed;
-		if (version >= 3 && (flags & 0x4000))
+		if (version >= 3 && (flags & 0x4000)) {
+			if (pos + 2 > len)
+				return NULL;
+			ext = (uint16_t)(buf[pos] << 8 | buf[pos + 1]);
 			pos += 2;
+		}
 		if (version == 4) {
 			/* varint: bytes to drop from the end of the previous name */
 			size_t drop = 0;
@@ -1510,7 +1714,7 @@ static char *index_gitlinks_depth(const char *file, size_t hashsz, int depth)
 		pos += nlen + 1;
 		if (version < 4)
 			pos = start + ((pos - start + 7) & ~(size_t)7);
-		if ((mode & 0170000) != 0160000)
+		if (hidden ? !((flags & 0x8000) || (ext & 0x4000)) : (mode & 0170000) != 0160000)
 			continue;
 		while (have + prev + 2 > cap) {
 			char *grown = realloc(out, cap * 2 + prev + 2);
@@ -1539,7 +1743,7 @@ static char *index_gitlinks_depth(const char *file, size_t hashsz, int depth)
 			break;
 		if (memcmp(buf + pos, "link", 4) == 0 && size >= hashsz) {
 			_cleanup_free_ char *more =
-			    shared_gitlinks(file, buf + pos + 8, hashsz, depth);
+			    shared_gitlinks(file, buf + pos + 8, hashsz, depth, hidden);
 			size_t mlen;
 
 			if (!more)
@@ -1569,6 +1773,236 @@ static bool sha256_repo(int gitdir)
 
 	return read_config_lower(gitdir, buf, sizeof(buf)) && strstr(buf, "objectformat") &&
 	       strstr(buf, "sha256");
+}
+
+/*
+ * What a git dir holds that makes git on the host show other content than the history's, or
+ * hide changes from git status and git diff, each part a text compared after the run
+ * (struct sbx_gitguard_review). Under the namespaces backend a kept .git stays writable (git
+ * must write it), so the worker can change these: `git replace` gives checkout, reset, show and
+ * diff the worker's content for an object of the user's history; grafts rewrite parents;
+ * info/exclude hides new files from git status, info/attributes hides changes from diff
+ * (-diff); an index entry marked skip-worktree or assume-unchanged hides its file's changes
+ * from both (an outside attack: a Makefile rewritten and marked, "nothing to commit"). None
+ * runs anything by itself; each is named after the run.
+ */
+enum { REVIEW_REPLACE, REVIEW_GRAFTS, REVIEW_EXCLUDE, REVIEW_ATTRIBUTES, REVIEW_HIDDEN };
+
+#define REVIEW_FILE_MAX (1u << 20) /* info/ files read whole up to this; past it, by size */
+
+struct text {
+	char *s;
+	size_t len, cap;
+	bool failed;
+};
+
+static void text_add(struct text *t, const char *a, size_t n)
+{
+	if (t->failed)
+		return;
+	if (t->len + n + 1 > t->cap) {
+		size_t cap = (t->cap ? t->cap * 2 : 256) + n;
+		char *grown = realloc(t->s, cap);
+
+		if (!grown) {
+			t->failed = true;
+			return;
+		}
+		t->s = grown;
+		t->cap = cap;
+	}
+	memcpy(t->s + t->len, a, n);
+	t->len += n;
+	t->s[t->len] = '\0';
+}
+
+static char *text_take(struct text *t)
+{
+	if (t->failed) {
+		free(t->s);
+		return NULL;
+	}
+	return t->s ? t->s : strdup("");
+}
+
+/* A small file of a git dir, whole ("" if absent; its size past REVIEW_FILE_MAX; its text if a
+ * symbolic link), never followed. */
+static void review_file(struct text *t, int gitdir, const char *name)
+{
+	char buf[8192];
+	struct stat st;
+	int fd;
+
+	if (fstatat(gitdir, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		return;
+	if (S_ISLNK(st.st_mode)) {
+		ssize_t n = readlinkat(gitdir, name, buf, sizeof(buf) - 1);
+
+		text_add(t, "link:", 5);
+		if (n > 0)
+			text_add(t, buf, (size_t)n);
+		return;
+	}
+	if (!S_ISREG(st.st_mode) || (uint64_t)st.st_size > REVIEW_FILE_MAX) {
+		int n = snprintf(buf, sizeof(buf), "mode %o size %lld mtime %lld.%09ld",
+		                 (unsigned)st.st_mode, (long long)st.st_size,
+		                 (long long)st.st_mtim.tv_sec, st.st_mtim.tv_nsec);
+
+		text_add(t, buf, (size_t)n);
+		return;
+	}
+	fd = sbx_openat2(gitdir, name, O_RDONLY | O_NONBLOCK | O_CLOEXEC,
+	                 RESOLVE_NO_SYMLINKS | RESOLVE_BENEATH);
+	for (ssize_t n; fd >= 0 && (n = read(fd, buf, sizeof(buf))) > 0;)
+		text_add(t, buf, (size_t)n);
+	if (fd >= 0)
+		close(fd);
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The loose refs beneath a folder of refs (refs/replace), "NAME VALUE" a line, sorted. */
+static void review_refs(struct text *t, int dir, const char *prefix, int depth, char ***lines,
+                        size_t *n)
+{
+	DIR *d = dir >= 0 ? fdopendir(dir) : NULL;
+	struct dirent *e;
+
+	if (!d) {
+		if (dir >= 0)
+			close(dir);
+		return;
+	}
+	while ((e = readdir(d)) && *n < GIT_MAX_ENTRIES) {
+		char line[SBX_PATH_MAX + 160], value[130];
+		struct stat st;
+		int len;
+
+		if (e->d_name[0] == '.' &&
+		    (!e->d_name[1] || (e->d_name[1] == '.' && !e->d_name[2])))
+			continue;
+		if (fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+			continue;
+		if (S_ISDIR(st.st_mode)) {
+			char sub[SBX_PATH_MAX];
+
+			if (depth < 8 && snprintf(sub, sizeof(sub), "%s%s/", prefix, e->d_name) <
+			                     (int)sizeof(sub))
+				review_refs(t,
+				            openat(dirfd(d), e->d_name,
+				                   O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC),
+				            sub, depth + 1, lines, n);
+			continue;
+		}
+		if (!read_line(dirfd(d), e->d_name, value, sizeof(value)))
+			snprintf(value, sizeof(value), "(mode %o)", (unsigned)st.st_mode);
+		len = snprintf(line, sizeof(line), "%s%s %s\n", prefix, e->d_name, value);
+		if (len > 0 && (size_t)len < sizeof(line)) {
+			char *copy = strdup(line),
+			     **grown = realloc(*lines, (*n + 1) * sizeof(*grown));
+
+			if (grown)
+				*lines = grown;
+			if (copy && grown)
+				(*lines)[(*n)++] = copy;
+			else {
+				free(copy);
+				t->failed = true;
+			}
+		}
+	}
+	closedir(d);
+}
+
+static char *review_part(int gitdir, const char *host, int part)
+{
+	struct text t = {0};
+
+	switch (part) {
+	case REVIEW_REPLACE: {
+		const char *base = getenv("GIT_REPLACE_REF_BASE");
+		char dir[SBX_PATH_MAX], line[SBX_PATH_MAX + 256];
+		char **lines = NULL;
+		size_t n = 0;
+		int fd;
+		FILE *f;
+
+		if (!base || !base[0])
+			base = "refs/replace/";
+		snprintf(dir, sizeof(dir), "%s", base);
+		while (strlen(dir) > 1 && dir[strlen(dir) - 1] == '/')
+			dir[strlen(dir) - 1] = '\0';
+		fd = sbx_openat2(gitdir, dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC,
+		                 RESOLVE_NO_SYMLINKS | RESOLVE_BENEATH);
+		review_refs(&t, fd, base, 0, &lines, &n);
+		qsort(lines, n, sizeof(*lines), cmp_str);
+		for (size_t i = 0; i < n; i++) {
+			text_add(&t, lines[i], strlen(lines[i]));
+			free(lines[i]);
+		}
+		free(lines);
+		/* and packed-refs' lines that name one (read as a stream: it can be large) */
+		fd = sbx_openat2(gitdir, "packed-refs", O_RDONLY | O_NONBLOCK | O_CLOEXEC,
+		                 RESOLVE_NO_SYMLINKS | RESOLVE_BENEATH);
+		f = fd >= 0 ? fdopen(fd, "re") : NULL;
+		if (!f && fd >= 0)
+			close(fd);
+		while (f && fgets(line, sizeof(line), f))
+			if (strstr(line, base))
+				text_add(&t, line, strlen(line));
+		if (f)
+			fclose(f);
+		break;
+	}
+	case REVIEW_GRAFTS:
+		review_file(&t, gitdir, "info/grafts");
+		break;
+	case REVIEW_EXCLUDE:
+		review_file(&t, gitdir, "info/exclude");
+		break;
+	case REVIEW_ATTRIBUTES:
+		review_file(&t, gitdir, "info/attributes");
+		break;
+	case REVIEW_HIDDEN: {
+		char file[SBX_PATH_MAX + 8];
+		char *list;
+
+		snprintf(file, sizeof(file), "%s/index", host);
+		list = index_scan(file, sha256_repo(gitdir) ? 32 : 20, 0, true);
+		if (list)
+			return list;
+		review_file(&t, gitdir, "index"); /* not read: its size and time, at least */
+		break;
+	}
+	}
+	return text_take(&t);
+}
+
+static int review_add(struct survey *s, int gitdir, const char *host)
+{
+	struct sbx_gitguard *g = s->out;
+	struct sbx_gitguard_review *grown, *rv;
+
+	for (size_t i = 0; i < g->n_reviews; i++)
+		if (strcmp(g->reviews[i].gitdir, host) == 0)
+			return 0; /* one git dir shown at two paths */
+	grown = realloc(g->reviews, (g->n_reviews + 1) * sizeof(*grown));
+	if (!grown)
+		return sbx_error_set(s->err, SBX_ERR_SETUP, ENOMEM, "out of memory");
+	g->reviews = grown;
+	rv = &g->reviews[g->n_reviews];
+	memset(rv, 0, sizeof(*rv));
+	rv->gitdir = strdup(host);
+	for (int k = 0; k < SBX_GIT_REVIEW; k++)
+		rv->part[k] = review_part(gitdir, host, k);
+	g->n_reviews++;
+	for (int k = 0; k < SBX_GIT_REVIEW; k++)
+		if (!rv->part[k] || !rv->gitdir)
+			return sbx_error_set(s->err, SBX_ERR_SETUP, ENOMEM, "out of memory");
+	return 0;
 }
 
 static int watch_index(struct survey *s, int gitdir, const char *gitdir_host)
@@ -1831,6 +2265,9 @@ static int survey_top(struct survey *s, const char *sandbox, bool workspace)
 		/* a worktree or submodule checkout: .git names its git dir */
 		int r = guard(s, sb, true);
 
+		if (r >= 0)
+			r = check_links(s, dir, ".git", hb, 0);
+
 		if (r >= 0 && read_line(dir, ".git", text, sizeof(text)) &&
 		    strncmp(text, "gitdir:", 7) == 0) {
 			const char *p = text + 7;
@@ -2036,6 +2473,23 @@ static size_t name_appeared(char *const *list, char *const *links, size_t n, con
 	return found;
 }
 
+/* Does the list `now` ("\nNAME\nNAME\n") hold a name that `then` did not? */
+static bool hidden_added(const char *then, const char *now)
+{
+	for (const char *p = now + (now[0] == '\n'); *p;) {
+		const char *end = strchr(p, '\n');
+		char key[SBX_PATH_MAX + 2];
+
+		if (!end)
+			break;
+		snprintf(key, sizeof(key), "\n%.*s\n", (int)(end - p), p);
+		if (!strstr(then, key))
+			return true;
+		p = end + 1;
+	}
+	return false;
+}
+
 size_t sbx_gitguard_after(const struct sbx_gitguard *g, void (*report)(const char *line, void *ctx),
                           void *ctx)
 {
@@ -2106,20 +2560,16 @@ size_t sbx_gitguard_after(const struct sbx_gitguard *g, void (*report)(const cha
 	 * PROMPT_COMMAND) pastes into PS1, where bash expands them when it draws the next
 	 * prompt: the worker may start a rebase, so they cannot be refused; text that is not a
 	 * number there would run at the user's next prompt. Said, loudly. */
-	for (size_t i = 0; i < g->n_heads; i++) {
+	for (size_t i = 0; i < g->n_reviews; i++) {
 		static const char *const counters[] = {"rebase-merge/msgnum", "rebase-merge/end",
 		                                       "rebase-apply/next", "rebase-apply/last"};
-		char gitdir[SBX_PATH_MAX];
-		const char *slash = strrchr(g->heads[i], '/');
-		_cleanup_close_ int gd = -1;
+		const char *gitdir = g->reviews[i].gitdir;
+		_cleanup_close_ int gd = open_dir(gitdir);
 
-		if (!slash || (size_t)(slash - g->heads[i]) >= sizeof(gitdir))
-			continue;
-		memcpy(gitdir, g->heads[i], (size_t)(slash - g->heads[i]));
-		gitdir[slash - g->heads[i]] = '\0';
-		gd = open_dir(gitdir);
 		for (size_t k = 0; gd >= 0 && k < SBX_ARRAY_SIZE(counters); k++) {
-			char text[64];
+			/* the prompt reads the whole first line; anything past a number there, or a
+			 * counter longer than this, is named */
+			char text[4096];
 			int fd = sbx_openat2(gd, counters[k], O_RDONLY | O_NONBLOCK | O_CLOEXEC,
 			                     RESOLVE_NO_SYMLINKS | RESOLVE_BENEATH);
 			ssize_t n = fd < 0 ? -1 : read(fd, text, sizeof(text) - 1);
@@ -2129,6 +2579,7 @@ size_t sbx_gitguard_after(const struct sbx_gitguard *g, void (*report)(const cha
 				close(fd);
 			if (n <= 0)
 				continue;
+			number = (size_t)n < sizeof(text) - 1;
 			for (ssize_t j = 0; j < n; j++)
 				number =
 				    number && (isdigit((unsigned char)text[j]) || text[j] == '\n');
@@ -2145,6 +2596,44 @@ size_t sbx_gitguard_after(const struct sbx_gitguard *g, void (*report)(const cha
 			                                                  : "rebase-apply");
 			report(line, ctx);
 			found++;
+		}
+	}
+	for (size_t i = 0; i < g->n_reviews; i++) {
+		static const char *const said[SBX_GIT_REVIEW] = {
+		    "its replace refs changed during the run (git replace): git on the host then "
+		    "gives the sandbox's content for objects of your history (checkout, reset, "
+		    "show, diff): look at git replace -l there",
+		    "info/grafts changed during the run: git rewrites your history's parents by "
+		    "it: "
+		    "look at it",
+		    "info/exclude changed during the run: git status no longer shows the new files "
+		    "it names: look at it",
+		    "info/attributes changed during the run: it can hide changes from git diff "
+		    "(-diff) or pick a config's drivers: look at it",
+		    "files were marked skip-worktree or assume-unchanged during the run (git "
+		    "update-index): git status and git diff pass over their changes (git ls-files "
+		    "-v shows them, in lower case or with S): look at them",
+		};
+		const struct sbx_gitguard_review *rv = &g->reviews[i];
+		_cleanup_close_ int gd = open_dir(rv->gitdir);
+
+		for (int k = 0; k < SBX_GIT_REVIEW; k++) {
+			_cleanup_free_ char *now = gd >= 0 ? review_part(gd, rv->gitdir, k) : NULL;
+
+			if (now && rv->part[k] && strcmp(now, rv->part[k]) == 0)
+				continue;
+			/* marks taken away, not added: nothing is hidden that was not */
+			if (k == REVIEW_HIDDEN && now && rv->part[k] &&
+			    !hidden_added(rv->part[k], now))
+				continue;
+			snprintf(line, sizeof(line), "git: %s: %s", rv->gitdir,
+			         gd < 0 ? "is no longer the folder it was at launch: look at it "
+			                  "before running git there"
+			                : said[k]);
+			report(line, ctx);
+			found++;
+			if (gd < 0)
+				break;
 		}
 	}
 	for (size_t i = 0; i < g->n_indexes; i++) {

@@ -31,6 +31,10 @@
  * new submodules' and worktrees' git dirs). Those are listed in `absent` for one warning line
  * at launch, and sbx_gitguard_after names any that appeared during the run.
  */
+/* The parts of a git dir's review (struct sbx_gitguard_review, src/os/gitguard.c): replace
+ * refs, grafts, info/exclude, info/attributes, index entries hidden from git status. */
+#define SBX_GIT_REVIEW 5
+
 struct sbx_gitguard {
 	char **absent;       /* host paths git would read that do not exist and cannot be guarded */
 	bool *absent_pinned; /* each in a pinned git dir (read-only whole under landlock) */
@@ -73,6 +77,15 @@ struct sbx_gitguard {
 		const char *why; /* static, for --dry-run */
 	} * guards;              /* for the spec, in the order found */
 	size_t n_guarded;
+	/* Every git dir surveyed (a .git, a submodule's, a linked worktree's), with what it held
+	 * at launch that makes git on the host show other content or hide changes, compared
+	 * after the run: its rebase counters, its replace refs and grafts, info/exclude and
+	 * info/attributes, and the index entries marked skip-worktree or assume-unchanged. */
+	struct sbx_gitguard_review {
+		char *gitdir;               /* host path */
+		char *part[SBX_GIT_REVIEW]; /* each a text, compared whole */
+	} * reviews;
+	size_t n_reviews;
 };
 
 void sbx_gitguard_clear(struct sbx_gitguard *g);

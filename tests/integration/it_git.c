@@ -901,6 +901,113 @@ static void test_rebase_counters_named(void)
 	                              repo2));
 }
 
+/*
+ * A ninth attack's findings, each a way around the guards: a hook with a second name (a hard
+ * link in the working tree) is refused; the links in a core.hooksPath folder lead to guarded
+ * files; husky 9's folder above its .husky/_ stubs, a template folder (init.templateDir), and
+ * each file word of a core.fsmonitor shell command are read-only; a shell command sbx cannot
+ * follow is refused; empty folders nested in .git/modules stop no later launch.
+ */
+static void test_ninth_attack_guards(void)
+{
+	char *b = it_path(it_tmpdir(), "n9"), *home = it_path(it_tmpdir(), "n9home");
+	struct it_run r;
+
+	host_sh(fmt(
+	    "set -e; mkdir -p %s %s/dot/tmpl/hooks; cd %s;"
+	    " printf '[init]\\n\\ttemplateDir = ~/dot/tmpl\\n' > %s/.gitconfig;"
+	    " %s init -q hl; mkdir hl/tools; echo '#!/bin/sh' > hl/tools/pre-commit;"
+	    " ln hl/tools/pre-commit hl/.git/hooks/pre-commit;"
+	    " %s init -q hp; mkdir hp/.githooks hp/scripts; echo '#!/bin/sh' > hp/scripts/pc.sh;"
+	    " ln -s ../scripts/pc.sh hp/.githooks/pre-commit; %s -C hp config core.hooksPath "
+	    ".githooks;"
+	    " %s init -q hk; mkdir -p hk/.husky/_; echo 'sh -e x' > hk/.husky/_/h;"
+	    " echo '. \"$(dirname \"$0\")/h\"' > hk/.husky/_/pre-commit; echo lint > "
+	    "hk/.husky/pre-commit;"
+	    " %s -C hk config core.hooksPath .husky/_;"
+	    " %s init -q fs; mkdir fs/tools; echo '#!/bin/sh' > fs/tools/fsmon.sh;"
+	    " %s -C fs config core.fsmonitor 'sh tools/fsmon.sh';"
+	    " %s init -q fx; %s -C fx config core.fsmonitor 'tools/a; tools/b';"
+	    " %s init -q md; mkdir -p md/.git/modules/a/b/c/d/e/f/g/h/i/j/k/l",
+	    b, home, b, home, git, git, git, git, git, git, git, git, git, git));
+	/* a hard-linked hook: refused, naming it */
+	it_sbxv(&r, "run", "-v", fmt("%s/hl", b), "-w", fmt("%s/hl", b), "--", "/bin/true", NULL);
+	IT_EXPECT_INT(r.status, 125);
+	IT_EXPECT_CONTAINS(r.err, fmt("%s/hl/.git/hooks/pre-commit has 2 names (hard links)", b));
+	/* a shell command as core.fsmonitor: refused */
+	it_sbxv(&r, "run", "-v", fmt("%s/fx", b), "-w", fmt("%s/fx", b), "--", "/bin/true", NULL);
+	IT_EXPECT_INT(r.status, 125);
+	IT_EXPECT_CONTAINS(r.err, "core.fsmonitor is a shell command");
+	/* empty folders of module names, nested 12 deep: no refusal */
+	it_sbxv(&r, "run", "-v", fmt("%s/md", b), "-w", fmt("%s/md", b), "--", "/bin/true", NULL);
+	IT_EXPECT_INT(r.status, 0);
+	{
+		static const struct {
+			const char *repo, *script;
+		} cases[] = {
+		    {"hp", "echo x > .githooks/pre-commit; echo a=$?"},
+		    {"hk", "echo x >> .husky/pre-commit; echo a=$?; echo x > .husky/post-merge;"
+		           " echo b=$?"},
+		    {"fs", "echo x > tools/fsmon.sh; echo a=$?"},
+		};
+
+		for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+			char *repo = fmt("%s/%s", b, cases[i].repo);
+
+			it_sbxv(&r, "run", "-v", repo, "-w", repo, "--", "/bin/sh", "-c",
+			        fmt("%s; true", cases[i].script), NULL);
+			IT_EXPECT_INT(r.status, 0);
+			if (!strstr(r.out, "a=") || strstr(r.out, "=0\n"))
+				it_fail(__FILE__, __LINE__, "%s: written:\n%s%s", cases[i].repo,
+				        r.out, r.err);
+		}
+	}
+	/* the user's template folder, in a sandbox of the home folder */
+	setenv("HOME", home, 1);
+	it_sbxv(&r, "run", "-v", home, "-w", home, "--", "/bin/sh", "-c",
+	        "echo x > dot/tmpl/hooks/post-checkout; echo a=$?; true", NULL);
+	IT_EXPECT_INT(r.status, 0);
+	IT_EXPECT_CONTAINS(r.out, "a=");
+	IT_EXPECT_NOT_CONTAINS(r.out, "a=0");
+}
+
+/*
+ * What makes git on the host show other content or hide changes, changed during the run, is
+ * named after it (a ninth attack): a replace ref, a file marked skip-worktree, info/exclude,
+ * and a linked worktree's rebase counters; a counter longer than a short read is not a
+ * number. Nothing is named where nothing changed.
+ */
+static void test_review_named(void)
+{
+	char *b = it_path(it_tmpdir(), "rv");
+	struct it_run r;
+
+	host_sh(fmt("set -e; mkdir -p %s; cd %s; %s init -q m; cd m; echo a > f; %s add f;"
+	            " %s commit -qm i; %s worktree add -q ../w -b w",
+	            b, b, git, git, git, git));
+	it_sbxv(&r, "run", "-v", fmt("%s/m", b), "-w", fmt("%s/m", b), "--", "/bin/sh", "-c",
+	        fmt("%s status -s >/dev/null", git), NULL);
+	IT_EXPECT_INT(r.status, 0);
+	IT_EXPECT_NOT_CONTAINS(r.err, "during the run");
+	it_sbxv(
+	    &r, "run", "-v", fmt("%s/m", b), "-w", fmt("%s/m", b), "--", "/bin/sh", "-c",
+	    fmt("set -e; %s replace $(%s rev-parse HEAD:f) $(echo b | %s hash-object -w --stdin);"
+	        " echo b > f; %s update-index --skip-worktree f; echo '*.log' >> .git/info/exclude;"
+	        " d=.git/worktrees/w/rebase-merge; mkdir -p $d;"
+	        " printf '%%s$(id)\\n' 000000000000000000000000000000000000000000000000000000000001"
+	        " > $d/msgnum",
+	        git, git, git, git),
+	    NULL);
+	IT_EXPECT_INT(r.status, 0);
+	IT_EXPECT_CONTAINS(r.err, fmt("%s/m/.git: its replace refs changed during the run", b));
+	IT_EXPECT_CONTAINS(r.err, fmt("%s/m/.git: files were marked skip-worktree", b));
+	IT_EXPECT_CONTAINS(r.err, fmt("%s/m/.git: info/exclude changed during the run", b));
+	IT_EXPECT_CONTAINS(r.err,
+	                   fmt("%s/m/.git/worktrees/w/rebase-merge/msgnum holds text that is "
+	                       "not a number",
+	                       b));
+}
+
 static void test_no_new_repository_namespaces(void)
 {
 	no_new_repository("namespaces");
@@ -934,6 +1041,8 @@ int main(int argc, char **argv)
 	    IT_CASE(test_config_syntax_followed),
 	    IT_CASE(test_gitdir_link_and_fsmonitor),
 	    IT_CASE(test_rebase_counters_named),
+	    IT_CASE(test_ninth_attack_guards),
+	    IT_CASE(test_review_named),
 	};
 
 	return it_main(argc, argv, cases, sizeof(cases) / sizeof(cases[0]));
