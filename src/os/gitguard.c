@@ -29,10 +29,12 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "sbx/cleanup.h"
 #include "sbx/path.h"
+#include "sbx/sha.h"
 #include "os/fs.h"
 
 /* What one survey looks at; past any of these it refuses (fail closed: an entry it did not
@@ -112,6 +114,7 @@ void sbx_gitguard_clear(struct sbx_gitguard *g)
 	free(g->guards);
 	for (size_t i = 0; i < g->n_reviews; i++) {
 		free(g->reviews[i].gitdir);
+		free(g->reviews[i].worktree);
 		for (size_t k = 0; k < SBX_GIT_REVIEW; k++)
 			free(g->reviews[i].part[k]);
 	}
@@ -422,10 +425,6 @@ static int survey_modules(struct survey *s, int dir, const char *sandbox, const 
 	if (!d)
 		return 0;
 	while (r >= 0 && (de = readdir(d))) {
-		if (n++ >= GIT_MAX_ENTRIES) {
-			r = too_much(s->err, "entries in", host, GIT_MAX_ENTRIES);
-			break;
-		}
 		char sb[SBX_PATH_MAX], hb[SBX_PATH_MAX];
 		struct stat st;
 		int sub;
@@ -433,6 +432,9 @@ static int survey_modules(struct survey *s, int dir, const char *sandbox, const 
 		if (de->d_name[0] == '.' &&
 		    (!de->d_name[1] || (de->d_name[1] == '.' && !de->d_name[2])))
 			continue;
+		/* only folders can be git dirs: files count for nothing, and folders of module
+		 * names count apart (an outside attack left 4100 empty files there, and every
+		 * later launch refused) */
 		if (fstatat(dir, de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISDIR(st.st_mode))
 			continue;
 		if (!join(sb, sizeof(sb), sandbox, de->d_name) ||
@@ -445,7 +447,10 @@ static int survey_modules(struct survey *s, int dir, const char *sandbox, const 
 		 * entries are named after the run as those of modules/ itself are (a git dir
 		 * made at .git/modules/vendor/evil is module "vendor/evil") */
 		if (faccessat(sub, "HEAD", F_OK, AT_SYMLINK_NOFOLLOW) == 0) {
-			r = survey_gitdir(s, sb, hb, GITDIR_MODULE, pinned, depth + 1);
+			if (n++ >= GIT_MAX_ENTRIES)
+				r = too_much(s->err, "git dirs in", host, GIT_MAX_ENTRIES);
+			else
+				r = survey_gitdir(s, sb, hb, GITDIR_MODULE, pinned, depth + 1);
 		} else {
 			r = watch_dir(s, sub, hb);
 			if (r >= 0)
@@ -471,15 +476,15 @@ static int survey_worktrees(struct survey *s, int dir, const char *sandbox, cons
 		char sb[SBX_PATH_MAX], hb[SBX_PATH_MAX];
 		struct stat st;
 
-		if (n++ >= GIT_MAX_ENTRIES) {
-			r = too_much(s->err, "entries in", host, GIT_MAX_ENTRIES);
-			break;
-		}
 		if (de->d_name[0] == '.' &&
 		    (!de->d_name[1] || (de->d_name[1] == '.' && !de->d_name[2])))
 			continue;
 		if (fstatat(dir, de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISDIR(st.st_mode))
 			continue;
+		if (n++ >= GIT_MAX_ENTRIES) {
+			r = too_much(s->err, "folders in", host, GIT_MAX_ENTRIES);
+			break;
+		}
 		if (join(sb, sizeof(sb), sandbox, de->d_name) &&
 		    join(hb, sizeof(hb), host, de->d_name))
 			r = survey_gitdir(s, sb, hb, GITDIR_WORKTREE, pinned, depth + 1);
@@ -527,10 +532,10 @@ static int hook_chain(struct survey *s, const char *name, const char *text, cons
  * one file): a mount holds a path read-only, not the file, which stays as writable through its
  * other name as that name's folder is, and sbx cannot find that name. Fail closed: refuse the
  * launch, naming the file. A guarded folder's files are looked at too, LINKS_DEPTH folders
- * deep, LINKS_MAX in all (an outside attack: a hook linked into the working tree was rewritten
- * there, then ran at the user's next commit).
+ * deep, LINKS_MAX in all, past which it refuses too (an outside attack: a hook linked into the
+ * working tree was rewritten there, then ran at the user's next commit).
  */
-#define LINKS_DEPTH 4
+#define LINKS_DEPTH 8
 #define LINKS_MAX   65536
 
 static int check_links(struct survey *s, int dir, const char *name, const char *host, int depth)
@@ -552,14 +557,25 @@ static int check_links(struct survey *s, int dir, const char *name, const char *
 		    "path, and the sandbox could rewrite it through another name in a "
 		    "writable folder, for git to run or read outside",
 		    host, (uintmax_t)st.st_nlink);
-		sbx_error_hint(s->err,
-		               "make it a file of its own (cp -p %s %s.new && mv %s.new %s), or a "
-		               "symbolic link to its program",
-		               host, host, host, host);
+		if (strstr(host, "/.git/") && !strstr(host, "/hooks/") && !strstr(host, "/config"))
+			sbx_error_hint(s->err,
+			               "if a sandbox made it (sbx names what appeared after a "
+			               "run), remove it; else make it a file of its own (cp "
+			               "-p FILE FILE.new && mv FILE.new FILE)");
+		else
+			sbx_error_hint(
+			    s->err,
+			    "if a sandbox made it, remove it; else make it a file of its "
+			    "own (cp -p %s %s.new && mv %s.new %s), or a symbolic link to "
+			    "its program",
+			    host, host, host, host);
 		return r;
 	}
-	if (!S_ISDIR(st.st_mode) || depth >= LINKS_DEPTH)
+	if (!S_ISDIR(st.st_mode))
 		return 0;
+	if (depth >= LINKS_DEPTH)
+		return too_much(s->err, "folders of git's nested within one another, at", host,
+		                LINKS_DEPTH);
 	sub = openat(dir, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	d = sub >= 0 ? fdopendir(sub) : NULL;
 	if (!d) {
@@ -584,7 +600,7 @@ static int check_links(struct survey *s, int dir, const char *name, const char *
  * template's hooks/), `base` its host path: each target is guarded (read-only where a
  * writable mount shows it) as a file the config names would be; at most GIT_MAX_ENTRIES of
  * them. Takes `fd`. */
-static int survey_links_in(struct survey *s, int fd, const char *base)
+static int survey_links_at(struct survey *s, int fd, const char *base, int depth)
 {
 	char text[SBX_PATH_MAX];
 	struct dirent *e;
@@ -598,9 +614,40 @@ static int survey_links_in(struct survey *s, int fd, const char *base)
 		return 0;
 	}
 	while (r >= 0 && (e = readdir(d))) {
+		struct stat st;
 		ssize_t len;
 
-		if (e->d_type != DT_LNK && e->d_type != DT_UNKNOWN)
+		if (e->d_name[0] == '.' &&
+		    (!e->d_name[1] || (e->d_name[1] == '.' && !e->d_name[2])))
+			continue;
+		if (fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+			continue;
+		/* a subfolder (a hook's lib/, husky 8's _/): its links are as much the hooks'
+		 * (an outside attack rewrote the target of .githooks/lib/common.sh, which the hook
+		 * sources) */
+		if (S_ISDIR(st.st_mode)) {
+			char sub[SBX_PATH_MAX];
+
+			if (depth + 1 >= LINKS_DEPTH) {
+				r = too_much(s->err,
+				             "folders of hooks nested within one another, at", base,
+				             LINKS_DEPTH);
+				break;
+			}
+			if (++s->n_checked > LINKS_MAX) {
+				r = too_much(s->err, "files of git's to look at, up to", base,
+				             LINKS_MAX);
+				break;
+			}
+			if (join(sub, sizeof(sub), base, e->d_name))
+				r = survey_links_at(
+				    s,
+				    openat(dirfd(d), e->d_name,
+				           O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC),
+				    sub, depth + 1);
+			continue;
+		}
+		if (!S_ISLNK(st.st_mode))
 			continue;
 		if (n >= GIT_MAX_ENTRIES) {
 			r = too_much(s->err, "symbolic links in", base, GIT_MAX_ENTRIES);
@@ -617,6 +664,11 @@ static int survey_links_in(struct survey *s, int fd, const char *base)
 	}
 	closedir(d);
 	return r;
+}
+
+static int survey_links_in(struct survey *s, int fd, const char *base)
+{
+	return survey_links_at(s, fd, base, 0);
 }
 
 static int survey_hook_links(struct survey *s, int gitdir, const char *host)
@@ -1159,7 +1211,7 @@ static bool cfg_value(struct cfg_parse *c, char *out, size_t size)
  */
 static int hooks_folder(struct survey *s, const char *value, const char *base, bool tmpl)
 {
-	char raw[SBX_PATH_MAX * 2], host[SBX_PATH_MAX], real[PATH_MAX], sub[SBX_PATH_MAX];
+	char raw[SBX_PATH_MAX * 2], host[SBX_PATH_MAX], real[PATH_MAX];
 	int r = config_path(s, value, base), fd;
 	const char *slash;
 
@@ -1170,16 +1222,8 @@ static int hooks_folder(struct survey *s, const char *value, const char *base, b
 	fd = open_dir(real);
 	if (fd < 0)
 		return 0;
-	if (tmpl) {
-		/* the template's own links (a linked hooks/ or config), then its hooks/ */
-		r = survey_links_in(s, dup(fd), host);
-		if (r >= 0 && join(sub, sizeof(sub), host, "hooks"))
-			r = survey_links_in(
-			    s, openat(fd, "hooks", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC),
-			    sub);
-		close(fd);
-		return r;
-	}
+	if (tmpl)
+		return survey_links_in(s, fd, host); /* its links, hooks/ and all */
 	slash = strrchr(host, '/');
 	if (slash && strcmp(slash, "/_") == 0 && slash != host &&
 	    (faccessat(fd, "h", F_OK, AT_SYMLINK_NOFOLLOW) == 0 ||
@@ -1252,7 +1296,7 @@ static int fsmonitor_program(struct survey *s, const char *v, const char *base)
  * symlink a dotfiles manager made), its include paths relative to base. */
 /* What one config says that sbx follows, in the order it says it. */
 struct cfg_entry {
-	enum { CFG_HOOKS, CFG_FSMONITOR, CFG_INCLUDE, CFG_WORKTREE, CFG_TEMPLATE } kind;
+	enum { CFG_HOOKS, CFG_FSMONITOR, CFG_INCLUDE, CFG_WORKTREE, CFG_TEMPLATE, CFG_FILE } kind;
 	char *value;
 };
 
@@ -1323,6 +1367,11 @@ static int survey_config(struct survey *s, int dir, const char *name, const char
 			kind = CFG_WORKTREE;
 		else if (strcmp(section, "init") == 0 && !sub && strcmp(key, "templatedir") == 0)
 			kind = CFG_TEMPLATE;
+		/* the user's attributes and ignore files: -diff hides changes from git diff, an
+		 * ignore pattern new files from git status */
+		else if (strcmp(section, "core") == 0 && !sub &&
+		         (strcmp(key, "attributesfile") == 0 || strcmp(key, "excludesfile") == 0))
+			kind = CFG_FILE;
 		else if ((strcmp(section, "include") == 0 || strcmp(section, "includeif") == 0) &&
 		         strcmp(key, "path") == 0)
 			kind = CFG_INCLUDE;
@@ -1378,6 +1427,9 @@ static int survey_config(struct survey *s, int dir, const char *name, const char
 			break;
 		case CFG_INCLUDE:
 			r = survey_include(s, v, base, worktree_host);
+			break;
+		case CFG_FILE:
+			r = config_path(s, v, worktree_host);
 			break;
 		case CFG_WORKTREE:
 			break;
@@ -1605,49 +1657,40 @@ static uint32_t be32(const unsigned char *p)
  * path: NUL-terminated and padded to a multiple of 8 in versions 2 and 3, prefix-compressed
  * against the previous path in version 4.
  */
-static char *index_scan(const char *file, size_t hashsz, int depth, bool hidden);
+/* One entry of a git index, as index_walk gives it. */
+struct index_entry {
+	const unsigned char *stat; /* 40 bytes: ctime, mtime (s, ns), dev, ino, mode, uid, gid,
+	                              size, each 32 bits big-endian */
+	const unsigned char *oid;  /* hashsz bytes */
+	uint32_t mode;
+	uint16_t flags, ext; /* ext: version 3's extended flags (skip-worktree 0x4000, intent to
+	                        add 0x2000) */
+	const char *name;
+	size_t len;
+};
 
-/* The gitlinks of a split index's shared part (`link` extension: .git/sharedindex.<hash>, in
- * the index's own folder), or NULL. */
-static char *shared_gitlinks(const char *file, const unsigned char *hash, size_t hashsz, int depth,
-                             bool hidden)
-{
-	char shared[SBX_PATH_MAX + 128];
-	const char *slash = strrchr(file, '/');
-	int n = snprintf(shared, sizeof(shared), "%.*s/sharedindex.",
-	                 slash ? (int)(slash - file) : 1, slash ? file : ".");
-
-	for (size_t i = 0; i < hashsz && n > 0 && (size_t)n + 3 < sizeof(shared); i++)
-		n += snprintf(shared + n, sizeof(shared) - (size_t)n, "%02x", hash[i]);
-	return index_scan(shared, hashsz, depth + 1, hidden);
-}
-
-static char *index_gitlinks(const char *file, size_t hashsz)
-{
-	return index_scan(file, hashsz, 0, false);
-}
-
-/* As index_gitlinks, the gitlinks, or with `hidden` the entries git status and diff pass over
- * (marked assume-unchanged, or skip-worktree: version 3's extended flags); a split index's
- * shared part followed once (depth). Its entries are added to the split part's, whatever the
- * split part's bitmaps delete or replace: a superset, computed the same way before and after a
- * run, so that a new one always shows. */
-static char *index_scan(const char *file, size_t hashsz, int depth, bool hidden)
+/*
+ * Call cb for each entry of a git index, and of a split index's shared part (`link`
+ * extension: .git/sharedindex.<hash>, in the index's own folder), followed once (depth): its
+ * entries are given beside the split part's, whatever the split part's bitmaps delete or
+ * replace, a superset computed the same way before and after a run. -1 if it cannot be read.
+ */
+static int index_walk(const char *file, size_t hashsz, int depth,
+                      void (*cb)(void *ctx, const struct index_entry *e), void *ctx)
 {
 	_cleanup_free_ unsigned char *buf = NULL;
-	_cleanup_free_ char *out = NULL;
 	char name[SBX_PATH_MAX];
-	size_t len = 0, cap = 0, have = 1, pos = 12, prev = 0;
+	size_t len = 0, pos = 12, prev = 0;
 	uint32_t version, count;
 	struct stat st;
 	int fd = open(file, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 
 	if (fd < 0)
-		return NULL;
+		return -1;
 	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size < 12 ||
 	    (unsigned long long)st.st_size > INDEX_MAX || !(buf = malloc((size_t)st.st_size))) {
 		close(fd);
-		return NULL;
+		return -1;
 	}
 	while (len < (size_t)st.st_size) {
 		ssize_t n = read(fd, buf + len, (size_t)st.st_size - len);
@@ -1658,32 +1701,28 @@ static char *index_scan(const char *file, size_t hashsz, int depth, bool hidden)
 	}
 	close(fd);
 	if (len < 12 || memcmp(buf, "DIRC", 4) != 0)
-		return NULL;
+		return -1;
 	version = be32(buf + 4);
 	count = be32(buf + 8);
 	if (version < 2 || version > 4)
-		return NULL;
-	out = malloc(2);
-	if (!out)
-		return NULL;
-	cap = 2;
-	out[0] = '\n';
-	out[1] = '\0';
+		return -1;
 	name[0] = '\0';
 	for (uint32_t e = 0; e < count; e++) {
 		size_t start = pos, fixed = 40 + hashsz + 2, nlen;
-		uint32_t mode;
-		uint16_t flags, ext = 0;
+		struct index_entry ent;
 
 		if (pos + fixed > len)
-			return NULL;
-		mode = be32(buf + pos + 24);
-		flags = (uint16_t)(buf[pos + 40 + hashsz] << 8 | buf[pos + 41 + hashsz]);
+			return -1;
+		ent.stat = buf + pos;
+		ent.oid = buf + pos + 40;
+		ent.mode = be32(buf + pos + 24);
+		ent.flags = (uint16_t)(buf[pos + 40 + hashsz] << 8 | buf[pos + 41 + hashsz]);
+		ent.ext = 0;
 		pos += fixed;
-		if (version >= 3 && (flags & 0x4000)) {
+		if (version >= 3 && (ent.flags & 0x4000)) {
 			if (pos + 2 > len)
-				return NULL;
-			ext = (uint16_t)(buf[pos] << 8 | buf[pos + 1]);
+				return -1;
+			ent.ext = (uint16_t)(buf[pos] << 8 | buf[pos + 1]);
 			pos += 2;
 		}
 		if (version == 4) {
@@ -1693,77 +1732,115 @@ static char *index_scan(const char *file, size_t hashsz, int depth, bool hidden)
 
 			do {
 				if (pos >= len)
-					return NULL;
+					return -1;
 				c = buf[pos++];
 				drop = (drop << 7) | (c & 127);
 				if (c & 128)
 					drop++;
 			} while ((c & 128) && drop < SBX_PATH_MAX);
 			if (drop > prev)
-				return NULL;
+				return -1;
 			prev -= drop;
 		} else {
 			prev = 0;
 		}
 		nlen = strnlen((const char *)buf + pos, len - pos);
 		if (pos + nlen >= len || prev + nlen >= sizeof(name))
-			return NULL;
+			return -1;
 		memcpy(name + prev, buf + pos, nlen);
 		prev += nlen;
 		name[prev] = '\0';
 		pos += nlen + 1;
 		if (version < 4)
 			pos = start + ((pos - start + 7) & ~(size_t)7);
-		if (hidden ? !((flags & 0x8000) || (ext & 0x4000)) : (mode & 0170000) != 0160000)
-			continue;
-		while (have + prev + 2 > cap) {
-			char *grown = realloc(out, cap * 2 + prev + 2);
-
-			if (!grown)
-				return NULL;
-			out = grown;
-			cap = cap * 2 + prev + 2;
-		}
-		memcpy(out + have, name, prev);
-		/* the list is one name a line: a newline in a name (the worker chose it) is shown
-		 * as '?', so that one entry stays one line */
-		for (size_t k = have; k < have + prev; k++)
-			if (out[k] == '\n')
-				out[k] = '?';
-		have += prev;
-		out[have++] = '\n';
-		out[have] = '\0';
+		ent.name = name;
+		ent.len = prev;
+		cb(ctx, &ent);
 	}
-	/* the extensions, up to the trailing checksum: a split index's `link` names its shared
-	 * part, whose entries are the index's too */
+	/* the extensions, up to the trailing checksum */
 	while (depth == 0 && pos + 8 + hashsz <= len) {
 		uint32_t size = be32(buf + pos + 4);
 
 		if (size > len - hashsz - pos - 8)
 			break;
 		if (memcmp(buf + pos, "link", 4) == 0 && size >= hashsz) {
-			_cleanup_free_ char *more =
-			    shared_gitlinks(file, buf + pos + 8, hashsz, depth, hidden);
-			size_t mlen;
+			char shared[SBX_PATH_MAX + 128];
+			const char *slash = strrchr(file, '/');
+			int n = snprintf(shared, sizeof(shared), "%.*s/sharedindex.",
+			                 slash ? (int)(slash - file) : 1, slash ? file : ".");
 
-			if (!more)
-				return NULL; /* a split index whose shared part cannot be read */
-			mlen = strlen(more);
-			if (mlen > 1) {
-				char *grown = realloc(out, have + mlen + 1);
-
-				if (!grown)
-					return NULL;
-				out = grown;
-				memcpy(out + have, more + 1,
-				       mlen - 1); /* past its leading newline */
-				have += mlen - 1;
-				out[have] = '\0';
-			}
+			for (size_t i = 0; i < hashsz && n > 0 && (size_t)n + 3 < sizeof(shared);
+			     i++)
+				n += snprintf(shared + n, sizeof(shared) - (size_t)n, "%02x",
+				              buf[pos + 8 + i]);
+			/* a split index whose shared part cannot be read */
+			if (index_walk(shared, hashsz, depth + 1, cb, ctx) < 0)
+				return -1;
 		}
 		pos += 8 + size;
 	}
-	return TAKE_PTR(out);
+	return 0;
+}
+
+struct scan_ctx {
+	bool hidden;
+	char *out;
+	size_t have, cap;
+	bool failed;
+};
+
+static void scan_one(void *ctx, const struct index_entry *e)
+{
+	struct scan_ctx *c = ctx;
+
+	if (c->failed || (c->hidden ? !((e->flags & 0x8000) || (e->ext & 0x4000))
+	                            : (e->mode & 0170000) != 0160000))
+		return;
+	while (c->have + e->len + 2 > c->cap) {
+		char *grown = realloc(c->out, c->cap * 2 + e->len + 2);
+
+		if (!grown) {
+			c->failed = true;
+			return;
+		}
+		c->out = grown;
+		c->cap = c->cap * 2 + e->len + 2;
+	}
+	memcpy(c->out + c->have, e->name, e->len);
+	/* the list is one name a line: a newline in a name (the worker chose it) is shown as '?',
+	 * so that one entry stays one line */
+	for (size_t k = c->have; k < c->have + e->len; k++)
+		if (c->out[k] == '\n')
+			c->out[k] = '?';
+	c->have += e->len;
+	c->out[c->have++] = '\n';
+	c->out[c->have] = '\0';
+}
+
+/*
+ * The gitlinks (mode 160000: submodules) of a git index, or with `hidden` the entries git
+ * status and diff pass over (marked assume-unchanged, or skip-worktree), '\n'-separated and
+ * '\n'-led ("\nsub\nlib/x\n"), or NULL if it cannot be read (gitformat-index(5): versions 2,
+ * 3 and 4).
+ */
+static char *index_scan(const char *file, size_t hashsz, int depth, bool hidden)
+{
+	struct scan_ctx c = {.hidden = hidden, .out = malloc(2), .have = 1, .cap = 2};
+
+	if (!c.out)
+		return NULL;
+	c.out[0] = '\n';
+	c.out[1] = '\0';
+	if (index_walk(file, hashsz, depth, scan_one, &c) < 0 || c.failed) {
+		free(c.out);
+		return NULL;
+	}
+	return c.out;
+}
+
+static char *index_gitlinks(const char *file, size_t hashsz)
+{
+	return index_scan(file, hashsz, 0, false);
 }
 
 /* Does a config name sha256 as the object format? (The index then holds 32-byte names.) */
@@ -1996,6 +2073,18 @@ static int review_add(struct survey *s, int gitdir, const char *host)
 	rv = &g->reviews[g->n_reviews];
 	memset(rv, 0, sizeof(*rv));
 	rv->gitdir = strdup(host);
+	/* its checkout: the folder that holds a .git folder, or the one a linked worktree's
+	 * gitdir file names the .git file of */
+	{
+		size_t n = strlen(host);
+		char text[SBX_PATH_MAX];
+
+		if (n > 5 && strcmp(host + n - 5, "/.git") == 0)
+			rv->worktree = strndup(host, n - 5);
+		else if (read_line(gitdir, "gitdir", text, sizeof(text)) && text[0] == '/' &&
+		         strlen(text) > 5 && strcmp(text + strlen(text) - 5, "/.git") == 0)
+			rv->worktree = strndup(text, strlen(text) - 5);
+	}
 	for (int k = 0; k < SBX_GIT_REVIEW; k++)
 		rv->part[k] = review_part(gitdir, host, k);
 	g->n_reviews++;
@@ -2365,6 +2454,21 @@ const char *sbx_guard_unprotected_warning(const struct sbx_gitguard *g, char *bu
 	return buf;
 }
 
+/* The folder of the user's XDG git files ($XDG_CONFIG_HOME/git, or ~/.config/git). */
+static bool xdg_git_dir(char *out, size_t size)
+{
+	const char *home = getenv("HOME"), *xdg = getenv("XDG_CONFIG_HOME");
+	int n;
+
+	if (xdg && xdg[0] == '/')
+		n = snprintf(out, size, "%s/git", xdg);
+	else if (home && home[0] == '/')
+		n = snprintf(out, size, "%s/.config/git", home);
+	else
+		return false;
+	return n > 0 && (size_t)n < size;
+}
+
 int sbx_gitguard_survey(const struct sbx_spec *spec, const struct sbx_plan *plan,
                         struct sbx_gitguard *out, struct sbx_error *err)
 {
@@ -2372,6 +2476,12 @@ int sbx_gitguard_survey(const struct sbx_spec *spec, const struct sbx_plan *plan
 	int r = 0;
 
 	memset(out, 0, sizeof(*out));
+	{
+		struct timespec now;
+
+		clock_gettime(CLOCK_REALTIME, &now);
+		out->launch_sec = (long long)now.tv_sec;
+	}
 	if (survey_unprotected(spec, plan, out) < 0)
 		return sbx_error_set(err, SBX_ERR_SETUP, ENOMEM, "out of memory");
 	if (!spec->protect_git)
@@ -2402,6 +2512,18 @@ int sbx_gitguard_survey(const struct sbx_spec *spec, const struct sbx_plan *plan
 
 		for (size_t i = 0; r >= 0 && i < n; i++)
 			r = config_path(&s, files[i], "/"); /* and where its links lead */
+		/* git's default attributes and ignore files beside the user's XDG config (every
+		 * repository's: an outside attack hid a change from git diff with "* -diff" there)
+		 */
+		if (r >= 0 && xdg_git_dir(files[0], sizeof(files[0]))) {
+			char f[SBX_PATH_MAX + 32];
+
+			snprintf(f, sizeof(f), "%s/attributes", files[0]);
+			r = config_path(&s, f, "/");
+			snprintf(f, sizeof(f), "%s/ignore", files[0]);
+			if (r >= 0)
+				r = config_path(&s, f, "/");
+		}
 	}
 	for (size_t i = 0; i < s.n_visited; i++)
 		free(s.visited[i]);
@@ -2471,6 +2593,113 @@ static size_t name_appeared(char *const *list, char *const *links, size_t n, con
 		found++;
 	}
 	return found;
+}
+
+/*
+ * Index entries that say their file is unchanged when it is not: git takes a file whose stat
+ * data matches its index entry for the object the entry names, and reads no further, so an
+ * index written with a file's new stat data beside its old object hides the change from git
+ * status and git diff (an outside attack). Only entries written during the run are looked at
+ * (their ctime, which no call can set back, is not older than the launch), only where the file
+ * matches them (else git sees the change itself), and each such file is hashed as git hashes
+ * a blob ("blob SIZE\0" and the bytes), opened beneath the checkout without following any
+ * symbolic link. VERIFY_MAX bytes in all; past that, said.
+ */
+#define VERIFY_MAX (256ull << 20)
+
+struct verify_ctx {
+	int top; /* the checkout */
+	size_t hashsz;
+	long long since;
+	unsigned long long bytes;
+	size_t found, unread;
+	char first[SBX_PATH_MAX];
+};
+
+static bool blob_hash(struct verify_ctx *c, const struct index_entry *e, unsigned char *out)
+{
+	char head[64];
+	unsigned char buf[65536];
+	struct sbx_sha h;
+	struct stat st;
+	bool ok = true;
+	int fd, n;
+
+	if ((e->mode & 0170000) == 0120000) {
+		/* a symbolic link's blob is its text: read from its folder, opened beneath the
+		 * checkout without following one */
+		char dir[SBX_PATH_MAX], text[SBX_PATH_MAX];
+		const char *slash = strrchr(e->name, '/');
+		ssize_t len;
+		int d;
+
+		snprintf(dir, sizeof(dir), "%.*s", slash ? (int)(slash - e->name) : 1,
+		         slash ? e->name : ".");
+		d = sbx_openat2(c->top, dir, O_PATH | O_DIRECTORY | O_CLOEXEC,
+		                RESOLVE_NO_SYMLINKS | RESOLVE_BENEATH);
+		len = d < 0 ? -1 : readlinkat(d, slash ? slash + 1 : e->name, text, sizeof(text));
+		if (d >= 0)
+			close(d);
+		if (len < 0)
+			return false;
+		n = snprintf(head, sizeof(head), "blob %zd", len);
+		sbx_sha_init(&h, c->hashsz == 32 ? 256 : 160);
+		sbx_sha_update(&h, head, (size_t)n + 1);
+		sbx_sha_update(&h, text, (size_t)len);
+		sbx_sha_final(&h, out);
+		return true;
+	}
+	fd = sbx_openat2(c->top, e->name, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC,
+	                 RESOLVE_NO_SYMLINKS | RESOLVE_BENEATH);
+	if (fd < 0)
+		return false;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) ||
+	    c->bytes + (unsigned long long)st.st_size > VERIFY_MAX) {
+		close(fd);
+		return false;
+	}
+	c->bytes += (unsigned long long)st.st_size;
+	n = snprintf(head, sizeof(head), "blob %lld", (long long)st.st_size);
+	sbx_sha_init(&h, c->hashsz == 32 ? 256 : 160);
+	sbx_sha_update(&h, head, (size_t)n + 1);
+	for (long long left = st.st_size; left > 0;) {
+		ssize_t got = read(fd, buf, sizeof(buf));
+
+		if (got <= 0) {
+			ok = false;
+			break;
+		}
+		sbx_sha_update(&h, buf, (size_t)got);
+		left -= got;
+	}
+	close(fd);
+	sbx_sha_final(&h, out);
+	return ok;
+}
+
+static void verify_one(void *ctx, const struct index_entry *e)
+{
+	struct verify_ctx *c = ctx;
+	unsigned char sum[32];
+	struct stat st;
+	uint32_t ctime_s = be32(e->stat), mtime_s = be32(e->stat + 8), size = be32(e->stat + 36);
+
+	/* submodules, marked entries (named apart), intent-to-add; stat data older than the run */
+	if ((e->mode & 0170000) == 0160000 || (e->flags & 0x8000) || (e->ext & 0x6000) ||
+	    (long long)ctime_s < c->since - 1 || !e->len)
+		return;
+	if (fstatat(c->top, e->name, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
+	    (uint32_t)st.st_ctim.tv_sec != ctime_s || (uint32_t)st.st_mtim.tv_sec != mtime_s ||
+	    (uint32_t)st.st_size != size)
+		return; /* git sees this one differ by itself */
+	if (!blob_hash(c, e, sum)) {
+		c->unread++;
+		return;
+	}
+	if (memcmp(sum, e->oid, c->hashsz) == 0)
+		return;
+	if (!c->found++)
+		snprintf(c->first, sizeof(c->first), "%s", e->name);
 }
 
 /* Does the list `now` ("\nNAME\nNAME\n") hold a name that `then` did not? */
@@ -2634,6 +2863,46 @@ size_t sbx_gitguard_after(const struct sbx_gitguard *g, void (*report)(const cha
 			found++;
 			if (gd < 0)
 				break;
+		}
+	}
+	for (size_t i = 0; i < g->n_reviews; i++) {
+		const struct sbx_gitguard_review *rv = &g->reviews[i];
+		_cleanup_close_ int gd = -1;
+		struct verify_ctx c = {.since = g->launch_sec};
+		char file[SBX_PATH_MAX + 8];
+
+		if (!rv->worktree)
+			continue;
+		gd = open_dir(rv->gitdir);
+		c.top = open_dir(rv->worktree);
+		c.hashsz = gd >= 0 && sha256_repo(gd) ? 32 : 20;
+		snprintf(file, sizeof(file), "%s/index", rv->gitdir);
+		if (c.top >= 0)
+			index_walk(file, c.hashsz, 0, verify_one, &c);
+		if (c.top >= 0)
+			close(c.top);
+		if (c.found) {
+			snprintf(line, sizeof(line),
+			         "git: %s: the index, written during the run, calls %s%s%.0zu%s "
+			         "unchanged while %s not: git status and git diff show no change "
+			         "there (git update-index --really-refresh, then git status, shows "
+			         "it): look before trusting that checkout",
+			         rv->gitdir, c.first, c.found > 1 ? " and " : "",
+			         c.found > 1 ? c.found - 1 : 0, c.found > 1 ? " more" : "",
+			         c.found > 1 ? "they are" : "it is");
+			report(line, ctx);
+			found++;
+		}
+		if (c.unread) {
+			snprintf(
+			    line, sizeof(line),
+			    "git: %s: %zu files the index, written during the run, calls "
+			    "unchanged could not be checked (not regular files, or past %llu MiB): "
+			    "git update-index --really-refresh, then git status, shows a change "
+			    "they hide",
+			    rv->gitdir, c.unread, VERIFY_MAX >> 20);
+			report(line, ctx);
+			found++;
 		}
 	}
 	for (size_t i = 0; i < g->n_indexes; i++) {

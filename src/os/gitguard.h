@@ -83,9 +83,12 @@ struct sbx_gitguard {
 	 * info/attributes, and the index entries marked skip-worktree or assume-unchanged. */
 	struct sbx_gitguard_review {
 		char *gitdir;               /* host path */
+		char *worktree;             /* its checkout's host path, where known, or NULL */
 		char *part[SBX_GIT_REVIEW]; /* each a text, compared whole */
 	} * reviews;
 	size_t n_reviews;
+	long long launch_sec; /* when the survey ran (CLOCK_REALTIME): index entries whose stat
+	                         data is newer were written during the run */
 };
 
 void sbx_gitguard_clear(struct sbx_gitguard *g);

@@ -1008,6 +1008,88 @@ static void test_review_named(void)
 	                       b));
 }
 
+/*
+ * An index written during the run that gives a changed file its new stat data beside its old
+ * object (a tenth attack: git status then says "clean", and the edit runs at the next make) is
+ * named after the run; an index git itself refreshed is not.
+ */
+static void test_forged_index_named(void)
+{
+	static const char forge[] =
+	    "import os,struct,hashlib\n"
+	    "d=bytearray(open('.git/index','rb').read()); n=struct.unpack('>I',d[8:12])[0]; o=12\n"
+	    "for _ in range(n):\n"
+	    "  fl=struct.unpack('>H',d[o+60:o+62])[0]; nl=fl&0xfff; nm=bytes(d[o+62:o+62+nl])\n"
+	    "  if nm==b'f':\n"
+	    "    st=os.lstat('f')\n"
+	    "    struct.pack_into('>6I',d,o,int(st.st_ctime),st.st_ctime_ns%10**9,int(st.st_mtime),"
+	    "st.st_mtime_ns%10**9,st.st_dev&0xffffffff,st.st_ino&0xffffffff)\n"
+	    "    struct.pack_into('>I',d,o+36,st.st_size)\n"
+	    "  o+=(62+nl+8)&~7\n"
+	    "b=bytes(d[:-20]); open('.git/index','wb').write(b+hashlib.sha1(b).digest())\n";
+	char *repo = it_path(it_tmpdir(), "fi");
+	struct it_run r;
+
+	host_sh(fmt("set -e; %s init -q %s; cd %s; echo one > f; echo x > g; %s add f g;"
+	            " %s commit -qm i",
+	            git, repo, repo, git, git));
+	/* git's own refresh of a touched file: nothing to name */
+	it_sbxv(&r, "run", "-v", repo, "-w", repo, "--", "/bin/sh", "-c",
+	        fmt("touch g; echo new > f; echo one > f; %s status -s", git), NULL);
+	IT_EXPECT_INT(r.status, 0);
+	IT_EXPECT_NOT_CONTAINS(r.err, "calls");
+	it_sbxv(&r, "run", "-v", repo, "-w", repo, "--", "/bin/sh", "-c",
+	        /* its mtime set back: else git takes the entry for racily clean, and looks */
+	        fmt("echo two > f && touch -d @$(($(date +%%s) - 5)) f && python3 -c \"%s\" &&"
+	            " %s status --porcelain | wc -l",
+	            forge, git),
+	        NULL);
+	IT_EXPECT_INT(r.status, 0);
+	IT_EXPECT_CONTAINS(r.out, "0\n"); /* git status says nothing changed */
+	IT_EXPECT_CONTAINS(r.err, fmt("git: %s/.git: the index, written during the run, calls f "
+	                              "unchanged while it is not",
+	                              repo));
+}
+
+/*
+ * A tenth attack's findings: a link in a subfolder of the core.hooksPath folder leads to a
+ * guarded file; a guarded folder nested past what sbx looks at for hard links is refused, not
+ * passed over; the user's ~/.config/git/attributes and ignore are guarded in a sandbox of the
+ * home folder; 4100 empty files in .git/modules stop no later launch.
+ */
+static void test_tenth_attack_guards(void)
+{
+	char *b = it_path(it_tmpdir(), "n10"), *home = it_path(it_tmpdir(), "n10home");
+	struct it_run r;
+
+	host_sh(fmt(
+	    "set -e; mkdir -p %s %s/.config/git; cd %s; echo '* diff' > %s/.config/git/attributes;"
+	    " %s init -q sl; cd sl; mkdir -p .githooks/lib scripts; echo x > scripts/c.sh;"
+	    " ln -s ../../scripts/c.sh .githooks/lib/c.sh; %s config core.hooksPath .githooks;"
+	    " cd ..; %s init -q dp; mkdir -p dp/.githooks/a/b/c/d/e/f/g/h/i;"
+	    " %s -C dp config core.hooksPath .githooks;"
+	    " %s init -q mf; mkdir mf/.git/modules; i=0; while [ $i -lt 4100 ]; do"
+	    " : > mf/.git/modules/f$i; i=$((i+1)); done",
+	    b, home, b, home, git, git, git, git, git));
+	it_sbxv(&r, "run", "-v", fmt("%s/sl", b), "-w", fmt("%s/sl", b), "--", "/bin/sh", "-c",
+	        "echo y >> scripts/c.sh; echo a=$?; true", NULL);
+	IT_EXPECT_INT(r.status, 0);
+	IT_EXPECT_CONTAINS(r.out, "a=");
+	IT_EXPECT_NOT_CONTAINS(r.out, "a=0");
+	it_sbxv(&r, "run", "-v", fmt("%s/dp", b), "-w", fmt("%s/dp", b), "--", "/bin/true", NULL);
+	IT_EXPECT_INT(r.status, 125);
+	IT_EXPECT_CONTAINS(r.err, "nested within one another");
+	it_sbxv(&r, "run", "-v", fmt("%s/mf", b), "-w", fmt("%s/mf", b), "--", "/bin/true", NULL);
+	IT_EXPECT_INT(r.status, 0);
+	setenv("HOME", home, 1);
+	unsetenv("XDG_CONFIG_HOME");
+	it_sbxv(&r, "run", "-v", home, "-w", home, "--", "/bin/sh", "-c",
+	        "echo '* -diff' > .config/git/attributes; echo a=$?; true", NULL);
+	IT_EXPECT_INT(r.status, 0);
+	IT_EXPECT_CONTAINS(r.out, "a=");
+	IT_EXPECT_NOT_CONTAINS(r.out, "a=0");
+}
+
 static void test_no_new_repository_namespaces(void)
 {
 	no_new_repository("namespaces");
@@ -1043,6 +1125,8 @@ int main(int argc, char **argv)
 	    IT_CASE(test_rebase_counters_named),
 	    IT_CASE(test_ninth_attack_guards),
 	    IT_CASE(test_review_named),
+	    IT_CASE(test_forged_index_named),
+	    IT_CASE(test_tenth_attack_guards),
 	};
 
 	return it_main(argc, argv, cases, sizeof(cases) / sizeof(cases[0]));
