@@ -67,6 +67,7 @@
 #include "os/supervisor.h"
 #include "os/tty.h"
 #include "os/userns.h"
+#include "os/kapi.h"
 #include "sbx/cleanup.h"
 #include "sbx/trace.h"
 #include "sbx/nest.h"

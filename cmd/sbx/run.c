@@ -1464,9 +1464,9 @@ static void print_decision(void *ctx, const struct sbx_sup_event *ev)
 	                     : v->answer == SBX_SUP_CONTINUE ? "continued"
 	                     : ev->errnum                    ? "performed, failed"
 	                                                     : "performed";
-	const char *err = ev->errnum && strerrorname_np(ev->errnum) ? strerrorname_np(ev->errnum)
-	                  : ev->errnum                              ? "error"
-	                                                            : NULL;
+	const char *err = ev->errnum && sbx_errno_name(ev->errnum) ? sbx_errno_name(ev->errnum)
+	                  : ev->errnum                             ? "error"
+	                                                           : NULL;
 	char line[16384];
 	uint64_t now = mono_ms(), repeated, flush;
 	enum sbx_audit_fold_act act;

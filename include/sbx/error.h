@@ -58,4 +58,11 @@ int sbx_error_exit_code(const struct sbx_error *err);
 /* A short name of the kind ("setup", "profile", ...), for JSON and logs. */
 const char *sbx_error_kind_name(int kind);
 
+/* The symbolic name of an errno value ("EACCES"), or NULL where it is not one a sandbox's
+ * calls commonly give; the same on every C library (glibc's strerrorname_np is not). */
+const char *sbx_errno_name(int e);
+
+/* A signal's name without "SIG" ("KILL"), or NULL for one past the classic 31. */
+const char *sbx_signal_abbrev(int sig);
+
 #endif

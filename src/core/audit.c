@@ -178,36 +178,6 @@ static const char *answer_name(enum sbx_sup_answer a)
 	return "unknown";
 }
 
-/* The errno names a decision can carry (for people and `sbx explain`; the number is there too). */
-static const char *errno_name(int e)
-{
-	static const struct {
-		int e;
-		const char *name;
-	} names[] = {
-	    {EPERM, "EPERM"},     {ENOENT, "ENOENT"},
-	    {EINTR, "EINTR"},     {EIO, "EIO"},
-	    {EBADF, "EBADF"},     {EAGAIN, "EAGAIN"},
-	    {ENOMEM, "ENOMEM"},   {EACCES, "EACCES"},
-	    {EFAULT, "EFAULT"},   {EBUSY, "EBUSY"},
-	    {EEXIST, "EEXIST"},   {EXDEV, "EXDEV"},
-	    {ENOTDIR, "ENOTDIR"}, {EISDIR, "EISDIR"},
-	    {EINVAL, "EINVAL"},   {EMFILE, "EMFILE"},
-	    {ETXTBSY, "ETXTBSY"}, {EFBIG, "EFBIG"},
-	    {ENOSPC, "ENOSPC"},   {EROFS, "EROFS"},
-	    {EMLINK, "EMLINK"},   {ENAMETOOLONG, "ENAMETOOLONG"},
-	    {ENOSYS, "ENOSYS"},   {ENOTEMPTY, "ENOTEMPTY"},
-	    {ELOOP, "ELOOP"},     {EOVERFLOW, "EOVERFLOW"},
-	    {EDQUOT, "EDQUOT"},   {EOPNOTSUPP, "EOPNOTSUPP"},
-	    {ESTALE, "ESTALE"},
-	};
-
-	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
-		if (names[i].e == e)
-			return names[i].name;
-	return NULL;
-}
-
 static void body_decision(struct sbx_jw *w, const void *rec, size_t list_max, bool *cut)
 {
 	const struct sbx_audit_decision *d = rec;
@@ -249,7 +219,7 @@ static void body_decision(struct sbx_jw *w, const void *rec, size_t list_max, bo
 	else
 		sbx_jw_i64(w, d->errnum);
 	sbx_jw_key(w, "error");
-	fixed(w, v && v->answer == SBX_SUP_CONTINUE ? NULL : errno_name(d->errnum));
+	fixed(w, v && v->answer == SBX_SUP_CONTINUE ? NULL : sbx_errno_name(d->errnum));
 	sbx_jw_key(w, "latency_us");
 	sbx_jw_u64(w, d->latency_us);
 	sbx_jw_key(w, "batch");

@@ -2,6 +2,7 @@
 #include "sbx/error.h"
 
 #include <errno.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -97,4 +98,81 @@ const char *sbx_error_kind_name(int kind)
 	if (kind < 0 || (size_t)kind >= sizeof(names) / sizeof(names[0]) || !names[kind])
 		return "unknown";
 	return names[kind];
+}
+
+const char *sbx_errno_name(int e)
+{
+	static const struct {
+		int e;
+		const char *name;
+	} names[] = {
+	    {EPERM, "EPERM"},
+	    {ENOENT, "ENOENT"},
+	    {ESRCH, "ESRCH"},
+	    {EINTR, "EINTR"},
+	    {EIO, "EIO"},
+	    {ENXIO, "ENXIO"},
+	    {E2BIG, "E2BIG"},
+	    {ENOEXEC, "ENOEXEC"},
+	    {EBADF, "EBADF"},
+	    {ECHILD, "ECHILD"},
+	    {EAGAIN, "EAGAIN"},
+	    {ENOMEM, "ENOMEM"},
+	    {EACCES, "EACCES"},
+	    {EFAULT, "EFAULT"},
+	    {EBUSY, "EBUSY"},
+	    {EEXIST, "EEXIST"},
+	    {EXDEV, "EXDEV"},
+	    {ENODEV, "ENODEV"},
+	    {ENOTDIR, "ENOTDIR"},
+	    {EISDIR, "EISDIR"},
+	    {EINVAL, "EINVAL"},
+	    {ENFILE, "ENFILE"},
+	    {EMFILE, "EMFILE"},
+	    {ENOTTY, "ENOTTY"},
+	    {ETXTBSY, "ETXTBSY"},
+	    {EFBIG, "EFBIG"},
+	    {ENOSPC, "ENOSPC"},
+	    {ESPIPE, "ESPIPE"},
+	    {EROFS, "EROFS"},
+	    {EMLINK, "EMLINK"},
+	    {EPIPE, "EPIPE"},
+	    {ERANGE, "ERANGE"},
+	    {ENAMETOOLONG, "ENAMETOOLONG"},
+	    {ENOSYS, "ENOSYS"},
+	    {ENOTEMPTY, "ENOTEMPTY"},
+	    {ELOOP, "ELOOP"},
+	    {EOVERFLOW, "EOVERFLOW"},
+	    {ENOTSOCK, "ENOTSOCK"},
+	    {EAFNOSUPPORT, "EAFNOSUPPORT"},
+	    {EADDRINUSE, "EADDRINUSE"},
+	    {ECONNREFUSED, "ECONNREFUSED"},
+	    {ETIMEDOUT, "ETIMEDOUT"},
+	    {EDQUOT, "EDQUOT"},
+	    {EOPNOTSUPP, "EOPNOTSUPP"},
+	    {ESTALE, "ESTALE"},
+	};
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (names[i].e == e)
+			return names[i].name;
+	return NULL;
+}
+
+const char *sbx_signal_abbrev(int sig)
+{
+	static const char *const names[] = {
+	    [SIGHUP] = "HUP",   [SIGINT] = "INT",       [SIGQUIT] = "QUIT", [SIGILL] = "ILL",
+	    [SIGTRAP] = "TRAP", [SIGABRT] = "ABRT",     [SIGBUS] = "BUS",   [SIGFPE] = "FPE",
+	    [SIGKILL] = "KILL", [SIGUSR1] = "USR1",     [SIGSEGV] = "SEGV", [SIGUSR2] = "USR2",
+	    [SIGPIPE] = "PIPE", [SIGALRM] = "ALRM",     [SIGTERM] = "TERM", [SIGSTKFLT] = "STKFLT",
+	    [SIGCHLD] = "CHLD", [SIGCONT] = "CONT",     [SIGSTOP] = "STOP", [SIGTSTP] = "TSTP",
+	    [SIGTTIN] = "TTIN", [SIGTTOU] = "TTOU",     [SIGURG] = "URG",   [SIGXCPU] = "XCPU",
+	    [SIGXFSZ] = "XFSZ", [SIGVTALRM] = "VTALRM", [SIGPROF] = "PROF", [SIGWINCH] = "WINCH",
+	    [SIGIO] = "IO",     [SIGPWR] = "PWR",       [SIGSYS] = "SYS",
+	};
+
+	if (sig <= 0 || (size_t)sig >= sizeof(names) / sizeof(names[0]))
+		return NULL;
+	return names[sig];
 }

@@ -473,7 +473,7 @@ static void ask_cmd(struct sbx_broker *b, const char *json, unsigned timeout_ms,
 	}
 	if (WIFSIGNALED(wstatus)) {
 		int sig = WTERMSIG(wstatus);
-		const char *name = sigabbrev_np(sig);
+		const char *name = sbx_signal_abbrev(sig);
 
 		answer_set(ans, false, SBX_SUP_BY_BROKER,
 		           "the broker %s was killed by signal %d%s%s", b->where, sig,

@@ -13,6 +13,7 @@
  */
 #include "os/globwalk.h"
 #include "os/fs.h"
+#include "os/kapi.h"
 
 #include "sbx/globwalk.h"
 

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 #include "os/limits.h"
+#include "os/kapi.h"
 
 #include <errno.h>
 #include <fcntl.h>

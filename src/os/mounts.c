@@ -31,6 +31,7 @@
 #include "sbx/trace.h"
 #include "sbx/path.h"
 #include "os/fs.h"
+#include "os/kapi.h"
 
 #define MIRROR_MAX_ENTRIES 4096
 #define MAX_OWN_TMPFS      64

@@ -15,6 +15,7 @@
 #include "os/mounts.h"
 #include "os/netproxy.h"
 #include "os/netproxy_priv.h"
+#include "os/kapi.h"
 #include "sbx/cleanup.h"
 
 static int listener(int family, int type, unsigned port, struct sbx_error *err)

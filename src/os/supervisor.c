@@ -64,6 +64,7 @@
 #include "os/audit.h"
 #include "os/broker.h"
 #include "os/netproxy.h"
+#include "os/kapi.h"
 #include "sbx/audit.h"
 #include "sbx/cleanup.h"
 #include "sbx/finish.h"

@@ -18,6 +18,7 @@
 
 #include "os/fd.h"
 #include "os/proc.h"
+#include "os/kapi.h"
 #include "sbx/cleanup.h"
 #include "sbx/probe.h"
 

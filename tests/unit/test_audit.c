@@ -11,12 +11,14 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "json_check.h"
 #include "sbx/audit.h"
+#include "sbx/error.h"
 
 #define SANDBOX "0123456789abcdef0123456789abcdef"
 #define PARENT  "fedcba9876543210fedcba9876543210"
@@ -489,14 +491,30 @@ static void test_rate(void **state)
 	}
 }
 
+/* The names a decision's errno and a broker's signal are given (the same on every C library) */
+static void test_names(void **state)
+{
+	(void)state;
+	assert_string_equal(sbx_errno_name(EACCES), "EACCES");
+	assert_string_equal(sbx_errno_name(EROFS), "EROFS");
+	assert_string_equal(sbx_errno_name(ECONNREFUSED), "ECONNREFUSED");
+	assert_null(sbx_errno_name(0));
+	assert_null(sbx_errno_name(4095));
+	assert_string_equal(sbx_signal_abbrev(SIGKILL), "KILL");
+	assert_string_equal(sbx_signal_abbrev(SIGSYS), "SYS");
+	assert_null(sbx_signal_abbrev(0));
+	assert_null(sbx_signal_abbrev(-1));
+	assert_null(sbx_signal_abbrev(64));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_time),     cmocka_unit_test(test_start),
 	    cmocka_unit_test(test_decision), cmocka_unit_test(test_end),
 	    cmocka_unit_test(test_cut),      cmocka_unit_test(test_every_byte),
-	    cmocka_unit_test(test_sha256),   cmocka_unit_test(test_fold),
-	    cmocka_unit_test(test_rate),
+	    cmocka_unit_test(test_names),    cmocka_unit_test(test_sha256),
+	    cmocka_unit_test(test_fold),     cmocka_unit_test(test_rate),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
