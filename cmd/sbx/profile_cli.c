@@ -35,17 +35,6 @@ static bool host_exists(const char *path, void *ctx)
 }
 
 /* Run from the build tree (not installed)? Then the source tree's profiles/ is searched. */
-static bool from_build(void)
-{
-	char exe[PATH_MAX];
-	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	size_t len = strlen(SBX_BUILD_DIR);
-
-	if (n <= 0)
-		return false;
-	exe[n] = '\0';
-	return strncmp(exe, SBX_BUILD_DIR, len) == 0 && exe[len] == '/';
-}
 
 void sbx_cli_profile_env_clear(struct sbx_cli_profile_env *e)
 {
@@ -85,7 +74,7 @@ int sbx_cli_profile_env_init(struct sbx_cli_profile_env *e, const char *workspac
 	if ((home && !e->home) || (user && !e->user) || !e->workspace)
 		return sbx_error_set(err, SBX_ERR_SETUP, errno ? errno : ENOMEM,
 		                     "cannot read the home directory, user or workspace");
-	r = sbx_profile_search_path(environ, e->home, from_build(), &e->search, &n, err);
+	r = sbx_profile_search_path(environ, e->home, sbx_state_from_build(), &e->search, &n, err);
 	if (r < 0)
 		return r;
 	e->opts = (struct sbx_profile_opts){

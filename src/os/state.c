@@ -160,8 +160,9 @@ static void place_clear(struct place *pl)
  */
 struct source {
 	const char *path, *target;
-	bool follow;  /* a system mount: its path followed (stat), as the mount follows it */
-	bool present; /* it exists (else it shows nothing: an optional mount, say) */
+	bool follow;   /* a system mount: its path followed (stat), as the mount follows it */
+	bool present;  /* it exists (else it shows nothing: an optional mount, say) */
+	bool readonly; /* a read-only bind, or a system mount */
 	struct stat st;
 	int walked; /* 0: not yet; 1: up to '/'; -1: cannot tell (an error on the way) */
 	struct ident *up;
@@ -176,7 +177,8 @@ struct found {
 	size_t fresh;
 	struct source *src; /* every mount source, looked at once for all the directories */
 	size_t n_src;
-	struct place *pl; /* one, reused by each directory (locate resets it) */
+	struct place *pl;   /* one, reused by each directory (locate resets it) */
+	bool writable_only; /* look only where a writable mount shows the directory */
 };
 
 static int pin(struct found *f, const char *path, struct sbx_error *err)
@@ -300,7 +302,7 @@ static bool beneath_cache(struct source *src, const struct place *pl)
 static int guard_one(struct found *f, struct source *src, const struct place *pl,
                      struct sbx_error *err)
 {
-	if (!src->present)
+	if (!src->present || (f->writable_only && src->readonly))
 		return 0; /* nothing there: nothing shown (an optional mount, say) */
 	for (size_t k = 0; k < pl->n; k++)
 		if (same(&src->st, &pl->chain[k]))
@@ -334,14 +336,16 @@ static int sources_gather(struct found *f, const struct sbx_host *host, struct s
 	for (size_t i = 0; i < spec->n_mounts; i++)
 		if (spec->mounts[i].kind == SBX_MOUNT_BIND)
 			f->src[f->n_src++] = (struct source){.path = spec->mounts[i].source,
-			                                     .target = spec->mounts[i].target};
+			                                     .target = spec->mounts[i].target,
+			                                     .readonly = spec->mounts[i].readonly};
 	if (spec->root)
 		f->src[f->n_src++] = (struct source){.path = spec->root, .target = "/"};
 	for (size_t i = 0; spec->system_mounts == SBX_SYSMOUNTS_DEFAULT && i < host->n_entries; i++)
 		if (host->entries[i].kind != SBX_HOST_ABSENT)
 			f->src[f->n_src++] = (struct source){.path = host->entries[i].path,
 			                                     .target = host->entries[i].path,
-			                                     .follow = true};
+			                                     .follow = true,
+			                                     .readonly = true};
 	for (size_t i = 0; i < f->n_src; i++) {
 		struct source *s = &f->src[i];
 
@@ -435,6 +439,18 @@ static int guard_under(struct found *f, const struct sbx_host *host, const char 
 	return r;
 }
 
+bool sbx_state_from_build(void)
+{
+	char exe[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	size_t len = strlen(SBX_BUILD_DIR);
+
+	if (n <= 0)
+		return false;
+	exe[n] = '\0';
+	return strncmp(exe, SBX_BUILD_DIR, len) == 0 && exe[len] == '/';
+}
+
 int sbx_state_guard(const struct sbx_spec *spec, const struct sbx_host *host, bool create,
                     struct sbx_state_pins *pins, char **cache_dir, struct sbx_error *err)
 {
@@ -483,6 +499,18 @@ int sbx_state_guard(const struct sbx_spec *spec, const struct sbx_host *host, bo
 	if (r >= 0)
 		r = guard_dir(&f, host, "/etc/sbx", create && host->euid == 0, false, &trusted,
 		              err);
+	/* and the installed profiles, and a build tree's own where this sbx runs from it (the
+	 * search path's last folder: an outside attack edited the checkout's ci-job.yaml from a
+	 * sandbox of the checkout, and the next -p ci-job ran with the host's network): only
+	 * where a writable mount shows them (they are the system's, or the checkout's, and
+	 * nothing there is secret) */
+	f.writable_only = true;
+	if (r >= 0)
+		r = guard_under(&f, host, SBX_DATADIR, "/profiles", false, false, NULL, NULL, err);
+	if (r >= 0 && sbx_state_from_build())
+		r = guard_under(&f, host, SBX_SOURCE_DIR, "/profiles", false, false, NULL, NULL,
+		                err);
+	f.writable_only = false;
 	/* The runtime directories, where sbx ps, inspect and kill read which pid is which
 	 * sandbox (os/registry.h): a worker that wrote a record there could list a sandbox that
 	 * is not one, and one that read them would see other sandboxes' commands. Every place a

@@ -1090,6 +1090,51 @@ static void test_tenth_attack_guards(void)
 	IT_EXPECT_NOT_CONTAINS(r.out, "a=0");
 }
 
+/*
+ * An eleventh attack's findings: a split index whose replaced entry carries no name (git takes
+ * it from the shared part) is said to be unchecked rather than passed over; thousands of
+ * gitlinks made during a run are named eight at a time, and compared sorted (a quadratic
+ * comparison took an hour after every later run); the build tree's profiles/, which an sbx
+ * run from its build tree searches, is hidden from a sandbox of the checkout.
+ */
+static void test_eleventh_attack(void)
+{
+	char *repo = it_path(it_tmpdir(), "sp"), *many = it_path(it_tmpdir(), "gl");
+	const char *sbx = getenv("SBX");
+	struct it_run r;
+
+	host_sh(fmt("set -e; %s init -q %s; cd %s; echo one > f; %s add f; %s commit -qm i;"
+	            " %s init -q %s; %s -C %s commit -q --allow-empty -m i",
+	            git, repo, repo, git, git, git, many, git, many));
+	it_sbxv(&r, "run", "-v", repo, "-w", repo, "--", "/bin/sh", "-c",
+	        fmt("%s update-index --split-index && echo two > f && %s add f", git, git), NULL);
+	IT_EXPECT_INT(r.status, 0);
+	IT_EXPECT_CONTAINS(r.err, "could not be checked");
+	it_sbxv(&r, "run", "-v", many, "-w", many, "--", "/bin/sh", "-c",
+	        fmt("h=$(%s rev-parse HEAD); i=0; while [ $i -lt 2000 ]; do"
+	            " printf '160000 %%s\\tsub/%%05d\\n' $h $i; i=$((i+1)); done |"
+	            " %s update-index --index-info",
+	            git, git),
+	        NULL);
+	IT_EXPECT_INT(r.status, 0);
+	IT_EXPECT_CONTAINS(r.err, "and 1992 more submodules made during the run");
+	IT_EXPECT_NOT_CONTAINS(r.err, "sub/01999 was made");
+	/* the same index at the next launch: nothing new */
+	it_sbxv(&r, "run", "-v", many, "-w", many, "--", "/bin/true", NULL);
+	IT_EXPECT_INT(r.status, 0);
+	IT_EXPECT_NOT_CONTAINS(r.err, "made a submodule");
+	/* an sbx in its own build tree (as root here: the user's run copies it out) */
+	if (sbx && strncmp(sbx, SBX_BUILD_DIR "/", strlen(SBX_BUILD_DIR) + 1) == 0) {
+		it_sbxv(&r, "run", "-v", SBX_SOURCE_DIR, "-w", SBX_SOURCE_DIR, "--", "/bin/sh",
+		        "-c", "ls profiles | wc -l; touch profiles/.it-probe; echo a=$?", NULL);
+		unlink(SBX_SOURCE_DIR "/profiles/.it-probe");
+		IT_EXPECT_INT(r.status, 0);
+		IT_EXPECT_CONTAINS(r.out, "0\n");
+		IT_EXPECT_CONTAINS(r.out, "a=");
+		IT_EXPECT_NOT_CONTAINS(r.out, "a=0");
+	}
+}
+
 static void test_no_new_repository_namespaces(void)
 {
 	no_new_repository("namespaces");
@@ -1127,6 +1172,7 @@ int main(int argc, char **argv)
 	    IT_CASE(test_review_named),
 	    IT_CASE(test_forged_index_named),
 	    IT_CASE(test_tenth_attack_guards),
+	    IT_CASE(test_eleventh_attack),
 	};
 
 	return it_main(argc, argv, cases, sizeof(cases) / sizeof(cases[0]));
