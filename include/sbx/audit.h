@@ -17,6 +17,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "sbx/sha.h" /* sbx_sha256_hex, the spec's digest */
+
 #include "sbx/supervise.h"
 
 #define SBX_AUDIT_VERSION  1
@@ -169,8 +171,5 @@ bool sbx_audit_rate(struct sbx_audit_fold *f, uint64_t now_ms, uint64_t decision
 
 /* At the end: the dropped decisions not yet said (0: none); the fold forgets them. */
 uint64_t sbx_audit_rate_end(struct sbx_audit_fold *f);
-
-/* SHA-256 of data as 64 hex digits and a NUL (the effective spec's digest). */
-void sbx_sha256_hex(const void *data, size_t len, char out[65]);
 
 #endif

@@ -23,4 +23,7 @@ void sbx_sha_update(struct sbx_sha *c, const void *data, size_t n);
 /* out: 20 bytes (SHA-1) or 32 (SHA-256) */
 void sbx_sha_final(struct sbx_sha *c, unsigned char *out);
 
+/* SHA-256 of data, as 64 lowercase hex digits and a NUL (the audit log's spec digest). */
+void sbx_sha256_hex(const void *data, size_t len, char out[65]);
+
 #endif

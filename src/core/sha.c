@@ -163,3 +163,19 @@ void sbx_sha_final(struct sbx_sha *c, unsigned char *out)
 		out[4 * i + 3] = (unsigned char)c->h[i];
 	}
 }
+
+void sbx_sha256_hex(const void *data, size_t len, char out[65])
+{
+	static const char hex[] = "0123456789abcdef";
+	unsigned char d[32];
+	struct sbx_sha c;
+
+	sbx_sha_init(&c, 256);
+	sbx_sha_update(&c, data, len);
+	sbx_sha_final(&c, d);
+	for (int i = 0; i < 32; i++) {
+		out[2 * i] = hex[d[i] >> 4];
+		out[2 * i + 1] = hex[d[i] & 0xf];
+	}
+	out[64] = '\0';
+}

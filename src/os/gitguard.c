@@ -295,6 +295,12 @@ static int survey_gitdir(struct survey *s, const char *sandbox, const char *host
                          enum gitdir_kind kind, bool pinned, int depth);
 static int review_add(struct survey *s, int gitdir, const char *host);
 
+/* "." or "..", which a directory's listing gives beside its entries */
+static bool dot_name(const char *n)
+{
+	return n[0] == '.' && (!n[1] || (n[1] == '.' && !n[2]));
+}
+
 /* A stream over a directory descriptor that stays ours; dup shares the offset, so rewind. */
 static DIR *list_dir(int dir)
 {
@@ -431,8 +437,7 @@ static int survey_modules(struct survey *s, int dir, const char *sandbox, const 
 		struct stat st;
 		int sub;
 
-		if (de->d_name[0] == '.' &&
-		    (!de->d_name[1] || (de->d_name[1] == '.' && !de->d_name[2])))
+		if (dot_name(de->d_name))
 			continue;
 		/* only folders can be git dirs: files count for nothing, and folders of module
 		 * names count apart (an outside attack left 4100 empty files there, and every
@@ -478,8 +483,7 @@ static int survey_worktrees(struct survey *s, int dir, const char *sandbox, cons
 		char sb[SBX_PATH_MAX], hb[SBX_PATH_MAX];
 		struct stat st;
 
-		if (de->d_name[0] == '.' &&
-		    (!de->d_name[1] || (de->d_name[1] == '.' && !de->d_name[2])))
+		if (dot_name(de->d_name))
 			continue;
 		if (fstatat(dir, de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISDIR(st.st_mode))
 			continue;
@@ -588,8 +592,7 @@ static int check_links(struct survey *s, int dir, const char *name, const char *
 	while (r >= 0 && (e = readdir(d))) {
 		char p[SBX_PATH_MAX];
 
-		if (e->d_name[0] == '.' &&
-		    (!e->d_name[1] || (e->d_name[1] == '.' && !e->d_name[2])))
+		if (dot_name(e->d_name))
 			continue;
 		if (join(p, sizeof(p), host, e->d_name))
 			r = check_links(s, dirfd(d), e->d_name, p, depth + 1);
@@ -619,8 +622,7 @@ static int survey_links_at(struct survey *s, int fd, const char *base, int depth
 		struct stat st;
 		ssize_t len;
 
-		if (e->d_name[0] == '.' &&
-		    (!e->d_name[1] || (e->d_name[1] == '.' && !e->d_name[2])))
+		if (dot_name(e->d_name))
 			continue;
 		if (fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0)
 			continue;
@@ -2008,8 +2010,7 @@ static void review_refs(struct text *t, int dir, const char *prefix, int depth, 
 		struct stat st;
 		int len;
 
-		if (e->d_name[0] == '.' &&
-		    (!e->d_name[1] || (e->d_name[1] == '.' && !e->d_name[2])))
+		if (dot_name(e->d_name))
 			continue;
 		if (fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0)
 			continue;
