@@ -1661,6 +1661,41 @@ static uint32_t be32(const unsigned char *p)
  * path: NUL-terminated and padded to a multiple of 8 in versions 2 and 3, prefix-compressed
  * against the previous path in version 4.
  */
+struct text {
+	char *s;
+	size_t len, cap;
+	bool failed;
+};
+
+static void text_add(struct text *t, const char *a, size_t n)
+{
+	if (t->failed)
+		return;
+	if (t->len + n + 1 > t->cap) {
+		size_t cap = (t->cap ? t->cap * 2 : 256) + n;
+		char *grown = realloc(t->s, cap);
+
+		if (!grown) {
+			t->failed = true;
+			return;
+		}
+		t->s = grown;
+		t->cap = cap;
+	}
+	memcpy(t->s + t->len, a, n);
+	t->len += n;
+	t->s[t->len] = '\0';
+}
+
+static char *text_take(struct text *t)
+{
+	if (t->failed) {
+		free(t->s);
+		return NULL;
+	}
+	return t->s ? t->s : strdup("");
+}
+
 /* One entry of a git index, as index_walk gives it. */
 struct index_entry {
 	const unsigned char *stat; /* 40 bytes: ctime, mtime (s, ns), dev, ino, mode, uid, gid,
@@ -1680,7 +1715,10 @@ struct index_entry {
  * replace, a superset computed the same way before and after a run. -1 if it cannot be read.
  */
 static int index_walk(const char *file, size_t hashsz, int depth,
-                      void (*cb)(void *ctx, const struct index_entry *e), void *ctx)
+                      void (*cb)(void *ctx, const struct index_entry *e),
+                      void (*ext)(void *ctx, const unsigned char *sig, const unsigned char *data,
+                                  size_t size),
+                      void *ctx)
 {
 	_cleanup_free_ unsigned char *buf = NULL;
 	char name[SBX_PATH_MAX];
@@ -1778,9 +1816,11 @@ static int index_walk(const char *file, size_t hashsz, int depth,
 				n += snprintf(shared + n, sizeof(shared) - (size_t)n, "%02x",
 				              buf[pos + 8 + i]);
 			/* a split index whose shared part cannot be read */
-			if (index_walk(shared, hashsz, depth + 1, cb, ctx) < 0)
+			if (index_walk(shared, hashsz, depth + 1, cb, NULL, ctx) < 0)
 				return -1;
 		}
+		if (ext)
+			ext(ctx, buf + pos, buf + pos + 8, size);
 		pos += 8 + size;
 	}
 	return 0;
@@ -1835,7 +1875,7 @@ static char *index_scan(const char *file, size_t hashsz, int depth, bool hidden)
 		return NULL;
 	c.out[0] = '\n';
 	c.out[1] = '\0';
-	if (index_walk(file, hashsz, depth, scan_one, &c) < 0 || c.failed) {
+	if (index_walk(file, hashsz, depth, scan_one, NULL, &c) < 0 || c.failed) {
 		free(c.out);
 		return NULL;
 	}
@@ -1850,10 +1890,34 @@ static char *index_gitlinks(const char *file, size_t hashsz)
 /* One walk of an index for both lists (gitlinks, hidden entries) and, where `each` is set,
  * a call for every entry: an index of 50 000 files takes ~3.5 ms a walk here, and a launch
  * looks at it before and after the run. */
+/* An index entry kept for the cache tree's check (index_extras.collect). */
+struct ct_entry {
+	char *name;
+	uint32_t mode;
+	uint16_t flags, ext;
+	unsigned char oid[32];
+};
+
+/* What one walk also tells of an index's extensions: the untracked cache's digest, and,
+ * where asked (`collect`), whether its cached trees match its entries. */
+struct index_extras {
+	bool collect;
+	char untr[2 * 20 + 1]; /* hex SHA-1 of the UNTR extension, or "" */
+	bool tree_bad;
+	char tree_at[SBX_PATH_MAX]; /* the first cached tree that does not match */
+};
+
 struct lists_ctx {
 	struct scan_ctx links, hidden;
 	void (*each)(void *ctx, const struct index_entry *e);
 	void *each_ctx;
+	size_t hashsz;
+	struct index_extras *x;
+	struct ct_entry *ents;
+	size_t n_ents, cap_ents;
+	bool ents_failed;
+	unsigned char *tree;
+	size_t tree_len;
 };
 
 static void lists_one(void *ctx, const struct index_entry *e)
@@ -1864,16 +1928,212 @@ static void lists_one(void *ctx, const struct index_entry *e)
 	scan_one(&c->hidden, e);
 	if (c->each)
 		c->each(c->each_ctx, e);
+	if (c->x && c->x->collect && !c->ents_failed) {
+		struct ct_entry *ce;
+
+		if (c->n_ents == c->cap_ents) {
+			size_t cap = c->cap_ents ? c->cap_ents * 2 : 256;
+			struct ct_entry *grown = realloc(c->ents, cap * sizeof(*grown));
+
+			if (!grown) {
+				c->ents_failed = true;
+				return;
+			}
+			c->ents = grown;
+			c->cap_ents = cap;
+		}
+		ce = &c->ents[c->n_ents];
+		ce->name = strndup(e->name, e->len);
+		if (!ce->name) {
+			c->ents_failed = true;
+			return;
+		}
+		ce->mode = e->mode;
+		ce->flags = e->flags;
+		ce->ext = e->ext;
+		memcpy(ce->oid, e->oid, c->hashsz);
+		c->n_ents++;
+	}
+}
+
+static void lists_ext(void *ctx, const unsigned char *sig, const unsigned char *data, size_t size)
+{
+	struct lists_ctx *c = ctx;
+
+	if (!c->x)
+		return;
+	if (memcmp(sig, "UNTR", 4) == 0) {
+		struct sbx_sha h;
+		unsigned char d[32];
+
+		sbx_sha_init(&h, 160);
+		sbx_sha_update(&h, data, size);
+		sbx_sha_final(&h, d);
+		for (int i = 0; i < 20; i++)
+			snprintf(c->x->untr + 2 * i, 3, "%02x", d[i]);
+	}
+	if (memcmp(sig, "TREE", 4) == 0 && c->x->collect && !c->tree) {
+		c->tree = malloc(size ? size : 1);
+		if (c->tree) {
+			memcpy(c->tree, data, size);
+			c->tree_len = size;
+		}
+	}
+}
+
+static int cmp_ct(const void *a, const void *b)
+{
+	return strcmp(((const struct ct_entry *)a)->name, ((const struct ct_entry *)b)->name);
+}
+
+/* One node of a TREE extension (gitformat-index(5), "Cache tree"): its path NUL, "COUNT
+ * SUBTREES\n", its tree's name where COUNT is not -1, then its subtrees. Each node that
+ * claims a tree is hashed from the entries it covers as git would write that tree (a file:
+ * "MODE NAME\0" and its object; a folder: "40000 NAME\0" and its subtree's), and compared:
+ * git commit and stash take a valid cached tree as it is (an outside attack made a commit of
+ * README record the worker's src/a). 1 where one does not match; -1 where the extension
+ * cannot be read (git drops it then). */
+struct ct_child {
+	char name[NAME_MAX + 1];
+	bool valid;
+	unsigned char oid[32];
+};
+
+static int ct_node(struct lists_ctx *c, const unsigned char **p, const unsigned char *end,
+                   const char *parent, struct ct_child *self, int depth)
+{
+	const unsigned char *nul = memchr(*p, 0, (size_t)(end - *p)), *nl;
+	char full[SBX_PATH_MAX], num[32];
+	long count, subs;
+	struct ct_child *kids = NULL;
+	int r = 0;
+
+	if (!nul || depth > 256 || (size_t)(nul - *p) > NAME_MAX)
+		return -1;
+	memcpy(self->name, *p, (size_t)(nul - *p));
+	self->name[nul - *p] = '\0';
+	*p = nul + 1;
+	nl = memchr(*p, '\n', (size_t)(end - *p));
+	if (!nl || (size_t)(nl - *p) >= sizeof(num))
+		return -1;
+	memcpy(num, *p, (size_t)(nl - *p));
+	num[nl - *p] = '\0';
+	*p = nl + 1;
+	if (sscanf(num, "%ld %ld", &count, &subs) != 2 || subs < 0 || subs > 1 << 20)
+		return -1;
+	self->valid = count >= 0;
+	if (self->valid) {
+		if ((size_t)(end - *p) < c->hashsz)
+			return -1;
+		memcpy(self->oid, *p, c->hashsz);
+		*p += c->hashsz;
+	}
+	if (snprintf(full, sizeof(full), "%s%s%s", parent, self->name, self->name[0] ? "/" : "") >=
+	    (int)sizeof(full))
+		return -1;
+	kids = subs ? calloc((size_t)subs, sizeof(*kids)) : NULL;
+	if (subs && !kids)
+		return -1;
+	for (long i = 0; i < subs && r >= 0; i++) {
+		int k = ct_node(c, p, end, full, &kids[i], depth + 1);
+
+		if (k < 0 || k == 1)
+			r = k;
+	}
+	if (r == 0 && self->valid) {
+		/* the entries beneath `full`, found by a binary search of the sorted names */
+		size_t len = strlen(full), lo = 0, hi = c->n_ents, n = 0;
+		struct text t = {0};
+		char head[64];
+		struct sbx_sha h;
+		unsigned char sum[32];
+
+		while (lo < hi) {
+			size_t mid = (lo + hi) / 2;
+
+			if (strcmp(c->ents[mid].name, full) < 0)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		for (size_t i = lo; i < c->n_ents && strncmp(c->ents[i].name, full, len) == 0;) {
+			const struct ct_entry *e = &c->ents[i];
+			const char *rel = e->name + len, *slash = strchr(rel, '/');
+
+			if (e->ext & 0x2000) {
+				r = 2; /* intent to add: git leaves it out; not checked */
+				break;
+			}
+			if (e->flags & 0x3000) {
+				r = 1; /* a conflict's stage: no tree is valid over it */
+				break;
+			}
+			if (slash) {
+				size_t cl = (size_t)(slash - rel);
+				const struct ct_child *kid = NULL;
+
+				for (long k = 0; k < subs && !kid; k++)
+					if (strlen(kids[k].name) == cl &&
+					    memcmp(kids[k].name, rel, cl) == 0)
+						kid = &kids[k];
+				if (!kid || !kid->valid) {
+					r = 1;
+					break;
+				}
+				snprintf(head, sizeof(head), "40000 ");
+				text_add(&t, head, strlen(head));
+				text_add(&t, rel, cl);
+				text_add(&t, "", 1);
+				text_add(&t, (const char *)kid->oid, c->hashsz);
+				/* past every entry of that folder */
+				for (; i < c->n_ents &&
+				       strncmp(c->ents[i].name, e->name, len + cl + 1) == 0;
+				     i++, n++)
+					;
+				continue;
+			}
+			snprintf(head, sizeof(head), "%o ", (unsigned)e->mode);
+			text_add(&t, head, strlen(head));
+			text_add(&t, rel, strlen(rel) + 1);
+			text_add(&t, (const char *)e->oid, c->hashsz);
+			i++;
+			n++;
+		}
+		if (r == 0 && (t.failed || (long)n != count))
+			r = 1;
+		if (r == 0) {
+			int hl = snprintf(head, sizeof(head), "tree %zu", t.len);
+
+			sbx_sha_init(&h, c->hashsz == 32 ? 256 : 160);
+			sbx_sha_update(&h, head, (size_t)hl + 1);
+			if (t.len)
+				sbx_sha_update(&h, t.s, t.len);
+			sbx_sha_final(&h, sum);
+			if (memcmp(sum, self->oid, c->hashsz) != 0)
+				r = 1;
+		}
+		free(t.s);
+		if (r == 2)
+			r = 0;
+		if (r == 1 && !c->x->tree_bad) {
+			c->x->tree_bad = true;
+			snprintf(c->x->tree_at, sizeof(c->x->tree_at), "%s", full[0] ? full : "/");
+		}
+	}
+	free(kids);
+	return r;
 }
 
 static int index_lists(const char *file, size_t hashsz,
                        void (*each)(void *ctx, const struct index_entry *e), void *each_ctx,
-                       char **links, char **hidden)
+                       struct index_extras *x, char **links, char **hidden)
 {
 	struct lists_ctx c = {.links = {.hidden = false, .out = malloc(2), .have = 1, .cap = 2},
 	                      .hidden = {.hidden = true, .out = malloc(2), .have = 1, .cap = 2},
 	                      .each = each,
-	                      .each_ctx = each_ctx};
+	                      .each_ctx = each_ctx,
+	                      .hashsz = hashsz,
+	                      .x = x};
 
 	*links = *hidden = NULL;
 	if (!c.links.out || !c.hidden.out) {
@@ -1883,11 +2143,31 @@ static int index_lists(const char *file, size_t hashsz,
 	}
 	memcpy(c.links.out, "\n", 2);
 	memcpy(c.hidden.out, "\n", 2);
-	if (index_walk(file, hashsz, 0, lists_one, &c) < 0 || c.links.failed || c.hidden.failed) {
+	if (x)
+		x->untr[0] = '\0';
+	if (index_walk(file, hashsz, 0, lists_one, lists_ext, &c) < 0 || c.links.failed ||
+	    c.hidden.failed) {
 		free(c.links.out);
 		free(c.hidden.out);
-		return -1;
+		c.links.out = c.hidden.out = NULL;
+	} else if (x && x->collect && c.tree && !c.ents_failed) {
+		const unsigned char *p = c.tree;
+		struct ct_child root;
+
+		/* sorted as git sorts (a split index's shared part walked beside it) */
+		qsort(c.ents, c.n_ents, sizeof(*c.ents), cmp_ct);
+		if (ct_node(&c, &p, c.tree + c.tree_len, "", &root, 0) < 0)
+			x->tree_bad = false; /* unreadable: git drops it */
+	} else if (x && x->collect && c.ents_failed) {
+		x->tree_bad = true; /* not checked: said */
+		snprintf(x->tree_at, sizeof(x->tree_at), "(out of memory)");
 	}
+	for (size_t i = 0; i < c.n_ents; i++)
+		free(c.ents[i].name);
+	free(c.ents);
+	free(c.tree);
+	if (!c.links.out)
+		return -1;
 	*links = c.links.out;
 	*hidden = c.hidden.out;
 	return 0;
@@ -1913,44 +2193,16 @@ static bool sha256_repo(int gitdir)
  * from both (an outside attack: a Makefile rewritten and marked, "nothing to commit"). None
  * runs anything by itself; each is named after the run.
  */
-enum { REVIEW_REPLACE, REVIEW_GRAFTS, REVIEW_EXCLUDE, REVIEW_ATTRIBUTES, REVIEW_HIDDEN };
-
-#define REVIEW_FILE_MAX (1u << 20) /* info/ files read whole up to this; past it, by size */
-
-struct text {
-	char *s;
-	size_t len, cap;
-	bool failed;
+enum {
+	REVIEW_REPLACE,
+	REVIEW_GRAFTS,
+	REVIEW_EXCLUDE,
+	REVIEW_ATTRIBUTES,
+	REVIEW_HIDDEN,
+	REVIEW_UNTRACKED
 };
 
-static void text_add(struct text *t, const char *a, size_t n)
-{
-	if (t->failed)
-		return;
-	if (t->len + n + 1 > t->cap) {
-		size_t cap = (t->cap ? t->cap * 2 : 256) + n;
-		char *grown = realloc(t->s, cap);
-
-		if (!grown) {
-			t->failed = true;
-			return;
-		}
-		t->s = grown;
-		t->cap = cap;
-	}
-	memcpy(t->s + t->len, a, n);
-	t->len += n;
-	t->s[t->len] = '\0';
-}
-
-static char *text_take(struct text *t)
-{
-	if (t->failed) {
-		free(t->s);
-		return NULL;
-	}
-	return t->s ? t->s : strdup("");
-}
+#define REVIEW_FILE_MAX (1u << 20) /* info/ files read whole up to this; past it, by size */
 
 /* A small file of a git dir, whole ("" if absent; its size past REVIEW_FILE_MAX; its text if a
  * symbolic link), never followed. */
@@ -2047,7 +2299,7 @@ static void review_refs(struct text *t, int dir, const char *prefix, int depth, 
 
 static char *review_part(int gitdir, const char *host, int part,
                          void (*each)(void *ctx, const struct index_entry *e), void *each_ctx,
-                         char **links_out)
+                         struct index_extras *x, char **links_out)
 {
 	struct text t = {0};
 
@@ -2105,7 +2357,11 @@ static char *review_part(int gitdir, const char *host, int part,
 	}
 	case REVIEW_GRAFTS:
 		review_file(&t, gitdir, "info/grafts");
+		text_add(&t, "\nshallow:", 9);
+		review_file(&t, gitdir, "shallow"); /* cuts history where it says */
 		break;
+	case REVIEW_UNTRACKED:
+		break; /* given by the index's walk (REVIEW_HIDDEN) */
 	case REVIEW_EXCLUDE:
 		review_file(&t, gitdir, "info/exclude");
 		break;
@@ -2117,7 +2373,7 @@ static char *review_part(int gitdir, const char *host, int part,
 		char *list, *links;
 
 		snprintf(file, sizeof(file), "%s/index", host);
-		if (index_lists(file, sha256_repo(gitdir) ? 32 : 20, each, each_ctx, &links,
+		if (index_lists(file, sha256_repo(gitdir) ? 32 : 20, each, each_ctx, x, &links,
 		                &list) == 0) {
 			if (links_out)
 				*links_out = links;
@@ -2159,10 +2415,13 @@ static int review_add(struct survey *s, int gitdir, const char *host)
 		         strlen(text) > 5 && strcmp(text + strlen(text) - 5, "/.git") == 0)
 			rv->worktree = strndup(text, strlen(text) - 5);
 	}
-	for (int k = 0; k < SBX_GIT_REVIEW; k++) {
+	for (int k = 0; k < REVIEW_UNTRACKED; k++) {
+		struct index_extras x = {0};
 		char *links = NULL;
 
-		rv->part[k] = review_part(gitdir, host, k, NULL, NULL, &links);
+		rv->part[k] = review_part(gitdir, host, k, NULL, NULL, &x, &links);
+		if (k == REVIEW_HIDDEN)
+			rv->part[REVIEW_UNTRACKED] = strdup(x.untr);
 		if (links) {
 			/* the gitlinks of the same walk, for watch_index */
 			free(s->walked_links);
@@ -2993,9 +3252,8 @@ size_t sbx_gitguard_after(const struct sbx_gitguard *g, void (*report)(const cha
 		    "its replace refs changed during the run (git replace): git on the host then "
 		    "gives the sandbox's content for objects of your history (checkout, reset, "
 		    "show, diff): look at git replace -l there",
-		    "info/grafts changed during the run: git rewrites your history's parents by "
-		    "it: "
-		    "look at it",
+		    "info/grafts or shallow changed during the run: git rewrites your history's "
+		    "parents, or cuts it, by them (git log shows less): look at them",
 		    "info/exclude changed during the run: git status no longer shows the new files "
 		    "it names: look at it",
 		    "info/attributes changed during the run: it can hide changes from git diff "
@@ -3003,10 +3261,23 @@ size_t sbx_gitguard_after(const struct sbx_gitguard *g, void (*report)(const cha
 		    "files were marked skip-worktree or assume-unchanged during the run (git "
 		    "update-index): git status and git diff pass over their changes (git ls-files "
 		    "-v shows them, in lower case or with S): look at them",
+		    "the untracked cache in its index changed during the run: git status trusts it "
+		    "to list new files, and may leave out one the sandbox made (git -c "
+		    "core.untrackedCache=false status lists them all): look before trusting it",
 		};
 		const struct sbx_gitguard_review *rv = &g->reviews[i];
 		_cleanup_close_ int gd = open_dir(rv->gitdir);
 		struct verify_ctx c = {.since = g->launch_sec, .top = -1};
+		struct index_extras x = {0};
+		char untr_now[sizeof(x.untr)] = "";
+
+		/* the cached trees are checked where the index was written during the run */
+		if (gd >= 0) {
+			struct stat ist;
+
+			x.collect = fstatat(gd, "index", &ist, AT_SYMLINK_NOFOLLOW) == 0 &&
+			            (long long)ist.st_ctim.tv_sec >= g->launch_sec - 1;
+		}
 
 		/* the index's walk checks each entry written during the run too (verify_one), and
 		 * gives the gitlinks the loop below compares */
@@ -3016,11 +3287,18 @@ size_t sbx_gitguard_after(const struct sbx_gitguard *g, void (*report)(const cha
 		}
 		for (int k = 0; k < SBX_GIT_REVIEW; k++) {
 			_cleanup_free_ char *now =
-			    gd < 0 ? NULL
+			    gd < 0                  ? NULL
+			    : k == REVIEW_UNTRACKED ? strdup(untr_now)
 			    : k == REVIEW_HIDDEN
 			        ? review_part(gd, rv->gitdir, k, c.top >= 0 ? verify_one : NULL, &c,
-			                      after_links ? &after_links[i] : NULL)
-			        : review_part(gd, rv->gitdir, k, NULL, NULL, NULL);
+			                      &x, after_links ? &after_links[i] : NULL)
+			        : review_part(gd, rv->gitdir, k, NULL, NULL, NULL, NULL);
+
+			if (k == REVIEW_HIDDEN)
+				snprintf(untr_now, sizeof(untr_now), "%s", x.untr);
+			/* an untracked cache gone is nothing hidden */
+			if (k == REVIEW_UNTRACKED && now && !now[0])
+				continue;
 
 			if (now && rv->part[k] && strcmp(now, rv->part[k]) == 0)
 				continue;
@@ -3039,6 +3317,18 @@ size_t sbx_gitguard_after(const struct sbx_gitguard *g, void (*report)(const cha
 		}
 		if (c.top >= 0)
 			close(c.top);
+		if (x.tree_bad) {
+			snprintf(
+			    line, sizeof(line),
+			    "git: %s: the index's cached tree for %s, written during the run, does "
+			    "not match its entries: git commit and git stash would record content "
+			    "other than what git status and git diff show (git read-tree HEAD, "
+			    "then "
+			    "git add what you meant to, rebuilds it): look before committing there",
+			    rv->gitdir, x.tree_at);
+			report(line, ctx);
+			found++;
+		}
 		if (c.found) {
 			snprintf(line, sizeof(line),
 			         "git: %s: the index, written during the run, calls %s%s%.0zu%s "

@@ -32,8 +32,9 @@
  * at launch, and sbx_gitguard_after names any that appeared during the run.
  */
 /* The parts of a git dir's review (struct sbx_gitguard_review, src/os/gitguard.c): replace
- * refs, grafts, info/exclude, info/attributes, index entries hidden from git status. */
-#define SBX_GIT_REVIEW 5
+ * refs, grafts and shallow, info/exclude, info/attributes, index entries hidden from git
+ * status, the index's untracked cache. */
+#define SBX_GIT_REVIEW 6
 
 struct sbx_gitguard {
 	char **absent;       /* host paths git would read that do not exist and cannot be guarded */

@@ -1135,6 +1135,65 @@ static void test_eleventh_attack(void)
 	}
 }
 
+/*
+ * A twelfth attack's findings: an index whose cached tree (the TREE extension) is swapped for
+ * one that names the worker's blob, while its entries and their stat data stay as they were,
+ * makes the user's next `git add README && git commit` record the worker's src/a: named
+ * after the run. A rewritten .git/shallow (history cut) is named too; an index git itself
+ * wrote during the run is not.
+ */
+static void test_twelfth_attack(void)
+{
+	/* splice the TREE extension of index B into index A (both version 2) */
+	static const char splice[] =
+	    "import struct,hashlib,sys\n"
+	    "def parts(d):\n"
+	    "  n=struct.unpack('>I',d[8:12])[0]; p=12\n"
+	    "  for _ in range(n):\n"
+	    "    s=p; fl=struct.unpack('>H',d[p+60:p+62])[0]; p+=62; z=d.index(b'\\0',p); p=z+1;"
+	    " p=s+((p-s+7)&~7)\n"
+	    "  ext={}; q=p\n"
+	    "  while q<len(d)-20:\n"
+	    "    sig=d[q:q+4]; sz=struct.unpack('>I',d[q+4:q+8])[0]; ext[sig]=d[q:q+8+sz]; "
+	    "q+=8+sz\n"
+	    "  return d[:p],ext\n"
+	    "a,ea=parts(open(sys.argv[1],'rb').read()); b,eb=parts(open(sys.argv[2],'rb').read())\n"
+	    "ea[b'TREE']=eb[b'TREE']; body=a+b''.join(ea.values())\n"
+	    "open(sys.argv[1],'wb').write(body+hashlib.sha1(body).digest())\n";
+	char *repo = it_path(it_tmpdir(), "ct"), *sh = it_path(it_tmpdir(), "sh");
+	struct it_run r;
+
+	host_sh(
+	    fmt("set -e; for d in %s %s; do %s init -q $d; cd $d; mkdir src; echo hello > src/a;"
+	        " echo readme > README; %s add .; %s commit -qm one; echo two > README;"
+	        " %s commit -qam two; done",
+	        repo, sh, git, git, git, git));
+	/* git's own writes of the index: nothing named */
+	it_sbxv(&r, "run", "-v", repo, "-w", repo, "--", "/bin/sh", "-c",
+	        fmt("echo more >> README && %s add README && %s commit -qm three && %s status -s",
+	            git, git, git),
+	        NULL);
+	IT_EXPECT_INT(r.status, 0);
+	IT_EXPECT_NOT_CONTAINS(r.err, "cached tree");
+	it_sbxv(&r, "run", "-v", repo, "-w", repo, "--", "/bin/sh", "-c",
+	        fmt("set -e; %s status -s; m=$(echo PWNED | %s hash-object -w --stdin);"
+	            " cp .git/index /tmp/b; GIT_INDEX_FILE=/tmp/b %s update-index --cacheinfo"
+	            " 100644,$m,src/a; GIT_INDEX_FILE=/tmp/b %s write-tree >/dev/null;"
+	            " python3 -c \"%s\" .git/index /tmp/b; %s status --porcelain | wc -l",
+	            git, git, git, git, splice, git),
+	        NULL);
+	IT_EXPECT_INT(r.status, 0);
+	IT_EXPECT_CONTAINS(r.out, "0\n");
+	IT_EXPECT_CONTAINS(r.err,
+	                   fmt("git: %s/.git: the index's cached tree for src/, written during "
+	                       "the run, does not match its entries",
+	                       repo));
+	it_sbxv(&r, "run", "-v", sh, "-w", sh, "--", "/bin/sh", "-c",
+	        fmt("%s rev-parse HEAD > .git/shallow", git), NULL);
+	IT_EXPECT_INT(r.status, 0);
+	IT_EXPECT_CONTAINS(r.err, fmt("git: %s/.git: info/grafts or shallow changed", sh));
+}
+
 static void test_no_new_repository_namespaces(void)
 {
 	no_new_repository("namespaces");
@@ -1173,6 +1232,7 @@ int main(int argc, char **argv)
 	    IT_CASE(test_forged_index_named),
 	    IT_CASE(test_tenth_attack_guards),
 	    IT_CASE(test_eleventh_attack),
+	    IT_CASE(test_twelfth_attack),
 	};
 
 	return it_main(argc, argv, cases, sizeof(cases) / sizeof(cases[0]));
