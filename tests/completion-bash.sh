@@ -10,6 +10,8 @@ trap 'rm -rf "$dir"' EXIT
 mkdir -p "$dir/bin" "$dir/profiles"
 ln -s "$sbx" "$dir/bin/sbx"
 printf 'version: 1\nname: my-team-profile\n' >"$dir/profiles/my-team-profile.yaml"
+# a shipped profile's name too (an sbx in its build tree no longer searches the source's)
+cp "$src/profiles/claude-agent.yaml" "$dir/profiles/"
 chmod -R go-w "$dir"
 export PATH="$dir/bin:$PATH" SBX_PROFILE_PATH="$dir/profiles"
 # shellcheck source=/dev/null

@@ -74,7 +74,7 @@ int sbx_cli_profile_env_init(struct sbx_cli_profile_env *e, const char *workspac
 	if ((home && !e->home) || (user && !e->user) || !e->workspace)
 		return sbx_error_set(err, SBX_ERR_SETUP, errno ? errno : ENOMEM,
 		                     "cannot read the home directory, user or workspace");
-	r = sbx_profile_search_path(environ, e->home, sbx_state_from_build(), &e->search, &n, err);
+	r = sbx_profile_search_path(environ, e->home, &e->search, &n, err);
 	if (r < 0)
 		return r;
 	e->opts = (struct sbx_profile_opts){

@@ -26,8 +26,8 @@ static const char profiles_usage[] =
     "          by this version\n"
     "\n"
     "The search path: $SBX_PROFILE_PATH, $XDG_CONFIG_HOME/sbx/profiles (or\n"
-    "~/.config/sbx/profiles), /etc/sbx/profiles, " SBX_DATADIR "/profiles, and the source\n"
-    "tree's profiles/ when run from a build. See sbx-profile(5).\n";
+    "~/.config/sbx/profiles), /etc/sbx/profiles and " SBX_DATADIR "/profiles. See\n"
+    "sbx-profile(5).\n";
 
 static int cmp_str(const void *a, const void *b)
 {

@@ -85,12 +85,12 @@ static inline void sbx_profile_freep(struct sbx_profile **p)
 /*
  * The search path of sbx-profile(5), from an environment: $SBX_PROFILE_PATH (colon-separated,
  * empty parts ignored, relative parts refused), $XDG_CONFIG_HOME/sbx/profiles or
- * HOME/.config/sbx/profiles, /etc/sbx/profiles, the installed data directory, and, when
- * `from_build`, the source tree's profiles/. *out is a NULL-terminated array the caller frees
- * with sbx_strv_free.
+ * HOME/.config/sbx/profiles, /etc/sbx/profiles and the installed data directory (not a source
+ * tree's profiles/: a sandbox of the checkout could write those for a later launch to find by
+ * name). *out is a NULL-terminated array the caller frees with sbx_strv_free.
  */
-int sbx_profile_search_path(char *const *envp, const char *home, bool from_build, char ***out,
-                            size_t *n, struct sbx_error *err);
+int sbx_profile_search_path(char *const *envp, const char *home, char ***out, size_t *n,
+                            struct sbx_error *err);
 void sbx_strv_free(char **v);
 
 /* Is this a file argument (contains '/' or ends in .yaml/.yml) rather than a name? */

@@ -67,8 +67,8 @@ int sbx_prof_read_config(const struct sbx_profile_opts *o, const char *file, con
 
 /* ---- finding files ---- */
 
-int sbx_profile_search_path(char *const *envp, const char *home, bool from_build, char ***out,
-                            size_t *n_out, struct sbx_error *err)
+int sbx_profile_search_path(char *const *envp, const char *home, char ***out, size_t *n_out,
+                            struct sbx_error *err)
 {
 	char **v = NULL;
 	size_t n = 0;
@@ -118,8 +118,6 @@ int sbx_profile_search_path(char *const *envp, const char *home, bool from_build
 	}
 	PUSH("/etc/sbx/profiles");
 	PUSH(SBX_DATADIR "/profiles");
-	if (from_build)
-		PUSH(SBX_SOURCE_DIR "/profiles");
 #undef PUSH
 	if (r < 0) {
 		sbx_strv_free(v);

@@ -439,18 +439,6 @@ static int guard_under(struct found *f, const struct sbx_host *host, const char 
 	return r;
 }
 
-bool sbx_state_from_build(void)
-{
-	char exe[PATH_MAX];
-	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	size_t len = strlen(SBX_BUILD_DIR);
-
-	if (n <= 0)
-		return false;
-	exe[n] = '\0';
-	return strncmp(exe, SBX_BUILD_DIR, len) == 0 && exe[len] == '/';
-}
-
 int sbx_state_guard(const struct sbx_spec *spec, const struct sbx_host *host, bool create,
                     struct sbx_state_pins *pins, char **cache_dir, struct sbx_error *err)
 {
@@ -499,17 +487,13 @@ int sbx_state_guard(const struct sbx_spec *spec, const struct sbx_host *host, bo
 	if (r >= 0)
 		r = guard_dir(&f, host, "/etc/sbx", create && host->euid == 0, false, &trusted,
 		              err);
-	/* and the installed profiles, and a build tree's own where this sbx runs from it (the
-	 * search path's last folder: an outside attack edited the checkout's ci-job.yaml from a
-	 * sandbox of the checkout, and the next -p ci-job ran with the host's network): only
-	 * where a writable mount shows them (they are the system's, or the checkout's, and
-	 * nothing there is secret) */
+	/* and the installed profiles, only where a writable mount shows them (they are the
+	 * system's, and nothing there is secret). A build tree's profiles/ is not on the search
+	 * path at all (an outside attack edited the checkout's ci-job.yaml from a sandbox of the
+	 * checkout, and the next -p ci-job of a build-tree sbx ran with the host's network) */
 	f.writable_only = true;
 	if (r >= 0)
 		r = guard_under(&f, host, SBX_DATADIR, "/profiles", false, false, NULL, NULL, err);
-	if (r >= 0 && sbx_state_from_build())
-		r = guard_under(&f, host, SBX_SOURCE_DIR, "/profiles", false, false, NULL, NULL,
-		                err);
 	f.writable_only = false;
 	/* The runtime directories, where sbx ps, inspect and kill read which pid is which
 	 * sandbox (os/registry.h): a worker that wrote a record there could list a sandbox that

@@ -48,10 +48,6 @@ void sbx_state_pins_clear(struct sbx_state_pins *p);
  * sbx can trust (not a directory of the caller's, mode 0700, reached without a symlink at
  * its end). Without `create`, a missing directory is hidden where it would be (sbx check).
  */
-/* Is this sbx the one in its own build tree (SBX_BUILD_DIR)? Then it also finds profiles in
- * the source tree's profiles/ (src/core/profile_find.c), which the guard above covers too. */
-bool sbx_state_from_build(void);
-
 int sbx_state_guard(const struct sbx_spec *spec, const struct sbx_host *host, bool create,
                     struct sbx_state_pins *pins, char **cache_dir, struct sbx_error *err);
 

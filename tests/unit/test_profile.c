@@ -484,21 +484,20 @@ static void test_search_path(void **state)
 	struct sbx_error err;
 
 	(void)state;
-	assert_int_equal(sbx_profile_search_path(env, "/home/u", true, &v, &n, &err), 0);
-	assert_int_equal(n, 6);
+	assert_int_equal(sbx_profile_search_path(env, "/home/u", &v, &n, &err), 0);
+	assert_int_equal(n, 5);
 	assert_string_equal(v[0], "/a");
 	assert_string_equal(v[1], "/b");
 	assert_string_equal(v[2], "/cfg/sbx/profiles");
 	assert_string_equal(v[3], "/etc/sbx/profiles");
 	assert_string_equal(v[4], SBX_DATADIR "/profiles");
-	assert_string_equal(v[5], SBX_SOURCE_DIR "/profiles");
-	assert_null(v[6]);
+	assert_null(v[5]);
 	sbx_strv_free(v);
-	assert_int_equal(sbx_profile_search_path(fake_environ, "/home/u", false, &v, &n, &err), 0);
+	assert_int_equal(sbx_profile_search_path(fake_environ, "/home/u", &v, &n, &err), 0);
 	assert_int_equal(n, 3);
 	assert_string_equal(v[0], "/home/u/.config/sbx/profiles");
 	sbx_strv_free(v);
-	assert_int_equal(sbx_profile_search_path(env2, "/home/u", false, &v, &n, &err), -EINVAL);
+	assert_int_equal(sbx_profile_search_path(env2, "/home/u", &v, &n, &err), -EINVAL);
 	assert_string_equal(err.msg, "SBX_PROFILE_PATH has a relative folder 'rel'");
 }
 
