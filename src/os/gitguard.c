@@ -1706,6 +1706,8 @@ struct index_entry {
 	                        add 0x2000) */
 	const char *name;
 	size_t len;
+	size_t off; /* where it starts in its file (a split index's shared part: in that one) */
+	int depth;  /* 0: the index itself; 1: a split index's shared part */
 };
 
 /*
@@ -1717,7 +1719,7 @@ struct index_entry {
 static int index_walk(const char *file, size_t hashsz, int depth,
                       void (*cb)(void *ctx, const struct index_entry *e),
                       void (*ext)(void *ctx, const unsigned char *sig, const unsigned char *data,
-                                  size_t size),
+                                  size_t size, size_t first),
                       void *ctx)
 {
 	_cleanup_free_ unsigned char *buf = NULL;
@@ -1755,6 +1757,8 @@ static int index_walk(const char *file, size_t hashsz, int depth,
 
 		if (pos + fixed > len)
 			return -1;
+		ent.off = pos;
+		ent.depth = depth;
 		ent.stat = buf + pos;
 		ent.oid = buf + pos + 40;
 		ent.mode = be32(buf + pos + 24);
@@ -1799,8 +1803,9 @@ static int index_walk(const char *file, size_t hashsz, int depth,
 		ent.len = prev;
 		cb(ctx, &ent);
 	}
-	/* the extensions, up to the trailing checksum */
-	while (depth == 0 && pos + 8 + hashsz <= len) {
+	/* the extensions, up to the trailing checksum (`first`: where they start, which an EOIE
+	 * extension must name) */
+	for (size_t first = pos; depth == 0 && pos + 8 + hashsz <= len;) {
 		uint32_t size = be32(buf + pos + 4);
 
 		if (size > len - hashsz - pos - 8)
@@ -1820,7 +1825,7 @@ static int index_walk(const char *file, size_t hashsz, int depth,
 				return -1;
 		}
 		if (ext)
-			ext(ctx, buf + pos, buf + pos + 8, size);
+			ext(ctx, buf + pos, buf + pos + 8, size, first);
 		pos += 8 + size;
 	}
 	return 0;
@@ -1837,7 +1842,10 @@ static void scan_one(void *ctx, const struct index_entry *e)
 {
 	struct scan_ctx *c = ctx;
 
-	if (c->failed || (c->hidden ? !((e->flags & 0x8000) || (e->ext & 0x4000))
+	/* hidden: marked assume-unchanged or skip-worktree, or a sparse index's folder (git
+	 * expands it into skip-worktree entries, its flag or not) */
+	if (c->failed || (c->hidden ? !((e->flags & 0x8000) || (e->ext & 0x4000) ||
+	                                (e->mode & 0170000) == 0040000)
 	                            : (e->mode & 0170000) != 0160000))
 		return;
 	while (c->have + e->len + 2 > c->cap) {
@@ -1918,6 +1926,11 @@ struct lists_ctx {
 	bool ents_failed;
 	unsigned char *tree;
 	size_t tree_len;
+	int trees;    /* TREE extensions seen (git takes the last) */
+	size_t *offs; /* each entry's offset in the index (collect), for IEOT */
+	unsigned char *ieot;
+	size_t ieot_len;
+	bool eoie_bad; /* an EOIE that names other bytes than the extensions sbx read */
 };
 
 static void lists_one(void *ctx, const struct index_entry *e)
@@ -1952,11 +1965,23 @@ static void lists_one(void *ctx, const struct index_entry *e)
 		ce->flags = e->flags;
 		ce->ext = e->ext;
 		memcpy(ce->oid, e->oid, c->hashsz);
+		{
+			size_t *grown = realloc(c->offs, c->cap_ents * sizeof(*grown));
+
+			if (!grown) {
+				free(ce->name);
+				c->ents_failed = true;
+				return;
+			}
+			c->offs = grown;
+			c->offs[c->n_ents] = e->depth ? SIZE_MAX : e->off;
+		}
 		c->n_ents++;
 	}
 }
 
-static void lists_ext(void *ctx, const unsigned char *sig, const unsigned char *data, size_t size)
+static void lists_ext(void *ctx, const unsigned char *sig, const unsigned char *data, size_t size,
+                      size_t first)
 {
 	struct lists_ctx *c = ctx;
 
@@ -1972,13 +1997,43 @@ static void lists_ext(void *ctx, const unsigned char *sig, const unsigned char *
 		for (int i = 0; i < 20; i++)
 			snprintf(c->x->untr + 2 * i, 3, "%02x", d[i]);
 	}
-	if (memcmp(sig, "TREE", 4) == 0 && c->x->collect && !c->tree) {
+	/* git keeps the last TREE it reads: that one is checked, and more than one is said */
+	if (memcmp(sig, "TREE", 4) == 0 && c->x->collect) {
+		c->trees++;
+		free(c->tree);
 		c->tree = malloc(size ? size : 1);
-		if (c->tree) {
+		c->tree_len = size;
+		if (c->tree)
 			memcpy(c->tree, data, size);
-			c->tree_len = size;
-		}
 	}
+	/* git with index.threads reads the extensions from where EOIE says, and the entries
+	 * from where IEOT says: both must name what sbx read (an outside attack hid a second
+	 * TREE in an unknown extension that EOIE pointed into) */
+	if (memcmp(sig, "EOIE", 4) == 0 && c->x->collect && (size < 4 || be32(data) != first))
+		c->eoie_bad = true;
+	if (memcmp(sig, "IEOT", 4) == 0 && c->x->collect && !c->ieot) {
+		c->ieot = malloc(size ? size : 1);
+		c->ieot_len = size;
+		if (c->ieot)
+			memcpy(c->ieot, data, size);
+	}
+}
+
+/* Does each block an IEOT extension names start where sbx read that entry? */
+static bool ieot_ok(const struct lists_ctx *c)
+{
+	size_t k = 0;
+
+	if (!c->ieot || c->ieot_len < 4 || (c->ieot_len - 4) % 8)
+		return !c->ieot;
+	for (size_t p = 4; p + 8 <= c->ieot_len; p += 8) {
+		uint32_t off = be32(c->ieot + p), n = be32(c->ieot + p + 4);
+
+		if (k >= c->n_ents || c->offs[k] != off)
+			return false;
+		k += n;
+	}
+	return true;
 }
 
 static int cmp_ct(const void *a, const void *b)
@@ -2072,7 +2127,7 @@ static int ct_node(struct lists_ctx *c, const unsigned char **p, const unsigned 
 			const char *rel = e->name + len, *slash = strchr(rel, '/');
 
 			if (e->ext & 0x2000) {
-				r = 2; /* intent to add: git leaves it out; not checked */
+				r = 1; /* intent to add: git leaves no valid tree over one */
 				break;
 			}
 			if (e->flags & 0x3000) {
@@ -2123,8 +2178,6 @@ static int ct_node(struct lists_ctx *c, const unsigned char **p, const unsigned 
 				r = 1;
 		}
 		free(t.s);
-		if (r == 2)
-			r = 0;
 		if (r == 1 && !c->x->tree_bad) {
 			c->x->tree_bad = true;
 			snprintf(c->x->tree_at, sizeof(c->x->tree_at), "%s", full[0] ? full : "/");
@@ -2160,6 +2213,12 @@ static int index_lists(const char *file, size_t hashsz,
 		free(c.links.out);
 		free(c.hidden.out);
 		c.links.out = c.hidden.out = NULL;
+	} else if (x && x->collect && !c.ents_failed &&
+	           (c.trees > 1 || c.eoie_bad || !ieot_ok(&c))) {
+		x->tree_bad = true;
+		snprintf(x->tree_at, sizeof(x->tree_at), "%s",
+		         c.trees > 1 ? "/ (more than one TREE extension)"
+		                     : "/ (an EOIE or IEOT extension that names other bytes)");
 	} else if (x && x->collect && c.tree && !c.ents_failed) {
 		const unsigned char *p = c.tree;
 		struct ct_child root;
@@ -2176,6 +2235,8 @@ static int index_lists(const char *file, size_t hashsz,
 		free(c.ents[i].name);
 	free(c.ents);
 	free(c.tree);
+	free(c.offs);
+	free(c.ieot);
 	if (!c.links.out)
 		return -1;
 	*links = c.links.out;
@@ -3271,7 +3332,7 @@ size_t sbx_gitguard_after(const struct sbx_gitguard *g, void (*report)(const cha
 		    "files were marked skip-worktree or assume-unchanged during the run (git "
 		    "update-index): git status and git diff pass over their changes (git ls-files "
 		    "-v shows them, in lower case or with S): look at them",
-		    "the untracked cache in its index changed during the run: git status trusts it "
+		    "an untracked cache appeared in its index during the run: git status trusts it "
 		    "to list new files, and may leave out one the sandbox made (git -c "
 		    "core.untrackedCache=false status lists them all): look before trusting it",
 		};
@@ -3306,8 +3367,12 @@ size_t sbx_gitguard_after(const struct sbx_gitguard *g, void (*report)(const cha
 
 			if (k == REVIEW_HIDDEN)
 				snprintf(untr_now, sizeof(untr_now), "%s", x.untr);
-			/* an untracked cache gone is nothing hidden */
-			if (k == REVIEW_UNTRACKED && now && !now[0])
+			/* an untracked cache that appeared: one the user keeps
+			 * (core.untrackedCache, feature.manyFiles) changes at every git status, and
+			 * is not named (a warning at every run would teach users to skip them all;
+			 * sbx-profile(5) says so) */
+			if (k == REVIEW_UNTRACKED && now &&
+			    (!now[0] || (rv->part[k] && rv->part[k][0])))
 				continue;
 
 			if (now && rv->part[k] && strcmp(now, rv->part[k]) == 0)

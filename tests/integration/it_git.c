@@ -1094,13 +1094,12 @@ static void test_tenth_attack_guards(void)
  * An eleventh attack's findings: a split index whose replaced entry carries no name (git takes
  * it from the shared part) is said to be unchecked rather than passed over; thousands of
  * gitlinks made during a run are named eight at a time, and compared sorted (a quadratic
- * comparison took an hour after every later run); the build tree's profiles/, which an sbx
- * run from its build tree searches, is hidden from a sandbox of the checkout.
+ * comparison took an hour after every later run); an sbx run from its build tree does not
+ * search the source tree's profiles/, which a sandbox of the checkout could write.
  */
 static void test_eleventh_attack(void)
 {
 	char *repo = it_path(it_tmpdir(), "sp"), *many = it_path(it_tmpdir(), "gl");
-	const char *sbx = getenv("SBX");
 	struct it_run r;
 
 	host_sh(fmt("set -e; %s init -q %s; cd %s; echo one > f; %s add f; %s commit -qm i;"
@@ -1123,16 +1122,11 @@ static void test_eleventh_attack(void)
 	it_sbxv(&r, "run", "-v", many, "-w", many, "--", "/bin/true", NULL);
 	IT_EXPECT_INT(r.status, 0);
 	IT_EXPECT_NOT_CONTAINS(r.err, "made a submodule");
-	/* an sbx in its own build tree (as root here: the user's run copies it out) */
-	if (sbx && strncmp(sbx, SBX_BUILD_DIR "/", strlen(SBX_BUILD_DIR) + 1) == 0) {
-		it_sbxv(&r, "run", "-v", SBX_SOURCE_DIR, "-w", SBX_SOURCE_DIR, "--", "/bin/sh",
-		        "-c", "ls profiles | wc -l; touch profiles/.it-probe; echo a=$?", NULL);
-		unlink(SBX_SOURCE_DIR "/profiles/.it-probe");
-		IT_EXPECT_INT(r.status, 0);
-		IT_EXPECT_CONTAINS(r.out, "0\n");
-		IT_EXPECT_CONTAINS(r.out, "a=");
-		IT_EXPECT_NOT_CONTAINS(r.out, "a=0");
-	}
+	/* an sbx in its own build tree does not search the source tree's profiles/, which a
+	 * sandbox of the checkout could write */
+	unsetenv("SBX_PROFILE_PATH");
+	it_sbxv(&r, "profiles", "list", NULL);
+	IT_EXPECT_NOT_CONTAINS(r.out, SBX_SOURCE_DIR "/profiles");
 }
 
 /*
@@ -1194,6 +1188,63 @@ static void test_twelfth_attack(void)
 	IT_EXPECT_CONTAINS(r.err, fmt("git: %s/.git: info/grafts or shallow changed", sh));
 }
 
+/*
+ * A thirteenth attack's findings, each a forged index that git on the host reads as a
+ * commit's tree or a clean status: a second TREE extension (git keeps the last), a valid
+ * cached tree over an intent-to-add entry (git never writes one), a sparse-directory entry
+ * without its skip-worktree flag (git expands it all the same), a TREE hidden in an unknown
+ * extension that EOIE points git to: each named after the run. And no warning for an
+ * untracked cache the user keeps, which git rewrites at every status.
+ */
+static void test_thirteenth_attack(void)
+{
+	/* $G is git, $F the forger, $T a tree whose `a` is the worker's */
+	static const char mk[] = "E=$(echo evil | $G hash-object -w --stdin);"
+	                         " T=$(printf '100644 blob %s\\ta\\n' $E | $G mktree);";
+	static const struct {
+		const char *name, *script, *said;
+	} cases[] = {
+	    {"dt", "python3 $F .git/index dup-tree src $T 1", "more than one TREE extension"},
+	    {"ia", "echo n > src/new; $G add -N src/new; python3 $F .git/index set-tree src $T 2",
+	     "cached tree for src/"},
+	    {"sd",
+	     "echo evil > src/a; T=$($G rev-parse HEAD:src); python3 $F .git/index sdir src $T",
+	     "marked skip-worktree"},
+	    {"eo", "python3 $F .git/index eoie src $T 1", "an EOIE or IEOT extension"},
+	};
+	char *fix = it_path(getenv("SBX_SOURCE_DIR"), "tests/fixtures/git-index-forge.py");
+	struct it_run r;
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *repo = it_path(it_tmpdir(), cases[i].name);
+
+		host_sh(fmt("set -e; %s init -q %s; cd %s; mkdir src; echo good > src/a;"
+		            " echo readme > README; %s add .; %s commit -qm i",
+		            git, repo, repo, git, git));
+		it_sbxv(&r, "run", "-v", repo, "-w", repo, "-v", fmt("%s:ro", fix), "--", "/bin/sh",
+		        "-c", fmt("set -e; G='%s'; F=%s; %s %s", git, fix, mk, cases[i].script),
+		        NULL);
+		if (r.status != 0)
+			it_fail(__FILE__, __LINE__, "%s: status %d\n%s%s", cases[i].name, r.status,
+			        r.out, r.err);
+		if (!strstr(r.err, cases[i].said))
+			it_fail(__FILE__, __LINE__, "%s: not named (%s):\n%s", cases[i].name,
+			        cases[i].said, r.err);
+	}
+	{
+		char *repo = it_path(it_tmpdir(), "uc");
+
+		host_sh(fmt("set -e; %s init -q %s; cd %s; echo a > f; %s add f; %s commit -qm i;"
+		            " %s config core.untrackedCache true; %s status >/dev/null",
+		            git, repo, repo, git, git, git, git));
+		it_sbxv(&r, "run", "-v", repo, "-w", repo, "--", "/bin/sh", "-c",
+		        fmt("echo n > notes; %s status -s", git), NULL);
+		IT_EXPECT_INT(r.status, 0);
+		IT_EXPECT_CONTAINS(r.out, "notes");
+		IT_EXPECT_NOT_CONTAINS(r.err, "untracked cache");
+	}
+}
+
 static void test_no_new_repository_namespaces(void)
 {
 	no_new_repository("namespaces");
@@ -1233,6 +1284,7 @@ int main(int argc, char **argv)
 	    IT_CASE(test_tenth_attack_guards),
 	    IT_CASE(test_eleventh_attack),
 	    IT_CASE(test_twelfth_attack),
+	    IT_CASE(test_thirteenth_attack),
 	};
 
 	return it_main(argc, argv, cases, sizeof(cases) / sizeof(cases[0]));
