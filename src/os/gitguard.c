@@ -2224,7 +2224,8 @@ static int index_lists(const char *file, size_t hashsz,
 		struct ct_child root;
 
 		/* sorted as git sorts (a split index's shared part walked beside it) */
-		qsort(c.ents, c.n_ents, sizeof(*c.ents), cmp_ct);
+		if (c.n_ents)
+			qsort(c.ents, c.n_ents, sizeof(*c.ents), cmp_ct);
 		if (ct_node(&c, &p, c.tree + c.tree_len, "", &root, 0) < 0)
 			x->tree_bad = false; /* unreadable: git drops it */
 	} else if (x && x->collect && c.ents_failed) {
@@ -2391,7 +2392,8 @@ static char *review_part(int gitdir, const char *host, int part,
 		fd = sbx_openat2(gitdir, dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC,
 		                 RESOLVE_NO_SYMLINKS | RESOLVE_BENEATH);
 		review_refs(&t, fd, base, 0, &lines, &n);
-		qsort(lines, n, sizeof(*lines), cmp_str);
+		if (n)
+			qsort(lines, n, sizeof(*lines), cmp_str);
 		for (size_t i = 0; i < n; i++) {
 			text_add(&t, lines[i], strlen(lines[i]));
 			free(lines[i]);
