@@ -1765,11 +1765,17 @@ static int index_walk(const char *file, size_t hashsz, int depth,
 		ent.flags = (uint16_t)(buf[pos + 40 + hashsz] << 8 | buf[pos + 41 + hashsz]);
 		ent.ext = 0;
 		pos += fixed;
-		if (version >= 3 && (ent.flags & 0x4000)) {
+		/* read as git's create_from_disk reads it: the extended flags wherever the entry
+		 * says it has them, in any version (an outside attack set the bit in a version 2
+		 * index, and sbx read its two bytes as the name's, out of step from there), and the
+		 * name's length from the flags unless they say 0xfff */
+		if (ent.flags & 0x4000) {
 			if (pos + 2 > len)
 				return -1;
 			ent.ext = (uint16_t)(buf[pos] << 8 | buf[pos + 1]);
 			pos += 2;
+			if (ent.ext & ~0x6000)
+				return -1; /* git stops there: "unknown index entry format" */
 		}
 		if (version == 4) {
 			/* varint: bytes to drop from the end of the previous name */
@@ -1791,6 +1797,12 @@ static int index_walk(const char *file, size_t hashsz, int depth,
 			prev = 0;
 		}
 		nlen = strnlen((const char *)buf + pos, len - pos);
+		if ((ent.flags & 0xfff) != 0xfff) {
+			/* the length the flags give is the whole name's */
+			if ((size_t)(ent.flags & 0xfff) < prev)
+				return -1;
+			nlen = (size_t)(ent.flags & 0xfff) - prev;
+		}
 		if (pos + nlen >= len || prev + nlen >= sizeof(name))
 			return -1;
 		memcpy(name + prev, buf + pos, nlen);
@@ -1862,7 +1874,7 @@ static void scan_one(void *ctx, const struct index_entry *e)
 	/* the list is one name a line: a newline in a name (the worker chose it) is shown as '?',
 	 * so that one entry stays one line */
 	for (size_t k = c->have; k < c->have + e->len; k++)
-		if (c->out[k] == '\n')
+		if (c->out[k] == '\n' || c->out[k] == '\0')
 			c->out[k] = '?';
 	c->have += e->len;
 	c->out[c->have++] = '\n';
@@ -1930,7 +1942,8 @@ struct lists_ctx {
 	size_t *offs; /* each entry's offset in the index (collect), for IEOT */
 	unsigned char *ieot;
 	size_t ieot_len;
-	bool eoie_bad; /* an EOIE that names other bytes than the extensions sbx read */
+	bool eoie_bad;    /* an EOIE that names other bytes than the extensions sbx read */
+	size_t ct_budget; /* entries the cached-tree check may still look at */
 };
 
 static void lists_one(void *ctx, const struct index_entry *e)
@@ -2100,11 +2113,20 @@ static int ct_node(struct lists_ctx *c, const unsigned char **p, const unsigned 
 	kids = subs ? calloc((size_t)subs, sizeof(*kids)) : NULL;
 	if (subs && !kids)
 		return -1;
-	for (long i = 0; i < subs && r >= 0; i++) {
-		int k = ct_node(c, p, end, full, &kids[i], depth + 1);
-
-		if (k < 0 || k == 1)
-			r = k;
+	/* the first that does not match ends the check (an outside attack had 8192 nodes each
+	 * claim every entry); two subtrees of one name, which git folds into one, do not match */
+	for (long i = 0; i < subs && r == 0; i++) {
+		r = ct_node(c, p, end, full, &kids[i], depth + 1);
+		for (long k = 0; r == 0 && k < i; k++)
+			if (kids[k].len == kids[i].len &&
+			    memcmp(kids[k].name, kids[i].name, kids[i].len) == 0) {
+				r = 1;
+				if (!c->x->tree_bad) {
+					c->x->tree_bad = true;
+					snprintf(c->x->tree_at, sizeof(c->x->tree_at), "%s",
+					         full[0] ? full : "/");
+				}
+			}
 	}
 	if (r == 0 && self->valid) {
 		/* the entries beneath `full`, found by a binary search of the sorted names */
@@ -2124,6 +2146,17 @@ static int ct_node(struct lists_ctx *c, const unsigned char **p, const unsigned 
 		}
 		for (size_t i = lo; i < c->n_ents && strncmp(c->ents[i].name, full, len) == 0;) {
 			const struct ct_entry *e = &c->ents[i];
+
+			if (!c->ct_budget--) {
+				/* more than a launch looks at: said, not checked */
+				if (!c->x->tree_bad) {
+					c->x->tree_bad = true;
+					snprintf(c->x->tree_at, sizeof(c->x->tree_at),
+					         "%s (too large to check)", full[0] ? full : "/");
+				}
+				r = 1;
+				break;
+			}
 			const char *rel = e->name + len, *slash = strchr(rel, '/');
 
 			if (e->ext & 0x2000) {
@@ -2226,8 +2259,15 @@ static int index_lists(const char *file, size_t hashsz,
 		/* sorted as git sorts (a split index's shared part walked beside it) */
 		if (c.n_ents)
 			qsort(c.ents, c.n_ents, sizeof(*c.ents), cmp_ct);
-		if (ct_node(&c, &p, c.tree + c.tree_len, "", &root, 0) < 0)
+		c.ct_budget = 4 * c.n_ents + 65536;
+		int k = ct_node(&c, &p, c.tree + c.tree_len, "", &root, 0);
+
+		if (k < 0)
 			x->tree_bad = false; /* unreadable: git drops it */
+		else if (k == 1 && !x->tree_bad) {
+			x->tree_bad = true; /* two subtrees of one name in a folder */
+			snprintf(x->tree_at, sizeof(x->tree_at), "/");
+		}
 	} else if (x && x->collect && c.ents_failed) {
 		x->tree_bad = true; /* not checked: said */
 		snprintf(x->tree_at, sizeof(x->tree_at), "(out of memory)");

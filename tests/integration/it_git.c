@@ -1211,6 +1211,12 @@ static void test_thirteenth_attack(void)
 	     "echo evil > src/a; T=$($G rev-parse HEAD:src); python3 $F .git/index sdir src $T",
 	     "marked skip-worktree"},
 	    {"eo", "python3 $F .git/index eoie src $T 1", "an EOIE or IEOT extension"},
+	    /* a fourteenth attack: two subtrees of one name (8192 such took 32 s to check); a
+	     * version 2 entry with the extended bit, whose flags2 git reads and sbx did not */
+	    {"tw", "T=$($G rev-parse HEAD:src); python3 $F .git/index twins src $T 1",
+	     "cached tree for /"},
+	    {"v2", "echo evil >> src/a; python3 $F .git/index v2ext src/a -",
+	     "marked skip-worktree"},
 	};
 	char *fix = it_path(getenv("SBX_SOURCE_DIR"), "tests/fixtures/git-index-forge.py");
 	struct it_run r;
