@@ -1923,6 +1923,7 @@ struct ct_entry {
 struct index_extras {
 	bool collect;
 	char untr[2 * 20 + 1]; /* hex SHA-1 of the UNTR extension, or "" */
+	char reuc[2 * 20 + 1]; /* of the REUC (resolve-undo) extension, or "" */
 	bool tree_bad;
 	char tree_at[SBX_PATH_MAX]; /* the first cached tree that does not match */
 };
@@ -1944,6 +1945,7 @@ struct lists_ctx {
 	size_t ieot_len;
 	bool eoie_bad;    /* an EOIE that names other bytes than the extensions sbx read */
 	size_t ct_budget; /* entries the cached-tree check may still look at */
+	bool split;       /* a `link` extension: a split index */
 };
 
 static void lists_one(void *ctx, const struct index_entry *e)
@@ -2010,6 +2012,19 @@ static void lists_ext(void *ctx, const unsigned char *sig, const unsigned char *
 		for (int i = 0; i < 20; i++)
 			snprintf(c->x->untr + 2 * i, 3, "%02x", d[i]);
 	}
+	if (memcmp(sig, "link", 4) == 0)
+		c->split = true;
+	/* resolve-undo: what `git checkout -m` and `git restore --merge` put back */
+	if (memcmp(sig, "REUC", 4) == 0) {
+		struct sbx_sha h;
+		unsigned char d[32];
+
+		sbx_sha_init(&h, 160);
+		sbx_sha_update(&h, data, size);
+		sbx_sha_final(&h, d);
+		for (int i = 0; i < 20; i++)
+			snprintf(c->x->reuc + 2 * i, 3, "%02x", d[i]);
+	}
 	/* git keeps the last TREE it reads: that one is checked, and more than one is said */
 	if (memcmp(sig, "TREE", 4) == 0 && c->x->collect) {
 		c->trees++;
@@ -2068,6 +2083,15 @@ struct ct_child {
 	unsigned char oid[32];
 };
 
+/* subtrees by name, as bytes (shorter first where one begins the other) */
+static int cmp_kid(const void *a, const void *b)
+{
+	const struct ct_child *x = a, *y = b;
+	int d = memcmp(x->name, y->name, x->len < y->len ? x->len : y->len);
+
+	return d ? d : (x->len > y->len) - (x->len < y->len);
+}
+
 static int ct_node(struct lists_ctx *c, const unsigned char **p, const unsigned char *end,
                    const char *parent, struct ct_child *self, int depth)
 {
@@ -2115,11 +2139,14 @@ static int ct_node(struct lists_ctx *c, const unsigned char **p, const unsigned 
 		return -1;
 	/* the first that does not match ends the check (an outside attack had 8192 nodes each
 	 * claim every entry); two subtrees of one name, which git folds into one, do not match */
-	for (long i = 0; i < subs && r == 0; i++) {
+	for (long i = 0; i < subs && r == 0; i++)
 		r = ct_node(c, p, end, full, &kids[i], depth + 1);
-		for (long k = 0; r == 0 && k < i; k++)
-			if (kids[k].len == kids[i].len &&
-			    memcmp(kids[k].name, kids[i].name, kids[i].len) == 0) {
+	/* sorted, for lookups by name and to find two of one name (an outside attack's 4096
+	 * subtrees a folder took a minute to compare pairwise) */
+	if (r == 0 && subs > 1) {
+		qsort(kids, (size_t)subs, sizeof(*kids), cmp_kid);
+		for (long k = 1; r == 0 && k < subs; k++)
+			if (cmp_kid(&kids[k - 1], &kids[k]) == 0) {
 				r = 1;
 				if (!c->x->tree_bad) {
 					c->x->tree_bad = true;
@@ -2127,6 +2154,31 @@ static int ct_node(struct lists_ctx *c, const unsigned char **p, const unsigned 
 					         full[0] ? full : "/");
 				}
 			}
+	}
+	if (r == 0 && self->valid && self->len) {
+		/* a node that is a sparse index's folder entry: that entry's object is its tree */
+		size_t lo = 0, hi = c->n_ents;
+
+		while (lo < hi) {
+			size_t mid = (lo + hi) / 2;
+
+			if (strcmp(c->ents[mid].name, full) < 0)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		if (lo < c->n_ents && strcmp(c->ents[lo].name, full) == 0 &&
+		    (c->ents[lo].mode & 0170000) == 0040000) {
+			if (count != 1 || memcmp(c->ents[lo].oid, self->oid, c->hashsz) != 0) {
+				r = 1;
+				if (!c->x->tree_bad) {
+					c->x->tree_bad = true;
+					snprintf(c->x->tree_at, sizeof(c->x->tree_at), "%s", full);
+				}
+			}
+			free(kids);
+			return r;
+		}
 	}
 	if (r == 0 && self->valid) {
 		/* the entries beneath `full`, found by a binary search of the sorted names */
@@ -2167,13 +2219,25 @@ static int ct_node(struct lists_ctx *c, const unsigned char **p, const unsigned 
 				r = 1; /* a conflict's stage: no tree is valid over it */
 				break;
 			}
+			/* a sparse index's folder entry ("lib/", mode 040000): its object is the
+			 * subtree itself */
+			if (slash && !slash[1] && (e->mode & 0170000) == 0040000) {
+				text_add(&t, "40000 ", 6);
+				text_add(&t, rel, (size_t)(slash - rel));
+				text_add(&t, "", 1);
+				text_add(&t, (const char *)e->oid, c->hashsz);
+				i++;
+				n++;
+				continue;
+			}
 			if (slash) {
 				size_t cl = (size_t)(slash - rel);
-				const struct ct_child *kid = NULL;
+				struct ct_child key = {.name = (const unsigned char *)rel,
+				                       .len = cl};
+				const struct ct_child *kid =
+				    subs ? bsearch(&key, kids, (size_t)subs, sizeof(*kids), cmp_kid)
+				         : NULL;
 
-				for (long k = 0; k < subs && !kid; k++)
-					if (kids[k].len == cl && memcmp(kids[k].name, rel, cl) == 0)
-						kid = &kids[k];
 				if (!kid || !kid->valid) {
 					r = 1;
 					break;
@@ -2240,12 +2304,18 @@ static int index_lists(const char *file, size_t hashsz,
 	memcpy(c.links.out, "\n", 2);
 	memcpy(c.hidden.out, "\n", 2);
 	if (x)
-		x->untr[0] = '\0';
+		x->untr[0] = x->reuc[0] = '\0';
 	if (index_walk(file, hashsz, 0, lists_one, lists_ext, &c) < 0 || c.links.failed ||
 	    c.hidden.failed) {
 		free(c.links.out);
 		free(c.hidden.out);
 		c.links.out = c.hidden.out = NULL;
+	} else if (x && x->collect && c.tree && c.split) {
+		/* a split index's entries are its shared part's, replaced and deleted by bitmaps
+		 * sbx does not apply: its cached trees are not checked, and that is said (an
+		 * outside attack matched a forged tree to the shared part's stale entry) */
+		x->tree_bad = true;
+		snprintf(x->tree_at, sizeof(x->tree_at), "/ (a split index: not checked)");
 	} else if (x && x->collect && !c.ents_failed &&
 	           (c.trees > 1 || c.eoie_bad || !ieot_ok(&c))) {
 		x->tree_bad = true;
@@ -2311,7 +2381,8 @@ enum {
 	REVIEW_EXCLUDE,
 	REVIEW_ATTRIBUTES,
 	REVIEW_HIDDEN,
-	REVIEW_UNTRACKED
+	REVIEW_UNTRACKED,
+	REVIEW_RESOLVE
 };
 
 #define REVIEW_FILE_MAX (1u << 20) /* info/ files read whole up to this; past it, by size */
@@ -2474,6 +2545,7 @@ static char *review_part(int gitdir, const char *host, int part,
 		review_file(&t, gitdir, "shallow"); /* cuts history where it says */
 		break;
 	case REVIEW_UNTRACKED:
+	case REVIEW_RESOLVE:
 		break; /* given by the index's walk (REVIEW_HIDDEN) */
 	case REVIEW_EXCLUDE:
 		review_file(&t, gitdir, "info/exclude");
@@ -2533,8 +2605,10 @@ static int review_add(struct survey *s, int gitdir, const char *host)
 		char *links = NULL;
 
 		rv->part[k] = review_part(gitdir, host, k, NULL, NULL, &x, &links);
-		if (k == REVIEW_HIDDEN)
+		if (k == REVIEW_HIDDEN) {
 			rv->part[REVIEW_UNTRACKED] = strdup(x.untr);
+			rv->part[REVIEW_RESOLVE] = strdup(x.reuc);
+		}
 		if (links) {
 			/* the gitlinks of the same walk, for watch_index */
 			free(s->walked_links);
@@ -3377,12 +3451,15 @@ size_t sbx_gitguard_after(const struct sbx_gitguard *g, void (*report)(const cha
 		    "an untracked cache appeared in its index during the run: git status trusts it "
 		    "to list new files, and may leave out one the sandbox made (git -c "
 		    "core.untrackedCache=false status lists them all): look before trusting it",
+		    "its index's resolve-undo data changed during the run: git checkout -m and git "
+		    "restore --merge would put that content in place of a file (git ls-files "
+		    "--resolve-undo lists it): look at it",
 		};
 		const struct sbx_gitguard_review *rv = &g->reviews[i];
 		_cleanup_close_ int gd = open_dir(rv->gitdir);
 		struct verify_ctx c = {.since = g->launch_sec, .top = -1};
 		struct index_extras x = {0};
-		char untr_now[sizeof(x.untr)] = "";
+		char untr_now[sizeof(x.untr)] = "", reuc_now[sizeof(x.reuc)] = "";
 
 		/* the cached trees are checked where the index was written during the run */
 		if (gd >= 0) {
@@ -3402,13 +3479,19 @@ size_t sbx_gitguard_after(const struct sbx_gitguard *g, void (*report)(const cha
 			_cleanup_free_ char *now =
 			    gd < 0                  ? NULL
 			    : k == REVIEW_UNTRACKED ? strdup(untr_now)
+			    : k == REVIEW_RESOLVE   ? strdup(reuc_now)
 			    : k == REVIEW_HIDDEN
 			        ? review_part(gd, rv->gitdir, k, c.top >= 0 ? verify_one : NULL, &c,
 			                      &x, after_links ? &after_links[i] : NULL)
 			        : review_part(gd, rv->gitdir, k, NULL, NULL, NULL, NULL);
 
-			if (k == REVIEW_HIDDEN)
+			if (k == REVIEW_HIDDEN) {
 				snprintf(untr_now, sizeof(untr_now), "%s", x.untr);
+				snprintf(reuc_now, sizeof(reuc_now), "%s", x.reuc);
+			}
+			/* resolve-undo data gone is nothing planted */
+			if (k == REVIEW_RESOLVE && now && !now[0])
+				continue;
 			/* an untracked cache that appeared: one the user keeps
 			 * (core.untrackedCache, feature.manyFiles) changes at every git status, and
 			 * is not named (a warning at every run would teach users to skip them all;
@@ -3438,10 +3521,10 @@ size_t sbx_gitguard_after(const struct sbx_gitguard *g, void (*report)(const cha
 			snprintf(
 			    line, sizeof(line),
 			    "git: %s: the index's cached tree for %s, written during the run, does "
-			    "not match its entries: git commit and git stash would record content "
-			    "other than what git status and git diff show (git read-tree HEAD, "
-			    "then "
-			    "git add what you meant to, rebuilds it): look before committing there",
+			    "not match its entries, or sbx could not check it: git commit and git "
+			    "stash would record content other than what git status and git diff "
+			    "show (git read-tree HEAD, then git add what you meant to, rebuilds "
+			    "it): look before committing there",
 			    rv->gitdir, x.tree_at);
 			report(line, ctx);
 			found++;

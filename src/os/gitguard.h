@@ -33,8 +33,8 @@
  */
 /* The parts of a git dir's review (struct sbx_gitguard_review, src/os/gitguard.c): replace
  * refs, grafts and shallow, info/exclude, info/attributes, index entries hidden from git
- * status, the index's untracked cache. */
-#define SBX_GIT_REVIEW 6
+ * status, the index's untracked cache, its resolve-undo data. */
+#define SBX_GIT_REVIEW 7
 
 struct sbx_gitguard {
 	char **absent;       /* host paths git would read that do not exist and cannot be guarded */

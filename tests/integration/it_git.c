@@ -1251,6 +1251,49 @@ static void test_thirteenth_attack(void)
 	}
 }
 
+/*
+ * A fifteenth attack's findings: a split index's cached trees are said to be unchecked (a
+ * forged tree matched the shared part's stale entry), resolve-undo data planted in the index
+ * (git checkout -m puts it back in place of a file) is named, and a sparse index's folder
+ * entries are checked as the trees they are (no warning after ordinary use).
+ */
+static void test_fifteenth_attack(void)
+{
+	static const char reuc[] =
+	    "import struct,hashlib,sys\n"
+	    "w=bytes.fromhex(sys.argv[1]); b=open('.git/index','rb').read()[:-20]\n"
+	    "r=b'README\\0'+b'100644\\0'*3+w*3\n"
+	    "b=b+b'REUC'+struct.pack('>I',len(r))+r\n"
+	    "open('.git/index','wb').write(b+hashlib.sha1(b).digest())\n";
+	char *sp = it_path(it_tmpdir(), "sp"), *ru = it_path(it_tmpdir(), "ru");
+	char *sx = it_path(it_tmpdir(), "sx");
+	struct it_run r;
+
+	host_sh(fmt("set -e; for d in %s %s %s; do %s init -q $d; cd $d; mkdir src lib;"
+	            " echo a > src/a; echo l > lib/l; echo readme > README; %s add .;"
+	            " %s commit -qm i; done; cd %s; %s config index.sparse true;"
+	            " %s sparse-checkout set src",
+	            sp, ru, sx, git, git, git, sx, git, git));
+	it_sbxv(
+	    &r, "run", "-v", sp, "-w", sp, "--", "/bin/sh", "-c",
+	    fmt("set -e; %s update-index --split-index; echo x >> README; %s add README", git, git),
+	    NULL);
+	IT_EXPECT_INT(r.status, 0);
+	IT_EXPECT_CONTAINS(r.err, "a split index: not checked");
+	it_sbxv(&r, "run", "-v", ru, "-w", ru, "--", "/bin/sh", "-c",
+	        fmt("set -e; w=$(echo evil | %s hash-object -w --stdin); python3 -c \"%s\" $w", git,
+	            reuc),
+	        NULL);
+	IT_EXPECT_INT(r.status, 0);
+	IT_EXPECT_CONTAINS(r.err, "resolve-undo data changed during the run");
+	it_sbxv(&r, "run", "-v", sx, "-w", sx, "--", "/bin/sh", "-c",
+	        fmt("set -e; echo more >> src/a; %s add src/a; %s commit -qm one; %s status -s",
+	            git, git, git),
+	        NULL);
+	IT_EXPECT_INT(r.status, 0);
+	IT_EXPECT_NOT_CONTAINS(r.err, "cached tree");
+}
+
 static void test_no_new_repository_namespaces(void)
 {
 	no_new_repository("namespaces");
@@ -1291,6 +1334,7 @@ int main(int argc, char **argv)
 	    IT_CASE(test_eleventh_attack),
 	    IT_CASE(test_twelfth_attack),
 	    IT_CASE(test_thirteenth_attack),
+	    IT_CASE(test_fifteenth_attack),
 	};
 
 	return it_main(argc, argv, cases, sizeof(cases) / sizeof(cases[0]));
