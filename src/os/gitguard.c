@@ -1647,6 +1647,7 @@ static int survey_global_configs(struct survey *s, const char *worktree_host)
 }
 
 #define INDEX_MAX (256u << 20) /* an index larger than this is not read */
+#define NAMES_MAX (64u << 20)  /* nor one whose names come to more than this in all */
 
 static uint32_t be32(const unsigned char *p)
 {
@@ -1751,7 +1752,7 @@ static int index_walk(const char *file, size_t hashsz, int depth,
 	if (version < 2 || version > 4)
 		return -1;
 	name[0] = '\0';
-	for (uint32_t e = 0; e < count; e++) {
+	for (uint32_t e = 0, names = 0; e < count; e++) {
 		size_t start = pos, fixed = 40 + hashsz + 2, nlen;
 		struct index_entry ent;
 
@@ -1808,6 +1809,11 @@ static int index_walk(const char *file, size_t hashsz, int depth,
 		memcpy(name + prev, buf + pos, nlen);
 		prev += nlen;
 		name[prev] = '\0';
+		/* version 4's names share their start with the one before: a 64 MiB index can hold
+		 * 4 GiB of them (an outside attack), which every list would copy. Past NAMES_MAX,
+		 * the index is not read, and that is said */
+		if ((names += (uint32_t)prev) > NAMES_MAX)
+			return -1;
 		pos += nlen + 1;
 		if (version < 4)
 			pos = start + ((pos - start + 7) & ~(size_t)7);
@@ -1922,8 +1928,9 @@ struct ct_entry {
  * where asked (`collect`), whether its cached trees match its entries. */
 struct index_extras {
 	bool collect;
-	char untr[2 * 20 + 1]; /* hex SHA-1 of the UNTR extension, or "" */
-	char reuc[2 * 20 + 1]; /* of the REUC (resolve-undo) extension, or "" */
+	char untr[2 * 20 + 1];     /* hex SHA-1 of the UNTR extension, or "" */
+	char reuc[2 * 20 + 1];     /* of the REUC (resolve-undo) extension, or "" */
+	char conflict[2 * 20 + 1]; /* of the entries of stage 1-3, or "" */
 	bool tree_bad;
 	char tree_at[SBX_PATH_MAX]; /* the first cached tree that does not match */
 };
@@ -1946,6 +1953,8 @@ struct lists_ctx {
 	bool eoie_bad;    /* an EOIE that names other bytes than the extensions sbx read */
 	size_t ct_budget; /* entries the cached-tree check may still look at */
 	bool split;       /* a `link` extension: a split index */
+	bool conflicts;   /* entries of stage 1-3 seen, hashed in conflict_sha */
+	struct sbx_sha conflict_sha;
 };
 
 static void lists_one(void *ctx, const struct index_entry *e)
@@ -1954,6 +1963,19 @@ static void lists_one(void *ctx, const struct index_entry *e)
 
 	scan_one(&c->links, e);
 	scan_one(&c->hidden, e);
+	/* an unresolved conflict's stages: what git checkout -m, --theirs and restore --merge
+	 * put in place of the file (an outside attack planted one whose diff showed nothing) */
+	if (c->x && (e->flags & 0x3000)) {
+		unsigned char stage = (unsigned char)((e->flags >> 12) & 3);
+
+		if (!c->conflicts) {
+			sbx_sha_init(&c->conflict_sha, 160);
+			c->conflicts = true;
+		}
+		sbx_sha_update(&c->conflict_sha, e->name, e->len + 1);
+		sbx_sha_update(&c->conflict_sha, &stage, 1);
+		sbx_sha_update(&c->conflict_sha, e->oid, c->hashsz);
+	}
 	if (c->each)
 		c->each(c->each_ctx, e);
 	if (c->x && c->x->collect && !c->ents_failed) {
@@ -2304,7 +2326,7 @@ static int index_lists(const char *file, size_t hashsz,
 	memcpy(c.links.out, "\n", 2);
 	memcpy(c.hidden.out, "\n", 2);
 	if (x)
-		x->untr[0] = x->reuc[0] = '\0';
+		x->untr[0] = x->reuc[0] = x->conflict[0] = '\0';
 	if (index_walk(file, hashsz, 0, lists_one, lists_ext, &c) < 0 || c.links.failed ||
 	    c.hidden.failed) {
 		free(c.links.out);
@@ -2341,6 +2363,13 @@ static int index_lists(const char *file, size_t hashsz,
 	} else if (x && x->collect && c.ents_failed) {
 		x->tree_bad = true; /* not checked: said */
 		snprintf(x->tree_at, sizeof(x->tree_at), "(out of memory)");
+	}
+	if (x && c.conflicts) {
+		unsigned char d[32];
+
+		sbx_sha_final(&c.conflict_sha, d);
+		for (int i = 0; i < 20; i++)
+			snprintf(x->conflict + 2 * i, 3, "%02x", d[i]);
 	}
 	for (size_t i = 0; i < c.n_ents; i++)
 		free(c.ents[i].name);
@@ -2573,6 +2602,18 @@ static char *review_part(int gitdir, const char *host, int part,
 	return text_take(&t);
 }
 
+/* The resolve part of a review: the resolve-undo data's digest and the conflicts', or "" */
+static char *resolve_text(const struct index_extras *x)
+{
+	char *out;
+
+	if (!x->reuc[0] && !x->conflict[0])
+		return strdup("");
+	if (asprintf(&out, "%s:%s", x->reuc, x->conflict) < 0)
+		return NULL;
+	return out;
+}
+
 static int review_add(struct survey *s, int gitdir, const char *host)
 {
 	struct sbx_gitguard *g = s->out;
@@ -2607,7 +2648,7 @@ static int review_add(struct survey *s, int gitdir, const char *host)
 		rv->part[k] = review_part(gitdir, host, k, NULL, NULL, &x, &links);
 		if (k == REVIEW_HIDDEN) {
 			rv->part[REVIEW_UNTRACKED] = strdup(x.untr);
-			rv->part[REVIEW_RESOLVE] = strdup(x.reuc);
+			rv->part[REVIEW_RESOLVE] = resolve_text(&x);
 		}
 		if (links) {
 			/* the gitlinks of the same walk, for watch_index */
@@ -3451,15 +3492,16 @@ size_t sbx_gitguard_after(const struct sbx_gitguard *g, void (*report)(const cha
 		    "an untracked cache appeared in its index during the run: git status trusts it "
 		    "to list new files, and may leave out one the sandbox made (git -c "
 		    "core.untrackedCache=false status lists them all): look before trusting it",
-		    "its index's resolve-undo data changed during the run: git checkout -m and git "
-		    "restore --merge would put that content in place of a file (git ls-files "
-		    "--resolve-undo lists it): look at it",
+		    "its index's resolve-undo data or unresolved conflicts changed during the run: "
+		    "git checkout -m, --theirs and git restore --merge would put that content in "
+		    "place of a file (git ls-files -u and --resolve-undo list them): look at them",
 		};
 		const struct sbx_gitguard_review *rv = &g->reviews[i];
 		_cleanup_close_ int gd = open_dir(rv->gitdir);
 		struct verify_ctx c = {.since = g->launch_sec, .top = -1};
 		struct index_extras x = {0};
-		char untr_now[sizeof(x.untr)] = "", reuc_now[sizeof(x.reuc)] = "";
+		char untr_now[sizeof(x.untr)] = "";
+		_cleanup_free_ char *resolve_now = NULL;
 
 		/* the cached trees are checked where the index was written during the run */
 		if (gd >= 0) {
@@ -3479,7 +3521,7 @@ size_t sbx_gitguard_after(const struct sbx_gitguard *g, void (*report)(const cha
 			_cleanup_free_ char *now =
 			    gd < 0                  ? NULL
 			    : k == REVIEW_UNTRACKED ? strdup(untr_now)
-			    : k == REVIEW_RESOLVE   ? strdup(reuc_now)
+			    : k == REVIEW_RESOLVE   ? (resolve_now ? strdup(resolve_now) : NULL)
 			    : k == REVIEW_HIDDEN
 			        ? review_part(gd, rv->gitdir, k, c.top >= 0 ? verify_one : NULL, &c,
 			                      &x, after_links ? &after_links[i] : NULL)
@@ -3487,7 +3529,8 @@ size_t sbx_gitguard_after(const struct sbx_gitguard *g, void (*report)(const cha
 
 			if (k == REVIEW_HIDDEN) {
 				snprintf(untr_now, sizeof(untr_now), "%s", x.untr);
-				snprintf(reuc_now, sizeof(reuc_now), "%s", x.reuc);
+				free(resolve_now);
+				resolve_now = resolve_text(&x);
 			}
 			/* resolve-undo data gone is nothing planted */
 			if (k == REVIEW_RESOLVE && now && !now[0])
@@ -3502,6 +3545,20 @@ size_t sbx_gitguard_after(const struct sbx_gitguard *g, void (*report)(const cha
 
 			if (now && rv->part[k] && strcmp(now, rv->part[k]) == 0)
 				continue;
+			/* an index there that sbx cannot read now (a list starts with '\n'): said
+			 */
+			if (k == REVIEW_HIDDEN && now && now[0] && now[0] != '\n') {
+				snprintf(
+				    line, sizeof(line),
+				    "git: %s/index cannot be read by sbx after the run (too large, "
+				    "or a form sbx does not read): what it hides from git status "
+				    "is "
+				    "not known: look before trusting git status there",
+				    rv->gitdir);
+				report(line, ctx);
+				found++;
+				continue;
+			}
 			/* marks taken away, not added: nothing is hidden that was not */
 			if (k == REVIEW_HIDDEN && now && rv->part[k] &&
 			    !hidden_added(rv->part[k], now))
@@ -3597,8 +3654,8 @@ size_t sbx_gitguard_after(const struct sbx_gitguard *g, void (*report)(const cha
 				    : oerr                  ? strerror(oerr)
 				    : (unsigned long long)ist.st_size > INDEX_MAX
 				        ? "larger than sbx reads"
-				        : "a split index whose shared part is gone, or a format "
-				          "sbx does not read");
+				        : "a split index whose shared part is gone, names past 64 "
+				          "MiB, or a format sbx does not read");
 				report(line, ctx);
 				found++;
 			}

@@ -1285,13 +1285,41 @@ static void test_fifteenth_attack(void)
 	            reuc),
 	        NULL);
 	IT_EXPECT_INT(r.status, 0);
-	IT_EXPECT_CONTAINS(r.err, "resolve-undo data changed during the run");
+	IT_EXPECT_CONTAINS(r.err, "resolve-undo data or unresolved conflicts changed");
 	it_sbxv(&r, "run", "-v", sx, "-w", sx, "--", "/bin/sh", "-c",
 	        fmt("set -e; echo more >> src/a; %s add src/a; %s commit -qm one; %s status -s",
 	            git, git, git),
 	        NULL);
 	IT_EXPECT_INT(r.status, 0);
 	IT_EXPECT_NOT_CONTAINS(r.err, "cached tree");
+	/* a sixteenth attack: an unresolved conflict planted in the index, whose third stage is
+	 * the worker's (git checkout -m then writes it, with an empty diff before) */
+	{
+		static const char conflict[] =
+		    "import struct,hashlib,sys\n"
+		    "w=bytes.fromhex(sys.argv[1]); d=open('.git/index','rb').read()\n"
+		    "n=struct.unpack('>I',d[8:12])[0]; p=12; ents=[]\n"
+		    "for _ in range(n):\n"
+		    "  s=p; z=d.index(b'\\0',p+62); p=s+((z+1-s+7)&~7); ents.append(d[s:p])\n"
+		    "out=[]\n"
+		    "for e in ents:\n"
+		    "  if e[62:68]==b'README':\n"
+		    "    for st in (1,2,3):\n"
+		    "      fl=struct.unpack('>H',e[60:62])[0]|(st<<12); oid=w if st==3 else "
+		    "e[40:60]\n"
+		    "      out.append(e[:40]+oid+struct.pack('>H',fl)+e[62:])\n"
+		    "  else: out.append(e)\n"
+		    "b=d[:8]+struct.pack('>I',len(out))+b''.join(out)\n"
+		    "open('.git/index','wb').write(b+hashlib.sha1(b).digest())\n";
+
+		it_sbxv(
+		    &r, "run", "-v", ru, "-w", ru, "--", "/bin/sh", "-c",
+		    fmt("set -e; w=$(echo evil | %s hash-object -w --stdin); python3 -c \"%s\" $w",
+		        git, conflict),
+		    NULL);
+		IT_EXPECT_INT(r.status, 0);
+		IT_EXPECT_CONTAINS(r.err, "or unresolved conflicts changed during the run");
+	}
 }
 
 static void test_no_new_repository_namespaces(void)
