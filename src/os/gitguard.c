@@ -1888,29 +1888,23 @@ static void scan_one(void *ctx, const struct index_entry *e)
 }
 
 /*
- * The gitlinks (mode 160000: submodules) of a git index, or with `hidden` the entries git
- * status and diff pass over (marked assume-unchanged, or skip-worktree), '\n'-separated and
- * '\n'-led ("\nsub\nlib/x\n"), or NULL if it cannot be read (gitformat-index(5): versions 2,
- * 3 and 4).
+ * The gitlinks (mode 160000: submodules) of a git index, '\n'-separated and '\n'-led
+ * ("\nsub\nlib/x\n"), or NULL if it cannot be read (gitformat-index(5): versions 2, 3 and 4).
+ * index_lists gives them beside the hidden entries in the same walk.
  */
-static char *index_scan(const char *file, size_t hashsz, int depth, bool hidden)
+static char *index_gitlinks(const char *file, size_t hashsz)
 {
-	struct scan_ctx c = {.hidden = hidden, .out = malloc(2), .have = 1, .cap = 2};
+	struct scan_ctx c = {.hidden = false, .out = malloc(2), .have = 1, .cap = 2};
 
 	if (!c.out)
 		return NULL;
 	c.out[0] = '\n';
 	c.out[1] = '\0';
-	if (index_walk(file, hashsz, depth, scan_one, NULL, &c) < 0 || c.failed) {
+	if (index_walk(file, hashsz, 0, scan_one, NULL, &c) < 0 || c.failed) {
 		free(c.out);
 		return NULL;
 	}
 	return c.out;
-}
-
-static char *index_gitlinks(const char *file, size_t hashsz)
-{
-	return index_scan(file, hashsz, 0, false);
 }
 
 /* One walk of an index for both lists (gitlinks, hidden entries) and, where `each` is set,
