@@ -345,6 +345,28 @@ static void ctrl_c_no_tty(void)
 
 /* ---- job control ---- */
 
+/* Type `line` at the shell's prompt, again each time the prompt comes back, until what the
+ * shell shows in reply holds `marker` (bounded: a shell that never says it fails). */
+static void term_prompt_until(struct term *t, size_t *from, const char *line, const char *marker,
+                              int at_line)
+{
+	long long end = now_ms() + BOUND_MS;
+
+	for (;;) {
+		size_t start = *from;
+		char *hit;
+
+		term_send(t, line);
+		term_expect(t, from, "PS> ", at_line);
+		hit = strstr(t->out + start, marker);
+		if (hit && hit < t->out + *from)
+			return;
+		if (now_ms() > end)
+			it_fail(__FILE__, at_line, "the shell never said \"%s\"; it showed:\n%s",
+			        marker, t->out);
+	}
+}
+
 static void job_control(void)
 {
 	struct term t;
@@ -367,6 +389,10 @@ static void job_control(void)
 	term_send(&t, "cat &\r");
 	term_expect(&t, &at, "[2]", __LINE__);
 	term_expect(&t, &at, "PS> ", __LINE__);
+	/* fg only continues a job the shell knows is stopped: typed before bash has seen cat's
+	 * SIGTTIN stop (cat slow to start, on a busy machine), bash waits for it, sees the stop
+	 * it never continued, says "Stopped" and takes the terminal back. So ask till it knows */
+	term_prompt_until(&t, &at, "jobs %2\r", "Stopped", __LINE__);
 	term_send(&t, "fg %2\r");
 	term_expect(&t, &at, "cat", __LINE__);
 	term_send(&t, "one\r");
