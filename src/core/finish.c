@@ -197,6 +197,26 @@ static int landlock_backend(const struct sbx_finish_in *in, const struct sbx_fin
 	return 0;
 }
 
+/*
+ * Under the landlock backend nothing is mounted, so a pin (a guard that only keeps a directory
+ * from being renamed: git's .git) cannot be one; the compiler makes its tree read-only instead.
+ * The plan says so too, or --dry-run would show a writable bind the rules do not grant.
+ */
+static void pins_read_only(struct sbx_plan *plan)
+{
+	for (size_t i = 0; plan->backend_landlock && i < plan->n_ops; i++) {
+		struct sbx_plan_op *o = &plan->ops[i];
+
+		if (!(o->flags & SBX_PLAN_F_GUARD) ||
+		    (o->flags & (SBX_PLAN_F_READONLY | SBX_PLAN_F_NOEXEC)))
+			continue;
+		o->flags |= SBX_PLAN_F_READONLY;
+		o->why =
+		    "pinned under the namespaces backend; the landlock backend mounts nothing, "
+		    "so it is read-only whole";
+	}
+}
+
 /* The Landlock layer: compiled, narrowed, carved, cut down for nesting, negotiated. */
 static int plan_landlock(const struct sbx_finish_in *in, const struct sbx_finish_facts *facts,
                          struct sbx_plan *plan, char *lost, char *warn, size_t size,
@@ -206,7 +226,10 @@ static int plan_landlock(const struct sbx_finish_in *in, const struct sbx_finish
 	/* `deny` approvals are kernel rules; `ask` ones too where nothing can ask */
 	struct sbx_ll_opts opts = {.same_ns = plan->backend_landlock,
 	                           .ask_is_deny = facts->sup_listener != 0};
-	int r = sbx_ll_compile(&view, &opts, &plan->landlock, err);
+	int r;
+
+	pins_read_only(plan);
+	r = sbx_ll_compile(&view, &opts, &plan->landlock, err);
 
 	/* what the landlock backend gives up, said beside its rules (owned by the plan now) */
 	plan->landlock.lost = lost;

@@ -183,6 +183,21 @@ static void test_control_surface_landlock(void)
 	IT_EXPECT_CONTAINS(r.err, "sbx: note: git: the landlock backend cannot make .git a mount "
 	                          "point of its own");
 	IT_EXPECT_NOT_CONTAINS(r.err, "appeared during the run");
+	/* and --dry-run says so: the pin it shows is read-only, as the rules grant */
+	it_sbxv(&r, "run", "--dry-run", "-v", t, "--workspace", ws, "--backend", "landlock", "--",
+	        "true", NULL);
+	IT_EXPECT_INT(r.status, 0);
+	{
+		const char *bind = strstr(r.out, fmt(" %s/.git <- %s/.git ", ws, ws));
+		const char *line = bind;
+
+		while (line && line > r.out && line[-1] != '\n')
+			line--;
+		IT_EXPECT(line != NULL);
+		IT_EXPECT(line && strncmp(line, "  bind      ro ", 15) == 0);
+		IT_EXPECT_CONTAINS(r.out, "the landlock backend mounts nothing, so it is read-only "
+		                          "whole");
+	}
 }
 
 /* git works in a claude-agent sandbox: add, commit, stash, rebase, fetch, push, gc, and in the
