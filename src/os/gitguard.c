@@ -1096,12 +1096,14 @@ static bool cfg_keychar(int ch)
 
 /* [section] or [section "sub"]: the section lower-cased into `sec`, whether it had a
  * subsection; false where git would stop. */
-static bool cfg_header(struct cfg_parse *c, char *sec, size_t size, bool *sub)
+static bool cfg_header(struct cfg_parse *c, char *sec, size_t size, bool *sub, char *subname,
+                       size_t subsize)
 {
-	size_t n = 0;
+	size_t n = 0, k = 0;
 	int ch;
 
 	*sub = false;
+	subname[0] = '\0';
 	for (;;) {
 		ch = cfg_next(c);
 		if (c->eof)
@@ -1125,6 +1127,10 @@ static bool cfg_header(struct cfg_parse *c, char *sec, size_t size, bool *sub)
 					ch = cfg_next(c);
 					if (c->eof || ch == '\n')
 						return false;
+				}
+				if (k + 1 < subsize) {
+					subname[k++] = (char)ch;
+					subname[k] = '\0';
 				}
 			}
 			if (cfg_next(c) != ']')
@@ -1309,7 +1315,7 @@ struct cfg_entry {
 static int survey_config(struct survey *s, int dir, const char *name, const char *base,
                          const char *worktree_host)
 {
-	char section[128] = "", *buf, worktree[SBX_PATH_MAX];
+	char section[128] = "", subname[16] = "", *buf, worktree[SBX_PATH_MAX];
 	bool sub = false;
 	size_t n = 0, n_entries = 0;
 	struct cfg_parse c;
@@ -1342,7 +1348,8 @@ static int survey_config(struct survey *s, int dir, const char *name, const char
 			continue;
 		}
 		if (ch == '[') {
-			if (!cfg_header(&c, section, sizeof(section), &sub))
+			if (!cfg_header(&c, section, sizeof(section), &sub, subname,
+			                sizeof(subname)))
 				break;
 			continue;
 		}
@@ -1363,6 +1370,11 @@ static int survey_config(struct survey *s, int dir, const char *name, const char
 			break;
 		if (!value[0])
 			continue;
+		/* git-lfs's filter: an index entry may hold its file's LFS pointer (verify_one) */
+		if (((strcmp(section, "filter") == 0 && sub && strcmp(subname, "lfs") == 0) ||
+		     (strcmp(section, "filter.lfs") == 0 && !sub)) &&
+		    (strcmp(key, "clean") == 0 || strcmp(key, "process") == 0))
+			s->out->lfs = true;
 		if (strcmp(section, "core") == 0 && !sub && strcmp(key, "hookspath") == 0)
 			kind = CFG_HOOKS;
 		else if (strcmp(section, "core") == 0 && !sub && strcmp(key, "fsmonitor") == 0)
@@ -3182,7 +3194,8 @@ static size_t name_appeared(char *const *list, char *const *links, size_t n, con
 #define VERIFY_MAX (256ull << 20)
 
 struct verify_ctx {
-	int top; /* the checkout */
+	int top;  /* the checkout */
+	bool lfs; /* git-lfs's filter is configured (struct sbx_gitguard.lfs) */
 	size_t hashsz;
 	long long since;
 	unsigned long long bytes;
@@ -3190,11 +3203,33 @@ struct verify_ctx {
 	char first[SBX_PATH_MAX];
 };
 
-static bool blob_hash(struct verify_ctx *c, const struct index_entry *e, unsigned char *out)
+/* The blob git-lfs's clean filter makes of a file: its pointer (the LFS specification, v1),
+ * hashed as git hashes a blob. */
+static void lfs_pointer_hash(struct verify_ctx *c, const unsigned char sha256[32], long long size,
+                             unsigned char *out)
+{
+	char text[160], head[64];
+	struct sbx_sha h;
+	int n =
+	    snprintf(text, sizeof(text), "version https://git-lfs.github.com/spec/v1\noid sha256:");
+
+	for (int i = 0; i < 32; i++)
+		n += snprintf(text + n, sizeof(text) - (size_t)n, "%02x", sha256[i]);
+	n += snprintf(text + n, sizeof(text) - (size_t)n, "\nsize %lld\n", size);
+	sbx_sha_init(&h, c->hashsz == 32 ? 256 : 160);
+	sbx_sha_update(&h, head, (size_t)snprintf(head, sizeof(head), "blob %d", n) + 1);
+	sbx_sha_update(&h, text, (size_t)n);
+	sbx_sha_final(&h, out);
+}
+
+/* The blob hash of an entry's file, and (c->lfs, a regular file) that of its LFS pointer in
+ * `lfs`, from one read. */
+static bool blob_hash(struct verify_ctx *c, const struct index_entry *e, unsigned char *out,
+                      unsigned char *lfs)
 {
 	char head[64];
-	unsigned char buf[65536];
-	struct sbx_sha h;
+	unsigned char buf[65536], raw[32];
+	struct sbx_sha h, h2;
 	struct stat st;
 	bool ok = true;
 	int fd, n;
@@ -3236,6 +3271,7 @@ static bool blob_hash(struct verify_ctx *c, const struct index_entry *e, unsigne
 	n = snprintf(head, sizeof(head), "blob %lld", (long long)st.st_size);
 	sbx_sha_init(&h, c->hashsz == 32 ? 256 : 160);
 	sbx_sha_update(&h, head, (size_t)n + 1);
+	sbx_sha_init(&h2, 256);
 	for (long long left = st.st_size; left > 0;) {
 		ssize_t got = read(fd, buf, sizeof(buf));
 
@@ -3244,17 +3280,22 @@ static bool blob_hash(struct verify_ctx *c, const struct index_entry *e, unsigne
 			break;
 		}
 		sbx_sha_update(&h, buf, (size_t)got);
+		if (c->lfs)
+			sbx_sha_update(&h2, buf, (size_t)got);
 		left -= got;
 	}
 	close(fd);
 	sbx_sha_final(&h, out);
+	sbx_sha_final(&h2, raw);
+	if (c->lfs)
+		lfs_pointer_hash(c, raw, (long long)st.st_size, lfs);
 	return ok;
 }
 
 static void verify_one(void *ctx, const struct index_entry *e)
 {
 	struct verify_ctx *c = ctx;
-	unsigned char sum[32];
+	unsigned char sum[32], lfs[32];
 	struct stat st;
 	uint32_t ctime_s = be32(e->stat), mtime_s = be32(e->stat + 8), size = be32(e->stat + 36);
 
@@ -3273,11 +3314,15 @@ static void verify_one(void *ctx, const struct index_entry *e)
 	    (uint32_t)st.st_ctim.tv_sec != ctime_s || (uint32_t)st.st_mtim.tv_sec != mtime_s ||
 	    (uint32_t)st.st_size != size)
 		return; /* git sees this one differ by itself */
-	if (!blob_hash(c, e, sum)) {
+	memset(lfs, 0, sizeof(lfs));
+	if (!blob_hash(c, e, sum, lfs)) {
 		c->unread++;
 		return;
 	}
-	if (memcmp(sum, e->oid, c->hashsz) == 0)
+	/* git-lfs's clean filter gives git the file's pointer, which git commits: the file as
+	 * git would record it (where the user's config runs that filter) */
+	if (memcmp(sum, e->oid, c->hashsz) == 0 ||
+	    (c->lfs && (e->mode & 0170000) == 0100000 && memcmp(lfs, e->oid, c->hashsz) == 0))
 		return;
 	if (!c->found++)
 		snprintf(c->first, sizeof(c->first), "%s", e->name);
@@ -3492,7 +3537,7 @@ size_t sbx_gitguard_after(const struct sbx_gitguard *g, void (*report)(const cha
 		};
 		const struct sbx_gitguard_review *rv = &g->reviews[i];
 		_cleanup_close_ int gd = open_dir(rv->gitdir);
-		struct verify_ctx c = {.since = g->launch_sec, .top = -1};
+		struct verify_ctx c = {.since = g->launch_sec, .top = -1, .lfs = g->lfs};
 		struct index_extras x = {0};
 		char untr_now[sizeof(x.untr)] = "";
 		_cleanup_free_ char *resolve_now = NULL;
@@ -3584,8 +3629,10 @@ size_t sbx_gitguard_after(const struct sbx_gitguard *g, void (*report)(const cha
 			snprintf(line, sizeof(line),
 			         "git: %s: the index, written during the run, calls %s%s%.0zu%s "
 			         "unchanged while %s not: git status and git diff show no change "
-			         "there (git update-index --really-refresh, then git status, shows "
-			         "it): look before trusting that checkout",
+			         "there (git trusts stat data: touch the file, then git status "
+			         "shows it; rm .git/index, then git reset -q, makes git hash every "
+			         "file, and "
+			         "unstages what was staged): look before trusting that checkout",
 			         rv->gitdir, c.first, c.found > 1 ? " and " : "",
 			         c.found > 1 ? c.found - 1 : 0, c.found > 1 ? " more" : "",
 			         c.found > 1 ? "they are" : "it is");
@@ -3597,8 +3644,9 @@ size_t sbx_gitguard_after(const struct sbx_gitguard *g, void (*report)(const cha
 			    line, sizeof(line),
 			    "git: %s: %zu files the index, written during the run, calls "
 			    "unchanged could not be checked (not regular files, past %llu MiB, "
-			    "or entries of a split index): git update-index --really-refresh, "
-			    "then git status, shows a change they hide",
+			    "or entries of a split index): rm .git/index, then git reset -q, "
+			    "makes git hash every file (and unstages what was staged), and git "
+			    "status then shows a change they hide",
 			    rv->gitdir, c.unread, VERIFY_MAX >> 20);
 			report(line, ctx);
 			found++;

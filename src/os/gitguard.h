@@ -88,6 +88,8 @@ struct sbx_gitguard {
 		char *part[SBX_GIT_REVIEW]; /* each a text, compared whole */
 	} * reviews;
 	size_t n_reviews;
+	bool lfs; /* a git config names git-lfs's filter (filter.lfs.clean or .process): an
+	             index entry may hold its file's LFS pointer rather than the file */
 	long long launch_sec; /* when the survey ran (CLOCK_REALTIME): index entries whose stat
 	                         data is newer were written during the run */
 };

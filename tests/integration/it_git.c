@@ -1028,20 +1028,24 @@ static void test_review_named(void)
  * object (a tenth attack: git status then says "clean", and the edit runs at the next make) is
  * named after the run; an index git itself refreshed is not.
  */
+/* A worker's forgery (python3 -c FORGE NAME): the index entry of NAME given its file's new
+ * stat data, its object left as it was, so that git status calls NAME unchanged. */
+static const char forge[] =
+    "import os,struct,hashlib,sys\n"
+    "f=sys.argv[1]; d=bytearray(open('.git/index','rb').read());"
+    " n=struct.unpack('>I',d[8:12])[0]; o=12\n"
+    "for _ in range(n):\n"
+    "  fl=struct.unpack('>H',d[o+60:o+62])[0]; nl=fl&0xfff; nm=bytes(d[o+62:o+62+nl])\n"
+    "  if nm==f.encode():\n"
+    "    st=os.lstat(f)\n"
+    "    struct.pack_into('>6I',d,o,int(st.st_ctime),st.st_ctime_ns%10**9,int(st.st_mtime),"
+    "st.st_mtime_ns%10**9,st.st_dev&0xffffffff,st.st_ino&0xffffffff)\n"
+    "    struct.pack_into('>I',d,o+36,st.st_size)\n"
+    "  o+=(62+nl+8)&~7\n"
+    "b=bytes(d[:-20]); open('.git/index','wb').write(b+hashlib.sha1(b).digest())\n";
+
 static void test_forged_index_named(void)
 {
-	static const char forge[] =
-	    "import os,struct,hashlib\n"
-	    "d=bytearray(open('.git/index','rb').read()); n=struct.unpack('>I',d[8:12])[0]; o=12\n"
-	    "for _ in range(n):\n"
-	    "  fl=struct.unpack('>H',d[o+60:o+62])[0]; nl=fl&0xfff; nm=bytes(d[o+62:o+62+nl])\n"
-	    "  if nm==b'f':\n"
-	    "    st=os.lstat('f')\n"
-	    "    struct.pack_into('>6I',d,o,int(st.st_ctime),st.st_ctime_ns%10**9,int(st.st_mtime),"
-	    "st.st_mtime_ns%10**9,st.st_dev&0xffffffff,st.st_ino&0xffffffff)\n"
-	    "    struct.pack_into('>I',d,o+36,st.st_size)\n"
-	    "  o+=(62+nl+8)&~7\n"
-	    "b=bytes(d[:-20]); open('.git/index','wb').write(b+hashlib.sha1(b).digest())\n";
 	char *repo = it_path(it_tmpdir(), "fi");
 	struct it_run r;
 
@@ -1055,7 +1059,7 @@ static void test_forged_index_named(void)
 	IT_EXPECT_NOT_CONTAINS(r.err, "calls");
 	it_sbxv(&r, "run", "-v", repo, "-w", repo, "--", "/bin/sh", "-c",
 	        /* its mtime set back: else git takes the entry for racily clean, and looks */
-	        fmt("echo two > f && touch -d @$(($(date +%%s) - 5)) f && python3 -c \"%s\" &&"
+	        fmt("echo two > f && touch -d @$(($(date +%%s) - 5)) f && python3 -c \"%s\" f &&"
 	            " %s status --porcelain | wc -l",
 	            forge, git),
 	        NULL);
@@ -1064,6 +1068,47 @@ static void test_forged_index_named(void)
 	IT_EXPECT_CONTAINS(r.err, fmt("git: %s/.git: the index, written during the run, calls f "
 	                              "unchanged while it is not",
 	                              repo));
+}
+
+/*
+ * git-lfs: its clean filter gives git a file's pointer, which the index then holds for the
+ * file. A commit of a large file in the sandbox is not named (it was, after every run that
+ * added one); an edit hidden by a forged index still is, of an ordinary file and of one LFS
+ * holds. The filter here writes the pointer as git-lfs does (the specification's v1 text).
+ */
+static void test_lfs_pointer_not_named(void)
+{
+	char *b = it_path(it_tmpdir(), "lfs"), *repo = it_path(b, "repo");
+	struct it_run r;
+
+	host_sh(fmt("set -e; mkdir -p %s; cd %s; printf '%%s\n' '#!/bin/sh' 'f=$(mktemp)' "
+	            "'cat > \"$f\"; s=$(wc -c < \"$f\"); h=$(sha256sum \"$f\" | cut -d\" \" -f1)' "
+	            "'rm -f \"$f\"' 'printf \"version https://git-lfs.github.com/spec/v1\\noid "
+	            "sha256:%%s\\nsize %%s\\n\" \"$h\" \"$s\"' > clean.sh; chmod +x clean.sh;"
+	            " %s init -q repo; cd repo; %s config filter.lfs.clean %s/clean.sh;"
+	            " %s config filter.lfs.required true;"
+	            " echo '*.bin filter=lfs -text' > .gitattributes; echo one > f;"
+	            " %s add .gitattributes f; %s commit -qm i",
+	            b, b, git, git, b, git, git, git));
+	it_sbxv(&r, "run", "-v", fmt("%s:ro", b), "-v", repo, "-w", repo, "--", "/bin/sh", "-c",
+	        fmt("head -c 5000 /dev/urandom > a.bin && %s add a.bin && %s commit -qm a && %s "
+	            "show HEAD:a.bin | head -n 1",
+	            git, git, git),
+	        NULL);
+	IT_EXPECT_INT(r.status, 0);
+	IT_EXPECT_CONTAINS(r.out, "version https://git-lfs.github.com/spec/v1");
+	IT_EXPECT_NOT_CONTAINS(r.err, "calls");
+	/* hidden edits, of an ordinary file and of a large one */
+	it_sbxv(&r, "run", "-v", fmt("%s:ro", b), "-v", repo, "-w", repo, "--", "/bin/sh", "-c",
+	        fmt("echo two > f && head -c 4000 /dev/urandom > a.bin &&"
+	            " touch -d @$(($(date +%%s) - 5)) f a.bin && python3 -c \"%s\" f &&"
+	            " python3 -c \"%s\" a.bin && %s status --porcelain | wc -l",
+	            forge, forge, git),
+	        NULL);
+	IT_EXPECT_INT(r.status, 0);
+	IT_EXPECT_CONTAINS(r.out, "0\n"); /* git status says nothing changed */
+	IT_EXPECT_CONTAINS(r.err, "the index, written during the run, calls a.bin and 1 more "
+	                          "unchanged while they are not");
 }
 
 /*
@@ -1373,6 +1418,7 @@ int main(int argc, char **argv)
 	    IT_CASE(test_ninth_attack_guards),
 	    IT_CASE(test_review_named),
 	    IT_CASE(test_forged_index_named),
+	    IT_CASE(test_lfs_pointer_not_named),
 	    IT_CASE(test_tenth_attack_guards),
 	    IT_CASE(test_eleventh_attack),
 	    IT_CASE(test_twelfth_attack),
