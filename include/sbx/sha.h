@@ -26,4 +26,8 @@ void sbx_sha_final(struct sbx_sha *c, unsigned char *out);
 /* SHA-256 of data, as 64 lowercase hex digits and a NUL (the audit log's spec digest). */
 void sbx_sha256_hex(const void *data, size_t len, char out[65]);
 
+/* SipHash-2-4 of data under a 16-byte key: a 64-bit digest that one who does not know the
+ * key cannot aim at (gitguard's record of the index entries at launch). */
+uint64_t sbx_siphash(const unsigned char key[16], const void *data, size_t len);
+
 #endif

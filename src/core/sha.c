@@ -179,3 +179,58 @@ void sbx_sha256_hex(const void *data, size_t len, char out[65])
 	}
 	out[64] = '\0';
 }
+
+/* SipHash-2-4 (Aumasson and Bernstein, 2012): a keyed 64-bit hash. */
+static uint64_t rotl64(uint64_t x, int b)
+{
+	return (x << b) | (x >> (64 - b));
+}
+
+static void sip_round(uint64_t v[4])
+{
+	v[0] += v[1];
+	v[1] = rotl64(v[1], 13) ^ v[0];
+	v[0] = rotl64(v[0], 32);
+	v[2] += v[3];
+	v[3] = rotl64(v[3], 16) ^ v[2];
+	v[0] += v[3];
+	v[3] = rotl64(v[3], 21) ^ v[0];
+	v[2] += v[1];
+	v[1] = rotl64(v[1], 17) ^ v[2];
+	v[2] = rotl64(v[2], 32);
+}
+
+static uint64_t le64(const unsigned char *p, size_t n)
+{
+	uint64_t x = 0;
+
+	for (size_t i = 0; i < n; i++)
+		x |= (uint64_t)p[i] << (8 * i);
+	return x;
+}
+
+uint64_t sbx_siphash(const unsigned char key[16], const void *data, size_t len)
+{
+	const unsigned char *p = data;
+	uint64_t k0 = le64(key, 8), k1 = le64(key + 8, 8), m;
+	uint64_t v[4] = {k0 ^ 0x736f6d6570736575ull, k1 ^ 0x646f72616e646f6dull,
+	                 k0 ^ 0x6c7967656e657261ull, k1 ^ 0x7465646279746573ull};
+	size_t i = 0;
+
+	for (; i + 8 <= len; i += 8) {
+		m = le64(p + i, 8);
+		v[3] ^= m;
+		sip_round(v);
+		sip_round(v);
+		v[0] ^= m;
+	}
+	m = le64(p + i, len - i) | ((uint64_t)(len & 0xff) << 56);
+	v[3] ^= m;
+	sip_round(v);
+	sip_round(v);
+	v[0] ^= m;
+	v[2] ^= 0xff;
+	for (int r = 0; r < 4; r++)
+		sip_round(v);
+	return v[0] ^ v[1] ^ v[2] ^ v[3];
+}

@@ -28,6 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -117,6 +118,7 @@ void sbx_gitguard_clear(struct sbx_gitguard *g)
 	for (size_t i = 0; i < g->n_reviews; i++) {
 		free(g->reviews[i].gitdir);
 		free(g->reviews[i].worktree);
+		free(g->reviews[i].entries);
 		for (size_t k = 0; k < SBX_GIT_REVIEW; k++)
 			free(g->reviews[i].part[k]);
 	}
@@ -1835,11 +1837,16 @@ static int index_walk(const char *file, size_t hashsz, int depth,
 	}
 	/* the extensions, up to the trailing checksum (`first`: where they start, which an EOIE
 	 * extension must name) */
-	for (size_t first = pos; depth == 0 && pos + 8 + hashsz <= len;) {
+	for (size_t first = pos, links = 0; depth == 0 && pos + 8 + hashsz <= len;) {
 		uint32_t size = be32(buf + pos + 4);
 
 		if (size > len - hashsz - pos - 8)
 			break;
+		/* git keeps one split index: a second `link` (git takes the last) is not read,
+		 * and that is said (an outside attack made sbx walk one shared index 200 times,
+		 * 3.4 GB of memory, from a 5 KiB index) */
+		if (memcmp(buf + pos, "link", 4) == 0 && links++)
+			return -1;
 		if (memcmp(buf + pos, "link", 4) == 0 && size >= hashsz) {
 			char shared[SBX_PATH_MAX + 128];
 			const char *slash = strrchr(file, '/');
@@ -2120,28 +2127,60 @@ static int cmp_kid(const void *a, const void *b)
 	return d ? d : (x->len > y->len) - (x->len < y->len);
 }
 
+/* A number of a cached tree's line, as git reads it: strtol (base 10, leading white space
+ * skipped, clamped where it overflows a long), then stored in an int. False where strtol
+ * reads no digit, or the extension ends first. */
+static bool ct_number(const unsigned char **p, const unsigned char *end, int *out)
+{
+	const unsigned char *q = *p;
+	unsigned long long v = 0;
+	bool neg = false, over = false, digit = false;
+
+	while (q < end && (*q == ' ' || (*q >= '\t' && *q <= '\r')))
+		q++;
+	if (q < end && (*q == '+' || *q == '-'))
+		neg = *q++ == '-';
+	for (; q < end && *q >= '0' && *q <= '9'; q++) {
+		digit = true;
+		if (v > ((unsigned long long)LONG_MAX + 1 - (unsigned)(*q - '0')) / 10)
+			over = true;
+		else
+			v = v * 10 + (unsigned)(*q - '0');
+	}
+	if (!digit || q >= end)
+		return false;
+	if (over || v > (unsigned long long)LONG_MAX + neg)
+		v = neg ? (unsigned long long)LONG_MAX + 1 : (unsigned long long)LONG_MAX;
+	/* the long's low 32 bits, as the conversion to int keeps them */
+	*out = (int)(uint32_t)(neg ? 0 - v : v);
+	*p = q;
+	return true;
+}
+
 static int ct_node(struct lists_ctx *c, const unsigned char **p, const unsigned char *end,
                    const char *parent, struct ct_child *self, int depth)
 {
-	const unsigned char *nul = memchr(*p, 0, (size_t)(end - *p)), *nl;
-	char full[SBX_PATH_MAX], num[32];
-	long count, subs;
+	const unsigned char *nul = memchr(*p, 0, (size_t)(end - *p));
+	char full[SBX_PATH_MAX];
+	int count, subs;
 	struct ct_child *kids = NULL;
 	int r = 0;
 
-	if (!nul || (size_t)(nul - *p) > NAME_MAX)
+	/* as git's read_one reads it: a name of any length, then two numbers as strtol reads
+	 * them into an int (an outside attack's count of -4294967295 is 1 to git), then
+	 * anything up to a newline or a NUL */
+	if (!nul)
 		return -1;
 	self->name = *p;
 	self->len = (size_t)(nul - *p);
 	*p = nul + 1;
-	nl = memchr(*p, '\n', (size_t)(end - *p));
-	if (!nl || (size_t)(nl - *p) >= sizeof(num))
+	if (!ct_number(p, end, &count) || !ct_number(p, end, &subs))
 		return -1;
-	memcpy(num, *p, (size_t)(nl - *p));
-	num[nl - *p] = '\0';
-	*p = nl + 1;
-	if (sscanf(num, "%ld %ld", &count, &subs) != 2 || subs < 0)
+	while (*p < end && **p && **p != '\n')
+		(*p)++;
+	if (*p >= end || subs < 0)
 		return -1;
+	(*p)++;
 	/* past what one launch looks at (4096 folders in a folder, 256 deep): not checked, so
 	 * said, as a tree that does not match is (fail closed) */
 	if (subs > GIT_MAX_ENTRIES || depth > 256) {
@@ -2360,9 +2399,13 @@ static int index_lists(const char *file, size_t hashsz,
 		c.ct_budget = 4 * c.n_ents + 65536;
 		int k = ct_node(&c, &p, c.tree + c.tree_len, "", &root, 0);
 
-		if (k < 0)
-			x->tree_bad = false; /* unreadable: git drops it */
-		else if (k == 1 && !x->tree_bad) {
+		if (k < 0) {
+			/* one git may read otherwise than sbx: not checked, and said (an outside
+			 * attack's name longer than sbx read hid a forged subtree after it) */
+			x->tree_bad = true;
+			snprintf(x->tree_at, sizeof(x->tree_at),
+			         "/ (one sbx cannot read: not checked)");
+		} else if (k == 1 && !x->tree_bad) {
 			x->tree_bad = true; /* two subtrees of one name in a folder */
 			snprintf(x->tree_at, sizeof(x->tree_at), "/");
 		}
@@ -2393,10 +2436,25 @@ static int index_lists(const char *file, size_t hashsz,
 /* Does a config name sha256 as the object format? (The index then holds 32-byte names.) */
 static bool sha256_repo(int gitdir)
 {
-	char buf[65536];
+	char buf[65536], common[SBX_PATH_MAX];
+	int cd;
+	bool yes;
 
-	return read_config_lower(gitdir, buf, sizeof(buf)) && strstr(buf, "objectformat") &&
-	       strstr(buf, "sha256");
+	if (read_config_lower(gitdir, buf, sizeof(buf)) && strstr(buf, "objectformat") &&
+	    strstr(buf, "sha256"))
+		return true;
+	/* a linked worktree's git dir has no config: the repository's is in its common dir
+	 * (an outside attack hid edits in a sha256 repository's worktree, whose index sbx read
+	 * with SHA-1's 20-byte names) */
+	if (!read_line(gitdir, "commondir", common, sizeof(common)))
+		return false;
+	cd = openat(gitdir, common, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (cd < 0)
+		return false;
+	yes = read_config_lower(cd, buf, sizeof(buf)) && strstr(buf, "objectformat") &&
+	      strstr(buf, "sha256");
+	close(cd);
+	return yes;
 }
 
 /*
@@ -2422,40 +2480,83 @@ enum {
 
 #define REVIEW_FILE_MAX (1u << 20) /* info/ files read whole up to this; past it, by size */
 
-/* A small file of a git dir, whole ("" if absent; its size past REVIEW_FILE_MAX; its text if a
- * symbolic link), never followed. */
+/* A file's type, size, inode and ctime, which no call sets back (an mtime can be). */
+static void review_stat(struct text *t, const struct stat *st)
+{
+	char buf[160];
+	int n = snprintf(buf, sizeof(buf), "mode %o size %lld dev %llu ino %llu ctime %lld.%09ld\n",
+	                 (unsigned)st->st_mode, (long long)st->st_size,
+	                 (unsigned long long)st->st_dev, (unsigned long long)st->st_ino,
+	                 (long long)st->st_ctim.tv_sec, st->st_ctim.tv_nsec);
+
+	text_add(t, buf, (size_t)n);
+}
+
+/*
+ * The symbolic links on the way to a path of a git dir, each "link:PREFIX->TEXT", and where
+ * there is one, what the path leads to (review_stat). git follows links at every step
+ * (.git/info, refs/replace, packed-refs); sbx reads beneath the git dir only, so a link made
+ * or changed there is named by itself, and a change behind one by its target's ctime (an
+ * outside attack made .git/info a link into .git/objects, where sbx read nothing).
+ * True if a link is on the way.
+ */
+static bool review_links(struct text *t, int gitdir, const char *path)
+{
+	char prefix[SBX_PATH_MAX], target[SBX_PATH_MAX];
+	bool any = false;
+	struct stat st;
+
+	if (snprintf(prefix, sizeof(prefix), "%s", path) >= (int)sizeof(prefix))
+		return false;
+	for (char *p = prefix;; p++) {
+		if (*p != '/' && *p)
+			continue;
+		{
+			char c = *p;
+
+			*p = '\0';
+			if (prefix[0] && fstatat(gitdir, prefix, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+			    S_ISLNK(st.st_mode)) {
+				ssize_t n = readlinkat(gitdir, prefix, target, sizeof(target) - 1);
+
+				target[n > 0 ? n : 0] = '\0';
+				text_add(t, "link:", 5);
+				text_add(t, prefix, strlen(prefix));
+				text_add(t, "->", 2);
+				text_add(t, target, strlen(target));
+				text_add(t, "\n", 1);
+				any = true;
+			}
+			*p = c;
+			if (!c)
+				break;
+		}
+	}
+	if (any && fstatat(gitdir, path, &st, 0) == 0)
+		review_stat(t, &st);
+	return any;
+}
+
+/* A small file of a git dir, whole ("" if absent; its size past REVIEW_FILE_MAX), as git
+ * reads it: through the links on the way where they stay beneath the git dir, and the links
+ * themselves named (review_links). */
 static void review_file(struct text *t, int gitdir, const char *name)
 {
 	char buf[8192];
 	struct stat st;
 	int fd;
 
-	if (fstatat(gitdir, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+	review_links(t, gitdir, name);
+	fd = sbx_openat2(gitdir, name, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC,
+	                 RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS);
+	if (fd < 0)
 		return;
-	if (S_ISLNK(st.st_mode)) {
-		ssize_t n = readlinkat(gitdir, name, buf, sizeof(buf) - 1);
-
-		text_add(t, "link:", 5);
-		if (n > 0)
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || (uint64_t)st.st_size > REVIEW_FILE_MAX)
+		review_stat(t, &st);
+	else
+		for (ssize_t n; (n = read(fd, buf, sizeof(buf))) > 0;)
 			text_add(t, buf, (size_t)n);
-		return;
-	}
-	if (!S_ISREG(st.st_mode) || (uint64_t)st.st_size > REVIEW_FILE_MAX) {
-		/* its inode and ctime, which no call sets back (an mtime can be) */
-		int n = snprintf(buf, sizeof(buf), "mode %o size %lld ino %llu ctime %lld.%09ld",
-		                 (unsigned)st.st_mode, (long long)st.st_size,
-		                 (unsigned long long)st.st_ino, (long long)st.st_ctim.tv_sec,
-		                 st.st_ctim.tv_nsec);
-
-		text_add(t, buf, (size_t)n);
-		return;
-	}
-	fd = sbx_openat2(gitdir, name, O_RDONLY | O_NONBLOCK | O_CLOEXEC,
-	                 RESOLVE_NO_SYMLINKS | RESOLVE_BENEATH);
-	for (ssize_t n; fd >= 0 && (n = read(fd, buf, sizeof(buf))) > 0;)
-		text_add(t, buf, (size_t)n);
-	if (fd >= 0)
-		close(fd);
+	close(fd);
 }
 
 static int cmp_str(const void *a, const void *b)
@@ -2495,7 +2596,19 @@ static void review_refs(struct text *t, int dir, const char *prefix, int depth, 
 				            sub, depth + 1, lines, n);
 			continue;
 		}
-		if (!read_line(dirfd(d), e->d_name, value, sizeof(value)))
+		if (S_ISLNK(st.st_mode)) {
+			/* git follows it (or takes it for a symbolic ref): its text, and the
+			 * ctime of what it leads to */
+			struct stat to;
+			ssize_t k = readlinkat(dirfd(d), e->d_name, value, 80);
+
+			value[k > 0 ? k : 0] = '\0';
+			if (fstatat(dirfd(d), e->d_name, &to, 0) == 0)
+				snprintf(value + strlen(value), sizeof(value) - strlen(value),
+				         " ino %llu ctime %lld.%09ld",
+				         (unsigned long long)to.st_ino,
+				         (long long)to.st_ctim.tv_sec, to.st_ctim.tv_nsec);
+		} else if (!read_line(dirfd(d), e->d_name, value, sizeof(value)))
 			snprintf(value, sizeof(value), "(mode %o)", (unsigned)st.st_mode);
 		len = snprintf(line, sizeof(line), "%s%s %s\n", prefix, e->d_name, value);
 		if (len > 0 && (size_t)len < sizeof(line)) {
@@ -2535,8 +2648,11 @@ static char *review_part(int gitdir, const char *host, int part,
 		snprintf(dir, sizeof(dir), "%s", base);
 		while (strlen(dir) > 1 && dir[strlen(dir) - 1] == '/')
 			dir[strlen(dir) - 1] = '\0';
+		/* followed where git would, beneath the git dir; the links named */
+		review_links(&t, gitdir, dir);
+		review_links(&t, gitdir, "packed-refs");
 		fd = sbx_openat2(gitdir, dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC,
-		                 RESOLVE_NO_SYMLINKS | RESOLVE_BENEATH);
+		                 RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS);
 		review_refs(&t, fd, base, 0, &lines, &n);
 		if (n)
 			qsort(lines, n, sizeof(*lines), cmp_str);
@@ -2547,8 +2663,9 @@ static char *review_part(int gitdir, const char *host, int part,
 		free(lines);
 		/* and packed-refs' lines that name one, read as a stream, 4096 of them; one larger
 		 * than an index may be is taken by its inode and ctime */
-		fd = sbx_openat2(gitdir, "packed-refs", O_RDONLY | O_NONBLOCK | O_CLOEXEC,
-		                 RESOLVE_NO_SYMLINKS | RESOLVE_BENEATH);
+		fd =
+		    sbx_openat2(gitdir, "packed-refs", O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC,
+		                RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS);
 		{
 			struct stat st;
 
@@ -2620,6 +2737,51 @@ static char *resolve_text(const struct index_extras *x)
 	return out;
 }
 
+/* An index entry's keyed digest: its name, stat data, object and flags. */
+static uint64_t entry_digest(const unsigned char key[16], size_t hashsz,
+                             const struct index_entry *e)
+{
+	unsigned char buf[40 + 32 + 4 + SBX_PATH_MAX];
+	size_t n = 40 + hashsz + 4, len = e->len < SBX_PATH_MAX ? e->len : SBX_PATH_MAX;
+
+	memcpy(buf, e->stat, 40);
+	memcpy(buf + 40, e->oid, hashsz);
+	buf[40 + hashsz] = (unsigned char)(e->flags >> 8);
+	buf[41 + hashsz] = (unsigned char)e->flags;
+	buf[42 + hashsz] = (unsigned char)(e->ext >> 8);
+	buf[43 + hashsz] = (unsigned char)e->ext;
+	memcpy(buf + n, e->name, len);
+	return sbx_siphash(key, buf, n + len);
+}
+
+struct record_ctx {
+	const unsigned char *key;
+	size_t hashsz;
+	uint64_t *v;
+	size_t n, cap;
+	bool failed;
+};
+
+static void record_one(void *ctx, const struct index_entry *e)
+{
+	struct record_ctx *c = ctx;
+
+	if (c->failed)
+		return;
+	if (c->n == c->cap) {
+		size_t cap = c->cap ? 2 * c->cap : 1024;
+		uint64_t *grown = realloc(c->v, cap * sizeof(*grown));
+
+		if (!grown) {
+			c->failed = true;
+			return;
+		}
+		c->v = grown;
+		c->cap = cap;
+	}
+	c->v[c->n++] = entry_digest(c->key, c->hashsz, e);
+}
+
 static int review_add(struct survey *s, int gitdir, const char *host)
 {
 	struct sbx_gitguard *g = s->out;
@@ -2649,12 +2811,25 @@ static int review_add(struct survey *s, int gitdir, const char *host)
 	}
 	for (int k = 0; k < REVIEW_UNTRACKED; k++) {
 		struct index_extras x = {0};
+		struct record_ctx rec = {.key = g->key, .hashsz = sha256_repo(gitdir) ? 32 : 20};
 		char *links = NULL;
 
-		rv->part[k] = review_part(gitdir, host, k, NULL, NULL, &x, &links);
+		/* the index's entries as they are at launch: after the run, the entries that
+		 * differ are the ones checked against their files (an outside attack gave a
+		 * forged entry an old ctime, which sbx took for one of the user's) */
+		rv->part[k] = review_part(gitdir, host, k, k == REVIEW_HIDDEN ? record_one : NULL,
+		                          &rec, &x, &links);
 		if (k == REVIEW_HIDDEN) {
 			rv->part[REVIEW_UNTRACKED] = strdup(x.untr);
 			rv->part[REVIEW_RESOLVE] = resolve_text(&x);
+			rv->entries_ok =
+			    g->key_ok && !rec.failed && rv->part[k] && rv->part[k][0] == '\n';
+			if (rv->entries_ok) {
+				rv->entries = rec.v;
+				rv->n_entries = rec.n;
+			} else {
+				free(rec.v);
+			}
 		}
 		if (links) {
 			/* the gitlinks of the same walk, for watch_index */
@@ -3065,6 +3240,7 @@ int sbx_gitguard_survey(const struct sbx_spec *spec, const struct sbx_plan *plan
 
 		clock_gettime(CLOCK_REALTIME, &now);
 		out->launch_sec = (long long)now.tv_sec;
+		out->key_ok = getrandom(out->key, sizeof(out->key), 0) == (ssize_t)sizeof(out->key);
 	}
 	if (survey_unprotected(spec, plan, out) < 0)
 		return sbx_error_set(err, SBX_ERR_SETUP, ENOMEM, "out of memory");
@@ -3193,11 +3369,20 @@ static size_t name_appeared(char *const *list, char *const *links, size_t n, con
  */
 #define VERIFY_MAX (256ull << 20)
 
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
 struct verify_ctx {
 	int top;  /* the checkout */
 	bool lfs; /* git-lfs's filter is configured (struct sbx_gitguard.lfs) */
 	size_t hashsz;
-	long long since;
+	const unsigned char *key; /* struct sbx_gitguard.key */
+	const uint64_t *seen;     /* the entries at launch, sorted (NULL: none known) */
+	size_t n_seen;
 	unsigned long long bytes;
 	size_t found, unread;
 	char first[SBX_PATH_MAX];
@@ -3299,10 +3484,15 @@ static void verify_one(void *ctx, const struct index_entry *e)
 	struct stat st;
 	uint32_t ctime_s = be32(e->stat), mtime_s = be32(e->stat + 8), size = be32(e->stat + 36);
 
-	/* submodules, marked entries (named apart), intent-to-add; stat data older than the run */
-	if ((e->mode & 0170000) == 0160000 || (e->flags & 0x8000) || (e->ext & 0x6000) ||
-	    (long long)ctime_s < c->since - 1)
+	/* submodules, marked entries (named apart), intent-to-add; an entry as it was at launch */
+	if ((e->mode & 0170000) == 0160000 || (e->flags & 0x8000) || (e->ext & 0x6000))
 		return;
+	if (c->seen) {
+		uint64_t d = entry_digest(c->key, c->hashsz, e);
+
+		if (bsearch(&d, c->seen, c->n_seen, sizeof(d), cmp_u64))
+			return;
+	}
 	/* a split index's entry that replaces one of its shared part has no name of its own
 	 * (git takes it from the shared entry the replace bitmap points at, which sbx does not
 	 * read): not checked, so said (an outside attack hid an edit that way) */
@@ -3537,7 +3727,7 @@ size_t sbx_gitguard_after(const struct sbx_gitguard *g, void (*report)(const cha
 		};
 		const struct sbx_gitguard_review *rv = &g->reviews[i];
 		_cleanup_close_ int gd = open_dir(rv->gitdir);
-		struct verify_ctx c = {.since = g->launch_sec, .top = -1, .lfs = g->lfs};
+		struct verify_ctx c = {.top = -1, .lfs = g->lfs, .key = g->key};
 		struct index_extras x = {0};
 		char untr_now[sizeof(x.untr)] = "";
 		_cleanup_free_ char *resolve_now = NULL;
@@ -3555,6 +3745,13 @@ size_t sbx_gitguard_after(const struct sbx_gitguard *g, void (*report)(const cha
 		if (gd >= 0 && rv->worktree) {
 			c.top = open_dir(rv->worktree);
 			c.hashsz = sha256_repo(gd) ? 32 : 20;
+		}
+		if (rv->entries_ok) {
+			if (rv->n_entries)
+				qsort(rv->entries, rv->n_entries, sizeof(*rv->entries), cmp_u64);
+			/* bsearch wants a base even for none */
+			c.seen = rv->entries ? rv->entries : (const uint64_t *)(const void *)g->key;
+			c.n_seen = rv->n_entries;
 		}
 		for (int k = 0; k < SBX_GIT_REVIEW; k++) {
 			_cleanup_free_ char *now =

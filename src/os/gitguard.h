@@ -86,8 +86,15 @@ struct sbx_gitguard {
 		char *gitdir;               /* host path */
 		char *worktree;             /* its checkout's host path, where known, or NULL */
 		char *part[SBX_GIT_REVIEW]; /* each a text, compared whole */
+		uint64_t *entries; /* each index entry at launch (its name, stat data, object and
+		                      flags), as a keyed digest (sbx_siphash under `key`): one
+		                      the same after the run was not written during it */
+		size_t n_entries;
+		bool entries_ok; /* the index was read at launch (else every entry is checked) */
 	} * reviews;
 	size_t n_reviews;
+	unsigned char key[16]; /* random, for the digests of reviews[].entries */
+	bool key_ok;
 	bool lfs; /* a git config names git-lfs's filter (filter.lfs.clean or .process): an
 	             index entry may hold its file's LFS pointer rather than the file */
 	long long launch_sec; /* when the survey ran (CLOCK_REALTIME): index entries whose stat

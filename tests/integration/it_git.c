@@ -1071,6 +1071,102 @@ static void test_forged_index_named(void)
 }
 
 /*
+ * A seventeenth attack's findings, each of which the user's next git showed or recorded while
+ * sbx said nothing: a cached tree git reads otherwise than sbx did (a 300-byte name, a count
+ * git's int truncates); a forged entry given an old ctime, its file swapped in by a folder
+ * renamed (two runs); replace refs behind a symbolic link (packed-refs, refs/replace);
+ * .git/info made a link; a sha256 repository's linked worktree, its index read with SHA-1's
+ * names; and 40 link extensions, which made sbx walk one shared index 40 times.
+ */
+static void test_seventeenth_attack(void)
+{
+	char *b = it_path(it_tmpdir(), "s17");
+	const char *src = getenv("SBX_SOURCE_DIR");
+	struct it_run r;
+
+	if (!src || !*src)
+		it_fail(__FILE__, __LINE__, "SBX_SOURCE_DIR is not set (CTest sets it)");
+	host_sh(
+	    fmt("set -e; mkdir -p %s; cd %s; cp %s/tests/fixtures/git-tree-forge.py f.py;"
+	        " for d in tl ti ds rp rd lk in; do t=; [ $d = in ] && t=--template=;"
+	        " %s init -q $t $d; cd $d; mkdir src; echo good > src/a.c; echo readme > README;"
+	        " echo 'build/' > .gitignore; %s add .; %s commit -qm init; cd ..; done;"
+	        " %s -C rp pack-refs --all; %s init -q --object-format=sha256 sw; cd sw;"
+	        " echo good > a.c; echo wt/ > .gitignore; %s add .; %s commit -qm init;"
+	        " %s worktree add -q wt -b side",
+	        b, b, src, git, git, git, git, git, git, git, git));
+	/* the cached trees */
+	for (int i = 0; i < 2; i++) {
+		char *repo = fmt("%s/%s", b, i ? "ti" : "tl");
+
+		it_sbxv(&r, "run", "-v", fmt("%s/f.py:ro", b), "-v", repo, "-w", repo, "--",
+		        "python3", fmt("%s/f.py", b), i ? "inttrunc" : "longname", NULL);
+		IT_EXPECT_INT(r.status, 0);
+		IT_EXPECT_CONTAINS(r.err,
+		                   "the index's cached tree for src/, written during the run");
+	}
+	/* an entry forged with an old ctime: the file it calls unchanged was made before the
+	 * launch (it need not be older than a second for sbx; the old check passed over it) */
+	host_sh(fmt("set -e; cd %s/ds; mkdir -p build/.stage; cp -a src build/.stage/src;"
+	            " echo EVIL > build/.stage/src/a.c; touch -d @$(($(date +%%s) - 60))"
+	            " build/.stage/src/a.c; sleep 2",
+	            b));
+	it_sbxv(&r, "run", "-v", fmt("%s/ds", b), "-w", fmt("%s/ds", b), "--", "/bin/sh", "-c",
+	        fmt("set -e; mv src build/.old; mv build/.stage/src src; python3 -c \"%s\" src/a.c;"
+	            " %s status --porcelain | wc -l",
+	            forge, git),
+	        NULL);
+	IT_EXPECT_INT(r.status, 0);
+	IT_EXPECT_CONTAINS(r.out, "0\n"); /* git status says nothing changed */
+	IT_EXPECT_CONTAINS(r.err, "calls src/a.c unchanged while it is not");
+	/* replace refs behind a link: packed-refs, and refs/replace */
+	for (int i = 0; i < 2; i++) {
+		char *repo = fmt("%s/%s", b, i ? "rd" : "rp");
+
+		it_sbxv(
+		    &r, "run", "-v", repo, "-w", repo, "--", "/bin/sh", "-c",
+		    fmt("set -e; g=$(%s rev-parse HEAD:src/a.c);"
+		        " e=$(echo EVIL | %s hash-object -w --stdin); mkdir -p "
+		        ".git/objects/info/rr;"
+		        " if [ %d = 0 ]; then cp .git/packed-refs .git/objects/info/refs.txt;"
+		        " echo \"$e refs/replace/$g\" >> .git/objects/info/refs.txt;"
+		        " ln -sf objects/info/refs.txt .git/p.new; mv .git/p.new .git/packed-refs;"
+		        " else echo $e > .git/objects/info/rr/$g; rm -rf .git/refs/replace;"
+		        " ln -s ../objects/info/rr .git/refs/replace; fi;"
+		        " %s show HEAD:src/a.c",
+		        git, git, i, git),
+		    NULL);
+		IT_EXPECT_INT(r.status, 0);
+		IT_EXPECT_CONTAINS(r.out, "EVIL"); /* git follows the link */
+		IT_EXPECT_CONTAINS(r.err, "its replace refs changed during the run");
+	}
+	/* .git/info a link into .git/objects, in a repository made without git's template */
+	it_sbxv(&r, "run", "-v", fmt("%s/in", b), "-w", fmt("%s/in", b), "--", "/bin/sh", "-c",
+	        fmt("set -e; mkdir -p .git/objects/info/i; echo 'src/a.c -diff' >"
+	            " .git/objects/info/i/attributes; echo evil.sh > .git/objects/info/i/exclude;"
+	            " %s rev-parse HEAD > .git/objects/info/i/grafts;"
+	            " ln -s objects/info/i .git/info",
+	            git),
+	        NULL);
+	IT_EXPECT_INT(r.status, 0);
+	IT_EXPECT_CONTAINS(r.err, "info/grafts or shallow changed during the run");
+	IT_EXPECT_CONTAINS(r.err, "info/exclude changed during the run");
+	IT_EXPECT_CONTAINS(r.err, "info/attributes changed during the run");
+	/* a sha256 repository's linked worktree */
+	it_sbxv(&r, "run", "-v", fmt("%s/sw", b), "-w", fmt("%s/sw/wt", b), "--", "/bin/sh", "-c",
+	        fmt("set -e; echo EVIL > a.c; %s update-index --assume-unchanged a.c", git), NULL);
+	IT_EXPECT_INT(r.status, 0);
+	IT_EXPECT_CONTAINS(r.err, fmt("%s/sw/.git/worktrees/wt: files were marked skip-worktree "
+	                              "or assume-unchanged during the run",
+	                              b));
+	/* 40 link extensions: not read (git keeps one split index), and said */
+	it_sbxv(&r, "run", "-v", fmt("%s/f.py:ro", b), "-v", fmt("%s/lk", b), "-w", fmt("%s/lk", b),
+	        "--", "python3", fmt("%s/f.py", b), "links", "40", "2000", NULL);
+	IT_EXPECT_INT(r.status, 0);
+	IT_EXPECT_CONTAINS(r.err, fmt("%s/lk/.git/index cannot be read by sbx after the run", b));
+}
+
+/*
  * git-lfs: its clean filter gives git a file's pointer, which the index then holds for the
  * file. A commit of a large file in the sandbox is not named (it was, after every run that
  * added one); an edit hidden by a forged index still is, of an ordinary file and of one LFS
@@ -1419,6 +1515,7 @@ int main(int argc, char **argv)
 	    IT_CASE(test_review_named),
 	    IT_CASE(test_forged_index_named),
 	    IT_CASE(test_lfs_pointer_not_named),
+	    IT_CASE(test_seventeenth_attack),
 	    IT_CASE(test_tenth_attack_guards),
 	    IT_CASE(test_eleventh_attack),
 	    IT_CASE(test_twelfth_attack),

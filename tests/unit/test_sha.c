@@ -67,10 +67,35 @@ static void test_vectors(void **state)
 	}
 }
 
+/* SipHash-2-4 against its paper's vectors: key 00..0f, messages 00.. of each length. */
+static void test_siphash(void **state)
+{
+	static const struct {
+		size_t len;
+		uint64_t want;
+	} v[] = {
+	    {0, 0x726fdb47dd0e0e31ull},
+	    {15, 0xa129ca6149be45e5ull},
+	};
+	unsigned char key[16], msg[64];
+
+	(void)state;
+	for (int i = 0; i < 16; i++)
+		key[i] = (unsigned char)i;
+	for (int i = 0; i < 64; i++)
+		msg[i] = (unsigned char)i;
+	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++)
+		assert_int_equal(sbx_siphash(key, msg, v[i].len), v[i].want);
+	/* the key counts */
+	key[0] ^= 1;
+	assert_int_not_equal(sbx_siphash(key, msg, 15), 0xa129ca6149be45e5ull);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_vectors),
+	    cmocka_unit_test(test_siphash),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
