@@ -660,6 +660,51 @@ static bool read_capped(const struct sbx_sup_area *a, const struct sbx_sup_req *
 	return false;
 }
 
+static bool area_caps(const struct sbx_sup_area *a);
+
+/* Does a name end with one of the area's suffixes (its read caps admit it)? */
+static bool cap_admits(const struct sbx_sup_area *a, const char *name)
+{
+	for (size_t i = 0; i < a->n_suffixes; i++)
+		if (a->suffixes[i] && ends_with(name, a->suffixes[i]))
+			return true;
+	return !a->n_suffixes;
+}
+
+/*
+ * Read caps judge a name, so the file behind one is not moved or linked where other caps, or
+ * none, or an admitted suffix would let it be read (an outside attack: `ln secret.bin h.py;
+ * cat h.py`, and `mv secret.bin r.md`). A file or folder beneath caps stays beneath the same
+ * caps; a file whose name they refuse gets no name they admit. DENY with its rule, or false.
+ */
+static bool caps_moved(const struct sbx_sup_plan *plan, const struct sbx_sup_target *from,
+                       const struct sbx_sup_target *to, struct sbx_sup_verdict *out)
+{
+	const struct sbx_sup_area *fa = sbx_sup_area_for(plan, from->path);
+	const struct sbx_sup_area *ta = sbx_sup_area_for(plan, to->path);
+
+	if (!area_caps(fa))
+		return false;
+	if (ta != fa) {
+		set_rule(out,
+		         "read caps: %s is beneath %s's read caps, and is not moved or linked out "
+		         "of them (to %s)",
+		         from->path, fa->target, to->path);
+		deny(out, SBX_SUP_BY_POLICY);
+		return true;
+	}
+	if (!from->is_dir && !cap_admits(fa, final_name(from)) && cap_admits(fa, final_name(to))) {
+		set_rule(out,
+		         "read caps: %s suffixes (%s does not end with %s%s, and is not moved or "
+		         "linked to %s, which does)",
+		         fa->target, from->path, fa->suffixes[0] ? fa->suffixes[0] : "",
+		         fa->n_suffixes > 1 ? ", ..." : "", to->path);
+		deny(out, SBX_SUP_BY_POLICY);
+		return true;
+	}
+	return false;
+}
+
 static int cmp_str(const void *a, const void *b)
 {
 	return strcmp(*(char *const *)a, *(char *const *)b);
@@ -1019,6 +1064,15 @@ void sbx_sup_decide(const struct sbx_sup_plan *plan, const struct sbx_sup_guards
 
 		if ((hide && any) || area_caps(area))
 			protection = hide && any ? "hide globs" : "read caps";
+	}
+	/* read caps: what they keep from reading is not moved or linked where they would not */
+	if (req->t2.path && (req->op == SBX_SUP_OP_RENAME || req->op == SBX_SUP_OP_CREATE ||
+	                     req->op == SBX_SUP_OP_OVERWRITE)) {
+		if (caps_moved(plan, &req->t, &req->t2, out) ||
+		    (req->exchange && caps_moved(plan, &req->t2, &req->t, out)))
+			return;
+		if (area_caps(area) || area_caps(sbx_sup_area_for(plan, req->t2.path)))
+			protection = protection ? protection : "read caps";
 	}
 	/* hide_later: a file made after launch is not moved or linked away from the name that
 	 * hides it (then opened under another), nor exchanged with another name; and no hidden

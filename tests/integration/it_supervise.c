@@ -1480,12 +1480,17 @@ static void read_caps_rdwr(const char *backend)
 {
 	struct it_run r;
 	char *p = fmt("%s/caps.yaml", it_tmpdir());
-	const char *ops[] = {
-	    "rdwr",     "data.bin", "rdonly",       "data.bin", "rdwr",         "ok.txt", "write",
-	    "data.bin", "opath",    "/usr",         "opath",    "/etc/passwd",  "opath",  ".",
-	    "opath",    "data.bin", "opath-reopen", "data.bin", "opath-reopen", "ok.txt", NULL};
+	const char *ops[] = {"rdwr", "data.bin", "rdonly", "data.bin", "rdwr", "ok.txt", "write",
+	                     "data.bin", "opath", "/usr", "opath", "/etc/passwd", "opath", ".",
+	                     "opath", "data.bin", "opath-reopen", "data.bin", "opath-reopen",
+	                     "ok.txt",
+	                     /* caps judge a name: the file behind a refused one gets no admitted
+	                      * name (an outside attack: ln data.bin h.txt, then read h.txt) */
+	                     "link", "data.bin", "h.txt", "rename", "data.bin", "r.txt", "exchange",
+	                     "data.bin", "ok.txt", "link", "ok.txt", "ok2.txt", "rename",
+	                     "data.bin", "other.bin", "rdonly", "other.bin", NULL};
 	const char *opts[] = {"-p", p, "--workspace", ws, "--backend", backend, NULL};
-	const char *cmd[32] = {it_self(), "--in"};
+	const char *cmd[64] = {it_self(), "--in"};
 
 	snprintf(ws, sizeof(ws), "%s/ws", it_tmpdir());
 	it_write_file(it_path(ws, "data.bin"), "secret\n");
@@ -1508,6 +1513,13 @@ static void read_caps_rdwr(const char *backend)
 	IT_EXPECT_PROBE(r.out, "opath", "data.bin", "ok");
 	IT_EXPECT_PROBE(r.out, "opath-reopen", "data.bin", "EACCES");
 	IT_EXPECT_PROBE(r.out, "opath-reopen", "ok.txt", "ok");
+	IT_EXPECT_PROBE(r.out, "link", "h.txt", "EACCES");
+	IT_EXPECT_PROBE(r.out, "rename", "r.txt", "EACCES");
+	IT_EXPECT_PROBE(r.out, "exchange", "ok.txt", "EACCES");
+	IT_EXPECT_PROBE(r.out, "link", "ok2.txt", "ok");
+	IT_EXPECT_PROBE(r.out, "rename", "other.bin", "ok"); /* refused before and after */
+	IT_EXPECT_PROBE(r.out, "rdonly", "other.bin", "EACCES");
+	IT_EXPECT_CONTAINS(r.err, "and is not moved or linked to");
 }
 
 BOTH_BACKENDS(read_caps_rdwr, read_caps_rdwr)
