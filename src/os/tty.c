@@ -136,6 +136,10 @@ int sbx_tty_begin(struct sbx_tty *t, enum sbx_tty_ask ask, struct sbx_error *err
 	t->in_fd = 0;
 	t->out_fd = 1;
 	for (int fd = 0; fd < 3; fd++) {
+		/* its file status flags, which the worker shares with the caller wherever it holds
+		 * sbx's own descriptor: O_NONBLOCK left on the caller's terminal made the next
+		 * program's read fail (an outside attack); given back by sbx_tty_end */
+		t->fl[fd] = fcntl(fd, F_GETFL);
 		if (!isatty(fd))
 			continue;
 		t->fds |= 1u << fd;
@@ -197,6 +201,12 @@ void sbx_tty_end(struct sbx_tty *t)
 		(void)tcsetattr(t->term, TCSANOW, &t->orig);
 	}
 	t->guard = false;
+	for (int fd = 0; fd < 3; fd++) {
+		int now = t->fl[fd] >= 0 ? fcntl(fd, F_GETFL) : -1;
+
+		if (now >= 0 && now != t->fl[fd])
+			(void)fcntl(fd, F_SETFL, t->fl[fd]);
+	}
 	go_cooked(t);
 	stop_keeper(t);
 	sbx_closep(&t->master);

@@ -40,6 +40,7 @@ struct sbx_tty {
 	bool have_mode; /* orig holds the caller's mode (and the pty starts with it) */
 	bool guard;     /* no pty, but the worker holds the caller's terminal: its mode, output
 	                   flow and exclusivity are given back at the end (sbx_tty_end) */
+	int fl[3];      /* the file status flags (F_GETFL) of sbx's 0, 1, 2 at the start, or -1 */
 	struct termios orig, raw_mode;
 	bool have_ws;
 	struct winsize ws;

@@ -591,6 +591,25 @@ static void no_terminal(void)
 	IT_EXPECT_CONTAINS(r.out, "/dev/pts/");
 }
 
+/* The worker shares sbx's standard descriptors' file status flags with the caller (one open
+ * file description): O_NONBLOCK it sets on its stdin is gone when sbx ends, and the caller's
+ * next reader blocks as it did (an outside attack: the next program's read failed). */
+static void flags_given_back(void)
+{
+	const char *dir = it_tmpdir();
+	struct it_run r;
+	char *cmd = fmt("sleep 0 | { %s run --no-tty --backend %s -v %s --chdir %s -- python3 -c "
+	                "'import fcntl,os; fcntl.fcntl(0, fcntl.F_SETFL, fcntl.fcntl(0, "
+	                "fcntl.F_GETFL) | os.O_NONBLOCK); print(\"set\")'; python3 -c 'import "
+	                "fcntl,os; print(\"nonblock\", bool(fcntl.fcntl(0, fcntl.F_GETFL) & "
+	                "os.O_NONBLOCK))'; } 2>&1",
+	                it_sbx_path(), backend, dir, dir);
+
+	it_exec(&r, (const char *const[]){"/bin/sh", "-c", cmd, NULL});
+	IT_EXPECT_INT(r.status, 0);
+	IT_EXPECT_CONTAINS(r.out, "set\nnonblock False");
+}
+
 /* ---- nothing outlives the sandbox ---- */
 
 /* The processes whose argv holds "sleep MARKER", as pidfds (at most 8). */
@@ -793,6 +812,7 @@ BOTH_BACKENDS(no_tty_terminal_given_back)
 BOTH_BACKENDS(mode_restored_after_sigkill)
 BOTH_BACKENDS(stop_and_continue)
 BOTH_BACKENDS(no_terminal)
+BOTH_BACKENDS(flags_given_back)
 BOTH_BACKENDS(leftovers_worker_exits)
 BOTH_BACKENDS(leftovers_sbx_killed)
 BOTH_BACKENDS(sysv_ipc)
@@ -812,6 +832,7 @@ int main(int argc, char **argv)
 	    BOTH(mode_restored_after_sigkill),
 	    BOTH(stop_and_continue),
 	    BOTH(no_terminal),
+	    BOTH(flags_given_back),
 	    BOTH(no_tty_terminal_given_back),
 	    BOTH(leftovers_worker_exits),
 	    BOTH(leftovers_sbx_killed),
