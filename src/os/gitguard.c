@@ -66,6 +66,7 @@ struct survey {
 	char *visited[GIT_MAX_VISITED]; /* "host\nsandbox" of each view of a git dir surveyed */
 	size_t n_visited;
 	const struct sbx_plan *plan;
+	const struct sbx_spec *spec;
 	struct sbx_gitguard *out;
 	bool *absent_pinned; /* parallel to out->absent: inside a pinned git dir */
 	int include_depth;   /* config files included within one another (git stops at 10) */
@@ -80,6 +81,8 @@ struct survey {
 void sbx_gitguard_clear(struct sbx_gitguard *g)
 {
 	free(g->unseen);
+	free(g->unscanned);
+	free(g->nested_unguarded);
 	for (size_t i = 0; i < g->n_absent; i++) {
 		free(g->absent[i]);
 		if (g->absent_link)
@@ -296,6 +299,9 @@ enum gitdir_kind { GITDIR_MAIN, GITDIR_MODULE, GITDIR_WORKTREE };
 static int survey_gitdir(struct survey *s, const char *sandbox, const char *host,
                          enum gitdir_kind kind, bool pinned, int depth);
 static int review_add(struct survey *s, int gitdir, const char *host);
+static int survey_nested(struct survey *s, const char *top, const char *sandbox, const char *host,
+                         int dir, int depth, size_t *budget);
+static int survey_top(struct survey *s, const char *sandbox, bool workspace);
 
 /* "." or "..", which a directory's listing gives beside its entries */
 static bool dot_name(const char *n)
@@ -2999,6 +3005,96 @@ static bool is_gitdir(int dir)
 	         faccessat(dir, "refs", F_OK, AT_SYMLINK_NOFOLLOW) == 0));
 }
 
+/*
+ * The repositories in a writable top that is none itself (a folder of projects: -v ~/src),
+ * up to two folders deep, surveyed as tops: their hooks and configs were as writable as their
+ * files (a review found it; deeper ones stay as sbx-profile(5) says). NESTED_MAX entries
+ * looked at in all; past them, the first top is kept for a note at launch. No link is
+ * followed.
+ */
+#define NESTED_MAX 4096
+
+/* A path sbx_gitguard_survey surveys as a top of its own (the workspace, a writable bind). */
+static bool is_top(const struct survey *s, const char *sandbox)
+{
+	if (s->spec->workspace && strcmp(s->spec->workspace, sandbox) == 0)
+		return true;
+	for (size_t i = 0; i < s->spec->n_mounts; i++) {
+		const struct sbx_mount *m = &s->spec->mounts[i];
+
+		if (m->kind == SBX_MOUNT_BIND && !m->readonly && strcmp(m->target, sandbox) == 0)
+			return true;
+	}
+	return false;
+}
+
+static int survey_nested(struct survey *s, const char *top, const char *sandbox, const char *host,
+                         int dir, int depth, size_t *budget)
+{
+	int fd = openat(dir, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+	/* (dir may be an O_PATH descriptor: reopened to be read) */
+	struct dirent *e;
+	int r = 0;
+
+	if (!d) {
+		if (fd >= 0)
+			close(fd);
+		return 0;
+	}
+	while (r >= 0 && (e = readdir(d))) {
+		char sub[SBX_PATH_MAX], subhost[SBX_PATH_MAX], dotgit[NAME_MAX + 8];
+		struct stat st;
+		int child;
+
+		if (dot_name(e->d_name))
+			continue;
+		if (!*budget) {
+			if (!s->out->unscanned && !(s->out->unscanned = strdup(top)))
+				r = sbx_error_set(s->err, SBX_ERR_SETUP, ENOMEM, "out of memory");
+			break;
+		}
+		(*budget)--;
+		/* a folder, not a link to one (d_type where the filesystem gives it) */
+		if (e->d_type != DT_DIR &&
+		    (e->d_type != DT_UNKNOWN ||
+		     fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
+		     !S_ISDIR(st.st_mode)))
+			continue;
+		if (!join(sub, sizeof(sub), sandbox, e->d_name) ||
+		    !join(subhost, sizeof(subhost), host, e->d_name) || is_top(s, sub))
+			continue;
+		snprintf(dotgit, sizeof(dotgit), "%s/.git", e->d_name);
+		/* a repository the caller owns (or one others may write): another user's cannot
+		 * be written by the worker, and may not even be readable by sbx */
+		if (fstatat(dirfd(d), dotgit, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+		    (st.st_uid == geteuid() || (st.st_mode & (S_IWGRP | S_IWOTH)))) {
+			s->top_depth++;
+			r = survey_top(s, sub, false);
+			s->top_depth--;
+			/* one sbx would refuse as a workspace (a config it cannot guard, too much
+			 * of something) is not the launch's to refuse: found, not asked for, it is
+			 * said to be unguarded at launch, as it was before sbx looked */
+			if (r < 0 && r != -ENOMEM) {
+				if (!s->out->nested_unguarded &&
+				    asprintf(&s->out->nested_unguarded, "%s (%s)", subhost,
+				             s->err ? s->err->msg : "") < 0)
+					s->out->nested_unguarded = NULL;
+				r = 0;
+			}
+		} else if (depth < 2) {
+			child = openat(dirfd(d), e->d_name,
+			               O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+			if (child >= 0) {
+				r = survey_nested(s, top, sub, subhost, child, depth + 1, budget);
+				close(child);
+			}
+		}
+	}
+	closedir(d);
+	return r;
+}
+
 static int survey_top(struct survey *s, const char *sandbox, bool workspace)
 {
 	const struct sbx_plan_op *cov = sbx_plan_guarded_by(s->plan, sandbox);
@@ -3050,6 +3146,12 @@ static int survey_top(struct survey *s, const char *sandbox, bool workspace)
 			 * folder in this workspace (husky in a monorepo's package) */
 			if (r >= 0)
 				r = survey_checkout_configs(s, text, text);
+		}
+		/* a folder of projects (-v ~/src): the repositories in it, two folders deep */
+		if (r >= 0 && s->top_depth == 0) {
+			size_t budget = NESTED_MAX;
+
+			r = survey_nested(s, host, sandbox, host, dir, 1, &budget);
 		}
 		return r;
 	}
@@ -3231,7 +3333,7 @@ static bool xdg_git_dir(char *out, size_t size)
 int sbx_gitguard_survey(const struct sbx_spec *spec, const struct sbx_plan *plan,
                         struct sbx_gitguard *out, struct sbx_error *err)
 {
-	struct survey s = {.plan = plan, .out = out, .err = err};
+	struct survey s = {.plan = plan, .spec = spec, .out = out, .err = err};
 	int r = 0;
 
 	memset(out, 0, sizeof(*out));

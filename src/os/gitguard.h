@@ -95,8 +95,12 @@ struct sbx_gitguard {
 	size_t n_reviews;
 	unsigned char key[16]; /* random, for the digests of reviews[].entries */
 	bool key_ok;
+	char *unscanned;        /* a writable top with more entries two folders deep than sbx looks
+	                           through for repositories (survey_nested), or NULL: said at launch */
+	char *nested_unguarded; /* the first repository of a folder of projects that sbx would
+	                           refuse as a workspace: "PATH (why)", said at launch, or NULL */
 	bool lfs; /* a git config names git-lfs's filter (filter.lfs.clean or .process): an
-	             index entry may hold its file's LFS pointer rather than the file */
+	                    index entry may hold its file's LFS pointer rather than the file */
 	long long launch_sec; /* when the survey ran (CLOCK_REALTIME): index entries whose stat
 	                         data is newer were written during the run */
 };

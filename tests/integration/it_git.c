@@ -1167,6 +1167,53 @@ static void test_seventeenth_attack(void)
 }
 
 /*
+ * A folder of projects (-v ~/src), no repository itself: the repositories in it, one and two
+ * folders deep, are guarded as a top's (their hooks were as writable as their files), under
+ * both backends; one three deep is not (sbx-profile(5) says so); past 4096 entries looked
+ * through, a note says where sbx stopped.
+ */
+static void test_folder_of_projects(void)
+{
+	char *b = it_path(it_tmpdir(), "projects"), *many = it_path(it_tmpdir(), "many");
+	struct it_run r;
+
+	host_sh(fmt("set -e; mkdir -p %s/a %s/org/b %s/c/d/e %s; for p in a org/b c/d/e; do"
+	            " %s init -q %s/$p; done; cd %s; i=0; while [ $i -lt 4100 ]; do mkdir d$i;"
+	            " i=$((i+1)); done",
+	            b, b, b, many, git, b, many));
+	for (int ll = 0; ll < 2; ll++) {
+		it_sbxv(&r, "run", "--backend", ll ? "landlock" : "namespaces", "-v", b, "-w", b,
+		        "--", "/bin/sh", "-c",
+		        "for p in a org/b c/d/e; do if (echo x > $p/.git/hooks/pre-commit)"
+		        " 2>/dev/null; then echo $p written; else echo $p refused; fi; done",
+		        NULL);
+		IT_EXPECT_INT(r.status, 0);
+		IT_EXPECT_CONTAINS(r.out, "a refused\norg/b refused\nc/d/e written\n");
+		host_sh(fmt("rm -f %s/c/d/e/.git/hooks/pre-commit", b));
+	}
+	/* git still commits in them */
+	it_sbxv(
+	    &r, "run", "-v", b, "-w", fmt("%s/org/b", b), "--", "/bin/sh", "-c",
+	    fmt("%s -c user.email=a@b -c user.name=a commit -q --allow-empty -m x && echo ok", git),
+	    NULL);
+	IT_EXPECT_INT(r.status, 0);
+	IT_EXPECT_CONTAINS(r.out, "ok");
+	/* one sbx would refuse as a workspace: said, not the launch refused */
+	host_sh(fmt("set -e; %s init -q %s/bad; %s -C %s/bad config core.fsmonitor 'a; b'", git, b,
+	            git, b));
+	it_sbxv(&r, "run", "-v", b, "-w", b, "--", "true", NULL);
+	IT_EXPECT_INT(r.status, 0);
+	IT_EXPECT_CONTAINS(r.err, fmt("a repository in a writable folder of projects is not "
+	                              "guarded, as sbx would refuse it as a workspace: %s/bad (",
+	                              b));
+	it_sbxv(&r, "run", "-v", many, "-w", many, "--", "true", NULL);
+	IT_EXPECT_INT(r.status, 0);
+	IT_EXPECT_CONTAINS(r.err, fmt("sbx: note: git: %s holds more entries, two folders deep, "
+	                              "than sbx looks through for repositories (4096)",
+	                              many));
+}
+
+/*
  * git-lfs: its clean filter gives git a file's pointer, which the index then holds for the
  * file. A commit of a large file in the sandbox is not named (it was, after every run that
  * added one); an edit hidden by a forged index still is, of an ordinary file and of one LFS
@@ -1516,6 +1563,7 @@ int main(int argc, char **argv)
 	    IT_CASE(test_forged_index_named),
 	    IT_CASE(test_lfs_pointer_not_named),
 	    IT_CASE(test_seventeenth_attack),
+	    IT_CASE(test_folder_of_projects),
 	    IT_CASE(test_tenth_attack_guards),
 	    IT_CASE(test_eleventh_attack),
 	    IT_CASE(test_twelfth_attack),
