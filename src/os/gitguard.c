@@ -67,6 +67,8 @@ struct survey {
 	size_t n_visited;
 	const struct sbx_plan *plan;
 	const struct sbx_spec *spec;
+	const char *checkout_of; /* a git dir a checkout's .git file names (gitdir: .bare) ... */
+	const char *checkout;    /* ... and that checkout, for its review (host paths) */
 	struct sbx_gitguard *out;
 	bool *absent_pinned; /* parallel to out->absent: inside a pinned git dir */
 	int include_depth;   /* config files included within one another (git stops at 10) */
@@ -1378,6 +1380,15 @@ static int survey_config(struct survey *s, int dir, const char *name, const char
 			break;
 		if (!value[0])
 			continue;
+		/* git told to trust less of a file's stat data: ctime not compared, or only mtime
+		 * and size: a file rewritten during the run at its size and mtime is clean to it
+		 * with its entry untouched (an outside attack), so verify_one hashes such files */
+		if (strcmp(section, "core") == 0 && !sub &&
+		    ((strcmp(key, "trustctime") == 0 &&
+		      (!strcasecmp(value, "false") || !strcasecmp(value, "no") ||
+		       !strcasecmp(value, "off") || !strcmp(value, "0"))) ||
+		     (strcmp(key, "checkstat") == 0 && !strcasecmp(value, "minimal"))))
+			s->out->lax_stat = true;
 		/* git-lfs's filter: an index entry may hold its file's LFS pointer (verify_one) */
 		if (((strcmp(section, "filter") == 0 && sub && strcmp(subname, "lfs") == 0) ||
 		     (strcmp(section, "filter.lfs") == 0 && !sub)) &&
@@ -2133,32 +2144,38 @@ static int cmp_kid(const void *a, const void *b)
 	return d ? d : (x->len > y->len) - (x->len < y->len);
 }
 
-/* A number of a cached tree's line, as git reads it: strtol (base 10, leading white space
- * skipped, clamped where it overflows a long), then stored in an int. False where strtol
- * reads no digit, or the extension ends first. */
-static bool ct_number(const unsigned char **p, const unsigned char *end, int *out)
+/*
+ * A cached tree's line, "COUNT SUBS\n", only as git writes it ("%d %d\n"): git's read_one
+ * takes the numbers with strtol, which skips white space (a newline too), while its line ends
+ * at the first newline after the name, so a line written otherwise can give git other numbers
+ * or another object than any second reader (two outside attacks did: a count of -4294967295,
+ * and "1\n" followed by a tree whose name starts with '0'). Anything else: false, and the
+ * cached tree is said to be unchecked.
+ */
+static bool ct_line(const unsigned char **p, const unsigned char *end, int *count, int *subs)
 {
 	const unsigned char *q = *p;
-	unsigned long long v = 0;
-	bool neg = false, over = false, digit = false;
+	long long v[2];
 
-	while (q < end && (*q == ' ' || (*q >= '\t' && *q <= '\r')))
-		q++;
-	if (q < end && (*q == '+' || *q == '-'))
-		neg = *q++ == '-';
-	for (; q < end && *q >= '0' && *q <= '9'; q++) {
-		digit = true;
-		if (v > ((unsigned long long)LONG_MAX + 1 - (unsigned)(*q - '0')) / 10)
-			over = true;
-		else
-			v = v * 10 + (unsigned)(*q - '0');
+	for (int k = 0; k < 2; k++) {
+		bool neg = k == 0 && q < end && *q == '-';
+		int digits = 0;
+
+		q += neg;
+		v[k] = 0;
+		for (; q < end && *q >= '0' && *q <= '9' && digits < 11; q++, digits++)
+			v[k] = v[k] * 10 + (*q - '0');
+		/* no sign but the count's, no leading zero, an int */
+		if (!digits || (digits > 1 && q[-digits] == '0') || (neg && v[k] == 0) ||
+		    v[k] > INT_MAX)
+			return false;
+		if (neg)
+			v[k] = -v[k];
+		if (q >= end || *q++ != (k ? '\n' : ' '))
+			return false;
 	}
-	if (!digit || q >= end)
-		return false;
-	if (over || v > (unsigned long long)LONG_MAX + neg)
-		v = neg ? (unsigned long long)LONG_MAX + 1 : (unsigned long long)LONG_MAX;
-	/* the long's low 32 bits, as the conversion to int keeps them */
-	*out = (int)(uint32_t)(neg ? 0 - v : v);
+	*count = (int)v[0];
+	*subs = (int)v[1];
 	*p = q;
 	return true;
 }
@@ -2172,21 +2189,14 @@ static int ct_node(struct lists_ctx *c, const unsigned char **p, const unsigned 
 	struct ct_child *kids = NULL;
 	int r = 0;
 
-	/* as git's read_one reads it: a name of any length, then two numbers as strtol reads
-	 * them into an int (an outside attack's count of -4294967295 is 1 to git), then
-	 * anything up to a newline or a NUL */
+	/* as git's read_one reads it: a name of any length, then its line (ct_line) */
 	if (!nul)
 		return -1;
 	self->name = *p;
 	self->len = (size_t)(nul - *p);
 	*p = nul + 1;
-	if (!ct_number(p, end, &count) || !ct_number(p, end, &subs))
+	if (!ct_line(p, end, &count, &subs) || subs < 0)
 		return -1;
-	while (*p < end && **p && **p != '\n')
-		(*p)++;
-	if (*p >= end || subs < 0)
-		return -1;
-	(*p)++;
 	/* past what one launch looks at (4096 folders in a folder, 256 deep): not checked, so
 	 * said, as a tree that does not match is (fail closed) */
 	if (subs > GIT_MAX_ENTRIES || depth > 256) {
@@ -2479,6 +2489,8 @@ enum {
 	REVIEW_GRAFTS,
 	REVIEW_EXCLUDE,
 	REVIEW_ATTRIBUTES,
+	REVIEW_MERGE, /* MERGE_HEAD and its like: the user's next commit takes them as parents */
+	REVIEW_GRAPH, /* the commit-graph: git log and diff read history's trees through it */
 	REVIEW_HIDDEN,
 	REVIEW_UNTRACKED,
 	REVIEW_RESOLVE
@@ -2711,6 +2723,41 @@ static char *review_part(int gitdir, const char *host, int part,
 	case REVIEW_ATTRIBUTES:
 		review_file(&t, gitdir, "info/attributes");
 		break;
+	case REVIEW_MERGE: {
+		/* a merge, cherry-pick or revert left to finish: the user's next git commit
+		 * records the commit(s) named there as parents, and its message (an outside
+		 * attack: a planted MERGE_HEAD made the worker's commit a parent of the user's) */
+		static const char *const names[] = {"MERGE_HEAD", "CHERRY_PICK_HEAD", "REVERT_HEAD",
+		                                    "MERGE_MSG", "MERGE_MODE"};
+
+		for (size_t i = 0; i < SBX_ARRAY_SIZE(names); i++) {
+			text_add(&t, names[i], strlen(names[i]));
+			text_add(&t, ":", 1);
+			review_file(&t, gitdir, names[i]);
+			text_add(&t, "\n", 1);
+		}
+		break;
+	}
+	case REVIEW_GRAPH: {
+		/* the commit-graph (one file, or a chain in commit-graphs/): git log, diff and
+		 * merge-base take a commit's tree and parents from it (git commit-graph verify
+		 * and git fsck check it): its type, size, inode and ctime (review_stat) */
+		static const char *const names[] = {"objects/info/commit-graph",
+		                                    "objects/info/commit-graphs"};
+
+		for (size_t i = 0; i < SBX_ARRAY_SIZE(names); i++) {
+			struct stat st;
+
+			review_links(&t, gitdir, names[i]);
+			if (fstatat(gitdir, names[i], &st, AT_SYMLINK_NOFOLLOW) == 0)
+				review_stat(&t, &st);
+			if (i == 1 &&
+			    fstatat(gitdir, "objects/info/commit-graphs/commit-graph-chain", &st,
+			            AT_SYMLINK_NOFOLLOW) == 0)
+				review_stat(&t, &st);
+		}
+		break;
+	}
 	case REVIEW_HIDDEN: {
 		char file[SBX_PATH_MAX + 8];
 		char *list, *links;
@@ -2731,6 +2778,20 @@ static char *review_part(int gitdir, const char *host, int part,
 	return text_take(&t);
 }
 
+/* A review's merge part with none of its files there ("NAME:" lines only): no merge, pick or
+ * revert to finish. */
+static bool merge_ended(const char *text)
+{
+	for (const char *p = text; *p;) {
+		const char *nl = strchr(p, '\n');
+
+		if (!nl || nl == p || nl[-1] != ':')
+			return false;
+		p = nl + 1;
+	}
+	return true;
+}
+
 /* The resolve part of a review: the resolve-undo data's digest and the conflicts', or "" */
 static char *resolve_text(const struct index_extras *x)
 {
@@ -2741,6 +2802,44 @@ static char *resolve_text(const struct index_extras *x)
 	if (asprintf(&out, "%s:%s", x->reuc, x->conflict) < 0)
 		return NULL;
 	return out;
+}
+
+/* core.worktree of a git dir's own config (a submodule's git dir under modules/ names its
+ * checkout so), resolved as git does, relative to the git dir; false if none. */
+static bool config_worktree(int gitdir, const char *host, char *out, size_t size)
+{
+	char buf[65536], raw[SBX_PATH_MAX * 2];
+	bool core = false, found = false;
+
+	if (!read_small(gitdir, "config", buf, sizeof(buf)))
+		return false;
+	for (char *line = strtok(buf, "\n"); line; line = strtok(NULL, "\n")) {
+		char *p = line + strspn(line, " \t"), *v;
+		size_t n;
+
+		if (*p == '[') {
+			core = strncasecmp(p, "[core]", 6) == 0;
+			continue;
+		}
+		if (!core || strncasecmp(p, "worktree", 8) != 0)
+			continue;
+		p += 8;
+		p += strspn(p, " \t");
+		if (*p++ != '=')
+			continue;
+		v = p + strspn(p, " \t");
+		n = strcspn(v, "#;");
+		while (n && (v[n - 1] == ' ' || v[n - 1] == '\t' || v[n - 1] == '\r'))
+			n--;
+		if (n >= 2 && v[0] == '"' && v[n - 1] == '"') {
+			v++;
+			n -= 2;
+		}
+		v[n] = '\0';
+		/* git takes the last */
+		found = n && config_resolve_raw(v, host, raw, sizeof(raw), out, size);
+	}
+	return found;
 }
 
 /* An index entry's keyed digest: its name, stat data, object and flags. */
@@ -2814,6 +2913,13 @@ static int review_add(struct survey *s, int gitdir, const char *host)
 		else if (read_line(gitdir, "gitdir", text, sizeof(text)) && text[0] == '/' &&
 		         strlen(text) > 5 && strcmp(text + strlen(text) - 5, "/.git") == 0)
 			rv->worktree = strndup(text, strlen(text) - 5);
+		/* a submodule's git dir names its checkout in its config; a checkout's .git file
+		 * names a git dir of another name (gitdir: .bare): that checkout (an outside
+		 * attack hid edits in both, whose index entries sbx never checked) */
+		else if (config_worktree(gitdir, host, text, sizeof(text)))
+			rv->worktree = strdup(text);
+		else if (s->checkout_of && strcmp(s->checkout_of, host) == 0)
+			rv->worktree = strdup(s->checkout);
 	}
 	for (int k = 0; k < REVIEW_UNTRACKED; k++) {
 		struct index_extras x = {0};
@@ -3230,8 +3336,19 @@ static int survey_top(struct survey *s, const char *sandbox, bool workspace)
 			/* a linked worktree's git dir has a commondir; one without is a main git
 			 * dir kept apart (--separate-git-dir, a "gitdir: ./.bare" layout), whose
 			 * modules/ and worktrees/ git looks in as a .git's */
-			r = follow(s, host, p,
-			           has_commondir(host, p) ? GITDIR_WORKTREE : GITDIR_MAIN, 0);
+			{
+				char raw[SBX_PATH_MAX * 2], gd[SBX_PATH_MAX];
+
+				/* this checkout is that git dir's (its review hashes files here) */
+				if (config_resolve_raw(p, host, raw, sizeof(raw), gd, sizeof(gd))) {
+					s->checkout_of = gd;
+					s->checkout = host;
+				}
+				r = follow(s, host, p,
+				           has_commondir(host, p) ? GITDIR_WORKTREE : GITDIR_MAIN,
+				           0);
+				s->checkout_of = s->checkout = NULL;
+			}
 			/* and the configs git reads in this checkout: a relative core.hooksPath
 			 * names a folder in it */
 			if (r >= 0)
@@ -3248,8 +3365,11 @@ static int survey_top(struct survey *s, const char *sandbox, bool workspace)
 
 		if (r >= 0 && realpath(hb, real)) {
 			s->out->n_repos++;
+			s->checkout_of = real;
+			s->checkout = host;
 			r = follow(s, host, real,
 			           has_commondir(host, real) ? GITDIR_WORKTREE : GITDIR_MAIN, 0);
+			s->checkout_of = s->checkout = NULL;
 			if (r >= 0)
 				r = survey_checkout_configs(s, host, host);
 		}
@@ -3463,10 +3583,12 @@ static size_t name_appeared(char *const *list, char *const *links, size_t n, con
  * Index entries that say their file is unchanged when it is not: git takes a file whose stat
  * data matches its index entry for the object the entry names, and reads no further, so an
  * index written with a file's new stat data beside its old object hides the change from git
- * status and git diff (an outside attack). Only entries written during the run are looked at
- * (their ctime, which no call can set back, is not older than the launch), only where the file
- * matches them (else git sees the change itself), and each such file is hashed as git hashes
- * a blob ("blob SIZE\0" and the bytes), opened beneath the checkout without following any
+ * status and git diff (an outside attack). Looked at: the entries that differ from the index's
+ * at launch (a keyed digest of each, struct sbx_gitguard_review.entries: not the entry's own
+ * ctime, which the worker writes), and where git compares no ctime (core.trustctime false,
+ * core.checkStat minimal) also those whose file changed during the run; each only where the
+ * file matches it as git compares (else git sees the change itself), hashed as git hashes a
+ * blob ("blob SIZE\0" and the bytes), opened beneath the checkout without following any
  * symbolic link. VERIFY_MAX bytes in all; past that, said.
  */
 #define VERIFY_MAX (256ull << 20)
@@ -3479,8 +3601,11 @@ static int cmp_u64(const void *a, const void *b)
 }
 
 struct verify_ctx {
-	int top;  /* the checkout */
-	bool lfs; /* git-lfs's filter is configured (struct sbx_gitguard.lfs) */
+	int top;         /* the checkout */
+	bool lfs;        /* git-lfs's filter is configured (struct sbx_gitguard.lfs) */
+	bool lax;        /* git compares no ctime (struct sbx_gitguard.lax_stat) */
+	long long since; /* the launch (CLOCK_REALTIME s): a file's ctime after it was changed
+	                    during the run (no call sets a ctime back) */
 	size_t hashsz;
 	const unsigned char *key; /* struct sbx_gitguard.key */
 	const uint64_t *seen;     /* the entries at launch, sorted (NULL: none known) */
@@ -3583,6 +3708,7 @@ static void verify_one(void *ctx, const struct index_entry *e)
 {
 	struct verify_ctx *c = ctx;
 	unsigned char sum[32], lfs[32];
+	bool unchanged = false;
 	struct stat st;
 	uint32_t ctime_s = be32(e->stat), mtime_s = be32(e->stat + 8), size = be32(e->stat + 36);
 
@@ -3592,8 +3718,17 @@ static void verify_one(void *ctx, const struct index_entry *e)
 	if (c->seen) {
 		uint64_t d = entry_digest(c->key, c->hashsz, e);
 
-		if (bsearch(&d, c->seen, c->n_seen, sizeof(d), cmp_u64))
-			return;
+		unchanged = bsearch(&d, c->seen, c->n_seen, sizeof(d), cmp_u64) != NULL;
+	}
+	/* an entry as it was at launch: its file is looked at only where git compares no
+	 * ctime (a file changed during the run at its size and mtime would be clean to it) */
+	if (unchanged && !c->lax)
+		return;
+	/* a git dir whose checkout sbx does not know: changed entries said, not passed */
+	if (c->top < 0) {
+		if (!unchanged)
+			c->unread++;
+		return;
 	}
 	/* a split index's entry that replaces one of its shared part has no name of its own
 	 * (git takes it from the shared entry the replace bitmap points at, which sbx does not
@@ -3603,9 +3738,10 @@ static void verify_one(void *ctx, const struct index_entry *e)
 		return;
 	}
 	if (fstatat(c->top, e->name, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
-	    (uint32_t)st.st_ctim.tv_sec != ctime_s || (uint32_t)st.st_mtim.tv_sec != mtime_s ||
-	    (uint32_t)st.st_size != size)
-		return; /* git sees this one differ by itself */
+	    (unchanged && (long long)st.st_ctim.tv_sec < c->since - 1) ||
+	    (!c->lax && (uint32_t)st.st_ctim.tv_sec != ctime_s) ||
+	    (uint32_t)st.st_mtim.tv_sec != mtime_s || (uint32_t)st.st_size != size)
+		return; /* untouched during the run, or git sees this one differ by itself */
 	memset(lfs, 0, sizeof(lfs));
 	if (!blob_hash(c, e, sum, lfs)) {
 		c->unread++;
@@ -3817,6 +3953,15 @@ size_t sbx_gitguard_after(const struct sbx_gitguard *g, void (*report)(const cha
 		    "it names: look at it",
 		    "info/attributes changed during the run: it can hide changes from git diff "
 		    "(-diff) or pick a config's drivers: look at it",
+		    "MERGE_HEAD, CHERRY_PICK_HEAD, REVERT_HEAD or MERGE_MSG changed during the "
+		    "run: "
+		    "your next git commit records the commits they name as parents, with that "
+		    "message (git status says a merge or pick is in progress; git merge --abort or "
+		    "git cherry-pick --abort ends it): look at them",
+		    "its commit-graph changed during the run (as git gc or git commit-graph write "
+		    "does): git log and git diff take history's trees and parents from it (git "
+		    "commit-graph verify checks it against the objects): verify it before trusting "
+		    "git log there",
 		    "files were marked skip-worktree or assume-unchanged during the run (git "
 		    "update-index): git status and git diff pass over their changes (git ls-files "
 		    "-v shows them, in lower case or with S): look at them",
@@ -3829,7 +3974,11 @@ size_t sbx_gitguard_after(const struct sbx_gitguard *g, void (*report)(const cha
 		};
 		const struct sbx_gitguard_review *rv = &g->reviews[i];
 		_cleanup_close_ int gd = open_dir(rv->gitdir);
-		struct verify_ctx c = {.top = -1, .lfs = g->lfs, .key = g->key};
+		struct verify_ctx c = {.top = -1,
+		                       .lfs = g->lfs,
+		                       .lax = g->lax_stat,
+		                       .since = g->launch_sec,
+		                       .key = g->key};
 		struct index_extras x = {0};
 		char untr_now[sizeof(x.untr)] = "";
 		_cleanup_free_ char *resolve_now = NULL;
@@ -3844,8 +3993,8 @@ size_t sbx_gitguard_after(const struct sbx_gitguard *g, void (*report)(const cha
 
 		/* the index's walk checks each entry written during the run too (verify_one), and
 		 * gives the gitlinks the loop below compares */
-		if (gd >= 0 && rv->worktree) {
-			c.top = open_dir(rv->worktree);
+		if (gd >= 0) {
+			c.top = rv->worktree ? open_dir(rv->worktree) : -1;
 			c.hashsz = sha256_repo(gd) ? 32 : 20;
 		}
 		if (rv->entries_ok) {
@@ -3861,8 +4010,8 @@ size_t sbx_gitguard_after(const struct sbx_gitguard *g, void (*report)(const cha
 			    : k == REVIEW_UNTRACKED ? strdup(untr_now)
 			    : k == REVIEW_RESOLVE   ? (resolve_now ? strdup(resolve_now) : NULL)
 			    : k == REVIEW_HIDDEN
-			        ? review_part(gd, rv->gitdir, k, c.top >= 0 ? verify_one : NULL, &c,
-			                      &x, after_links ? &after_links[i] : NULL)
+			        ? review_part(gd, rv->gitdir, k, verify_one, &c, &x,
+			                      after_links ? &after_links[i] : NULL)
 			        : review_part(gd, rv->gitdir, k, NULL, NULL, NULL, NULL);
 
 			if (k == REVIEW_HIDDEN) {
@@ -3870,8 +4019,10 @@ size_t sbx_gitguard_after(const struct sbx_gitguard *g, void (*report)(const cha
 				free(resolve_now);
 				resolve_now = resolve_text(&x);
 			}
-			/* resolve-undo data gone is nothing planted */
+			/* resolve-undo data gone is nothing planted; nor is a merge ended */
 			if (k == REVIEW_RESOLVE && now && !now[0])
+				continue;
+			if (k == REVIEW_MERGE && now && merge_ended(now))
 				continue;
 			/* an untracked cache that appeared: one the user keeps
 			 * (core.untrackedCache, feature.manyFiles) changes at every git status, and
@@ -3926,7 +4077,7 @@ size_t sbx_gitguard_after(const struct sbx_gitguard *g, void (*report)(const cha
 		}
 		if (c.found) {
 			snprintf(line, sizeof(line),
-			         "git: %s: the index, written during the run, calls %s%s%.0zu%s "
+			         "git: %s: the index calls %s%s%.0zu%s "
 			         "unchanged while %s not: git status and git diff show no change "
 			         "there (git trusts stat data: touch the file, then git status "
 			         "shows it; rm .git/index, then git reset -q, makes git hash every "
@@ -3941,9 +4092,10 @@ size_t sbx_gitguard_after(const struct sbx_gitguard *g, void (*report)(const cha
 		if (c.unread) {
 			snprintf(
 			    line, sizeof(line),
-			    "git: %s: %zu files the index, written during the run, calls "
+			    "git: %s: %zu files the index calls "
 			    "unchanged could not be checked (not regular files, past %llu MiB, "
-			    "or entries of a split index): rm .git/index, then git reset -q, "
+			    "entries of a split index, or of a git dir whose checkout sbx does "
+			    "not know): rm .git/index, then git reset -q, "
 			    "makes git hash every file (and unstages what was staged), and git "
 			    "status then shows a change they hide",
 			    rv->gitdir, c.unread, VERIFY_MAX >> 20);

@@ -32,9 +32,10 @@
  * at launch, and sbx_gitguard_after names any that appeared during the run.
  */
 /* The parts of a git dir's review (struct sbx_gitguard_review, src/os/gitguard.c): replace
- * refs, grafts and shallow, info/exclude, info/attributes, index entries hidden from git
- * status, the index's untracked cache, its resolve-undo data. */
-#define SBX_GIT_REVIEW 7
+ * refs, grafts and shallow, info/exclude, info/attributes, a merge's or pick's state, the
+ * commit-graph, index entries hidden from git status, the index's untracked cache, its
+ * resolve-undo data. */
+#define SBX_GIT_REVIEW 9
 
 struct sbx_gitguard {
 	char **absent;       /* host paths git would read that do not exist and cannot be guarded */
@@ -95,8 +96,10 @@ struct sbx_gitguard {
 	size_t n_reviews;
 	unsigned char key[16]; /* random, for the digests of reviews[].entries */
 	bool key_ok;
-	char *unscanned;        /* a writable top with more entries two folders deep than sbx looks
-	                           through for repositories (survey_nested), or NULL: said at launch */
+	char *unscanned; /* a writable top with more entries two folders deep than sbx looks
+	                    through for repositories (survey_nested), or NULL: said at launch */
+	bool lax_stat;   /* a git config sets core.trustctime false or core.checkStat minimal:
+	                    git then calls a file clean by its mtime and size alone */
 	char *nested_unguarded; /* the first repository of a folder of projects that sbx would
 	                           refuse as a workspace: "PATH (why)", said at launch, or NULL */
 	bool lfs; /* a git config names git-lfs's filter (filter.lfs.clean or .process): an

@@ -1065,7 +1065,7 @@ static void test_forged_index_named(void)
 	        NULL);
 	IT_EXPECT_INT(r.status, 0);
 	IT_EXPECT_CONTAINS(r.out, "0\n"); /* git status says nothing changed */
-	IT_EXPECT_CONTAINS(r.err, fmt("git: %s/.git: the index, written during the run, calls f "
+	IT_EXPECT_CONTAINS(r.err, fmt("git: %s/.git: the index calls f "
 	                              "unchanged while it is not",
 	                              repo));
 }
@@ -1102,8 +1102,12 @@ static void test_seventeenth_attack(void)
 		it_sbxv(&r, "run", "-v", fmt("%s/f.py:ro", b), "-v", repo, "-w", repo, "--",
 		        "python3", fmt("%s/f.py", b), i ? "inttrunc" : "longname", NULL);
 		IT_EXPECT_INT(r.status, 0);
+		/* the forged subtree found, or the tree sbx reads otherwise than git said */
 		IT_EXPECT_CONTAINS(r.err,
-		                   "the index's cached tree for src/, written during the run");
+		                   i ? "the index's cached tree for / (one sbx cannot read: "
+		                       "not checked), written during the run"
+		                     : "the index's cached tree for src/, written during the "
+		                       "run");
 	}
 	/* an entry forged with an old ctime: the file it calls unchanged was made before the
 	 * launch (it need not be older than a second for sbx; the old check passed over it) */
@@ -1164,6 +1168,98 @@ static void test_seventeenth_attack(void)
 	        "--", "python3", fmt("%s/f.py", b), "links", "40", "2000", NULL);
 	IT_EXPECT_INT(r.status, 0);
 	IT_EXPECT_CONTAINS(r.err, fmt("%s/lk/.git/index cannot be read by sbx after the run", b));
+}
+
+/*
+ * An eighteenth attack's findings, each silent: a cached tree's line written otherwise than
+ * git writes it ("1  0"), which git's strtol reads as sbx did not; forged entries of a
+ * submodule's git dir and of a separate git dir (gitdir: .bare), whose checkouts sbx did not
+ * know; a file rewritten at its size and mtime where the user's config makes git compare no
+ * ctime (no index written: the landlock backend too); a planted MERGE_HEAD, which makes the
+ * worker's commit a parent of the user's next; and a commit-graph written during the run.
+ */
+static void test_eighteenth_attack(void)
+{
+	char *b = it_path(it_tmpdir(), "s18");
+	const char *src = getenv("SBX_SOURCE_DIR");
+	char *sf = fmt("%s/sf.py", b), *tf = fmt("%s/tf.py", b);
+	struct it_run r;
+
+	if (!src || !*src)
+		it_fail(__FILE__, __LINE__, "SBX_SOURCE_DIR is not set (CTest sets it)");
+	host_sh(
+	    fmt("set -e; mkdir -p %s; cd %s; cp %s/tests/fixtures/git-stat-forge.py sf.py;"
+	        " cp %s/tests/fixtures/git-tree-forge.py tf.py; export GIT_CONFIG_NOSYSTEM=1;"
+	        " for d in tr subsrc lax mh cg; do %s init -q $d; cd $d; mkdir src;"
+	        " echo good > src/a.c; echo 'echo ok' > run.sh; echo readme > README;"
+	        " %s add .; %s commit -qm init; cd ..; done; %s -C lax config core.checkStat"
+	        " minimal; %s init -q sub; cd sub; echo top > README; %s add .; %s commit -qm t;"
+	        " %s -c protocol.file.allow=always submodule -q add ../subsrc sub;"
+	        " %s commit -qm sub; cd ..; mkdir bare; cd bare;"
+	        " %s init -q --separate-git-dir=$PWD/.bare .; echo .bare > .gitignore;"
+	        " echo 'echo ok' > run.sh; %s add .; %s commit -qm x",
+	        b, b, src, src, git, git, git, git, git, git, git, git, git, git, git, git));
+	/* the cached tree's line */
+	it_sbxv(&r, "run", "-v", fmt("%s:ro", tf), "-v", fmt("%s/tr", b), "-w", fmt("%s/tr", b),
+	        "--", "python3", tf, "spaces", NULL);
+	IT_EXPECT_INT(r.status, 0);
+	IT_EXPECT_CONTAINS(r.err, "the index's cached tree for / (one sbx cannot read: not "
+	                          "checked)");
+	/* a submodule's git dir, and a separate one: the file's mtime set back (else git takes
+	 * the entry for racily clean, and looks) */
+	it_sbxv(&r, "run", "-v", fmt("%s:ro", sf), "-v", fmt("%s/sub", b), "-w", fmt("%s/sub", b),
+	        "--", "/bin/sh", "-c",
+	        fmt("set -e; echo 'echo EVIL' > sub/run.sh; touch -d @$(($(date +%%s) - 5))"
+	            " sub/run.sh; python3 %s .git/modules/sub/index sub run.sh;"
+	            " %s -C sub status --porcelain | wc -l",
+	            sf, git),
+	        NULL);
+	IT_EXPECT_INT(r.status, 0);
+	IT_EXPECT_CONTAINS(r.out, "0\n");
+	IT_EXPECT_CONTAINS(r.err, fmt("git: %s/sub/.git/modules/sub: the index calls run.sh "
+	                              "unchanged while it is not",
+	                              b));
+	it_sbxv(&r, "run", "-v", fmt("%s:ro", sf), "-v", fmt("%s/bare", b), "-w", fmt("%s/bare", b),
+	        "--", "/bin/sh", "-c",
+	        fmt("set -e; echo 'echo EVIL' > run.sh; touch -d @$(($(date +%%s) - 5)) run.sh;"
+	            " python3 %s .bare/index . run.sh",
+	            sf),
+	        NULL);
+	IT_EXPECT_INT(r.status, 0);
+	IT_EXPECT_CONTAINS(r.err, fmt("git: %s/bare/.bare: the index calls run.sh unchanged", b));
+	/* core.checkStat minimal: the same size and mtime, the index untouched */
+	for (int ll = 0; ll < 2; ll++) {
+		it_sbxv(
+		    &r, "run", "--backend", ll ? "landlock" : "namespaces", "-v", fmt("%s/lax", b),
+		    "-w", fmt("%s/lax", b), "--", "python3", "-c",
+		    "import os; st = os.stat('run.sh'); open('run.sh', 'w').write('rm -r x\\n');"
+		    " os.utime('run.sh', ns=(st.st_atime_ns, st.st_mtime_ns))",
+		    NULL);
+		IT_EXPECT_INT(r.status, 0);
+		IT_EXPECT_CONTAINS(r.err,
+		                   fmt("git: %s/lax/.git: the index calls run.sh unchanged", b));
+		host_sh(fmt("cd %s/lax && %s checkout -q run.sh", b, git));
+	}
+	/* a planted MERGE_HEAD */
+	it_sbxv(&r, "run", "-v", fmt("%s/mh", b), "-w", fmt("%s/mh", b), "--", "/bin/sh", "-c",
+	        fmt("set -e; export GIT_AUTHOR_NAME=x GIT_AUTHOR_EMAIL=x@x GIT_COMMITTER_NAME=x"
+	            " GIT_COMMITTER_EMAIL=x@x; c=$(echo deps | %s commit-tree HEAD^{tree} -p HEAD);"
+	            " echo $c > .git/MERGE_HEAD; echo Merge > .git/MERGE_MSG",
+	            git),
+	        NULL);
+	IT_EXPECT_INT(r.status, 0);
+	IT_EXPECT_CONTAINS(r.err, "MERGE_HEAD, CHERRY_PICK_HEAD, REVERT_HEAD or MERGE_MSG changed");
+	/* and ended by the worker: nothing to say */
+	it_sbxv(&r, "run", "-v", fmt("%s/mh", b), "-w", fmt("%s/mh", b), "--", "/bin/sh", "-c",
+	        "rm .git/MERGE_HEAD .git/MERGE_MSG", NULL);
+	IT_EXPECT_INT(r.status, 0);
+	IT_EXPECT_NOT_CONTAINS(r.err, "MERGE_HEAD");
+	/* a commit-graph written */
+	it_sbxv(&r, "run", "-v", fmt("%s/cg", b), "-w", fmt("%s/cg", b), "--", "/bin/sh", "-c",
+	        fmt("%s commit-graph write --reachable", git), NULL);
+	IT_EXPECT_INT(r.status, 0);
+	IT_EXPECT_CONTAINS(r.err,
+	                   fmt("git: %s/cg/.git: its commit-graph changed during the run", b));
 }
 
 /*
@@ -1250,7 +1346,7 @@ static void test_lfs_pointer_not_named(void)
 	        NULL);
 	IT_EXPECT_INT(r.status, 0);
 	IT_EXPECT_CONTAINS(r.out, "0\n"); /* git status says nothing changed */
-	IT_EXPECT_CONTAINS(r.err, "the index, written during the run, calls a.bin and 1 more "
+	IT_EXPECT_CONTAINS(r.err, "the index calls a.bin and 1 more "
 	                          "unchanged while they are not");
 }
 
@@ -1563,6 +1659,7 @@ int main(int argc, char **argv)
 	    IT_CASE(test_forged_index_named),
 	    IT_CASE(test_lfs_pointer_not_named),
 	    IT_CASE(test_seventeenth_attack),
+	    IT_CASE(test_eighteenth_attack),
 	    IT_CASE(test_folder_of_projects),
 	    IT_CASE(test_tenth_attack_guards),
 	    IT_CASE(test_eleventh_attack),
