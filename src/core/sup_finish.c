@@ -387,8 +387,10 @@ static unsigned families(const struct sbx_sup_plan *sup)
 	for (size_t i = 0; i < sup->n_areas; i++) {
 		const struct sbx_sup_area *a = &sup->areas[i];
 
+		/* read caps: every open for reading, and every rename and link (a capped file
+		 * given a name its caps admit, or moved out of them: supervise.c caps_moved) */
 		if (a->n_suffixes || a->max_file_bytes)
-			f |= SBX_SUP_F_READ;
+			f |= SBX_SUP_F_READ | SBX_SUP_F_CREATE;
 		if (!a->writable)
 			continue;
 		/* a `deny` is Landlock's too, and still decided here: the supervisor answers

@@ -683,6 +683,21 @@ static bool caps_moved(const struct sbx_sup_plan *plan, const struct sbx_sup_tar
 	const struct sbx_sup_area *fa = sbx_sup_area_for(plan, from->path);
 	const struct sbx_sup_area *ta = sbx_sup_area_for(plan, to->path);
 
+	/* a folder that holds read caps' mount is not moved: the path beneath would no longer
+	 * name its caps (an outside attack: mv sub sub2, then sub2/data/secret.bin read) */
+	for (size_t i = 0; from->is_dir && i < plan->n_areas; i++) {
+		const struct sbx_sup_area *a = &plan->areas[i];
+
+		if (area_caps(a) && sbx_path_covers(from->path, a->target) &&
+		    strcmp(from->path, a->target) != 0) {
+			set_rule(out,
+			         "read caps: %s holds %s, whose read caps would not follow it: it is "
+			         "not moved or renamed",
+			         from->path, a->target);
+			deny(out, SBX_SUP_BY_POLICY);
+			return true;
+		}
+	}
 	if (!area_caps(fa))
 		return false;
 	if (ta != fa) {

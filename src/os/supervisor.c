@@ -1241,6 +1241,7 @@ static void describe(struct slot *s, struct p_target *t,
 
 		t->is_object = 1;
 		t->exists = 1;
+		memset(&st, 0, sizeof(st));
 		if (fstat(s->obj, &st) == 0) {
 			t->ftype = st.st_mode & S_IFMT;
 			t->is_dir = S_ISDIR(st.st_mode);
@@ -1256,11 +1257,23 @@ static void describe(struct slot *s, struct p_target *t,
 		}
 		/* A file whose name is gone (unlinked while the caller held an fd on it, or
 		 * replaced by a rename) is decided on the name it had: the kernel appends
-		 * " (deleted)" to it. */
+		 * " (deleted)" to it. Only where it has no name left: a name can end so
+		 * itself (an outside attack renamed a capped file "x.py (deleted)" and read it
+		 * as x.py through /proc/self/fd); where the file has other names, the one
+		 * shown may be gone, and it is not decided on. */
 		n = strlen(t->path);
 		if (t->path[0] == '/' && n > sizeof(deleted) - 1 &&
-		    strcmp(t->path + n - (sizeof(deleted) - 1), deleted) == 0)
-			t->path[n - (sizeof(deleted) - 1)] = '\0';
+		    strcmp(t->path + n - (sizeof(deleted) - 1), deleted) == 0) {
+			struct stat now;
+
+			if (st.st_nlink == 0 && st.st_ino) {
+				t->path[n - (sizeof(deleted) - 1)] = '\0';
+			} else if (lstat(t->path, &now) < 0 || now.st_dev != st.st_dev ||
+			           now.st_ino != st.st_ino) {
+				t->err = -EACCES;
+				return;
+			}
+		}
 		set_str(t->name, sizeof(t->name),
 		        strrchr(t->path, '/') ? strrchr(t->path, '/') + 1 : t->path);
 		return;
