@@ -203,6 +203,9 @@ static const struct call_row calls[] = {
     {ROW(renameat2, C_RENAME, SBX_SUP_F_CREATE), NO, .dirfd = 0, .path = 1, .dirfd2 = 2, .path2 = 3,
      .flags = 4},
     {ROW(truncate, C_TRUNCATE, SBX_SUP_F_WRITE), NO, .path = 0, .len = 1, .follow = true},
+    /* and on a descriptor opened for writing (an outside attack: overwrite: ask asked for
+     * O_TRUNC and truncate(2), while truncate(1)'s ftruncate emptied the file unasked) */
+    {ROW(ftruncate, C_TRUNCATE, SBX_SUP_F_WRITE), NO, .dirfd = -1, .fd = 0, .len = 1},
 #ifdef __NR_unlink
     {ROW(unlink, C_UNLINK, SBX_SUP_F_DELETE), NO, .path = 0},
 #endif
@@ -699,7 +702,7 @@ static bool unpack_reply(const char *buf, size_t len, struct p_reply *r)
 #define P_NEED_IDS (-4096)
 
 /* Shared by sbx and the performer (defined with sbx's side, below). */
-static enum sbx_sup_op op_for(uint32_t kind, int flags, const struct p_target *t,
+static enum sbx_sup_op op_for(uint32_t kind, int flags, uint64_t length, const struct p_target *t,
                               const struct p_target *t2);
 /* What the call's flags say beyond its op: an open's read access (O_RDWR reads as much as
  * O_RDONLY; O_PATH reads nothing), renameat2's way of renaming. Both the performer (its fast
@@ -1869,6 +1872,9 @@ static int perform(struct performer *p, struct p_reply *r, int *fd_out)
 	case C_TRUNCATE: {
 		_cleanup_close_ int fd = -1;
 
+		/* ftruncate: on the caller's own descriptor, opened for writing */
+		if (q->fd_based)
+			return ftruncate(p->fd_obj, q->length) < 0 ? -errno : 0;
 		fd = a->obj >= 0
 		         ? reopen_obj(a->obj, O_WRONLY | O_CLOEXEC | O_NONBLOCK, 0)
 		         : openat(a->dir, a->name,
@@ -2029,7 +2035,7 @@ static void perf_fast(struct performer *p, struct p_reply *r, int *fd_out)
 			return;
 	memset(&req, 0, sizeof(req));
 	req.call = q->call_name;
-	req.op = op_for(q->call, q->flags, &r->t[0], &r->t[1]);
+	req.op = op_for(q->call, q->flags, q->length, &r->t[0], &r->t[1]);
 	req_flags(&req, q->call, q->flags);
 	fill_target(&req.t, &r->t[0]);
 	if (q->nsides == 2)
@@ -4054,7 +4060,7 @@ static int decode(struct sbx_supervisor *s, struct caller *c, struct asked *a, s
 	return notif_valid(s);
 }
 
-static enum sbx_sup_op op_for(uint32_t kind, int flags, const struct p_target *t,
+static enum sbx_sup_op op_for(uint32_t kind, int flags, uint64_t length, const struct p_target *t,
                               const struct p_target *t2)
 {
 	switch (kind) {
@@ -4078,7 +4084,9 @@ static enum sbx_sup_op op_for(uint32_t kind, int flags, const struct p_target *t
 	case C_RENAME:
 		return SBX_SUP_OP_RENAME;
 	case C_TRUNCATE:
-		return SBX_SUP_OP_OVERWRITE;
+		/* a file made longer loses nothing: a write (a new file's ftruncate to its size,
+		 * a temporary file's); one cut short loses content: an overwrite */
+		return t->exists && length >= t->size ? SBX_SUP_OP_WRITE : SBX_SUP_OP_OVERWRITE;
 	case C_UNLINK:
 		return SBX_SUP_OP_DELETE;
 	default:
@@ -5782,7 +5790,7 @@ again:
 		t[0] = s->rep.t[0];
 		t[1] = s->rep.t[1];
 	}
-	req.op = op_for(a.row->kind, a.flags, &t[0], &t[1]);
+	req.op = op_for(a.row->kind, a.flags, q->length, &t[0], &t[1]);
 	req_flags(&req, a.row->kind, a.flags);
 	req.excl = a.row->kind == C_OPEN && (a.flags & (O_CREAT | O_EXCL)) == (O_CREAT | O_EXCL) &&
 	           !(a.flags & SBX_O_TMPFILE_BIT);

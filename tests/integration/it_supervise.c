@@ -358,6 +358,18 @@ static int in_main(int argc, char **argv)
 		} else if (!strcmp(op, "create")) {
 			printf("create %s => %s\n", a, res(create_file(a, O_CREAT | O_EXCL)));
 			i += 1;
+		} else if (!strcmp(op, "ftrunc-shrink") || !strcmp(op, "ftrunc-grow")) {
+			/* ftruncate(2) on a descriptor opened for writing, to 0 or past the end */
+			int fd = open(a, O_WRONLY | O_CLOEXEC);
+			struct stat st;
+			int r = fd < 0 || fstat(fd, &st) < 0
+			            ? -1
+			            : ftruncate(fd, op[7] == 's' ? 0 : st.st_size + 10);
+
+			printf("%s %s => %s\n", op, a, res(r));
+			if (fd >= 0)
+				close(fd);
+			i += 1;
 		} else if (!strcmp(op, "creat-trunc")) {
 			printf("creat-trunc %s => %s\n", a, res(create_file(a, O_CREAT | O_TRUNC)));
 			i += 1;
@@ -1601,6 +1613,27 @@ static void grant_exchange(const char *backend)
 
 BOTH_BACKENDS(grant_exchange, grant_exchange)
 
+/* ftruncate(2) under `overwrite: ask`: cutting a file short asks as truncate(2) and O_TRUNC
+ * do (an outside attack: truncate(1) emptied a file unasked); making it longer loses nothing
+ * and asks nothing. The broker grants build/ only. */
+static void ftruncate_asked(const char *backend)
+{
+	struct it_run r;
+	const char *prof = approvals_setup("{overwrite: ask}");
+	const char *ops[] = {"ftrunc-grow", "precious",      "ftrunc-shrink",
+	                     "precious",    "ftrunc-shrink", "build/x",
+	                     NULL};
+
+	run_approved(&r, prof, backend, ops);
+	IT_EXPECT_PROBE(r.out, "ftrunc-grow", "precious", "ok");
+	IT_EXPECT_PROBE(r.out, "ftrunc-shrink", "precious", "EACCES");
+	IT_EXPECT_PROBE(r.out, "ftrunc-shrink", "build/x", "ok");
+	IT_EXPECT(strncmp(file_text(it_path(ws, "precious")), "keep\n", 5) == 0);
+	IT_EXPECT(strcmp(file_text(it_path(ws, "build/x")), "") == 0);
+}
+
+BOTH_BACKENDS(ftruncate_asked, ftruncate_asked)
+
 int main(int argc, char **argv)
 {
 	static const struct it_case cases[] = {
@@ -1631,6 +1664,8 @@ int main(int argc, char **argv)
 	    IT_CASE(test_read_caps_rdwr_landlock),
 	    IT_CASE(test_read_caps_names_namespaces),
 	    IT_CASE(test_read_caps_names_landlock),
+	    IT_CASE(test_ftruncate_asked_namespaces),
+	    IT_CASE(test_ftruncate_asked_landlock),
 	    IT_CASE(test_grant_link_namespaces),
 	    IT_CASE(test_grant_link_landlock),
 	    IT_CASE(test_grant_exchange_namespaces),
