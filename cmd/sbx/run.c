@@ -1419,13 +1419,14 @@ static void print_line(const char *body, uint64_t more, uint64_t decisions, uint
 	uint64_t said;
 	int n;
 
-	if (!body[0] || !sbx_audit_rate(&print_fold, now, decisions, &said))
+	if (!body[0] || !sbx_audit_rate(&print_fold, now, decisions, strlen(body), &said))
 		return;
 	if (said)
 		fprintf(stderr,
-		        "sbx: supervisor: %llu more decisions not shown (at most %u lines a "
-		        "second)\n",
-		        (unsigned long long)said, SBX_AUDIT_RATE_MAX);
+		        "sbx: supervisor: %llu more decisions not shown (at most %u lines and %u "
+		        "KiB a second, %llu MiB in all)\n",
+		        (unsigned long long)said, SBX_AUDIT_RATE_MAX, SBX_AUDIT_BYTES_PER_SEC >> 10,
+		        SBX_AUDIT_BYTES_MAX >> 20);
 	if (more)
 		n = snprintf(line, sizeof(line), "sbx: supervisor: %llu more like it, the last: %s",
 		             (unsigned long long)more, body);

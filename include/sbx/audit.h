@@ -124,25 +124,32 @@ size_t sbx_audit_fmt_suppressed(char *out, size_t size, const struct sbx_audit_i
  * when a different decision comes (before that one's), every SBX_AUDIT_FOLD_EVERY_MS while
  * the run goes on, and at the sandbox's end (sbx_audit_fold_end).
  *
- * A rate cap. At most SBX_AUDIT_RATE_MAX records a second are written; beyond, the decisions
- * are counted, and the next record admitted is preceded by one "suppressed" record with
- * their count (and the sandbox's end says the rest).
+ * A rate cap. At most SBX_AUDIT_RATE_MAX records, and SBX_AUDIT_BYTES_PER_SEC bytes of them,
+ * a second are written, and SBX_AUDIT_BYTES_MAX bytes in all; beyond, the decisions are
+ * counted, and the next record admitted is preceded by one "suppressed" record with their
+ * count (and the sandbox's end says the rest). The bytes count too: 200 records of 16 KiB
+ * (long paths, a command name changed between calls so that nothing folds) were 2.8 MB a
+ * second, an outside attack's 10 GB an hour.
  */
 #define SBX_AUDIT_FOLD_GAP_MS   2000u
 #define SBX_AUDIT_FOLD_EVERY_MS 5000u
 #define SBX_AUDIT_RATE_MAX      200u
+#define SBX_AUDIT_BYTES_PER_SEC (128u << 10)
+#define SBX_AUDIT_BYTES_MAX     (32ull << 20)
 
 struct sbx_audit_fold {
 	bool have; /* a decision was seen: the key below is the last one's */
 	int op, answer, decider, errnum;
 	char comm[32];
 	char rule[SBX_SUP_RULE_MAX];
-	uint64_t last_ms;    /* the last decision of the run */
-	uint64_t since_ms;   /* the run's last record written */
-	uint64_t repeats;    /* folded since that record: the pending record's count */
-	uint64_t second;     /* the current second of the rate cap */
-	unsigned in_second;  /* records admitted in it */
-	uint64_t suppressed; /* decisions whose records were dropped, not yet said */
+	uint64_t last_ms;      /* the last decision of the run */
+	uint64_t since_ms;     /* the run's last record written */
+	uint64_t repeats;      /* folded since that record: the pending record's count */
+	uint64_t second;       /* the current second of the rate cap */
+	unsigned in_second;    /* records admitted in it */
+	uint64_t bytes_second; /* their bytes */
+	uint64_t bytes;        /* bytes of records admitted in all */
+	uint64_t suppressed;   /* decisions whose records were dropped, not yet said */
 };
 
 enum sbx_audit_fold_act {
@@ -164,10 +171,11 @@ enum sbx_audit_fold_act sbx_audit_fold(struct sbx_audit_fold *f, const struct sb
 /* At the end: the pending record's count (0: nothing pending); the fold forgets it. */
 uint64_t sbx_audit_fold_end(struct sbx_audit_fold *f);
 
-/* May a record standing for `decisions` decisions be written at now_ms? True, and counted;
- * then *said is the count of dropped decisions to say first in a "suppressed" record (0:
- * none; the fold forgets them). False: the decisions are counted as dropped. */
-bool sbx_audit_rate(struct sbx_audit_fold *f, uint64_t now_ms, uint64_t decisions, uint64_t *said);
+/* May a record of `bytes` bytes standing for `decisions` decisions be written at now_ms? True,
+ * and counted; then *said is the count of dropped decisions to say first in a "suppressed"
+ * record (0: none; the fold forgets them). False: the decisions are counted as dropped. */
+bool sbx_audit_rate(struct sbx_audit_fold *f, uint64_t now_ms, uint64_t decisions, size_t bytes,
+                    uint64_t *said);
 
 /* At the end: the dropped decisions not yet said (0: none); the fold forgets them. */
 uint64_t sbx_audit_rate_end(struct sbx_audit_fold *f);

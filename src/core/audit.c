@@ -379,7 +379,8 @@ uint64_t sbx_audit_fold_end(struct sbx_audit_fold *f)
 	return n;
 }
 
-bool sbx_audit_rate(struct sbx_audit_fold *f, uint64_t now_ms, uint64_t decisions, uint64_t *said)
+bool sbx_audit_rate(struct sbx_audit_fold *f, uint64_t now_ms, uint64_t decisions, size_t bytes,
+                    uint64_t *said)
 {
 	uint64_t second = now_ms / 1000u;
 
@@ -387,12 +388,17 @@ bool sbx_audit_rate(struct sbx_audit_fold *f, uint64_t now_ms, uint64_t decision
 	if (second != f->second) {
 		f->second = second;
 		f->in_second = 0;
+		f->bytes_second = 0;
 	}
-	if (f->in_second >= SBX_AUDIT_RATE_MAX) {
+	if (f->in_second >= SBX_AUDIT_RATE_MAX ||
+	    f->bytes_second + bytes > SBX_AUDIT_BYTES_PER_SEC ||
+	    f->bytes + bytes > SBX_AUDIT_BYTES_MAX) {
 		f->suppressed += decisions ? decisions : 1;
 		return false;
 	}
 	f->in_second++;
+	f->bytes_second += bytes;
+	f->bytes += bytes;
 	if (f->suppressed) {
 		*said = f->suppressed;
 		f->suppressed = 0;

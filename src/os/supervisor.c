@@ -4408,7 +4408,7 @@ static void audit_emit(struct sbx_supervisor *s, const char *record, uint64_t de
 {
 	uint64_t said;
 
-	if (!record[0] || !sbx_audit_rate(&s->fold, now_ms, decisions, &said))
+	if (!record[0] || !sbx_audit_rate(&s->fold, now_ms, decisions, strlen(record), &said))
 		return;
 	if (said) {
 		char line[512];

@@ -459,21 +459,34 @@ static void test_rate(void **state)
 	(void)state;
 	memset(&f, 0, sizeof(f));
 	for (int i = 0; i < 1000; i++) {
-		admitted += sbx_audit_rate(&f, t + (uint64_t)i % 1000, 1, &said);
+		admitted += sbx_audit_rate(&f, t + (uint64_t)i % 1000, 1, 100, &said);
 		assert_int_equal(said, 0);
 	}
 	assert_int_equal(admitted, SBX_AUDIT_RATE_MAX);
 	/* the next second: admitted, with the 800 dropped to say first */
-	assert_true(sbx_audit_rate(&f, t + 1000, 1, &said));
+	assert_true(sbx_audit_rate(&f, t + 1000, 1, 100, &said));
 	assert_int_equal(said, 1000 - SBX_AUDIT_RATE_MAX);
-	assert_true(sbx_audit_rate(&f, t + 1001, 1, &said));
+	assert_true(sbx_audit_rate(&f, t + 1001, 1, 100, &said));
 	assert_int_equal(said, 0);
 	/* a folded record dropped counts its decisions */
 	for (int i = 0; i < 1000; i++)
-		(void)sbx_audit_rate(&f, t + 1002, 1, &said);
-	assert_false(sbx_audit_rate(&f, t + 1003, 50, &said));
+		(void)sbx_audit_rate(&f, t + 1002, 1, 100, &said);
+	assert_false(sbx_audit_rate(&f, t + 1003, 50, 100, &said));
 	assert_int_equal(sbx_audit_rate_end(&f), 1000 - (SBX_AUDIT_RATE_MAX - 3) + 50);
 	assert_int_equal(sbx_audit_rate_end(&f), 0);
+	/* bytes count too: 16 KiB records, 8 a second (SBX_AUDIT_BYTES_PER_SEC), and
+	 * SBX_AUDIT_BYTES_MAX in all (an outside attack wrote 2.8 MB a second) */
+	memset(&f, 0, sizeof(f));
+	admitted = 0;
+	for (int i = 0; i < 200; i++)
+		admitted += sbx_audit_rate(&f, t, 1, 16384, &said);
+	assert_int_equal(admitted, SBX_AUDIT_BYTES_PER_SEC / 16384);
+	admitted = 0;
+	for (uint64_t sec = 1; sec < 4000; sec++)
+		for (int i = 0; i < 10; i++)
+			admitted += sbx_audit_rate(&f, t + sec * 1000, 1, 16384, &said);
+	assert_int_equal((admitted + SBX_AUDIT_BYTES_PER_SEC / 16384) * 16384, SBX_AUDIT_BYTES_MAX);
+	assert_false(sbx_audit_rate(&f, t + 5000000, 1, 100, &said));
 	/* the records themselves */
 	sbx_audit_fmt_suppressed(line, sizeof(line), &ids, 0, 42);
 	expect(line, "type", "suppressed");
