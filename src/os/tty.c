@@ -4,7 +4,9 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdio.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -126,6 +128,65 @@ static void go_cooked(struct sbx_tty *t)
 	t->raw = false;
 }
 
+/* Does this process's descriptor hold a lock or a lease (its /proc fdinfo's "lock:" lines)?
+ * True where it cannot tell. */
+static bool fd_locked(int fd)
+{
+	char path[64], buf[4096];
+	ssize_t n;
+	int f;
+
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
+	f = open(path, O_RDONLY | O_CLOEXEC);
+	if (f < 0)
+		return true;
+	n = read(f, buf, sizeof(buf) - 1);
+	close(f);
+	if (n <= 0)
+		return true;
+	buf[n] = '\0';
+	return strstr(buf, "lock:") != NULL;
+}
+
+static void fd_save(int fd, struct sbx_tty_fdstate *s)
+{
+	s->fl = fcntl(fd, F_GETFL);
+	if (s->fl < 0)
+		return;
+	s->sig = fcntl(fd, F_GETSIG);
+	s->have_own = fcntl(fd, F_GETOWN_EX, &s->own) == 0;
+	s->pipe_sz = fcntl(fd, F_GETPIPE_SZ);
+	s->locked = fd_locked(fd);
+}
+
+/* The worker's changes to a description it shared with the caller, taken back: flags (a
+ * terminal left O_NONBLOCK failed the caller's next read), the signal and owner of O_ASYNC,
+ * a pipe's size, and the flock, OFD lock and lease it left (a lease made the caller's next
+ * open of its own log wait 45 s: an outside attack), where there were none at the start. */
+static void fd_restore(int fd, const struct sbx_tty_fdstate *s)
+{
+	int now;
+
+	if (s->fl < 0)
+		return;
+	now = fcntl(fd, F_GETFL);
+	if (now >= 0 && now != s->fl)
+		(void)fcntl(fd, F_SETFL, s->fl);
+	if (s->sig >= 0 && fcntl(fd, F_GETSIG) != s->sig)
+		(void)fcntl(fd, F_SETSIG, s->sig);
+	if (s->have_own)
+		(void)fcntl(fd, F_SETOWN_EX, &s->own);
+	if (s->pipe_sz > 0 && fcntl(fd, F_GETPIPE_SZ) != s->pipe_sz)
+		(void)fcntl(fd, F_SETPIPE_SZ, s->pipe_sz);
+	if (!s->locked) {
+		struct flock whole = {.l_type = F_UNLCK, .l_whence = SEEK_SET};
+
+		(void)flock(fd, LOCK_UN);
+		(void)fcntl(fd, F_OFD_SETLK, &whole);
+		(void)fcntl(fd, F_SETLEASE, F_UNLCK);
+	}
+}
+
 int sbx_tty_begin(struct sbx_tty *t, enum sbx_tty_ask ask, struct sbx_error *err)
 {
 	pid_t fg;
@@ -139,7 +200,7 @@ int sbx_tty_begin(struct sbx_tty *t, enum sbx_tty_ask ask, struct sbx_error *err
 		/* its file status flags, which the worker shares with the caller wherever it holds
 		 * sbx's own descriptor: O_NONBLOCK left on the caller's terminal made the next
 		 * program's read fail (an outside attack); given back by sbx_tty_end */
-		t->fl[fd] = fcntl(fd, F_GETFL);
+		fd_save(fd, &t->fds_at[fd]);
 		if (!isatty(fd))
 			continue;
 		t->fds |= 1u << fd;
@@ -152,6 +213,7 @@ int sbx_tty_begin(struct sbx_tty *t, enum sbx_tty_ask ask, struct sbx_error *err
 	 * at the end (sbx_tty_end); a pty below replaces this. */
 	if (t->term >= 0 && tcgetpgrp(t->term) == getpgrp() && tcgetattr(t->term, &t->orig) == 0)
 		t->guard = true;
+
 	if (ask == SBX_TTY_NEVER) {
 		t->fds = 0;
 		return 0;
@@ -201,12 +263,9 @@ void sbx_tty_end(struct sbx_tty *t)
 		(void)tcsetattr(t->term, TCSANOW, &t->orig);
 	}
 	t->guard = false;
-	for (int fd = 0; fd < 3; fd++) {
-		int now = t->fl[fd] >= 0 ? fcntl(fd, F_GETFL) : -1;
+	for (int fd = 0; fd < 3; fd++)
+		fd_restore(fd, &t->fds_at[fd]);
 
-		if (now >= 0 && now != t->fl[fd])
-			(void)fcntl(fd, F_SETFL, t->fl[fd]);
-	}
 	go_cooked(t);
 	stop_keeper(t);
 	sbx_closep(&t->master);

@@ -22,6 +22,7 @@
  */
 
 #include <poll.h>
+#include <fcntl.h>
 #include <stdbool.h>
 #include <sys/ioctl.h>
 #include <sys/types.h>
@@ -40,7 +41,17 @@ struct sbx_tty {
 	bool have_mode; /* orig holds the caller's mode (and the pty starts with it) */
 	bool guard;     /* no pty, but the worker holds the caller's terminal: its mode, output
 	                   flow and exclusivity are given back at the end (sbx_tty_end) */
-	int fl[3];      /* the file status flags (F_GETFL) of sbx's 0, 1, 2 at the start, or -1 */
+	/* what the worker shares with the caller through sbx's 0, 1 and 2 (one open file
+	 * description each), saved at the start and given back at the end (sbx_tty_end) */
+	struct sbx_tty_fdstate {
+		int fl;                /* F_GETFL, or -1 */
+		int sig;               /* F_GETSIG */
+		struct f_owner_ex own; /* F_GETOWN_EX */
+		bool have_own;
+		int pipe_sz; /* F_GETPIPE_SZ, or -1: not a pipe */
+		bool locked; /* it held a lock or lease at the start: those are left as they are */
+	} fds_at[3];
+
 	struct termios orig, raw_mode;
 	bool have_ws;
 	struct winsize ws;

@@ -610,6 +610,25 @@ static void flags_given_back(void)
 	IT_EXPECT_CONTAINS(r.out, "set\nnonblock False");
 }
 
+/* ...and the flock and lease it leaves on a file the caller's stdout writes (a lease made the
+ * caller's next open of its own log wait 45 s, lease-break-time: an outside attack). */
+static void locks_given_back(void)
+{
+	const char *dir = it_tmpdir();
+	struct it_run r;
+	char *log = it_path(dir, "out.log");
+	char *cmd = fmt(
+	    "exec 3>&1; exec >>%s; %s run --no-tty --backend %s -v %s --chdir %s -- python3 -c "
+	    "'import fcntl,sys; fcntl.flock(1, fcntl.LOCK_EX); print(\"locked\", file=sys.stderr);"
+	    " fcntl.fcntl(1, 1024, fcntl.F_WRLCK)' 2>&3; timeout 20 cat %s >/dev/null && echo "
+	    "opened >&3; python3 -c 'import fcntl; fcntl.flock(open(\"%s\", \"a\"), "
+	    "fcntl.LOCK_EX | fcntl.LOCK_NB); print(\"flock free\")' >&3 2>&3",
+	    log, it_sbx_path(), backend, dir, dir, log, log);
+
+	it_exec(&r, (const char *const[]){"/bin/sh", "-c", cmd, NULL});
+	IT_EXPECT_CONTAINS(r.out, "opened\nflock free");
+}
+
 /* ---- nothing outlives the sandbox ---- */
 
 /* The processes whose argv holds "sleep MARKER", as pidfds (at most 8). */
@@ -813,6 +832,7 @@ BOTH_BACKENDS(mode_restored_after_sigkill)
 BOTH_BACKENDS(stop_and_continue)
 BOTH_BACKENDS(no_terminal)
 BOTH_BACKENDS(flags_given_back)
+BOTH_BACKENDS(locks_given_back)
 BOTH_BACKENDS(leftovers_worker_exits)
 BOTH_BACKENDS(leftovers_sbx_killed)
 BOTH_BACKENDS(sysv_ipc)
@@ -833,6 +853,7 @@ int main(int argc, char **argv)
 	    BOTH(stop_and_continue),
 	    BOTH(no_terminal),
 	    BOTH(flags_given_back),
+	    BOTH(locks_given_back),
 	    BOTH(no_tty_terminal_given_back),
 	    BOTH(leftovers_worker_exits),
 	    BOTH(leftovers_sbx_killed),
