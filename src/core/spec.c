@@ -908,6 +908,12 @@ int sbx_spec_finish(struct sbx_spec *spec, struct sbx_error *err)
 	 * a sub-worker takes that backend (sbx(1), NESTED SANDBOXES). */
 	if (spec->hide_later)
 		spec->nesting = false;
+	/* Read caps judge a path; a worker that makes mount namespaces binds a capped folder at
+	 * another path, where no caps are (an outside attack: unshare -rm, mount --bind data
+	 * /tmp/x, cat /tmp/x/secret.bin). Sub-workers take the landlock backend, as above. */
+	for (size_t i = 0; i < spec->n_mounts; i++)
+		if (spec->mounts[i].n_suffixes || spec->mounts[i].max_file_bytes)
+			spec->nesting = false;
 
 	/* The built-in default gives the worker a private home; a profile says what it wants
 	 * (home:), none if it does not; --root shows a tree with homes of its own. */
