@@ -209,6 +209,7 @@ static const char *const decider_words[] = {
     [SBX_BY_HIDDEN] = "hidden",       [SBX_BY_READONLY] = "readonly",
     [SBX_BY_POLICY] = "policy",       [SBX_BY_BASE_POLICY] = "base_policy",
     [SBX_BY_PROTECTED] = "protected", [SBX_BY_APPROVAL] = "approval",
+    [SBX_BY_CAPS] = "read_caps",
 };
 
 static void json_or_null(const char *s)

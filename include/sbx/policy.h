@@ -125,6 +125,7 @@ enum sbx_decider {
 	SBX_BY_PROTECTED,   /* 2b: a protected path absent at launch (view->sup): its creation is
 	                       refused by the supervisor */
 	SBX_BY_APPROVAL,    /* 2c: the mount's approvals say deny (a kernel rule, Landlock) */
+	SBX_BY_CAPS,        /* 2d: the mount's read caps refuse the name (the supervisor) */
 };
 
 struct sbx_decision {

@@ -379,6 +379,25 @@ int sbx_policy_decide(const struct sbx_policy_view *view, unsigned op, const cha
 		else if (op == SBX_OP_WRITE && m->approvals.op[SBX_AC_OVERWRITE] == SBX_APPROVE_ASK)
 			out->ask = "overwrite";
 	}
+	/* 2d. The mount's read caps: a name none of its suffixes ends (the supervisor refuses
+	 * the open; sbx check said allow while the run denied: an outside attack's note) */
+	if (m && op == SBX_OP_READ && m->n_suffixes) {
+		const char *name =
+		    strrchr(out->path, '/') ? strrchr(out->path, '/') + 1 : out->path;
+		bool ok = false;
+
+		for (size_t i = 0; i < m->n_suffixes && !ok; i++) {
+			size_t n = strlen(name), k = strlen(m->suffixes[i]);
+
+			ok = k <= n && strcmp(name + n - k, m->suffixes[i]) == 0;
+		}
+		if (!ok) {
+			out->by = SBX_BY_CAPS;
+			snprintf(out->rule, sizeof(out->rule), "suffixes %s%s (%s ends with none)",
+			         m->suffixes[0], m->n_suffixes > 1 ? ", ..." : "", name);
+			return 0;
+		}
+	}
 	if (o->kind == SBX_PLAN_SYMLINK && !(op & SBX_OP_LOOK)) {
 		out->by = SBX_BY_READONLY;
 		snprintf(out->rule, sizeof(out->rule), "%s is a symlink made by sbx", o->target);
@@ -469,6 +488,9 @@ const char *sbx_decision_format(const struct sbx_decision *d, char *buf, size_t 
 		break;
 	case SBX_BY_APPROVAL:
 		snprintf(buf, size, "approvals: %s (%s %s)", d->rule, what, d->mount);
+		break;
+	case SBX_BY_CAPS:
+		snprintf(buf, size, "read caps: %s (%s %s)", d->rule, what, d->mount);
 		break;
 	case SBX_BY_ALLOWED:
 		if (d->policy)

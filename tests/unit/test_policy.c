@@ -311,6 +311,25 @@ static void test_decide_protected_and_approvals(void **state)
 	assert_true(d.allow);
 	assert_int_equal(sbx_policy_decide(&v, W, "/home/u/ws/a.c", &d, NULL), 0);
 	assert_true(d.allow);
+	/* read caps: sbx check says deny for a name the supervisor refuses to open */
+	{
+		char *sfx[] = {".py", ".md"};
+
+		ws->suffixes = sfx;
+		ws->n_suffixes = 2;
+		assert_int_equal(sbx_policy_decide(&v, R, "/home/u/ws/secret.bin", &d, NULL), 0);
+		assert_false(d.allow);
+		assert_int_equal(d.by, SBX_BY_CAPS);
+		assert_string_equal(sbx_decision_format(&d, text, sizeof(text)),
+		                    "read caps: suffixes .py, ... (secret.bin ends with none) "
+		                    "(profile mount /home/u/ws)");
+		assert_int_equal(sbx_policy_decide(&v, R, "/home/u/ws/x.md", &d, NULL), 0);
+		assert_true(d.allow);
+		assert_int_equal(sbx_policy_decide(&v, W, "/home/u/ws/secret.bin", &d, NULL), 0);
+		assert_true(d.allow); /* caps govern reading */
+		ws->suffixes = NULL;
+		ws->n_suffixes = 0;
+	}
 }
 
 static void test_decision_format(void **state)
