@@ -194,14 +194,10 @@ static void body_decision(struct sbx_jw *w, const void *rec, size_t list_max, bo
 	fixed(w, req ? sbx_sup_op_name(req->op) : NULL);
 	sbx_jw_key(w, "call");
 	sbx_jw_str(w, req ? req->call : NULL);
-	sbx_jw_key(w, "path");
-	sbx_jw_str(w, d->asked_path);
-	sbx_jw_key(w, "resolved");
-	sbx_jw_str(w, req ? req->t.path : NULL);
-	sbx_jw_key(w, "path2");
-	sbx_jw_str(w, req ? req->t2.path : NULL);
-	sbx_jw_key(w, "host_path");
-	sbx_jw_str(w, d->host_path);
+	sbx_jw_path(w, "path", d->asked_path);
+	sbx_jw_path(w, "resolved", req ? req->t.path : NULL);
+	sbx_jw_path(w, "path2", req ? req->t2.path : NULL);
+	sbx_jw_path(w, "host_path", d->host_path);
 	sbx_jw_key(w, "narrower");
 	sbx_jw_bool(w, req && req->narrower);
 	sbx_jw_key(w, "rule");

@@ -107,3 +107,37 @@ size_t sbx_jw_end(struct sbx_jw *w)
 		w->out[w->used] = '\0';
 	return w->len;
 }
+
+/* A name from the filesystem, which may be any bytes: as a string (ill-formed UTF-8 as
+ * U+FFFD, since JSON carries only Unicode), and where that lost bytes, KEY_hex with every
+ * byte in hex beside it, so that two names never give one record (an outside attack's
+ * "a\xff.txt" and "a\uFFFD.txt" did). */
+void sbx_jw_path(struct sbx_jw *w, const char *key, const char *s)
+{
+	bool whole = true;
+
+	sbx_jw_key(w, key);
+	sbx_jw_str(w, s);
+	for (const char *p = s; p && *p;) {
+		size_t n = sbx_utf8_seq_len(p);
+
+		if (!n) {
+			whole = false;
+			break;
+		}
+		p += n;
+	}
+	if (!whole) {
+		char k[64], hex[2 * 4096 + 1];
+		size_t len = strlen(s);
+
+		if (len > 4096)
+			len = 4096; /* a path is at most PATH_MAX */
+		snprintf(k, sizeof(k), "%s_hex", key);
+		for (size_t i = 0; i < len; i++)
+			snprintf(hex + 2 * i, 3, "%02x", (unsigned char)s[i]);
+		hex[2 * len] = '\0';
+		sbx_jw_key(w, k);
+		sbx_jw_str(w, hex);
+	}
+}

@@ -32,6 +32,8 @@ void sbx_jw_i64(struct sbx_jw *w, int64_t v);
 void sbx_jw_bool(struct sbx_jw *w, bool v);
 /* ,"key": (no comma before the first member: w->len is 1 after the '{') */
 void sbx_jw_key(struct sbx_jw *w, const char *key);
+/* KEY: a filesystem name, and KEY_hex (its bytes) where it is not well-formed UTF-8 */
+void sbx_jw_path(struct sbx_jw *w, const char *key, const char *s);
 /* NUL-terminate and return the length needed, as snprintf does. */
 size_t sbx_jw_end(struct sbx_jw *w);
 

@@ -690,10 +690,11 @@ static bool caps_moved(const struct sbx_sup_plan *plan, const struct sbx_sup_tar
 
 		if (area_caps(a) && sbx_path_covers(from->path, a->target) &&
 		    strcmp(from->path, a->target) != 0) {
-			set_rule(out,
-			         "read caps: %s holds %s, whose read caps would not follow it: it is "
-			         "not moved or renamed",
-			         from->path, a->target);
+			set_rule(
+			    out,
+			    "read caps: %s holds %s, whose read caps would not follow it: it is "
+			    "not moved or renamed",
+			    from->path, a->target);
 			deny(out, SBX_SUP_BY_POLICY);
 			return true;
 		}
@@ -1280,12 +1281,9 @@ size_t sbx_sup_ask_json(char *out, size_t size, const struct sbx_sup_ask *ask)
 	sbx_jw_str(&w, cls < SBX_AC_COUNT ? sbx_approval_class_name(cls) : NULL);
 	sbx_jw_key(&w, "call");
 	sbx_jw_str(&w, req->call);
-	sbx_jw_key(&w, "path");
-	sbx_jw_str(&w, req->t.path);
-	sbx_jw_key(&w, "host_path");
-	sbx_jw_str(&w, ask->host_path);
-	sbx_jw_key(&w, "path2");
-	sbx_jw_str(&w, req->t2.path);
+	sbx_jw_path(&w, "path", req->t.path);
+	sbx_jw_path(&w, "host_path", ask->host_path);
+	sbx_jw_path(&w, "path2", req->t2.path);
 	sbx_jw_key(&w, "scope");
 	sbx_jw_str(&w, ask->scope);
 	sbx_jw_key(&w, "rule");

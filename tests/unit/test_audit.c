@@ -207,6 +207,18 @@ static void test_decision(void **state)
 	expect(line, "answer", "continue");
 	expect(line, "errno", "null");
 	expect(line, "error", "null");
+	assert_null(strstr(line, "_hex"));
+
+	/* a name of ill-formed UTF-8: its bytes beside it, so that "a\xff.txt" and
+	 * "a\uFFFD.txt" are two records (an outside attack's note) */
+	d.asked_path = "a\xff.txt";
+	n = sbx_audit_fmt_decision(line, sizeof(line), &ids, &d);
+	check_line(line, n);
+	assert_non_null(strstr(line, "\"path\":\"a\\ufffd.txt\",\"path_hex\":\"61ff2e747874\""));
+	d.asked_path = "a\xef\xbf\xbd.txt";
+	n = sbx_audit_fmt_decision(line, sizeof(line), &ids, &d);
+	check_line(line, n);
+	assert_null(strstr(line, "path_hex"));
 }
 
 static void test_end(void **state)
