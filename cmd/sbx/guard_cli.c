@@ -72,20 +72,14 @@ void sbx_cli_guard_warn(FILE *f, const struct sbx_plan *plan, const struct sbx_g
 		        "linked worktree of a repository outside it): git fails there; mount the "
 		        "repository too (-v REPO), which is guarded as the workspace's would be\n",
 		        sbx_cli_esc(git->unseen));
-	if (!again && git && git->unscanned && sbx_cli_notes != SBX_NOTES_QUIET)
-		fprintf(f,
-		        "sbx: note: git: %s holds more entries, two folders deep, than sbx looks "
-		        "through for "
-		        "repositories (4096): the hooks and config of one it did not reach are as "
-		        "writable as its files; mount that repository itself to have it guarded\n",
-		        sbx_cli_esc(git->unscanned));
-	if (!again && git && git->nested_unguarded)
+	if (!again && git && git->unscanned)
 		fprintf(
 		    f,
-		    "sbx: warning: git: a repository in a writable folder of projects is not "
-		    "guarded, as sbx would refuse it as a workspace: %s; its hooks and config are "
-		    "as writable as its files: mount less, or fix what is said\n",
-		    sbx_cli_esc(git->nested_unguarded));
+		    "sbx: warning: git: %s holds more entries, two folders deep, than sbx looks "
+		    "through for "
+		    "repositories (4096): the hooks and config of one it did not reach are as "
+		    "writable as its files; mount that repository itself to have it guarded\n",
+		    sbx_cli_esc(git->unscanned));
 	if (git && git->n_repos && plan->backend_landlock && sbx_cli_notes != SBX_NOTES_QUIET)
 		fputs("sbx: note: git: the landlock backend cannot make .git a mount point of its "
 		      "own, so it is read-only whole (git can read, not commit) and the folder "

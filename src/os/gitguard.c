@@ -84,7 +84,9 @@ void sbx_gitguard_clear(struct sbx_gitguard *g)
 {
 	free(g->unseen);
 	free(g->unscanned);
-	free(g->nested_unguarded);
+	for (size_t i = 0; i < g->n_scanned; i++)
+		free(g->scanned[i]);
+	free(g->scanned);
 	for (size_t i = 0; i < g->n_absent; i++) {
 		free(g->absent[i]);
 		if (g->absent_link)
@@ -2489,8 +2491,9 @@ enum {
 	REVIEW_GRAFTS,
 	REVIEW_EXCLUDE,
 	REVIEW_ATTRIBUTES,
-	REVIEW_MERGE, /* MERGE_HEAD and its like: the user's next commit takes them as parents */
-	REVIEW_GRAPH, /* the commit-graph: git log and diff read history's trees through it */
+	REVIEW_MERGE,  /* MERGE_HEAD and its like: the user's next commit takes them as parents */
+	REVIEW_RERERE, /* rr-cache: git merge puts a recorded resolution in place */
+	REVIEW_GRAPH,  /* the commit-graph: git log and diff read history's trees through it */
 	REVIEW_HIDDEN,
 	REVIEW_UNTRACKED,
 	REVIEW_RESOLVE
@@ -2646,6 +2649,57 @@ static void review_refs(struct text *t, int dir, const char *prefix, int depth, 
 	closedir(d);
 }
 
+/* Each entry of a folder, sorted: "NAME " and its stat, and where `inner` is set, the stat of
+ * that file in it (rr-cache/ID/postimage); 4096 at most. The commit-graph's layers, rerere's
+ * recorded resolutions. */
+static void review_entries(struct text *t, int dir, const char *skip, const char *inner)
+{
+	int fd = dup(dir);
+	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+	char **names = NULL;
+	size_t n = 0;
+	struct dirent *e;
+
+	while (d && (e = readdir(d)) && n < GIT_MAX_ENTRIES) {
+		char **grown;
+
+		if (dot_name(e->d_name) || (skip && strcmp(e->d_name, skip) == 0))
+			continue;
+		grown = realloc(names, (n + 1) * sizeof(*grown));
+		if (!grown || !(grown[n] = strdup(e->d_name))) {
+			if (grown)
+				names = grown;
+			t->failed = true;
+			break;
+		}
+		names = grown;
+		n++;
+	}
+	if (d)
+		closedir(d);
+	else if (fd >= 0)
+		close(fd);
+	if (n)
+		qsort(names, n, sizeof(*names), cmp_str);
+	for (size_t i = 0; i < n; i++) {
+		struct stat st;
+
+		text_add(t, names[i], strlen(names[i]));
+		text_add(t, " ", 1);
+		if (fstatat(dir, names[i], &st, AT_SYMLINK_NOFOLLOW) == 0)
+			review_stat(t, &st);
+		if (inner) {
+			char p[NAME_MAX + 64];
+
+			snprintf(p, sizeof(p), "%s/%s", names[i], inner);
+			if (fstatat(dir, p, &st, AT_SYMLINK_NOFOLLOW) == 0)
+				review_stat(t, &st);
+		}
+		free(names[i]);
+	}
+	free(names);
+}
+
 static char *review_part(int gitdir, const char *host, int part,
                          void (*each)(void *ctx, const struct index_entry *e), void *each_ctx,
                          struct index_extras *x, char **links_out)
@@ -2728,7 +2782,8 @@ static char *review_part(int gitdir, const char *host, int part,
 		 * records the commit(s) named there as parents, and its message (an outside
 		 * attack: a planted MERGE_HEAD made the worker's commit a parent of the user's) */
 		static const char *const names[] = {"MERGE_HEAD", "CHERRY_PICK_HEAD", "REVERT_HEAD",
-		                                    "MERGE_MSG", "MERGE_MODE"};
+		                                    "MERGE_MSG",  "MERGE_MODE",       "SQUASH_MSG",
+		                                    "AUTO_MERGE"};
 
 		for (size_t i = 0; i < SBX_ARRAY_SIZE(names); i++) {
 			text_add(&t, names[i], strlen(names[i]));
@@ -2738,12 +2793,32 @@ static char *review_part(int gitdir, const char *host, int part,
 		}
 		break;
 	}
+	case REVIEW_RERERE: {
+		_cleanup_close_ int rr = -1;
+
+		/* rerere's recorded resolutions: git turns rerere on where rr-cache/ exists and
+		 * the config does not say, and git merge then puts a recorded resolution in
+		 * place (an outside attack planted one for the user's coming merge) */
+		review_links(&t, gitdir, "rr-cache");
+		rr = openat(gitdir, "rr-cache", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (rr >= 0) {
+			text_add(&t, "rr-cache:\n", 10);
+			review_entries(&t, rr, NULL, "postimage");
+		}
+		break;
+	}
 	case REVIEW_GRAPH: {
-		/* the commit-graph (one file, or a chain in commit-graphs/): git log, diff and
-		 * merge-base take a commit's tree and parents from it (git commit-graph verify
-		 * and git fsck check it): its type, size, inode and ctime (review_stat) */
-		static const char *const names[] = {"objects/info/commit-graph",
-		                                    "objects/info/commit-graphs"};
+		/* the commit-graph (one file, or a chain of layers in commit-graphs/): git log,
+		 * diff and merge-base take a commit's tree and parents from it, and git checks no
+		 * layer's sum when it loads one (git commit-graph verify and git fsck do): the
+		 * type, size, inode and ctime of each (review_stat); and the object alternates,
+		 * through which git finds objects and a commit-graph elsewhere (an outside attack
+		 * rewrote a chain's layer in place, and another planted a graph behind an
+		 * alternate) */
+		static const char *const names[] = {
+		    "objects/info/commit-graph", "objects/info/commit-graphs",
+		    "objects/info/commit-graphs/commit-graph-chain"};
+		_cleanup_close_ int layers = -1;
 
 		for (size_t i = 0; i < SBX_ARRAY_SIZE(names); i++) {
 			struct stat st;
@@ -2751,11 +2826,16 @@ static char *review_part(int gitdir, const char *host, int part,
 			review_links(&t, gitdir, names[i]);
 			if (fstatat(gitdir, names[i], &st, AT_SYMLINK_NOFOLLOW) == 0)
 				review_stat(&t, &st);
-			if (i == 1 &&
-			    fstatat(gitdir, "objects/info/commit-graphs/commit-graph-chain", &st,
-			            AT_SYMLINK_NOFOLLOW) == 0)
-				review_stat(&t, &st);
+			text_add(&t, "\n", 1);
 		}
+		layers = openat(gitdir, "objects/info/commit-graphs",
+		                O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (layers >= 0)
+			review_entries(&t, layers, "commit-graph-chain", NULL);
+		text_add(&t, "alternates:", 11);
+		review_file(&t, gitdir, "objects/info/alternates");
+		text_add(&t, "\nhttp-alternates:", 17);
+		review_file(&t, gitdir, "objects/info/http-alternates");
 		break;
 	}
 	case REVIEW_HIDDEN: {
@@ -3134,6 +3214,22 @@ static bool is_top(const struct survey *s, const char *sandbox)
 	return false;
 }
 
+/* Is dir/name a bare repository (a git dir of its own)? Its stat in *st. */
+static bool bare_at(int dir, const char *name, struct stat *st)
+{
+	char p[NAME_MAX + 16];
+
+	snprintf(p, sizeof(p), "%s/HEAD", name);
+	if (faccessat(dir, p, F_OK, AT_SYMLINK_NOFOLLOW) < 0)
+		return false;
+	snprintf(p, sizeof(p), "%s/objects", name);
+	if (faccessat(dir, p, F_OK, AT_SYMLINK_NOFOLLOW) < 0)
+		return false;
+	snprintf(p, sizeof(p), "%s/refs", name);
+	return faccessat(dir, p, F_OK, AT_SYMLINK_NOFOLLOW) == 0 &&
+	       fstatat(dir, name, st, AT_SYMLINK_NOFOLLOW) == 0;
+}
+
 static int survey_nested(struct survey *s, const char *top, const char *sandbox, const char *host,
                          int dir, int depth, size_t *budget)
 {
@@ -3172,22 +3268,17 @@ static int survey_nested(struct survey *s, const char *top, const char *sandbox,
 			continue;
 		snprintf(dotgit, sizeof(dotgit), "%s/.git", e->d_name);
 		/* a repository the caller owns (or one others may write): another user's cannot
-		 * be written by the worker, and may not even be readable by sbx */
-		if (fstatat(dirfd(d), dotgit, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+		 * be written by the worker, and may not even be readable by sbx. A checkout (its
+		 * .git), or a bare repository (a local remote beside the projects: its hooks ran
+		 * at the user's git push, an outside attack). One sbx would refuse as a workspace
+		 * refuses the launch too: a warning instead let a worker fill a guarded .git in
+		 * one run to leave it unguarded in the next (an outside attack) */
+		if ((fstatat(dirfd(d), dotgit, &st, AT_SYMLINK_NOFOLLOW) == 0 ||
+		     bare_at(dirfd(d), e->d_name, &st)) &&
 		    (st.st_uid == geteuid() || (st.st_mode & (S_IWGRP | S_IWOTH)))) {
 			s->top_depth++;
 			r = survey_top(s, sub, false);
 			s->top_depth--;
-			/* one sbx would refuse as a workspace (a config it cannot guard, too much
-			 * of something) is not the launch's to refuse: found, not asked for, it is
-			 * said to be unguarded at launch, as it was before sbx looked */
-			if (r < 0 && r != -ENOMEM) {
-				if (!s->out->nested_unguarded &&
-				    asprintf(&s->out->nested_unguarded, "%s (%s)", subhost,
-				             s->err ? s->err->msg : "") < 0)
-					s->out->nested_unguarded = NULL;
-				r = 0;
-			}
 		} else if (depth < 2) {
 			child = openat(dirfd(d), e->d_name,
 			               O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
@@ -3258,6 +3349,12 @@ static int survey_top(struct survey *s, const char *sandbox, bool workspace)
 			size_t budget = NESTED_MAX;
 
 			r = survey_nested(s, host, sandbox, host, dir, 1, &budget);
+			/* looked through whole: after the run, is it still? (a worker that fills it
+			 * leaves the next launch's look short of a repository: an outside attack)
+			 */
+			if (r >= 0 && budget &&
+			    add_later(s, &s->out->scanned, &s->out->n_scanned, host) < 0)
+				r = -ENOMEM;
 		}
 		return r;
 	}
@@ -3832,6 +3929,34 @@ static bool hidden_added(const char *then, const char *now)
 	return added;
 }
 
+/* Entries one and two folders beneath dir, as survey_nested counts them, *budget at most. */
+static void count_nested(int dir, int depth, size_t *budget)
+{
+	int fd = openat(dir, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+	struct dirent *e;
+
+	if (!d) {
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	while (*budget && (e = readdir(d))) {
+		int child;
+
+		if (dot_name(e->d_name))
+			continue;
+		(*budget)--;
+		if (depth < 2 && e->d_type == DT_DIR &&
+		    (child = openat(dirfd(d), e->d_name,
+		                    O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) >= 0) {
+			count_nested(child, depth + 1, budget);
+			close(child);
+		}
+	}
+	closedir(d);
+}
+
 size_t sbx_gitguard_after(const struct sbx_gitguard *g, void (*report)(const char *line, void *ctx),
                           void *ctx)
 {
@@ -3839,6 +3964,25 @@ size_t sbx_gitguard_after(const struct sbx_gitguard *g, void (*report)(const cha
 	char **after_links = NULL; /* each review's gitlinks now, from the walk it made */
 	size_t found = 0;
 
+	for (size_t i = 0; i < g->n_scanned; i++) {
+		size_t budget = NESTED_MAX;
+		int dir = open_dir(g->scanned[i]);
+
+		if (dir < 0)
+			continue;
+		count_nested(dir, 1, &budget);
+		close(dir);
+		if (budget)
+			continue;
+		snprintf(line, sizeof(line),
+		         "git: %s now holds more entries, two folders deep, than sbx looks through "
+		         "for repositories (%d), which it did not at launch: the next launch would "
+		         "not look at all of its repositories, whose hooks the worker could then "
+		         "write: remove what the sandbox made there",
+		         g->scanned[i], NESTED_MAX);
+		report(line, ctx);
+		found++;
+	}
 	found += name_appeared(g->unprotected, NULL, g->n_unprotected, "",
 	                       "it did not exist at launch, and the profile makes it read-only): "
 	                       "look at what the sandbox wrote there before a program outside "
@@ -3953,15 +4097,20 @@ size_t sbx_gitguard_after(const struct sbx_gitguard *g, void (*report)(const cha
 		    "it names: look at it",
 		    "info/attributes changed during the run: it can hide changes from git diff "
 		    "(-diff) or pick a config's drivers: look at it",
-		    "MERGE_HEAD, CHERRY_PICK_HEAD, REVERT_HEAD or MERGE_MSG changed during the "
-		    "run: "
-		    "your next git commit records the commits they name as parents, with that "
-		    "message (git status says a merge or pick is in progress; git merge --abort or "
-		    "git cherry-pick --abort ends it): look at them",
-		    "its commit-graph changed during the run (as git gc or git commit-graph write "
-		    "does): git log and git diff take history's trees and parents from it (git "
-		    "commit-graph verify checks it against the objects): verify it before trusting "
-		    "git log there",
+		    "MERGE_HEAD, CHERRY_PICK_HEAD, REVERT_HEAD, MERGE_MSG or SQUASH_MSG changed "
+		    "during the run: your next git commit records the commits they name as "
+		    "parents, "
+		    "with that message (git status says a merge or pick is in progress; git merge "
+		    "--abort or git cherry-pick --abort ends it): look at them",
+		    "rerere's recorded resolutions (rr-cache) changed or appeared during the run: "
+		    "git merge puts a recorded resolution in place of a conflict, and git turns "
+		    "rerere on where rr-cache exists (git rerere forget PATH drops one; rm -r "
+		    ".git/rr-cache drops all): look before your next merge there",
+		    "its commit-graph or its object alternates changed during the run (git gc and "
+		    "git commit-graph write change the graph): git log and git diff take history's "
+		    "trees and parents from the graph, and objects from the alternates (git "
+		    "commit-graph verify checks the graph; objects/info/alternates names the "
+		    "others): look at them before trusting git log there",
 		    "files were marked skip-worktree or assume-unchanged during the run (git "
 		    "update-index): git status and git diff pass over their changes (git ls-files "
 		    "-v shows them, in lower case or with S): look at them",

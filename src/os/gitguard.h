@@ -32,10 +32,10 @@
  * at launch, and sbx_gitguard_after names any that appeared during the run.
  */
 /* The parts of a git dir's review (struct sbx_gitguard_review, src/os/gitguard.c): replace
- * refs, grafts and shallow, info/exclude, info/attributes, a merge's or pick's state, the
- * commit-graph, index entries hidden from git status, the index's untracked cache, its
- * resolve-undo data. */
-#define SBX_GIT_REVIEW 9
+ * refs, grafts and shallow, info/exclude, info/attributes, a merge's or pick's state,
+ * rerere's resolutions, the commit-graph and alternates, index entries hidden from git status, the
+ * index's untracked cache, its resolve-undo data. */
+#define SBX_GIT_REVIEW 10
 
 struct sbx_gitguard {
 	char **absent;       /* host paths git would read that do not exist and cannot be guarded */
@@ -96,14 +96,15 @@ struct sbx_gitguard {
 	size_t n_reviews;
 	unsigned char key[16]; /* random, for the digests of reviews[].entries */
 	bool key_ok;
+	char **scanned; /* writable tops looked through whole for repositories (survey_nested):
+	                   named after the run if they no longer can be */
+	size_t n_scanned;
 	char *unscanned; /* a writable top with more entries two folders deep than sbx looks
 	                    through for repositories (survey_nested), or NULL: said at launch */
 	bool lax_stat;   /* a git config sets core.trustctime false or core.checkStat minimal:
 	                    git then calls a file clean by its mtime and size alone */
-	char *nested_unguarded; /* the first repository of a folder of projects that sbx would
-	                           refuse as a workspace: "PATH (why)", said at launch, or NULL */
-	bool lfs; /* a git config names git-lfs's filter (filter.lfs.clean or .process): an
-	                    index entry may hold its file's LFS pointer rather than the file */
+	bool lfs;        /* a git config names git-lfs's filter (filter.lfs.clean or .process): an
+	                           index entry may hold its file's LFS pointer rather than the file */
 	long long launch_sec; /* when the survey ran (CLOCK_REALTIME): index entries whose stat
 	                         data is newer were written during the run */
 };

@@ -571,8 +571,13 @@ static void check_fallback(const char *backend)
 	 * staged profile folder is in /tmp too) */
 	unsetenv("XDG_CACHE_HOME");
 	unsetenv("SBX_PROFILE_PATH");
+	/* git's guard off: the caller's /tmp holds other cases' repositories, some with configs
+	 * sbx refuses to launch beside (a folder of projects, sbx-profile(5)) */
+	it_write_file(it_path(it_tmpdir(), "nogit.yaml"), "version: 1\nname: nogit\n"
+	                                                  "protect_git: false\n");
 	it_sbxv(
-	    &r, "run", "--backend", backend, "-v", "/tmp", "--", "sh", "-c",
+	    &r, "run", "--backend", backend, "-p", it_path(it_tmpdir(), "nogit.yaml"), "-v", "/tmp",
+	    "--", "sh", "-c",
 	    fmt("ls /tmp >/dev/null && echo listed; echo x > %s/tmp-ok && echo wrote", it_tmpdir()),
 	    NULL);
 	if (r.status != 0)
