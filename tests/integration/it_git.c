@@ -1264,6 +1264,29 @@ static void test_eighteenth_attack(void)
 	    r.err,
 	    fmt("git: %s/cg/.git: its commit-graph or its object alternates changed during the run",
 	        b));
+	/* the nineteenth's: an alternate planted, a chain's layer rewritten in place, rerere's
+	 * resolutions made, SQUASH_MSG planted */
+	it_sbxv(&r, "run", "-v", fmt("%s/cg", b), "-w", fmt("%s/cg", b), "--", "/bin/sh", "-c",
+	        "echo /nowhere > .git/objects/info/alternates", NULL);
+	IT_EXPECT_INT(r.status, 0);
+	IT_EXPECT_CONTAINS(r.err, "its commit-graph or its object alternates changed");
+	host_sh(fmt("cd %s/cg && rm .git/objects/info/alternates && rm -f "
+	            ".git/objects/info/commit-graph && %s commit -q --allow-empty -m two && %s "
+	            "commit-graph write --reachable --split=no-merge",
+	            b, git, git));
+	it_sbxv(&r, "run", "-v", fmt("%s/cg", b), "-w", fmt("%s/cg", b), "--", "/bin/sh", "-c",
+	        "f=$(ls .git/objects/info/commit-graphs/graph-*.graph | head -1); chmod u+w $f;"
+	        " printf x | dd of=$f bs=1 seek=100 conv=notrunc 2>/dev/null",
+	        NULL);
+	IT_EXPECT_INT(r.status, 0);
+	IT_EXPECT_CONTAINS(r.err, "its commit-graph or its object alternates changed");
+	it_sbxv(&r, "run", "-v", fmt("%s/mh", b), "-w", fmt("%s/mh", b), "--", "/bin/sh", "-c",
+	        "mkdir -p .git/rr-cache/ab && echo worker > .git/rr-cache/ab/postimage &&"
+	        " echo 'Signed-off-by: boss' > .git/SQUASH_MSG",
+	        NULL);
+	IT_EXPECT_INT(r.status, 0);
+	IT_EXPECT_CONTAINS(r.err, "rerere's recorded resolutions (rr-cache) changed or appeared");
+	IT_EXPECT_CONTAINS(r.err, "MERGE_MSG or SQUASH_MSG changed");
 }
 
 /*
