@@ -140,6 +140,7 @@ enum call_kind {
 	C_IOCTL,   /* ioctl FS_IOC_SETFLAGS, FS_IOC_FSSETXATTR: inode flags */
 	C_BIND,    /* bind: an AF_UNIX pathname makes a name (decode_bind) */
 	C_CONNECT, /* connect: the landlock backend's allowlist (serve_connect) */
+	C_FALLOC,  /* fallocate: its mode in `flags`, offset in `dev`, length in `length` */
 };
 
 /* One row per system call the listener filter may send: what family it is in, and where its
@@ -206,6 +207,11 @@ static const struct call_row calls[] = {
     /* and on a descriptor opened for writing (an outside attack: overwrite: ask asked for
      * O_TRUNC and truncate(2), while truncate(1)'s ftruncate emptied the file unasked) */
     {ROW(ftruncate, C_TRUNCATE, SBX_SUP_F_WRITE), NO, .dirfd = -1, .fd = 0, .len = 1},
+    /* fallocate's punch, collapse, zero and insert change what a file holds, which Landlock's
+     * truncate right does not cover (an outside attack cut a file short under overwrite:
+     * deny with FALLOC_FL_COLLAPSE_RANGE) */
+    {ROW(fallocate, C_FALLOC, SBX_SUP_F_WRITE), NO, .dirfd = -1, .fd = 0, .flags = 1, .dev = 2,
+     .len = 3},
 #ifdef __NR_unlink
     {ROW(unlink, C_UNLINK, SBX_SUP_F_DELETE), NO, .path = 0},
 #endif
@@ -1869,6 +1875,10 @@ static int perform(struct performer *p, struct p_reply *r, int *fd_out)
 		}
 		return 0;
 	}
+	case C_FALLOC:
+		return fallocate(p->fd_obj, q->flags, (off_t)q->dev, (off_t)q->length) < 0
+		           ? -errno
+		           : 0;
 	case C_TRUNCATE: {
 		_cleanup_close_ int fd = -1;
 
@@ -4083,6 +4093,13 @@ static enum sbx_sup_op op_for(uint32_t kind, int flags, uint64_t length, const s
 		return t2->exists ? SBX_SUP_OP_OVERWRITE : SBX_SUP_OP_CREATE;
 	case C_RENAME:
 		return SBX_SUP_OP_RENAME;
+	case C_FALLOC:
+		/* space made loses nothing; a hole punched, a range zeroed, collapsed or shifted
+		 * changes what the file holds */
+		return flags & (FALLOC_FL_PUNCH_HOLE | FALLOC_FL_COLLAPSE_RANGE |
+		                FALLOC_FL_ZERO_RANGE | FALLOC_FL_INSERT_RANGE)
+		           ? SBX_SUP_OP_OVERWRITE
+		           : SBX_SUP_OP_WRITE;
 	case C_TRUNCATE:
 		/* a file made longer loses nothing: a write (a new file's ftruncate to its size,
 		 * a temporary file's); one cut short loses content: an overwrite */

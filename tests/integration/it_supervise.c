@@ -370,6 +370,23 @@ static int in_main(int argc, char **argv)
 			if (fd >= 0)
 				close(fd);
 			i += 1;
+		} else if (!strcmp(op, "falloc-punch") || !strcmp(op, "falloc-grow")) {
+			/* fallocate(2): a hole punched over the start, or space made past the end
+			 */
+			int fd = open(a, O_WRONLY | O_CLOEXEC);
+			struct stat st;
+			int r =
+			    fd < 0 || fstat(fd, &st) < 0
+			        ? -1
+			        : (op[7] == 'p'
+			               ? fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
+			                           0, 4096)
+			               : fallocate(fd, 0, st.st_size, 4096));
+
+			printf("%s %s => %s\n", op, a, res(r));
+			if (fd >= 0)
+				close(fd);
+			i += 1;
 		} else if (!strcmp(op, "creat-trunc")) {
 			printf("creat-trunc %s => %s\n", a, res(create_file(a, O_CREAT | O_TRUNC)));
 			i += 1;
@@ -1625,14 +1642,19 @@ static void ftruncate_asked(const char *backend)
 {
 	struct it_run r;
 	const char *prof = approvals_setup("{overwrite: ask}");
-	const char *ops[] = {"ftrunc-grow", "precious",      "ftrunc-shrink",
-	                     "precious",    "ftrunc-shrink", "build/x",
-	                     NULL};
+	const char *ops[] = {
+	    "ftrunc-grow", "precious",    "ftrunc-shrink", "precious",     "ftrunc-shrink",
+	    "build/x",     "falloc-grow", "precious",      "falloc-punch", "precious",
+	    NULL};
 
 	run_approved(&r, prof, backend, ops);
 	IT_EXPECT_PROBE(r.out, "ftrunc-grow", "precious", "ok");
 	IT_EXPECT_PROBE(r.out, "ftrunc-shrink", "precious", "EACCES");
 	IT_EXPECT_PROBE(r.out, "ftrunc-shrink", "build/x", "ok");
+	/* fallocate: space made is a write; a hole punched over the content an overwrite (an
+	 * outside attack cut a file short under overwrite: deny with a collapse) */
+	IT_EXPECT_PROBE(r.out, "falloc-grow", "precious", "ok");
+	IT_EXPECT_PROBE(r.out, "falloc-punch", "precious", "EACCES");
 	IT_EXPECT(strncmp(file_text(it_path(ws, "precious")), "keep\n", 5) == 0);
 	IT_EXPECT(strcmp(file_text(it_path(ws, "build/x")), "") == 0);
 }
