@@ -1284,6 +1284,9 @@ size_t sbx_sup_ask_json(char *out, size_t size, const struct sbx_sup_ask *ask)
 	sbx_jw_path(&w, "path", req->t.path);
 	sbx_jw_path(&w, "host_path", ask->host_path);
 	sbx_jw_path(&w, "path2", req->t2.path);
+	/* added: a RENAME_EXCHANGE replaces both names */
+	sbx_jw_key(&w, "exchange");
+	sbx_jw_raw(&w, req->exchange ? "true" : "false");
 	sbx_jw_key(&w, "scope");
 	sbx_jw_str(&w, ask->scope);
 	sbx_jw_key(&w, "rule");

@@ -1876,9 +1876,8 @@ static int perform(struct performer *p, struct p_reply *r, int *fd_out)
 		return 0;
 	}
 	case C_FALLOC:
-		return fallocate(p->fd_obj, q->flags, (off_t)q->dev, (off_t)q->length) < 0
-		           ? -errno
-		           : 0;
+		return fallocate(p->fd_obj, q->flags, (off_t)q->dev, (off_t)q->length) < 0 ? -errno
+		                                                                           : 0;
 	case C_TRUNCATE: {
 		_cleanup_close_ int fd = -1;
 
@@ -4526,6 +4525,20 @@ static void read_cmdline(int procdir, char *buf, size_t size, char **argv, size_
 
 /* The request line and the terminal's prompt of question `id` (-ENAMETOOLONG: the request
  * does not fit a line). */
+/* A path for the prompt, escaped for the terminal; one too long for `size` keeps its end,
+ * where the file's own name is, after "...". */
+static void prompt_path(char *out, size_t size, const char *path)
+{
+	size_t len = strlen(path), tail = (size - 8) / 4; /* an escape takes 4 bytes at most */
+
+	if (sbx_escape(NULL, 0, path, SBX_ESCAPE_TEXT) < size || len <= tail) {
+		sbx_escape(out, size, path, SBX_ESCAPE_TEXT);
+		return;
+	}
+	memcpy(out, "...", 4);
+	sbx_escape(out + 3, size - 3, path + len - tail, SBX_ESCAPE_TEXT);
+}
+
 static int ask_format(struct sbx_supervisor *s, int procdir, const struct sbx_sup_req *req,
                       const struct sbx_sup_verdict *v, uint64_t id, unsigned timeout,
                       bool provisional, char *json, size_t json_size, char *prompt,
@@ -4553,15 +4566,25 @@ static int ask_format(struct sbx_supervisor *s, int procdir, const struct sbx_su
 	};
 	if (sbx_sup_ask_json(json, json_size, &ask) >= json_size)
 		return -ENAMETOOLONG;
-	/* names from the worker: escaped for the terminal */
-	sbx_escape(what, sizeof(what), req->t.path, SBX_ESCAPE_TEXT);
+	/* names from the worker: escaped for the terminal, their ends kept where long */
+	prompt_path(what, sizeof(what), req->t.path);
 	sbx_escape(who, sizeof(who), req->comm ? req->comm : "?", SBX_ESCAPE_TEXT);
-	if (req->t2.path && v && v->asked == SBX_AC_OVERWRITE && req->op == SBX_SUP_OP_RENAME &&
-	    !req->exchange) {
-		/* an editor's save: the file it replaces is what the person is asked about */
-		char onto[256];
+	if (req->t2.path && req->op == SBX_SUP_OP_RENAME && req->exchange) {
+		/* both names are replaced: the person is asked about both (an outside attack's
+		 * exchange asked "rename junk?" and replaced the file beside it) */
+		char with[512];
 
-		sbx_escape(onto, sizeof(onto), req->t2.path, SBX_ESCAPE_TEXT);
+		prompt_path(with, sizeof(with), req->t2.path);
+		snprintf(prompt, prompt_size,
+		         "sbx: exchange %s and %s (each replaces the other) by %s[%d]? "
+		         "[y/N/a(lways)] ",
+		         what, with, who, req->pid);
+	} else if (req->t2.path && v && v->asked == SBX_AC_OVERWRITE &&
+	           req->op == SBX_SUP_OP_RENAME) {
+		/* an editor's save: the file it replaces is what the person is asked about */
+		char onto[512];
+
+		prompt_path(onto, sizeof(onto), req->t2.path);
 		snprintf(prompt, prompt_size,
 		         "sbx: overwrite %s (a rename of %s over it) by %s[%d]? [y/N/a(lways)] ",
 		         onto, what, who, req->pid);

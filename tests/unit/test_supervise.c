@@ -2406,6 +2406,15 @@ static void test_ask_json(void **state)
 	assert_string_equal(val, "/ws/build");
 	assert_true(json_get(buf, "rule", val, sizeof(val)));
 	assert_string_equal(val, "approvals: /ws delete ask");
+	/* the bad byte's name kept whole beside it, and no exchange */
+	assert_true(json_get(buf, "path_hex", val, sizeof(val)));
+	assert_non_null(strstr(val, "ff"));
+	assert_true(json_get(buf, "exchange", val, sizeof(val)));
+	assert_string_equal(val, "false");
+	req.exchange = true;
+	assert_true(sbx_sup_ask_json(val, sizeof(val), &ask) < sizeof(val));
+	assert_non_null(strstr(val, "\"exchange\":true"));
+	req.exchange = false;
 
 	/* snprintf's contract: the length needed, a prefix written */
 	assert_int_equal(sbx_sup_ask_json(NULL, 0, &ask), n);
