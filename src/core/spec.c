@@ -911,9 +911,14 @@ int sbx_spec_finish(struct sbx_spec *spec, struct sbx_error *err)
 	/* Read caps judge a path; a worker that makes mount namespaces binds a capped folder at
 	 * another path, where no caps are (an outside attack: unshare -rm, mount --bind data
 	 * /tmp/x, cat /tmp/x/secret.bin). Sub-workers take the landlock backend, as above. */
+	/* And a mount with read caps runs nothing (noexec): execve maps a program's bytes into
+	 * the worker, which no open for reading shows the supervisor (an outside attack copied a
+	 * capped ELF out of its own mappings with LD_PRELOAD). */
 	for (size_t i = 0; i < spec->n_mounts; i++)
-		if (spec->mounts[i].n_suffixes || spec->mounts[i].max_file_bytes)
+		if (spec->mounts[i].n_suffixes || spec->mounts[i].max_file_bytes) {
 			spec->nesting = false;
+			spec->mounts[i].noexec = true;
+		}
 
 	/* The built-in default gives the worker a private home; a profile says what it wants
 	 * (home:), none if it does not; --root shows a tree with homes of its own. */

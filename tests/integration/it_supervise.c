@@ -1569,10 +1569,19 @@ static void read_caps_names(const char *backend)
 	    "mv sub/data/secret.bin 'sub/data/x.txt (deleted)' && exec 3>>'sub/data/x.txt"
 	    " (deleted)' && cat /proc/self/fd/3; echo reopen=$?;"
 	    " mv sub sub2; echo moved=$?; cat sub2/data/secret.bin sub2/data/*;"
-	    " echo read=$?; unshare -rm true 2>/dev/null; echo unshare=$?",
+	    " echo read=$?; unshare -rm true 2>/dev/null; echo unshare=$?;"
+	    " sub/data/t.bin 2>/dev/null; echo exec=$?",
 	    NULL};
 
 	it_write_file(it_path(w, "sub/data/secret.bin"), "TOPSECRET\n");
+	{
+		/* a program beneath the caps: run, its bytes would be the worker's (mapped) */
+		struct it_run c;
+
+		it_exec(&c, (const char *const[]){"/bin/cp", "/bin/true",
+		                                  it_path(w, "sub/data/t.bin"), NULL});
+		IT_EXPECT_INT(c.status, 0);
+	}
 	it_write_file(p, fmt("version: 1\nname: caps2\nprotect_git: false\nnesting: "
 	                     "true\nmounts:\n  - path: %s\n"
 	                     "  - path: %s/sub/data\n    suffixes: [.txt]\n",
@@ -1587,6 +1596,9 @@ static void read_caps_names(const char *backend)
 	 * another path there is read: an outside attack); sub-workers take the landlock
 	 * backend */
 	IT_EXPECT_CONTAINS(r.out, "unshare=1");
+	/* and runs nothing: the mount is noexec (an outside attack dumped a capped program's
+	 * bytes from its own mappings) */
+	IT_EXPECT_CONTAINS(r.out, "exec=126");
 }
 
 BOTH_BACKENDS(read_caps_names, read_caps_names)
