@@ -1076,6 +1076,19 @@ void sbx_sup_decide(const struct sbx_sup_plan *plan, const struct sbx_sup_guards
 		}
 		if (read_capped(area, req, out))
 			return;
+		/* and at every other path the same file shows at (a --root over the workspace:
+		 * caps on ws/data held, /data read the file: an outside attack) */
+		for (size_t i = 0; i < req->t.n_views; i++) {
+			const struct sbx_sup_area *va = sbx_sup_area_for(plan, req->t.views[i]);
+			struct sbx_sup_req vr = *req;
+
+			if (!area_caps(va) || va == area)
+				continue;
+			vr.t.path = req->t.views[i];
+			if (read_capped(va, &vr, out))
+				return;
+			area = area_caps(area) ? area : va; /* "read caps" protection below */
+		}
 		bool any = plan->n_hide_globs || (plan->hide_later && plan->n_hide_exact);
 
 		if ((hide && any) || area_caps(area))

@@ -2001,14 +2001,19 @@ static void perf_guard(const char *path, struct p_reply *r)
 	r->result = 0;
 }
 
-/* The other views of each target's host file, where hide globs are decided on them: sbx and
- * the performer compute the same from the same plan, so that they decide alike. */
+/* The other views of each target's host file, where hide globs or read caps are decided on
+ * them: sbx and the performer compute the same from the same plan, so that they decide
+ * alike. */
 static void views_fill(const struct sbx_plan *plan, const struct sbx_sup_plan *sp,
                        struct sbx_sup_req *req, struct views *v)
 {
 	struct sbx_sup_target *t[2] = {&req->t, &req->t2};
+	bool caps = false;
 
-	if (!sp->n_hide_globs && !(sp->hide_later && sp->n_hide_exact))
+	/* and where read caps are: they hold at every view of a file too */
+	for (size_t i = 0; i < sp->n_areas && !caps; i++)
+		caps = sp->areas[i].n_suffixes || sp->areas[i].max_file_bytes;
+	if (!sp->n_hide_globs && !(sp->hide_later && sp->n_hide_exact) && !caps)
 		return;
 	for (int i = 0; i < 2; i++) {
 		if (!t[i]->path || t[i]->path[0] != '/')

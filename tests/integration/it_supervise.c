@@ -1599,6 +1599,16 @@ static void read_caps_names(const char *backend)
 	/* and runs nothing: the mount is noexec (an outside attack dumped a capped program's
 	 * bytes from its own mappings) */
 	IT_EXPECT_CONTAINS(r.out, "exec=126");
+	/* caps on files that show at a second path (--root over the workspace) are refused:
+	 * noexec holds at the capped mount's own path only (an outside attack read /data) */
+	if (strcmp(backend, "namespaces") == 0) {
+		const char *ropts[] = {"-p", p, "--root", w, "-w", w, "--backend", backend, NULL};
+		const char *rcmd[] = {"/bin/true", NULL};
+
+		it_run_in(&r, ropts, rcmd);
+		IT_EXPECT_INT(r.status, 125);
+		IT_EXPECT_CONTAINS(r.err, "its files show at /sub/data too, where they can be run");
+	}
 }
 
 BOTH_BACKENDS(read_caps_names, read_caps_names)
