@@ -7,6 +7,8 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/stat.h>
+#include <linux/fs.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -157,6 +159,18 @@ static void fd_save(int fd, struct sbx_tty_fdstate *s)
 	s->have_own = fcntl(fd, F_GETOWN_EX, &s->own) == 0;
 	s->pipe_sz = fcntl(fd, F_GETPIPE_SZ);
 	s->locked = fd_locked(fd);
+	{
+		struct stat st;
+
+		if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
+			s->file = true;
+			s->dev = st.st_dev;
+			s->ino = st.st_ino;
+			s->mode = st.st_mode & 07777;
+			s->gid = st.st_gid;
+			s->have_iflags = ioctl(fd, FS_IOC_GETFLAGS, &s->iflags) == 0;
+		}
+	}
 }
 
 /* The worker's changes to a description it shared with the caller, taken back: flags (a
@@ -178,6 +192,23 @@ static void fd_restore(int fd, const struct sbx_tty_fdstate *s)
 		(void)fcntl(fd, F_SETOWN_EX, &s->own);
 	if (s->pipe_sz > 0 && fcntl(fd, F_GETPIPE_SZ) != s->pipe_sz)
 		(void)fcntl(fd, F_SETPIPE_SZ, s->pipe_sz);
+	/* a file the caller redirected: its mode (a worker made the caller's 0600 log 0644),
+	 * group and inode flags, as they were (the namespaces backend lets the worker, which
+	 * owns it there, change them; the landlock backend's supervisor refuses) */
+	if (s->file) {
+		struct stat st;
+		int iflags;
+
+		if (fstat(fd, &st) == 0 && st.st_dev == s->dev && st.st_ino == s->ino) {
+			if ((st.st_mode & 07777) != s->mode)
+				(void)fchmod(fd, s->mode);
+			if (st.st_gid != s->gid && fchown(fd, (uid_t)-1, s->gid) < 0)
+				st.st_gid = s->gid; /* best effort: nothing more to do */
+			if (s->have_iflags && ioctl(fd, FS_IOC_GETFLAGS, &iflags) == 0 &&
+			    iflags != s->iflags)
+				(void)ioctl(fd, FS_IOC_SETFLAGS, &s->iflags);
+		}
+	}
 	if (!s->locked) {
 		struct flock whole = {.l_type = F_UNLCK, .l_whence = SEEK_SET};
 

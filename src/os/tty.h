@@ -50,6 +50,13 @@ struct sbx_tty {
 		bool have_own;
 		int pipe_sz; /* F_GETPIPE_SZ, or -1: not a pipe */
 		bool locked; /* it held a lock or lease at the start: those are left as they are */
+		bool file;   /* a regular file: its mode, group and inode flags below */
+		dev_t dev;
+		ino_t ino;
+		mode_t mode;
+		gid_t gid;
+		int iflags;
+		bool have_iflags;
 	} fds_at[3];
 
 	struct termios orig, raw_mode;

@@ -629,6 +629,22 @@ static void locks_given_back(void)
 	IT_EXPECT_CONTAINS(r.out, "opened\nflock free");
 }
 
+/* ...and the mode of a file the caller's stdout writes (the namespaces backend lets the worker,
+ * its owner there, make the caller's 0600 log 0644: an outside attack). */
+static void file_mode_given_back(void)
+{
+	const char *dir = it_tmpdir();
+	struct it_run r;
+	char *log = it_path(dir, "mode.log");
+	char *cmd =
+	    fmt("umask 077; : > %s; %s run --no-tty --backend %s -v %s --chdir %s -- python3 "
+	        "-c 'import os; os.fchmod(1, 0o644)' >> %s 2>/dev/null; stat -c %%a %s",
+	        log, it_sbx_path(), backend, dir, dir, log, log);
+
+	it_exec(&r, (const char *const[]){"/bin/sh", "-c", cmd, NULL});
+	IT_EXPECT_CONTAINS(r.out, "600\n");
+}
+
 /* ---- nothing outlives the sandbox ---- */
 
 /* The processes whose argv holds "sleep MARKER", as pidfds (at most 8). */
@@ -833,6 +849,7 @@ BOTH_BACKENDS(stop_and_continue)
 BOTH_BACKENDS(no_terminal)
 BOTH_BACKENDS(flags_given_back)
 BOTH_BACKENDS(locks_given_back)
+BOTH_BACKENDS(file_mode_given_back)
 BOTH_BACKENDS(leftovers_worker_exits)
 BOTH_BACKENDS(leftovers_sbx_killed)
 BOTH_BACKENDS(sysv_ipc)
@@ -854,6 +871,7 @@ int main(int argc, char **argv)
 	    BOTH(no_terminal),
 	    BOTH(flags_given_back),
 	    BOTH(locks_given_back),
+	    BOTH(file_mode_given_back),
 	    BOTH(no_tty_terminal_given_back),
 	    BOTH(leftovers_worker_exits),
 	    BOTH(leftovers_sbx_killed),
