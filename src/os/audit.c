@@ -38,7 +38,7 @@
 #define KEEPER_PIPE_FD 4
 
 struct sbx_audit {
-	int fd;       /* the log: O_WRONLY | O_APPEND */
+	int fd;       /* the log: O_RDWR (or O_WRONLY) | O_APPEND */
 	int keeper_w; /* the write end of the keeper's pipe */
 	pid_t keeper;
 	char sandbox[SBX_SANDBOX_ID_LEN + 1];
@@ -84,13 +84,22 @@ static uint64_t realtime_ms(void)
  * the rest written by a second write could land after another sandbox's record. */
 static int write_record(int fd, const char *record)
 {
-	char line[SBX_AUDIT_LINE_MAX + 1];
-	size_t len = strlen(record);
+	char line[SBX_AUDIT_LINE_MAX + 2];
+	size_t len = strlen(record), at = 0;
+	struct stat st;
+	char last = '\n';
 	ssize_t n;
 
 	if (len >= SBX_AUDIT_LINE_MAX)
 		return -EMSGSIZE;
-	memcpy(line, record, len);
+	/* a record cut short before this one (a full file system, which the worker can make
+	 * when the log shares it) would swallow this one into its line (an outside attack):
+	 * where the log does not end a line, this record starts one */
+	if (fstat(fd, &st) == 0 && st.st_size > 0 && pread(fd, &last, 1, st.st_size - 1) == 1 &&
+	    last != '\n')
+		line[at++] = '\n';
+	memcpy(line + at, record, len);
+	len += at;
 	line[len++] = '\n';
 	do
 		n = write(fd, line, len);
@@ -217,7 +226,11 @@ int sbx_audit_open(const char *path, const struct sbx_audit_ids *ids, uint64_t s
 	 * log kept in a workspace) could have left one there for the next run, and sbx would
 	 * append to, or create, a file wherever it points. O_NONBLOCK: a FIFO or a device at the
 	 * path must not hang sbx before it is refused. */
-	a->fd = sbx_fs_open_output(path, O_WRONLY | O_APPEND | O_CREAT | O_NONBLOCK, 0600);
+	/* read too, where it may be: a record starts a line where a record before it was cut
+	 * short (write_record) */
+	a->fd = sbx_fs_open_output(path, O_RDWR | O_APPEND | O_CREAT | O_NONBLOCK, 0600);
+	if (a->fd == -EACCES)
+		a->fd = sbx_fs_open_output(path, O_WRONLY | O_APPEND | O_CREAT | O_NONBLOCK, 0600);
 	if (a->fd < 0) {
 		int e = -a->fd;
 
