@@ -311,13 +311,15 @@ static int areas(const struct sbx_finish_in *in, const struct sbx_plan *plan, bo
 			char views[1][SBX_PATH_MAX];
 
 			if (sbx_sup_views(plan, m->target, views, 1))
-				return sbx_error_set(
-				    err, SBX_ERR_USAGE, EINVAL,
-				    "read caps on %s: its files show at %s too, where they can be run "
-				    "(caps judge opens for reading, and running a program hands the "
-				    "worker its bytes); mount them at one path (no --root or second "
-				    "mount over them), or drop the caps",
-				    m->target, views[0]);
+				return sbx_error_set(err, SBX_ERR_USAGE, EINVAL,
+				                     "read caps on %s: its files show at %s too, "
+				                     "where they can be run "
+				                     "(caps judge opens for reading, and running a "
+				                     "program hands the "
+				                     "worker its bytes); mount them at one path "
+				                     "(no --root or second "
+				                     "mount over them), or drop the caps",
+				                     m->target, views[0]);
 		}
 		a->writable = !(o->flags & SBX_PLAN_F_READONLY);
 		a->approvals = m->approvals;
