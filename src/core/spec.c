@@ -914,11 +914,22 @@ int sbx_spec_finish(struct sbx_spec *spec, struct sbx_error *err)
 	/* And a mount with read caps runs nothing (noexec): execve maps a program's bytes into
 	 * the worker, which no open for reading shows the supervisor (an outside attack copied a
 	 * capped ELF out of its own mappings with LD_PRELOAD). */
-	for (size_t i = 0; i < spec->n_mounts; i++)
-		if (spec->mounts[i].n_suffixes || spec->mounts[i].max_file_bytes) {
-			spec->nesting = false;
-			spec->mounts[i].noexec = true;
+	for (size_t i = 0; i < spec->n_mounts; i++) {
+		const struct sbx_mount *c = &spec->mounts[i];
+
+		if (!c->n_suffixes && !c->max_file_bytes)
+			continue;
+		spec->nesting = false;
+		/* and every mount of a folder beneath it, which shows its files at a second path
+		 * (an outside attack ran a capped program from -v ws/data/sub:/opt/sub) */
+		for (size_t k = 0; k < spec->n_mounts; k++) {
+			struct sbx_mount *m = &spec->mounts[k];
+
+			if (k == i ||
+			    (c->source && m->source && sbx_path_covers(c->source, m->source)))
+				m->noexec = true;
 		}
+	}
 
 	/* The built-in default gives the worker a private home; a profile says what it wants
 	 * (home:), none if it does not; --root shows a tree with homes of its own. */

@@ -1611,6 +1611,24 @@ static void read_caps_names(const char *backend)
 		it_run_in(&r, ropts, rcmd);
 		IT_EXPECT_INT(r.status, 125);
 		IT_EXPECT_CONTAINS(r.err, "its files show at /sub/data too, where they can be run");
+		/* a folder beneath the caps mounted at a second path runs nothing either (an
+		 * outside attack ran a capped program from -v ws/data/sub:/opt/sub) */
+		{
+			struct it_run c;
+			const char *bopts[] = {
+			    "-p",        p,       "-w", w, "-v", fmt("%s/sub/data/in:/opt/d", w),
+			    "--backend", backend, NULL};
+			const char *bcmd[] = {"/bin/sh", "-c", "/opt/d/t.bin; echo below=$?", NULL};
+
+			it_exec(&c, (const char *const[]){"/bin/mkdir", "-p",
+			                                  it_path(w, "sub/data/in"), NULL});
+			it_exec(&c, (const char *const[]){"/bin/cp", "/bin/true",
+			                                  it_path(w, "sub/data/in/t.bin"), NULL});
+			IT_EXPECT_INT(c.status, 0);
+			it_run_in(&r, bopts, bcmd);
+			IT_EXPECT_INT(r.status, 0);
+			IT_EXPECT_CONTAINS(r.out, "below=126");
+		}
 	}
 }
 
