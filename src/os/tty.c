@@ -162,13 +162,16 @@ static void fd_save(int fd, struct sbx_tty_fdstate *s)
 	{
 		struct stat st;
 
-		if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
+		/* a file, or the caller's terminal (a worker made the caller's pty 0644, and
+		 * another user read what was typed into it afterwards: an outside attack) */
+		if (fstat(fd, &st) == 0 && (S_ISREG(st.st_mode) || S_ISCHR(st.st_mode))) {
 			s->file = true;
 			s->dev = st.st_dev;
 			s->ino = st.st_ino;
 			s->mode = st.st_mode & 07777;
 			s->gid = st.st_gid;
-			s->have_iflags = ioctl(fd, FS_IOC_GETFLAGS, &s->iflags) == 0;
+			s->have_iflags =
+			    S_ISREG(st.st_mode) && ioctl(fd, FS_IOC_GETFLAGS, &s->iflags) == 0;
 		}
 	}
 }

@@ -50,7 +50,7 @@ struct sbx_tty {
 		bool have_own;
 		int pipe_sz; /* F_GETPIPE_SZ, or -1: not a pipe */
 		bool locked; /* it held a lock or lease at the start: those are left as they are */
-		bool file;   /* a regular file: its mode, group and inode flags below */
+		bool file;   /* a regular file or a terminal: its mode, group (inode flags) below */
 		dev_t dev;
 		ino_t ino;
 		mode_t mode;

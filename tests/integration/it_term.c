@@ -645,6 +645,23 @@ static void file_mode_given_back(void)
 	IT_EXPECT_CONTAINS(r.out, "600\n");
 }
 
+/* ...and the caller's terminal's own mode, which the worker holding it (--no-tty) could make
+ * readable by every user, so that what is typed later is (an outside attack). */
+static void terminal_mode_given_back(void)
+{
+	struct term t;
+	size_t at = 0;
+	struct stat st;
+
+	term_start(&t, 24, 80,
+	           (const char *const[]){"--no-tty", "--", "/bin/sh", "-c",
+	                                 "chmod 0644 /proc/self/fd/0; echo mo''ded", NULL});
+	term_expect(&t, &at, "moded", __LINE__);
+	IT_EXPECT_INT(term_wait(&t, now_ms(), NULL), 0);
+	IT_EXPECT_INT(stat(ptsname(t.master), &st), 0);
+	IT_EXPECT_INT(st.st_mode & 07777, t.tty_st.st_mode & 07777);
+}
+
 /* ---- nothing outlives the sandbox ---- */
 
 /* The processes whose argv holds "sleep MARKER", as pidfds (at most 8). */
@@ -850,6 +867,7 @@ BOTH_BACKENDS(no_terminal)
 BOTH_BACKENDS(flags_given_back)
 BOTH_BACKENDS(locks_given_back)
 BOTH_BACKENDS(file_mode_given_back)
+BOTH_BACKENDS(terminal_mode_given_back)
 BOTH_BACKENDS(leftovers_worker_exits)
 BOTH_BACKENDS(leftovers_sbx_killed)
 BOTH_BACKENDS(sysv_ipc)
@@ -872,6 +890,7 @@ int main(int argc, char **argv)
 	    BOTH(flags_given_back),
 	    BOTH(locks_given_back),
 	    BOTH(file_mode_given_back),
+	    BOTH(terminal_mode_given_back),
 	    BOTH(no_tty_terminal_given_back),
 	    BOTH(leftovers_worker_exits),
 	    BOTH(leftovers_sbx_killed),
