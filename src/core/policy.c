@@ -381,6 +381,13 @@ int sbx_policy_decide(const struct sbx_policy_view *view, unsigned op, const cha
 	}
 	/* 2d. The mount's read caps: a name none of its suffixes ends (the supervisor refuses
 	 * the open; sbx check said allow while the run denied: an outside attack's note) */
+	/* and read caps make their mount noexec (a program run hands over its bytes) */
+	if (m && op == SBX_OP_EXECUTE && (m->n_suffixes || m->max_file_bytes)) {
+		out->by = SBX_BY_CAPS;
+		snprintf(out->rule, sizeof(out->rule),
+		         "noexec (a program run hands its bytes over)");
+		return 0;
+	}
 	if (m && op == SBX_OP_READ && m->n_suffixes) {
 		const char *name =
 		    strrchr(out->path, '/') ? strrchr(out->path, '/') + 1 : out->path;

@@ -327,6 +327,10 @@ static void test_decide_protected_and_approvals(void **state)
 		assert_true(d.allow);
 		assert_int_equal(sbx_policy_decide(&v, W, "/home/u/ws/secret.bin", &d, NULL), 0);
 		assert_true(d.allow); /* caps govern reading */
+		assert_int_equal(sbx_policy_decide(&v, SBX_OP_EXECUTE, "/home/u/ws/x.py", &d, NULL),
+		                 0);
+		assert_false(d.allow); /* and running: the mount is noexec */
+		assert_int_equal(d.by, SBX_BY_CAPS);
 		ws->suffixes = NULL;
 		ws->n_suffixes = 0;
 	}
