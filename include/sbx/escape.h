@@ -23,8 +23,8 @@
 #include <stddef.h>
 
 enum sbx_escape_mode {
-	/* for people: each escaped byte becomes \xNN (lower-case hex); a backslash is kept as
-	 * it is (the output only has to be harmless, and paths read as they are) */
+	/* for people: each escaped byte becomes \xNN (lower-case hex), and a backslash is
+	 * doubled, so that two names never print alike (a name's own "\x0a" and a newline) */
 	SBX_ESCAPE_TEXT = 0,
 	/* the inside of a JSON string (also a valid YAML double-quoted string): '"' and '\'
 	 * escaped, \n and \t, \u00XX for the other C0 controls, DEL and the C1 controls, \uXXXX

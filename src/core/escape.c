@@ -106,6 +106,10 @@ size_t sbx_escape(char *out, size_t size, const char *in, enum sbx_escape_mode m
 				const char unit[2] = {'\\', (char)*p};
 
 				put(&k, unit, 2);
+			} else if (mode == SBX_ESCAPE_TEXT && *p == '\\') {
+				/* doubled, so that a name's own "\x0a" is not a newline's escape
+				 * (an outside attack made two names print alike) */
+				put(&k, "\\\\", 2);
 			} else {
 				put(&k, (const char *)p, n);
 			}

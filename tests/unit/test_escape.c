@@ -21,7 +21,7 @@ static const struct {
     {"caf\xc3\xa9 \xe6\x97\xa5\xe6\x9c\xac \xf0\x9f\x94\x91",
      "caf\xc3\xa9 \xe6\x97\xa5\xe6\x9c\xac \xf0\x9f\x94\x91",
      "caf\xc3\xa9 \xe6\x97\xa5\xe6\x9c\xac \xf0\x9f\x94\x91"},
-    {"a\\b\"c", "a\\b\"c", "a\\\\b\\\"c"},
+    {"a\\b\"c", "a\\\\b\"c", "a\\\\b\\\"c"}, /* text: a backslash doubled */
     /* the reproduction: OSC 52 (clipboard) and OSC 0 (window title) */
     {"x\x1b]52;c;aGk=\x07\x1b]0;PWNED\x07", "x\\x1b]52;c;aGk=\\x07\\x1b]0;PWNED\\x07",
      "x\\u001b]52;c;aGk=\\u0007\\u001b]0;PWNED\\u0007"},
