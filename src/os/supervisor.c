@@ -4098,10 +4098,10 @@ static enum sbx_sup_op op_for(uint32_t kind, int flags, uint64_t length, const s
 	case C_RENAME:
 		return SBX_SUP_OP_RENAME;
 	case C_FALLOC:
-		/* space made loses nothing; a hole punched, a range zeroed, collapsed or shifted
-		 * changes what the file holds */
-		return flags & (FALLOC_FL_PUNCH_HOLE | FALLOC_FL_COLLAPSE_RANGE |
-		                FALLOC_FL_ZERO_RANGE | FALLOC_FL_INSERT_RANGE)
+		/* space made (or unshared) loses nothing; a hole punched, a range zeroed,
+		 * collapsed or shifted changes what the file holds, and so may a mode sbx does not
+		 * know (FALLOC_FL_WRITE_ZEROES, newer ones): an overwrite */
+		return flags & ~(FALLOC_FL_KEEP_SIZE | FALLOC_FL_UNSHARE_RANGE)
 		           ? SBX_SUP_OP_OVERWRITE
 		           : SBX_SUP_OP_WRITE;
 	case C_TRUNCATE:
