@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -80,6 +81,28 @@ static void warn_if_shown(const struct sbx_plan *plan, const char *log)
 	char inside[SBX_PATH_MAX];
 	bool writable;
 
+	/* sbx's own standard descriptors are the worker's where it has no pty (--no-tty, output
+	 * redirected): a log that is one of them takes the worker's lines between sbx's
+	 * records (an outside attack wrote a forged end record so) */
+	{
+		struct stat lg, fd;
+
+		if (stat(log, &lg) == 0)
+			for (int i = 0; i < 3; i++)
+				if (fstat(i, &fd) == 0 && fd.st_dev == lg.st_dev &&
+				    fd.st_ino == lg.st_ino) {
+					fprintf(
+					    stderr,
+					    "sbx: warning: the audit log %s is sbx's standard %s, "
+					    "which the worker may write: it can put lines of its "
+					    "own between the records; name another file\n",
+					    sbx_cli_esc(log),
+					    i == 0   ? "input"
+					    : i == 1 ? "output"
+					             : "error");
+					break;
+				}
+	}
 	if (!shown_inside(plan, log, inside, sizeof(inside), &writable))
 		return;
 	if (writable)

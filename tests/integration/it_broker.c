@@ -935,6 +935,18 @@ static void test_sbx_run_start_and_end(void)
 	IT_EXPECT_CONTAINS(text, "job-1");
 	IT_EXPECT_CONTAINS(text, "\"status\":0");
 	IT_EXPECT_NOT_CONTAINS(text, "sbx killed");
+	IT_EXPECT_NOT_CONTAINS(r.err, "standard output");
+	/* a log that is sbx's own stdout takes the worker's lines between the records: said */
+	{
+		char cmd[8192];
+
+		snprintf(cmd, sizeof(cmd), "%s run --no-tty --audit-log %s -- echo forged >> %s",
+		         it_sbx_path(), log, log);
+
+		it_exec(&r, (const char *const[]){"/bin/sh", "-c", cmd, NULL});
+		IT_EXPECT_INT(r.status, 0);
+		IT_EXPECT_CONTAINS(r.err, "is sbx's standard output, which the worker may write");
+	}
 }
 
 static void test_sbx_worker_sigkill(void)
