@@ -124,6 +124,9 @@ static int in_meanwhile(const char *ask, const char *free_dir)
 	go(free_dir);
 	printf("free %s => %s\n", at(free_dir, "x"), res(create(at(free_dir, "x"))));
 	printf("still-asking %s => %s\n", at(ask, "q1"), child_in_open(pid) ? "yes" : "no");
+	/* the broker answers question 1 only after this word: had it answered on seeing x,
+	 * the asking child could finish before the look above (seen in CI on a busy machine) */
+	(void)create(at(free_dir, "looked"));
 	waitpid(pid, NULL, 0);
 	return 0;
 }
@@ -331,6 +334,7 @@ static void *broker_main(void *arg)
 	case M_MEANWHILE:
 		say_go(b);
 		b->saw_free = wait_file(at(b->free_dir, "x"), WAIT_MS / 3);
+		(void)wait_file(at(b->free_dir, "looked"), WAIT_MS / 3);
 		b->q1_unmade = access(at(b->ask, "q1"), F_OK) != 0;
 		answer(b, id, true);
 		break;
