@@ -2049,6 +2049,25 @@ static void lists_one(void *ctx, const struct index_entry *e)
 	}
 }
 
+/* A SHA-1 digest (20 bytes) as 40 hex digits and a NUL: the review's text of an extension. */
+static void sha1_hex(const unsigned char d[20], char out[41])
+{
+	for (int i = 0; i < 20; i++)
+		snprintf(out + 2 * i, 3, "%02x", d[i]);
+}
+
+/* An extension's bytes, digested into out (41 bytes). */
+static void ext_digest(const unsigned char *data, size_t size, char out[41])
+{
+	struct sbx_sha h;
+	unsigned char d[32];
+
+	sbx_sha_init(&h, 160);
+	sbx_sha_update(&h, data, size);
+	sbx_sha_final(&h, d);
+	sha1_hex(d, out);
+}
+
 static void lists_ext(void *ctx, const unsigned char *sig, const unsigned char *data, size_t size,
                       size_t first)
 {
@@ -2056,29 +2075,13 @@ static void lists_ext(void *ctx, const unsigned char *sig, const unsigned char *
 
 	if (!c->x)
 		return;
-	if (memcmp(sig, "UNTR", 4) == 0) {
-		struct sbx_sha h;
-		unsigned char d[32];
-
-		sbx_sha_init(&h, 160);
-		sbx_sha_update(&h, data, size);
-		sbx_sha_final(&h, d);
-		for (int i = 0; i < 20; i++)
-			snprintf(c->x->untr + 2 * i, 3, "%02x", d[i]);
-	}
+	if (memcmp(sig, "UNTR", 4) == 0)
+		ext_digest(data, size, c->x->untr);
 	if (memcmp(sig, "link", 4) == 0)
 		c->split = true;
 	/* resolve-undo: what `git checkout -m` and `git restore --merge` put back */
-	if (memcmp(sig, "REUC", 4) == 0) {
-		struct sbx_sha h;
-		unsigned char d[32];
-
-		sbx_sha_init(&h, 160);
-		sbx_sha_update(&h, data, size);
-		sbx_sha_final(&h, d);
-		for (int i = 0; i < 20; i++)
-			snprintf(c->x->reuc + 2 * i, 3, "%02x", d[i]);
-	}
+	if (memcmp(sig, "REUC", 4) == 0)
+		ext_digest(data, size, c->x->reuc);
 	/* git keeps the last TREE it reads: that one is checked, and more than one is said */
 	if (memcmp(sig, "TREE", 4) == 0 && c->x->collect) {
 		c->trees++;
@@ -2435,8 +2438,7 @@ static int index_lists(const char *file, size_t hashsz,
 		unsigned char d[32];
 
 		sbx_sha_final(&c.conflict_sha, d);
-		for (int i = 0; i < 20; i++)
-			snprintf(x->conflict + 2 * i, 3, "%02x", d[i]);
+		sha1_hex(d, x->conflict);
 	}
 	for (size_t i = 0; i < c.n_ents; i++)
 		free(c.ents[i].name);
